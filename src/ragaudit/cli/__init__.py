@@ -1,0 +1,81 @@
+"""The ``ragaudit`` command line: one subcommand per verb, each a thin layer over the library.
+
+Exit codes: 0 success, 1 a quality gate failed, 2 bad usage or bad input (one line on stderr,
+no traceback).  Diagnostics and warnings go to stderr so stdout stays machine-readable.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+from typing import Any
+
+import click
+
+from ragaudit import __version__
+from ragaudit.exceptions import RagauditError
+
+__all__ = ["main"]
+
+# verb -> "module:attribute".  Modules are imported only when their verb is used, so
+# `ragaudit --help` stays fast and optional dependencies are never imported eagerly.
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "evaluate": ("ragaudit.cli.evaluate", "Score a run against relevance labels (trec_eval-exact)."),
+    "illusions": ("ragaudit.cli.illusions", "Cases where metrics tie and systems differ."),
+    "explain": ("ragaudit.cli.explain", "Whiteboard derivation of nDCG, AP or context precision."),
+    "demo": ("ragaudit.cli.demo", "Full offline audit of the bundled benchmark."),
+}
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    print(f"ragaudit: warning: {message}", file=sys.stderr)
+
+
+class _LazyGroup(click.Group):
+    """A group whose subcommands are imported on demand and whose errors become exit code 2."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _COMMANDS:
+            return None
+        module_name, _ = _COMMANDS[cmd_name]
+        module = importlib.import_module(module_name)
+        command: click.Command = module.command
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, _COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RagauditError as exc:
+            click.echo(f"ragaudit: error: {exc}", err=True)
+            ctx.exit(2)
+        except BrokenPipeError:  # `ragaudit ... | head` is normal use
+            sys.stderr.close()
+            ctx.exit(0)
+
+
+def register(name: str, module: str, help_line: str) -> None:
+    """Register a subcommand implemented as ``module.command`` (used by plugins and tests)."""
+    _COMMANDS[name] = (module, help_line)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ragaudit")
+def main() -> None:
+    """ragaudit: the truth about your RAG evaluation numbers."""
+    warnings.showwarning = _show_warning

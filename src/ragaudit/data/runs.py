@@ -1,0 +1,205 @@
+"""Runs: per question, a ranked list of retrieved item ids, optionally with scores.
+
+Ordering follows trec_eval so that numbers agree with it: when scores are present the ranking
+is by score descending, ties broken by item id descending (string order), and the number of
+tied groups is recorded so a report can warn that order inside a tie is arbitrary.
+``order="given"`` keeps the order in which items were supplied instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Literal, Union
+
+from ragaudit.data.qrels import Unit, check_unit
+from ragaudit.exceptions import InputError
+
+__all__ = ["DuplicatePolicy", "Order", "Run", "RankingInput"]
+
+Order = Literal["score", "given"]
+DuplicatePolicy = Literal["error", "first"]
+# A ranking may be given as ids in rank order, (id, score) pairs, or {id: score}.
+RankingInput = Union[Sequence[str], Sequence[tuple[str, float]], Mapping[str, float]]
+
+
+def _split(ranking: RankingInput) -> tuple[list[str], list[float] | None]:
+    if isinstance(ranking, Mapping):
+        return [str(k) for k in ranking], [float(v) for v in ranking.values()]
+    items = list(ranking)
+    if not items:
+        return [], None
+    if all(isinstance(x, str) for x in items):
+        return [str(x) for x in items], None
+    ids: list[str] = []
+    scores: list[float] = []
+    for entry in items:
+        if isinstance(entry, str) or len(entry) != 2:
+            raise InputError(
+                f"ranking entry: expected an id or an (id, score) pair, found {entry!r}"
+            )
+        ids.append(str(entry[0]))
+        scores.append(float(entry[1]))
+    return ids, scores
+
+
+class Run(Mapping[str, list[str]]):
+    """Ranked retrieval results for a set of questions.
+
+    Parameters
+    ----------
+    rankings : mapping of str to ranking
+        ``{question_id: ranking}`` where a ranking is a list of ids in rank order, a list of
+        ``(id, score)`` pairs, or a ``{id: score}`` mapping.
+    unit : {"doc", "chunk"}, default "doc"
+        What the item ids name.
+    order : {"score", "given"}, default "score"
+        With scores, ``"score"`` sorts by score descending and breaks ties by id descending
+        (trec_eval's rule); ``"given"`` keeps the supplied order.  Without scores the supplied
+        order is always kept.
+    duplicates : {"error", "first"}, default "error"
+        A repeated id within one ranking is an error, or ``"first"`` keeps its first occurrence.
+    name : str, optional
+        Where the run came from, used in messages.
+
+    Attributes
+    ----------
+    tied_groups : int
+        Number of groups of two or more items that share a score within one question.
+
+    Examples
+    --------
+    >>> run = Run({"q1": {"A": 0.5, "B": 0.9, "C": 0.5}})
+    >>> run["q1"], run.tied_groups
+    (['B', 'C', 'A'], 1)
+    >>> Run({"q1": ["X", "Y"]})["q1"]
+    ['X', 'Y']
+    """
+
+    def __init__(
+        self,
+        rankings: Mapping[str, RankingInput],
+        *,
+        unit: str = "doc",
+        order: str = "score",
+        duplicates: str = "error",
+        name: str | None = None,
+    ) -> None:
+        self.unit: Unit = check_unit(unit)
+        if order not in ("score", "given"):
+            raise InputError(f"order: expected 'score' or 'given', found {order!r}")
+        if duplicates not in ("error", "first"):
+            raise InputError(f"duplicates: expected 'error' or 'first', found {duplicates!r}")
+        self.name = name
+        self.order = order
+        self._rankings: dict[str, list[str]] = {}
+        self._scores: dict[str, list[float]] = {}
+        self.tied_groups = 0
+        for qid, ranking in rankings.items():
+            ids, scores = _split(ranking)
+            ids, scores = self._dedupe(str(qid), ids, scores, duplicates)
+            if scores is not None:
+                self.tied_groups += _count_tied_groups(scores)
+                if order == "score":
+                    pairs = sorted(zip(ids, scores), key=lambda p: p[0], reverse=True)
+                    pairs.sort(key=lambda p: p[1], reverse=True)  # stable: ties keep id desc
+                    ids = [p[0] for p in pairs]
+                    scores = [p[1] for p in pairs]
+                self._scores[str(qid)] = scores
+            self._rankings[str(qid)] = ids
+
+    def _dedupe(
+        self, qid: str, ids: list[str], scores: list[float] | None, policy: str
+    ) -> tuple[list[str], list[float] | None]:
+        if len(set(ids)) == len(ids):
+            return ids, scores
+        seen: set[str] = set()
+        keep: list[int] = []
+        for i, item in enumerate(ids):
+            if item in seen:
+                if policy == "error":
+                    where = f"{self.name}: " if self.name else ""
+                    raise InputError(
+                        f"{where}question {qid!r}: item {item!r} appears more than once in the "
+                        "ranking; pass duplicates='first' (--duplicates first) to keep the first"
+                    )
+                continue
+            seen.add(item)
+            keep.append(i)
+        return [ids[i] for i in keep], (None if scores is None else [scores[i] for i in keep])
+
+    def __getitem__(self, qid: str) -> list[str]:
+        return self._rankings[qid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rankings)
+
+    def __len__(self) -> int:
+        return len(self._rankings)
+
+    def __repr__(self) -> str:
+        return f"Run({len(self)} questions, unit={self.unit!r})"
+
+    @property
+    def has_scores(self) -> bool:
+        """Whether scores were supplied."""
+        return bool(self._scores)
+
+    def scores(self, qid: str) -> list[float] | None:
+        """Scores of ``qid`` aligned with ``self[qid]``, or None when the run has no scores."""
+        return self._scores.get(qid)
+
+    def to_dict(self) -> dict[str, dict[str, float]] | dict[str, list[str]]:
+        """``{question: {id: score}}`` when scored, else ``{question: [ids]}``."""
+        if self._scores:
+            return {q: dict(zip(ids, self._scores[q])) for q, ids in self._rankings.items()}
+        return {q: list(ids) for q, ids in self._rankings.items()}
+
+    def truncate(self, k: int) -> Run:
+        """A copy keeping the top ``k`` items of every ranking."""
+        if k < 1:
+            raise InputError(f"k: expected an integer >= 1, found {k}")
+        rankings: dict[str, RankingInput] = {}
+        for qid, ids in self._rankings.items():
+            sc = self._scores.get(qid)
+            rankings[qid] = list(ids[:k]) if sc is None else list(zip(ids[:k], sc[:k]))
+        return Run(rankings, unit=self.unit, order="given", name=self.name)
+
+    def to_docs(self, chunk_to_doc: Mapping[str, str]) -> Run:
+        """Lift a chunk-level run to documents: each document at the rank of its first chunk.
+
+        Raises
+        ------
+        InputError
+            If a chunk id is missing from ``chunk_to_doc``.
+
+        Examples
+        --------
+        >>> run = Run({"q1": ["c1", "c2", "c3"]}, unit="chunk")
+        >>> run.to_docs({"c1": "D2", "c2": "D2", "c3": "D1"})["q1"]
+        ['D2', 'D1']
+        """
+        if self.unit != "chunk":
+            raise InputError("to_docs: the run is already at document level")
+        lifted: dict[str, RankingInput] = {}
+        for qid, ids in self._rankings.items():
+            docs: list[str] = []
+            seen: set[str] = set()
+            for chunk in ids:
+                try:
+                    doc = chunk_to_doc[chunk]
+                except KeyError:
+                    raise InputError(
+                        f"question {qid!r}: chunk {chunk!r} is not in the chunk->document map"
+                    ) from None
+                if doc not in seen:
+                    seen.add(doc)
+                    docs.append(doc)
+            lifted[qid] = docs
+        return Run(lifted, unit="doc", order="given", name=self.name)
+
+
+def _count_tied_groups(scores: list[float]) -> int:
+    counts: dict[float, int] = {}
+    for s in scores:
+        counts[s] = counts.get(s, 0) + 1
+    return sum(1 for c in counts.values() if c > 1)

@@ -1,0 +1,94 @@
+"""The exceptions and warnings ragaudit raises.
+
+Every user-facing failure is a :class:`RagauditError`; the CLI turns it into one line on
+stderr and exit code 2, never a traceback.  Messages follow one template: *where* (file, line,
+field), *what was expected*, *what was found*, and, when there is one, *how to fix it*.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "FormatError",
+    "InputError",
+    "JudgeError",
+    "MissingExtraError",
+    "RagauditError",
+    "RagauditWarning",
+    "UndefinedMetricWarning",
+]
+
+
+class RagauditError(Exception):
+    """Base class of every error ragaudit raises on purpose."""
+
+
+class InputError(RagauditError, ValueError):
+    """Invalid arguments or data (a bad metric name, k < 1, runs that do not overlap...)."""
+
+
+class FormatError(InputError):
+    """A file that does not parse, located as ``FILE:LINE: field: message``.
+
+    Parameters
+    ----------
+    message : str
+        What was expected and what was found.
+    path : str or None
+        The file, if the data came from one.
+    line : int or None
+        1-based line number, if known.
+    field : str or None
+        The field (column, key) at fault, if known.
+
+    Examples
+    --------
+    >>> str(FormatError("expected an integer grade, found 'x'", path="q.txt", line=3, field="grade"))
+    "q.txt:3: grade: expected an integer grade, found 'x'"
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = path
+        self.line = line
+        self.field = field
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = str(self.path)
+            if self.line is not None:
+                where += f":{self.line}"
+            where += ": "
+        if self.field is not None:
+            where += f"{self.field}: "
+        return where + self.message
+
+
+class JudgeError(RagauditError):
+    """An LLM judge that could not produce a valid verdict after its retry budget."""
+
+
+class MissingExtraError(RagauditError, ImportError):
+    """An optional dependency is needed; the message names the extra that installs it."""
+
+    def __init__(self, package: str, extra: str, feature: str) -> None:
+        super().__init__(
+            f"{feature} needs the optional package '{package}'; "
+            f"install it with: pip install 'ragaudit[{extra}]'  (or: uv sync --extra {extra})"
+        )
+
+
+class RagauditWarning(UserWarning):
+    """Base class of ragaudit's warnings (legal but suspicious input)."""
+
+
+class UndefinedMetricWarning(RagauditWarning):
+    """A metric is undefined for some questions (e.g. no relevant items) and was set to 0."""
