@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import tempfile
@@ -30,10 +31,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         os.replace(tmp_name, target)
     except BaseException:
         # Leave nothing half-written behind, whatever interrupted us (including Ctrl-C).
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
         raise
 
 

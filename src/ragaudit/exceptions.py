@@ -42,7 +42,8 @@ class FormatError(InputError):
 
     Examples
     --------
-    >>> str(FormatError("expected an integer grade, found 'x'", path="q.txt", line=3, field="grade"))
+    >>> err = FormatError("expected an integer, found 'x'", path="q.txt", line=3, field="grade")
+    >>> str(err)
     "q.txt:3: grade: expected an integer grade, found 'x'"
     """
 

@@ -21,7 +21,7 @@ __all__ = ["main"]
 # verb -> "module:attribute".  Modules are imported only when their verb is used, so
 # `ragaudit --help` stays fast and optional dependencies are never imported eagerly.
 _COMMANDS: dict[str, tuple[str, str]] = {
-    "evaluate": ("ragaudit.cli.evaluate", "Score a run against relevance labels (trec_eval-exact)."),
+    "evaluate": ("ragaudit.cli.evaluate", "Score a run against relevance labels."),
     "illusions": ("ragaudit.cli.illusions", "Cases where metrics tie and systems differ."),
     "explain": ("ragaudit.cli.explain", "Whiteboard derivation of nDCG, AP or context precision."),
     "demo": ("ragaudit.cli.demo", "Full offline audit of the bundled benchmark."),

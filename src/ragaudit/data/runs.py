@@ -14,7 +14,7 @@ from typing import Literal, Union
 from ragaudit.data.qrels import Unit, check_unit
 from ragaudit.exceptions import InputError
 
-__all__ = ["DuplicatePolicy", "Order", "Run", "RankingInput"]
+__all__ = ["DuplicatePolicy", "Order", "RankingInput", "Run"]
 
 Order = Literal["score", "given"]
 DuplicatePolicy = Literal["error", "first"]
@@ -100,7 +100,7 @@ class Run(Mapping[str, list[str]]):
             if scores is not None:
                 self.tied_groups += _count_tied_groups(scores)
                 if order == "score":
-                    pairs = sorted(zip(ids, scores), key=lambda p: p[0], reverse=True)
+                    pairs = sorted(zip(ids, scores, strict=True), key=lambda p: p[0], reverse=True)
                     pairs.sort(key=lambda p: p[1], reverse=True)  # stable: ties keep id desc
                     ids = [p[0] for p in pairs]
                     scores = [p[1] for p in pairs]
@@ -151,7 +151,9 @@ class Run(Mapping[str, list[str]]):
     def to_dict(self) -> dict[str, dict[str, float]] | dict[str, list[str]]:
         """``{question: {id: score}}`` when scored, else ``{question: [ids]}``."""
         if self._scores:
-            return {q: dict(zip(ids, self._scores[q])) for q, ids in self._rankings.items()}
+            return {
+                q: dict(zip(ids, self._scores[q], strict=True)) for q, ids in self._rankings.items()
+            }
         return {q: list(ids) for q, ids in self._rankings.items()}
 
     def truncate(self, k: int) -> Run:
@@ -161,7 +163,7 @@ class Run(Mapping[str, list[str]]):
         rankings: dict[str, RankingInput] = {}
         for qid, ids in self._rankings.items():
             sc = self._scores.get(qid)
-            rankings[qid] = list(ids[:k]) if sc is None else list(zip(ids[:k], sc[:k]))
+            rankings[qid] = list(ids[:k]) if sc is None else list(zip(ids[:k], sc[:k], strict=True))
         return Run(rankings, unit=self.unit, order="given", name=self.name)
 
     def to_docs(self, chunk_to_doc: Mapping[str, str]) -> Run:
