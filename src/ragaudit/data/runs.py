@@ -9,7 +9,7 @@ tied groups is recorded so a report can warn that order inside a tie is arbitrar
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Literal, Union
+from typing import Literal
 
 from ragaudit.data.qrels import Unit, check_unit
 from ragaudit.exceptions import InputError
@@ -19,7 +19,7 @@ __all__ = ["DuplicatePolicy", "Order", "RankingInput", "Run"]
 Order = Literal["score", "given"]
 DuplicatePolicy = Literal["error", "first"]
 # A ranking may be given as ids in rank order, (id, score) pairs, or {id: score}.
-RankingInput = Union[Sequence[str], Sequence[tuple[str, float]], Mapping[str, float]]
+RankingInput = Sequence[str] | Sequence[tuple[str, float]] | Mapping[str, float]
 
 
 def _split(ranking: RankingInput) -> tuple[list[str], list[float] | None]:
