@@ -44,7 +44,7 @@ class FormatError(InputError):
     --------
     >>> err = FormatError("expected an integer, found 'x'", path="q.txt", line=3, field="grade")
     >>> str(err)
-    "q.txt:3: grade: expected an integer grade, found 'x'"
+    "q.txt:3: grade: expected an integer, found 'x'"
     """
 
     def __init__(
