@@ -25,6 +25,15 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "illusions": ("ragaudit.cli.illusions", "Cases where metrics tie and systems differ."),
     "explain": ("ragaudit.cli.explain", "Whiteboard derivation of nDCG, AP or context precision."),
     "demo": ("ragaudit.cli.demo", "Full offline audit of the bundled benchmark."),
+    "run": ("ragaudit.cli.run", "Evaluate a pipeline configuration on a golden set; save the run."),
+    "import": ("ragaudit.cli.import_", "Validate a saved run from another pipeline."),
+    "funnel": ("ragaudit.cli.funnel", "Where questions die between retrieval and a right answer."),
+    "labels": ("ragaudit.cli.labels", "Build chunk-level labels; measure document-label bias."),
+    "cache": ("ragaudit.cli.cache", "Inspect or clear the LLM response cache."),
+    "judge": ("ragaudit.cli.judge", "Add LLM judge verdicts to a saved run (cached, costed)."),
+    "compare": ("ragaudit.cli.compare", "Is the difference between two runs real? (paired tests)"),
+    "plan": ("ragaudit.cli.plan", "How many questions you need: exact power / detectable effect."),
+    "agreement": ("ragaudit.cli.agreement", "Agreement between two labellers (Cohen's kappa)."),
 }
 
 

@@ -1,0 +1,163 @@
+"""``ragaudit evaluate``: score a run file against a labels file."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import click
+
+from ragaudit.cli._options import format_option, render_csv, render_json
+from ragaudit.data.formats import read_chunk_map, read_qrels, read_run
+from ragaudit.metrics import Evaluation, evaluate, list_metrics
+
+__all__ = ["command", "render_table"]
+
+DEFAULT_METRICS = ("ndcg@10", "recall@5", "precision@5", "mrr", "map")
+
+
+def _metric_help() -> str:
+    names = ", ".join(info.pattern for info in list_metrics())
+    return f"Metric to compute (repeatable). Default: {', '.join(DEFAULT_METRICS)}. Valid: {names}."
+
+
+def _k(ev: Evaluation, name: str) -> str:
+    k = ev.specs[name].k
+    return "all" if k is None else str(k)
+
+
+def render_table(ev: Evaluation, per_query: bool = False) -> str:
+    """Plain-text table; every number is labelled with its cutoff, unit and averaging."""
+    lines = [
+        f"unit={ev.unit} average={ev.average} n={ev.n_queries} "
+        f"relevance_threshold={ev.relevance_threshold} missing={ev.missing}"
+    ]
+    width = max(len("metric"), *(len(name) for name in ev.means))
+    lines.append(f"{'metric':<{width}}  {'k':>4}  {'value':>8}  trec_eval")
+    for name, value in ev.means.items():
+        trec = ev.specs[name].trec_eval or "-"
+        lines.append(f"{name:<{width}}  {_k(ev, name):>4}  {value:8.4f}  {trec}")
+    if ev.tied_groups:
+        lines.append(
+            f"tied score groups: {ev.tied_groups} (order inside a tie: id descending, as trec_eval)"
+        )
+    if per_query:
+        names = list(ev.per_query)
+        qwidth = max(len("qid"), *(len(q) for q in ev.query_ids))
+        lines.append("")
+        lines.append(f"{'qid':<{qwidth}}  " + "  ".join(f"{n:>{max(8, len(n))}}" for n in names))
+        columns = {n: ev.per_query[n].tolist() for n in names}
+        for i, qid in enumerate(ev.query_ids):
+            cells = "  ".join(f"{columns[n][i]:>{max(8, len(n))}.4f}" for n in names)
+            lines.append(f"{qid:<{qwidth}}  {cells}")
+    return "\n".join(lines) + "\n"
+
+
+def _render_csv(ev: Evaluation, per_query: bool) -> str:
+    if per_query:
+        names = list(ev.per_query)
+        columns = {n: ev.per_query[n].tolist() for n in names}
+        rows = [[qid, *(repr(columns[n][i]) for n in names)] for i, qid in enumerate(ev.query_ids)]
+        return render_csv(["qid", *names], rows)
+    rows = [
+        [name, _k(ev, name), repr(value), ev.unit, ev.average, str(ev.n_queries)]
+        for name, value in ev.means.items()
+    ]
+    return render_csv(["metric", "k", "value", "unit", "average", "n"], rows)
+
+
+@click.command("evaluate")
+@click.option("--qrels", "qrels_path", required=True, help="Labels: TREC qrels or JSONL/JSON.")
+@click.option("--run", "run_path", required=True, help="Run: TREC run or JSONL/JSON.")
+@click.option("-m", "--metric", "metrics", multiple=True, help=_metric_help())
+@click.option("--per-query", is_flag=True, help="Also print every question's values.")
+@click.option(
+    "--average",
+    type=click.Choice(["macro", "micro"]),
+    default="macro",
+    show_default=True,
+    help="macro: mean over questions; micro: pool counts (hit/recall/precision/f1 only).",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["doc", "chunk"]),
+    default="doc",
+    show_default=True,
+    help="What the labels (and the run, unless --chunk-map is given) identify.",
+)
+@click.option(
+    "--chunk-map",
+    "chunk_map_path",
+    default=None,
+    help="TSV (chunk_id<TAB>doc_id) or JSON map; reads the run as chunks and lifts it to docs.",
+)
+@click.option(
+    "--relevance-threshold",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Minimum grade counted as relevant by binary metrics (nDCG uses grades as gains).",
+)
+@click.option(
+    "--missing",
+    type=click.Choice(["zero", "skip"]),
+    default="zero",
+    show_default=True,
+    help="Labelled questions absent from the run: score 0 (trec_eval -c) or drop them.",
+)
+@click.option(
+    "--order",
+    type=click.Choice(["score", "given"]),
+    default="score",
+    show_default=True,
+    help="Rank by score (ties by id descending, as trec_eval) or keep the file order.",
+)
+@click.option(
+    "--duplicates",
+    type=click.Choice(["error", "first"]),
+    default="error",
+    show_default=True,
+    help="An item listed twice for one question: error, or keep the first.",
+)
+@format_option("table", "json", "csv")
+def command(
+    qrels_path: str,
+    run_path: str,
+    metrics: tuple[str, ...],
+    per_query: bool,
+    average: str,
+    unit: str,
+    chunk_map_path: str | None,
+    relevance_threshold: int,
+    missing: str,
+    order: str,
+    duplicates: str,
+    output_format: str,
+) -> None:
+    """Score a run against relevance labels (trec_eval-exact for trec_eval's metrics)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        qrels = read_qrels(qrels_path, unit=unit)
+        run_unit = "chunk" if chunk_map_path else unit
+        run = read_run(run_path, unit=run_unit, order=order, duplicates=duplicates)
+        if chunk_map_path:
+            if unit != "doc":
+                raise click.UsageError("--chunk-map lifts a chunk run to documents: use --unit doc")
+            run = run.to_docs(read_chunk_map(chunk_map_path))
+        ev = evaluate(
+            qrels,
+            run,
+            list(metrics) or list(DEFAULT_METRICS),
+            relevance_threshold=relevance_threshold,
+            missing=missing,
+            average=average,
+        )
+    for warning in caught:
+        click.echo(f"ragaudit: warning: {warning.message}", err=True)
+    if output_format == "json":
+        payload: dict[str, Any] = ev.to_dict(per_query=per_query)
+        click.echo(render_json(payload), nl=False)
+    elif output_format == "csv":
+        click.echo(_render_csv(ev, per_query), nl=False)
+    else:
+        click.echo(render_table(ev, per_query), nl=False)

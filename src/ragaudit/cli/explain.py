@@ -1,0 +1,100 @@
+"""``ragaudit explain``: the whiteboard derivation of nDCG, AP or context precision."""
+
+from __future__ import annotations
+
+import warnings
+
+import click
+
+from ragaudit.cli._options import format_option, render_json
+from ragaudit.data import Qrels, Run
+from ragaudit.exceptions import InputError, UndefinedMetricWarning
+from ragaudit.metrics.explain import EXPLAINABLE, Derivation, explain, parse_grades, parse_items
+
+__all__ = ["command"]
+
+
+def _labels(relevant: str | None, grades: str | None) -> dict[str, int]:
+    """Items from ``--relevant`` get grade 1 unless ``--grades`` says otherwise."""
+    if relevant is None and grades is None:
+        raise InputError("labels: expected --relevant and/or --grades, found neither")
+    labels = {item: 1 for item in parse_items(relevant, field="--relevant")} if relevant else {}
+    explicit = parse_grades(grades, field="--grades") if grades is not None else {}
+    for item, grade in explicit.items():
+        if item in labels and grade == 0:
+            raise InputError(
+                f"--grades: item {item!r} is listed in --relevant but has grade 0 in --grades"
+            )
+        labels[item] = grade
+    return labels
+
+
+def _engine_check(derivation: Derivation, labels: dict[str, int], ranking: list[str]) -> str:
+    """The same number from ``ragaudit.metrics.evaluate``, so the two can be compared."""
+    from ragaudit.metrics import evaluate
+
+    with warnings.catch_warnings():
+        # the derivation has already warned about a degenerate question; say it once
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        result = evaluate(
+            Qrels({"q": labels}, name="explain"), Run({"q": ranking}), [derivation.metric]
+        )
+    value = float(result.per_query[derivation.metric][0])
+    verdict = "same" if abs(value - derivation.value) <= 1e-9 else "DIFFERENT"
+    return f"evaluate(): {derivation.metric} = {value:.4f} ({verdict} as the derivation)"
+
+
+@click.command("explain")
+@click.argument("metric", type=click.Choice(list(EXPLAINABLE)))
+@click.option("--ranking", required=True, help='Retrieved ids, best first: "B A D C E".')
+@click.option("--relevant", default=None, help='Relevant ids (grade 1): "A C".')
+@click.option(
+    "--grades", default=None, help='Graded labels: "A=2,B=1" (a grade here wins over --relevant).'
+)
+@click.option(
+    "--gain",
+    type=click.Choice(["linear", "exp"]),
+    default=None,
+    help="nDCG gain: the grade (linear, default) or 2^grade - 1 (exp).",
+)
+@click.option("--k", "k", type=int, default=None, help="Cut-off (default: the ranking's length).")
+@format_option("table", "json")
+def command(
+    metric: str,
+    ranking: str,
+    relevant: str | None,
+    grades: str | None,
+    gain: str | None,
+    k: int | None,
+    output_format: str,
+) -> None:
+    """Derive METRIC step by step for one ranking, as on a whiteboard.
+
+    \b
+    ndcg               gain, log2(i+1), discount and contribution per rank; DCG, IDCG, nDCG
+    ap                 precision@i at each relevant rank, divided by |relevant|
+    context_precision  the RAGAS sum of precision@i over relevant ranks in the top k
+
+    Example: ragaudit explain ndcg --ranking "B A D C E" --relevant "A C"
+    """
+    if gain is not None and metric != "ndcg":
+        raise InputError(f"--gain: applies to ndcg only, found it with {metric}")
+    items = parse_items(ranking, field="--ranking")
+    labels = _labels(relevant, grades)
+    derivation = explain(metric, items, labels, k=k, gain="exp" if gain == "exp" else "linear")
+    check = _engine_check(derivation, labels, items)
+    if output_format == "json":
+        payload = {
+            "ranking": items,
+            "grades": labels,
+            "gain": gain or "linear",
+            **derivation.to_dict(),
+            "evaluate_check": check,
+        }
+        click.echo(render_json(payload), nl=False)
+        return
+    relevant_set = ", ".join(f"{i}={g}" for i, g in labels.items() if g > 0) or "none"
+    click.echo(f"{derivation.metric} for ranking: {' '.join(items)}")
+    click.echo(f"labels (item=grade): {relevant_set}")
+    click.echo(derivation.to_text())
+    click.echo(check)

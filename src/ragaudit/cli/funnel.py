@@ -1,0 +1,102 @@
+"""``ragaudit funnel``: where answerable questions are lost between retrieval and a right answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ragaudit.cli._options import format_option, render_json, seed_option
+from ragaudit.data.records import load_saved_run
+from ragaudit.diagnose.funnel import compute_funnel
+from ragaudit.exceptions import InputError
+from ragaudit.labels.format import load_chunk_labels
+from ragaudit.reports.funnel import funnel_report
+from ragaudit.reports.render import render_markdown, render_text
+
+__all__ = ["command"]
+
+
+def _chunk_texts(corpus_dir: str, config: dict[str, Any]) -> dict[str, str]:
+    """``{chunk_id: text}`` of the corpus chunked the way the run was."""
+    from ragaudit.pipeline.chunking import chunk_documents
+    from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
+
+    documents = load_corpus(corpus_dir)
+    expected = config.get("corpus_sha256")
+    if expected and corpus_sha256(documents) != expected:
+        raise InputError(
+            f"{corpus_dir}: this is not the run's corpus (corpus_sha256 "
+            f"{corpus_sha256(documents)[:12]} vs the run's {str(expected)[:12]})"
+        )
+    try:
+        size, overlap = int(config["chunk_size"]), int(config["chunk_overlap"])
+    except (KeyError, TypeError, ValueError):
+        raise InputError(
+            "--corpus: the run does not record chunk_size and chunk_overlap, so its chunks "
+            "cannot be rebuilt"
+        ) from None
+    chunker = str(config.get("chunker") or "fixed")
+    return {c.chunk_id: c.text for c in chunk_documents(documents, size, overlap, chunker)}
+
+
+@click.command("funnel")
+@click.argument("run", type=click.Path(dir_okay=False))
+@click.option(
+    "--k",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cut-off (default: the run's own k). Re-slices a run that retrieved deeper.",
+)
+@click.option(
+    "--labels",
+    "labels_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Chunk-label file (ragaudit labels build): decides stage 2 from answer chunks.",
+)
+@click.option(
+    "--corpus",
+    "corpus_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="The run's corpus: with --k != the run's k, re-decides stage 2 from the keywords in "
+    "the top-k chunk texts (re-chunked with the run's chunking).",
+)
+@seed_option()
+@click.option(
+    "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
+    help="Bootstrap resamples of the questions.",
+)  # fmt: skip
+@format_option("table", "json", "markdown")
+def command(
+    run: str,
+    k: int | None,
+    labels_path: str | None,
+    corpus_dir: str | None,
+    seed: int,
+    resamples: int,
+    output_format: str,
+) -> None:
+    """The funnel of a saved RUN: retrieved -> evidence in context -> answered -> correct.
+
+    Prints each stage's kept count, share and conditional rate with a bootstrap interval,
+    the product identity P(correct) = p1 x p2 x p3 x p4, the gap between hit rate and
+    end-to-end correctness, where each failing question died, the questions answered right
+    by luck, and the abstention rate on unanswerable questions.
+    """
+    saved = load_saved_run(run)
+    labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
+    texts = None if corpus_dir is None else _chunk_texts(corpus_dir, saved.config)
+    result = compute_funnel(
+        saved, k=k, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples
+    )
+    for note in result.notes:
+        click.echo(f"ragaudit: warning: {note}", err=True)
+    report = funnel_report(result)
+    if output_format == "json":
+        click.echo(render_json(report.data), nl=False)
+    elif output_format == "markdown":
+        click.echo(render_markdown(report), nl=False)
+    else:
+        click.echo(render_text(report), nl=False)

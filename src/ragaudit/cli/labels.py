@@ -1,0 +1,159 @@
+"""``ragaudit labels``: build chunk-level labels, and measure what document labels hide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ragaudit._io import atomic_write_text
+from ragaudit.cli._options import format_option, render_json
+
+__all__ = ["command"]
+
+
+@click.group("labels")
+def command() -> None:
+    """Chunk-level relevance labels: build them, then measure document-label bias."""
+
+
+@command.command("build")
+@click.option(
+    "--corpus",
+    "corpus_dir",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Folder of .md/.txt documents.",
+)
+@click.option(
+    "--golden",
+    "golden_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Golden-set YAML (questions, reference answers, keywords, sources).",
+)
+@click.option("--chunk-size", type=int, default=800, show_default=True)
+@click.option("--chunk-overlap", type=int, default=100, show_default=True)
+@click.option("--chunker", type=click.Choice(["fixed", "markdown"]), default="fixed",
+              show_default=True)  # fmt: skip
+@click.option(
+    "--labeller",
+    type=click.Choice(["heuristic", "llm", "human"]),
+    default="heuristic",
+    show_default=True,
+    help="heuristic: offline keyword matching; llm: one model call per question; human: "
+    "interactive, resumable.",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Only the first N answerable questions.")  # fmt: skip
+@click.option("--rebuild", is_flag=True, help="Ignore existing labels in --out.")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="Label file to write (and to resume from).")  # fmt: skip
+def build(
+    corpus_dir: str,
+    golden_path: str,
+    chunk_size: int,
+    chunk_overlap: int,
+    chunker: str,
+    labeller: str,
+    limit: int | None,
+    rebuild: bool,
+    out_path: str,
+) -> None:
+    """Label every chunk of each question's gold document(s): 2 answer, 1 related, 0 not.
+
+    Existing complete labels in --out are reused (unless --rebuild); the file is saved
+    atomically after every question, and for --labeller human after every answer, so an
+    interrupted session resumes where it stopped.
+    """
+    from ragaudit.data.golden import load_golden
+    from ragaudit.labels.build import build_chunk_labels, make_labeller
+    from ragaudit.labels.format import Chunking, load_chunk_labels, save_chunk_labels
+    from ragaudit.pipeline.chunking import chunk_documents
+    from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
+
+    documents = load_corpus(corpus_dir)
+    golden = load_golden(golden_path, doc_ids={d.doc_id for d in documents})
+    chunks = chunk_documents(documents, chunk_size, chunk_overlap, chunker)
+    chunking = Chunking(chunker, chunk_size, chunk_overlap, corpus_sha256(documents))
+    existing = None
+    if Path(out_path).exists() and not rebuild:
+        existing = load_chunk_labels(out_path)
+    labeller_obj = make_labeller(labeller)
+
+    def save(labels: object) -> None:
+        save_chunk_labels(labels, out_path)  # type: ignore[arg-type]
+
+    summary = build_chunk_labels(
+        list(golden),
+        chunks,
+        labeller_obj,
+        chunking,
+        existing=existing,
+        rebuild=rebuild,
+        limit=limit,
+        save=save,
+        progress=lambda line: click.echo(line, err=True),
+    )
+    save_chunk_labels(summary.labels, out_path)
+    complete = len(summary.labels.complete_questions())
+    click.echo(
+        f"labelled {len(summary.labelled)} question(s), reused {len(summary.reused)}; "
+        f"{complete} complete in {out_path} ({chunking.describe()}, labeller {labeller})",
+        err=True,
+    )
+    if summary.no_answer_chunk:
+        click.echo(
+            "ragaudit: warning: no chunk got grade 2 (the answer may be split across chunks) "
+            "for: " + ", ".join(summary.no_answer_chunk),
+            err=True,
+        )
+    if summary.stopped:
+        click.echo(
+            f"stopped: progress saved to {out_path}; run the same command again to resume",
+            err=True,
+        )
+
+
+@command.command("bias")
+@click.argument("run", type=click.Path(dir_okay=False))
+@click.option("--labels", "labels_path", required=True, type=click.Path(dir_okay=False),
+              help="Chunk-label file made for the run's chunking.")  # fmt: skip
+@click.option("--k", type=click.IntRange(min=1), default=None,
+              help="Cut-off (default: the run's own k).")  # fmt: skip
+@format_option("table", "json", "markdown", "html")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the report to a file instead of stdout.")  # fmt: skip
+def bias(
+    run: str, labels_path: str, k: int | None, output_format: str, out_path: str | None
+) -> None:
+    """How much document-level labels flatter a saved RUN, measured with chunk labels.
+
+    Per question: doc vs chunk hit, recall and MRR with a verdict; the optimism bias (hit
+    rate and recall inflation); questions where a document "hit" never retrieved the answer
+    chunk; inflation by gold-document size; graded nDCG and the largest rank shifts.
+    """
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.label_bias import compute_label_bias
+    from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.reports.label_bias import bias_report
+    from ragaudit.reports.render import render_html, render_markdown, render_text
+
+    saved = load_saved_run(run)
+    labels = load_chunk_labels(labels_path, expect=saved.config)
+    result = compute_label_bias(saved, labels, k=k)
+    for note in result.notes:
+        click.echo(f"ragaudit: warning: {note}", err=True)
+    report = bias_report(result)
+    renderers = {
+        "json": lambda: render_json(report.data),
+        "markdown": lambda: render_markdown(report),
+        "html": lambda: render_html(report),
+        "table": lambda: render_text(report),
+    }
+    text = renderers[output_format]()
+    if out_path is None:
+        click.echo(text, nl=False)
+    else:
+        atomic_write_text(out_path, text)
+        click.echo(f"wrote {out_path}", err=True)

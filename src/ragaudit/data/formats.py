@@ -1,0 +1,1178 @@
+"""File formats for labels and runs: TREC, JSONL, plain dicts and pandas DataFrames.
+
+TREC files
+    qrels: ``qid iteration docid grade`` (the iteration column is ignored, as in trec_eval);
+    run: ``qid Q0 docid rank score tag`` (the rank column is ignored: items are ranked by score,
+    ties broken by id descending, exactly like trec_eval; ``order="given"`` keeps file order).
+JSONL / JSON
+    one object per line: qrels ``{"qid": .., "docid": .., "grade": ..}``; runs
+    ``{"qid": .., "docid": .., "score": ..}`` or ``{"id": "q1", "ranking": [...]}`` where the
+    ranking is a list of ids, of ``[id, score]`` pairs, or an ``{id: score}`` object.
+    A ``.json`` file may also hold a single ``{qid: {docid: grade_or_score}}`` object.
+
+The TREC readers are built for large files (a 10-million-line run): the file is read in
+blocks of bytes, split into fields with numpy, and kept as integer-coded columns; per-question
+Python lists are built only if something asks for them (see :class:`RunColumns`).
+
+Every malformed line raises :class:`~ragaudit.exceptions.FormatError` naming file, line and
+field.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ragaudit._io import atomic_write_text, require
+from ragaudit.data.qrels import Qrels, check_unit
+from ragaudit.data.runs import RankingInput, Run
+from ragaudit.exceptions import FormatError, InputError
+
+__all__ = [
+    "RunColumns",
+    "load_arrays",
+    "qrels_from_dataframe",
+    "qrels_to_dataframe",
+    "read_chunk_map",
+    "read_jsonl_qrels",
+    "read_jsonl_run",
+    "read_qrels",
+    "read_run",
+    "read_run_columns",
+    "read_trec_qrels",
+    "read_trec_run",
+    "run_from_dataframe",
+    "run_to_dataframe",
+    "write_jsonl_qrels",
+    "write_jsonl_run",
+    "write_trec_qrels",
+    "write_trec_run",
+]
+
+PathLike = str | os.PathLike[str]
+IntArray = npt.NDArray[np.int64]
+U8Array = npt.NDArray[np.uint8]
+U64Array = npt.NDArray[np.uint64]
+
+_BLOCK_BYTES = 1 << 24  # 16 MiB per block bounds the temporaries of a block to ~10x that
+_QRELS_FIELDS = ("qid", "iteration", "docid", "grade")
+_RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_QID_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+# --------------------------------------------------------------------------------------------
+# Compact string columns: many byte strings in one buffer, addressed by offsets.
+
+
+@dataclass(frozen=True)
+class _Strings:
+    """UTF-8 strings stored back to back: string ``i`` is ``data[offsets[i]:offsets[i+1]]``."""
+
+    data: U8Array
+    offsets: IntArray
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def lengths(self) -> IntArray:
+        return np.diff(self.offsets)
+
+    @classmethod
+    def from_buffer(cls, buffer: U8Array, starts: IntArray, ends: IntArray) -> _Strings:
+        lengths = ends - starts
+        offsets = np.zeros(len(starts) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        positions = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
+        return cls(buffer[positions], offsets)
+
+    @classmethod
+    def from_list(cls, strings: Sequence[str]) -> _Strings:
+        encoded = [s.encode("utf-8") for s in strings]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum(
+            np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:]
+        )
+        data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        return cls(data, offsets)
+
+    @classmethod
+    def concat(cls, parts: Sequence[_Strings]) -> _Strings:
+        if not parts:
+            return cls(np.zeros(0, np.uint8), np.zeros(1, np.int64))
+        data = np.concatenate([p.data for p in parts])
+        shifts = np.cumsum([0] + [len(p.data) for p in parts[:-1]])
+        offsets = np.concatenate(
+            [parts[0].offsets[:1]] + [p.offsets[1:] + s for p, s in zip(parts, shifts, strict=True)]
+        )
+        return cls(data, offsets)
+
+    def hashes(self) -> U64Array:
+        """64-bit hash of each string (used to join and dedupe; matches are verified)."""
+        lengths = self.lengths
+        out = np.empty(len(lengths), dtype=np.uint64)
+        step = 1 << 16
+        for first in range(0, len(lengths), step):
+            rows = np.arange(first, min(first + step, len(lengths)))
+            out[rows] = _hash_fixed(self.fixed(rows), lengths[rows])
+        return out
+
+    def fixed(self, rows: IntArray, width: int | None = None) -> U8Array:
+        """Rows as a zero-padded ``(len(rows), width)`` byte matrix."""
+        lengths = self.lengths[rows]
+        if width is None:
+            width = int(lengths.max()) if len(rows) else 0
+        out = np.zeros((len(rows), width), dtype=np.uint8)
+        active = np.arange(len(rows))
+        starts = self.offsets[rows]
+        for j in range(width):
+            active = active[lengths[active] > j]
+            if not active.size:
+                break
+            out[active, j] = self.data[starts[active] + j]
+        return out
+
+    def equal(self, rows: IntArray, other: _Strings, other_rows: IntArray) -> npt.NDArray[np.bool_]:
+        """Exact elementwise equality of ``self[rows]`` and ``other[other_rows]``."""
+        same_length = self.lengths[rows] == other.lengths[other_rows]
+        width = int(
+            max(self.lengths[rows].max(initial=0), other.lengths[other_rows].max(initial=0))
+        )
+        mine = self.fixed(rows, width)
+        theirs = other.fixed(other_rows, width)
+        return np.asarray(same_length & (mine == theirs).all(axis=1))
+
+    def get(self, i: int) -> str:
+        return self.data[self.offsets[i] : self.offsets[i + 1]].tobytes().decode("utf-8")
+
+    def decode(self, rows: IntArray | None = None) -> list[str]:
+        raw = self.data.tobytes()
+        offsets = self.offsets.tolist()
+        if rows is None:
+            return [raw[a:b].decode("utf-8") for a, b in itertools.pairwise(offsets)]
+        return [raw[offsets[i] : offsets[i + 1]].decode("utf-8") for i in rows.tolist()]
+
+
+def _hash_fixed(fixed: U8Array, lengths: IntArray) -> U64Array:
+    """Hash zero-padded byte rows 8 bytes at a time; independent of the padding width."""
+    n, width = fixed.shape
+    words = -(-width // 8)
+    if words * 8 != width:
+        padded = np.zeros((n, words * 8), dtype=np.uint8)
+        padded[:, :width] = fixed
+        fixed = padded
+    as_words = np.ascontiguousarray(fixed).view("<u8")
+    h = _FNV_OFFSET ^ lengths.astype(np.uint64)
+    for c in range(words):
+        mixed = (h ^ as_words[:, c]) * _FNV_PRIME
+        mixed ^= mixed >> np.uint64(29)
+        h = np.where(lengths > 8 * c, mixed, h)
+    return h
+
+
+# --------------------------------------------------------------------------------------------
+# Reading whitespace-separated files in blocks of bytes.
+
+
+def _read_blocks(path: PathLike, block_bytes: int) -> Iterator[tuple[U8Array, int]]:
+    """Yield ``(bytes of whole lines, 1-based number of the block's first line)``."""
+    line_no = 1
+    carry = b""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
+    except OSError as exc:
+        raise FormatError(f"cannot read the file: {exc.strerror}", path=str(path)) from None
+    try:
+        while True:
+            chunk = handle.read(block_bytes)
+            if not chunk:
+                if carry:
+                    block = np.frombuffer(carry + b"\n", dtype=np.uint8)
+                    yield block, line_no
+                return
+            data = carry + chunk
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                carry = data
+                continue
+            carry = data[cut + 1 :]
+            block = np.frombuffer(data[: cut + 1], dtype=np.uint8)
+            yield block, line_no
+            line_no += int(np.count_nonzero(block == 10))
+    finally:
+        handle.close()
+
+
+def _split_simple(
+    block: U8Array, n_fields: int, first_line: int
+) -> tuple[IntArray, IntArray, IntArray] | None:
+    """Fast path for the usual layout: single separators, no blank lines, n fields per line.
+
+    Returns None when the block does not have that layout (the general path then handles it
+    and produces the error messages).
+    """
+    separators = np.flatnonzero(block <= 32)
+    n_lines = len(separators) // n_fields
+    if n_lines == 0 or n_lines * n_fields != len(separators) or block[0] <= 32:
+        return None
+    if np.any(np.diff(separators) == 1):
+        return None  # consecutive whitespace: blank lines, CRLF or double spaces
+    is_newline = (block[separators] == 10).reshape(n_lines, n_fields)
+    if not (is_newline[:, -1].all() and not is_newline[:, :-1].any()):
+        return None
+    ends = separators.reshape(n_lines, n_fields)
+    starts = np.empty_like(ends)
+    starts.flat[0] = 0
+    starts.flat[1:] = separators[:-1] + 1
+    return starts, ends, np.arange(first_line, first_line + n_lines)
+
+
+def _split_fields(
+    block: U8Array, names: Sequence[str], path: str, first_line: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Token starts/ends of shape (n_lines, n_fields) and line numbers; blank lines skipped."""
+    n_fields = len(names)
+    fast = _split_simple(block, n_fields, first_line)
+    if fast is not None:
+        return fast
+    # One pass finds every blank<->filled transition: starts and ends of tokens alternate.
+    blank = np.empty(len(block) + 1, dtype=np.int8)
+    blank[0] = 1
+    np.less_equal(block, 32, out=blank[1:].view(np.bool_))  # space, tab, CR, LF, controls
+    edges = np.flatnonzero(np.diff(blank))
+    starts, ends = edges[0::2], edges[1::2]
+    newlines = np.flatnonzero(block == 10)
+    tokens_before = np.searchsorted(starts, newlines)
+    per_line = np.diff(tokens_before, prepend=0)
+    wrong = np.flatnonzero((per_line != n_fields) & (per_line != 0))
+    if wrong.size:
+        bad = int(wrong[0])
+        raise FormatError(
+            f"expected {n_fields} whitespace-separated fields ({', '.join(names)}), "
+            f"found {int(per_line[bad])}",
+            path=path,
+            line=first_line + bad,
+        )
+    lines = np.flatnonzero(per_line) + first_line
+    return starts.reshape(-1, n_fields), ends.reshape(-1, n_fields), lines
+
+
+def _fixed_from_block(block: U8Array, starts: IntArray, ends: IntArray) -> U8Array:
+    """Tokens as a zero-padded ``(n, max_length)`` byte matrix, gathered straight from a block."""
+    lengths = ends - starts
+    width = int(lengths.max()) if len(lengths) else 0
+    if len(lengths) * width > (1 << 26):  # a few very long tokens: go column by column
+        return _Strings.from_buffer(block, starts, ends).fixed(np.arange(len(starts)))
+    positions = starts[:, None] + np.arange(width)
+    np.minimum(positions, len(block) - 1, out=positions)
+    out = block[positions]
+    out[np.arange(width)[None, :] >= lengths[:, None]] = 0
+    return out
+
+
+def _parse_numbers(
+    block: U8Array,
+    starts: IntArray,
+    ends: IntArray,
+    lines: IntArray,
+    dtype: type[np.generic],
+    field: str,
+    path: str,
+) -> npt.NDArray[Any]:
+    """Parse numeric tokens with numpy; on failure locate the first bad line exactly."""
+    fixed = _fixed_from_block(block, starts, ends)
+    as_bytes = (
+        fixed.view(f"S{max(fixed.shape[1], 1)}").ravel() if len(fixed) else np.array([], "S1")
+    )
+    try:
+        if dtype is np.int64:
+            values = as_bytes.astype(np.float64)
+            if not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
+                raise ValueError
+            return values.astype(np.int64)
+        values = as_bytes.astype(np.float64)
+        if not np.all(np.isfinite(values)):
+            raise ValueError
+        return values
+    except ValueError:
+        pass
+    kind = "an integer" if dtype is np.int64 else "a number"
+    for i, token in enumerate(_Strings.from_buffer(block, starts, ends).decode()):
+        try:
+            value = float(token)
+        except ValueError:
+            value = float("nan")
+        if not np.isfinite(value) or (dtype is np.int64 and not value.is_integer()):
+            raise FormatError(
+                f"expected {kind}, found {token!r}", path=path, line=int(lines[i]), field=field
+            ) from None
+    raise AssertionError("unreachable: numpy rejected a column that float() accepts")
+
+
+@dataclass
+class _QidCoder:
+    """Maps question-id strings to dense integers in order of first appearance."""
+
+    index: dict[str, int]
+
+    def code_block(self, block: U8Array, starts: IntArray, ends: IntArray) -> IntArray:
+        """Codes for a block of question ids, decoding only where the id changes."""
+        n = len(starts)
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        lengths = ends - starts
+        fixed = _fixed_from_block(block, starts, ends)
+        changes = np.ones(n, dtype=bool)
+        changes[1:] = (lengths[1:] != lengths[:-1]) | (fixed[1:] != fixed[:-1]).any(axis=1)
+        heads = np.flatnonzero(changes)
+        codes = np.empty(len(heads), dtype=np.int64)
+        names = [block[starts[h] : ends[h]].tobytes().decode("utf-8") for h in heads.tolist()]
+        for pos, name in enumerate(names):
+            codes[pos] = self.index.setdefault(name, len(self.index))
+        return np.repeat(codes, np.diff(np.append(heads, n)))
+
+
+# --------------------------------------------------------------------------------------------
+# Columnar runs.
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """A run as integer-coded columns, rows grouped by question in rank order.
+
+    Attributes
+    ----------
+    qids : tuple of str
+        Question ids in order of first appearance.
+    offsets : int ndarray of shape (n_questions + 1,)
+        Rows ``offsets[q]:offsets[q + 1]`` are question ``q``'s ranking, best first.
+    items : _Strings
+        Item ids, in file order (use ``row_order`` to read them in rank order).
+    row_order : int ndarray
+        ``items`` row of each ranked row.
+    item_hash : uint64 ndarray
+        Hash of each ranked row's item id (for joins; matches are verified exactly).
+    scores : float ndarray or None
+        Score of each ranked row.
+    tied_groups : int
+        Groups of two or more items sharing a score within one question.
+    """
+
+    qids: tuple[str, ...]
+    offsets: IntArray
+    items: _Strings
+    row_order: IntArray
+    item_hash: U64Array
+    scores: npt.NDArray[np.float64] | None
+    tied_groups: int
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.offsets[-1])
+
+    def question_of_row(self) -> IntArray:
+        """Question index of every ranked row."""
+        return np.repeat(np.arange(len(self.qids)), np.diff(self.offsets))
+
+    def rank_of_row(self) -> IntArray:
+        """0-based rank of every ranked row within its question."""
+        return np.arange(self.n_rows) - np.repeat(self.offsets[:-1], np.diff(self.offsets))
+
+
+def _dedupe(
+    q: IntArray, item_hash: U64Array, items: _Strings, qids: Sequence[str], policy: str, name: str
+) -> IntArray:
+    """Rows to keep (file order); duplicates of (question, item) raise or keep the first."""
+    keys = item_hash + q.astype(np.uint64) * _QID_MIX
+    quick = np.sort(keys)
+    if not np.any(quick[1:] == quick[:-1]):
+        return np.arange(len(q))
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    if not same.size:
+        return np.arange(len(q))
+    first, second = order[same], order[same + 1]
+    real = (q[first] == q[second]) & items.equal(first, items, second)
+    if not real.any():
+        return np.arange(len(q))  # hash collisions only
+    if policy == "error":
+        row = int(second[np.argmax(real)])
+        raise InputError(
+            f"{name}: question {qids[int(q[row])]!r}: item {items.get(row)!r} appears more than "
+            "once in the ranking; pass duplicates='first' (--duplicates first) to keep the first"
+        )
+    # Within a run of equal keys the stable sort put rows in file order: drop all but the first.
+    drop = np.maximum(first[real], second[real])
+    keep = np.ones(len(q), dtype=bool)
+    keep[drop] = False
+    return np.flatnonzero(keep)
+
+
+def _rank_rows(
+    q: IntArray, scores: npt.NDArray[np.float64] | None, items: _Strings, n_questions: int
+) -> tuple[IntArray, int]:
+    """Permutation putting rows in (question, score desc, id desc) order, and tie count."""
+    n = len(q)
+    grouped = n == 0 or not np.any(q[1:] < q[:-1])
+    perm = np.arange(n) if grouped else np.argsort(q, kind="stable")
+    if scores is None:
+        return perm, 0
+    qs, sc = q[perm], scores[perm]
+    same_q = qs[1:] == qs[:-1]
+    if np.any(same_q & (sc[1:] > sc[:-1])):
+        counts = np.bincount(qs, minlength=n_questions)
+        depth = int(counts.max())
+        if n_questions * depth <= 4 * n + 1_000_000:
+            starts = np.zeros(n_questions + 1, dtype=np.int64)
+            np.cumsum(counts, out=starts[1:])
+            pos = np.arange(n) - starts[qs]
+            grid = np.full((n_questions, depth), np.inf)
+            grid[qs, pos] = -sc
+            within = np.argsort(grid, axis=1, kind="stable")
+            filled = np.arange(depth)[None, :] < counts[:, None]
+            perm = perm[(within + starts[:-1, None])[filled]]
+        else:
+            perm = perm[np.lexsort((-sc, qs))]
+        qs, sc = q[perm], scores[perm]
+        same_q = qs[1:] == qs[:-1]
+    tied = same_q & (sc[1:] == sc[:-1])
+    if not tied.any():
+        return perm, 0
+    # Rows inside tie blocks: order each block by item id descending (trec_eval's rule).
+    block_start = np.ones(n, dtype=bool)
+    block_start[1:] = ~tied
+    block_id = np.cumsum(block_start) - 1
+    block_size = np.bincount(block_id)
+    in_tie = block_size[block_id] > 1
+    tie_rows = np.flatnonzero(in_tie)
+    names = items.fixed(perm[tie_rows])
+    as_bytes = names.view(f"S{max(names.shape[1], 1)}").ravel()
+    rank = np.unique(as_bytes, return_inverse=True)[1].ravel()
+    local = np.lexsort((-rank, block_id[tie_rows]))
+    perm[tie_rows] = perm[tie_rows][local]
+    return perm, int(np.count_nonzero(block_size > 1))
+
+
+def read_run_columns(
+    path: PathLike,
+    *,
+    order: str = "score",
+    duplicates: str = "error",
+    block_bytes: int = _BLOCK_BYTES,
+) -> RunColumns:
+    """Read a TREC run straight into :class:`RunColumns` (no per-question Python objects).
+
+    Parameters
+    ----------
+    path : path-like
+        ``qid Q0 docid rank score tag`` per line.
+    order : {"score", "given"}
+        ``"score"``: score descending, ties by id descending (trec_eval); ``"given"``: file
+        order within each question.
+    duplicates : {"error", "first"}
+        What to do with an item listed twice for one question.
+    block_bytes : int
+        Bytes read per block (memory/speed trade-off).
+
+    Returns
+    -------
+    RunColumns
+    """
+    if order not in ("score", "given"):
+        raise InputError(f"order: expected 'score' or 'given', found {order!r}")
+    if duplicates not in ("error", "first"):
+        raise InputError(f"duplicates: expected 'error' or 'first', found {duplicates!r}")
+    name = str(path)
+    coder = _QidCoder({})
+    q_parts: list[IntArray] = []
+    item_parts: list[_Strings] = []
+    score_parts: list[npt.NDArray[np.float64]] = []
+    hash_parts: list[U64Array] = []
+    for block, first_line in _read_blocks(path, block_bytes):
+        starts, ends, lines = _split_fields(block, _RUN_FIELDS, name, first_line)
+        if not len(lines):
+            continue
+        q_parts.append(coder.code_block(block, starts[:, 0], ends[:, 0]))
+        item_parts.append(_Strings.from_buffer(block, starts[:, 2], ends[:, 2]))
+        hash_parts.append(
+            _hash_fixed(
+                _fixed_from_block(block, starts[:, 2], ends[:, 2]), ends[:, 2] - starts[:, 2]
+            )
+        )
+        score_parts.append(
+            _parse_numbers(block, starts[:, 4], ends[:, 4], lines, np.float64, "score", name)
+        )
+    qids = tuple(coder.index)
+    q = np.concatenate(q_parts) if q_parts else np.zeros(0, dtype=np.int64)
+    items = _Strings.concat(item_parts)
+    scores = np.concatenate(score_parts) if score_parts else np.zeros(0)
+    item_hash = np.concatenate(hash_parts) if hash_parts else np.zeros(0, dtype=np.uint64)
+    keep = _dedupe(q, item_hash, items, qids, duplicates, name)
+    if len(keep) != len(q):
+        q, scores, item_hash = q[keep], scores[keep], item_hash[keep]
+    perm, tied_groups = _rank_rows(
+        q, scores if order == "score" else None, items_view(items, keep), len(qids)
+    )
+    if order == "given" and len(scores):
+        tied_groups = _count_ties(q, scores)
+    row_order = keep[perm]
+    counts = np.bincount(q, minlength=len(qids))
+    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return RunColumns(
+        qids=qids,
+        offsets=offsets,
+        items=items,
+        row_order=row_order,
+        item_hash=item_hash[perm],
+        scores=scores[perm],
+        tied_groups=tied_groups,
+    )
+
+
+def items_view(items: _Strings, rows: IntArray) -> _Strings:
+    """``items`` restricted to ``rows`` (a copy when rows is not the identity)."""
+    if len(rows) == len(items):
+        return items
+    lengths = items.lengths[rows]
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    positions = np.repeat(items.offsets[rows] - offsets[:-1], lengths) + np.arange(offsets[-1])
+    return _Strings(items.data[positions], offsets)
+
+
+def _count_ties(q: IntArray, scores: npt.NDArray[np.float64]) -> int:
+    """Groups of >= 2 rows sharing (question, score), in any row order."""
+    order = np.lexsort((scores, q)) if len(q) else np.zeros(0, dtype=np.int64)
+    qs, sc = q[order], scores[order]
+    tied = (qs[1:] == qs[:-1]) & (sc[1:] == sc[:-1])
+    # a group starts where a tie begins after a non-tie
+    starts = tied & ~np.concatenate(([False], tied[:-1]))
+    return int(np.count_nonzero(starts))
+
+
+class _ColumnarRun(Run):
+    """A :class:`Run` backed by :class:`RunColumns`; Python lists are built on first use."""
+
+    def __init__(self, columns: RunColumns, *, unit: str, order: str, name: str | None) -> None:
+        # Run.__init__ is bypassed on purpose: it would build per-question lists eagerly.
+        self.unit = check_unit(unit)
+        self.order = order
+        self.name = name
+        self.tied_groups = columns.tied_groups
+        self.columns = columns
+        self._built = False
+
+    def _build(self) -> None:
+        if self._built:
+            return
+        cols = self.columns
+        ids = cols.items.decode(cols.row_order)
+        scores = cols.scores.tolist() if cols.scores is not None else None
+        offsets = cols.offsets.tolist()
+        self._rankings = {}
+        self._scores = {}
+        for index, qid in enumerate(cols.qids):
+            a, b = offsets[index], offsets[index + 1]
+            self._rankings[qid] = ids[a:b]
+            if scores is not None:
+                self._scores[qid] = scores[a:b]
+        self._built = True
+
+    def __getitem__(self, qid: str) -> list[str]:
+        self._build()
+        return super().__getitem__(qid)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.columns.qids)
+
+    def __len__(self) -> int:
+        return len(self.columns.qids)
+
+    def __contains__(self, qid: object) -> bool:
+        self._build()
+        return qid in self._rankings
+
+    @property
+    def has_scores(self) -> bool:
+        return self.columns.scores is not None and self.columns.n_rows > 0
+
+    def scores(self, qid: str) -> list[float] | None:
+        self._build()
+        return super().scores(qid)
+
+    def to_dict(self) -> dict[str, dict[str, float]] | dict[str, list[str]]:
+        self._build()
+        return super().to_dict()
+
+    def truncate(self, k: int) -> Run:
+        self._build()
+        return super().truncate(k)
+
+    def to_docs(self, chunk_to_doc: Mapping[str, str]) -> Run:
+        self._build()
+        return super().to_docs(chunk_to_doc)
+
+
+def run_columns(run: Run) -> RunColumns:
+    """The columns of any :class:`Run` (free for runs read from TREC files)."""
+    columns = getattr(run, "columns", None)
+    if isinstance(columns, RunColumns):
+        return columns
+    qids = tuple(run)
+    rankings = [run[qid] for qid in qids]
+    flat = [item for ranking in rankings for item in ranking]
+    counts = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
+    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    items = _Strings.from_list(flat)
+    scores = None
+    if run.has_scores:
+        scores = np.array([s for qid in qids for s in (run.scores(qid) or [])], dtype=np.float64)
+    return RunColumns(
+        qids=qids,
+        offsets=offsets,
+        items=items,
+        row_order=np.arange(len(flat)),
+        item_hash=items.hashes(),
+        scores=scores,
+        tied_groups=run.tied_groups,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# TREC readers and writers.
+
+
+def read_trec_qrels(path: PathLike, unit: str = "doc") -> Qrels:
+    """Read TREC qrels: ``qid iteration docid grade`` per line.
+
+    Parameters
+    ----------
+    path : path-like
+        The qrels file.  Blank lines are skipped; the iteration column is ignored.
+    unit : {"doc", "chunk"}
+        What the item ids name.
+
+    Returns
+    -------
+    Qrels
+        Questions in order of first appearance.  A repeated (question, item) pair keeps
+        its last grade, as trec_eval does.
+
+    Raises
+    ------
+    FormatError
+        On a line without exactly 4 fields or a grade that is not an integer >= 0.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 A 2\\nq1 0 B 0\\nq2 0 C 1\\n")
+    >>> read_trec_qrels(path).to_dict()
+    {'q1': {'A': 2, 'B': 0}, 'q2': {'C': 1}}
+    """
+    check_unit(unit)
+    name = str(path)
+    labels: dict[str, dict[str, int]] = {}
+    for block, first_line in _read_blocks(path, _BLOCK_BYTES):
+        starts, ends, lines = _split_fields(block, _QRELS_FIELDS, name, first_line)
+        if not len(lines):
+            continue
+        grades = _parse_numbers(block, starts[:, 3], ends[:, 3], lines, np.int64, "grade", name)
+        negative = np.flatnonzero(grades < 0)
+        if negative.size:
+            raise FormatError(
+                f"expected a grade >= 0, found {int(grades[negative[0]])}",
+                path=name,
+                line=int(lines[negative[0]]),
+                field="grade",
+            )
+        qids = _Strings.from_buffer(block, starts[:, 0], ends[:, 0]).decode()
+        items = _Strings.from_buffer(block, starts[:, 2], ends[:, 2]).decode()
+        for qid, item, grade in zip(qids, items, grades.tolist(), strict=True):
+            labels.setdefault(qid, {})[item] = grade
+    return Qrels(labels, unit=unit, name=name)
+
+
+def read_trec_run(
+    path: PathLike,
+    unit: str = "doc",
+    order: str = "score",
+    duplicates: str = "error",
+) -> Run:
+    """Read a TREC run: ``qid Q0 docid rank score tag`` per line.
+
+    Parameters
+    ----------
+    path : path-like
+        The run file (blank lines skipped; the Q0, rank and tag columns are ignored).
+    unit : {"doc", "chunk"}
+        What the item ids name.
+    order : {"score", "given"}
+        ``"score"`` ranks by score descending with ties broken by id descending (trec_eval);
+        ``"given"`` keeps the order of the lines.
+    duplicates : {"error", "first"}
+        An item listed twice for a question is an error, or keeps its first line.
+
+    Returns
+    -------
+    Run
+        Backed by integer-coded columns (:class:`RunColumns`); :func:`ragaudit.metrics.evaluate`
+        uses them directly, and per-question lists are built only when indexed.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("q1 Q0 A 1 0.5 bm25\\nq1 Q0 B 2 0.9 bm25\\nq1 Q0 C 3 0.5 bm25\\n")
+    >>> run = read_trec_run(path)
+    >>> run["q1"], run.tied_groups
+    (['B', 'C', 'A'], 1)
+    """
+    check_unit(unit)
+    columns = read_run_columns(path, order=order, duplicates=duplicates)
+    return _ColumnarRun(columns, unit=unit, order=order, name=str(path))
+
+
+def load_arrays(
+    qrels_path: PathLike, run_path: PathLike, *, order: str = "score", duplicates: str = "error"
+) -> tuple[Qrels, RunColumns]:
+    """Fast path for large files: labels as :class:`Qrels`, the run as :class:`RunColumns`.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (tmp / "q.txt").write_text("q1 0 A 1\\n")
+    >>> _ = (tmp / "r.txt").write_text("q1 Q0 A 1 2.0 x\\nq1 Q0 B 2 1.0 x\\n")
+    >>> qrels, cols = load_arrays(tmp / "q.txt", tmp / "r.txt")
+    >>> cols.qids, cols.offsets.tolist()
+    (('q1',), [0, 2])
+    """
+    columns = read_run_columns(run_path, order=order, duplicates=duplicates)
+    return read_trec_qrels(qrels_path), columns
+
+
+def _format_score(value: float) -> str:
+    return repr(float(value))
+
+
+def write_trec_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, int]]) -> None:
+    """Write qrels as TREC lines ``qid 0 docid grade`` (atomically).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "q.txt"
+    >>> write_trec_qrels(path, {"q1": {"A": 2}})
+    >>> path.read_text()
+    'q1 0 A 2\\n'
+    """
+    lines = [
+        f"{qid} 0 {item} {int(grade)}"
+        for qid, items in qrels.items()
+        for item, grade in items.items()
+    ]
+    _check_ids(qrels)
+    atomic_write_text(path, "".join(line + "\n" for line in lines))
+
+
+def write_trec_run(path: PathLike, run: Run, tag: str = "ragaudit") -> None:
+    """Write a run as TREC lines ``qid Q0 docid rank score tag`` (atomically).
+
+    Runs without scores get score ``n - rank + 1`` so that re-reading preserves the order.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "r.txt"
+    >>> write_trec_run(path, Run({"q1": ["A", "B"]}))
+    >>> print(path.read_text(), end="")
+    q1 Q0 A 1 2.0 ragaudit
+    q1 Q0 B 2 1.0 ragaudit
+    """
+    if not tag or any(ch.isspace() for ch in tag):
+        raise InputError(f"tag: expected a non-empty string without spaces, found {tag!r}")
+    _check_ids({qid: run[qid] for qid in run})
+    out: list[str] = []
+    for qid in run:
+        ids = run[qid]
+        scores = run.scores(qid)
+        if scores is None:
+            scores = [float(len(ids) - i) for i in range(len(ids))]
+        for rank, (item, score) in enumerate(zip(ids, scores, strict=True), start=1):
+            out.append(f"{qid} Q0 {item} {rank} {_format_score(score)} {tag}\n")
+    atomic_write_text(path, "".join(out))
+
+
+def _check_ids(data: Mapping[str, Any]) -> None:
+    for qid, items in data.items():
+        for value in (qid, *items):
+            if not value or any(ch.isspace() for ch in str(value)):
+                raise InputError(
+                    f"TREC format: ids must be non-empty without whitespace, found {value!r}"
+                )
+
+
+# --------------------------------------------------------------------------------------------
+# JSONL / JSON.
+
+
+def _json_records(path: PathLike) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line number, parsed object)``; a ``.json`` file is one document (line 1)."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FormatError(f"cannot read the file: {exc.strerror}", path=name) from None
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"expected UTF-8 text: {exc.reason}", path=name) from None
+    if name.lower().endswith(".json"):
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise FormatError(f"invalid JSON: {exc.msg}", path=name, line=exc.lineno) from None
+        for record in document if isinstance(document, list) else [document]:
+            yield 1, record
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(f"invalid JSON: {exc.msg}", path=name, line=number) from None
+
+
+def _field(record: Mapping[str, Any], key: str, path: str, line: int) -> Any:
+    if key not in record:
+        raise FormatError(
+            f"expected a key {key!r}, found keys {sorted(record)}", path=path, line=line, field=key
+        )
+    return record[key]
+
+
+def read_jsonl_qrels(path: PathLike, unit: str = "doc") -> Qrels:
+    """Read qrels from JSONL ``{"qid": .., "docid": .., "grade": ..}`` (or one JSON object).
+
+    A ``.json`` file may hold ``{qid: {docid: grade}}`` or a list of records.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "q.jsonl"
+    >>> _ = path.write_text('{"qid": "q1", "docid": "A", "grade": 2}\\n')
+    >>> read_jsonl_qrels(path).to_dict()
+    {'q1': {'A': 2}}
+    """
+    name = str(path)
+    labels: dict[str, dict[str, int]] = {}
+    for line, record in _json_records(path):
+        if not isinstance(record, Mapping):
+            raise FormatError(
+                f"expected a JSON object, found {type(record).__name__}", path=name, line=line
+            )
+        if "qid" not in record and all(isinstance(v, Mapping) for v in record.values()):
+            for qid, items in record.items():
+                row = labels.setdefault(str(qid), {})
+                for item, grade in items.items():
+                    row[str(item)] = _grade(grade, name, line)
+            continue
+        qid = str(_field(record, "qid", name, line))
+        item = str(_field(record, "docid", name, line))
+        labels.setdefault(qid, {})[item] = _grade(_field(record, "grade", name, line), name, line)
+    return Qrels(labels, unit=unit, name=name)
+
+
+def _grade(value: Any, path: str, line: int) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not float(value).is_integer()
+    ):
+        raise FormatError(
+            f"expected an integer, found {value!r}", path=path, line=line, field="grade"
+        )
+    if value < 0:
+        raise FormatError(
+            f"expected a grade >= 0, found {value!r}", path=path, line=line, field="grade"
+        )
+    return int(value)
+
+
+def _score(value: Any, path: str, line: int) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise FormatError(
+            f"expected a number, found {value!r}", path=path, line=line, field="score"
+        )
+    return float(value)
+
+
+def read_jsonl_run(
+    path: PathLike, unit: str = "doc", order: str = "score", duplicates: str = "error"
+) -> Run:
+    """Read a run from JSONL.
+
+    Each line is ``{"qid": .., "docid": .., "score": ..}`` or ``{"id": .., "ranking": [...]}``
+    (ids in rank order, ``[id, score]`` pairs, or ``{id: score}``).  A ``.json`` file may
+    hold ``{qid: {docid: score}}`` or ``{qid: [ids]}``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "r.jsonl"
+    >>> _ = path.write_text('{"id": "q1", "ranking": ["B", "A"]}\\n')
+    >>> read_jsonl_run(path)["q1"]
+    ['B', 'A']
+    """
+    name = str(path)
+    rankings: dict[str, Any] = {}
+    for line, record in _json_records(path):
+        if not isinstance(record, Mapping):
+            raise FormatError(
+                f"expected a JSON object, found {type(record).__name__}", path=name, line=line
+            )
+        if "ranking" in record:
+            qid = str(
+                _field(record, "id", name, line)
+                if "id" in record
+                else _field(record, "qid", name, line)
+            )
+            rankings[qid] = _ranking(record["ranking"], name, line)
+        elif "qid" in record:
+            qid = str(record["qid"])
+            item = str(_field(record, "docid", name, line))
+            score = _score(_field(record, "score", name, line), name, line)
+            rankings.setdefault(qid, []).append((item, score))
+        elif all(isinstance(v, Mapping | list) for v in record.values()):
+            for qid, ranking in record.items():
+                rankings[str(qid)] = _ranking(ranking, name, line)
+        else:
+            raise FormatError(
+                "expected keys 'qid', 'docid', 'score' or 'id', 'ranking', "
+                f"found keys {sorted(record)}",
+                path=name,
+                line=line,
+            )
+    try:
+        return Run(rankings, unit=unit, order=order, duplicates=duplicates, name=name)
+    except InputError as exc:
+        if isinstance(exc, FormatError):
+            raise
+        raise FormatError(str(exc), path=name) from None
+
+
+def _ranking(value: Any, path: str, line: int) -> RankingInput:
+    if isinstance(value, Mapping):
+        return {str(k): _score(v, path, line) for k, v in value.items()}
+    if isinstance(value, list):
+        if all(isinstance(v, str) for v in value):
+            return [str(v) for v in value]
+        pairs: list[tuple[str, float]] = []
+        for entry in value:
+            if not isinstance(entry, list | tuple) or len(entry) != 2:
+                raise FormatError(
+                    f"expected an id or an [id, score] pair, found {entry!r}",
+                    path=path,
+                    line=line,
+                    field="ranking",
+                )
+            pairs.append((str(entry[0]), _score(entry[1], path, line)))
+        return pairs
+    raise FormatError(
+        f"expected a list or an object, found {type(value).__name__}",
+        path=path,
+        line=line,
+        field="ranking",
+    )
+
+
+def write_jsonl_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, int]]) -> None:
+    """Write qrels as JSONL ``{"qid", "docid", "grade"}`` records (atomically)."""
+    lines = [
+        json.dumps({"qid": q, "docid": d, "grade": int(g)}, ensure_ascii=False)
+        for q, items in qrels.items()
+        for d, g in items.items()
+    ]
+    atomic_write_text(path, "".join(line + "\n" for line in lines))
+
+
+def write_jsonl_run(path: PathLike, run: Run) -> None:
+    """Write a run as JSONL, one ``{"id": qid, "ranking": [...]}`` record per question.
+
+    The ranking holds ``[id, score]`` pairs when the run has scores, else ids in rank order.
+    """
+    lines = []
+    for qid in run:
+        scores = run.scores(qid)
+        ranking: list[Any] = (
+            list(run[qid])
+            if scores is None
+            else [[i, s] for i, s in zip(run[qid], scores, strict=True)]
+        )
+        lines.append(json.dumps({"id": qid, "ranking": ranking}, ensure_ascii=False))
+    atomic_write_text(path, "".join(line + "\n" for line in lines))
+
+
+# --------------------------------------------------------------------------------------------
+# Dispatch on the file extension.
+
+
+def _is_json(path: PathLike) -> bool:
+    return str(path).lower().endswith((".jsonl", ".json", ".ndjson"))
+
+
+def read_qrels(path: PathLike, unit: str = "doc") -> Qrels:
+    """Read qrels from ``.jsonl``/``.json`` (JSON) or any other extension (TREC).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.json"
+    >>> _ = path.write_text('{"q1": {"A": 1}}')
+    >>> read_qrels(path).to_dict()
+    {'q1': {'A': 1}}
+    """
+    return read_jsonl_qrels(path, unit) if _is_json(path) else read_trec_qrels(path, unit)
+
+
+def read_run(
+    path: PathLike, unit: str = "doc", order: str = "score", duplicates: str = "error"
+) -> Run:
+    """Read a run from ``.jsonl``/``.json`` (JSON) or any other extension (TREC).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.json"
+    >>> _ = path.write_text('{"q1": ["B", "A"]}')
+    >>> read_run(path)["q1"]
+    ['B', 'A']
+    """
+    if _is_json(path):
+        return read_jsonl_run(path, unit, order, duplicates)
+    return read_trec_run(path, unit, order, duplicates)
+
+
+# --------------------------------------------------------------------------------------------
+# Chunk -> document maps.
+
+
+def read_chunk_map(path: PathLike) -> dict[str, str]:
+    """Read a chunk->document map: TSV ``chunk_id<TAB>doc_id`` lines, or a JSON object.
+
+    A TSV header line ``chunk_id<TAB>doc_id`` is skipped; ``.json`` files hold
+    ``{chunk_id: doc_id}``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "map.tsv"
+    >>> _ = path.write_text("chunk_id\\tdoc_id\\nc1\\tD1\\nc2\\tD1\\n")
+    >>> read_chunk_map(path)
+    {'c1': 'D1', 'c2': 'D1'}
+    """
+    name = str(path)
+    if name.lower().endswith(".json"):
+        mapping: dict[str, str] = {}
+        for number, record in _json_records(path):
+            if not isinstance(record, Mapping) or not all(
+                isinstance(v, str) for v in record.values()
+            ):
+                raise FormatError(
+                    "expected a JSON object {chunk_id: doc_id}", path=name, line=number
+                )
+            mapping.update({str(k): v for k, v in record.items()})
+        return mapping
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FormatError(f"cannot read the file: {exc.strerror}", path=name) from None
+    mapping = {}
+    for number, text_line in enumerate(text.splitlines(), start=1):
+        if not text_line.strip() or (number == 1 and text_line.split("\t")[:1] == ["chunk_id"]):
+            continue
+        fields = text_line.rstrip("\r").split("\t")
+        if len(fields) != 2 or not fields[0] or not fields[1]:
+            raise FormatError(
+                f"expected 2 tab-separated fields (chunk_id, doc_id), found {len(fields)}",
+                path=name,
+                line=number,
+            )
+        mapping[fields[0]] = fields[1]
+    return mapping
+
+
+# --------------------------------------------------------------------------------------------
+# pandas.
+
+
+def _pandas() -> Any:
+    return require("pandas", extra="pandas", feature="DataFrame conversion")
+
+
+def qrels_to_dataframe(qrels: Qrels) -> Any:
+    """Qrels as a DataFrame with columns ``qid, docid, grade``."""
+    pd = _pandas()
+    rows = [(q, d, g) for q, items in qrels.items() for d, g in items.items()]
+    return pd.DataFrame(rows, columns=["qid", "docid", "grade"])
+
+
+def qrels_from_dataframe(frame: Any, unit: str = "doc") -> Qrels:
+    """Qrels from a DataFrame with columns ``qid, docid, grade``."""
+    _require_columns(frame, ("qid", "docid", "grade"))
+    labels: dict[str, dict[str, int]] = {}
+    for qid, item, grade in zip(frame["qid"], frame["docid"], frame["grade"], strict=True):
+        labels.setdefault(str(qid), {})[str(item)] = grade
+    return Qrels(labels, unit=unit)
+
+
+def run_to_dataframe(run: Run) -> Any:
+    """A run as a DataFrame with columns ``qid, docid, rank, score`` (score NaN if absent)."""
+    pd = _pandas()
+    rows = []
+    for qid in run:
+        scores = run.scores(qid)
+        for rank, item in enumerate(run[qid], start=1):
+            rows.append((qid, item, rank, float("nan") if scores is None else scores[rank - 1]))
+    return pd.DataFrame(rows, columns=["qid", "docid", "rank", "score"])
+
+
+def run_from_dataframe(
+    frame: Any, unit: str = "doc", order: str = "score", duplicates: str = "error"
+) -> Run:
+    """A run from a DataFrame with columns ``qid, docid, score`` (or ``qid, docid, rank``)."""
+    if "score" in getattr(frame, "columns", ()):
+        _require_columns(frame, ("qid", "docid", "score"))
+        rankings: dict[str, Any] = {}
+        for qid, item, score in zip(frame["qid"], frame["docid"], frame["score"], strict=True):
+            rankings.setdefault(str(qid), []).append((str(item), float(score)))
+        return Run(rankings, unit=unit, order=order, duplicates=duplicates)
+    _require_columns(frame, ("qid", "docid", "rank"))
+    ordered = frame.sort_values(["qid", "rank"], kind="stable")
+    ranked: dict[str, Any] = {}
+    for qid, item in zip(ordered["qid"], ordered["docid"], strict=True):
+        ranked.setdefault(str(qid), []).append(str(item))
+    return Run(ranked, unit=unit, order="given", duplicates=duplicates)
+
+
+def _require_columns(frame: Any, columns: Sequence[str]) -> None:
+    have = list(getattr(frame, "columns", ()))
+    missing = [c for c in columns if c not in have]
+    if missing:
+        raise InputError(
+            f"DataFrame: expected columns {', '.join(columns)}, missing {', '.join(missing)}"
+        )

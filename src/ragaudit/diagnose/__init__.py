@@ -1,0 +1,1 @@
+"""Diagnostics: where evaluation numbers mislead (the funnel, label bias, metric illusions)."""

@@ -1,0 +1,688 @@
+"""The RAG funnel: why recall@k is not accuracy.
+
+End-to-end correctness of an answerable question factors into four conditional stages::
+
+    P(correct) = P(gold doc retrieved)                      <- what hit@k / recall@k report
+               x P(evidence in the context | gold doc retrieved)
+               x P(model answered | evidence in the context)
+               x P(answer correct | model answered)
+
+:func:`compute_funnel` measures every factor from a saved run (``docs/saved-run-format.md``),
+assigns each failing question to the first stage it failed, counts the questions that were
+answered correctly *although* an earlier stage failed ("correct by luck"), and reports the
+unanswerable questions separately.
+
+The strict funnel
+-----------------
+A question is *kept* at stage ``j`` when it passed stages ``1..j``.  A question answered
+correctly after failing stage 1 or 2 therefore *died* at that earlier stage: the funnel
+describes the pipeline working as designed, and such an answer came from somewhere the labels
+do not point to.  This keeps the product identity exact (the factors telescope)::
+
+    p_1 x p_2 x p_3 x p_4 = kept_4 / n
+
+Lucky questions are listed on their own row and added back for end-to-end correctness, the
+number the user experiences::
+
+    correct_end_to_end = (kept_4 + lucky) / n
+    gap                = kept_1 / n - correct_end_to_end
+
+Re-slicing at another k
+-----------------------
+``retrieved`` may be deeper than the run's own ``k``.  At ``k != run k``, stage 1 is
+re-computed from ``retrieved[:k]``; stage 2 is re-computed only when chunk labels decide it
+(an answer chunk among the top-k retrieved chunks) or, given the chunk texts, from the
+reference keywords (all of them in the top-k chunk texts, the offline evidence judge's rule);
+otherwise judge verdicts (``sufficiency``, ``evidence_in_context``) are carried over.  Stages
+3-4 were produced from the run's own context and are always carried over, which the result
+states in :attr:`FunnelResult.notes`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ragaudit.data.qrels import Qrels
+from ragaudit.exceptions import FormatError, InputError
+from ragaudit.judges.offline import evidence_in_context as offline_evidence
+
+__all__ = [
+    "FIX_HINTS",
+    "STAGE_KEYS",
+    "STAGE_NAMES",
+    "FunnelResult",
+    "Stage",
+    "Unanswerable",
+    "compute_funnel",
+    "saved_run_parts",
+    "text_bar",
+]
+
+STAGE_NAMES: tuple[str, ...] = (
+    "gold doc retrieved",
+    "evidence in the context",
+    "model answered",
+    "answer correct",
+)
+STAGE_KEYS: tuple[str, ...] = ("1-retrieval", "2-evidence", "3-refusal", "4-generation")
+FIX_HINTS: dict[str, str] = {
+    "1-retrieval": "no gold document in the top-k: work on retrieval (hybrid search, query "
+    "rewriting, a larger k)",
+    "2-evidence": "right document, wrong chunk: revisit chunk size and overlap, add a reranker",
+    "3-refusal": "evidence present, model refused: relax the refusal instruction in the prompt",
+    "4-generation": "evidence present, answer wrong: stronger generator or prompt; audit the judge",
+}
+STAGE2_SOURCES: tuple[str, ...] = (
+    "chunk_labels",
+    "keywords_in_top_k",
+    "sufficiency",
+    "evidence_in_context",
+)
+RECOMPUTED_SOURCES = frozenset({"chunk_labels", "keywords_in_top_k"})
+ANSWER_GRADE = 2  # chunk grade meaning "contains the answer"
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One funnel stage.
+
+    Attributes
+    ----------
+    name : str
+        Human-readable stage name.
+    kept : int
+        Questions that passed this stage and every earlier one.
+    rate : float
+        ``kept / n``.
+    conditional : float or None
+        ``kept / kept_previous`` (None when no question reached the previous stage).
+    ci_low, ci_high : float or None
+        Percentile bootstrap interval of ``rate`` (None when ``n == 0``).
+    provenance : str
+        ``"re-computed at k=K"`` or ``"carried over from the run (k=R)"``.
+    """
+
+    name: str
+    kept: int
+    rate: float
+    conditional: float | None
+    ci_low: float | None
+    ci_high: float | None
+    provenance: str
+
+
+@dataclass(frozen=True)
+class Unanswerable:
+    """Questions whose right output is "I don't know".
+
+    Attributes
+    ----------
+    n : int
+        Unanswerable questions with an abstention verdict.
+    abstained : int
+        Of those, how many the model correctly refused.
+    rate : float or None
+        ``abstained / n`` (None when ``n == 0``).
+    ci_low, ci_high : float or None
+        Percentile bootstrap interval of ``rate``.
+    answered_ids : tuple of str
+        Unanswerable questions the model answered anyway.
+    """
+
+    n: int
+    abstained: int
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    answered_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FunnelResult:
+    """Everything :func:`compute_funnel` measured (see the module docstring for definitions)."""
+
+    run_name: str | None
+    k: int
+    run_k: int | None
+    n: int
+    stages: tuple[Stage, ...]
+    factors: tuple[float | None, ...]
+    p_correct: float
+    stage1_rate: float
+    correct_end_to_end: float
+    gap: float
+    gap_ci: tuple[float, float] | None
+    died: dict[str, tuple[str, ...]]
+    ok_ids: tuple[str, ...]
+    lucky: tuple[str, ...]
+    stage2_source: str
+    stage2_source_counts: dict[str, int]
+    unanswerable: Unanswerable
+    excluded: dict[str, tuple[str, ...]]
+    seed: int
+    n_resamples: int
+    confidence: float
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the ``--format json`` output of ``ragaudit funnel``)."""
+        return {
+            "run": self.run_name,
+            "k": self.k,
+            "run_k": self.run_k,
+            "n": self.n,
+            "stages": [
+                {
+                    "stage": STAGE_KEYS[i],
+                    "name": s.name,
+                    "kept": s.kept,
+                    "rate": s.rate,
+                    "conditional": s.conditional,
+                    "ci_low": s.ci_low,
+                    "ci_high": s.ci_high,
+                    "provenance": s.provenance,
+                }
+                for i, s in enumerate(self.stages)
+            ],
+            "factors": list(self.factors),
+            "p_correct": self.p_correct,
+            "stage1_rate": self.stage1_rate,
+            "correct_end_to_end": self.correct_end_to_end,
+            "gap": self.gap,
+            "gap_ci": None if self.gap_ci is None else list(self.gap_ci),
+            "died": {key: list(ids) for key, ids in self.died.items()},
+            "ok": len(self.ok_ids),
+            "lucky": list(self.lucky),
+            "stage2_source": self.stage2_source,
+            "stage2_source_counts": dict(self.stage2_source_counts),
+            "unanswerable": {
+                "n": self.unanswerable.n,
+                "abstained": self.unanswerable.abstained,
+                "correct_abstention_rate": self.unanswerable.rate,
+                "ci_low": self.unanswerable.ci_low,
+                "ci_high": self.unanswerable.ci_high,
+                "answered_ids": list(self.unanswerable.answered_ids),
+            },
+            "excluded": {reason: list(ids) for reason, ids in self.excluded.items()},
+            "bootstrap": {
+                "seed": self.seed,
+                "n_resamples": self.n_resamples,
+                "confidence": self.confidence,
+                "method": "percentile, questions resampled with replacement",
+            },
+            "notes": list(self.notes),
+        }
+
+
+# ----------------------------------------------------------------------------- saved runs
+
+
+def saved_run_parts(saved: Any) -> tuple[str | None, dict[str, Any], list[dict[str, Any]], str]:
+    """``(name, config, rows, where)`` of a saved run given as a ``SavedRun`` or a plain dict.
+
+    ``where`` names the source file (or ``"saved run"``) for error messages.
+
+    >>> name, config, rows, where = saved_run_parts({"name": "r", "config": {"k": 3}, "rows": []})
+    >>> name, config["k"], rows, where
+    ('r', 3, [], 'saved run')
+    """
+    if isinstance(saved, Mapping):
+        name, config, rows, path = (
+            saved.get("name"),
+            saved.get("config"),
+            saved.get("rows"),
+            saved.get("path"),
+        )
+    else:
+        name = getattr(saved, "name", None)
+        config = getattr(saved, "config", None)
+        rows = getattr(saved, "rows", None)
+        path = getattr(saved, "path", None)
+    where = str(path) if path else "saved run"
+    if config is None:
+        config = {}
+    if not isinstance(config, Mapping):
+        raise FormatError("expected an object", path=where, field="config")
+    if not isinstance(rows, list):
+        raise FormatError(
+            f"expected a list of rows, found {type(rows).__name__}", path=where, field="rows"
+        )
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping) or not isinstance(row.get("id"), str):
+            raise FormatError(
+                "expected an object with a string 'id'", path=where, field=f"rows[{i}]"
+            )
+    return (None if name is None else str(name)), dict(config), rows, where
+
+
+def ranked_retrieved(row: Mapping[str, Any], where: str, index: int) -> list[Mapping[str, Any]]:
+    """The row's ``retrieved`` entries in rank order (by ``rank`` when present).
+
+    >>> ranked_retrieved({"retrieved": [{"chunk_id": "b", "doc_id": "B", "rank": 2},
+    ...                                 {"chunk_id": "a", "doc_id": "A", "rank": 1}]}, "run", 0)[0]
+    {'chunk_id': 'a', 'doc_id': 'A', 'rank': 1}
+    """
+    entries = row.get("retrieved") or []
+    if not isinstance(entries, list):
+        raise FormatError("expected a list", path=where, field=f"rows[{index}].retrieved")
+    for j, entry in enumerate(entries):
+        if not isinstance(entry, Mapping) or "chunk_id" not in entry or "doc_id" not in entry:
+            raise FormatError(
+                "expected an object with 'chunk_id' and 'doc_id'",
+                path=where,
+                field=f"rows[{index}].retrieved[{j}]",
+            )
+    if entries and all(isinstance(e.get("rank"), int) for e in entries):
+        return sorted(entries, key=lambda e: int(e["rank"]))
+    return list(entries)
+
+
+def _run_k(config: Mapping[str, Any], where: str) -> int | None:
+    k = config.get("k")
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise FormatError(f"expected an integer >= 1, found {k!r}", path=where, field="config.k")
+    return k
+
+
+def _tri_state(value: Any, where: str, field_name: str) -> int:
+    """1 for True, 0 for False, -1 for absent/None (a judge that did not decide)."""
+    if value is None:
+        return -1
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return int(value)
+    raise FormatError(
+        f"expected true, false or null, found {value!r}", path=where, field=field_name
+    )
+
+
+# ----------------------------------------------------------------------------- bootstrap
+
+
+def _bootstrap_means(
+    indicators: np.ndarray, n_resamples: int, rng: np.random.Generator, confidence: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval of each column mean, resampling rows (questions).
+
+    Works on index matrices in batches so memory stays bounded (about 2e6 cells per batch).
+    """
+    n, m = indicators.shape
+    means = np.empty((n_resamples, m))
+    batch = max(1, min(n_resamples, 2_000_000 // max(n * m, 1)))
+    for start in range(0, n_resamples, batch):  # loop over resample batches, not questions
+        size = min(batch, n_resamples - start)
+        idx = rng.integers(0, n, size=(size, n))
+        means[start : start + size] = indicators[idx].mean(axis=1)
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha], axis=0)
+    return low, high
+
+
+# ----------------------------------------------------------------------------- the funnel
+
+
+def _answer_chunks(labels: Any, config: Mapping[str, Any]) -> tuple[dict[str, set[str]], str]:
+    """``{qid: answer chunk ids}`` from ChunkLabels or chunk-level Qrels.
+
+    Questions without any answer chunk are left out: when no single chunk holds the answer
+    (it is split across chunks, or the labeller found none) the labels cannot decide stage 2
+    and the judges do.
+    """
+    if isinstance(labels, Qrels):
+        if labels.unit != "chunk":
+            raise InputError(
+                "labels: the funnel's stage 2 needs chunk-level labels (unit='chunk'), found "
+                f"unit={labels.unit!r}"
+            )
+        qrels = labels
+    else:
+        check = getattr(labels, "check_chunking", None)
+        if callable(check):
+            check(config)
+        to_qrels = getattr(labels, "to_qrels", None)
+        if not callable(to_qrels):
+            raise InputError(
+                "labels: expected ChunkLabels or Qrels(unit='chunk'), found "
+                f"{type(labels).__name__}"
+            )
+        qrels = to_qrels()
+    answers = {q: set(qrels.relevant(q, ANSWER_GRADE)) for q in qrels}
+    return {q: a for q, a in answers.items() if a}, qrels.name or "labels"
+
+
+def compute_funnel(
+    saved: Any,
+    *,
+    k: int | None = None,
+    labels: Any = None,
+    chunk_texts: Mapping[str, str] | None = None,
+    seed: int = 0,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+) -> FunnelResult:
+    """Measure the four-stage funnel of a saved run at ``k``.
+
+    Parameters
+    ----------
+    saved : SavedRun or dict
+        A saved run (``docs/saved-run-format.md``): ``config`` and ``rows`` with ``id``,
+        ``answerable``, ``gold_docs``, ``retrieved``, ``context_ids`` and ``judges``.
+    k : int, optional
+        Cut-off for stage 1 (and stage 2 when chunk labels decide it).  Defaults to the run's
+        ``config.k``.  Must not exceed the depth the run retrieved.
+    labels : ChunkLabels or Qrels, optional
+        Chunk-level labels; a labelled question passes stage 2 when one of its answer chunks
+        (grade 2) is in the context (``context_ids`` at the run's k, ``retrieved[:k]``
+        otherwise).  Unlabelled questions fall back to the ``sufficiency`` judge, then to the
+        ``evidence_in_context`` judge.
+    chunk_texts : mapping of str to str, optional
+        ``{chunk_id: text}``.  Used only when ``k`` differs from the run's k: an unlabelled
+        question with ``keywords`` passes stage 2 when every keyword occurs in its top-k
+        chunk texts (re-computed instead of carrying the run's judge verdict over).
+    seed : int, default 0
+        Seed of the bootstrap (the same inputs and seed give identical intervals).
+    n_resamples : int, default 2000
+        Bootstrap resamples of the questions.
+    confidence : float, default 0.95
+        Level of the percentile intervals.
+
+    Returns
+    -------
+    FunnelResult
+        Stages with ``kept``, ``rate = kept/n``, ``conditional = kept_j/kept_{j-1}`` and
+        bootstrap intervals; ``p_correct = prod(conditional) = kept_4/n``; ``died`` (first
+        failed stage -> ids); ``lucky`` ids; the unanswerable block; ``excluded`` questions
+        whose verdicts are missing (judge errors), by reason.
+
+    Raises
+    ------
+    InputError
+        ``k < 1``, ``k`` deeper than the run retrieved, labels for a different chunking, or a
+        run with no way to decide stage 2.
+
+    Examples
+    --------
+    Three answerable questions: q1 passes everything, q2 retrieves the gold document but the
+    evidence is not in the context, q3 never retrieves it yet answers correctly (luck).
+
+    >>> def row(qid, doc, evidence, correct):
+    ...     return {"id": qid, "answerable": True, "gold_docs": ["G"],
+    ...             "retrieved": [{"chunk_id": doc + "#0", "doc_id": doc, "rank": 1}],
+    ...             "judges": {"abstained": False, "correct": correct,
+    ...                        "evidence_in_context": evidence}}
+    >>> run = {"config": {"k": 1}, "rows": [row("q1", "G", True, True),
+    ...        row("q2", "G", False, False), row("q3", "X", False, True)]}
+    >>> f = compute_funnel(run, n_resamples=200)
+    >>> [s.kept for s in f.stages], f.died["2-evidence"], f.lucky
+    ([2, 1, 1, 1], ('q2',), ('q3',))
+    >>> round(f.p_correct, 3), round(f.correct_end_to_end, 3), round(f.gap, 3)
+    (0.333, 0.667, 0.0)
+    """
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"confidence: expected a value in (0, 1), found {confidence}")
+    if n_resamples < 1:
+        raise InputError(f"n_resamples: expected an integer >= 1, found {n_resamples}")
+    name, config, rows, where = saved_run_parts(saved)
+    run_k = _run_k(config, where)
+    if k is None:
+        if run_k is None:
+            raise InputError(f"{where}: config.k is missing; pass k (--k) explicitly")
+        k = run_k
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InputError(f"k: expected an integer >= 1, found {k!r}")
+
+    ranked = [ranked_retrieved(row, where, i) for i, row in enumerate(rows)]
+    depth_cfg = config.get("retrieval_depth")
+    depth = (
+        int(depth_cfg) if isinstance(depth_cfg, int) else max((len(r) for r in ranked), default=0)
+    )
+    if k > depth and (run_k is None or k != run_k):
+        raise InputError(
+            f"k={k} is deeper than the run retrieved (retrieval depth {depth}); re-run the "
+            f"pipeline with retrieval_depth >= {k} or choose k <= {depth}"
+        )
+    resliced = run_k is not None and k != run_k
+
+    answer_chunks, _labels_name = ({}, "") if labels is None else _answer_chunks(labels, config)
+
+    answerable_idx = [i for i, r in enumerate(rows) if r.get("answerable", True) is not False]
+    unanswerable_idx = [i for i, r in enumerate(rows) if r.get("answerable", True) is False]
+
+    # --- per-question verdicts (parsing; the arithmetic below is vectorised)
+    ids: list[str] = []
+    gold_hit: list[bool] = []
+    evidence: list[int] = []
+    source: list[str] = []
+    answered: list[int] = []
+    correct: list[int] = []
+    for i in answerable_idx:
+        row = rows[i]
+        qid = row["id"]
+        gold = row.get("gold_docs") or []
+        if not isinstance(gold, list):
+            raise FormatError(
+                "expected a list of document ids", path=where, field=f"rows[{i}].gold_docs"
+            )
+        top = ranked[i][:k]
+        judges = row.get("judges") or {}
+        if not isinstance(judges, Mapping):
+            raise FormatError("expected an object", path=where, field=f"rows[{i}].judges")
+        ids.append(qid)
+        gold_set = set(map(str, gold))
+        gold_hit.append(any(str(e["doc_id"]) in gold_set for e in top))
+        if qid in answer_chunks:
+            if resliced or not isinstance(row.get("context_ids"), list):
+                context = {str(e["chunk_id"]) for e in top}
+            else:
+                context = set(map(str, row["context_ids"]))
+            evidence.append(int(bool(answer_chunks[qid] & context)))
+            source.append("chunk_labels")
+        elif resliced and chunk_texts is not None and _keywords(row):
+            texts = [chunk_texts.get(str(e["chunk_id"])) for e in top]
+            if any(t is None for t in texts):
+                raise InputError(
+                    f"{where}: rows[{i}] ({qid}): a retrieved chunk is missing from the chunk "
+                    "texts; the corpus or chunking differs from the run's"
+                )
+            verdict = offline_evidence(texts, _keywords(row))  # type: ignore[arg-type]
+            evidence.append(-1 if verdict is None else int(verdict))
+            source.append("keywords_in_top_k")
+        else:
+            suff = _tri_state(judges.get("sufficiency"), where, f"rows[{i}].judges.sufficiency")
+            eic = _tri_state(
+                judges.get("evidence_in_context"), where, f"rows[{i}].judges.evidence_in_context"
+            )
+            if suff >= 0:
+                evidence.append(suff)
+                source.append("sufficiency")
+            elif eic >= 0:
+                evidence.append(eic)
+                source.append("evidence_in_context")
+            else:
+                evidence.append(-1)
+                source.append("")
+        abstained = _tri_state(judges.get("abstained"), where, f"rows[{i}].judges.abstained")
+        answered.append(-1 if abstained < 0 else 1 - abstained)
+        correct.append(_tri_state(judges.get("correct"), where, f"rows[{i}].judges.correct"))
+
+    ids_arr = np.array(ids, dtype=object)
+    evidence_arr = np.array(evidence, dtype=int)
+    answered_arr = np.array(answered, dtype=int)
+    correct_arr = np.array(correct, dtype=int)
+    no_stage2 = evidence_arr < 0
+    no_verdict = (answered_arr < 0) | ((answered_arr == 1) & (correct_arr < 0))
+    if len(ids) and no_stage2.all():
+        raise InputError(
+            f"{where}: stage 2 cannot be decided: the rows have no 'sufficiency' or "
+            "'evidence_in_context' judge; pass chunk labels (--labels FILE)"
+        )
+    excluded: dict[str, tuple[str, ...]] = {}
+    if no_stage2.any():
+        excluded["no stage-2 verdict"] = tuple(ids_arr[no_stage2])
+    if (no_verdict & ~no_stage2).any():
+        excluded["judge error"] = tuple(ids_arr[no_verdict & ~no_stage2])
+    keep = ~(no_stage2 | no_verdict)
+
+    ids_arr = ids_arr[keep]
+    raw = np.column_stack(
+        [
+            np.array(gold_hit, dtype=bool)[keep],
+            evidence_arr[keep] == 1,
+            answered_arr[keep] == 1,
+            (answered_arr[keep] == 1) & (correct_arr[keep] == 1),  # a refusal is never correct
+        ]
+    ).reshape(-1, 4)
+    n = raw.shape[0]
+    strict = np.cumprod(raw, axis=1).astype(bool)  # passed stages 1..j
+    kept = strict.sum(axis=0)
+    lucky_mask = raw[:, 3] & ~strict[:, 3]
+    e2e = raw[:, 3]
+
+    # first failed stage of each failing question (lucky ones died there too: strict funnel)
+    first_fail = np.where(strict.all(axis=1), 4, np.argmin(strict, axis=1))
+    died = {key: tuple(ids_arr[first_fail == j]) for j, key in enumerate(STAGE_KEYS)}
+
+    rng = np.random.default_rng(seed)
+    indicators = np.column_stack([strict, e2e, strict[:, 0].astype(int) - e2e]).astype(float)
+    if n:
+        low, high = _bootstrap_means(indicators, n_resamples, rng, confidence)
+    rates = kept / n if n else np.zeros(4)
+
+    stage_sources = [s for s, k_ in zip(source, keep, strict=True) if k_]
+    counts = {s: stage_sources.count(s) for s in STAGE2_SOURCES if s in stage_sources}
+    stage2_source = next(iter(counts)) if len(counts) == 1 else ("mixed" if counts else "none")
+
+    provenance_now = f"re-computed at k={k}"
+    carried = f"carried over from the run (k={run_k})"
+    stage2_recomputed = (not resliced) or (
+        n > 0 and sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES) == n
+    )
+    provenances = (
+        provenance_now,
+        provenance_now if stage2_recomputed else carried,
+        provenance_now if not resliced else carried,
+        provenance_now if not resliced else carried,
+    )
+    stages: list[Stage] = []
+    factors: list[float | None] = []
+    previous = n
+    for j in range(4):
+        conditional = float(kept[j] / previous) if previous else None
+        factors.append(conditional)
+        stages.append(
+            Stage(
+                name=STAGE_NAMES[j],
+                kept=int(kept[j]),
+                rate=float(rates[j]),
+                conditional=conditional,
+                ci_low=float(low[j]) if n else None,
+                ci_high=float(high[j]) if n else None,
+                provenance=provenances[j],
+            )
+        )
+        previous = int(kept[j])
+
+    unanswerable = _unanswerable(rows, unanswerable_idx, where, rng, n_resamples, confidence)
+
+    notes: list[str] = []
+    if resliced:
+        carried_n = n - sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES)
+        stage2_note = (
+            f"stage 2 re-computed on retrieved[:{k}] (chunk labels or keywords)"
+            if stage2_recomputed
+            else f"stage 2 judge verdicts carried over from the run's own context (k={run_k}) "
+            f"for {carried_n} of {n} questions (pass --labels or --corpus to re-compute them)"
+        )
+        notes.append(
+            f"k={k} differs from the run's k={run_k}: stage 1 re-computed from retrieved[:{k}]; "
+            f"{stage2_note}; stages 3-4 carried over (the answers were generated from the run's "
+            f"k={run_k} context); re-run the pipeline at k={k} to measure them"
+        )
+    if run_k is None:
+        notes.append("the run does not record config.k; context_ids are taken as the context")
+    for reason, excluded_ids in excluded.items():
+        notes.append(
+            f"{len(excluded_ids)} answerable question(s) excluded ({reason}): "
+            + ", ".join(excluded_ids)
+        )
+
+    p_correct = float(kept[3] / n) if n else 0.0
+    correct_e2e = float(e2e.mean()) if n else 0.0
+    stage1 = float(rates[0])
+    return FunnelResult(
+        run_name=name,
+        k=k,
+        run_k=run_k,
+        n=n,
+        stages=tuple(stages),
+        factors=tuple(factors),
+        p_correct=p_correct,
+        stage1_rate=stage1,
+        correct_end_to_end=correct_e2e,
+        gap=stage1 - correct_e2e,
+        gap_ci=(float(low[5]), float(high[5])) if n else None,
+        died=died,
+        ok_ids=tuple(ids_arr[first_fail == 4]),
+        lucky=tuple(ids_arr[lucky_mask]),
+        stage2_source=stage2_source,
+        stage2_source_counts=counts,
+        unanswerable=unanswerable,
+        excluded=excluded,
+        seed=seed,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        notes=tuple(notes),
+    )
+
+
+def _keywords(row: Mapping[str, Any]) -> list[str]:
+    keywords = row.get("keywords") or []
+    return [str(k) for k in keywords] if isinstance(keywords, list) else []
+
+
+def _unanswerable(
+    rows: Sequence[Mapping[str, Any]],
+    indices: Sequence[int],
+    where: str,
+    rng: np.random.Generator,
+    n_resamples: int,
+    confidence: float,
+) -> Unanswerable:
+    verdicts = []
+    qids = []
+    for i in indices:
+        judges = rows[i].get("judges") or {}
+        value = _tri_state(judges.get("abstained"), where, f"rows[{i}].judges.abstained")
+        if value >= 0:
+            verdicts.append(value)
+            qids.append(rows[i]["id"])
+    if not verdicts:
+        return Unanswerable(0, 0, None, None, None, ())
+    abstained = np.array(verdicts, dtype=float)
+    low, high = _bootstrap_means(abstained[:, None], n_resamples, rng, confidence)
+    return Unanswerable(
+        n=len(verdicts),
+        abstained=int(abstained.sum()),
+        rate=float(abstained.mean()),
+        ci_low=float(low[0]),
+        ci_high=float(high[0]),
+        answered_ids=tuple(q for q, v in zip(qids, verdicts, strict=True) if v == 0),
+    )
+
+
+def text_bar(rate: float, width: int = 20) -> str:
+    """A fixed-width bar for a rate in [0, 1].
+
+    >>> text_bar(0.5, 10)
+    '#####.....'
+    """
+    filled = min(width, max(0, math.floor(rate * width + 0.5)))
+    return "#" * filled + "." * (width - filled)

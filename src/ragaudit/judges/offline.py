@@ -1,0 +1,276 @@
+"""Offline judges: deterministic checks of an answer that need no model.
+
+Matching rules (shared by the keyword and evidence judges), chosen so that formatting never
+decides a verdict:
+
+* case, Unicode width and punctuation are ignored;
+* thousands separators are ignored: ``"1,200"`` matches ``"1200"``;
+* letters and digits are separate words, so ``"24 hours"``, ``"24hours"`` and ``"24-hours"``
+  all match each other;
+* plurals are folded by the light stemmer of :mod:`ragaudit.pipeline.text` (``"hour"`` matches
+  ``"hours"``);
+* a keyword matches only whole words in order (``"pto"`` does not match ``"laptop"``);
+* citation markers such as ``[2]`` are removed from answers first, so they never count as the
+  number 2.
+
+A verdict is ``None`` when the judge does not apply (no keywords, no numbers in the reference).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from ragaudit.pipeline.generators import REFUSAL
+from ragaudit.pipeline.text import stem, tokenize
+
+__all__ = [
+    "all_keywords",
+    "answer_chunk_in_context",
+    "evidence_in_context",
+    "is_abstention",
+    "judge_offline",
+    "keyword_hit",
+    "match_tokens",
+    "numbers_in",
+    "numeric_match",
+]
+
+_CITATION = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
+_ABSTAIN = re.compile(
+    r"\bi (?:do not|don't|dont) know\b"
+    r"|\b(?:not|insufficient) enough information\b|\binsufficient information\b"
+    r"|\bno (?:relevant )?information (?:about|on|regarding|in)\b"
+    r"|\b(?:cannot|can't|can not|unable to|could not|couldn't) (?:answer|find|determine|tell)\b"
+    r"|\b(?:documents?|context|sources?|provided (?:text|information|material)|handbook)"
+    r" (?:do|does|did) not (?:cover|mention|contain|say|specify|provide|include|state)\b"
+    r"|\bnot (?:mentioned|specified|covered|stated|provided) in the "
+    r"(?:documents?|context|sources?|provided)\b"
+)
+_NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17",
+    "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30", "forty": "40",
+    "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
+    "hundred": "100", "thousand": "1000",
+}  # fmt: skip
+_TENS = {20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0}
+
+
+def _words(text: str) -> list[str]:
+    return [stem(t) for t in tokenize(_CITATION.sub(" ", text))]
+
+
+def _normal_refusal(text: str) -> str:
+    return " ".join(text.replace("\u2019", "'").replace("\u2014", "-").lower().split())
+
+
+def is_abstention(answer: str) -> bool:
+    """Whether ``answer`` declines to answer.
+
+    True for the fixed refusal phrase (:data:`~ragaudit.pipeline.generators.REFUSAL`) and for
+    common refusal wordings ("I don't know", "the documents do not mention ...", "cannot
+    answer", "not enough information").  A substantive sentence such as "The policy does not
+    cover contractors." is *not* a refusal: only the documents/context not covering it is.
+
+    Examples
+    --------
+    >>> is_abstention("I don't know - the documents do not cover this.")
+    True
+    >>> is_abstention("The context does not mention a limit.")
+    True
+    >>> is_abstention("The travel policy does not cover contractors [2].")
+    False
+    >>> is_abstention("")
+    True
+    """
+    text = _normal_refusal(answer)
+    if not text or text == _normal_refusal(REFUSAL):
+        return True
+    return bool(_ABSTAIN.search(text))
+
+
+def match_tokens(needle: Sequence[str], haystack: Sequence[str]) -> bool:
+    """Whether ``needle`` occurs as a contiguous run of ``haystack`` (both token lists).
+
+    >>> match_tokens(["24", "hour"], ["within", "24", "hour"])
+    True
+    >>> match_tokens([], ["x"])
+    False
+    """
+    n = len(needle)
+    if n == 0:
+        return False
+    return any(list(haystack[i : i + n]) == list(needle) for i in range(len(haystack) - n + 1))
+
+
+def keyword_hit(answer: str, keywords: Sequence[str]) -> float | None:
+    """Fraction of ``keywords`` present in ``answer`` (matching rules in the module docstring).
+
+    .. math:: \\mathrm{keyword\\_hit}
+              = \\frac{|\\{k \\in K : k \\text{ occurs in the answer}\\}|}{|K|}
+
+    Returns None when there are no keywords.
+
+    Examples
+    --------
+    >>> keyword_hit("Claims up to 1,200 EUR within 24hours [1].", ["1200", "24 hours", "receipt"])
+    0.6666666666666666
+    >>> keyword_hit("anything", []) is None
+    True
+    """
+    kws = [k for k in keywords if _words(k)]
+    if not kws:
+        return None
+    words = _words(answer)
+    return sum(match_tokens(_words(k), words) for k in kws) / len(kws)
+
+
+def all_keywords(answer: str, keywords: Sequence[str]) -> bool | None:
+    """Whether every keyword is present (the offline *correctness* verdict); None without keywords.
+
+    >>> all_keywords("Twenty days, carried over until March.", ["twenty days", "March"])
+    True
+    >>> all_keywords("Twenty days.", ["twenty days", "March"])
+    False
+    """
+    hit = keyword_hit(answer, keywords)
+    return None if hit is None else hit == 1.0
+
+
+def numbers_in(text: str) -> set[float]:
+    """The numbers stated in ``text``, as values; small number words count ("ten" -> 10).
+
+    >>> sorted(numbers_in("Ten days, 1,200 EUR, 1.50 per km [3]"))
+    [1.5, 10.0, 1200.0]
+    >>> sorted(numbers_in("twenty-five days"))
+    [25.0]
+    """
+    values: set[float] = set()
+    words = tokenize(_CITATION.sub(" ", text))
+    tokens = [_NUMBER_WORDS.get(t, t) for t in words]
+    skip = False
+    for i, token in enumerate(tokens):
+        if skip:
+            skip = False
+            continue
+        if not token[0].isdigit():
+            continue
+        value = float(token)
+        # "twenty-five" / "twenty five" -> 25 (only when both parts were spelled out)
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        spelled = i + 1 < len(words) and words[i] in _NUMBER_WORDS and words[i + 1] in _NUMBER_WORDS
+        if spelled and value in _TENS and nxt.isdigit() and 1 <= int(nxt) <= 9:
+            value += int(nxt)
+            skip = True
+        values.add(value)
+    return values
+
+
+def numeric_match(answer: str, reference_answer: str) -> bool | None:
+    """Whether every number of the reference answer is stated in ``answer``.
+
+    None when the reference states no number.
+
+    >>> numeric_match("You get 25 days [1].", "Employees receive twenty-five (25) days.")
+    True
+    >>> numeric_match("You get 20 days.", "25 days")
+    False
+    >>> numeric_match("Yes.", "Ask your manager.") is None
+    True
+    """
+    wanted = numbers_in(reference_answer)
+    if not wanted:
+        return None
+    return wanted <= numbers_in(answer)
+
+
+def evidence_in_context(context_texts: Sequence[str], keywords: Sequence[str]) -> bool | None:
+    """Whether every keyword occurs in the context given to the generator.
+
+    Each keyword may occur in a different chunk; None without keywords.
+
+    >>> evidence_in_context(["Laptops last 3 years.", "Ask IT."], ["3 years", "IT"])
+    True
+    >>> evidence_in_context(["Ask IT."], ["3 years"])
+    False
+    """
+    kws = [k for k in keywords if _words(k)]
+    if not kws:
+        return None
+    chunk_words = [_words(t) for t in context_texts]
+    return all(any(match_tokens(_words(k), w) for w in chunk_words) for k in kws)
+
+
+def answer_chunk_in_context(
+    context_ids: Collection[str], chunk_grades: Mapping[str, int] | None, min_grade: int = 1
+) -> bool | None:
+    """Whether a chunk labelled relevant (grade >= ``min_grade``) was in the context.
+
+    None when the question has no chunk labels.
+
+    >>> answer_chunk_in_context(["c1", "c4"], {"c4": 2, "c9": 1})
+    True
+    >>> answer_chunk_in_context(["c1"], {"c4": 2}), answer_chunk_in_context(["c1"], None)
+    (False, None)
+    """
+    if not chunk_grades:
+        return None
+    return any(chunk_grades.get(cid, 0) >= min_grade for cid in context_ids)
+
+
+def judge_offline(
+    *,
+    answer: str,
+    answerable: bool,
+    reference_answer: str,
+    keywords: Sequence[str],
+    context_texts: Sequence[str],
+    context_ids: Collection[str] = (),
+    chunk_grades: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """All offline verdicts for one answered question.
+
+    ``correct`` is: for an unanswerable question, that the answer abstains; for an answerable
+    one, that it does not abstain and contains every keyword (or, without keywords, states every
+    number of the reference; None when neither is available).
+
+    Examples
+    --------
+    >>> verdicts = judge_offline(answer="Within 30 days [1].", answerable=True,
+    ...     reference_answer="Refunds within 30 days.", keywords=["30 days"],
+    ...     context_texts=["Refunds are paid within 30 days."])
+    >>> verdicts["correct"], verdicts["keyword_hit"], verdicts["evidence_in_context"]
+    (True, 1.0, True)
+    >>> judge_offline(answer=REFUSAL, answerable=False, reference_answer="", keywords=[],
+    ...     context_texts=[])["correct"]
+    True
+    """
+    abstained = is_abstention(answer)
+    if not answerable:
+        return {
+            "abstained": abstained,
+            "keyword_hit": None,
+            "correct": abstained,
+            "numeric_match": None,
+            "evidence_in_context": None,
+            "answer_chunk_in_context": None,
+        }
+    hit = keyword_hit(answer, keywords)
+    numbers = numeric_match(answer, reference_answer)
+    if abstained:
+        correct: bool | None = False
+    elif hit is not None:
+        correct = hit == 1.0
+    else:
+        correct = numbers
+    return {
+        "abstained": abstained,
+        "keyword_hit": hit,
+        "correct": correct,
+        "numeric_match": numbers,
+        "evidence_in_context": evidence_in_context(context_texts, keywords),
+        "answer_chunk_in_context": answer_chunk_in_context(context_ids, chunk_grades),
+    }

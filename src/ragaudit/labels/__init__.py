@@ -1,0 +1,36 @@
+"""Chunk-level relevance labels: the file format, the Labeller protocol and the builders.
+
+``heuristic`` (offline keywords), ``human`` (interactive) and ``llm``
+(:mod:`ragaudit.labels.llm`, optional) labellers grade every chunk of a question's gold
+document(s): 2 contains the answer, 1 related, 0 not relevant.
+"""
+
+from __future__ import annotations
+
+from ragaudit.labels.build import BuildSummary, build_chunk_labels, make_labeller
+from ragaudit.labels.format import (
+    Chunking,
+    ChunkLabels,
+    QuestionLabels,
+    load_chunk_labels,
+    save_chunk_labels,
+)
+from ragaudit.labels.heuristic import HeuristicLabeller
+from ragaudit.labels.human import HumanLabeller, LabellingStopped
+from ragaudit.labels.protocol import GRADES, Labeller
+
+__all__ = [
+    "GRADES",
+    "BuildSummary",
+    "ChunkLabels",
+    "Chunking",
+    "HeuristicLabeller",
+    "HumanLabeller",
+    "Labeller",
+    "LabellingStopped",
+    "QuestionLabels",
+    "build_chunk_labels",
+    "load_chunk_labels",
+    "make_labeller",
+    "save_chunk_labels",
+]

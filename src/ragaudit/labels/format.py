@@ -1,0 +1,359 @@
+"""The chunk-label file (``format: ragaudit.chunk_labels``, version 1).
+
+Chunk labels say, for each question, which chunks of its gold document(s) contain the answer
+(grade 2) and which are merely related (grade 1); every other candidate chunk is grade 0.  They
+are only meaningful for the chunking they were made with (chunk ids change with chunk size,
+overlap, chunker and corpus), so the file records that chunking and loading it against a run
+chunked differently is an error.
+
+.. code-block:: yaml
+
+    format: ragaudit.chunk_labels
+    version: 1
+    chunking: {chunker: fixed, chunk_size: 800, chunk_overlap: 100, corpus_sha256: "..."}
+    labeller: heuristic
+    questions:
+      q01:
+        question: "In which year was the company founded?"
+        doc_sources: [01-company-overview]
+        n_candidate_chunks: 4
+        answer_chunks: [<chunk id>]        # grade 2
+        supporting_chunks: [<chunk id>]    # grade 1
+        labeller: heuristic
+
+A question being labelled by a person and interrupted carries ``complete: false`` and the
+grades given so far (``graded: {chunk id: grade}``); it is skipped by :meth:`ChunkLabels.to_qrels`
+and resumed by the next ``ragaudit labels build --labeller human``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ragaudit._io import atomic_write_text
+from ragaudit.data.qrels import Qrels
+from ragaudit.exceptions import FormatError, InputError
+
+__all__ = [
+    "LABELS_FORMAT",
+    "LABELS_VERSION",
+    "ChunkLabels",
+    "Chunking",
+    "QuestionLabels",
+    "dump_chunk_labels",
+    "load_chunk_labels",
+    "save_chunk_labels",
+]
+
+LABELS_FORMAT = "ragaudit.chunk_labels"
+LABELS_VERSION = 1
+_CHUNKING_KEYS = ("chunker", "chunk_size", "chunk_overlap", "corpus_sha256")
+
+
+@dataclass(frozen=True)
+class Chunking:
+    """How the corpus was chunked when the labels were made (``corpus_sha256`` may be None)."""
+
+    chunker: str
+    chunk_size: int
+    chunk_overlap: int
+    corpus_sha256: str | None = None
+
+    def describe(self) -> str:
+        """``"chunker=fixed, chunk_size=800, chunk_overlap=100"`` (for messages)."""
+        return (
+            f"chunker={self.chunker}, chunk_size={self.chunk_size}, "
+            f"chunk_overlap={self.chunk_overlap}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The YAML ``chunking`` block."""
+        return {
+            "chunker": self.chunker,
+            "chunk_size": self.chunk_size,
+            "chunk_overlap": self.chunk_overlap,
+            "corpus_sha256": self.corpus_sha256,
+        }
+
+
+@dataclass
+class QuestionLabels:
+    """The labels of one question (see the module docstring for the fields)."""
+
+    question: str
+    doc_sources: list[str]
+    n_candidate_chunks: int
+    answer_chunks: list[str] = field(default_factory=list)
+    supporting_chunks: list[str] = field(default_factory=list)
+    labeller: str = ""
+    complete: bool = True
+    graded: dict[str, int] = field(default_factory=dict)
+
+    def grades(self) -> dict[str, int]:
+        """``{chunk id: grade}`` for the positive grades (2 answer, 1 supporting)."""
+        out = {c: 1 for c in self.supporting_chunks}
+        out.update({c: 2 for c in self.answer_chunks})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The YAML entry of this question."""
+        out: dict[str, Any] = {
+            "question": self.question,
+            "doc_sources": list(self.doc_sources),
+            "n_candidate_chunks": self.n_candidate_chunks,
+            "answer_chunks": list(self.answer_chunks),
+            "supporting_chunks": list(self.supporting_chunks),
+            "labeller": self.labeller,
+        }
+        if not self.complete:
+            out["complete"] = False
+            out["graded"] = dict(self.graded)
+        return out
+
+
+@dataclass
+class ChunkLabels:
+    """A chunk-label file in memory.
+
+    Examples
+    --------
+    >>> labels = ChunkLabels(Chunking("fixed", 800, 100), "heuristic", {
+    ...     "q1": QuestionLabels("Q?", ["D"], 3, ["c2"], ["c1"], "heuristic")})
+    >>> labels.to_qrels().to_dict()
+    {'q1': {'c1': 1, 'c2': 2}}
+    >>> labels.check_chunking({"chunk_size": 400, "chunk_overlap": 100, "chunker": "fixed"})
+    Traceback (most recent call last):
+    ...
+    ragaudit.exceptions.InputError: chunk labels: made for chunker=fixed, chunk_size=800, \
+chunk_overlap=100 but the run uses chunker=fixed, chunk_size=400, chunk_overlap=100; chunk ids \
+differ between chunkings: rebuild the labels with ragaudit labels build --chunk-size 400 \
+--chunk-overlap 100 --chunker fixed
+    """
+
+    chunking: Chunking
+    labeller: str
+    questions: dict[str, QuestionLabels] = field(default_factory=dict)
+    path: str | None = None
+
+    def complete_questions(self) -> list[str]:
+        """Ids of the fully labelled questions, in file order."""
+        return [q for q, lab in self.questions.items() if lab.complete]
+
+    def to_qrels(self) -> Qrels:
+        """Chunk-level :class:`~ragaudit.data.qrels.Qrels` of the complete questions.
+
+        Grades: 2 for answer chunks, 1 for supporting chunks (other candidates are 0 and
+        omitted).
+        """
+        return Qrels(
+            {q: self.questions[q].grades() for q in self.complete_questions()},
+            unit="chunk",
+            name=self.path,
+        )
+
+    def check_chunking(self, config: Mapping[str, Any]) -> None:
+        """Raise InputError unless ``config`` (a saved run's) matches the labels' chunking.
+
+        Only keys present in both are compared (a run without ``corpus_sha256`` is not
+        checked for it).
+        """
+        mine = self.chunking.to_dict()
+        clash = [
+            key
+            for key in _CHUNKING_KEYS
+            if mine.get(key) is not None
+            and config.get(key) is not None
+            and str(mine[key]) != str(config[key])
+        ]
+        if not clash:
+            return
+        where = self.path or "chunk labels"
+        if clash == ["corpus_sha256"]:
+            raise InputError(
+                f"{where}: made for a different corpus (corpus_sha256 {mine['corpus_sha256'][:12]}"
+                f" vs the run's {str(config['corpus_sha256'])[:12]}); rebuild the labels on the "
+                "run's corpus with ragaudit labels build --rebuild"
+            )
+        theirs = Chunking(
+            str(config.get("chunker", self.chunking.chunker)),
+            int(config.get("chunk_size", self.chunking.chunk_size)),
+            int(config.get("chunk_overlap", self.chunking.chunk_overlap)),
+        )
+        raise InputError(
+            f"{where}: made for {self.chunking.describe()} but the run uses "
+            f"{theirs.describe()}; chunk ids differ between chunkings: rebuild the labels with "
+            f"ragaudit labels build --chunk-size {theirs.chunk_size} --chunk-overlap "
+            f"{theirs.chunk_overlap} --chunker {theirs.chunker}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole file as plain data (keys in the documented order)."""
+        return {
+            "format": LABELS_FORMAT,
+            "version": LABELS_VERSION,
+            "chunking": self.chunking.to_dict(),
+            "labeller": self.labeller,
+            "questions": {q: lab.to_dict() for q, lab in self.questions.items()},
+        }
+
+
+def dump_chunk_labels(labels: ChunkLabels) -> str:
+    """The YAML text of ``labels`` (deterministic: documented key order, no aliases)."""
+    return yaml.safe_dump(
+        labels.to_dict(), sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
+    )
+
+
+def save_chunk_labels(labels: ChunkLabels, path: str | os.PathLike[str]) -> None:
+    """Write ``labels`` to ``path`` atomically (readers never see half a file)."""
+    atomic_write_text(path, dump_chunk_labels(labels))
+    labels.path = str(path)
+
+
+def _question_lines(text: str) -> dict[str, int]:
+    """1-based line of each question key, for error messages (best effort)."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        return {}
+    for key, value in root.value:
+        if getattr(key, "value", None) == "questions" and isinstance(value, yaml.MappingNode):
+            return {str(k.value): k.start_mark.line + 1 for k, _ in value.value}
+    return {}
+
+
+def _str_list(value: Any, where: str, line: int | None, field_name: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, (str, int)) for v in value):
+        raise FormatError(
+            f"expected a list of chunk ids, found {value!r}",
+            path=where,
+            line=line,
+            field=field_name,
+        )
+    return [str(v) for v in value]
+
+
+def load_chunk_labels(
+    path: str | os.PathLike[str], *, expect: Mapping[str, Any] | None = None
+) -> ChunkLabels:
+    """Read a chunk-label file; with ``expect`` (a saved run's config) check its chunking.
+
+    Raises
+    ------
+    FormatError
+        Not YAML, not a ``ragaudit.chunk_labels`` file, an unsupported version, or a field of
+        the wrong type (the message names the file, line and field).
+    InputError
+        The file does not exist, or it was made for a different chunking than ``expect``.
+    """
+    where = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(
+            f"{where}: no such chunk-label file; build one with ragaudit labels build"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{where}: cannot read the chunk-label file: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise FormatError(
+            f"expected YAML, found a syntax error ({getattr(exc, 'problem', exc)})",
+            path=where,
+            line=None if mark is None else mark.line + 1,
+        ) from None
+    if not isinstance(data, Mapping) or data.get("format") != LABELS_FORMAT:
+        found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
+        raise FormatError(
+            f"expected {LABELS_FORMAT!r}, found {found!r}", path=where, field="format"
+        )
+    if data.get("version") != LABELS_VERSION:
+        raise FormatError(
+            f"expected version {LABELS_VERSION}, found {data.get('version')!r}",
+            path=where,
+            field="version",
+        )
+    chunking_raw = data.get("chunking")
+    if not isinstance(chunking_raw, Mapping):
+        raise FormatError(
+            "expected a mapping with chunker, chunk_size, chunk_overlap",
+            path=where,
+            field="chunking",
+        )
+    try:
+        chunking = Chunking(
+            str(chunking_raw["chunker"]),
+            int(chunking_raw["chunk_size"]),
+            int(chunking_raw["chunk_overlap"]),
+            None
+            if chunking_raw.get("corpus_sha256") is None
+            else str(chunking_raw["corpus_sha256"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FormatError(
+            f"expected chunker, chunk_size and chunk_overlap, problem: {exc}",
+            path=where,
+            field="chunking",
+        ) from None
+    questions_raw = data.get("questions") or {}
+    if not isinstance(questions_raw, Mapping):
+        raise FormatError(
+            "expected a mapping of question id -> labels", path=where, field="questions"
+        )
+    lines = _question_lines(text)
+    questions: dict[str, QuestionLabels] = {}
+    for qid_raw, entry in questions_raw.items():
+        qid = str(qid_raw)
+        line = lines.get(qid)
+        prefix = f"questions.{qid}"
+        if not isinstance(entry, Mapping):
+            raise FormatError("expected a mapping", path=where, line=line, field=prefix)
+        n_candidates = entry.get("n_candidate_chunks", 0)
+        if isinstance(n_candidates, bool) or not isinstance(n_candidates, int) or n_candidates < 0:
+            raise FormatError(
+                f"expected an integer >= 0, found {n_candidates!r}",
+                path=where,
+                line=line,
+                field=f"{prefix}.n_candidate_chunks",
+            )
+        graded_raw = entry.get("graded") or {}
+        if not isinstance(graded_raw, Mapping) or not all(
+            isinstance(g, int) and not isinstance(g, bool) and 0 <= g <= 2
+            for g in graded_raw.values()
+        ):
+            raise FormatError(
+                "expected {chunk id: grade 0, 1 or 2}",
+                path=where,
+                line=line,
+                field=f"{prefix}.graded",
+            )
+        questions[qid] = QuestionLabels(
+            question=str(entry.get("question", "")),
+            doc_sources=_str_list(entry.get("doc_sources"), where, line, f"{prefix}.doc_sources"),
+            n_candidate_chunks=n_candidates,
+            answer_chunks=_str_list(
+                entry.get("answer_chunks"), where, line, f"{prefix}.answer_chunks"
+            ),
+            supporting_chunks=_str_list(
+                entry.get("supporting_chunks"), where, line, f"{prefix}.supporting_chunks"
+            ),
+            labeller=str(entry.get("labeller", data.get("labeller", ""))),
+            complete=entry.get("complete", True) is not False,
+            graded={str(c): int(g) for c, g in graded_raw.items()},
+        )
+    labels = ChunkLabels(chunking, str(data.get("labeller", "")), questions, where)
+    if expect is not None:
+        labels.check_chunking(expect)
+    return labels

@@ -1,0 +1,42 @@
+"""The LLM layer: one cached, retrying, accounted client for OpenAI-compatible endpoints.
+
+Importing this package does not import ``openai`` or ``pydantic`` (extra ``llm``); they are
+loaded on the first request.
+"""
+
+from __future__ import annotations
+
+from ragaudit.llm.cache import CacheStats, LLMCache
+from ragaudit.llm.client import (
+    ChatResult,
+    DryRunEstimate,
+    InvalidReply,
+    JSONOutcome,
+    LLMClient,
+    LLMRequestError,
+    LLMUnavailableError,
+    PlannedCall,
+    estimate_tokens,
+)
+from ragaudit.llm.config import LLMConfig, add_llm_options, default_cache_path, llm_config_from_cli
+from ragaudit.llm.prices import ModelPrice, PriceTable
+
+__all__ = [
+    "CacheStats",
+    "ChatResult",
+    "DryRunEstimate",
+    "InvalidReply",
+    "JSONOutcome",
+    "LLMCache",
+    "LLMClient",
+    "LLMConfig",
+    "LLMRequestError",
+    "LLMUnavailableError",
+    "ModelPrice",
+    "PlannedCall",
+    "PriceTable",
+    "add_llm_options",
+    "default_cache_path",
+    "estimate_tokens",
+    "llm_config_from_cli",
+]

@@ -1,0 +1,416 @@
+"""``evaluate``: score a run against relevance labels, per question and averaged.
+
+The work is split the scikit-learn way: validate the arguments, line the run up with the
+labels as one padded ``(n_questions, depth)`` matrix of grades (a vectorised hash join, no
+per-question Python objects for runs read from TREC files), call the kernels of
+:mod:`ragaudit.metrics.kernels` once per metric, then average.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ragaudit.data.formats import _QID_MIX, RunColumns, _Strings, run_columns
+from ragaudit.data.qrels import Qrels
+from ragaudit.data.runs import Run
+from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
+from ragaudit.metrics.kernels import KERNELS, RankedGrades
+from ragaudit.metrics.registry import MetricSpec, parse_metric
+
+__all__ = ["Evaluation", "evaluate"]
+
+_SHOW_IDS = 5
+
+
+def _name_some(ids: Sequence[str]) -> str:
+    shown = ", ".join(ids[:_SHOW_IDS])
+    return shown + (f", ... ({len(ids) - _SHOW_IDS} more)" if len(ids) > _SHOW_IDS else "")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The result of :func:`evaluate`.
+
+    Attributes
+    ----------
+    query_ids : tuple of str
+        Evaluated questions, in the order of the labels.
+    per_query : dict of str to ndarray
+        Metric name as requested -> one value per question, aligned with ``query_ids``.
+    means : dict of str to float
+        Metric name as requested -> average over questions (``average``).
+    unit : {"doc", "chunk"}
+        What the labels and run items name.
+    average : {"macro", "micro"}
+        Macro: mean of per-question values.  Micro: counts pooled over questions first.
+    relevance_threshold : int
+        Minimum grade counted as relevant by the binary metrics.
+    missing : {"zero", "skip"}
+        What happened to labelled questions absent from the run.
+    specs : dict of str to MetricSpec
+        Metric name as requested -> parsed metric.
+    tied_groups : int
+        Groups of items sharing a score within a question in the run (order inside a group
+        is arbitrary: trec_eval's rule breaks it by id, descending).
+    """
+
+    query_ids: tuple[str, ...]
+    per_query: dict[str, npt.NDArray[np.float64]]
+    means: dict[str, float]
+    unit: str
+    average: str
+    relevance_threshold: int
+    missing: str
+    specs: dict[str, MetricSpec] = field(default_factory=dict)
+    tied_groups: int = 0
+
+    @property
+    def n_queries(self) -> int:
+        """Number of evaluated questions."""
+        return len(self.query_ids)
+
+    def to_dict(self, per_query: bool = False) -> dict[str, Any]:
+        """A JSON-ready summary; ``per_query=True`` adds ``{qid: {metric: value}}``.
+
+        Examples
+        --------
+        >>> ev = evaluate(Qrels({"q1": {"A": 1}}), Run({"q1": ["A"]}), ["hit@1"])
+        >>> ev.to_dict()
+        {'metrics': {'hit@1': 1.0}, 'n_queries': 1, 'unit': 'doc', 'average': 'macro', \
+'relevance_threshold': 1, 'missing': 'zero', 'tied_groups': 0}
+        """
+        out: dict[str, Any] = {
+            "metrics": dict(self.means),
+            "n_queries": self.n_queries,
+            "unit": self.unit,
+            "average": self.average,
+            "relevance_threshold": self.relevance_threshold,
+            "missing": self.missing,
+            "tied_groups": self.tied_groups,
+        }
+        if per_query:
+            columns = {name: values.tolist() for name, values in self.per_query.items()}
+            out["per_query"] = {
+                qid: {name: columns[name][i] for name in columns}
+                for i, qid in enumerate(self.query_ids)
+            }
+        return out
+
+
+def _evaluate_iv(
+    qrels: Qrels,
+    run: Run,
+    metrics: Sequence[str] | str,
+    relevance_threshold: int,
+    missing: str,
+    average: str,
+) -> dict[str, MetricSpec]:
+    """Validate the arguments; return requested name -> parsed metric."""
+    if not isinstance(qrels, Qrels):
+        raise InputError(f"qrels: expected a ragaudit Qrels, found {type(qrels).__name__}")
+    if not isinstance(run, Run):
+        raise InputError(f"run: expected a ragaudit Run, found {type(run).__name__}")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not metrics:
+        raise InputError("metrics: expected at least one metric name, e.g. ['ndcg@10']")
+    specs = {name: parse_metric(name) for name in metrics}
+    if (
+        isinstance(relevance_threshold, bool)
+        or not isinstance(relevance_threshold, int | np.integer)
+        or relevance_threshold < 1
+    ):
+        raise InputError(
+            f"relevance_threshold: expected an integer >= 1, found {relevance_threshold!r}"
+        )
+    if missing not in ("zero", "skip"):
+        raise InputError(f"missing: expected 'zero' or 'skip', found {missing!r}")
+    if average not in ("macro", "micro"):
+        raise InputError(f"average: expected 'macro' or 'micro', found {average!r}")
+    if average == "micro":
+        rank_based = [name for name, spec in specs.items() if not spec.info.micro]
+        if rank_based:
+            raise InputError(
+                f"micro-averaging is undefined for rank metrics ({', '.join(rank_based)}); "
+                "it pools counts and is defined for hit, recall, precision and f1 only; "
+                "use average='macro' for these"
+            )
+    if run.unit != qrels.unit:
+        if run.unit == "chunk":
+            raise InputError(
+                "the run ranks chunks but the labels are at document level; lift the run to "
+                "documents with a chunk->document map (Run.to_docs, CLI: --chunk-map FILE)"
+            )
+        raise InputError(
+            "the run ranks documents but the labels are at chunk level; document rankings "
+            "cannot be scored against chunk labels: evaluate a chunk-level run"
+        )
+    if len(qrels) == 0:
+        raise InputError("the labels are empty: expected at least one labelled question")
+    return specs
+
+
+def _label_table(
+    qrels: Qrels, eval_ids: Sequence[str]
+) -> tuple[npt.NDArray[np.int64], _Strings, npt.NDArray[np.int64]]:
+    """Flatten the labels of ``eval_ids``: (row of each label, item ids, grades)."""
+    counts = []
+    items: list[str] = []
+    grades: list[int] = []
+    for qid in eval_ids:
+        labels = qrels[qid]
+        counts.append(len(labels))
+        items.extend(labels)
+        grades.extend(labels.values())
+    label_row = np.repeat(np.arange(len(eval_ids)), counts)
+    return label_row, _Strings.from_list(items), np.asarray(grades, dtype=np.int64)
+
+
+def _grade_matrix(
+    cols: RunColumns,
+    eval_row_of_run_q: npt.NDArray[np.int64],
+    label_row: npt.NDArray[np.int64],
+    label_items: _Strings,
+    label_grade: npt.NDArray[np.int64],
+    n_eval: int,
+    depth: int,
+) -> npt.NDArray[np.int64]:
+    """Grades of ranked items as an (n_eval, depth) matrix via a verified hash join."""
+    grades = np.zeros((n_eval, depth), dtype=np.int64)
+    if cols.n_rows == 0 or depth == 0 or len(label_grade) == 0:
+        return grades
+    run_q = cols.question_of_row()
+    rank = cols.rank_of_row()
+    row_eval = eval_row_of_run_q[run_q]
+    use = np.flatnonzero((row_eval >= 0) & (rank < depth))
+    label_keys = label_items.hashes() + label_row.astype(np.uint64) * _QID_MIX
+    order = np.argsort(label_keys)
+    sorted_keys = label_keys[order]
+    run_keys = cols.item_hash[use] + row_eval[use].astype(np.uint64) * _QID_MIX
+    pos = np.minimum(np.searchsorted(sorted_keys, run_keys), len(sorted_keys) - 1)
+    hit = sorted_keys[pos] == run_keys
+    use, pos = use[hit], pos[hit]
+    label_index = order[pos]
+    exact = (label_row[label_index] == row_eval[use]) & label_items.equal(
+        label_index, cols.items, cols.row_order[use]
+    )
+    use, label_index = use[exact], label_index[exact]
+    grades[row_eval[use], rank[use]] = label_grade[label_index]
+    if np.any(sorted_keys[1:] == sorted_keys[:-1]):
+        # Two labels of one question share a 64-bit hash: redo those questions exactly.
+        clash = np.unique(label_row[order[1:][sorted_keys[1:] == sorted_keys[:-1]]])
+        _exact_rows(cols, eval_row_of_run_q, label_row, label_items, label_grade, grades, clash)
+    return grades
+
+
+def _exact_rows(
+    cols: RunColumns,
+    eval_row_of_run_q: npt.NDArray[np.int64],
+    label_row: npt.NDArray[np.int64],
+    label_items: _Strings,
+    label_grade: npt.NDArray[np.int64],
+    grades: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int64],
+) -> None:
+    """Slow exact fallback for the (practically never) hash-colliding questions."""
+    depth = grades.shape[1]
+    for row in rows.tolist():
+        members = np.flatnonzero(label_row == row)
+        labels = dict(zip(label_items.decode(members), label_grade[members].tolist(), strict=True))
+        run_q = int(np.flatnonzero(eval_row_of_run_q == row)[0])
+        a, b = int(cols.offsets[run_q]), int(cols.offsets[run_q + 1])
+        ids = cols.items.decode(cols.row_order[a : min(b, a + depth)])
+        grades[row, : len(ids)] = [labels.get(item, 0) for item in ids]
+
+
+def _ideal_grades(
+    label_row: npt.NDArray[np.int64], label_grade: npt.NDArray[np.int64], n_eval: int
+) -> npt.NDArray[np.int64]:
+    """Each question's positive grades, best first, zero padded."""
+    positive = label_grade > 0
+    rows, grades = label_row[positive], label_grade[positive]
+    order = np.lexsort((-grades, rows))
+    rows, grades = rows[order], grades[order]
+    counts = np.bincount(rows, minlength=n_eval)
+    ideal = np.zeros((n_eval, int(counts.max(initial=0))), dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    ideal[rows, np.arange(len(rows)) - starts[rows]] = grades
+    return ideal
+
+
+def _micro_means(
+    specs: Mapping[str, MetricSpec], prepared: RankedGrades, per_query: Mapping[str, Any]
+) -> dict[str, float]:
+    """Pooled counts: sum of relevant retrieved over sum of relevant (or of k)."""
+    n = prepared.grades.shape[0]
+    total_relevant = float(prepared.n_relevant.sum())
+    means: dict[str, float] = {}
+    for name, spec in specs.items():
+        k = spec.k
+        found = float(prepared.rel[:, :k].sum()) if k is not None else float(prepared.rel.sum())
+        recall = found / total_relevant if total_relevant > 0 else 0.0
+        precision = found / (n * k) if n and k else 0.0
+        if spec.family == "hit":
+            means[name] = float(np.mean(per_query[name])) if n else 0.0
+        elif spec.family == "recall":
+            means[name] = recall
+        elif spec.family == "precision":
+            means[name] = precision
+        else:  # f1
+            means[name] = (
+                2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+            )
+    return means
+
+
+def evaluate(
+    qrels: Qrels,
+    run: Run,
+    metrics: Sequence[str] | str,
+    *,
+    relevance_threshold: int = 1,
+    missing: str = "zero",
+    average: str = "macro",
+) -> Evaluation:
+    """Score ``run`` against ``qrels`` on each metric, per question and averaged.
+
+    Parameters
+    ----------
+    qrels : Qrels
+        Graded labels; their question order is the order of the results.
+    run : Run
+        Rankings at the same unit as the labels (lift chunks with ``Run.to_docs``).
+    metrics : sequence of str
+        Names such as ``"ndcg@10"``, ``"recall@5"``, ``"P@5"``, ``"map"`` (see
+        :func:`~ragaudit.metrics.list_metrics`).
+    relevance_threshold : int, default 1
+        Binary metrics count an item as relevant when its grade is >= this.  nDCG and DCG
+        use the grades as gains whatever the threshold (as trec_eval does).
+    missing : {"zero", "skip"}, default "zero"
+        Labelled questions absent from the run score 0 (trec_eval ``-c``) or are dropped
+        (trec_eval's default).  Either way they are named in a warning when zero.
+    average : {"macro", "micro"}, default "macro"
+        Macro: ``mean_q metric(q)``, every question weighs the same.  Micro: pools the counts,
+        e.g. ``recall = sum_q |rel found in top k| / sum_q |rel|``; defined for hit,
+        recall, precision and f1 only.
+
+    Returns
+    -------
+    Evaluation
+
+    Raises
+    ------
+    InputError
+        Unknown metric, bad option, unit mismatch, empty run or labels, or a run that
+        shares no question with the labels.
+
+    Warns
+    -----
+    RagauditWarning
+        Run questions without labels (ignored, as by trec_eval); labelled questions missing
+        from the run (with ``missing="zero"``).
+    UndefinedMetricWarning
+        Questions without any relevant item: they score 0 on every metric (as in trec_eval).
+
+    Examples
+    --------
+    The chapter's ``B *A* D *C* E`` ranking with A and C relevant:
+
+    >>> qrels = Qrels({"q1": {"A": 1, "C": 1}})
+    >>> run = Run({"q1": ["B", "A", "D", "C", "E"]})
+    >>> ev = evaluate(qrels, run, ["nDCG@5", "map", "recall@5"])
+    >>> {name: round(value, 4) for name, value in ev.means.items()}
+    {'nDCG@5': 0.6509, 'map': 0.5, 'recall@5': 1.0}
+    >>> ev.per_query["map"].tolist(), ev.query_ids
+    ([0.5], ('q1',))
+    """
+    specs = _evaluate_iv(qrels, run, metrics, relevance_threshold, missing, average)
+    cols = run_columns(run)
+    if cols.n_rows == 0:
+        raise InputError("the run is empty: expected at least one ranked item")
+    labelled = set(qrels)
+    run_ids = cols.qids
+    in_run = set(run_ids)
+    if not labelled & in_run:
+        raise InputError(
+            f"the run and the labels share no question id (run: {_name_some(sorted(in_run))}; "
+            f"labels: {_name_some(sorted(labelled))}); check that they describe the same "
+            "questions"
+        )
+    unlabelled = [qid for qid in run_ids if qid not in labelled]
+    if unlabelled:
+        warnings.warn(
+            f"{len(unlabelled)} run question(s) have no labels and are ignored (as trec_eval "
+            f"does): {_name_some(unlabelled)}",
+            RagauditWarning,
+            stacklevel=2,
+        )
+    absent = [qid for qid in qrels if qid not in in_run]
+    if missing == "skip":
+        eval_ids = [qid for qid in qrels if qid in in_run]
+    else:
+        eval_ids = list(qrels)
+        if absent:
+            warnings.warn(
+                f"{len(absent)} labelled question(s) are missing from the run and score 0: "
+                f"{_name_some(absent)}; pass missing='skip' (--missing skip) to drop them "
+                "as trec_eval does without -c",
+                RagauditWarning,
+                stacklevel=2,
+            )
+    n_eval = len(eval_ids)
+    eval_index = {qid: i for i, qid in enumerate(eval_ids)}
+    eval_row_of_run_q = np.array([eval_index.get(qid, -1) for qid in run_ids], dtype=np.int64)
+
+    label_row, label_items, label_grade = _label_table(qrels, eval_ids)
+    n_relevant = np.bincount(
+        label_row[label_grade >= relevance_threshold], minlength=n_eval
+    ).astype(np.int64)
+    no_relevant = [eval_ids[i] for i in np.flatnonzero(n_relevant == 0).tolist()]
+    if no_relevant:
+        warnings.warn(
+            f"{len(no_relevant)} question(s) have no relevant item (grade >= "
+            f"{relevance_threshold}) and score 0 on every metric, as in trec_eval: "
+            f"{_name_some(no_relevant)}",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+
+    lengths = np.diff(cols.offsets)
+    used = eval_row_of_run_q >= 0
+    depth = int(lengths[used].max(initial=0))
+    if all(spec.k is not None for spec in specs.values()):
+        depth = min(depth, max(spec.k for spec in specs.values() if spec.k is not None))
+    grades = _grade_matrix(
+        cols, eval_row_of_run_q, label_row, label_items, label_grade, n_eval, depth
+    )
+    prepared = RankedGrades(
+        grades=grades,
+        n_relevant=n_relevant,
+        ideal_grades=_ideal_grades(label_row, label_grade, n_eval),
+        threshold=int(relevance_threshold),
+    )
+    per_query = {name: KERNELS[spec.family](prepared, spec.k) for name, spec in specs.items()}
+    if average == "micro":
+        means = _micro_means(specs, prepared, per_query)
+    else:
+        means = {
+            name: float(np.mean(values)) if n_eval else 0.0 for name, values in per_query.items()
+        }
+    return Evaluation(
+        query_ids=tuple(eval_ids),
+        per_query=per_query,
+        means=means,
+        unit=qrels.unit,
+        average=average,
+        relevance_threshold=int(relevance_threshold),
+        missing=missing,
+        specs=specs,
+        tied_groups=run.tied_groups,
+    )

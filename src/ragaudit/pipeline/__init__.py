@@ -1,0 +1,63 @@
+"""Pipeline pieces, each replaceable: corpus, chunking, retrievers, generators, the harness.
+
+Names are imported lazily from their modules, so ``ragaudit.pipeline.text`` or
+``ragaudit.pipeline.generators`` can be used (e.g. by the judges) without loading the harness.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragaudit.pipeline.chunking import Chunk, chunk_documents, chunk_id, chunk_to_doc
+    from ragaudit.pipeline.corpus import Document, corpus_sha256, load_corpus
+    from ragaudit.pipeline.generators import REFUSAL, ExtractiveReader, Generation, Generator
+    from ragaudit.pipeline.harness import evaluate_configuration, run_pipeline
+    from ragaudit.pipeline.retrievers import (
+        BM25Retriever,
+        CallableRetriever,
+        DenseRetriever,
+        PrecomputedRetriever,
+        QdrantRetriever,
+        Retriever,
+    )
+
+_WHERE = {
+    "Chunk": "chunking", "chunk_documents": "chunking", "chunk_id": "chunking",
+    "chunk_to_doc": "chunking", "Document": "corpus", "corpus_sha256": "corpus",
+    "load_corpus": "corpus", "REFUSAL": "generators", "ExtractiveReader": "generators",
+    "Generation": "generators", "Generator": "generators",
+    "evaluate_configuration": "harness", "run_pipeline": "harness",
+    "BM25Retriever": "retrievers", "CallableRetriever": "retrievers",
+    "DenseRetriever": "retrievers", "PrecomputedRetriever": "retrievers",
+    "QdrantRetriever": "retrievers", "Retriever": "retrievers",
+}  # fmt: skip
+
+__all__ = [
+    "REFUSAL",
+    "BM25Retriever",
+    "CallableRetriever",
+    "Chunk",
+    "DenseRetriever",
+    "Document",
+    "ExtractiveReader",
+    "Generation",
+    "Generator",
+    "PrecomputedRetriever",
+    "QdrantRetriever",
+    "Retriever",
+    "chunk_documents",
+    "chunk_id",
+    "chunk_to_doc",
+    "corpus_sha256",
+    "evaluate_configuration",
+    "load_corpus",
+    "run_pipeline",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"ragaudit.pipeline.{_WHERE[name]}"), name)
+    raise AttributeError(f"module 'ragaudit.pipeline' has no attribute {name!r}")

@@ -1,0 +1,211 @@
+"""Split documents into retrieval units ("chunks") with stable ids.
+
+Two chunkers:
+
+``fixed``
+    Windows of at most ``chunk_size`` characters; consecutive windows share ``chunk_overlap``
+    characters.  A window end is pulled back to the last whitespace in its second half so words
+    are not cut, and a window start is pushed forward to the next word start.
+``markdown``
+    The document is first cut at markdown headers (lines starting with ``#``), one section per
+    header, then each section longer than ``chunk_size`` is cut with the fixed chunker.  Chunks
+    never straddle two sections.
+
+Chunk ids are ``uuid5(NAMESPACE, f"{doc_id}\\x1f{index}\\x1f{sha256(text)}")``: the same text at
+the same position of the same document always gets the same id, on every machine, and any edit
+to a chunk's text changes its id (so stale chunk labels cannot silently match).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ragaudit.exceptions import InputError
+from ragaudit.pipeline.corpus import Document
+
+__all__ = [
+    "CHUNKERS",
+    "CHUNK_NAMESPACE",
+    "Chunk",
+    "chunk_document",
+    "chunk_documents",
+    "chunk_id",
+    "chunk_to_doc",
+    "split_fixed",
+    "split_markdown_sections",
+]
+
+CHUNKERS: tuple[str, ...] = ("fixed", "markdown")
+CHUNK_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://ragaudit.invalid/chunk")
+
+_HEADER = re.compile(r"^#{1,6}\s", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrieval unit.
+
+    Attributes
+    ----------
+    chunk_id : str
+        Stable id (see :func:`chunk_id`).
+    doc_id : str
+        The document it was cut from.
+    index : int
+        0-based position within its document.
+    text : str
+        The chunk's text (a substring of the document, stripped).
+    """
+
+    chunk_id: str
+    doc_id: str
+    index: int
+    text: str
+
+
+def chunk_id(doc_id: str, index: int, text: str) -> str:
+    """The stable id of a chunk: ``uuid5`` of (doc id, chunk index, sha256 of the text).
+
+    >>> chunk_id("leave", 0, "Twenty days.") == chunk_id("leave", 0, "Twenty days.")
+    True
+    >>> chunk_id("leave", 0, "Twenty days.") == chunk_id("leave", 1, "Twenty days.")
+    False
+    """
+    text_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return str(uuid.uuid5(CHUNK_NAMESPACE, f"{doc_id}\x1f{index}\x1f{text_hash}"))
+
+
+def _check_sizes(chunk_size: int, chunk_overlap: int) -> None:
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise InputError(f"chunk_size: expected an integer >= 1, found {chunk_size!r}")
+    if isinstance(chunk_overlap, bool) or not isinstance(chunk_overlap, int) or chunk_overlap < 0:
+        raise InputError(f"chunk_overlap: expected an integer >= 0, found {chunk_overlap!r}")
+    if chunk_size <= chunk_overlap:
+        raise InputError(
+            f"chunk_size: expected a value larger than chunk_overlap ({chunk_overlap}), "
+            f"found {chunk_size}; lower --chunk-overlap or raise --chunk-size"
+        )
+
+
+def split_fixed(text: str, chunk_size: int, chunk_overlap: int) -> list[str]:
+    """Cut ``text`` into windows <= ``chunk_size`` chars, overlapping by ``chunk_overlap``.
+
+    Window ``i`` starts ``chunk_size - chunk_overlap`` characters (adjusted to word boundaries)
+    after window ``i - 1``.  Empty windows are dropped.
+
+    Examples
+    --------
+    >>> split_fixed("aaaa bbbb cccc dddd", chunk_size=10, chunk_overlap=5)
+    ['aaaa bbbb', 'bbbb cccc', 'cccc dddd']
+    >>> split_fixed("short", 100, 10)
+    ['short']
+    """
+    _check_sizes(chunk_size, chunk_overlap)
+    pieces: list[str] = []
+    start, n = 0, len(text)
+    while start < n:
+        end = min(start + chunk_size, n)
+        if end < n and not text[end].isspace():
+            # Pull the end back to a word boundary, but never below half a window.
+            half = start + chunk_size // 2
+            cut = max(text.rfind(" ", half, end), text.rfind("\n", half, end))
+            if cut > start:
+                end = cut
+        piece = text[start:end].strip()
+        if piece:
+            pieces.append(piece)
+        if end >= n:
+            break
+        next_start = max(end - chunk_overlap, start + 1)
+        # Start the next window at a word start: back to the start of the word we landed in
+        # (a little more overlap), or forward if that would not advance past this window.
+        back = next_start
+        while back > start and not text[back - 1].isspace():
+            back -= 1
+        if back > start:
+            next_start = back
+        else:
+            while next_start < end and not text[next_start - 1].isspace():
+                next_start += 1
+        start = next_start
+    return pieces
+
+
+def split_markdown_sections(text: str) -> list[str]:
+    """Cut a markdown document at header lines; each section keeps its header line.
+
+    >>> split_markdown_sections("intro\\n# A\\none\\n## B\\ntwo")
+    ['intro\\n', '# A\\none\\n', '## B\\ntwo']
+    """
+    starts = [m.start() for m in _HEADER.finditer(text)]
+    if not starts or starts[0] != 0:
+        starts = [0, *starts]
+    bounds = [*starts, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds) if text[a:b]]
+
+
+def chunk_document(
+    document: Document, chunk_size: int = 800, chunk_overlap: int = 100, chunker: str = "fixed"
+) -> list[Chunk]:
+    """Chunk one document (see the module docstring for the two modes).
+
+    Examples
+    --------
+    >>> doc = Document("leave", "# Leave\\nTwenty days a year.\\n# Sick\\nTell your manager.")
+    >>> [c.text for c in chunk_document(doc, 200, 20, "markdown")]
+    ['# Leave\\nTwenty days a year.', '# Sick\\nTell your manager.']
+    >>> [c.index for c in chunk_document(doc, 200, 20, "fixed")]
+    [0]
+    """
+    _check_sizes(chunk_size, chunk_overlap)
+    if chunker == "fixed":
+        texts = split_fixed(document.text, chunk_size, chunk_overlap)
+    elif chunker == "markdown":
+        texts = [
+            piece
+            for section in split_markdown_sections(document.text)
+            for piece in split_fixed(section, chunk_size, chunk_overlap)
+        ]
+    else:
+        raise InputError(f"chunker: expected one of {', '.join(CHUNKERS)}, found {chunker!r}")
+    return [
+        Chunk(chunk_id(document.doc_id, i, text), document.doc_id, i, text)
+        for i, text in enumerate(texts)
+    ]
+
+
+def chunk_documents(
+    documents: Iterable[Document],
+    chunk_size: int = 800,
+    chunk_overlap: int = 100,
+    chunker: str = "fixed",
+) -> list[Chunk]:
+    """Chunk every document, in corpus order.
+
+    Raises
+    ------
+    InputError
+        ``chunk_size <= chunk_overlap``, a negative overlap, or an unknown chunker.
+
+    Examples
+    --------
+    >>> docs = [Document("a", "one two three four"), Document("b", "five six")]
+    >>> [(c.doc_id, c.index, c.text) for c in chunk_documents(docs, 10, 4)]
+    [('a', 0, 'one two'), ('a', 1, 'two three'), ('a', 2, 'three four'), ('b', 0, 'five six')]
+    """
+    _check_sizes(chunk_size, chunk_overlap)
+    return [c for doc in documents for c in chunk_document(doc, chunk_size, chunk_overlap, chunker)]
+
+
+def chunk_to_doc(chunks: Sequence[Chunk]) -> dict[str, str]:
+    """The chunk -> document map used to lift chunk runs to document runs.
+
+    >>> chunk_to_doc([Chunk("c1", "A", 0, "x"), Chunk("c2", "B", 0, "y")])
+    {'c1': 'A', 'c2': 'B'}
+    """
+    return {c.chunk_id: c.doc_id for c in chunks}

@@ -1,0 +1,114 @@
+"""Load a corpus: every ``.md`` / ``.txt`` file of a directory is one document.
+
+The document id is the file stem (``05-beacon-fleet-software.md`` -> ``05-beacon-fleet-software``),
+which is what a golden set's ``sources`` name.  Files are read in sorted order, so everything
+built on the corpus (chunk ids, BM25 index, the corpus hash in a saved run) is deterministic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragaudit.exceptions import InputError
+
+__all__ = ["CORPUS_SUFFIXES", "Document", "corpus_sha256", "load_corpus"]
+
+CORPUS_SUFFIXES: tuple[str, ...] = (".md", ".txt")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One corpus document.
+
+    Attributes
+    ----------
+    doc_id : str
+        The file stem; what golden-set ``sources`` refer to.
+    text : str
+        The file's full text (UTF-8).
+    path : str or None
+        Where it was read from (None for documents built in memory).
+    """
+
+    doc_id: str
+    text: str
+    path: str | None = None
+
+
+def load_corpus(directory: str | Path) -> list[Document]:
+    """Read every ``.md`` and ``.txt`` file directly inside ``directory``.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The corpus folder.  Sub-folders and other file types are ignored.
+
+    Returns
+    -------
+    list of Document
+        Sorted by file name.
+
+    Raises
+    ------
+    InputError
+        The directory does not exist, holds no ``.md``/``.txt`` file, a file is not valid
+        UTF-8 or cannot be read (the message names the file), or two files share a stem.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "b-leave.md").write_text("# Leave\\nTwenty days.", encoding="utf-8")
+    >>> _ = (folder / "a-travel.txt").write_text("Book trains.", encoding="utf-8")
+    >>> [d.doc_id for d in load_corpus(folder)]
+    ['a-travel', 'b-leave']
+    """
+    root = Path(directory)
+    if not root.is_dir():
+        raise InputError(f"{root}: expected a directory of .md/.txt files, found no such directory")
+    files = sorted(p for p in root.iterdir() if p.is_file() and p.suffix.lower() in CORPUS_SUFFIXES)
+    if not files:
+        raise InputError(
+            f"{root}: empty corpus: expected at least one .md or .txt file, found none"
+        )
+    documents: list[Document] = []
+    seen: dict[str, Path] = {}
+    for path in files:
+        if path.stem in seen:
+            raise InputError(
+                f"{path}: document id {path.stem!r} is also used by {seen[path.stem].name}; "
+                "document ids are file stems and must be unique"
+            )
+        seen[path.stem] = path
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{path}: expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset "
+                f"{exc.start}; re-save the file as UTF-8"
+            ) from None
+        documents.append(Document(path.stem, text, str(path)))
+    return documents
+
+
+def corpus_sha256(documents: Sequence[Document]) -> str:
+    """A fingerprint of the corpus: sha256 over (doc id, text) pairs in doc-id order.
+
+    .. math:: H = \\mathrm{sha256}\\big(\\Vert_{d}\\; id_d \\,\\|\\, 0
+              \\,\\|\\, \\mathrm{sha256}(text_d)\\big)
+
+    >>> corpus_sha256([Document("a", "x")]) == corpus_sha256([Document("a", "x", "/elsewhere")])
+    True
+    """
+    digest = hashlib.sha256()
+    for doc in sorted(documents, key=lambda d: d.doc_id):
+        digest.update(doc.doc_id.encode("utf-8") + b"\0")
+        digest.update(hashlib.sha256(doc.text.encode("utf-8")).digest())
+    return digest.hexdigest()

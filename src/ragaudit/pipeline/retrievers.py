@@ -1,0 +1,368 @@
+"""Retrievers: anything with ``retrieve(question, depth) -> [(chunk_id, score), ...]``.
+
+* :class:`BM25Retriever` (default, core dependency ``bm25s``): Lucene BM25 (k1=1.5, b=0.75)
+  over the analyser in :mod:`ragaudit.pipeline.text` (lower case, small stopword list, light
+  suffix stemming).  Chunks sharing no term with the question are not returned.  Ties are
+  broken by corpus order, so results are identical on every run.
+* :class:`DenseRetriever` (extra ``dense``): a sentence-transformers model loaded from a path
+  or name you give; cosine similarity over normalised embeddings.
+* :class:`QdrantRetriever` (extra ``qdrant``, embeddings from the ``dense`` extra): the same
+  embeddings stored in Qdrant, in-process memory mode by default or a server URL.
+* :class:`CallableRetriever`: bring your own function ``question -> [(chunk_id, score)]``.
+* :class:`PrecomputedRetriever`: a TREC or JSONL run file produced elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ragaudit._io import require
+from ragaudit.exceptions import FormatError, InputError
+from ragaudit.pipeline.chunking import Chunk
+from ragaudit.pipeline.text import content_tokens
+
+__all__ = [
+    "RETRIEVERS",
+    "BM25Retriever",
+    "CallableRetriever",
+    "DenseRetriever",
+    "PrecomputedRetriever",
+    "QdrantRetriever",
+    "Retriever",
+    "read_run_file",
+]
+
+RETRIEVERS: tuple[str, ...] = ("bm25", "dense", "qdrant")
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """What the harness needs from a retriever."""
+
+    def retrieve(self, question: str, depth: int) -> list[tuple[str, float]]:
+        """The top ``depth`` chunks for ``question`` as ``(chunk_id, score)``, best first."""
+        ...
+
+
+def _check_depth(depth: int) -> None:
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise InputError(f"depth: expected an integer >= 1, found {depth!r}")
+
+
+def _top(chunk_ids: Sequence[str], scores: np.ndarray, depth: int) -> list[tuple[str, float]]:
+    """Best ``depth`` positive scores, ties broken by corpus order (a stable sort)."""
+    order = np.argsort(-scores, kind="stable")[:depth]
+    return [(chunk_ids[i], round(float(scores[i]), 6)) for i in order if scores[i] > 0]
+
+
+class BM25Retriever:
+    """BM25 over chunks with ragaudit's analyser.
+
+    .. math:: s(q, c) = \\sum_{t \\in q} \\mathrm{idf}(t)\\,
+              \\frac{f_{t,c}}{f_{t,c} + k_1 (1 - b + b\\,|c| / \\overline{|c|})}
+
+    (bm25s's ``lucene`` variant: no ``k1 + 1`` factor, which does not change the
+    ranking) with ``idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))``, ``k1 = 1.5``, ``b = 0.75``.
+
+    Examples
+    --------
+    >>> chunks = [Chunk("c1", "A", 0, "Laptops are replaced every three years."),
+    ...           Chunk("c2", "B", 0, "Holiday requests go to your manager."),
+    ...           Chunk("c3", "B", 1, "The canteen opens at noon.")]
+    >>> [cid for cid, _ in BM25Retriever(chunks).retrieve("When is my laptop replaced?", 5)]
+    ['c1']
+    """
+
+    def __init__(self, chunks: Sequence[Chunk], *, k1: float = 1.5, b: float = 0.75) -> None:
+        if not chunks:
+            raise InputError("BM25Retriever: expected at least one chunk, found none")
+        import bm25s  # a core dependency, imported here so `ragaudit --help` stays fast
+
+        self.chunk_ids = [c.chunk_id for c in chunks]
+        # numpy backend: identical scores everywhere, and no JIT compilation when numba is around
+        self._index = bm25s.BM25(k1=k1, b=b, method="lucene", backend="numpy")
+        corpus_tokens = [content_tokens(c.text) or [""] for c in chunks]
+        self._index.index(corpus_tokens, show_progress=False)
+
+    def retrieve(self, question: str, depth: int) -> list[tuple[str, float]]:
+        """Top ``depth`` chunks by BM25 score (see the class docstring)."""
+        _check_depth(depth)
+        tokens = content_tokens(question)
+        if not tokens:
+            return []
+        scores = np.asarray(self._index.get_scores(tokens), dtype=np.float64)
+        return _top(self.chunk_ids, scores, depth)
+
+
+class DenseRetriever:
+    """Cosine similarity over sentence-transformers embeddings (extra ``dense``).
+
+    Parameters
+    ----------
+    chunks : sequence of Chunk
+    model : str
+        A local model directory or a model name sentence-transformers can load.  ragaudit
+        never picks or downloads a model for you.
+    batch_size : int, default 32
+    """
+
+    def __init__(self, chunks: Sequence[Chunk], model: str, *, batch_size: int = 32) -> None:
+        st = require("sentence_transformers", extra="dense", feature="the dense retriever")
+        if not chunks:
+            raise InputError("DenseRetriever: expected at least one chunk, found none")
+        self.chunk_ids = [c.chunk_id for c in chunks]
+        self._model = st.SentenceTransformer(model)
+        self._batch_size = batch_size
+        self._matrix = self.embed([c.text for c in chunks])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-normalised embeddings, shape ``(len(texts), dim)``."""
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self._batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def retrieve(self, question: str, depth: int) -> list[tuple[str, float]]:
+        """Top ``depth`` chunks by cosine similarity ``<e(q), e(c)>``."""
+        _check_depth(depth)
+        query = self.embed([question])[0]
+        scores = (self._matrix @ query).astype(np.float64)
+        order = np.argsort(-scores, kind="stable")[:depth]
+        return [(self.chunk_ids[i], round(float(scores[i]), 6)) for i in order]
+
+
+class QdrantRetriever:
+    """Dense retrieval through a Qdrant collection (extras ``qdrant`` and ``dense``).
+
+    Parameters
+    ----------
+    chunks : sequence of Chunk
+    model : str
+        The sentence-transformers model used to embed chunks and questions.
+    url : str, optional
+        A Qdrant server; by default an in-process, in-memory instance (nothing persists).
+    collection : str, default "ragaudit"
+        Collection name; it is re-created, so do not point this at a collection you need.
+    """
+
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        model: str,
+        *,
+        url: str | None = None,
+        collection: str = "ragaudit",
+    ) -> None:
+        qdrant = require("qdrant_client", extra="qdrant", feature="the Qdrant retriever")
+        models = require("qdrant_client.models", extra="qdrant", feature="the Qdrant retriever")
+        self._encoder = DenseRetriever(chunks, model)
+        self._client = qdrant.QdrantClient(url=url) if url else qdrant.QdrantClient(":memory:")
+        self._collection = collection
+        dim = int(self._encoder._matrix.shape[1])
+        if self._client.collection_exists(collection):
+            self._client.delete_collection(collection)
+        self._client.create_collection(
+            collection,
+            vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE),
+        )
+        # Chunk ids are uuid5 strings, which Qdrant accepts as point ids directly.
+        points = [
+            models.PointStruct(id=cid, vector=vec.tolist(), payload={"chunk_id": cid})
+            for cid, vec in zip(self._encoder.chunk_ids, self._encoder._matrix, strict=True)
+        ]
+        self._client.upsert(collection, points=points, wait=True)
+
+    def retrieve(self, question: str, depth: int) -> list[tuple[str, float]]:
+        """Top ``depth`` chunks by Qdrant cosine similarity."""
+        _check_depth(depth)
+        query = self._encoder.embed([question])[0]
+        response = self._client.query_points(
+            self._collection, query=query.tolist(), limit=depth, with_payload=True
+        )
+        return [(str(p.payload["chunk_id"]), round(float(p.score), 6)) for p in response.points]
+
+
+class CallableRetriever:
+    """Wrap any function ``question -> ranked [(chunk_id, score)]`` as a retriever.
+
+    The result is truncated to ``depth``; order is the function's.
+
+    >>> r = CallableRetriever(lambda q: [("c2", 0.9), ("c1", 0.4), ("c3", 0.1)])
+    >>> r.retrieve("anything", 2)
+    [('c2', 0.9), ('c1', 0.4)]
+    """
+
+    def __init__(self, function: Callable[[str], Sequence[tuple[str, float]]]) -> None:
+        self._function = function
+
+    def retrieve(self, question: str, depth: int) -> list[tuple[str, float]]:
+        """Call the function and keep its first ``depth`` results."""
+        _check_depth(depth)
+        results = list(self._function(question))
+        cleaned: list[tuple[str, float]] = []
+        for position, entry in enumerate(results[:depth]):
+            try:
+                cid, score = entry
+                cleaned.append((str(cid), float(score)))
+            except (TypeError, ValueError):
+                raise InputError(
+                    f"retriever result [{position}]: expected a (chunk_id, score) pair, "
+                    f"found {entry!r}"
+                ) from None
+        return cleaned
+
+
+def read_run_file(path: str | Path) -> dict[str, list[tuple[str, float]]]:
+    """Read a precomputed run: TREC (``qid Q0 id rank score tag``) or JSONL.
+
+    JSONL lines are ``{"qid": ..., "id" | "chunk_id" | "doc_id": ..., "score": ...}``.  The
+    format is chosen by the first non-blank line (``{`` means JSONL).  Rankings are returned
+    best first (score descending; ties keep file order).
+
+    Raises
+    ------
+    FormatError
+        Naming the file, line and field of the first bad line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> name = pathlib.Path(tempfile.mkdtemp()) / "run.trec"
+    >>> _ = name.write_text("q1 Q0 c7 1 2.5 bm25\\nq1 Q0 c3 2 3.0 bm25\\n")
+    >>> read_run_file(name)
+    {'q1': [('c3', 3.0), ('c7', 2.5)]}
+    """
+    file = Path(path)
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{file}: cannot read run file: {exc}") from None
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    if not first:
+        raise FormatError("expected a TREC or JSONL run, found an empty file", path=str(file))
+    is_jsonl = first.startswith("{")
+    rankings: dict[str, list[tuple[str, float]]] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if is_jsonl:
+            qid, item, score = _parse_jsonl_line(line, str(file), number)
+        else:
+            qid, item, score = _parse_trec_line(line, str(file), number)
+        rankings.setdefault(qid, []).append((item, score))
+    return {q: sorted(r, key=lambda p: -p[1]) for q, r in rankings.items()}
+
+
+def _parse_trec_line(line: str, path: str, number: int) -> tuple[str, str, float]:
+    parts = line.split()
+    if len(parts) != 6:
+        raise FormatError(
+            f"expected 6 columns 'qid Q0 id rank score tag', found {len(parts)}",
+            path=path,
+            line=number,
+        )
+    try:
+        score = float(parts[4])
+    except ValueError:
+        raise FormatError(
+            f"expected a number, found {parts[4]!r}", path=path, line=number, field="score"
+        ) from None
+    return parts[0], parts[2], score
+
+
+def _parse_jsonl_line(line: str, path: str, number: int) -> tuple[str, str, float]:
+    try:
+        record: Any = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"invalid JSON: {exc.msg}", path=path, line=number) from None
+    if not isinstance(record, Mapping):
+        raise FormatError(f"expected an object, found {record!r}", path=path, line=number)
+    qid = record.get("qid", record.get("query_id"))
+    item = record.get("chunk_id", record.get("id", record.get("doc_id")))
+    if not isinstance(qid, str | int) or isinstance(qid, bool):
+        raise FormatError(f"expected a string, found {qid!r}", path=path, line=number, field="qid")
+    if not isinstance(item, str):
+        raise FormatError(
+            f"expected a string, found {item!r}", path=path, line=number, field="chunk_id"
+        )
+    score = record.get("score")
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        raise FormatError(
+            f"expected a number, found {score!r}", path=path, line=number, field="score"
+        )
+    return str(qid), item, float(score)
+
+
+class PrecomputedRetriever:
+    """Serve rankings from a run computed elsewhere, looked up by question text.
+
+    Parameters
+    ----------
+    rankings : mapping of question id to ranked ``[(id, score)]``
+        Ids may be chunk ids of this chunking, or document ids; a document id is expanded into
+        that document's chunks in chunk order, all with the document's score.
+    question_ids : mapping of question text to question id
+        How a question (the retriever protocol's input) is found in the run.
+    chunks : sequence of Chunk
+        The chunking in use (to check ids and expand documents).
+    name : str, optional
+        The run file, for messages.
+
+    Examples
+    --------
+    >>> chunks = [Chunk("c1", "A", 0, "x"), Chunk("c2", "A", 1, "y"), Chunk("c3", "B", 0, "z")]
+    >>> r = PrecomputedRetriever({"q1": [("B", 2.0), ("A", 1.0)]}, {"Why?": "q1"}, chunks)
+    >>> r.retrieve("Why?", 3)
+    [('c3', 2.0), ('c1', 1.0), ('c2', 1.0)]
+    """
+
+    def __init__(
+        self,
+        rankings: Mapping[str, Sequence[tuple[str, float]]],
+        question_ids: Mapping[str, str],
+        chunks: Sequence[Chunk],
+        *,
+        name: str | None = None,
+    ) -> None:
+        where = f"{name}: " if name else ""
+        known_chunks = {c.chunk_id for c in chunks}
+        doc_chunks: dict[str, list[str]] = {}
+        for c in sorted(chunks, key=lambda c: (c.doc_id, c.index)):
+            doc_chunks.setdefault(c.doc_id, []).append(c.chunk_id)
+        self._rankings: dict[str, list[tuple[str, float]]] = {}
+        for qid, ranking in rankings.items():
+            expanded: list[tuple[str, float]] = []
+            seen: set[str] = set()
+            for item, score in ranking:
+                if item in known_chunks:
+                    ids = [item]
+                elif item in doc_chunks:
+                    ids = doc_chunks[item]
+                else:
+                    raise InputError(
+                        f"{where}question {qid!r}: id {item!r} is neither a chunk id of this "
+                        "chunking nor a document id of the corpus; the run must use the same "
+                        "corpus and chunking (--chunk-size/--chunk-overlap/--chunker)"
+                    )
+                expanded.extend((cid, float(score)) for cid in ids if cid not in seen)
+                seen.update(ids)
+            self._rankings[str(qid)] = expanded
+        self._question_ids = dict(question_ids)
+        self._name = name
+
+    def retrieve(self, question: str, depth: int) -> list[tuple[str, float]]:
+        """The stored ranking of the question, first ``depth`` entries; [] if it has none."""
+        _check_depth(depth)
+        qid = self._question_ids.get(question)
+        if qid is None:
+            raise InputError(f"question {question[:60]!r} is not in the golden set")
+        return self._rankings.get(qid, [])[:depth]

@@ -1,0 +1,178 @@
+"""The funnel as a report: the stage table, the product identity, where questions die."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ragaudit.diagnose.funnel import (
+    FIX_HINTS,
+    STAGE_KEYS,
+    FunnelResult,
+    compute_funnel,
+    text_bar,
+)
+from ragaudit.reports.render import render_text
+from ragaudit.reports.report import Report, Section, Table, Text
+
+__all__ = ["funnel_report", "funnel_section"]
+
+_SOURCE_NAMES = {
+    "chunk_labels": "chunk labels (an answer chunk, grade 2, is in the context)",
+    "keywords_in_top_k": "reference keywords found in the top-k chunk texts",
+    "sufficiency": "the LLM sufficiency judge",
+    "evidence_in_context": "the offline evidence-in-context judge",
+}
+
+
+def _f3(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _ids(ids: tuple[str, ...]) -> str:
+    return ", ".join(ids)
+
+
+def funnel_report(result: FunnelResult) -> Report:
+    """Build the report of a funnel (terminal, Markdown and HTML show the same numbers).
+
+    Examples
+    --------
+    >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
+    ...        "gold_docs": ["G"], "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
+    ...        "judges": {"abstained": False, "correct": True, "evidence_in_context": True}}]}
+    >>> report = funnel_report(compute_funnel(run, n_resamples=10))
+    >>> report.sections[0].title
+    'The funnel (k=1, n=1 answerable questions)'
+    """
+    pct = round(result.confidence * 100)
+    rows: list[tuple[str, ...]] = [
+        (
+            "0 asked",
+            str(result.n),
+            _f3(1.0 if result.n else 0.0),
+            "",
+            "",
+            text_bar(1.0 if result.n else 0.0),
+            "",
+        )
+    ]
+    markers = {0: "<- what recall@k / hit@k report", 3: "<- what the user experiences"}
+    for j, stage in enumerate(result.stages):
+        ci = "" if stage.ci_low is None else f"[{stage.ci_low:.3f}, {stage.ci_high:.3f}]"
+        rows.append(
+            (
+                f"{j + 1} {stage.name}",
+                str(stage.kept),
+                _f3(stage.rate),
+                _f3(stage.conditional),
+                ci,
+                text_bar(stage.rate),
+                markers.get(j, ""),
+            )
+        )
+    stage_table = Table(
+        ("stage", "kept", "of n", "conditional", f"{pct}% CI (of n)", "bar", ""),
+        tuple(rows),
+        align="lrrrrll",
+    )
+    factors = " x ".join(_f3(f) for f in result.factors)
+    lucky_share = len(result.lucky) / result.n if result.n else 0.0
+    gap_ci = (
+        ""
+        if result.gap_ci is None
+        else f"   {pct}% CI [{result.gap_ci[0]:+.3f}, {result.gap_ci[1]:+.3f}]"
+    )
+    counts = ", ".join(f"{src} {n}" for src, n in result.stage2_source_counts.items())
+    source_line = (
+        f"stage 2 decided by: {_SOURCE_NAMES.get(result.stage2_source, result.stage2_source)}"
+        if result.stage2_source in _SOURCE_NAMES
+        else f"stage 2 decided by: {result.stage2_source} ({counts})"
+    )
+    identity = Text(
+        (
+            f"P(correct) = {factors} = {result.p_correct:.3f}",
+            f"stage-1 success (hit rate@{result.k}):   {result.stage1_rate:.3f}",
+            f"end-to-end correct:             {result.correct_end_to_end:.3f}   "
+            f"(through the funnel {result.p_correct:.3f} + by luck {lucky_share:.3f})",
+            f"the gap recall cannot see:      {result.gap:+.3f}{gap_ci}",
+            source_line,
+            f"bootstrap: {result.n_resamples} resamples of questions, seed {result.seed}, "
+            f"{pct}% percentile intervals",
+        ),
+        monospace=True,
+    )
+    title = f"The funnel (k={result.k}, n={result.n} answerable questions)"
+    sections = [Section(title, (stage_table, identity))]
+
+    die_rows = [
+        (
+            key,
+            str(len(result.died[key])),
+            _ids(result.died[key]),
+            FIX_HINTS[key] if result.died[key] else "",
+        )
+        for key in STAGE_KEYS
+    ]
+    die_rows.append(("ok", str(len(result.ok_ids)), "", ""))
+    die_rows.append(
+        (
+            "correct by luck",
+            str(len(result.lucky)),
+            _ids(result.lucky),
+            "failed stage 1 or 2, answered right anyway (counted as died above)"
+            if result.lucky
+            else "",
+        )
+    )
+    sections.append(
+        Section(
+            "Where questions die",
+            (Table(("stage", "n", "ids", "fix"), tuple(die_rows), align="lrll"),),
+        )
+    )
+
+    una = result.unanswerable
+    una_lines: tuple[str, ...]
+    if una.n:
+        una_lines = (
+            f"correct abstention: {una.abstained}/{una.n} = {una.rate:.3f}   {pct}% CI "
+            f"[{una.ci_low:.3f}, {una.ci_high:.3f}]",
+            'answered where the right output was "I don\'t know": '
+            + (_ids(una.answered_ids) or "none"),
+        )
+    else:
+        una_lines = ("no unanswerable questions in this run",)
+    sections.append(Section(f"Unanswerable questions (n={una.n})", (Text(una_lines),)))
+    if result.notes:
+        sections.append(Section("Notes", (Text(tuple(result.notes)),)))
+    name = f": {result.run_name}" if result.run_name else ""
+    return Report(f"ragaudit funnel{name}", tuple(sections), data=result.to_dict())
+
+
+def funnel_section(
+    saved: Any,
+    *,
+    k: int | None = None,
+    labels: Any = None,
+    seed: int = 0,
+    n_resamples: int = 2000,
+    echo: Callable[[str], Any] = print,
+) -> FunnelResult:
+    """Compute the funnel of ``saved`` and ``echo`` its terminal rendering (for ``demo``).
+
+    Returns the :class:`~ragaudit.diagnose.funnel.FunnelResult` so a caller can gate on it.
+
+    Examples
+    --------
+    >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
+    ...        "gold_docs": ["G"], "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
+    ...        "judges": {"abstained": False, "correct": False, "evidence_in_context": True}}]}
+    >>> lines = []
+    >>> result = funnel_section(run, n_resamples=10, echo=lines.append)
+    >>> result.died["4-generation"], lines[0].splitlines()[0]
+    (('q1',), 'ragaudit funnel')
+    """
+    result = compute_funnel(saved, k=k, labels=labels, seed=seed, n_resamples=n_resamples)
+    echo(render_text(funnel_report(result)))
+    return result

@@ -1,0 +1,77 @@
+"""Is the improvement real?  Paired statistics, power planning and label agreement.
+
+* :func:`compare_runs` / :func:`compare_all`: paired bootstrap intervals, permutation p-values,
+  McNemar's exact test and verdicts for two (or every pair of) saved runs;
+* :func:`paired_bootstrap`, :func:`paired_permutation_test`, :func:`mcnemar_exact`: the tests;
+* :func:`mcnemar_power`, :func:`minimum_detectable_effect`, :func:`planning_table`: exact
+  power of McNemar's test, for sizing a golden set;
+* :func:`cohen_kappa`, :func:`label_agreement`: agreement between two labellers;
+* :func:`holm_bonferroni`: multiple-comparison adjustment.
+"""
+
+from __future__ import annotations
+
+from ragaudit.stats._inputs import (
+    PairedMetrics,
+    PerQuestionMetrics,
+    pair_runs,
+    read_per_question_metrics,
+)
+from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement, read_labels
+from ragaudit.stats.compare import (
+    Comparison,
+    MetricComparison,
+    PairwiseMatrix,
+    SubsampleInterval,
+    compare_all,
+    compare_runs,
+    verdict,
+)
+from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact, mcnemar_pvalue
+from ragaudit.stats.multiple import holm_bonferroni
+from ragaudit.stats.power import (
+    PlanningRow,
+    mcnemar_power,
+    minimum_detectable_effect,
+    observed_power,
+    planning_table,
+)
+from ragaudit.stats.resampling import (
+    BootstrapResult,
+    ConfidenceInterval,
+    PermutationResult,
+    paired_bootstrap,
+    paired_permutation_test,
+)
+
+__all__ = [
+    "AgreementResult",
+    "BootstrapResult",
+    "Comparison",
+    "ConfidenceInterval",
+    "McNemarResult",
+    "MetricComparison",
+    "PairedMetrics",
+    "PairwiseMatrix",
+    "PerQuestionMetrics",
+    "PermutationResult",
+    "PlanningRow",
+    "SubsampleInterval",
+    "cohen_kappa",
+    "compare_all",
+    "compare_runs",
+    "holm_bonferroni",
+    "label_agreement",
+    "mcnemar_exact",
+    "mcnemar_power",
+    "mcnemar_pvalue",
+    "minimum_detectable_effect",
+    "observed_power",
+    "pair_runs",
+    "paired_bootstrap",
+    "paired_permutation_test",
+    "planning_table",
+    "read_labels",
+    "read_per_question_metrics",
+    "verdict",
+]

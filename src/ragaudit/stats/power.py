@@ -1,0 +1,223 @@
+"""Exact power and minimum detectable effect of McNemar's exact test (planning a golden set).
+
+Model: each question independently is *discordant* (the two systems disagree on a binary
+metric) with probability ``d``; a discordant question favours B with probability
+``q = (1 + delta / d) / 2``, so ``delta = P(B only right) - P(A only right)`` and
+``|delta| <= d``.  The number of discordant questions is ``M ~ Bin(n, d)`` and, given ``M = m``,
+the number favouring B is ``Bin(m, q)``.  McNemar's exact two-sided test at level alpha rejects
+when ``min(b, m - b) <= k_m``, where ``k_m`` is the largest ``k`` with
+``2 * P(Bin(m, 1/2) <= k) <= alpha``.  Power is therefore a finite sum, computed exactly
+(no simulation) and vectorised over the effect grid:
+
+    power(n, d, delta) = sum_m P(M = m) * [F(k_m; m, q) + S(m - k_m - 1; m, q)]
+
+with ``F``/``S`` the binomial CDF and survival function.  The chapter's planning table was
+simulated with 600 trials per cell, so its entries carry Monte Carlo noise of a few points of
+power; this module's numbers are exact.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import binom
+
+from ragaudit.exceptions import InputError
+from ragaudit.stats.mcnemar import McNemarResult
+
+__all__ = [
+    "PlanningRow",
+    "mcnemar_power",
+    "minimum_detectable_effect",
+    "observed_power",
+    "planning_table",
+]
+
+GRID_STEP = 0.01
+
+
+@dataclass(frozen=True)
+class PlanningRow:
+    """One cell of the planning table: ``mde`` is None when no effect <= ``disagree`` is
+    detectable with the requested power."""
+
+    n: int
+    disagree: float
+    mde: float | None
+
+
+def _check_n(n: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise InputError(f"n: expected a number of questions >= 1, found {n!r}")
+    return int(n)
+
+
+def _check_probability(value: float, name: str, *, open_low: bool, open_high: bool) -> float:
+    ok = isinstance(value, int | float | np.floating) and not isinstance(value, bool)
+    if ok:
+        low_ok = value > 0 if open_low else value >= 0
+        high_ok = value < 1 if open_high else value <= 1
+        ok = low_ok and high_ok
+    if not ok:
+        bounds = f"{'(' if open_low else '['}0, 1{')' if open_high else ']'}"
+        raise InputError(f"{name}: expected a number in {bounds}, found {value!r}")
+    return float(value)
+
+
+def _critical_counts(m: np.ndarray, alpha: float) -> np.ndarray:
+    """Largest ``k`` with ``2 * P(Bin(m, 1/2) <= k) <= alpha`` per ``m`` (-1 if none)."""
+    guess = binom.ppf(alpha / 2.0, m, 0.5)  # smallest k with cdf(k) >= alpha / 2
+    guess = np.nan_to_num(guess, nan=-1.0)
+    critical = np.where(2.0 * binom.cdf(guess, m, 0.5) <= alpha, guess, guess - 1)
+    return critical.astype(np.int64)
+
+
+def _power_grid(n: int, disagree: float, effects: np.ndarray, alpha: float) -> np.ndarray:
+    """Exact power for each effect in ``effects`` (all with ``|effect| <= disagree``)."""
+    if disagree == 0.0:
+        return np.zeros(effects.shape)
+    m = np.arange(n + 1)
+    weight = binom.pmf(m, n, disagree)
+    critical = _critical_counts(m, alpha)
+    favour_b = np.clip((1.0 + effects / disagree) / 2.0, 0.0, 1.0)[:, None]
+    reject = binom.cdf(critical, m, favour_b) + binom.sf(m - critical - 1, m, favour_b)
+    reject = np.where(critical >= 0, reject, 0.0)
+    return np.asarray(np.clip(reject @ weight, 0.0, 1.0))
+
+
+def mcnemar_power(n: int, disagree: float, effect: float, *, alpha: float = 0.05) -> float:
+    r"""Exact power of McNemar's exact two-sided test.
+
+    .. math:: \mathrm{power} = \sum_{m=0}^{n} \binom{n}{m} d^m (1-d)^{n-m}
+              \Pr\big[\min(B, m-B) \le k_m\big],\quad B \sim \mathrm{Bin}\big(m,
+              \tfrac{1 + \delta/d}{2}\big)
+
+    Parameters
+    ----------
+    n : int
+        Number of questions (>= 1).
+    disagree : float in [0, 1]
+        Discordance rate ``d``: share of questions where the systems disagree.
+    effect : float
+        True difference ``delta = P(B only) - P(A only)``; ``|delta| <= d``.
+    alpha : float in (0, 1), default 0.05
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    With 5 questions that all favour B, the test rejects only if all 5 are discordant
+    (p = 2/32 > 0.05 even then, so never at alpha 0.05; at alpha 0.1 it can):
+
+    >>> mcnemar_power(5, 1.0, 1.0)
+    0.0
+    >>> mcnemar_power(5, 1.0, 1.0, alpha=0.1)
+    1.0
+    >>> round(mcnemar_power(5, 0.5, 0.5, alpha=0.1), 6) == round(0.5**5, 6)
+    True
+    """
+    n = _check_n(n)
+    disagree = _check_probability(disagree, "disagree", open_low=False, open_high=False)
+    alpha = _check_probability(alpha, "alpha", open_low=True, open_high=True)
+    if not isinstance(effect, int | float | np.floating) or not abs(effect) <= disagree + 1e-12:
+        raise InputError(
+            f"effect: expected a number with |effect| <= disagree ({disagree}), found {effect!r}"
+        )
+    return float(_power_grid(n, disagree, np.array([float(effect)]), alpha)[0])
+
+
+def minimum_detectable_effect(
+    n: int, disagree: float, *, power: float = 0.8, alpha: float = 0.05
+) -> float | None:
+    """Smallest effect on a 0.01 grid that McNemar's exact test detects with ``power``.
+
+    The grid runs from 0.01 up to ``disagree`` (an effect cannot exceed the discordance
+    rate).  Returns None when even ``delta = disagree`` falls short: *not detectable*.
+
+    Parameters
+    ----------
+    n : int
+    disagree : float in (0, 1]
+    power : float in (0, 1), default 0.8
+    alpha : float in (0, 1), default 0.05
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> minimum_detectable_effect(20, 0.2) is None    # 20 questions: nothing detectable
+    True
+    >>> minimum_detectable_effect(1000, 0.2)   # exact power at 0.04 is 0.792
+    0.05
+    """
+    n = _check_n(n)
+    disagree = _check_probability(disagree, "disagree", open_low=True, open_high=False)
+    power = _check_probability(power, "power", open_low=True, open_high=True)
+    alpha = _check_probability(alpha, "alpha", open_low=True, open_high=True)
+    steps = math.floor(disagree / GRID_STEP + 1e-9)
+    if steps == 0:
+        return None
+    grid = np.round(np.arange(1, steps + 1) * GRID_STEP, 10)
+    powers = _power_grid(n, disagree, grid, alpha)
+    reached = np.flatnonzero(powers >= power)
+    return float(grid[reached[0]]) if reached.size else None
+
+
+def planning_table(
+    ns: Sequence[int],
+    disagreements: Sequence[float],
+    *,
+    power: float = 0.8,
+    alpha: float = 0.05,
+) -> list[PlanningRow]:
+    """Minimum detectable effect for every (n, disagreement) pair, n-major order.
+
+    Examples
+    --------
+    >>> [row.mde for row in planning_table([100], [0.1, 0.2])]
+    [0.09, 0.13]
+    """
+    if not ns or not disagreements:
+        raise InputError("planning table: expected at least one n and one disagreement rate")
+    return [
+        PlanningRow(int(n), float(d), minimum_detectable_effect(n, d, power=power, alpha=alpha))
+        for n in ns
+        for d in disagreements
+    ]
+
+
+def observed_power(result: McNemarResult, *, alpha: float = 0.05) -> tuple[float, float, float]:
+    """Discordance, absolute effect and power of a finished paired binary comparison.
+
+    The power is that of a test with the same number of questions to detect a true effect
+    as large as the observed ``|b_only - a_only| / n`` at the observed discordance
+    ``(a_only + b_only) / n``.  It describes how informative the comparison could be, not
+    the probability that its result is right.
+
+    Returns
+    -------
+    (discordance, effect, power) : tuple of float
+
+    Examples
+    --------
+    >>> from ragaudit.stats.mcnemar import McNemarResult
+
+    The chapter's ``correct`` comparison (2 discordant questions of 42, effect 0) had almost
+    no power; a 30-question comparison with 10 discordant, 8 favouring B, has far more:
+
+    >>> [round(x, 4) for x in observed_power(McNemarResult(35, 1, 1, 5, 1, 1.0))]
+    [0.0476, 0.0, 0.0004]
+    >>> [round(x, 3) for x in observed_power(McNemarResult(18, 1, 9, 2, 1, 0.021))]
+    [0.333, 0.267, 0.683]
+    """
+    n = _check_n(result.n)
+    discordance = (result.a_only + result.b_only) / n
+    effect = abs(result.b_only - result.a_only) / n
+    return discordance, effect, mcnemar_power(n, discordance, min(effect, discordance), alpha=alpha)

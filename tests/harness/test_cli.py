@@ -1,0 +1,189 @@
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragaudit.cli import main
+
+DATA = Path(__file__).parent.parent / "data" / "harness"
+BASE = ["run", "--corpus", str(DATA / "corpus"), "--golden", str(DATA / "golden.yaml")]
+
+
+def invoke(args):
+    return CliRunner().invoke(main, args, catch_exceptions=False)
+
+
+def test_run_end_to_end_prints_summary_and_writes_the_run(tmp_path):
+    result = invoke(
+        [
+            *BASE,
+            "--k",
+            "2",
+            "--chunk-size",
+            "200",
+            "--chunk-overlap",
+            "40",
+            "--out",
+            str(tmp_path),
+            "--no-timing",
+        ]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "k2_cs200  (8 questions: 6 answerable, 2 unanswerable; seed 0)"
+    assert lines[1] == "  retrieval, document level, k=2, macro mean over 6 answerable questions"
+    assert lines[2].split() == ["hit@2", "recall@2", "precision@2", "mrr@2", "ndcg@2", "map@2"]
+    assert lines[-1] == f"saved: {tmp_path / 'k2_cs200.json'}"
+    saved = json.loads((tmp_path / "k2_cs200.json").read_text(encoding="utf-8"))
+    # The printed means are the means of the saved rows (recomputed here from the file).
+    answerable = [r for r in saved["rows"] if r["answerable"]]
+    hit = sum(r["metrics"]["hit@k"] for r in answerable) / len(answerable)
+    assert lines[3].split()[0] == f"{hit:.3f}"
+    correct = sum(r["metrics"]["correct"] for r in answerable)
+    assert f"correct   {int(correct):>3}/6" in result.output
+    assert saved["config"]["k"] == 2 and all(r["latency_ms"] is None for r in saved["rows"])
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--k", "0"], "ragaudit: error: k: expected an integer >= 1, found 0"),
+        (
+            ["--chunk-size", "50", "--chunk-overlap", "50"],
+            "ragaudit: error: chunk_size: expected a value larger than chunk_overlap (50), "
+            "found 50",
+        ),
+        (
+            ["--retriever", "qdrant"],
+            "ragaudit: error: retriever: 'qdrant' needs an embedding model",
+        ),
+    ],
+)
+def test_run_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, extra, message):
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, [*BASE, "--out", str(out), *extra])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [result.output.strip()]
+    assert result.output.strip().startswith(message)
+    assert not out.exists()
+
+
+def test_run_reports_golden_errors_with_file_line_field(tmp_path):
+    golden = tmp_path / "golden.yaml"
+    golden.write_text(
+        "- {id: q1, question: Why, answer: x, sources: [leave-policy]}\n"
+        "- {id: q1, question: Again, answer: y, sources: [leave-policy]}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        main,
+        [
+            "run",
+            "--corpus",
+            str(DATA / "corpus"),
+            "--golden",
+            str(golden),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+    )
+    assert result.exit_code == 2
+    assert (
+        result.output
+        == f"ragaudit: error: {golden}:2: id: duplicate question id 'q1' (first used on line 1); "
+        "ids must be unique\n"
+    )
+
+
+def test_import_valid_file_prints_summary_and_can_copy(tmp_path):
+    assert invoke([*BASE, "--k", "2", "--out", str(tmp_path), "--no-timing"]).exit_code == 0
+    source = tmp_path / "k2_cs800.json"
+    result = invoke(["import", str(source), "--out", str(tmp_path / "imported")])
+    assert result.exit_code == 0
+    assert result.output.splitlines()[:3] == [
+        f"{source}: valid ragaudit.run v1, name 'k2_cs800'",
+        "  8 questions (6 answerable, 2 unanswerable, 0 with errors)",
+        "  k=2, retrieved per question: " + result.output.splitlines()[2].split(": ")[1],
+    ]
+    assert "    hit@k                    " in result.output
+    assert (
+        json.loads((tmp_path / "imported" / "k2_cs800.json").read_text())["rows"]
+        == json.loads(source.read_text())["rows"]
+    )
+
+
+def test_import_invalid_file_names_the_exact_location(tmp_path):
+    doc = {
+        "format": "ragaudit.run",
+        "format_version": 1,
+        "name": "ext",
+        "config": {"k": 3},
+        "rows": [
+            {
+                "id": f"q{i}",
+                "question": "?",
+                "answerable": True,
+                "metrics": {},
+                "retrieved": [{"chunk_id": "c", "doc_id": "d"}],
+            }
+            for i in range(5)
+        ],
+    }
+    doc["rows"][3]["retrieved"][0]["chunk_id"] = 12
+    path = tmp_path / "ext.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 2
+    assert (
+        result.output
+        == f"ragaudit: error: {path}: rows[3].retrieved[0].chunk_id: expected a string, found 12\n"
+    )
+    missing = CliRunner().invoke(main, ["import", str(tmp_path / "nope.json")])
+    assert missing.exit_code == 2 and "cannot read saved run" in missing.output
+
+
+@pytest.mark.slow
+def test_demo_runs_offline_and_is_deterministic(tmp_path):
+    from ragaudit.cli.demo import run_demo
+
+    first: list[str] = []
+    ctx = run_demo(tmp_path / "a", first.append)
+    second: list[str] = []
+    run_demo(tmp_path / "b", second.append)
+    files = ["chunk_labels.yaml", "k3_cs800.json", "k6_cs800.json"]
+    assert sorted(os.listdir(tmp_path / "a")) == files
+    for name in files:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    strip = [line.replace(str(tmp_path / "b"), str(tmp_path / "a")) for line in second]
+    assert first == strip
+    text = "\n".join(first)
+    assert "retrieval, document level, k=3, macro mean over" in text
+    assert "retrieval, document level, k=6, macro mean over" in text
+    # every analysis of the audit is in the one demo: funnel, label bias, paired comparison
+    assert "THE FUNNEL (k=3, n=54 answerable questions)" in text
+    assert "OPTIMISM BIAS OF DOCUMENT-LEVEL LABELS (k=3" in text
+    assert "A = k3_cs800   B = k6_cs800" in text and "McNemar exact two-sided" in text
+    k3, k6 = ctx.runs["k3_cs800"], ctx.runs["k6_cs800"]
+    # precision@k is arithmetic on the ids: the k=6 context holds at most as many gold docs
+    assert k6.summary["metrics"]["precision@k"] < k3.summary["metrics"]["precision@k"]
+    assert k6.summary["metrics"]["recall@k"] >= k3.summary["metrics"]["recall@k"]
+
+
+def test_run_with_chunk_labels_adds_chunk_metrics_and_checks_the_chunking(tmp_path):
+    labels = tmp_path / "labels.yaml"
+    built = invoke(["labels", "build", "--corpus", str(DATA / "corpus"), "--golden",
+                    str(DATA / "golden.yaml"), "--chunk-size", "200", "--chunk-overlap", "40",
+                    "--out", str(labels)])  # fmt: skip
+    assert built.exit_code == 0, built.output
+    args = [*BASE, "--k", "2", "--chunk-overlap", "40", "--chunk-labels", str(labels)]
+    result = invoke([*args, "--chunk-size", "200", "--out", str(tmp_path / "a")])
+    assert result.exit_code == 0, result.output
+    assert "  retrieval, chunk level, k=2, macro mean over" in result.output
+    saved = json.loads((tmp_path / "a" / "k2_cs200.json").read_text(encoding="utf-8"))
+    q1 = saved["rows"][0]["metrics"]
+    assert q1["chunk_hit@k"] in (0.0, 1.0) and q1["chunk_hit@k"] <= q1["hit@k"]
+    wrong = CliRunner().invoke(main, [*args, "--chunk-size", "300", "--out", str(tmp_path / "b")])
+    assert wrong.exit_code == 2 and "made for chunker=fixed, chunk_size=200" in wrong.output
+    assert not (tmp_path / "b").exists()

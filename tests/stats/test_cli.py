@@ -1,0 +1,191 @@
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ragaudit.cli import main
+
+DATA = __import__("pathlib").Path(__file__).parent.parent / "data" / "stats"
+K3, K6 = str(DATA / "k3.json"), str(DATA / "k6.json")
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_compare_table_prints_the_chapter_layout_and_seed():
+    result = run("compare", K3, K6, "--resamples", "2000", "--seed", "5")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "seed 5" in out
+    header = next(line for line in out.splitlines() if line.startswith("metric"))
+    assert header.split() == [
+        "metric",
+        "n",
+        "mean",
+        "A",
+        "mean",
+        "B",
+        "B",
+        "-",
+        "A",
+        "95%",
+        "CI",
+        "p",
+        "verdict",
+    ]
+    correct = next(line for line in out.splitlines() if line.startswith("correct "))
+    assert correct.split() == [
+        "correct",
+        "42",
+        "0.857",
+        "0.857",
+        "+0.000",
+        "[-0.071,",
+        "+0.071]",
+        "1.000",
+        "no",
+        "evidence",
+    ]
+    assert "questions that differ: q04, q37" in out
+    assert "McNemar exact two-sided p = 1.000" in out
+
+
+def test_compare_is_byte_identical_between_runs():
+    first = run("compare", K3, K6, "--resamples", "1000", "--format", "json")
+    second = run("compare", K3, K6, "--resamples", "1000", "--format", "json")
+    assert first.exit_code == 0 and first.output == second.output
+
+
+def test_compare_json_has_the_documented_keys():
+    result = run(
+        "compare",
+        K3,
+        K6,
+        "--resamples",
+        "500",
+        "--metric",
+        "correct",
+        "--metric",
+        "ndcg@k",
+        "--format",
+        "json",
+        "--ci",
+        "bca",
+    )
+    doc = json.loads(result.output)
+    assert {"seed", "resamples", "confidence", "metrics"} <= set(doc)
+    assert doc["seed"] == 0 and doc["resamples"] == 500 and doc["ci"] == "bca"
+    correct, ndcg = doc["metrics"]
+    assert {
+        "metric",
+        "n",
+        "mean_a",
+        "mean_b",
+        "diff",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "verdict",
+    } <= set(correct)
+    assert correct["mcnemar"] == {
+        "a_only": 1,
+        "b_only": 1,
+        "both": 35,
+        "neither": 5,
+        "p_value": 1.0,
+        "discordant_ids": ["q04", "q37"],
+    }
+    assert "mcnemar" not in ndcg
+
+
+def test_compare_markdown():
+    result = run("compare", K3, K6, "--resamples", "500", "--format", "markdown")
+    assert result.exit_code == 0
+    assert "| metric | n | mean A | mean B | B - A | 95% CI | p | verdict |" in result.output
+    assert "| precision@k | 42 |" in result.output
+
+
+def test_compare_all_matrix():
+    result = run(
+        "compare",
+        "--all",
+        str(DATA / "runs"),
+        "--metric",
+        "ndcg@5",
+        "--resamples",
+        "500",
+        "--permutations",
+        "1000",
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        "distinguishable (Holm-adjusted p < 0.05 and CI excludes 0): bm25 vs hybrid; "
+        "bm25_rerank vs hybrid" in result.output
+    )
+    doc = json.loads(
+        run(
+            "compare",
+            "--all",
+            str(DATA / "runs"),
+            "--metric",
+            "ndcg@5",
+            "--resamples",
+            "200",
+            "--format",
+            "json",
+        ).output
+    )
+    assert len(doc["pairs"]) == 3 and doc["seed"] == 0
+
+
+def test_plan_table_and_json():
+    table = run("plan")
+    assert table.exit_code == 0
+    rows = {
+        line.split()[0]: line.split()[1:]
+        for line in table.output.splitlines()
+        if line.strip() and line.split()[0].isdigit()
+    }
+    assert rows["20"] == ["-", "-", "-"] and rows["1000"][0] == "0.03"
+    doc = json.loads(run("plan", "--n", "42", "--disagree", "0.1,0.2", "--format", "json").output)
+    assert doc == [{"n": 42, "disagree": 0.1, "mde": None}, {"n": 42, "disagree": 0.2, "mde": 0.2}]
+
+
+def test_agreement_command():
+    result = run(
+        "agreement", str(DATA / "labels_a.qrels"), str(DATA / "labels_b.jsonl"), "--format", "json"
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["n_items"] == 30 and doc["only_a"] == 1
+    assert -1 <= doc["kappa"] <= doc["weighted_kappa_quadratic"] <= 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["compare", K3], "compare: expected two runs RUN_A RUN_B, found 1"),
+        (
+            ["compare", K3, K6, "--confidence", "1.5"],
+            "confidence: expected a number strictly between 0 and 1",
+        ),
+        (["compare", K3, K6, "--resamples", "0"], "resamples: expected an integer >= 1"),
+        (["compare", K3, K6, "--metric", "nope"], "metric 'nope' is missing from run"),
+        (["compare", K3, str(DATA / "nope.json")], "nope.json: cannot read file"),
+        (["compare", "--all", str(DATA / "runs")], "expected exactly one --metric, found 0"),
+        (["plan", "--n", "0"], "n: expected a number of questions >= 1, found 0"),
+        (["plan", "--disagree", "1.5"], "disagree: expected a number in (0, 1]"),
+        (["plan", "--n", "ten"], "--n: expected comma-separated ints, found 'ten'"),
+        (
+            ["agreement", str(DATA / "labels_a.qrels"), str(DATA / "k3.json")],
+            "expected a mapping {question id: {item id: grade}}",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_2(args, message):
+    result = run(*args)
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.startswith("ragaudit: error")]
+    assert len(lines) == 1 and message in lines[0]
+    assert "Traceback" not in result.output

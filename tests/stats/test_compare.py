@@ -1,0 +1,228 @@
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from ragaudit.exceptions import FormatError, InputError, RagauditWarning
+from ragaudit.stats import (
+    PerQuestionMetrics,
+    compare_all,
+    compare_runs,
+    paired_bootstrap,
+    paired_permutation_test,
+    read_per_question_metrics,
+)
+
+DATA = __import__("pathlib").Path(__file__).parent.parent / "data" / "stats"
+K3, K6 = DATA / "k3.json", DATA / "k6.json"
+
+
+@pytest.fixture(scope="module")
+def chapter():
+    return {row.metric: row for row in compare_runs(K3, K6, n_resamples=2000).metrics}
+
+
+def test_chapter_correct_row_and_paired_table(chapter):
+    row = chapter["correct"]
+    assert (row.n, row.mean_a, row.mean_b, row.statistic) == (42, 36 / 42, 36 / 42, 0.0)
+    table = row.mcnemar
+    assert (table.both, table.a_only, table.b_only, table.neither) == (35, 1, 1, 5)
+    assert table.discordant_ids == ("q04", "q37")
+    assert table.pvalue == 1.0 and row.pvalue == 1.0
+    assert row.verdict == "no evidence"
+    assert row.discordance == 2 / 42 and row.observed_effect == 0.0
+
+
+def test_nulls_are_excluded_pairwise(chapter):
+    row = chapter["citation_acc"]
+    assert (row.n, row.excluded) == (38, 4)
+    assert row.mean_a == 1.0 and row.statistic == pytest.approx(-1 / 38)
+    assert row.mcnemar.discordant_ids == ("q11",)
+
+
+def test_precision_drop_is_significant(chapter):
+    row = chapter["precision@k"]
+    assert row.verdict == "SIGNIFICANT"
+    assert row.confidence_interval.high < 0 and row.pvalue < 0.001
+    assert row.mcnemar is None and row.power is None
+
+
+def test_rows_agree_with_the_one_metric_functions():
+    # Library composition: compare_runs must give the same mean, CI and p as the building
+    # blocks applied to the aligned values (the same random streams are not required).
+    a = read_per_question_metrics(K3)
+    b = read_per_question_metrics(K6)
+    ids = sorted(a.values)
+    first = np.array([a.values[q]["ndcg@k"] for q in ids])
+    second = np.array([b.values[q]["ndcg@k"] for q in ids])
+    row = compare_runs(a, b, ["ndcg@k"], n_resamples=20_000).metrics[0]
+    assert row.statistic == pytest.approx(np.mean(second - first))
+    boot = paired_bootstrap(first, second, n_resamples=20_000, rng=3)
+    assert row.confidence_interval.high == pytest.approx(boot.confidence_interval.high, abs=0.003)
+    perm = paired_permutation_test(first, second, rng=3)
+    assert row.pvalue == pytest.approx(perm.pvalue, abs=0.02)
+
+
+def test_same_inputs_same_numbers_and_subsets_are_consistent():
+    full = compare_runs(K3, K6, n_resamples=500, seed=7)
+    again = compare_runs(K3, K6, n_resamples=500, seed=7)
+    assert full == again
+    alone = compare_runs(K3, K6, ["ndcg@k"], n_resamples=500, seed=7).metrics[0]
+    assert alone == next(r for r in full.metrics if r.metric == "ndcg@k")
+    other = compare_runs(K3, K6, n_resamples=500, seed=8)
+    assert other.metrics[1].confidence_interval != full.metrics[1].confidence_interval
+
+
+def test_flat_json_and_jsonl_read_like_the_saved_run():
+    saved = read_per_question_metrics(K6)
+    assert read_per_question_metrics(DATA / "k6_flat.json").values == saved.values
+    assert read_per_question_metrics(DATA / "k6_flat.jsonl").values == saved.values
+    assert saved.name == "k6_cs800"
+
+
+def test_subsample_intervals_shrink_roughly_like_one_over_sqrt_n():
+    a = PerQuestionMetrics("a", {f"q{i:03d}": {"m": 0.0} for i in range(160)})
+    rng = np.random.default_rng(1)
+    b = PerQuestionMetrics(
+        "b", {f"q{i:03d}": {"m": float(v)} for i, v in enumerate(rng.normal(0.1, 0.3, 160))}
+    )
+    row = compare_runs(a, b, subsample_sizes=(10, 40)).metrics[0]
+    widths = {s.n: s.width for s in row.subsamples}
+    assert list(widths) == [10, 40, 160]
+    # Quadrupling n halves the width (up to sampling noise of the subsample's spread).
+    assert widths[10] / widths[40] == pytest.approx(2, rel=0.35)
+    assert widths[40] / widths[160] == pytest.approx(2, rel=0.35)
+    first_ten = [b.values[f"q{i:03d}"]["m"] for i in range(10)]
+    assert row.subsamples[0].statistic == pytest.approx(np.mean(first_ten))
+
+
+def _runs(values_a, values_b):
+    return (
+        PerQuestionMetrics("A", {q: {"m": v} for q, v in values_a.items()}),
+        PerQuestionMetrics("B", {q: {"m": v} for q, v in values_b.items()}),
+    )
+
+
+def test_questions_in_one_run_only_are_named_and_excluded():
+    a, b = _runs({"q1": 1.0, "q2": 0.5, "q3": 0.2}, {"q1": 1.0, "q2": 0.4, "q9": 0.0})
+    with pytest.warns(RagauditWarning) as record:
+        result = compare_runs(a, b)
+    assert [str(w.message) for w in record] == [
+        "1 question(s) only in run 'A' are excluded: q3",
+        "1 question(s) only in run 'B' are excluded: q9",
+    ]
+    assert result.only_b == ("q9",) and result.metrics[0].n == 2
+
+
+def test_less_than_half_overlap_needs_allow_partial():
+    a, b = _runs({f"q{i}": 1.0 for i in range(10)}, {f"q{i}": 1.0 for i in range(6, 16)})
+    with pytest.raises(InputError, match=r"share only 4 of 10 questions .*--allow-partial"):
+        compare_runs(a, b)
+    with pytest.warns(RagauditWarning):
+        assert compare_runs(a, b, allow_partial=True).n_common == 4
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: compare_runs(*_runs({"q1": 1.0}, {"q2": 1.0})),
+            r"runs 'A' and 'B' have no question id in common",
+        ),
+        (
+            lambda: compare_runs(K3, K6, ["mrr"]),
+            r"metric 'mrr' is missing from run 'k3_cs800' .*k3.json\); it has: recall@k",
+        ),
+        (
+            lambda: compare_runs(K3, K6, confidence=1.2),
+            r"confidence: expected a number strictly between 0 and 1 \(e.g. 0.95\), found 1.2",
+        ),
+        (
+            lambda: compare_runs(K3, K6, n_resamples=0),
+            r"resamples: expected an integer >= 1, found 0",
+        ),
+        (
+            lambda: compare_runs(K3, K6, n_permutations=0),
+            r"permutations: expected an integer >= 1, found 0",
+        ),
+        (lambda: compare_runs(K3, K6, seed=-1), r"seed: expected an integer >= 0, found -1"),
+    ],
+)
+def test_bad_comparisons_are_one_line_errors(call, message):
+    with pytest.raises(InputError, match=message) as info:
+        call()
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "suffix", "message"),
+    [
+        (
+            '{"q1": {"m": NaN}}',
+            ".json",
+            r"bad.json: m: question 'q1': expected a finite number or null, found nan",
+        ),
+        (
+            '{"q1": {"m": "high"}}',
+            ".json",
+            r"bad.json: m: question 'q1': expected a number, boolean or null, found 'high'",
+        ),
+        (
+            '{"id": "q1", "m": 1}\n{"id": "q7", "m": Infinity}\n',
+            ".jsonl",
+            r"bad.jsonl:2: m: question 'q7': expected a finite number or null",
+        ),
+        (
+            '{"id": "q1", "m": 1}\n{"m": 1}\n',
+            ".jsonl",
+            r"bad.jsonl:2: id: expected an object with an 'id' key",
+        ),
+        (
+            '{"id": "q1", "m": 1}\n{"id": "q1", "m": 0}\n',
+            ".jsonl",
+            r"bad.jsonl:2: id: question 'q1' appears more than once",
+        ),
+        ("[1, 2]", ".json", r"bad.json: expected a saved run, a \{question_id"),
+        ('{"q1": ', ".json", r"bad.json:1: invalid JSON"),
+    ],
+)
+def test_bad_files_name_file_line_question_and_field(tmp_path, content, suffix, message):
+    path = tmp_path / f"bad{suffix}"
+    path.write_text(content)
+    with pytest.raises(FormatError, match=message):
+        read_per_question_metrics(path)
+
+
+def test_metric_null_everywhere_is_skipped_with_a_warning():
+    a = PerQuestionMetrics("A", {"q1": {"m": 1.0, "x": None}, "q2": {"m": 0.0, "x": None}})
+    b = PerQuestionMetrics("B", {"q1": {"m": 1.0, "x": 1.0}, "q2": {"m": 1.0, "x": 0.0}})
+    with pytest.warns(RagauditWarning, match="metric 'x' is null for every common question"):
+        result = compare_runs(a, b)
+    assert [row.metric for row in result.metrics] == ["m"]
+
+
+def test_compare_all_builds_every_pair_with_holm():
+    result = compare_all(DATA / "runs", "ndcg@5", n_resamples=1000, n_permutations=2000)
+    assert result.runs == ("bm25", "bm25_rerank", "hybrid")
+    assert [(i, j) for i, j, _ in result.pairs] == [(0, 1), (0, 2), (1, 2)]
+    raw = np.array([row.pvalue for _, _, row in result.pairs])
+    order = np.argsort(raw)
+    expected = np.minimum(1, np.maximum.accumulate((3 - np.arange(3)) * raw[order]))
+    assert np.array(result.adjusted_pvalues)[order] == pytest.approx(expected)
+    assert result.distinguishable == [("bm25", "hybrid"), ("bm25_rerank", "hybrid")]
+    doc = json.loads(json.dumps(result.to_dict()))
+    assert doc["pairs"][0]["run_a"] == "bm25" and "p_holm" in doc["pairs"][0]
+
+
+def test_compare_all_errors(tmp_path):
+    with pytest.raises(InputError, match="expected at least 2 saved runs"):
+        compare_all(tmp_path, "m")
+    with pytest.raises(InputError, match="expected a directory of saved runs"):
+        compare_all(tmp_path / "nope", "m")
+
+
+def test_no_stray_warnings_on_clean_runs():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compare_runs(K3, K6, n_resamples=200, method="bca")
