@@ -226,3 +226,19 @@ def test_no_stray_warnings_on_clean_runs():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compare_runs(K3, K6, n_resamples=200, method="bca")
+
+
+def test_power_at_discordance_is_the_chance_of_six_or_more_one_sided_discordant_pairs():
+    # delta = d: every discordant question favours B, so McNemar's exact two-sided p is
+    # 2 * 0.5**m, which is <= 0.05 only when m >= 6 discordant pairs; m ~ Bin(n, d).
+    from scipy.stats import binom
+
+    from ragaudit.stats import PerQuestionMetrics, compare_runs
+
+    ids = [f"q{i:02d}" for i in range(42)]
+    a = {q: {"correct": 1.0} for q in ids}
+    b = {q: {"correct": 1.0} for q in ids}
+    a["q04"]["correct"], b["q37"]["correct"] = 0.0, 0.0
+    row = compare_runs(PerQuestionMetrics("A", a), PerQuestionMetrics("B", b), seed=0).metrics[0]
+    assert row.discordance == pytest.approx(2 / 42)
+    assert row.power_at_discordance == pytest.approx(binom.sf(5, 42, 2 / 42), rel=1e-9)

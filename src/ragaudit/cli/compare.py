@@ -64,8 +64,10 @@ def _binary_block(row: MetricComparison, confidence: float, alpha: float) -> lis
         f"  A only {table.a_only}, B only {table.b_only}: McNemar exact two-sided p = "
         f"{table.pvalue:.3f}",
         f"  questions that differ: {', '.join(table.discordant_ids) or 'none'}",
-        f"  observed discordance {row.discordance:.3f}; power this comparison had to detect an "
-        f"effect of {row.observed_effect:.3f} at alpha {alpha:g}: {row.power:.3f}",
+        f"  observed discordance {row.discordance:.3f}; exact power at alpha {alpha:g} to detect "
+        f"an effect of {row.observed_effect:.3f} (the observed one): {row.power:.3f}; "
+        f"of {row.discordance:.3f} (the largest this discordance allows): "
+        f"{row.power_at_discordance:.3f}",
         "  interval width vs n (first n questions by id):",
         f"  {'n':>6}{'B - A':>10}{_level(confidence):>22}{'width':>9}",
     ]

@@ -39,7 +39,7 @@ from ragaudit.stats._inputs import (
 )
 from ragaudit.stats.mcnemar import McNemarResult, is_binary, mcnemar_exact
 from ragaudit.stats.multiple import holm_bonferroni
-from ragaudit.stats.power import observed_power
+from ragaudit.stats.power import mcnemar_power, observed_power
 from ragaudit.stats.resampling import (
     MAX_EXACT,
     ConfidenceInterval,
@@ -128,6 +128,10 @@ class MetricComparison:
     discordance, observed_effect, power : float or None
         0/1 metrics only: share of questions where the systems differ, ``|diff|``, and the
         exact power McNemar's test had to detect an effect of that size at that discordance.
+    power_at_discordance : float or None
+        0/1 metrics only: the exact power to detect the largest effect this discordance
+        allows (every discordant question favouring one system, delta = discordance).  When
+        even this is low, no result of the comparison could have been significant.
     subsamples : tuple of SubsampleInterval
         Intervals on the first 10, 20, ... questions (sorted by id) and on all of them.
     """
@@ -146,6 +150,7 @@ class MetricComparison:
     discordance: float | None = None
     observed_effect: float | None = None
     power: float | None = None
+    power_at_discordance: float | None = None
     subsamples: tuple[SubsampleInterval, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -176,6 +181,7 @@ class MetricComparison:
                 "discordance": self.discordance,
                 "effect": self.observed_effect,
                 "power": self.power,
+                "power_at_discordance": self.power_at_discordance,
             }
         out["subsamples"] = [
             {
@@ -387,10 +393,11 @@ def _compare_paired(
             pvalue = float(min(1.0, pvalues[column]))
             interval = ConfidenceInterval(float(low[column]), float(high[column]))
             binary = None
-            discordance = effect = power = None
+            discordance = effect = power = power_max = None
             if is_binary(a_values[:, column]) and is_binary(b_values[:, column]):
                 binary = mcnemar_exact(a_values[:, column], b_values[:, column], ids[mask])
                 discordance, effect, power = observed_power(binary, alpha=alpha)
+                power_max = mcnemar_power(binary.n, discordance, discordance, alpha=alpha)
             rows[metric] = MetricComparison(
                 metric=metric,
                 n=int(mask.sum()),
@@ -406,6 +413,7 @@ def _compare_paired(
                 discordance=discordance,
                 observed_effect=effect,
                 power=power,
+                power_at_discordance=power_max,
                 subsamples=tuple(s[column] for s in subsamples),
             )
     return [rows[m] for m in paired.metrics if m in rows]
