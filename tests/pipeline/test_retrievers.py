@@ -1,17 +1,14 @@
-import importlib.util
 import json
 import math
 
 import pytest
 
-from ragaudit.exceptions import FormatError, InputError, MissingExtraError
+from ragaudit.exceptions import FormatError, InputError
 from ragaudit.pipeline.chunking import Chunk
 from ragaudit.pipeline.retrievers import (
     BM25Retriever,
     CallableRetriever,
-    DenseRetriever,
     PrecomputedRetriever,
-    QdrantRetriever,
     Retriever,
     read_run_file,
 )
@@ -128,17 +125,3 @@ def test_precomputed_run_expands_documents_and_rejects_unknown_ids():
     assert r.retrieve("Q?", 10) == [("c4", 3.0), ("c1", 2.0), ("c2", 2.0)]
     with pytest.raises(InputError, match=r"r\.trec: question 'q1': id 'zz' is neither a chunk id"):
         PrecomputedRetriever({"q1": [("zz", 1.0)]}, {"Q?": "q1"}, CHUNKS, name="r.trec")
-
-
-@pytest.mark.parametrize(
-    ("factory", "extra", "module"),
-    [
-        (lambda: DenseRetriever(CHUNKS, "/models/minilm"), "dense", "sentence_transformers"),
-        (lambda: QdrantRetriever(CHUNKS, "/models/minilm"), "qdrant", "qdrant_client"),
-    ],
-)
-def test_optional_retrievers_name_their_extra(factory, extra, module):
-    if importlib.util.find_spec(module) is not None:
-        pytest.skip(f"{module} is installed; this checks the message shown without it")
-    with pytest.raises(MissingExtraError, match=rf"pip install 'ragaudit\[{extra}\]'"):
-        factory()

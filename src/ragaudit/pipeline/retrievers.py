@@ -4,9 +4,10 @@
   over the analyser in :mod:`ragaudit.pipeline.text` (lower case, small stopword list, light
   suffix stemming).  Chunks sharing no term with the question are not returned.  Ties are
   broken by corpus order, so results are identical on every run.
-* :class:`DenseRetriever` (extra ``dense``): a sentence-transformers model loaded from a path
-  or name you give; cosine similarity over normalised embeddings.
-* :class:`QdrantRetriever` (extra ``qdrant``, embeddings from the ``dense`` extra): the same
+* :class:`DenseRetriever`: cosine similarity over normalised embeddings, from a
+  sentence-transformers model loaded from a path or name you give (extra ``dense``) or from
+  any ``encoder`` you pass (an object with ``encode(texts)`` or a function ``texts -> array``).
+* :class:`QdrantRetriever` (extra ``qdrant``; a model path also needs ``dense``): the same
   embeddings stored in Qdrant, in-process memory mode by default or a server URL.
 * :class:`CallableRetriever`: bring your own function ``question -> [(chunk_id, score)]``.
 * :class:`PrecomputedRetriever`: a TREC or JSONL run file produced elsewhere.
@@ -31,6 +32,7 @@ __all__ = [
     "BM25Retriever",
     "CallableRetriever",
     "DenseRetriever",
+    "Encoder",
     "PrecomputedRetriever",
     "QdrantRetriever",
     "Retriever",
@@ -99,40 +101,137 @@ class BM25Retriever:
         return _top(self.chunk_ids, scores, depth)
 
 
+class Encoder(Protocol):
+    """Anything that turns texts into vectors: ``encode(texts) -> array (len(texts), dim)``."""
+
+    def encode(self, texts: list[str]) -> Any:
+        """One row per text; any array-like of numbers."""
+        ...
+
+
+EncoderLike = Encoder | Callable[[list[str]], Any]
+
+
+def _encode_function(encoder: EncoderLike) -> Callable[[list[str]], Any]:
+    """The ``encode`` method of ``encoder``, or ``encoder`` itself when it is a plain callable."""
+    method = getattr(encoder, "encode", None)
+    if callable(method):
+        return method
+    if callable(encoder):
+        return encoder
+    raise InputError(
+        "DenseRetriever: encoder: expected an object with encode(texts) or a callable, "
+        f"found {type(encoder).__name__}"
+    )
+
+
+def _unit_rows(vectors: Any, count: int, source: str) -> np.ndarray:
+    """Check an encoder's output is ``(count, dim)`` and finite; scale each row to length 1.
+
+    An all-zero row stays zero (it then scores 0 against everything) instead of becoming NaN.
+    """
+    try:
+        matrix = np.asarray(vectors, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{source}: expected an array of numbers, found {vectors!r:.80}") from None
+    if matrix.ndim != 2 or matrix.shape[0] != count or matrix.shape[1] < 1:
+        raise InputError(
+            f"{source}: expected an array of shape ({count}, dim), found shape {matrix.shape}"
+        )
+    if not np.all(np.isfinite(matrix)):
+        raise InputError(f"{source}: expected finite numbers, found NaN or infinity")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+
 class DenseRetriever:
-    """Cosine similarity over sentence-transformers embeddings (extra ``dense``).
+    """Cosine similarity over embeddings (extra ``dense`` for sentence-transformers models).
+
+    .. math:: s(q, c) = \\frac{\\langle e(q), e(c) \\rangle}{\\lVert e(q) \\rVert\\,
+              \\lVert e(c) \\rVert}
+
+    All chunks are returned up to ``depth``, best first; equal scores keep corpus order.
 
     Parameters
     ----------
     chunks : sequence of Chunk
-    model : str
+    model : str, optional
         A local model directory or a model name sentence-transformers can load.  ragaudit
         never picks or downloads a model for you.
+    encoder : object with ``encode(texts)``, or a callable ``texts -> array``, optional
+        Used instead of a sentence-transformers model: it receives a list of strings and
+        returns one vector per string, shape ``(len(texts), dim)``.  Rows are L2-normalised
+        here, so the encoder need not do it.  Give exactly one of ``model`` and ``encoder``.
     batch_size : int, default 32
+        Batch size for the sentence-transformers model (not used with ``encoder``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def letters(texts):  # a toy encoder: counts of the letters a, b, c
+    ...     return np.array([[t.count(ch) for ch in "abc"] for t in texts], dtype=float)
+    >>> chunks = [Chunk("c1", "A", 0, "aaa"), Chunk("c2", "A", 1, "abc"),
+    ...           Chunk("c3", "B", 0, "ccc")]
+    >>> DenseRetriever(chunks, encoder=letters).retrieve("aab", 2)
+    [('c1', 0.894427), ('c2', 0.774597)]
     """
 
-    def __init__(self, chunks: Sequence[Chunk], model: str, *, batch_size: int = 32) -> None:
-        st = require("sentence_transformers", extra="dense", feature="the dense retriever")
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        model: str | None = None,
+        *,
+        encoder: EncoderLike | None = None,
+        batch_size: int = 32,
+    ) -> None:
+        if (model is None) == (encoder is None):
+            raise InputError(
+                "DenseRetriever: expected exactly one of model (a sentence-transformers path) "
+                "and encoder, found " + ("both" if model is not None else "neither")
+            )
         if not chunks:
             raise InputError("DenseRetriever: expected at least one chunk, found none")
         self.chunk_ids = [c.chunk_id for c in chunks]
-        self._model = st.SentenceTransformer(model)
         self._batch_size = batch_size
-        self._matrix = self.embed([c.text for c in chunks])
+        self._encode = (
+            self._load_sentence_transformer(model) if encoder is None else _encode_function(encoder)
+        )
+        texts = [c.text for c in chunks]
+        self._matrix = _unit_rows(self._encode(texts), len(texts), "encoder output for the chunks")
+
+    def _load_sentence_transformer(self, model: str | None) -> Callable[[list[str]], Any]:
+        st = require("sentence_transformers", extra="dense", feature="the dense retriever")
+        loaded = st.SentenceTransformer(model)
+
+        def encode(texts: list[str]) -> Any:
+            return loaded.encode(
+                texts,
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+            )
+
+        return encode
+
+    @property
+    def dimension(self) -> int:
+        """Length of the embedding vectors."""
+        return int(self._matrix.shape[1])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-normalised embeddings, shape ``(len(texts), dim)``."""
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=self._batch_size,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-            convert_to_numpy=True,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        """Unit-normalised float32 embeddings, shape ``(len(texts), dim)``."""
+        batch = list(texts)
+        rows = _unit_rows(self._encode(batch), len(batch), "encoder output")
+        if rows.shape[1] != self.dimension:
+            raise InputError(
+                f"encoder output: expected vectors of length {self.dimension} (as for the "
+                f"chunks), found {rows.shape[1]}"
+            )
+        return rows
 
     def retrieve(self, question: str, depth: int) -> list[tuple[str, float]]:
-        """Top ``depth`` chunks by cosine similarity ``<e(q), e(c)>``."""
+        """Top ``depth`` chunks by cosine similarity ``<e(q), e(c)>`` of unit vectors."""
         _check_depth(depth)
         query = self.embed([question])[0]
         scores = (self._matrix @ query).astype(np.float64)
@@ -141,13 +240,18 @@ class DenseRetriever:
 
 
 class QdrantRetriever:
-    """Dense retrieval through a Qdrant collection (extras ``qdrant`` and ``dense``).
+    """Dense retrieval through a Qdrant collection (extra ``qdrant``; models need ``dense``).
+
+    Qdrant's cosine distance gives the same scores as :class:`DenseRetriever`; the order of
+    exactly equal scores is Qdrant's.
 
     Parameters
     ----------
     chunks : sequence of Chunk
-    model : str
+    model : str, optional
         The sentence-transformers model used to embed chunks and questions.
+    encoder : object with ``encode(texts)``, or a callable ``texts -> array``, optional
+        Used instead of ``model`` (see :class:`DenseRetriever`).
     url : str, optional
         A Qdrant server; by default an in-process, in-memory instance (nothing persists).
     collection : str, default "ragaudit"
@@ -157,27 +261,32 @@ class QdrantRetriever:
     def __init__(
         self,
         chunks: Sequence[Chunk],
-        model: str,
+        model: str | None = None,
         *,
+        encoder: EncoderLike | None = None,
         url: str | None = None,
         collection: str = "ragaudit",
     ) -> None:
         qdrant = require("qdrant_client", extra="qdrant", feature="the Qdrant retriever")
         models = require("qdrant_client.models", extra="qdrant", feature="the Qdrant retriever")
-        self._encoder = DenseRetriever(chunks, model)
+        self._encoder = DenseRetriever(chunks, model, encoder=encoder)
         self._client = qdrant.QdrantClient(url=url) if url else qdrant.QdrantClient(":memory:")
         self._collection = collection
-        dim = int(self._encoder._matrix.shape[1])
         if self._client.collection_exists(collection):
             self._client.delete_collection(collection)
         self._client.create_collection(
             collection,
-            vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE),
+            vectors_config=models.VectorParams(
+                size=self._encoder.dimension, distance=models.Distance.COSINE
+            ),
         )
-        # Chunk ids are uuid5 strings, which Qdrant accepts as point ids directly.
+        # Point ids are corpus positions: Qdrant only accepts integers or UUIDs, and chunk ids
+        # supplied by a library user need not be UUIDs.  The chunk id travels in the payload.
         points = [
-            models.PointStruct(id=cid, vector=vec.tolist(), payload={"chunk_id": cid})
-            for cid, vec in zip(self._encoder.chunk_ids, self._encoder._matrix, strict=True)
+            models.PointStruct(id=position, vector=vec.tolist(), payload={"chunk_id": cid})
+            for position, (cid, vec) in enumerate(
+                zip(self._encoder.chunk_ids, self._encoder._matrix, strict=True)
+            )
         ]
         self._client.upsert(collection, points=points, wait=True)
 
