@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ragaudit.data.golden import load_golden
@@ -127,3 +129,43 @@ def test_make_labeller_names():
     assert make_labeller("human").name == "human"
     with pytest.raises(InputError, match="expected heuristic, llm or human, found 'robot'"):
         make_labeller("robot")
+
+
+class _FailsOn:
+    """Labels like the heuristic labeller but gives up (JudgeError) on one question."""
+
+    name = "heuristic"
+
+    def __init__(self, question_text: str) -> None:
+        self.question_text = question_text
+        self.inner = HeuristicLabeller()
+
+    def label(
+        self, question: str, reference_answer: str, keywords: Any, candidates: Any
+    ) -> dict[str, int]:
+        from ragaudit.exceptions import JudgeError
+
+        if question == self.question_text:
+            raise JudgeError("LLM labeller: no valid labels: chunk 9 is out of range")
+        return self.inner.label(question, reference_answer, keywords, candidates)
+
+
+def test_a_question_without_valid_labels_stays_incomplete_and_the_rest_go_on(
+    corpus: Any,
+) -> None:
+    golden, chunks, _ = load(corpus)
+    failing = next(q for q in golden if q.id == "q2")
+    saves: list[Any] = []
+    summary = build_chunk_labels(golden, chunks, _FailsOn(failing.question), CHUNKING,
+                                 save=lambda labels: saves.append(labels))  # fmt: skip
+    assert list(summary.failed) == ["q2"] and "out of range" in summary.failed["q2"]
+    assert summary.labelled == ("q1", "q3", "q5")
+    entry = summary.labels.questions["q2"]
+    assert entry.complete is False and entry.answer_chunks == []
+    assert "q2" not in summary.labels.to_qrels()
+    assert len(saves) == 4  # saved after every question, the failed one included
+    # the next build reuses the complete questions and retries only q2
+    again = build_chunk_labels(golden, chunks, HeuristicLabeller(), CHUNKING,
+                               existing=summary.labels)  # fmt: skip
+    assert again.reused == ("q1", "q3", "q5") and again.labelled == ("q2",)
+    assert again.labels.questions["q2"].complete and not again.failed

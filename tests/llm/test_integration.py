@@ -257,7 +257,10 @@ def test_judge_cli_updates_a_saved_run(
         "faithfulness-v1"] * 3  # fmt: skip
     assert data["config"]["judges"] == "offline+llm"
     assert data["summary"]["metrics"]["sufficiency"] == pytest.approx(2 / 3)
-    assert data["summary"]["llm"]["calls"] == len(server.requests) - generated
+    # the run's LLM cost keeps the generator's calls next to the judges'
+    assert data["summary"]["llm"]["by_stage"]["judges"]["calls"] == len(server.requests) - generated
+    assert data["summary"]["llm"]["by_stage"]["generator"]["calls"] == generated
+    assert data["summary"]["llm"]["calls"] == len(server.requests)
     n_after_first = len(server.requests)
 
     second = runner.invoke(main, [*args[:-1], str(tmp_path / "judged2.json")])

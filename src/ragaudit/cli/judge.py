@@ -6,18 +6,21 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ragaudit.exceptions import InputError
 from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 
+if TYPE_CHECKING:
+    from ragaudit.pipeline.chunking import Chunk
+
 __all__ = ["command"]
 
 
-def _chunk_texts(corpus_dir: str, config: dict[str, Any]) -> dict[str, str]:
-    """``{chunk_id: text}`` of the corpus chunked the way the run was (hash checked)."""
+def _run_chunks(corpus_dir: str, config: dict[str, Any]) -> list[Chunk]:
+    """The corpus chunked the way the run was (corpus hash checked)."""
     from ragaudit.pipeline.chunking import chunk_documents
     from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
 
@@ -37,7 +40,7 @@ def _chunk_texts(corpus_dir: str, config: dict[str, Any]) -> dict[str, str]:
             "rebuilt from --corpus"
         ) from None
     chunker = str(config.get("chunker") or "fixed")
-    return {c.chunk_id: c.text for c in chunk_documents(documents, size, overlap, chunker)}
+    return chunk_documents(documents, size, overlap, chunker)
 
 
 def _money(value: float | None) -> str:
@@ -88,15 +91,10 @@ def command(
     into `metrics`; a judge that gives no valid verdict records `judge_error` and is counted
     apart, never as right or wrong.  Replies are cached: a rerun sends nothing.
     """
-    from ragaudit.data.records import load_saved_run, write_saved_run
-    from ragaudit.judges.llm import (
-        JUDGE_NAMES,
-        METRICS_OF,
-        LLMJudges,
-        items_from_rows,
-        judge_saved_run,
-    )
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.judges.llm import JUDGE_NAMES, METRICS_OF, LLMJudges, items_from_rows
     from ragaudit.llm.client import LLMClient
+    from ragaudit.pipeline.harness import judge_with_llm
 
     names = (
         list(JUDGE_NAMES)
@@ -104,39 +102,45 @@ def command(
         else [n.strip() for n in judge_names.split(",") if n.strip()]
     )
     saved = load_saved_run(run)
-    texts = _chunk_texts(corpus_dir, saved.config)
+    chunks = _run_chunks(corpus_dir, saved.config)
     config = llm_config_from_cli(**llm_options)
-    with LLMClient(config, stage="the LLM judges") as client:
-        judges = LLMJudges(client, names, repeats=judge_repeats)
-        _, items = items_from_rows(saved.rows, texts)
-        if dry_run:
+    if dry_run:
+        texts = {c.chunk_id: c.text for c in chunks}
+        with LLMClient(config, stage="the LLM judges") as client:
+            judges = LLMJudges(client, names, repeats=judge_repeats)
+            _, items = items_from_rows(saved.rows, texts)
             estimate = judges.dry_run(items)
-            click.echo(
-                f"dry run: {estimate.calls} calls ({estimate.cached_calls} cached), about "
-                f"{estimate.input_tokens} input + {estimate.output_tokens} output tokens "
-                f"(chars/4 estimate, schema retries excluded), cost {_money(estimate.cost_usd)} "
-                f"with {client.model}"
-            )
-            return
-        n_tasks = len(items) * len(judges.judges) * judges.repeats
-        with contextlib.ExitStack() as stack:
-            bar: Any = None
-            if sys.stderr.isatty() and n_tasks:
-                bar = stack.enter_context(
-                    click.progressbar(length=n_tasks, label="judging", file=sys.stderr)
-                )
-
-            def progress(done: int, total: int) -> None:
-                if bar is not None:
-                    bar.update(1)
-
-            report = judge_saved_run(saved, texts, judges, progress)
-        totals = client.usage_summary()
-    wanted = [m for n in names for m in METRICS_OF[n]]
+        click.echo(
+            f"dry run: {estimate.calls} calls ({estimate.cached_calls} cached), about "
+            f"{estimate.input_tokens} input + {estimate.output_tokens} output tokens "
+            f"(chars/4 estimate, schema retries excluded), cost {_money(estimate.cost_usd)} "
+            f"with {config.model}"
+        )
+        return
     target = Path(out_path) if out_path else Path(run)
-    write_saved_run(target, saved)
+    saved.path = str(target)
+    usage: dict[str, Any] = {}
+    with contextlib.ExitStack() as stack:
+        bar: Any = None
 
-    lines = [f"{saved.name}: {report['n']} answers judged by {client.model} "
+        def progress(done: int, total: int) -> None:
+            nonlocal bar
+            if bar is None and sys.stderr.isatty() and total:
+                bar = stack.enter_context(
+                    click.progressbar(length=total, label="judging", file=sys.stderr)
+                )
+            if bar is not None:
+                bar.update(1)
+
+        # One code path with `ragaudit run --judges llm`: the summary is recomputed and the
+        # generator's share of the LLM cost is kept next to the judges'.
+        report = judge_with_llm(
+            saved, chunks, config, repeats=judge_repeats, judge_names=names,
+            progress=progress, usage=usage,
+        )  # fmt: skip
+    totals = usage["judges"]
+    wanted = [m for n in names for m in METRICS_OF[n]]
+    lines = [f"{saved.name}: {report['n']} answers judged by {config.model} "
              f"(seed {config.seed}, temperature {config.temperature:g})"]  # fmt: skip
     for name in wanted:
         mean = report["means"][name]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ragaudit._io import atomic_write_text
 from ragaudit.cli._options import format_option, render_json
+from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 
 __all__ = ["command"]
 
@@ -49,6 +51,7 @@ def command() -> None:
 @click.option("--rebuild", is_flag=True, help="Ignore existing labels in --out.")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Label file to write (and to resume from).")  # fmt: skip
+@add_llm_options
 def build(
     corpus_dir: str,
     golden_path: str,
@@ -59,14 +62,19 @@ def build(
     limit: int | None,
     rebuild: bool,
     out_path: str,
+    judge_repeats: int,
+    **llm_options: Any,
 ) -> None:
     """Label every chunk of each question's gold document(s): 2 answer, 1 related, 0 not.
 
     Existing complete labels in --out are reused (unless --rebuild); the file is saved
     atomically after every question, and for --labeller human after every answer, so an
-    interrupted session resumes where it stopped.
+    interrupted session resumes where it stopped.  With --labeller llm the --llm-* options
+    (or RAGAUDIT_LLM_* variables) name the endpoint; a question the model gives no valid
+    labels for is left incomplete and reported, and the next build retries it.
     """
     from ragaudit.data.golden import load_golden
+    from ragaudit.exceptions import InputError
     from ragaudit.labels.build import build_chunk_labels, make_labeller
     from ragaudit.labels.format import Chunking, load_chunk_labels, save_chunk_labels
     from ragaudit.pipeline.chunking import chunk_documents
@@ -79,22 +87,32 @@ def build(
     existing = None
     if Path(out_path).exists() and not rebuild:
         existing = load_chunk_labels(out_path)
-    labeller_obj = make_labeller(labeller)
+    if judge_repeats != 1:
+        raise InputError("--judge-repeats: does not apply to labels build")
+    if labeller == "llm":
+        labeller_obj = make_labeller("llm", config=llm_config_from_cli(**llm_options))
+    else:
+        labeller_obj = make_labeller(labeller)
 
     def save(labels: object) -> None:
         save_chunk_labels(labels, out_path)  # type: ignore[arg-type]
 
-    summary = build_chunk_labels(
-        list(golden),
-        chunks,
-        labeller_obj,
-        chunking,
-        existing=existing,
-        rebuild=rebuild,
-        limit=limit,
-        save=save,
-        progress=lambda line: click.echo(line, err=True),
-    )
+    try:
+        summary = build_chunk_labels(
+            list(golden),
+            chunks,
+            labeller_obj,
+            chunking,
+            existing=existing,
+            rebuild=rebuild,
+            limit=limit,
+            save=save,
+            progress=lambda line: click.echo(line, err=True),
+        )
+    finally:
+        close = getattr(labeller_obj, "close", None)
+        if callable(close):
+            close()
     save_chunk_labels(summary.labels, out_path)
     complete = len(summary.labels.complete_questions())
     click.echo(
@@ -106,6 +124,24 @@ def build(
         click.echo(
             "ragaudit: warning: no chunk got grade 2 (the answer may be split across chunks) "
             "for: " + ", ".join(summary.no_answer_chunk),
+            err=True,
+        )
+    if summary.failed:
+        click.echo(
+            f"ragaudit: warning: {len(summary.failed)} question(s) got no valid labels and are "
+            "left incomplete (not used, not counted as all-zero; rerun to retry): "
+            + "; ".join(f"{qid} ({reason})" for qid, reason in summary.failed.items()),
+            err=True,
+        )
+    client = getattr(labeller_obj, "client", None)
+    if labeller == "llm" and client is not None:
+        totals = client.usage_summary()
+        cost = totals["cost_usd"]
+        click.echo(
+            f"LLM {totals['model']}: {totals['calls']} calls ({totals['cache_hits']} cached, "
+            f"{totals['http_requests']} HTTP requests), tokens {totals['input_tokens']} in / "
+            f"{totals['output_tokens']} out, cost "
+            + ("unknown (model not in the price table)" if cost is None else f"${cost:.4f}"),
             err=True,
         )
     if summary.stopped:

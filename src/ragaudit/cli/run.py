@@ -10,9 +10,17 @@ import click
 
 from ragaudit.cli._options import seed_option
 from ragaudit.data.records import SavedRun
+from ragaudit.exceptions import InputError
+from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 from ragaudit.pipeline.chunking import CHUNKERS
 from ragaudit.pipeline.generators import GENERATORS
-from ragaudit.pipeline.harness import RETRIEVAL_METRICS, run_pipeline
+from ragaudit.pipeline.harness import (
+    JUDGE_MODES,
+    RETRIEVAL_METRICS,
+    count_judge_errors,
+    plan_llm_run,
+    run_pipeline,
+)
 from ragaudit.pipeline.retrievers import RETRIEVERS
 
 __all__ = ["command", "format_run_summary"]
@@ -38,6 +46,7 @@ def format_run_summary(saved: SavedRun) -> str:
       end to end (offline judges), answerable questions
         answered    1/1   = 1.000
         correct     0/1   = 0.000
+      judge errors  none
     """
     k = saved.config["k"]
     rows = saved.rows
@@ -80,22 +89,105 @@ def format_run_summary(saved: SavedRun) -> str:
                 )
             )
     judged = [r for r in answerable if r["metrics"].get("answered") is not None]
+    judged_by = "LLM" if saved.config.get("judges") == "offline+llm" else "offline"
     if judged:
         answered = sum(int(r["metrics"]["answered"]) for r in judged)
-        correct = sum(int(r["metrics"].get("correct") or 0) for r in judged)
-        lines.append("  end to end (offline judges), answerable questions")
+        decided = [r for r in judged if r["metrics"].get("correct") is not None]
+        correct = sum(int(r["metrics"]["correct"]) for r in decided)
+        lines.append(f"  end to end ({judged_by} judges), answerable questions")
         lines.append(f"    answered  {_fraction(answered, len(judged))}")
-        lines.append(f"    correct   {_fraction(correct, len(judged))}")
+        lines.append(f"    correct   {_fraction(correct, len(decided))}")
     refusals = [r for r in unanswerable if r["metrics"].get("correct") is not None]
     if refusals:
         abstained = sum(int(r["metrics"]["correct"]) for r in refusals)
         lines.append(
             f"  unanswerable questions correctly refused  {_fraction(abstained, len(refusals))}"
         )
+    if judged_by == "LLM":
+        lines.append("  LLM judges, mean over the questions each judge decided")
+        for metric in _LLM_METRICS:
+            values = [r["metrics"][metric] for r in rows if r["metrics"].get(metric) is not None]
+            if values:
+                mean = sum(float(v) for v in values) / len(values)
+                lines.append(f"    {metric:<17} {mean:.3f}  over {len(values)}")
     errors = sum(1 for r in rows if r.get("error"))
     if errors:
         lines.append(f"  {errors} questions failed to generate (see each row's 'error')")
+    judge_errors = count_judge_errors(rows)
+    lines.append(
+        "  judge errors  "
+        + (
+            ", ".join(f"{judge} {n}" for judge, n in judge_errors.items())
+            + " (excluded from the means, see each row's 'judge_error')"
+            if judge_errors
+            else "none"
+        )
+    )
+    llm = saved.summary.get("llm")
+    if isinstance(llm, dict):
+        stages = llm.get("by_stage") or {}
+        detail = ", ".join(f"{name} {cost.get('calls', 0)}" for name, cost in stages.items())
+        lines.append(
+            f"  LLM {llm.get('model')}: {llm.get('calls', 0)} calls"
+            + (f" ({detail})" if detail else "")
+            + f", tokens {llm.get('input_tokens', 0)} in / {llm.get('output_tokens', 0)} out, "
+            f"cost {_money(llm.get('cost_usd'))} (cached replies included)"
+        )
     return "\n".join(lines)
+
+
+_LLM_METRICS = (
+    "sufficiency",
+    "correct",
+    "completeness",
+    "faithfulness",
+    "citation_acc",
+    "answer_relevance",
+)
+
+
+def _money(value: float | None) -> str:
+    return "unknown (model not in the price table)" if value is None else f"${value:.4f}"
+
+
+def _invocation_line(usage: dict[str, Any]) -> str:
+    """What this invocation actually sent (a fully cached rerun sends nothing)."""
+    stages = [u for u in usage.values() if isinstance(u, dict)]
+    requests = sum(int(u.get("http_requests", 0)) for u in stages)
+    hits = sum(int(u.get("cache_hits", 0)) for u in stages)
+    calls = sum(int(u.get("calls", 0)) for u in stages)
+    tokens_in = sum(int(u.get("input_tokens", 0)) for u in stages)
+    tokens_out = sum(int(u.get("output_tokens", 0)) for u in stages)
+    costs = [u.get("cost_usd") for u in stages]
+    cost = None if any(c is None for c in costs) else sum(float(c) for c in costs if c is not None)
+    return (
+        f"  this invocation: {calls} LLM calls ({hits} cached, {requests} HTTP requests), "
+        f"tokens sent {tokens_in} in / {tokens_out} out, cost {_money(cost)}"
+    )
+
+
+def _print_dry_run(plan: dict[str, Any]) -> None:
+    lines = [f"dry run: nothing sent, nothing written ({plan['n_questions']} questions)"]
+    for stage in ("generator", "judges"):
+        estimate = plan.get(stage)
+        if estimate is None:
+            continue
+        lines.append(
+            f"  {stage:<9} {estimate['calls']} calls ({estimate['cached_calls']} cached), about "
+            f"{estimate['estimated_input_tokens']} input + "
+            f"{estimate['estimated_output_tokens']} output tokens, cost "
+            f"{_money(estimate['estimated_cost_usd'])} with {estimate['model']}"
+        )
+    lines.append(
+        f"  total     {plan['calls']} calls ({plan['cached_calls']} cached), about "
+        f"{plan['estimated_input_tokens']} input + {plan['estimated_output_tokens']} output "
+        f"tokens, cost {_money(plan['estimated_cost_usd'])}"
+    )
+    lines.append(
+        "  (tokens: chars/4 estimate, schema retries excluded; judge calls for answers not yet "
+        "generated assume a cited, non-refusing answer: an upper bound)"
+    )
+    click.echo("\n".join(lines))
 
 
 @click.command(name="run")
@@ -169,7 +261,21 @@ def format_run_summary(saved: SavedRun) -> str:
     show_default=True,
     help="Record latency; --no-timing makes the saved file byte-identical across runs.",
 )
+@click.option(
+    "--judges",
+    type=click.Choice(JUDGE_MODES),
+    default="offline",
+    show_default=True,
+    help="offline: keyword and number checks; llm: also the LLM judges (sufficiency, "
+    "correctness, faithfulness, citations, relevance).",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Estimate the LLM calls, tokens and cost of this run; send and write nothing.",
+)
 @seed_option()
+@add_llm_options
 def command(
     corpus: str,
     golden: str,
@@ -187,12 +293,42 @@ def command(
     out_dir: str,
     limit: int | None,
     timing: bool,
+    judges: str,
+    dry_run: bool,
     seed: int,
+    judge_repeats: int,
+    **llm_options: Any,
 ) -> None:
     """Run a golden set through retrieve -> generate -> judge and save the run as JSON.
 
     An interrupted run resumes from <name>.partial.jsonl when rerun with the same options.
+    With --generator openai or --judges llm, the --llm-* options (or the RAGAUDIT_LLM_*
+    environment variables) name the endpoint; replies are cached, so a rerun sends nothing.
     """
+    if judge_repeats != 1 and judges != "llm":
+        raise InputError("--judge-repeats: only applies with --judges llm")
+    llm_config = None
+    if generator == "openai" or judges == "llm":
+        if llm_options.get("llm_seed") is None:
+            llm_options["llm_seed"] = seed  # one --seed drives every random procedure
+        llm_config = llm_config_from_cli(**llm_options)
+        if generator == "openai":
+            llm_config.require_endpoint("the LLM generator")
+        if judges == "llm":
+            llm_config.require_endpoint("the LLM judges")
+    if dry_run:
+        if llm_config is None:
+            click.echo("dry run: no LLM stage requested (--generator openai or --judges llm); "
+                       "this run sends nothing")  # fmt: skip
+            return
+        plan = plan_llm_run(
+            corpus, golden, k=k, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
+            chunker=chunker, retriever=retriever, generator=generator, judges=judges,
+            llm_config=llm_config, judge_repeats=judge_repeats, run_file=run_file,
+            embedding_model=embedding_model, qdrant_url=qdrant_url, limit=limit, seed=seed,
+        )  # fmt: skip
+        _print_dry_run(plan)
+        return
     chunk_labels = None
     if chunk_labels_file is not None:
         from ragaudit.labels.format import load_chunk_labels
@@ -212,12 +348,26 @@ def command(
             if "bar" in bar:
                 bar["bar"].update(1)
 
+        def on_judge_progress(done: int, total: int) -> None:
+            if not sys.stderr.isatty():
+                return
+            if "judge_bar" not in bar:
+                bar["judge_bar"] = stack.enter_context(
+                    click.progressbar(length=total, label="judging", file=sys.stderr)
+                )
+            bar["judge_bar"].update(1)
+
+        usage: dict[str, Any] = {}
+
         saved = run_pipeline(
             corpus, golden, k=k, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
             chunker=chunker, retriever=retriever, generator=generator, run_file=run_file,
             embedding_model=embedding_model, qdrant_url=qdrant_url, name=name, out_dir=out_dir,
             limit=limit, seed=seed, record_latency=timing, on_row=on_row, on_start=on_start,
-            chunk_labels=chunk_labels,
+            chunk_labels=chunk_labels, judges=judges, llm_config=llm_config,
+            judge_repeats=judge_repeats, on_judge_progress=on_judge_progress, llm_usage=usage,
         )  # fmt: skip
     click.echo(format_run_summary(saved))
+    if usage:
+        click.echo(_invocation_line(usage))
     click.echo(f"saved: {saved.path}")

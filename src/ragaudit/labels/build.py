@@ -9,10 +9,10 @@ reused unless ``rebuild`` is set.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ragaudit.exceptions import InputError
+from ragaudit.exceptions import InputError, JudgeError
 from ragaudit.labels.format import Chunking, ChunkLabels, QuestionLabels
 from ragaudit.labels.human import LabellingStopped
 from ragaudit.labels.protocol import GRADES, Labeller
@@ -37,6 +37,10 @@ class BuildSummary:
         Labelled questions where no candidate chunk got grade 2.
     stopped : bool
         The labeller (a person) stopped before the end; the progress is saved.
+    failed : dict of str to str
+        Questions the labeller could give no valid labels (e.g. an LLM whose replies stayed
+        invalid after its retries) -> the reason.  They stay incomplete in the file, never
+        labelled all-zero, and a rerun tries them again.
     """
 
     labels: ChunkLabels
@@ -44,6 +48,7 @@ class BuildSummary:
     reused: tuple[str, ...]
     no_answer_chunk: tuple[str, ...]
     stopped: bool
+    failed: dict[str, str] = field(default_factory=dict)
 
 
 def _get(question: Any, *names: str, default: Any = None) -> Any:
@@ -213,6 +218,7 @@ def build_chunk_labels(
     labelled: list[str] = []
     reused: list[str] = []
     no_answer: list[str] = []
+    failed: dict[str, str] = {}
     incremental = bool(getattr(labeller, "incremental", False))
     for position, q in enumerate(selected, start=1):
         qid = q["id"]
@@ -260,9 +266,20 @@ def build_chunk_labels(
             except LabellingStopped:
                 if save is not None:
                     save(labels)
-                return BuildSummary(labels, tuple(labelled), tuple(reused), tuple(no_answer), True)
+                return BuildSummary(
+                    labels, tuple(labelled), tuple(reused), tuple(no_answer), True, failed
+                )
         else:
-            grades = labeller.label(q["question"], q["answer"], q["keywords"], candidates)
+            try:
+                grades = labeller.label(q["question"], q["answer"], q["keywords"], candidates)
+            except JudgeError as exc:
+                # One question without valid labels must not cost the others theirs: it stays
+                # in the file as `complete: false` (so it is neither used nor counted as
+                # all-zero) and the next build tries it again.
+                failed[qid] = str(exc)
+                if save is not None:
+                    save(labels)
+                continue
         _check_grades(grades, candidates, name, qid)
         order = [c.chunk_id for c in candidates]
         entry.answer_chunks = [c for c in order if grades.get(c, 0) == 2]
@@ -274,4 +291,4 @@ def build_chunk_labels(
             no_answer.append(qid)
         if save is not None:
             save(labels)
-    return BuildSummary(labels, tuple(labelled), tuple(reused), tuple(no_answer), False)
+    return BuildSummary(labels, tuple(labelled), tuple(reused), tuple(no_answer), False, failed)

@@ -1,0 +1,78 @@
+"""A failed judge nulls only its own metrics; judge errors are counted in every summary."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragaudit.pipeline.harness import (
+    _judge_metrics,
+    combine_llm_costs,
+    count_judge_errors,
+    failed_judges,
+    summarise,
+)
+
+OFFLINE = {"abstained": False, "keyword_hit": 1.0, "correct": True, "evidence_in_context": True}
+
+
+def test_a_failed_llm_judge_leaves_the_other_verdicts_alone() -> None:
+    row = {"judges": {**OFFLINE, "sufficiency": None,
+                      "judge_errors": {"sufficiency": "invalid reply"},
+                      "judge_error": "sufficiency: invalid reply"}}  # fmt: skip
+    assert _judge_metrics(row) == {
+        "answered": 1.0, "correct": 1.0, "keyword_hit": 1.0, "evidence_in_context": 1.0,
+    }  # fmt: skip
+
+
+def test_a_failed_correctness_judge_nulls_correct_only() -> None:
+    # a stale offline `correct` must not stand in for the LLM verdict that failed
+    row = {"judges": {**OFFLINE, "judge_errors": {"correctness": "HTTP 500"}}}
+    metrics = _judge_metrics(row)
+    assert metrics["correct"] is None
+    assert (metrics["keyword_hit"], metrics["answered"]) == (1.0, 1.0)
+
+
+def test_a_generation_error_still_nulls_every_judge_metric() -> None:
+    assert set(_judge_metrics({"error": "timeout", "judges": {}}).values()) == {None}
+
+
+@pytest.mark.parametrize(
+    ("judges", "expected"),
+    [
+        ({"judge_errors": {"citations": "x", "relevance": "y"}}, {"citations", "relevance"}),
+        ({"judge_error": "citations: timed out; relevance: HTTP 500"}, {"citations", "relevance"}),
+        ({"judge_error": "the judge crashed"}, {"?"}),  # an imported run's bare reason
+        ({"keyword_hit": 0.0}, set()),
+    ],
+)
+def test_failed_judges(judges: dict, expected: set) -> None:
+    assert failed_judges(judges) == expected
+
+
+def test_summaries_always_count_judge_errors() -> None:
+    rows = [
+        {"answerable": True, "judges": {"judge_errors": {"sufficiency": "x"}}, "metrics": {}},
+        {"answerable": True, "judges": {"judge_errors": {"sufficiency": "x", "citations": "y"}},
+         "metrics": {}},
+        # a failed generation is counted in n_errors, never as a judge error
+        {"answerable": True, "error": "boom", "judges": {"judge_error": "sufficiency: z"},
+         "metrics": {}},
+    ]  # fmt: skip
+    assert count_judge_errors(rows) == {"citations": 1, "sufficiency": 2}
+    summary = summarise(rows, k=3)
+    assert summary["judge_errors"] == {"citations": 1, "sufficiency": 2}
+    assert summary["n_judge_errors"] == 3
+    offline = summarise([{"answerable": True, "judges": OFFLINE, "metrics": {}}], k=3)
+    assert (offline["judge_errors"], offline["n_judge_errors"]) == ({}, 0)
+
+
+def test_llm_costs_add_up_and_unknown_stays_unknown() -> None:
+    gen = {"model": "m", "calls": 8, "input_tokens": 1000, "output_tokens": 80, "cost_usd": 0.25}
+    judges = {"model": "m", "calls": 30, "input_tokens": 300, "output_tokens": 150,
+              "cost_usd": 0.5}  # fmt: skip
+    total = combine_llm_costs({"generator": gen, "judges": judges})
+    assert (total["calls"], total["input_tokens"], total["output_tokens"]) == (38, 1300, 230)
+    assert total["cost_usd"] == pytest.approx(0.75)
+    assert total["by_stage"]["judges"] == judges
+    unpriced = combine_llm_costs({"generator": gen, "judges": {**judges, "cost_usd": None}})
+    assert unpriced["cost_usd"] is None
