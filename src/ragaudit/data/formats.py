@@ -37,6 +37,7 @@ from ragaudit.data.runs import RankingInput, Run
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
+    "QrelsColumns",
     "RunColumns",
     "load_arrays",
     "qrels_from_dataframe",
@@ -45,6 +46,7 @@ __all__ = [
     "read_jsonl_qrels",
     "read_jsonl_run",
     "read_qrels",
+    "read_qrels_columns",
     "read_run",
     "read_run_columns",
     "read_trec_qrels",
@@ -97,7 +99,21 @@ class _Strings:
         return cls(buffer[positions], offsets)
 
     @classmethod
+    def from_token_words(cls, token_words: U64Array, lengths: IntArray) -> _Strings:
+        """Strings from :func:`_token_words` output (bytes past each end are dropped)."""
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        as_bytes = token_words.view(np.uint8)
+        return cls(as_bytes[as_bytes != 0], offsets)  # tokens hold no NUL: the 0s are padding
+
+    @classmethod
     def from_list(cls, strings: Sequence[str]) -> _Strings:
+        joined = "".join(strings)
+        if joined.isascii():  # one encode; character counts are byte counts
+            offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+            np.cumsum(np.array(list(map(len, strings)), dtype=np.int64), out=offsets[1:])
+            data = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+            return cls(np.concatenate((data, np.zeros(_PAD, np.uint8)))[: len(data)], offsets)
         encoded = [s.encode("utf-8") for s in strings]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum(
@@ -110,7 +126,7 @@ class _Strings:
     def concat(cls, parts: Sequence[_Strings]) -> _Strings:
         if not parts:
             return cls(np.zeros(0, np.uint8), np.zeros(1, np.int64))
-        data = np.concatenate([p.data for p in parts])
+        data = np.concatenate([p.data for p in parts] + [np.zeros(_PAD, np.uint8)])[:-_PAD]
         shifts = np.cumsum([0] + [len(p.data) for p in parts[:-1]])
         offsets = np.concatenate(
             [parts[0].offsets[:1]] + [p.offsets[1:] + s for p, s in zip(parts, shifts, strict=True)]
@@ -122,10 +138,28 @@ class _Strings:
         lengths = self.lengths
         out = np.empty(len(lengths), dtype=np.uint64)
         step = 1 << 16
+        base = self.data.base
+        if isinstance(base, np.ndarray) and base.ndim == 1 and len(base) >= len(self.data) + _PAD:
+            words = _word_view(self.data)
+            n_words = max(1, -(-int(lengths.max(initial=1)) // 8))
+            for first in range(0, len(lengths), step):
+                part = slice(first, first + step)
+                token = _token_words(words, self.offsets[:-1][part], lengths[part], n_words)
+                out[part] = _hash_words(token, lengths[part])
+            return out
         for first in range(0, len(lengths), step):
             rows = np.arange(first, min(first + step, len(lengths)))
             out[rows] = _hash_fixed(self.fixed(rows), lengths[rows])
         return out
+
+    def token_words(self, rows: IntArray, n_words: int) -> U64Array:
+        """As :func:`_token_words`: ``(len(rows), n_words)`` little-endian 8-byte words."""
+        base = self.data.base
+        if isinstance(base, np.ndarray) and base.ndim == 1 and len(base) >= len(self.data) + _PAD:
+            starts, lengths = self.offsets[rows], self.lengths[rows]
+            return _token_words(_word_view(self.data), starts, lengths, n_words)
+        fixed = self.fixed(rows, 8 * n_words)
+        return np.ascontiguousarray(fixed).view("<u8").astype(np.uint64)
 
     def fixed(self, rows: IntArray, width: int | None = None) -> U8Array:
         """Rows as a zero-padded ``(len(rows), width)`` byte matrix."""
@@ -148,8 +182,9 @@ class _Strings:
         width = int(
             max(self.lengths[rows].max(initial=0), other.lengths[other_rows].max(initial=0))
         )
-        mine = self.fixed(rows, width)
-        theirs = other.fixed(other_rows, width)
+        n_words = max(1, -(-width // 8))
+        mine = self.token_words(rows, n_words)
+        theirs = other.token_words(other_rows, n_words)
         return np.asarray(same_length & (mine == theirs).all(axis=1))
 
     def get(self, i: int) -> str:
@@ -184,8 +219,15 @@ def _hash_fixed(fixed: U8Array, lengths: IntArray) -> U64Array:
 # Reading whitespace-separated files in blocks of bytes.
 
 
-def _read_blocks(path: PathLike, block_bytes: int) -> Iterator[tuple[U8Array, int]]:
-    """Yield ``(bytes of whole lines, 1-based number of the block's first line)``."""
+_PAD = 8  # zero bytes kept after every block so that 8-byte loads never run past the end
+
+
+def _read_blocks(path: PathLike, block_bytes: int) -> Iterator[tuple[U8Array, int, int]]:
+    """Yield ``(bytes of whole lines, 1-based number of the block's first line, lines)``.
+
+    Each block is a view of a larger array followed by at least ``_PAD`` zero bytes, which
+    :func:`_word_view` relies on.  A missing final newline is supplied.
+    """
     line_no = 1
     carry = b""
     try:
@@ -194,23 +236,135 @@ def _read_blocks(path: PathLike, block_bytes: int) -> Iterator[tuple[U8Array, in
         raise FormatError(f"cannot read the file: {exc.strerror}", path=str(path)) from None
     try:
         while True:
-            chunk = handle.read(block_bytes)
-            if not chunk:
-                if carry:
-                    block = np.frombuffer(carry + b"\n", dtype=np.uint8)
-                    yield block, line_no
+            room = len(carry) + block_bytes
+            buffer = np.empty(room + 1 + _PAD, dtype=np.uint8)
+            buffer[: len(carry)] = np.frombuffer(carry, dtype=np.uint8)
+            got = handle.readinto(memoryview(buffer)[len(carry) : room])  # type: ignore[arg-type]
+            filled = len(carry) + got
+            if not got:
+                if not carry:
+                    return
+                buffer[filled] = 10
+                buffer[filled + 1 : filled + 1 + _PAD] = 0
+                block = buffer[: filled + 1]
+                yield block, line_no, int(np.count_nonzero(block == 10))
                 return
-            data = carry + chunk
-            cut = data.rfind(b"\n")
+            cut = _last_newline(buffer, filled)
             if cut < 0:
-                carry = data
+                carry = buffer[:filled].tobytes()
                 continue
-            carry = data[cut + 1 :]
-            block = np.frombuffer(data[: cut + 1], dtype=np.uint8)
-            yield block, line_no
-            line_no += int(np.count_nonzero(block == 10))
+            carry = buffer[cut + 1 : filled].tobytes()
+            buffer[cut + 1 : cut + 1 + _PAD] = 0
+            block = buffer[: cut + 1]
+            n_lines = int(np.count_nonzero(block == 10))
+            yield block, line_no, n_lines
+            line_no += n_lines
     finally:
         handle.close()
+
+
+def _last_newline(buffer: U8Array, filled: int) -> int:
+    """Index of the last ``\\n`` in ``buffer[:filled]``, or -1."""
+    tail = 1 << 16
+    while True:
+        first = max(0, filled - tail)
+        found = np.flatnonzero(buffer[first:filled] == 10)
+        if found.size:
+            return first + int(found[-1])
+        if first == 0:
+            return -1
+        tail *= 16
+
+
+def _word_view(block: U8Array) -> U64Array:
+    """Little-endian 8-byte words starting at *every* byte of ``block`` (a strided view).
+
+    ``view[i]`` holds bytes ``i .. i + 7``; gathering ``view[starts]`` loads 8 bytes of each
+    token in one fancy-indexing step instead of 8.  Needs the ``_PAD`` bytes after the block
+    that :func:`_read_blocks` provides.
+    """
+    base = block.base if block.base is not None else block
+    assert isinstance(base, np.ndarray) and len(base) >= len(block) + _PAD
+    return np.ndarray(shape=(len(block) + 1,), dtype="<u8", buffer=base, offset=0, strides=(1,))
+
+
+_LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def _token_words(words: U64Array, starts: IntArray, lengths: IntArray, n_words: int) -> U64Array:
+    """``(n, n_words)`` little-endian words of each token, bytes past its end zeroed.
+
+    Two tokens are equal exactly when their lengths and words are (tokens hold no NUL byte).
+    """
+    out = np.empty((len(starts), n_words), dtype=np.uint64)
+    last = len(words) - 1
+    for c in range(n_words):
+        at = starts + 8 * c
+        if c:
+            np.minimum(at, last, out=at)
+        out[:, c] = words[at]
+        out[:, c] &= _LOW_BYTES[np.clip(lengths - 8 * c, 0, 8) if n_words > 1 else lengths]
+    return out
+
+
+def _hash_words(token_words: U64Array, lengths: IntArray) -> U64Array:
+    """The hash of :func:`_hash_fixed`, computed from :func:`_token_words` output."""
+    h = _FNV_OFFSET ^ lengths.astype(np.uint64)
+    for c in range(token_words.shape[1]):
+        mixed = (h ^ token_words[:, c]) * _FNV_PRIME
+        mixed ^= mixed >> np.uint64(29)
+        h = mixed if c == 0 else np.where(lengths > 8 * c, mixed, h)
+    return h
+
+
+_POW10_FLOAT = 10.0 ** np.arange(23)
+_EXACT_MANTISSA = 1 << 53
+
+
+def _parse_decimals(
+    words: U64Array, starts: IntArray, lengths: IntArray
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Parse ``[+-]digits[.digits]`` tokens exactly as ``float()`` does, vectorised.
+
+    The digits form an integer mantissa ``m`` and the fraction length ``f``; ``m / 10**f``
+    is one correctly rounded division of two exactly representable numbers when
+    ``m <= 2**53`` and ``f <= 22``, hence identical to ``float(token)``.  Returns the values
+    and a mask of the tokens this handles; the others (exponents, inf, very long numbers,
+    garbage) are left to the caller.
+    """
+    n = len(starts)
+    width = min(int(lengths.max(initial=1)), 24)
+    n_words = -(-width // 8)
+    # One row per character position (bytes past a token's end are 0: neither digit nor dot).
+    chars = np.ascontiguousarray(
+        _token_words(words, starts, lengths, n_words).view(np.uint8).reshape(n, -1)[:, :width].T
+    )
+    digits = chars - np.uint8(48)  # bytes below '0' wrap around to large values
+    is_digit = digits <= 9
+    is_dot = chars == 46
+    digits[~is_digit] = 0
+    scale = np.where(is_digit, np.uint8(10), np.uint8(1))
+    mantissa = digits[0].astype(np.int64)
+    for column in range(1, width):
+        mantissa *= scale[column]
+        mantissa += digits[column]
+    n_digits = np.zeros(n, dtype=np.uint8)  # width <= 24: no overflow
+    n_dots = np.zeros(n, dtype=np.uint8)
+    fraction = np.zeros(n, dtype=np.uint8)
+    seen_dot = np.zeros(n, dtype=bool)
+    for column in range(width):
+        n_digits += is_digit[column]
+        fraction += is_digit[column] & seen_dot
+        n_dots += is_dot[column]
+        seen_dot |= is_dot[column]
+    negative = chars[0] == 45
+    n_signs = negative | (chars[0] == 43)
+    n_signs = n_signs.view(np.uint8)
+    ok = (n_digits + n_dots + n_signs == lengths) & (n_dots <= 1) & (n_digits >= 1)
+    ok &= (n_digits <= 18) & (mantissa <= _EXACT_MANTISSA) & (fraction <= 22)
+    result = mantissa / _POW10_FLOAT[np.where(ok, fraction, 0)]
+    np.negative(result, out=result, where=negative)
+    return result, ok
 
 
 def _split_simple(
@@ -218,23 +372,50 @@ def _split_simple(
 ) -> tuple[IntArray, IntArray, IntArray] | None:
     """Fast path for the usual layout: single separators, no blank lines, n fields per line.
 
-    Returns None when the block does not have that layout (the general path then handles it
-    and produces the error messages).
+    Returns token starts and ends of shape ``(n_lines, n_fields)`` and the line numbers, or
+    None when the block does not have that layout (the general path then handles it and
+    produces the error messages).
     """
-    separators = np.flatnonzero(block <= 32)
-    n_lines = len(separators) // n_fields
-    if n_lines == 0 or n_lines * n_fields != len(separators) or block[0] <= 32:
+    ends = _regular_separators(block, n_fields, int(np.count_nonzero(block == 10)))
+    if ends is None:
         return None
-    if np.any(np.diff(separators) == 1):
-        return None  # consecutive whitespace: blank lines, CRLF or double spaces
-    is_newline = (block[separators] == 10).reshape(n_lines, n_fields)
-    if not (is_newline[:, -1].all() and not is_newline[:, :-1].any()):
-        return None
-    ends = separators.reshape(n_lines, n_fields)
     starts = np.empty_like(ends)
     starts.flat[0] = 0
-    starts.flat[1:] = separators[:-1] + 1
-    return starts, ends, np.arange(first_line, first_line + n_lines)
+    starts.flat[1:] = ends.ravel()[:-1] + 1
+    return starts, ends, np.arange(first_line, first_line + len(ends))
+
+
+def _regular_separators(block: U8Array, n_fields: int, n_newlines: int) -> IntArray | None:
+    """Separator positions as ``(n_lines, n_fields)`` when every line is regular, else None.
+
+    Regular: ``n_fields`` tokens separated by exactly one blank byte (space, tab, ...) and
+    ended by ``\\n``; the last column is then the newline.  Token ``j`` of line ``i`` spans
+    ``[separators[i, j-1] + 1, separators[i, j])`` (the previous line's newline for j = 0).
+    """
+    blank = block <= 32
+    if not len(block) or blank[0] or np.any(blank[1:] & blank[:-1]):
+        return None  # leading blank, blank lines, CRLF or double spaces: general path
+    flat = np.flatnonzero(blank)
+    n_lines = len(flat) // n_fields
+    if n_lines == 0 or n_lines * n_fields != len(flat):
+        return None
+    separators: IntArray = flat.reshape(n_lines, n_fields)
+    if not np.all(block[separators[:, -1]] == 10):
+        return None
+    if n_newlines != n_lines:
+        return None  # some line has a newline where a field separator should be
+    return separators
+
+
+def _column(separators: IntArray, j: int) -> tuple[IntArray, IntArray]:
+    """Starts and ends of token column ``j`` from :func:`_regular_separators` output."""
+    ends = separators[:, j]
+    if j:
+        return separators[:, j - 1] + 1, ends
+    starts = np.empty_like(ends)
+    starts[:1] = 0
+    np.add(separators[:-1, -1], 1, out=starts[1:])
+    return starts, ends
 
 
 def _split_fields(
@@ -341,6 +522,29 @@ class _QidCoder:
             codes[pos] = self.index.setdefault(name, len(self.index))
         return np.repeat(codes, np.diff(np.append(heads, n)))
 
+    def code_words(
+        self, block: U8Array, words: U64Array, starts: IntArray, ends: IntArray
+    ) -> IntArray:
+        """Same as :meth:`code_block`, comparing 8-byte words instead of single bytes."""
+        n = len(starts)
+        lengths = ends - starts
+        n_words = max(1, -(-int(lengths.max(initial=1)) // 8))
+        token = _token_words(words, starts, lengths, n_words)
+        changes = np.ones(n, dtype=bool)
+        if n_words == 1:
+            changes[1:] = token[1:, 0] != token[:-1, 0]
+        else:
+            changes[1:] = (token[1:] != token[:-1]).any(axis=1)
+        changes[1:] |= lengths[1:] != lengths[:-1]
+        heads = np.flatnonzero(changes)
+        index = self.index
+        # Fixed-width bytes drop their trailing NULs, which are exactly the padding.
+        names = token[heads].astype("<u8").view(f"S{8 * n_words}").ravel().tolist()
+        # One decode for all heads (ids hold no newline, so the split is exact).
+        decoded = b"\n".join(names).decode("utf-8").split("\n")
+        codes = np.array([index.setdefault(qid, len(index)) for qid in decoded], dtype=np.int64)
+        return np.repeat(codes, np.diff(np.append(heads, n)))
+
 
 # --------------------------------------------------------------------------------------------
 # Columnar runs.
@@ -389,14 +593,56 @@ class RunColumns:
         return np.arange(self.n_rows) - np.repeat(self.offsets[:-1], np.diff(self.offsets))
 
 
+def _may_repeat(q: IntArray, item_hash: U64Array) -> bool:
+    """False when no question lists one item hash twice (True may be a hash collision).
+
+    Rows grouped by question are checked with one short sort per question (a padded grid),
+    much cheaper than sorting all keys together.
+    """
+    n = len(q)
+    if n < 2:
+        return False
+    if not np.any(q[1:] < q[:-1]):
+        counts = np.bincount(q)
+        depth = int(counts.max())
+        n_questions = len(counts)
+        if n_questions * depth <= 2 * n + 100_000:
+            # Sort the top 32 bits only (half the memory traffic); a 32-bit match sends
+            # that question to the exact 64-bit check below.
+            high = (item_hash >> np.uint64(32)).astype(np.uint32)
+            if np.all(counts == depth):
+                grid = high.reshape(n_questions, depth)
+            else:
+                # Padding cells hold distinct numbers: at worst a false alarm.
+                grid = np.arange(n_questions * depth, dtype=np.uint32)
+                starts = np.zeros(n_questions, dtype=np.int64)
+                np.cumsum(counts[:-1], out=starts[1:])
+                shift = np.arange(0, n_questions * depth, depth, dtype=np.int64) - starts
+                cell = np.repeat(shift, counts)
+                cell += np.arange(n)
+                grid[cell] = high
+                del cell
+                grid = grid.reshape(n_questions, depth)
+            del high
+            grid.sort(axis=1)
+            suspects = np.flatnonzero((grid[:, 1:] == grid[:, :-1]).any(axis=1))
+            del grid
+            if not suspects.size:
+                return False
+            rows = np.flatnonzero(np.isin(q, suspects))
+            q, item_hash = q[rows], item_hash[rows]
+    keys = item_hash + q.astype(np.uint64) * _QID_MIX
+    keys.sort()
+    return bool(np.any(keys[1:] == keys[:-1]))
+
+
 def _dedupe(
     q: IntArray, item_hash: U64Array, items: _Strings, qids: Sequence[str], policy: str, name: str
 ) -> IntArray:
     """Rows to keep (file order); duplicates of (question, item) raise or keep the first."""
-    keys = item_hash + q.astype(np.uint64) * _QID_MIX
-    quick = np.sort(keys)
-    if not np.any(quick[1:] == quick[:-1]):
+    if not _may_repeat(q, item_hash):
         return np.arange(len(q))
+    keys = item_hash + q.astype(np.uint64) * _QID_MIX
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
@@ -421,16 +667,22 @@ def _dedupe(
 
 def _rank_rows(
     q: IntArray, scores: npt.NDArray[np.float64] | None, items: _Strings, n_questions: int
-) -> tuple[IntArray, int]:
-    """Permutation putting rows in (question, score desc, id desc) order, and tie count."""
+) -> tuple[IntArray | None, int]:
+    """Permutation putting rows in (question, score desc, id desc) order, and tie count.
+
+    The permutation is None when the rows are already in that order (the usual case for
+    files written by a ranker), which saves copying every column.
+    """
     n = len(q)
     grouped = n == 0 or not np.any(q[1:] < q[:-1])
-    perm = np.arange(n) if grouped else np.argsort(q, kind="stable")
+    perm: IntArray | None = None if grouped else np.argsort(q, kind="stable")
     if scores is None:
         return perm, 0
-    qs, sc = q[perm], scores[perm]
+    qs, sc = (q, scores) if perm is None else (q[perm], scores[perm])
     same_q = qs[1:] == qs[:-1]
     if np.any(same_q & (sc[1:] > sc[:-1])):
+        if perm is None:
+            perm = np.arange(n)
         counts = np.bincount(qs, minlength=n_questions)
         depth = int(counts.max())
         if n_questions * depth <= 4 * n + 1_000_000:
@@ -447,21 +699,103 @@ def _rank_rows(
         qs, sc = q[perm], scores[perm]
         same_q = qs[1:] == qs[:-1]
     tied = same_q & (sc[1:] == sc[:-1])
-    if not tied.any():
+    del qs, sc, same_q
+    pairs = np.flatnonzero(tied)  # row i ties with row i + 1
+    if not pairs.size:
         return perm, 0
-    # Rows inside tie blocks: order each block by item id descending (trec_eval's rule).
-    block_start = np.ones(n, dtype=bool)
-    block_start[1:] = ~tied
-    block_id = np.cumsum(block_start) - 1
-    block_size = np.bincount(block_id)
-    in_tie = block_size[block_id] > 1
+    # Only rows inside tie blocks move: each block is ordered by item id descending
+    # (trec_eval's rule).  Work on those rows alone.
+    in_tie = np.zeros(n, dtype=bool)
+    in_tie[pairs] = True
+    in_tie[pairs + 1] = True
     tie_rows = np.flatnonzero(in_tie)
-    names = items.fixed(perm[tie_rows])
-    as_bytes = names.view(f"S{max(names.shape[1], 1)}").ravel()
-    rank = np.unique(as_bytes, return_inverse=True)[1].ravel()
-    local = np.lexsort((-rank, block_id[tie_rows]))
-    perm[tie_rows] = perm[tie_rows][local]
-    return perm, int(np.count_nonzero(block_size > 1))
+    block_start = np.ones(len(tie_rows), dtype=bool)
+    block_start[1:] = ~tied[tie_rows[1:] - 1]
+    block_id = np.cumsum(block_start)
+    moved = tie_rows if perm is None else perm[tie_rows]
+    local = np.lexsort((*_descending_keys(items, moved), block_id))
+    if perm is None:
+        perm = np.arange(n)
+    perm[tie_rows] = moved[local]
+    return perm, int(np.count_nonzero(block_start))
+
+
+def _run_block_fast(
+    block: U8Array,
+    separators: IntArray,
+    first_line: int,
+    coder: _QidCoder,
+    name: str,
+) -> tuple[IntArray, _Strings, U64Array, npt.NDArray[np.float64]]:
+    """Parse a block of regular run lines (see :func:`_regular_separators`), 8 bytes a load."""
+    words = _word_view(block)
+    q_codes = coder.code_words(block, words, *_column(separators, 0))
+    item_start, item_end = _column(separators, 2)
+    item_length = item_end - item_start
+    n_words = max(1, -(-int(item_length.max(initial=1)) // 8))
+    item_words = _token_words(words, item_start, item_length, n_words)
+    hashes = _hash_words(item_words, item_length)
+    items = _Strings.from_token_words(item_words, item_length)
+    del item_words
+    score_start, score_end = _column(separators, 4)
+    scores, parsed = _parse_decimals(words, score_start, score_end - score_start)
+    for row in np.flatnonzero(~parsed).tolist():
+        token = block[score_start[row] : score_end[row]].tobytes()
+        scores[row] = _number_or_error(token, "a number", first_line + row, "score", name)
+    return q_codes, items, hashes, scores
+
+
+def _number_or_error(token: bytes, kind: str, line: int, field: str, path: str) -> float:
+    """``float(token)`` for the rare token the vectorised parser leaves; finite or an error."""
+    text = token.decode("utf-8", errors="replace")
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not np.isfinite(value) or (kind == "an integer" and not value.is_integer()):
+        raise FormatError(f"expected {kind}, found {text!r}", path=path, line=line, field=field)
+    return value
+
+
+def _descending_keys(items: _Strings, rows: IntArray) -> list[U64Array]:
+    """:func:`numpy.lexsort` keys (least significant first) ordering ``items[rows]`` by
+    strcmp descending: big-endian 8-byte words compare like the bytes they hold, and a
+    shorter string's zero padding sorts it before its extensions, as strcmp does."""
+    width = int(items.lengths[rows].max(initial=0))
+    n_words = max(1, -(-width // 8))
+    words = items.token_words(rows, n_words).astype("<u8").view(">u8").astype(np.uint64)
+    return [~words[:, c] for c in range(n_words - 1, -1, -1)]
+
+
+class _Column:
+    """A growing numpy column: blocks are copied into one array sized by an estimate."""
+
+    def __init__(self, dtype: type[np.generic], pad: int = 0) -> None:
+        self.array = np.zeros(0, dtype=dtype)
+        self.size = 0
+        self.pad = pad  # zero bytes kept after the data (see _word_view)
+
+    def append(self, values: npt.NDArray[Any], expected_total: int) -> None:
+        need = self.size + len(values) + self.pad
+        if need > len(self.array):
+            grown = np.zeros(
+                max(need, expected_total + self.pad, len(self.array) * 3 // 2),
+                dtype=self.array.dtype,
+            )
+            grown[: self.size] = self.array[: self.size]
+            self.array = grown
+        self.array[self.size : self.size + len(values)] = values
+        self.size += len(values)
+
+    def result(self) -> npt.NDArray[Any]:
+        return self.array[: self.size]
+
+
+def _file_size(path: PathLike) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def read_run_columns(
@@ -495,29 +829,47 @@ def read_run_columns(
         raise InputError(f"duplicates: expected 'error' or 'first', found {duplicates!r}")
     name = str(path)
     coder = _QidCoder({})
-    q_parts: list[IntArray] = []
-    item_parts: list[_Strings] = []
-    score_parts: list[npt.NDArray[np.float64]] = []
-    hash_parts: list[U64Array] = []
-    for block, first_line in _read_blocks(path, block_bytes):
-        starts, ends, lines = _split_fields(block, _RUN_FIELDS, name, first_line)
-        if not len(lines):
-            continue
-        q_parts.append(coder.code_block(block, starts[:, 0], ends[:, 0]))
-        item_parts.append(_Strings.from_buffer(block, starts[:, 2], ends[:, 2]))
-        hash_parts.append(
-            _hash_fixed(
+    q_parts = _Column(np.int64)
+    item_data = _Column(np.uint8, pad=_PAD)
+    item_lengths = _Column(np.int64)
+    score_parts = _Column(np.float64)
+    hash_parts = _Column(np.uint64)
+    for block, first_line, n_newlines in _read_blocks(path, block_bytes):
+        separators = _regular_separators(block, len(_RUN_FIELDS), n_newlines)
+        if separators is not None:
+            q_codes, items, hashes, scores = _run_block_fast(
+                block, separators, first_line, coder, name
+            )
+            del separators
+        else:
+            starts, ends, lines = _split_fields(block, _RUN_FIELDS, name, first_line)
+            if not len(lines):
+                continue
+            q_codes = coder.code_block(block, starts[:, 0], ends[:, 0])
+            items = _Strings.from_buffer(block, starts[:, 2], ends[:, 2])
+            hashes = _hash_fixed(
                 _fixed_from_block(block, starts[:, 2], ends[:, 2]), ends[:, 2] - starts[:, 2]
             )
-        )
-        score_parts.append(
-            _parse_numbers(block, starts[:, 4], ends[:, 4], lines, np.float64, "score", name)
-        )
+            scores = _parse_numbers(
+                block, starts[:, 4], ends[:, 4], lines, np.float64, "score", name
+            )
+        # Rows per byte of the first block size the columns for the whole file.
+        expect = 1 + int(len(q_codes) * (_file_size(path) + 1) / max(len(block), 1) * 1.02)
+        q_parts.append(q_codes, expect)
+        item_data.append(items.data, int(expect * len(items.data) / max(len(q_codes), 1)))
+        item_lengths.append(items.lengths, expect)
+        hash_parts.append(hashes, expect)
+        score_parts.append(scores, expect)
+        del q_codes, items, hashes, scores
     qids = tuple(coder.index)
-    q = np.concatenate(q_parts) if q_parts else np.zeros(0, dtype=np.int64)
-    items = _Strings.concat(item_parts)
-    scores = np.concatenate(score_parts) if score_parts else np.zeros(0)
-    item_hash = np.concatenate(hash_parts) if hash_parts else np.zeros(0, dtype=np.uint64)
+    q = q_parts.result()
+    lengths = item_lengths.result()
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    del lengths
+    items = _Strings(item_data.result(), offsets)
+    scores = score_parts.result()
+    item_hash = hash_parts.result()
     keep = _dedupe(q, item_hash, items, qids, duplicates, name)
     if len(keep) != len(q):
         q, scores, item_hash = q[keep], scores[keep], item_hash[keep]
@@ -526,17 +878,19 @@ def read_run_columns(
     )
     if order == "given" and len(scores):
         tied_groups = _count_ties(q, scores)
-    row_order = keep[perm]
     counts = np.bincount(q, minlength=len(qids))
+    del q
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
+    if perm is not None:
+        keep, item_hash, scores = keep[perm], item_hash[perm], scores[perm]
     return RunColumns(
         qids=qids,
         offsets=offsets,
         items=items,
-        row_order=row_order,
-        item_hash=item_hash[perm],
-        scores=scores[perm],
+        row_order=keep,
+        item_hash=item_hash,
+        scores=scores,
         tied_groups=tied_groups,
     )
 
@@ -632,14 +986,17 @@ def run_columns(run: Run) -> RunColumns:
         return columns
     qids = tuple(run)
     rankings = [run[qid] for qid in qids]
-    flat = [item for ranking in rankings for item in ranking]
+    flat = list(itertools.chain.from_iterable(rankings))
     counts = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     items = _Strings.from_list(flat)
     scores = None
     if run.has_scores:
-        scores = np.array([s for qid in qids for s in (run.scores(qid) or [])], dtype=np.float64)
+        scores = np.array(
+            list(itertools.chain.from_iterable(run.scores(qid) or [] for qid in qids)),
+            dtype=np.float64,
+        )
     return RunColumns(
         qids=qids,
         offsets=offsets,
@@ -686,12 +1043,73 @@ def read_trec_qrels(path: PathLike, unit: str = "doc") -> Qrels:
     """
     check_unit(unit)
     name = str(path)
-    labels: dict[str, dict[str, int]] = {}
-    for block, first_line in _read_blocks(path, _BLOCK_BYTES):
-        starts, ends, lines = _split_fields(block, _QRELS_FIELDS, name, first_line)
-        if not len(lines):
-            continue
-        grades = _parse_numbers(block, starts[:, 3], ends[:, 3], lines, np.int64, "grade", name)
+    return _ColumnarQrels(read_qrels_columns(path), unit=unit, name=name)
+
+
+@dataclass(frozen=True)
+class QrelsColumns:
+    """TREC qrels as integer-coded columns, one row per distinct (question, item) label.
+
+    Attributes
+    ----------
+    qids : tuple of str
+        Question ids in order of first appearance.
+    q : int ndarray
+        Question code (index into ``qids``) of each label.
+    items : _Strings
+        Item id of each label.
+    item_hash : uint64 ndarray
+        Hash of each item id (as :attr:`RunColumns.item_hash`).
+    grades : int ndarray
+        Grade of each label (the last line wins for a repeated pair, as in trec_eval).
+    """
+
+    qids: tuple[str, ...]
+    q: IntArray
+    items: _Strings
+    item_hash: U64Array
+    grades: IntArray
+
+
+def read_qrels_columns(path: PathLike, block_bytes: int = _BLOCK_BYTES) -> QrelsColumns:
+    """Read TREC qrels into :class:`QrelsColumns` (vectorised; see :func:`read_trec_qrels`).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 A 2\\nq2 0 C 1\\nq1 0 A 0\\n")
+    >>> cols = read_qrels_columns(path)
+    >>> cols.qids, cols.q.tolist(), cols.items.decode(), cols.grades.tolist()
+    (('q1', 'q2'), [0, 1], ['A', 'C'], [0, 1])
+    """
+    name = str(path)
+    coder = _QidCoder({})
+    q_parts: list[IntArray] = []
+    item_parts: list[_Strings] = []
+    hash_parts: list[U64Array] = []
+    grade_parts: list[IntArray] = []
+    for block, first_line, n_newlines in _read_blocks(path, block_bytes):
+        separators = _regular_separators(block, len(_QRELS_FIELDS), n_newlines)
+        if separators is not None:
+            words = _word_view(block)
+            q_parts.append(coder.code_words(block, words, *_column(separators, 0)))
+            item_start, item_end = _column(separators, 2)
+            lines = first_line + np.arange(len(separators))
+            grade_start, grade_end = _column(separators, 3)
+            values, parsed = _parse_decimals(words, grade_start, grade_end - grade_start)
+            parsed &= values == np.round(values)
+            for row in np.flatnonzero(~parsed).tolist():
+                token = block[grade_start[row] : grade_end[row]].tobytes()
+                values[row] = _number_or_error(token, "an integer", int(lines[row]), "grade", name)
+            grades = values.astype(np.int64)
+        else:
+            starts, ends, lines = _split_fields(block, _QRELS_FIELDS, name, first_line)
+            if not len(lines):
+                continue
+            grades = _parse_numbers(block, starts[:, 3], ends[:, 3], lines, np.int64, "grade", name)
+            q_parts.append(coder.code_block(block, starts[:, 0], ends[:, 0]))
+            item_start, item_end = starts[:, 2], ends[:, 2]
         negative = np.flatnonzero(grades < 0)
         if negative.size:
             raise FormatError(
@@ -700,11 +1118,73 @@ def read_trec_qrels(path: PathLike, unit: str = "doc") -> Qrels:
                 line=int(lines[negative[0]]),
                 field="grade",
             )
-        qids = _Strings.from_buffer(block, starts[:, 0], ends[:, 0]).decode()
-        items = _Strings.from_buffer(block, starts[:, 2], ends[:, 2]).decode()
-        for qid, item, grade in zip(qids, items, grades.tolist(), strict=True):
-            labels.setdefault(qid, {})[item] = grade
-    return Qrels(labels, unit=unit, name=name)
+        item_length = item_end - item_start
+        words = _word_view(block)
+        n_words = max(1, -(-int(item_length.max(initial=1)) // 8))
+        item_words = _token_words(words, item_start, item_length, n_words)
+        hash_parts.append(_hash_words(item_words, item_length))
+        item_parts.append(_Strings.from_token_words(item_words, item_length))
+        grade_parts.append(grades)
+    q = np.concatenate(q_parts) if q_parts else np.zeros(0, dtype=np.int64)
+    items = _Strings.concat(item_parts)
+    item_hash = np.concatenate(hash_parts) if hash_parts else np.zeros(0, dtype=np.uint64)
+    grades = np.concatenate(grade_parts) if grade_parts else np.zeros(0, dtype=np.int64)
+    if _may_repeat(q, item_hash):
+        # Rare: a repeated (question, item) pair keeps its first position and last grade,
+        # like the dict that trec_eval's reading amounts to.
+        first: dict[tuple[int, str], int] = {}
+        last_grade: dict[tuple[int, str], int] = {}
+        pairs = zip(q.tolist(), items.decode(), grades.tolist(), strict=True)
+        for row, (code, item, grade) in enumerate(pairs):
+            first.setdefault((code, item), row)
+            last_grade[(code, item)] = grade
+        if len(first) != len(q):
+            keep = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+            q, item_hash = q[keep], item_hash[keep]
+            grades = np.fromiter(last_grade.values(), dtype=np.int64, count=len(first))
+            items = items_view(items, keep)
+    return QrelsColumns(tuple(coder.index), q, items, item_hash, grades)
+
+
+class _ColumnarQrels(Qrels):
+    """:class:`Qrels` backed by :class:`QrelsColumns`; the dicts are built on first use."""
+
+    def __init__(self, columns: QrelsColumns, *, unit: str, name: str | None) -> None:
+        # Qrels.__init__ is bypassed on purpose: the reader has validated every grade.
+        self.unit = check_unit(unit)
+        self.name = name
+        self.columns = columns
+        self._built: dict[str, dict[str, int]] | None = None
+
+    def _build(self) -> dict[str, dict[str, int]]:
+        if self._built is None:
+            cols = self.columns
+            built: dict[str, dict[str, int]] = {qid: {} for qid in cols.qids}
+            qids = cols.qids
+            for code, item, grade in zip(
+                cols.q.tolist(), cols.items.decode(), cols.grades.tolist(), strict=True
+            ):
+                built[qids[code]][item] = grade
+            self._built = built
+            self._labels = built
+        return self._built
+
+    def __getitem__(self, qid: str) -> Mapping[str, int]:
+        return self._build()[qid]
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        self._build()
+        return super().to_dict()
+
+    def relevant(self, qid: str, threshold: int = 1) -> list[str]:
+        self._build()
+        return super().relevant(qid, threshold)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.columns.qids)
+
+    def __len__(self) -> int:
+        return len(self.columns.qids)
 
 
 def read_trec_run(

@@ -8,6 +8,7 @@ tied groups is recorded so a report can warn that order inside a tie is arbitrar
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Literal
 
@@ -100,10 +101,10 @@ class Run(Mapping[str, list[str]]):
             if scores is not None:
                 self.tied_groups += _count_tied_groups(scores)
                 if order == "score":
-                    pairs = sorted(zip(ids, scores, strict=True), key=lambda p: p[0], reverse=True)
-                    pairs.sort(key=lambda p: p[1], reverse=True)  # stable: ties keep id desc
-                    ids = [p[0] for p in pairs]
-                    scores = [p[1] for p in pairs]
+                    # (score, id) descending: ties by id descending; ids are unique here
+                    pairs = sorted(zip(scores, ids, strict=True), reverse=True)
+                    scores = [p[0] for p in pairs]
+                    ids = [p[1] for p in pairs]
                 self._scores[str(qid)] = scores
             self._rankings[str(qid)] = ids
 
@@ -201,7 +202,4 @@ class Run(Mapping[str, list[str]]):
 
 
 def _count_tied_groups(scores: list[float]) -> int:
-    counts: dict[float, int] = {}
-    for s in scores:
-        counts[s] = counts.get(s, 0) + 1
-    return sum(1 for c in counts.values() if c > 1)
+    return sum(1 for c in Counter(scores).values() if c > 1)

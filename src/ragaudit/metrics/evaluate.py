@@ -16,7 +16,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ragaudit.data.formats import _QID_MIX, RunColumns, _Strings, run_columns
+from ragaudit.data.formats import (
+    _QID_MIX,
+    QrelsColumns,
+    RunColumns,
+    _Strings,
+    items_view,
+    run_columns,
+)
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
@@ -158,8 +165,22 @@ def _evaluate_iv(
 
 def _label_table(
     qrels: Qrels, eval_ids: Sequence[str]
-) -> tuple[npt.NDArray[np.int64], _Strings, npt.NDArray[np.int64]]:
-    """Flatten the labels of ``eval_ids``: (row of each label, item ids, grades)."""
+) -> tuple[npt.NDArray[np.int64], _Strings, npt.NDArray[np.int64], npt.NDArray[np.uint64]]:
+    """Flatten the labels of ``eval_ids``: (row of each label, item ids, grades, id hashes)."""
+    columns = getattr(qrels, "columns", None)
+    if isinstance(columns, QrelsColumns):  # read from a file: no Python loop over labels
+        eval_index = {qid: i for i, qid in enumerate(eval_ids)}
+        row_of_code = np.array([eval_index.get(qid, -1) for qid in columns.qids], dtype=np.int64)
+        label_row = row_of_code[columns.q]
+        keep = np.flatnonzero(label_row >= 0)
+        if len(keep) == len(label_row):
+            return label_row, columns.items, columns.grades, columns.item_hash
+        return (
+            label_row[keep],
+            items_view(columns.items, keep),
+            columns.grades[keep],
+            columns.item_hash[keep],
+        )
     counts = []
     items: list[str] = []
     grades: list[int] = []
@@ -169,7 +190,8 @@ def _label_table(
         items.extend(labels)
         grades.extend(labels.values())
     label_row = np.repeat(np.arange(len(eval_ids)), counts)
-    return label_row, _Strings.from_list(items), np.asarray(grades, dtype=np.int64)
+    label_items = _Strings.from_list(items)
+    return label_row, label_items, np.asarray(grades, dtype=np.int64), label_items.hashes()
 
 
 def _grade_matrix(
@@ -178,6 +200,7 @@ def _grade_matrix(
     label_row: npt.NDArray[np.int64],
     label_items: _Strings,
     label_grade: npt.NDArray[np.int64],
+    label_hash: npt.NDArray[np.uint64],
     n_eval: int,
     depth: int,
 ) -> npt.NDArray[np.int64]:
@@ -185,14 +208,28 @@ def _grade_matrix(
     grades = np.zeros((n_eval, depth), dtype=np.int64)
     if cols.n_rows == 0 or depth == 0 or len(label_grade) == 0:
         return grades
-    run_q = cols.question_of_row()
-    rank = cols.rank_of_row()
-    row_eval = eval_row_of_run_q[run_q]
-    use = np.flatnonzero((row_eval >= 0) & (rank < depth))
-    label_keys = label_items.hashes() + label_row.astype(np.uint64) * _QID_MIX
+    lengths = np.diff(cols.offsets)
+    row_eval = np.repeat(eval_row_of_run_q, lengths)
+    use: npt.NDArray[np.int64] | None = None  # None: every run row takes part
+    if eval_row_of_run_q.min() >= 0 and lengths.max() <= depth:
+        run_keys = _join_keys(row_eval, cols.item_hash, n_eval)
+    else:
+        use = np.flatnonzero((row_eval >= 0) & (cols.rank_of_row() < depth))
+        run_keys = _join_keys(row_eval[use], cols.item_hash[use], n_eval)
+    label_keys = _join_keys(label_row, label_hash, n_eval)
     order = np.argsort(label_keys)
     sorted_keys = label_keys[order]
-    run_keys = cols.item_hash[use] + row_eval[use].astype(np.uint64) * _QID_MIX
+    # Most ranked items are unjudged: a bitmap of the label keys (a one-hash Bloom filter)
+    # drops nearly all of them before the binary search.
+    table_bits = int(min(26, max(10, int(np.ceil(np.log2(8 * len(label_keys)))))))
+    table = np.zeros(1 << table_bits, dtype=bool)
+    table[_slot(label_keys, table_bits)] = True
+    candidate = table[_slot(run_keys, table_bits)]
+    del table
+    use = np.flatnonzero(candidate) if use is None else use[candidate]
+    run_keys = run_keys[candidate]
+    # Rows come grouped by question and the question sits in the high bits of the keys, so
+    # consecutive look-ups touch the same few cache lines of the sorted label keys.
     pos = np.minimum(np.searchsorted(sorted_keys, run_keys), len(sorted_keys) - 1)
     hit = sorted_keys[pos] == run_keys
     use, pos = use[hit], pos[hit]
@@ -201,12 +238,31 @@ def _grade_matrix(
         label_index, cols.items, cols.row_order[use]
     )
     use, label_index = use[exact], label_index[exact]
-    grades[row_eval[use], rank[use]] = label_grade[label_index]
+    rank = use - cols.offsets[np.searchsorted(cols.offsets, use, side="right") - 1]
+    grades[row_eval[use], rank] = label_grade[label_index]
     if np.any(sorted_keys[1:] == sorted_keys[:-1]):
-        # Two labels of one question share a 64-bit hash: redo those questions exactly.
+        # Two labels of one question share a join key: redo those questions exactly.
         clash = np.unique(label_row[order[1:][sorted_keys[1:] == sorted_keys[:-1]]])
         _exact_rows(cols, eval_row_of_run_q, label_row, label_items, label_grade, grades, clash)
     return grades
+
+
+def _join_keys(
+    rows: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], n_rows: int
+) -> npt.NDArray[np.uint64]:
+    """One uint64 per (question row, item hash); equal keys are verified by the caller."""
+    if n_rows < (1 << 24):
+        keys = rows.astype(np.uint64) << np.uint64(40)
+        keys |= hashes >> np.uint64(24)
+        return keys
+    return hashes + rows.astype(np.uint64) * _QID_MIX
+
+
+def _slot(keys: npt.NDArray[np.uint64], bits: int) -> npt.NDArray[np.uint64]:
+    """Top ``bits`` bits of ``keys`` times an odd constant (multiplicative hashing)."""
+    mixed = keys * _QID_MIX
+    mixed >>= np.uint64(64 - bits)
+    return mixed
 
 
 def _exact_rows(
@@ -368,7 +424,7 @@ def evaluate(
     eval_index = {qid: i for i, qid in enumerate(eval_ids)}
     eval_row_of_run_q = np.array([eval_index.get(qid, -1) for qid in run_ids], dtype=np.int64)
 
-    label_row, label_items, label_grade = _label_table(qrels, eval_ids)
+    label_row, label_items, label_grade, label_hash = _label_table(qrels, eval_ids)
     n_relevant = np.bincount(
         label_row[label_grade >= relevance_threshold], minlength=n_eval
     ).astype(np.int64)
@@ -388,7 +444,7 @@ def evaluate(
     if all(spec.k is not None for spec in specs.values()):
         depth = min(depth, max(spec.k for spec in specs.values() if spec.k is not None))
     grades = _grade_matrix(
-        cols, eval_row_of_run_q, label_row, label_items, label_grade, n_eval, depth
+        cols, eval_row_of_run_q, label_row, label_items, label_grade, label_hash, n_eval, depth
     )
     prepared = RankedGrades(
         grades=grades,

@@ -145,9 +145,18 @@ def reciprocal_rank(rel: BoolArray, k: int | None) -> FloatArray:
     return np.where(found, 1.0 / (first + 1.0), 0.0)
 
 
-def _precision_at_each_rank(rel: BoolArray) -> FloatArray:
-    ranks = np.arange(1, rel.shape[1] + 1, dtype=np.float64)
-    return np.cumsum(rel, axis=1, dtype=np.float64) / ranks
+def _summed_precision(rel: BoolArray) -> FloatArray:
+    """``sum_i precision@i * rel_i`` per row, visiting only the relevant positions.
+
+    Relevant items are sparse, so this walks the (row, rank) pairs of ``np.nonzero`` (row
+    major: ranks ascend within a row) instead of a cumulative sum over the whole matrix.
+    """
+    rows, ranks = np.nonzero(rel)
+    if not len(rows):
+        return np.zeros(rel.shape[0])
+    found_so_far = np.arange(1, len(rows) + 1) - np.searchsorted(rows, rows, side="left")
+    weights = found_so_far / (ranks + 1.0)
+    return np.asarray(np.bincount(rows, weights=weights, minlength=rel.shape[0]), np.float64)
 
 
 def average_precision(rel: BoolArray, n_relevant: npt.ArrayLike, k: int | None) -> FloatArray:
@@ -162,9 +171,7 @@ def average_precision(rel: BoolArray, n_relevant: npt.ArrayLike, k: int | None) 
     >>> average_precision(np.array([[False, True, False, True, False]]), [2], None).tolist()
     [0.5]
     """
-    top = _top(rel, k)
-    summed = (_precision_at_each_rank(top) * top).sum(axis=1)
-    return _ratio(summed, n_relevant)
+    return _ratio(_summed_precision(_top(rel, k)), n_relevant)
 
 
 def dcg(gains: FloatArray, k: int | None) -> FloatArray:
@@ -227,8 +234,7 @@ def context_precision(rel: BoolArray, k: int | None) -> FloatArray:
     [0.5833]
     """
     top = _top(rel, k)
-    summed = (_precision_at_each_rank(top) * top).sum(axis=1)
-    return _ratio(summed, top.sum(axis=1))
+    return _ratio(_summed_precision(top), top.sum(axis=1))
 
 
 @dataclass
@@ -287,7 +293,8 @@ KERNELS: dict[str, Kernel] = {
     "f1": lambda g, k: f1(g.rel, g.n_relevant, k),
     "mrr": lambda g, k: reciprocal_rank(g.rel, k),
     "map": lambda g, k: average_precision(g.rel, g.n_relevant, k),
-    "ndcg": lambda g, k: ndcg(g.linear_gains, g.ideal_linear_gains, k),
+    # Only the top k columns are converted to float: the full matrix can be 10^7 cells.
+    "ndcg": lambda g, k: ndcg(_top(g.grades, k).astype(np.float64), g.ideal_linear_gains, k),
     "ndcg_exp": lambda g, k: ndcg(g.exp_gains, g.ideal_exp_gains, k),
     "dcg": lambda g, k: dcg(g.linear_gains, k),
     "r_precision": lambda g, k: r_precision(g.rel, g.n_relevant),

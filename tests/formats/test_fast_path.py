@@ -1,0 +1,350 @@
+"""The vectorised TREC fast path agrees with plain Python parsing, the general path and trec_eval.
+
+References are computed independently: ``str.split`` + ``float()`` + Python's ``sorted`` with
+trec_eval's rule (score descending, ties by id descending), and pytrec_eval for the metrics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragaudit.data.formats import (
+    _parse_decimals,
+    _read_blocks,
+    _token_words,
+    _word_view,
+    read_qrels_columns,
+    read_run_columns,
+    read_trec_qrels,
+    read_trec_run,
+)
+from ragaudit.exceptions import FormatError
+from ragaudit.metrics import evaluate
+
+SEEDS = [0, 1, 2]
+
+
+def _score_token(rng: np.random.Generator) -> str:
+    kind = rng.integers(10)
+    value = float(rng.normal() * 10)
+    if kind <= 3:
+        return f"{round(value, 1):.1f}"  # few distinct values: many ties
+    if kind == 4:
+        return f"{value:.2f}"
+    if kind == 5:
+        return repr(value)  # up to 17 significant digits: some take the float() fallback
+    if kind == 6:
+        return f"{value:.3e}"  # exponent: fallback
+    if kind == 7:
+        return str(int(value))  # integer, possibly negative
+    if kind == 8:
+        return f"+{abs(value):.4f}"
+    return f"-0.{rng.integers(0, 10**6):06d}"
+
+
+def _item_id(rng: np.random.Generator) -> str:
+    kind = rng.integers(5)
+    number = int(rng.integers(0, 40))
+    if kind == 0:
+        return f"d{number}"
+    if kind == 1:
+        return f"document-with-a-long-shared-prefix-{number:04d}"  # > 24 bytes, same start
+    if kind == 2:
+        return f"doc-é-{number}"  # UTF-8: strcmp compares unsigned bytes
+    if kind == 3:
+        return f"12345678{number}"  # exactly 8+ bytes: word boundary
+    return f"D{number:07d}"  # 8 bytes
+
+
+def random_run_lines(seed: int, n_questions: int = 30) -> list[tuple[str, str, str]]:
+    rng = np.random.default_rng(seed)
+    lines = []
+    for q in range(n_questions):
+        qid = f"q{q}" if q % 3 else f"question-with-a-long-id-{q}"
+        seen: set[str] = set()
+        for _ in range(int(rng.integers(1, 25))):
+            item = _item_id(rng)
+            if item not in seen:
+                seen.add(item)
+                lines.append((qid, item, _score_token(rng)))
+    return lines
+
+
+def render(lines: list[tuple[str, str, str]], sep: str = " ", end: str = "\n") -> str:
+    return "".join(
+        f"{qid}{sep}Q0{sep}{item}{sep}{rank}{sep}{score}{sep}tag{end}"
+        for rank, (qid, item, score) in enumerate(lines, start=1)
+    )
+
+
+def reference_ranking(lines: list[tuple[str, str, str]]) -> dict[str, list[tuple[str, float]]]:
+    grouped: dict[str, list[tuple[str, float]]] = {}
+    for qid, item, score in lines:
+        grouped.setdefault(qid, []).append((item, float(score)))
+    return {
+        qid: sorted(pairs, key=lambda pair: (pair[1], pair[0]), reverse=True)
+        for qid, pairs in grouped.items()
+    }
+
+
+def assert_matches_reference(run, lines):
+    expected = reference_ranking(lines)
+    assert list(run) == list(expected)
+    for qid, pairs in expected.items():
+        assert run[qid] == [item for item, _ in pairs]
+        # Bitwise equality with float(): the decimal fast path must round correctly.
+        assert run.scores(qid) == [score for _, score in pairs]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("block_bytes", [1 << 24, 97, 1000])
+def test_regular_file_matches_python_parsing(tmp_path, seed, block_bytes):
+    lines = random_run_lines(seed)
+    path = tmp_path / "run.txt"
+    path.write_text(render(lines), encoding="utf-8")
+    columns = read_run_columns(path, block_bytes=block_bytes)
+    run = read_trec_run(path)
+    assert_matches_reference(run, lines)
+    assert columns.qids == tuple(run)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_fast_and_general_paths_give_identical_columns(tmp_path, seed):
+    lines = random_run_lines(seed)
+    regular = tmp_path / "regular.txt"
+    regular.write_text(render(lines), encoding="utf-8")
+    # CRLF line ends, tabs, double spaces and no final newline all force the general path.
+    irregular = tmp_path / "irregular.txt"
+    irregular.write_text(render(lines, sep=" \t", end="\r\n").rstrip("\r\n"), encoding="utf-8")
+    fast = read_run_columns(regular)
+    general = read_run_columns(irregular)
+    assert fast.qids == general.qids
+    for name in ("offsets", "row_order", "item_hash", "scores"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(general, name))
+    assert fast.items.decode() == general.items.decode()
+    assert fast.tied_groups == general.tied_groups
+    assert_matches_reference(read_trec_run(irregular), lines)
+
+
+@pytest.mark.parametrize(
+    ("variant", "mutate"),
+    [
+        ("missing final newline", lambda text: text.rstrip("\n")),
+        ("CRLF", lambda text: text.replace("\n", "\r\n")),
+        ("one irregular line", lambda text: text.replace("\n", "\n\n", 1)),
+        ("double space in one line", lambda text: text.replace(" Q0 ", "  Q0 ", 1)),
+    ],
+)
+@pytest.mark.parametrize("block_bytes", [1 << 24, 150])
+def test_layout_variants(tmp_path, variant, mutate, block_bytes):
+    lines = random_run_lines(5)
+    path = tmp_path / "run.txt"
+    path.write_bytes(mutate(render(lines)).encode("utf-8"))
+    assert_matches_reference(read_trec_run(path), lines)
+    columns = read_run_columns(path, block_bytes=block_bytes)
+    assert columns.items.decode(columns.row_order) == [
+        item for pairs in reference_ranking(lines).values() for item, _ in pairs
+    ]
+
+
+@pytest.mark.parametrize("block_bytes", [1 << 24, 120])
+@pytest.mark.parametrize(
+    ("bad_line", "message"),
+    [
+        ("q9 Q0 x 1 1.2.3 t", r"run\.txt:{line}: score: expected a number, found '1\.2\.3'"),
+        ("q9 Q0 x 1 inf t", r"run\.txt:{line}: score: expected a number, found 'inf'"),
+        ("q9 Q0 x 1 - t", r"run\.txt:{line}: score: expected a number, found '-'"),
+        ("q9 Q0 x 1 2.5", r"run\.txt:{line}: expected 6 whitespace-separated fields"),
+    ],
+)
+def test_malformed_line_is_named_exactly(tmp_path, block_bytes, bad_line, message):
+    good = [f"q{i // 10} Q0 d{i} {i} {i}.25 t" for i in range(60)]
+    for position in (0, 23, 59):
+        lines = [*good[:position], bad_line, *good[position:]]
+        path = tmp_path / "run.txt"
+        path.write_text("\n".join(lines) + "\n")
+        with pytest.raises(FormatError, match=message.format(line=position + 1)):
+            read_run_columns(path, block_bytes=block_bytes)
+
+
+def test_decimal_parser_equals_float_bitwise(tmp_path):
+    rng = np.random.default_rng(7)
+    tokens = [
+        "0",
+        "-0",
+        "-0.0",
+        "+1",
+        "1.",
+        ".5",
+        "-.5",
+        "12.3400",
+        "00012",
+        "9007199254740993",
+        "0.1",
+        "0.30000000000000004",
+        "123456789012345678",
+        "1234567890123456789",
+        "1e5",
+        "1E-3",
+        "nan",
+        "-inf",
+        "1.2.3",
+        "--1",
+        "1-",
+        ".",
+        "+",
+        "12345678901234567890123",
+        "0.000000000000000000000123",
+        "3.14159265358979323846",
+    ]
+    tokens += [repr(float(x)) for x in rng.normal(size=300) * 10.0 ** rng.integers(-8, 8, 300)]
+    magnitudes, decimals = rng.normal(size=300) * 1e4, rng.integers(0, 12, 300)
+    tokens += [f"{x:.{d}f}" for x, d in zip(magnitudes, decimals, strict=True)]
+    text = "".join(f"{t} x\n" for t in tokens)
+    path = tmp_path / "numbers.txt"
+    path.write_text(text)
+    block, _, _ = next(_read_blocks(path, 1 << 20))
+    starts = np.concatenate(([0], np.flatnonzero(block == 10)[:-1] + 1))
+    lengths = np.array([len(t) for t in tokens])
+    values, parsed = _parse_decimals(_word_view(block), starts, lengths)
+    for token, value, ok in zip(tokens, values.tolist(), parsed.tolist(), strict=True):
+        if ok:
+            expected = float(token)
+            assert value == expected and np.signbit(value) == np.signbit(expected), token
+        else:  # left to float(): anything with an exponent, inf/nan, garbage or > 2**53
+            assert not all(c.isdigit() or c in "+-." for c in token) or (
+                len(token.strip("+-").replace(".", "")) > 15
+                or token.count(".") > 1
+                or not any(c.isdigit() for c in token)
+                or "-" in token[1:]
+                or "+" in token[1:]
+                or token[:2] in ("--", "-+", "+-", "++")
+            ), token
+    assert sum(parsed) > 300  # the common formats do take the fast path
+
+
+def test_token_words_hold_each_token_exactly(tmp_path):
+    tokens = ["a", "abcdefgh", "abcdefghi", "x" * 17, "é", "12345678" * 3]
+    path = tmp_path / "t.txt"
+    path.write_text("".join(f"{t}\n" for t in tokens))
+    block, _, _ = next(_read_blocks(path, 1 << 20))
+    starts = np.concatenate(([0], np.flatnonzero(block == 10)[:-1] + 1))
+    lengths = np.array([len(t.encode()) for t in tokens])
+    words = _token_words(_word_view(block), starts, lengths, 3)
+    for token, row in zip(tokens, words, strict=True):
+        assert row.astype("<u8").tobytes().rstrip(b"\0") == token.encode()
+
+
+@pytest.mark.parametrize("block_bytes", [1 << 24, 64])
+def test_qrels_fast_path_matches_python_dicts(tmp_path, block_bytes):
+    rng = np.random.default_rng(3)
+    rows = []
+    for q in range(40):
+        for _ in range(int(rng.integers(1, 8))):
+            rows.append((f"q{q}", _item_id(rng), str(int(rng.integers(0, 4)))))
+    rows.append(("q1", rows[0][1], "3"))  # repeated pair: the last grade wins
+    rows.append(("q1", "extra", "2.0"))  # an integral float is an integer grade
+    text = "".join(f"{q} 0 {d} {g}\n" for q, d, g in rows)
+    path = tmp_path / "qrels.txt"
+    path.write_text(text, encoding="utf-8")
+    expected: dict[str, dict[str, int]] = {}
+    for q, d, g in rows:
+        expected.setdefault(q, {})[d] = int(float(g))
+    qrels = read_trec_qrels(path)
+    assert list(qrels) == list(expected)
+    assert qrels.to_dict() == expected
+    assert [list(v) for v in qrels.to_dict().values()] == [list(v) for v in expected.values()]
+    columns = read_qrels_columns(path, block_bytes=block_bytes)
+    pairs = list(
+        zip(
+            [columns.qids[c] for c in columns.q],
+            columns.items.decode(),
+            columns.grades.tolist(),
+            strict=True,
+        )
+    )
+    assert len(pairs) == sum(len(v) for v in expected.values())
+    assert all(expected[q][d] == g for q, d, g in pairs)
+    general = tmp_path / "general.txt"
+    general.write_text(text.replace("\n", "\r\n"), encoding="utf-8")
+    assert read_trec_qrels(general).to_dict() == expected
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("q7 0 Z 1.5", r"qrels\.txt:{line}: grade: expected an integer, found '1\.5'"),
+        ("q7 0 Z -2", r"qrels\.txt:{line}: grade: expected a grade >= 0, found -2"),
+        ("q7 0 Z two", r"qrels\.txt:{line}: grade: expected an integer, found 'two'"),
+    ],
+)
+@pytest.mark.parametrize("block_bytes", [1 << 24, 50])
+def test_qrels_errors_name_the_line(tmp_path, bad, message, block_bytes):
+    good = [f"q{i // 4} 0 d{i} {i % 3}" for i in range(30)]
+    lines = [*good[:17], bad, *good[17:]]
+    path = tmp_path / "qrels.txt"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FormatError, match=message.format(line=18)):
+        read_qrels_columns(path, block_bytes=block_bytes)
+
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+TREC = {
+    "ndcg@10": "ndcg_cut_10",
+    "map@100": "map_cut_100",
+    "recall@100": "recall_100",
+    "P@10": "P_10",
+    "mrr": "recip_rank",
+}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("crlf", [False, True])
+def test_file_metrics_match_pytrec_eval_reading_the_same_files(tmp_path, seed, crlf):
+    lines = random_run_lines(seed, n_questions=60)
+    rng = np.random.default_rng(seed + 100)
+    qrel_lines = []
+    for qid, item, _ in lines:
+        if rng.random() < 0.3:
+            qrel_lines.append(f"{qid} 0 {item} {int(rng.integers(0, 4))}")
+    # every question has a relevant label (some never retrieved), so no warning fires
+    qrel_lines += [f"{qid} 0 unretrieved-{qid} 1" for qid in dict.fromkeys(q for q, _, _ in lines)]
+    run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    end = "\r\n" if crlf else "\n"
+    run_path.write_text(render(lines, end=end), encoding="utf-8")
+    qrels_path.write_text("".join(line + "\n" for line in qrel_lines), encoding="utf-8")
+    with open(qrels_path, encoding="utf-8") as handle:
+        trec_qrels = pytrec_eval.parse_qrel(handle)
+    with open(run_path, encoding="utf-8") as handle:
+        trec_run = pytrec_eval.parse_run(handle)
+    per_query = pytrec_eval.RelevanceEvaluator(trec_qrels, set(TREC.values())).evaluate(trec_run)
+    ev = evaluate(read_trec_qrels(qrels_path), read_trec_run(run_path), list(TREC), missing="skip")
+    assert set(ev.query_ids) == set(per_query)
+    for name, measure in TREC.items():
+        ours = dict(zip(ev.query_ids, ev.per_query[name].tolist(), strict=True))
+        for qid, values in per_query.items():
+            assert ours[qid] == pytest.approx(values[measure], abs=1e-12), (name, qid)
+        expected_mean = float(np.mean([v[measure] for v in per_query.values()]))
+        assert abs(ev.means[name] - expected_mean) <= 1e-9
+
+
+def test_ties_order_long_ids_like_strcmp(tmp_path):
+    # Tied items whose first 8 bytes and later bytes disagree on the order, a prefix pair,
+    # and non-ASCII bytes (strcmp compares unsigned bytes; so does Python on UTF-8 text).
+    ids = [
+        "aaaaaaaa-zzzzzzzz-9",
+        "bbbbbbbb-aaaaaaaa-1",
+        "bbbbbbbb-aaaaaaaa",
+        "é-item",
+        "z-item",
+        "bbbbbbbb-aaaaaaaa-10",
+        "short",
+        "shor",
+    ]
+    text = "".join(f"q1 Q0 {item} {i} 1.5 t\n" for i, item in enumerate(ids))
+    text += "q1 Q0 top 99 2.0 t\n"
+    path = tmp_path / "run.txt"
+    path.write_text(text, encoding="utf-8")
+    assert read_trec_run(path)["q1"] == ["top", *sorted(ids, reverse=True)]
+    assert read_trec_run(path).tied_groups == 1
