@@ -262,31 +262,6 @@ def _first(
     )
 
 
-def _read_trec(text: str, where: str) -> dict[str, dict[str, int]]:
-    labels: dict[str, dict[str, int]] = {}
-    for line_no, raw in enumerate(text.splitlines(), start=1):
-        parts = raw.split()
-        if not parts or parts[0].startswith("#"):
-            continue
-        if len(parts) != 4:
-            raise FormatError(
-                f"expected 4 columns 'qid iteration item grade', found {len(parts)}",
-                path=where,
-                line=line_no,
-            )
-        try:
-            grade = int(parts[3])
-        except ValueError:
-            raise FormatError(
-                f"expected an integer grade, found {parts[3]!r}",
-                path=where,
-                line=line_no,
-                field="grade",
-            ) from None
-        labels.setdefault(parts[0], {})[parts[2]] = grade
-    return labels
-
-
 def _read_jsonl(text: str, where: str) -> dict[str, dict[str, Any]]:
     labels: dict[str, dict[str, Any]] = {}
     for line_no, raw in enumerate(text.splitlines(), start=1):
@@ -353,7 +328,9 @@ def read_labels(path: str | os.PathLike[str]) -> tuple[Qrels, bool]:
         if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
             raise FormatError("expected a mapping {question id: {item id: grade}}", path=where)
     else:
-        data = _read_trec(text, where)
+        from ragaudit.data.formats import read_trec_qrels
+
+        data = read_trec_qrels(source).to_dict()
     if not data:
         raise FormatError("no labels found", path=where)
     return Qrels(data, name=where), False
