@@ -189,3 +189,27 @@ def test_bad_input_is_one_line_and_exit_code_2(args, message):
     lines = [line for line in result.output.splitlines() if line.startswith("ragaudit: error")]
     assert len(lines) == 1 and message in lines[0]
     assert "Traceback" not in result.output
+
+
+def _write_per_question(path, values):
+    path.write_text(json.dumps({f"q{i:02d}": {"correct": v} for i, v in enumerate(values)}))
+    return str(path)
+
+
+def test_fail_if_worse_gates_only_a_significant_drop(tmp_path):
+    # 30 questions: A right on all; B wrong on 10 of them -> McNemar/permutation p = 2 * 0.5**10
+    # (about 0.002) and every bootstrap resample has a negative mean: a significant drop.
+    a = _write_per_question(tmp_path / "a.json", [1] * 30)
+    b_bad = _write_per_question(tmp_path / "b_bad.json", [0] * 10 + [1] * 20)
+    # B wrong on just 1 question: p = 1.0, no evidence of a change, the gate must pass.
+    b_same = _write_per_question(tmp_path / "b_same.json", [0] + [1] * 29)
+    failed = run("compare", a, b_bad, "--fail-if-worse", "correct")
+    assert failed.exit_code == 1
+    assert "gate failed: correct is worse in B by -0.333" in failed.output
+    assert run("compare", a, b_same, "--fail-if-worse", "correct").exit_code == 0
+    # an improvement never fails the gate
+    assert run("compare", b_bad, a, "--fail-if-worse", "correct").exit_code == 0
+    unknown = run("compare", a, b_same, "--fail-if-worse", "ndcg@5")
+    assert unknown.exit_code == 2 and "ndcg@5 not compared" in unknown.output
+    both = run("compare", "--all", str(tmp_path), "--metric", "correct", "--fail-if-worse", "x")
+    assert both.exit_code == 2 and "needs two runs, not --all" in both.output

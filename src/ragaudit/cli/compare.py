@@ -261,6 +261,14 @@ def render_matrix(result: PairwiseMatrix, output_format: str) -> str:
     is_flag=True,
     help="Compare runs that share fewer than half of their questions.",
 )
+@click.option(
+    "--fail-if-worse",
+    "gates",
+    multiple=True,
+    metavar="METRIC",
+    help="Exit with code 1 when run B is SIGNIFICANTLY worse than A on METRIC (repeatable): "
+    "a regression gate for CI.",
+)
 @format_option("table", "json", "markdown")
 def command(
     runs: tuple[str, ...],
@@ -273,6 +281,7 @@ def command(
     confidence: float,
     ci_method: str,
     allow_partial: bool,
+    gates: tuple[str, ...],
     output_format: str,
 ) -> None:
     """Paired comparison of RUN_A and RUN_B (diff = B - A), question by question.
@@ -282,6 +291,8 @@ def command(
     permutation p-value and a verdict; for 0/1 metrics also McNemar's exact test, the ids of
     the questions that differ and the power the comparison had.
     """
+    if gates and all_dir is not None:
+        raise InputError("compare: --fail-if-worse needs two runs, not --all")
     if all_dir is not None:
         if runs:
             raise InputError("compare: pass either --all DIR or two runs, not both")
@@ -315,3 +326,34 @@ def command(
         allow_partial=allow_partial,
     )
     click.echo(render_comparison(result, output_format), nl=False)
+    if gates:
+        _apply_gates(result, gates)
+
+
+def _apply_gates(result: Comparison, gates: tuple[str, ...]) -> None:
+    """Exit 1 when B is significantly worse than A on a gated metric (diagnostic on stderr).
+
+    Only a SIGNIFICANT verdict with a negative difference fails the gate: "no evidence" of a
+    change is not a regression, and a borderline one is reported but does not fail.
+    """
+    by_name = {row.metric: row for row in result.metrics}
+    missing = [g for g in gates if g not in by_name]
+    if missing:
+        raise InputError(
+            f"--fail-if-worse: {', '.join(missing)} not compared; compared metrics: "
+            f"{', '.join(by_name) or 'none'}"
+        )
+    failed = [
+        by_name[g]
+        for g in gates
+        if by_name[g].verdict == "SIGNIFICANT" and by_name[g].statistic < 0
+    ]
+    for row in failed:
+        low, high = row.confidence_interval.low, row.confidence_interval.high
+        click.echo(
+            f"ragaudit: gate failed: {row.metric} is worse in B by {row.statistic:+.3f} "
+            f"(CI [{low:+.3f}, {high:+.3f}], p {_p(row.pvalue)})",
+            err=True,
+        )
+    if failed:
+        raise SystemExit(1)
