@@ -99,10 +99,14 @@ def test_chunk_label_files_are_read_with_implicit_zeros(tmp_path):
 
 def test_label_files_errors(tmp_path):
     (tmp_path / "bad.qrels").write_text("q1 0 d1 2\nq1 0 d2\n")
-    with pytest.raises(FormatError, match=r"bad.qrels:2: expected 4 whitespace-separated fields .*, found 3"):
+    with pytest.raises(
+        FormatError, match=r"bad.qrels:2: expected 4 whitespace-separated fields .*, found 3"
+    ):
         read_labels(tmp_path / "bad.qrels")
     (tmp_path / "bad2.qrels").write_text("q1 0 d1 high\n")
-    with pytest.raises(FormatError, match=r"bad2.qrels:1: grade: expected an integer, found 'high'"):
+    with pytest.raises(
+        FormatError, match=r"bad2.qrels:1: grade: expected an integer, found 'high'"
+    ):
         read_labels(tmp_path / "bad2.qrels")
     (tmp_path / "bad.jsonl").write_text('{"qid": "q1", "item": "d"}\n')
     with pytest.raises(FormatError, match=r"bad.jsonl:1: grade: expected one of the keys"):
