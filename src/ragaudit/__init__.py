@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("ragaudit")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0"
+from typing import Any
 
 __all__ = ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    # importlib.metadata costs ~50 ms; look the version up only when someone asks for it.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("ragaudit")
+        except PackageNotFoundError:  # a source tree without installation
+            return "0.0.0"
+    raise AttributeError(f"module 'ragaudit' has no attribute {name!r}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import operator
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from ragaudit.exceptions import FormatError, InputError
 __all__ = [
     "QrelsColumns",
     "RunColumns",
+    "columns_from_rankings",
     "load_arrays",
     "qrels_from_dataframe",
     "qrels_to_dataframe",
@@ -108,10 +110,17 @@ class _Strings:
 
     @classmethod
     def from_list(cls, strings: Sequence[str]) -> _Strings:
+        """Encode ``strings`` (str only: ``join`` raises TypeError on anything else)."""
+        fast = cls.from_list_without_nul(strings)
+        if fast is not None:
+            return fast
         joined = "".join(strings)
         if joined.isascii():  # one encode; character counts are byte counts
             offsets = np.zeros(len(strings) + 1, dtype=np.int64)
-            np.cumsum(np.array(list(map(len, strings)), dtype=np.int64), out=offsets[1:])
+            np.cumsum(
+                np.fromiter(map(len, strings), dtype=np.int64, count=len(strings)),
+                out=offsets[1:],
+            )
             data = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
             return cls(np.concatenate((data, np.zeros(_PAD, np.uint8)))[: len(data)], offsets)
         encoded = [s.encode("utf-8") for s in strings]
@@ -120,7 +129,38 @@ class _Strings:
             np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:]
         )
         data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-        return cls(data, offsets)
+        # Padded like the ASCII branch so that hashing can load 8 bytes at a time.
+        return cls(np.concatenate((data, np.zeros(_PAD, np.uint8)))[: len(data)], offsets)
+
+    @classmethod
+    def from_list_without_nul(cls, strings: Sequence[str]) -> _Strings | None:
+        """As :meth:`from_list` in one join and one encode, None if a string holds a NUL.
+
+        The strings are joined with NUL separators, whose positions give the lengths; NUL
+        never occurs inside a multi-byte UTF-8 sequence, so this works for any text.
+        """
+        if not strings:
+            return None
+        try:
+            encoded = "\x00".join(strings).encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: the per-string path raises the error
+            return None
+        buffer = np.frombuffer(encoded, dtype=np.uint8)
+        is_text = buffer != 0
+        offsets = np.empty(len(strings) + 1, dtype=np.int64)
+        offsets[0] = 0
+        # String i starts after separator i - 1; dropping i separators shifts it by i.
+        separators = np.flatnonzero(~is_text)
+        if len(separators) != len(strings) - 1:
+            return None
+        separators -= np.arange(len(separators))
+        offsets[1:-1] = separators
+        del separators
+        offsets[-1] = len(buffer) - len(strings) + 1
+        data = np.empty(int(offsets[-1]) + _PAD, dtype=np.uint8)
+        data[-_PAD:] = 0  # padding for 8-byte loads (see _word_view)
+        data[: offsets[-1]] = buffer[is_text]
+        return cls(data[: offsets[-1]], offsets)
 
     @classmethod
     def concat(cls, parts: Sequence[_Strings]) -> _Strings:
@@ -637,7 +677,12 @@ def _may_repeat(q: IntArray, item_hash: U64Array) -> bool:
 
 
 def _dedupe(
-    q: IntArray, item_hash: U64Array, items: _Strings, qids: Sequence[str], policy: str, name: str
+    q: IntArray,
+    item_hash: U64Array,
+    items: _Strings,
+    qids: Sequence[str],
+    policy: str,
+    name: str | None,
 ) -> IntArray:
     """Rows to keep (file order); duplicates of (question, item) raise or keep the first."""
     if not _may_repeat(q, item_hash):
@@ -653,9 +698,10 @@ def _dedupe(
     if not real.any():
         return np.arange(len(q))  # hash collisions only
     if policy == "error":
-        row = int(second[np.argmax(real)])
+        row = int(second[real].min())  # the first repeat in row order, as a reader meets it
+        where = f"{name}: " if name else ""
         raise InputError(
-            f"{name}: question {qids[int(q[row])]!r}: item {items.get(row)!r} appears more than "
+            f"{where}question {qids[int(q[row])]!r}: item {items.get(row)!r} appears more than "
             "once in the ranking; pass duplicates='first' (--duplicates first) to keep the first"
         )
     # Within a run of equal keys the stable sort put rows in file order: drop all but the first.
@@ -681,23 +727,33 @@ def _rank_rows(
     qs, sc = (q, scores) if perm is None else (q[perm], scores[perm])
     same_q = qs[1:] == qs[:-1]
     if np.any(same_q & (sc[1:] > sc[:-1])):
-        if perm is None:
-            perm = np.arange(n)
+        # Sorting within questions leaves ``qs`` as it is.  The sort need not be stable:
+        # the order inside every tie is settled by item id below.
         counts = np.bincount(qs, minlength=n_questions)
         depth = int(counts.max())
-        if n_questions * depth <= 4 * n + 1_000_000:
-            starts = np.zeros(n_questions + 1, dtype=np.int64)
-            np.cumsum(counts, out=starts[1:])
-            pos = np.arange(n) - starts[qs]
-            grid = np.full((n_questions, depth), np.inf)
-            grid[qs, pos] = -sc
-            within = np.argsort(grid, axis=1, kind="stable")
-            filled = np.arange(depth)[None, :] < counts[:, None]
-            perm = perm[(within + starts[:-1, None])[filled]]
+        order: IntArray
+        if n_questions * depth == n:  # every question has `depth` rows: a full grid as is
+            within = np.argsort(-sc.reshape(n_questions, depth), axis=1)
+            within += np.arange(0, n, depth)[:, None]
+            order = within.reshape(-1)
+        elif n_questions * depth <= 4 * n + 1_000_000:
+            # Row i goes to cell (question, position in question) of a padded grid; the
+            # padding (+inf) sorts last, so a filled cell reads back the row now there.
+            row_start = np.zeros(n_questions, dtype=np.int64)
+            np.cumsum(counts[:-1], out=row_start[1:])
+            row_start = np.repeat(row_start, counts)
+            cell = np.arange(n)
+            cell -= row_start
+            cell += qs * depth
+            grid = np.full(n_questions * depth, np.inf)
+            grid[cell] = -sc
+            within = np.argsort(grid.reshape(n_questions, depth), axis=1).reshape(-1)
+            order = within[cell]
+            order += row_start
         else:
-            perm = perm[np.lexsort((-sc, qs))]
-        qs, sc = q[perm], scores[perm]
-        same_q = qs[1:] == qs[:-1]
+            order = np.lexsort((-sc, qs))
+        perm = order if perm is None else perm[order]
+        sc = sc[order]
     tied = same_q & (sc[1:] == sc[:-1])
     del qs, sc, same_q
     pairs = np.flatnonzero(tied)  # row i ties with row i + 1
@@ -916,67 +972,136 @@ def _count_ties(q: IntArray, scores: npt.NDArray[np.float64]) -> int:
     return int(np.count_nonzero(starts))
 
 
+def _flatten_rankings(
+    rankings: Sequence[Any],
+) -> tuple[list[Any], npt.NDArray[np.float64] | None, bool] | None:
+    """All questions' ids back to back, their scores (None: no scores) and whether the ids
+    of each question are known to be distinct (dict keys), using C-level iteration only.
+
+    None when the rankings are not all of one kind the columns represent exactly (then
+    :class:`Run` takes its per-question path, which also reports bad entries).
+    """
+    kinds = set(map(type, rankings))
+    if all(issubclass(kind, dict) for kind in kinds):
+        ids = list(itertools.chain.from_iterable(rankings))
+        get_values = dict.values if kinds == {dict} else operator.methodcaller("values")
+        values = itertools.chain.from_iterable(map(get_values, rankings))
+        try:
+            scores = np.fromiter(values, dtype=np.float64, count=len(ids))
+        except (TypeError, ValueError):
+            return None
+        return ids, scores, True
+    if not kinds <= {list, tuple}:
+        return None
+    flat = list(itertools.chain.from_iterable(rankings))
+    if not flat or isinstance(flat[0], str):
+        return flat, None, False  # the caller checks that every entry is a str
+    # (id, score) pairs: an empty ranking would have no scores on the per-question path.
+    if not all(rankings) or not set(map(type, flat)) <= {list, tuple}:
+        return None
+    if set(map(len, flat)) != {2}:
+        return None
+    try:
+        scores = np.fromiter(map(operator.itemgetter(1), flat), dtype=np.float64, count=len(flat))
+    except (TypeError, ValueError):
+        return None
+    return list(map(operator.itemgetter(0), flat)), scores, False
+
+
+def columns_from_rankings(
+    rankings: Mapping[str, RankingInput],
+    *,
+    order: str = "score",
+    duplicates: str = "error",
+    name: str | None = None,
+) -> RunColumns | None:
+    """:class:`RunColumns` for in-memory rankings, sorting every question at once.
+
+    Same rules as the per-question path of :class:`Run`: with scores and ``order="score"``,
+    rows are ranked by score descending, ties by id descending (UTF-8 byte order, which is
+    code point order); ``tied_groups`` counts groups of >= 2 equal scores in a question;
+    a repeated id raises or keeps its first occurrence.
+
+    Parameters
+    ----------
+    rankings : mapping of str to ranking
+        As :class:`Run` takes them.
+    order, duplicates, name
+        As :class:`Run`.
+
+    Returns
+    -------
+    RunColumns or None
+        None for inputs the columns would not represent exactly: non-string question ids or
+        item ids, rankings of mixed kinds, invalid entries, NaN scores, ids holding NUL, or
+        no ranked item at all.
+
+    Examples
+    --------
+    >>> cols = columns_from_rankings({"q1": {"A": 0.5, "B": 0.9, "C": 0.5}})
+    >>> cols.items.decode(cols.row_order), cols.scores.tolist(), cols.tied_groups
+    (['B', 'C', 'A'], [0.9, 0.5, 0.5], 1)
+    """
+    qids = tuple(rankings)
+    if not all(type(qid) is str for qid in qids):
+        return None
+    values = list(rankings.values())
+    flattened = _flatten_rankings(values)
+    if flattened is None:
+        return None
+    ids, scores, distinct = flattened
+    if not ids:
+        return None
+    try:
+        # join() raises on a non-str id.  NUL bytes would compare like the zero padding
+        # of the id-descending tie break, so such ids take the per-question path.
+        encoded = _Strings.from_list_without_nul(ids)
+    except TypeError:
+        return None
+    del ids
+    if encoded is None or (scores is not None and np.isnan(scores).any()):
+        return None  # NaN has no place in the order either
+    items = encoded
+    counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    del values
+    q = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
+    item_hash = items.hashes()
+    # Keys of one dict are distinct strings: only lists can repeat an id.
+    keep = np.arange(len(q)) if distinct else _dedupe(q, item_hash, items, qids, duplicates, name)
+    if len(keep) != len(q):
+        q, item_hash = q[keep], item_hash[keep]
+        scores = None if scores is None else scores[keep]
+    if scores is None:
+        perm, tied_groups = None, 0
+    elif order == "score":
+        perm, tied_groups = _rank_rows(q, scores, items_view(items, keep), len(qids))
+    else:
+        perm, tied_groups = None, _count_ties(q, scores)
+    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(q, minlength=len(qids)), out=offsets[1:])
+    if perm is not None:
+        keep, item_hash = keep[perm], item_hash[perm]
+        scores = None if scores is None else scores[perm]
+    return RunColumns(
+        qids=qids,
+        offsets=offsets,
+        items=items,
+        row_order=keep,
+        item_hash=item_hash,
+        scores=scores,
+        tied_groups=tied_groups,
+    )
+
+
 class _ColumnarRun(Run):
-    """A :class:`Run` backed by :class:`RunColumns`; Python lists are built on first use."""
+    """A :class:`Run` made from :class:`RunColumns`; Python lists are built on first use."""
 
     def __init__(self, columns: RunColumns, *, unit: str, order: str, name: str | None) -> None:
-        # Run.__init__ is bypassed on purpose: it would build per-question lists eagerly.
+        # Run.__init__ is bypassed on purpose: the columns are already ranked and deduplicated.
         self.unit = check_unit(unit)
         self.order = order
         self.name = name
-        self.tied_groups = columns.tied_groups
-        self.columns = columns
-        self._built = False
-
-    def _build(self) -> None:
-        if self._built:
-            return
-        cols = self.columns
-        ids = cols.items.decode(cols.row_order)
-        scores = cols.scores.tolist() if cols.scores is not None else None
-        offsets = cols.offsets.tolist()
-        self._rankings = {}
-        self._scores = {}
-        for index, qid in enumerate(cols.qids):
-            a, b = offsets[index], offsets[index + 1]
-            self._rankings[qid] = ids[a:b]
-            if scores is not None:
-                self._scores[qid] = scores[a:b]
-        self._built = True
-
-    def __getitem__(self, qid: str) -> list[str]:
-        self._build()
-        return super().__getitem__(qid)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.columns.qids)
-
-    def __len__(self) -> int:
-        return len(self.columns.qids)
-
-    def __contains__(self, qid: object) -> bool:
-        self._build()
-        return qid in self._rankings
-
-    @property
-    def has_scores(self) -> bool:
-        return self.columns.scores is not None and self.columns.n_rows > 0
-
-    def scores(self, qid: str) -> list[float] | None:
-        self._build()
-        return super().scores(qid)
-
-    def to_dict(self) -> dict[str, dict[str, float]] | dict[str, list[str]]:
-        self._build()
-        return super().to_dict()
-
-    def truncate(self, k: int) -> Run:
-        self._build()
-        return super().truncate(k)
-
-    def to_docs(self, chunk_to_doc: Mapping[str, str]) -> Run:
-        self._build()
-        return super().to_docs(chunk_to_doc)
+        self._attach(columns)
 
 
 def run_columns(run: Run) -> RunColumns:

@@ -57,6 +57,15 @@ class Qrels(Mapping[str, Mapping[str, int]]):
         self.name = name
         cleaned: dict[str, dict[str, int]] = {}
         for qid, items in labels.items():
+            grades = items.values()
+            # The common case checked in C: str ids with non-negative int grades (no bools).
+            if (
+                set(map(type, grades)) == {int}
+                and set(map(type, items)) == {str}
+                and min(grades) >= 0
+            ):
+                cleaned[str(qid)] = dict(items)
+                continue
             row: dict[str, int] = {}
             for item, grade in items.items():
                 if isinstance(grade, bool) or not isinstance(grade, int):

@@ -4,16 +4,24 @@ Ordering follows trec_eval so that numbers agree with it: when scores are presen
 is by score descending, ties broken by item id descending (string order), and the number of
 tied groups is recorded so a report can warn that order inside a tie is arbitrary.
 ``order="given"`` keeps the order in which items were supplied instead.
+
+Large inputs are held as integer-coded columns (:class:`ragaudit.data.formats.RunColumns`,
+sorted for all questions at once with numpy); per-question Python lists are built the first
+time something asks for them.  Inputs the columnar path does not cover exactly (mixed ranking
+kinds, non-string ids, NaN scores) take the per-question path; both give the same run.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ragaudit.data.qrels import Unit, check_unit
 from ragaudit.exceptions import InputError
+
+if TYPE_CHECKING:
+    from ragaudit.data.formats import RunColumns
 
 __all__ = ["DuplicatePolicy", "Order", "RankingInput", "Run"]
 
@@ -95,6 +103,15 @@ class Run(Mapping[str, list[str]]):
         self._rankings: dict[str, list[str]] = {}
         self._scores: dict[str, list[float]] = {}
         self.tied_groups = 0
+        self.columns: RunColumns | None = None
+        self._built = True
+        # Imported here: formats builds on this module (the columns share its sort rules).
+        from ragaudit.data.formats import columns_from_rankings
+
+        columns = columns_from_rankings(rankings, order=order, duplicates=duplicates, name=name)
+        if columns is not None:
+            self._attach(columns)
+            return
         for qid, ranking in rankings.items():
             ids, scores = _split(ranking)
             ids, scores = self._dedupe(str(qid), ids, scores, duplicates)
@@ -128,14 +145,45 @@ class Run(Mapping[str, list[str]]):
             keep.append(i)
         return [ids[i] for i in keep], (None if scores is None else [scores[i] for i in keep])
 
+    def _attach(self, columns: RunColumns) -> None:
+        """Hold ``columns``; the per-question lists are built on first use (:meth:`_build`)."""
+        self.columns = columns
+        self.tied_groups = columns.tied_groups
+        self._rankings = {}
+        self._scores = {}
+        self._built = False
+
+    def _build(self) -> None:
+        if self._built or self.columns is None:
+            return
+        cols = self.columns
+        ids = cols.items.decode(cols.row_order)
+        scores = cols.scores.tolist() if cols.scores is not None else None
+        offsets = cols.offsets.tolist()
+        for index, qid in enumerate(cols.qids):
+            a, b = offsets[index], offsets[index + 1]
+            self._rankings[qid] = ids[a:b]
+            if scores is not None:
+                self._scores[qid] = scores[a:b]
+        self._built = True
+
     def __getitem__(self, qid: str) -> list[str]:
+        self._build()
         return self._rankings[qid]
 
     def __iter__(self) -> Iterator[str]:
+        if not self._built and self.columns is not None:
+            return iter(self.columns.qids)
         return iter(self._rankings)
 
     def __len__(self) -> int:
+        if not self._built and self.columns is not None:
+            return len(self.columns.qids)
         return len(self._rankings)
+
+    def __contains__(self, qid: object) -> bool:
+        self._build()
+        return qid in self._rankings
 
     def __repr__(self) -> str:
         return f"Run({len(self)} questions, unit={self.unit!r})"
@@ -143,14 +191,18 @@ class Run(Mapping[str, list[str]]):
     @property
     def has_scores(self) -> bool:
         """Whether scores were supplied."""
+        if not self._built and self.columns is not None:
+            return self.columns.scores is not None and self.columns.n_rows > 0
         return bool(self._scores)
 
     def scores(self, qid: str) -> list[float] | None:
         """Scores of ``qid`` aligned with ``self[qid]``, or None when the run has no scores."""
+        self._build()
         return self._scores.get(qid)
 
     def to_dict(self) -> dict[str, dict[str, float]] | dict[str, list[str]]:
         """``{question: {id: score}}`` when scored, else ``{question: [ids]}``."""
+        self._build()
         if self._scores:
             return {
                 q: dict(zip(ids, self._scores[q], strict=True)) for q, ids in self._rankings.items()
@@ -161,10 +213,12 @@ class Run(Mapping[str, list[str]]):
         """A copy keeping the top ``k`` items of every ranking."""
         if k < 1:
             raise InputError(f"k: expected an integer >= 1, found {k}")
+        self._build()
         rankings: dict[str, RankingInput] = {}
         for qid, ids in self._rankings.items():
             sc = self._scores.get(qid)
-            rankings[qid] = list(ids[:k]) if sc is None else list(zip(ids[:k], sc[:k], strict=True))
+            # A dict keeps an empty scored ranking scored (an empty list would read as ids).
+            rankings[qid] = list(ids[:k]) if sc is None else dict(zip(ids[:k], sc[:k], strict=True))
         return Run(rankings, unit=self.unit, order="given", name=self.name)
 
     def to_docs(self, chunk_to_doc: Mapping[str, str]) -> Run:
@@ -183,6 +237,7 @@ class Run(Mapping[str, list[str]]):
         """
         if self.unit != "chunk":
             raise InputError("to_docs: the run is already at document level")
+        self._build()
         lifted: dict[str, RankingInput] = {}
         for qid, ids in self._rankings.items():
             docs: list[str] = []

@@ -8,6 +8,8 @@ per-question Python objects for runs read from TREC files), call the kernels of
 
 from __future__ import annotations
 
+import itertools
+import operator
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -181,17 +183,19 @@ def _label_table(
             columns.grades[keep],
             columns.item_hash[keep],
         )
-    counts = []
-    items: list[str] = []
-    grades: list[int] = []
-    for qid in eval_ids:
-        labels = qrels[qid]
-        counts.append(len(labels))
-        items.extend(labels)
-        grades.extend(labels.values())
+    # C-level iteration over the label dicts: no Python statement runs per label.
+    rows = list(map(qrels.__getitem__, eval_ids))
+    counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    n_labels = int(counts.sum())
+    items = list(itertools.chain.from_iterable(rows))
+    grades = np.fromiter(
+        itertools.chain.from_iterable(map(operator.methodcaller("values"), rows)),
+        dtype=np.int64,
+        count=n_labels,
+    )
     label_row = np.repeat(np.arange(len(eval_ids)), counts)
     label_items = _Strings.from_list(items)
-    return label_row, label_items, np.asarray(grades, dtype=np.int64), label_items.hashes()
+    return label_row, label_items, grades, label_items.hashes()
 
 
 def _grade_matrix(
