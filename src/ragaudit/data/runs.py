@@ -201,9 +201,16 @@ class Run(Mapping[str, list[str]]):
         return self._scores.get(qid)
 
     def to_dict(self) -> dict[str, dict[str, float]] | dict[str, list[str]]:
-        """``{question: {id: score}}`` when scored, else ``{question: [ids]}``."""
+        """``{question: {id: score}}`` when every question is scored, else ``{question: [ids]}``.
+
+        A run that mixes scored and unscored rankings comes back as ranked id lists: inventing
+        scores for the unscored ones would claim more than the input said.
+
+        >>> Run({"q1": [("a", 2.0)], "q2": ["b", "c"]}).to_dict()
+        {'q1': ['a'], 'q2': ['b', 'c']}
+        """
         self._build()
-        if self._scores:
+        if self._scores and all(q in self._scores for q in self._rankings):
             return {
                 q: dict(zip(ids, self._scores[q], strict=True)) for q, ids in self._rankings.items()
             }
