@@ -242,3 +242,33 @@ def test_power_at_discordance_is_the_chance_of_six_or_more_one_sided_discordant_
     row = compare_runs(PerQuestionMetrics("A", a), PerQuestionMetrics("B", b), seed=0).metrics[0]
     assert row.discordance == pytest.approx(2 / 42)
     assert row.power_at_discordance == pytest.approx(binom.sf(5, 42, 2 / 42), rel=1e-9)
+
+
+def test_questions_subset_keeps_only_the_answerable_rows_of_saved_runs(tmp_path):
+    from ragaudit.stats import compare_runs
+
+    def saved(name, correct):
+        rows = [
+            {"id": f"q{i}", "answerable": i < 4, "metrics": {"correct": c}}
+            for i, c in enumerate(correct)
+        ]
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"name": name, "rows": rows}))
+        return path
+
+    # q0-q3 answerable, q4-q5 unanswerable (correct = refused).  By hand: over all six
+    # questions A = 4/6 and B = 5/6; over the answerable four A = 2/4, B = 3/4.
+    a = saved("a", [1, 0, 1, 0, 1, 1])
+    b = saved("b", [1, 1, 1, 0, 1, 1])
+    everything = compare_runs(a, b, ["correct"], seed=0).metrics[0]
+    assert (everything.n, everything.mean_a, everything.mean_b) == (6, 4 / 6, 5 / 6)
+    answerable = compare_runs(a, b, ["correct"], seed=0, questions="answerable").metrics[0]
+    assert (answerable.n, answerable.mean_a, answerable.mean_b) == (4, 0.5, 0.75)
+    unanswerable = compare_runs(a, b, ["correct"], seed=0, questions="unanswerable").metrics[0]
+    assert (unanswerable.n, unanswerable.mean_a, unanswerable.mean_b) == (2, 1.0, 1.0)
+    flat = tmp_path / "flat.json"
+    flat.write_text(json.dumps({"q0": {"correct": 1}}))
+    with pytest.raises(InputError, match="only saved runs record which questions are answerable"):
+        compare_runs(flat, flat, questions="answerable")
+    with pytest.raises(InputError, match="questions: expected one of all, answerable"):
+        compare_runs(a, b, questions="some")

@@ -38,7 +38,9 @@ def _verdict_rule(alpha: float) -> str:
 
 def _header(result: Comparison) -> list[str]:
     lines = [
-        f"A = {result.name_a}   B = {result.name_b}   ({result.n_common} paired questions)",
+        f"A = {result.name_a}   B = {result.name_b}   ({result.n_common} paired questions"
+        + ("" if result.questions == "all" else f", {result.questions} only")
+        + ")",
         f"seed {result.seed} | paired bootstrap: {result.n_resamples} resamples, "
         f"{result.ci_method} interval | permutation p: exact sign flips when n <= "
         f"{result.exact_max_n}, else {result.n_permutations} random flips, (count+1)/(trials+1)",
@@ -262,6 +264,13 @@ def render_matrix(result: PairwiseMatrix, output_format: str) -> str:
     help="Compare runs that share fewer than half of their questions.",
 )
 @click.option(
+    "--questions",
+    type=click.Choice(["all", "answerable", "unanswerable"]),
+    default="all",
+    show_default=True,
+    help="Which questions of saved runs to compare.",
+)
+@click.option(
     "--fail-if-worse",
     "gates",
     multiple=True,
@@ -281,6 +290,7 @@ def command(
     confidence: float,
     ci_method: str,
     allow_partial: bool,
+    questions: str,
     gates: tuple[str, ...],
     output_format: str,
 ) -> None:
@@ -324,6 +334,7 @@ def command(
         seed=seed,
         exact_max_n=exact_max_n,
         allow_partial=allow_partial,
+        questions=questions,
     )
     click.echo(render_comparison(result, output_format), nl=False)
     if gates:

@@ -158,8 +158,9 @@ def section_label_bias(ctx: DemoContext, echo: Echo) -> None:
 
     first = CONFIGURATIONS[0]
     assert ctx.golden is not None  # set by section_benchmark
-    chunking = Chunking("fixed", first["chunk_size"], first["chunk_overlap"],
-                        corpus_sha256(ctx.documents))
+    chunking = Chunking(
+        "fixed", first["chunk_size"], first["chunk_overlap"], corpus_sha256(ctx.documents)
+    )
     summary = build_chunk_labels(list(ctx.golden), ctx.chunks, HeuristicLabeller(), chunking)
     labels_path = ctx.out_dir / "chunk_labels.yaml"
     save_chunk_labels(summary.labels, labels_path)
@@ -185,8 +186,13 @@ def section_compare(ctx: DemoContext, echo: Echo) -> None:
 
     name_a, name_b = (c["name"] for c in CONFIGURATIONS)
     metrics = ["recall@k", "ndcg@k", "precision@k", "keyword_hit", "correct"]
+    # The answerable questions, as in the funnel (an unanswerable one is "correct" by refusing).
     result = compare_runs(
-        ctx.runs[name_a].path or "", ctx.runs[name_b].path or "", metrics, seed=ctx.seed
+        ctx.runs[name_a].path or "",
+        ctx.runs[name_b].path or "",
+        metrics,
+        seed=ctx.seed,
+        questions="answerable",
     )
     echo("=" * 78)
     echo(render_comparison(result, "table").rstrip("\n"))

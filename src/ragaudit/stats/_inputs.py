@@ -27,7 +27,15 @@ import numpy as np
 
 from ragaudit.exceptions import FormatError, InputError, RagauditWarning
 
-__all__ = ["PairedMetrics", "PerQuestionMetrics", "pair_runs", "read_per_question_metrics"]
+__all__ = [
+    "QUESTION_SUBSETS",
+    "PairedMetrics",
+    "PerQuestionMetrics",
+    "pair_runs",
+    "read_per_question_metrics",
+]
+
+QUESTION_SUBSETS: tuple[str, ...] = ("all", "answerable", "unanswerable")
 
 
 @dataclass(frozen=True)
@@ -42,11 +50,37 @@ class PerQuestionMetrics:
         ``{question_id: {metric: value}}``; ``None`` means not applicable.
     path : str or None
         The file it was read from.
+    answerable : dict of str to bool or None
+        Saved runs only: each question's ``answerable`` flag (see :meth:`subset`).
     """
 
     name: str
     values: dict[str, dict[str, float | None]]
     path: str | None = None
+    answerable: dict[str, bool] | None = None
+
+    def subset(self, questions: str) -> PerQuestionMetrics:
+        """Keep ``"all"``, only the ``"answerable"`` or only the ``"unanswerable"`` questions.
+
+        >>> run = PerQuestionMetrics("r", {"q1": {"c": 1.0}, "q2": {"c": 0.0}},
+        ...                          answerable={"q1": True, "q2": False})
+        >>> run.subset("answerable").values
+        {'q1': {'c': 1.0}}
+        """
+        if questions not in QUESTION_SUBSETS:
+            raise InputError(
+                f"questions: expected one of {', '.join(QUESTION_SUBSETS)}, found {questions!r}"
+            )
+        if questions == "all":
+            return self
+        if self.answerable is None:
+            raise InputError(
+                f"{self.path or self.name}: only saved runs record which questions are "
+                f"answerable, so --questions {questions} cannot be applied to this file"
+            )
+        wanted = questions == "answerable"
+        kept = {q: v for q, v in self.values.items() if self.answerable.get(q, True) == wanted}
+        return PerQuestionMetrics(self.name, kept, self.path, self.answerable)
 
     @property
     def metrics(self) -> list[str]:
@@ -169,6 +203,17 @@ def _from_jsonl(text: str, path: str | None) -> dict[str, dict[str, float | None
     return values
 
 
+def _answerable_flags(doc: Any) -> dict[str, bool] | None:
+    """``{question_id: answerable}`` of a saved run, None for other shapes."""
+    if not (isinstance(doc, dict) and isinstance(doc.get("rows"), list)):
+        return None
+    return {
+        str(row["id"]): bool(row.get("answerable", True))
+        for row in doc["rows"]
+        if isinstance(row, dict) and "id" in row
+    }
+
+
 def _from_json(doc: Any, path: str | None) -> tuple[str | None, dict[str, dict[str, float | None]]]:
     values: dict[str, dict[str, float | None]] = {}
     if isinstance(doc, dict) and isinstance(doc.get("rows"), list):  # a saved run
@@ -229,6 +274,7 @@ def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetr
             f"cannot read file ({exc.__class__.__name__}: {exc})", path=where
         ) from None
     name: str | None = None
+    answerable: dict[str, bool] | None = None
     if path.suffix.lower() == ".jsonl":
         values = _from_jsonl(text, where)
     else:
@@ -237,9 +283,12 @@ def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetr
         except json.JSONDecodeError as exc:
             raise FormatError(f"invalid JSON ({exc.msg})", path=where, line=exc.lineno) from None
         name, values = _from_json(doc, where)
+        answerable = _answerable_flags(doc)
     if not values:
         raise FormatError("no questions found", path=where)
-    return PerQuestionMetrics(name=name or path.stem, values=values, path=where)
+    return PerQuestionMetrics(
+        name=name or path.stem, values=values, path=where, answerable=answerable
+    )
 
 
 def _as_array(run: PerQuestionMetrics, ids: Sequence[str], metric: str) -> np.ndarray:

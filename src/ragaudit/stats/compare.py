@@ -212,6 +212,7 @@ class Comparison:
     ci_method: str
     exact_max_n: int
     metrics: tuple[MetricComparison, ...] = field(default=())
+    questions: str = "all"
 
     @property
     def alpha(self) -> float:
@@ -231,6 +232,7 @@ class Comparison:
             "alpha": self.alpha,
             "ci": self.ci_method,
             "n_common": self.n_common,
+            "questions": self.questions,
             "only_a": list(self.only_a),
             "only_b": list(self.only_b),
             "metrics": [m.to_dict() for m in self.metrics],
@@ -265,6 +267,7 @@ def compare_runs(
     exact_max_n: int = 20,
     allow_partial: bool = False,
     subsample_sizes: Sequence[int] = (10, 20),
+    questions: str = "all",
 ) -> Comparison:
     r"""Compare run B with run A question by question, for every metric.
 
@@ -289,6 +292,8 @@ def compare_runs(
     exact_max_n : int, default 20
     allow_partial : bool, default False
         Allow comparing runs that share fewer than half of their questions.
+    questions : {"all", "answerable", "unanswerable"}, default "all"
+        Which questions of saved runs to compare (e.g. the answerable ones, as the funnel).
     subsample_sizes : sequence of int, default (10, 20)
         Sizes of the deterministic subsamples (the first ``n`` questions by id) whose
         interval widths show the :math:`1/\sqrt n` shrinkage; the full set is always added.
@@ -315,7 +320,7 @@ def compare_runs(
             f"exact_max_n: expected an integer between 0 and {MAX_EXACT}, found {exact_max_n!r}"
         )
     sizes = sorted({check_count(s, "subsample size") for s in subsample_sizes})
-    first, second = _load(run_a), _load(run_b)
+    first, second = _load(run_a).subset(questions), _load(run_b).subset(questions)
     paired = pair_runs(first, second, metrics, allow_partial=allow_partial)
     alpha = 1.0 - confidence
     results = _compare_paired(
@@ -342,6 +347,7 @@ def compare_runs(
         ci_method=ci_method,
         exact_max_n=exact_max_n,
         metrics=tuple(results),
+        questions=questions,
     )
 
 
