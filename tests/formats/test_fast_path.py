@@ -348,3 +348,66 @@ def test_ties_order_long_ids_like_strcmp(tmp_path):
     path.write_text(text, encoding="utf-8")
     assert read_trec_run(path)["q1"] == ["top", *sorted(ids, reverse=True)]
     assert read_trec_run(path).tied_groups == 1
+
+
+def _column_arrays(columns):
+    return {
+        "offsets": columns.offsets,
+        "item_data": columns.items.data,
+        "item_offsets": columns.items.offsets,
+        "row_order": columns.row_order,
+        "item_hash": columns.item_hash,
+        "scores": columns.scores,
+    }
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("block_bytes", [97, 1000])
+@pytest.mark.parametrize("layout", ["regular", "double-spaced"])
+def test_threaded_blocks_give_identical_columns(tmp_path, seed, block_bytes, layout):
+    # Question ids recur across blocks, so block-local codes must merge into file-wide ones.
+    lines = random_run_lines(seed)
+    rng = np.random.default_rng(seed)
+    lines = [lines[i] for i in rng.permutation(len(lines))]
+    path = tmp_path / "run.txt"
+    path.write_text(render(lines, sep="  " if layout == "double-spaced" else " "))
+    single = read_run_columns(path, block_bytes=block_bytes, threads=1)
+    threaded = read_run_columns(path, block_bytes=block_bytes, threads=2)
+    with_repeats = tmp_path / "repeats.txt"  # a repeated item in a later block: dropped alike
+    with_repeats.write_text(render([*lines, lines[0], lines[1]]))
+    kept = [
+        read_run_columns(with_repeats, block_bytes=block_bytes, threads=t, duplicates="first")
+        for t in (1, 2)
+    ]
+    assert [a.tobytes() for a in _column_arrays(kept[1]).values()] == [
+        a.tobytes() for a in _column_arrays(kept[0]).values()
+    ]
+    assert kept[1].n_rows == single.n_rows
+    assert threaded.qids == single.qids
+    assert threaded.tied_groups == single.tied_groups
+    for key, expected in _column_arrays(single).items():
+        got = _column_arrays(threaded)[key]
+        assert got.dtype == expected.dtype, key
+        assert got.tobytes() == expected.tobytes(), key
+    # And both equal the plain-Python reference (codes in order of first appearance).
+    assert single.qids == tuple(dict.fromkeys(qid for qid, _, _ in lines))
+    assert_matches_reference(read_trec_run(path), lines)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_first_bad_line_in_file_order_wins_with_threads(tmp_path, threads):
+    # Bad lines in many blocks (a different error kind late in the file): the earliest wins.
+    good = [f"q{i // 10} Q0 d{i} {i} {i}.25 t" for i in range(200)]
+    lines = list(good)
+    lines[37] = "q3 Q0 x 1 1.2.3 t"
+    lines[120] = "q12 Q0 x 1 2.5"
+    lines[180] = "q18 Q0 x 1 nan t"
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    first_error = r"run\.txt:38: score: expected a number, found '1\.2\.3'"
+    with pytest.raises(FormatError, match=first_error):
+        read_run_columns(path, block_bytes=100, threads=threads)
+    lines[37] = good[37]
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FormatError, match=r"run\.txt:121: expected 6 whitespace-separated fields"):
+        read_run_columns(path, block_bytes=100, threads=threads)

@@ -24,10 +24,12 @@ import itertools
 import json
 import operator
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -854,12 +856,64 @@ def _file_size(path: PathLike) -> int:
         return 0
 
 
+_Block = tuple[U8Array, int, int]
+_ParsedRunBlock = tuple[list[str], IntArray, _Strings, U64Array, npt.NDArray[np.float64]]
+_T = TypeVar("_T")
+
+
+def _map_in_order(
+    parse: Callable[[_Block], _T], blocks: Iterator[_Block], threads: int
+) -> Iterator[_T]:
+    """``map(parse, blocks)`` with up to ``threads`` blocks parsed at once, results in order.
+
+    Results come back in block order, so the first error in file order is the one raised;
+    the next block is read while the others are parsed.
+    """
+    if threads <= 1:
+        yield from map(parse, blocks)
+        return
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        pending: deque[Future[_T]] = deque()
+        try:
+            for block in blocks:
+                pending.append(pool.submit(parse, block))
+                if len(pending) >= threads:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _parse_run_block(
+    block: U8Array, first_line: int, n_newlines: int, name: str
+) -> _ParsedRunBlock | None:
+    """Question ids (block order), block-local question codes, items, hashes and scores."""
+    coder = _QidCoder({})
+    separators = _regular_separators(block, len(_RUN_FIELDS), n_newlines)
+    if separators is not None:
+        q_codes, items, hashes, scores = _run_block_fast(block, separators, first_line, coder, name)
+        return list(coder.index), q_codes, items, hashes, scores
+    starts, ends, lines = _split_fields(block, _RUN_FIELDS, name, first_line)
+    if not len(lines):
+        return None
+    q_codes = coder.code_block(block, starts[:, 0], ends[:, 0])
+    items = _Strings.from_buffer(block, starts[:, 2], ends[:, 2])
+    hashes = _hash_fixed(
+        _fixed_from_block(block, starts[:, 2], ends[:, 2]), ends[:, 2] - starts[:, 2]
+    )
+    scores = _parse_numbers(block, starts[:, 4], ends[:, 4], lines, np.float64, "score", name)
+    return list(coder.index), q_codes, items, hashes, scores
+
+
 def read_run_columns(
     path: PathLike,
     *,
     order: str = "score",
     duplicates: str = "error",
     block_bytes: int = _BLOCK_BYTES,
+    threads: int = 2,
 ) -> RunColumns:
     """Read a TREC run straight into :class:`RunColumns` (no per-question Python objects).
 
@@ -874,6 +928,9 @@ def read_run_columns(
         What to do with an item listed twice for one question.
     block_bytes : int
         Bytes read per block (memory/speed trade-off).
+    threads : int
+        Blocks parsed at once (numpy releases the GIL); 1 parses in the calling thread.
+        The result does not depend on it.
 
     Returns
     -------
@@ -884,40 +941,33 @@ def read_run_columns(
     if duplicates not in ("error", "first"):
         raise InputError(f"duplicates: expected 'error' or 'first', found {duplicates!r}")
     name = str(path)
-    coder = _QidCoder({})
+    index: dict[str, int] = {}
     q_parts = _Column(np.int64)
     item_data = _Column(np.uint8, pad=_PAD)
     item_lengths = _Column(np.int64)
     score_parts = _Column(np.float64)
     hash_parts = _Column(np.uint64)
-    for block, first_line, n_newlines in _read_blocks(path, block_bytes):
-        separators = _regular_separators(block, len(_RUN_FIELDS), n_newlines)
-        if separators is not None:
-            q_codes, items, hashes, scores = _run_block_fast(
-                block, separators, first_line, coder, name
-            )
-            del separators
-        else:
-            starts, ends, lines = _split_fields(block, _RUN_FIELDS, name, first_line)
-            if not len(lines):
-                continue
-            q_codes = coder.code_block(block, starts[:, 0], ends[:, 0])
-            items = _Strings.from_buffer(block, starts[:, 2], ends[:, 2])
-            hashes = _hash_fixed(
-                _fixed_from_block(block, starts[:, 2], ends[:, 2]), ends[:, 2] - starts[:, 2]
-            )
-            scores = _parse_numbers(
-                block, starts[:, 4], ends[:, 4], lines, np.float64, "score", name
-            )
+    blocks = _read_blocks(path, block_bytes)
+    for block_len, parsed in _map_in_order(
+        lambda b: (len(b[0]), _parse_run_block(*b, name)), blocks, threads
+    ):
+        if parsed is None:
+            continue
+        block_qids, local_codes, items, hashes, scores = parsed
+        # Block-local codes become file-wide codes in block order: first appearance wins.
+        to_global = np.array(
+            [index.setdefault(qid, len(index)) for qid in block_qids], dtype=np.int64
+        )
+        q_codes = to_global[local_codes]
         # Rows per byte of the first block size the columns for the whole file.
-        expect = 1 + int(len(q_codes) * (_file_size(path) + 1) / max(len(block), 1) * 1.02)
+        expect = 1 + int(len(q_codes) * (_file_size(path) + 1) / max(block_len, 1) * 1.02)
         q_parts.append(q_codes, expect)
         item_data.append(items.data, int(expect * len(items.data) / max(len(q_codes), 1)))
         item_lengths.append(items.lengths, expect)
         hash_parts.append(hashes, expect)
         score_parts.append(scores, expect)
-        del q_codes, items, hashes, scores
-    qids = tuple(coder.index)
+        del q_codes, local_codes, items, hashes, scores, parsed
+    qids = tuple(index)
     q = q_parts.result()
     lengths = item_lengths.result()
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
