@@ -1,7 +1,9 @@
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sklearn.metrics import cohen_kappa_score
 
 from ragaudit.cli import main
 
@@ -99,11 +101,33 @@ def test_compare_json_has_the_documented_keys():
     assert "mcnemar" not in ndcg
 
 
+def _fixture_means(metric):
+    """Means over the questions where both runs define ``metric``, read straight from the files."""
+    a, b = (
+        {r["id"]: r["metrics"][metric] for r in json.loads(Path(f).read_text())["rows"]}
+        for f in (K3, K6)
+    )
+    common = [q for q in a if a[q] is not None and b[q] is not None]
+    mean_a = sum(float(a[q]) for q in common) / len(common)
+    mean_b = sum(float(b[q]) for q in common) / len(common)
+    return len(common), mean_a, mean_b
+
+
 def test_compare_markdown():
     result = run("compare", K3, K6, "--resamples", "500", "--format", "markdown")
     assert result.exit_code == 0
     assert "| metric | n | mean A | mean B | B - A | 95% CI | p | verdict |" in result.output
-    assert "| precision@k | 42 |" in result.output
+    rows = {
+        line.split(" | ")[0].lstrip("| "): line.split(" | ")
+        for line in result.output.splitlines()
+        if line.startswith("| ") and not line.startswith("| metric")
+    }
+    assert list(rows) == ["recall@k", "ndcg@k", "precision@k", "correct", "citation_acc"]
+    for metric, cells in rows.items():
+        n, mean_a, mean_b = _fixture_means(metric)
+        assert cells[1:5] == [str(n), f"{mean_a:.3f}", f"{mean_b:.3f}", f"{mean_b - mean_a:+.3f}"]
+    assert rows["citation_acc"][1] == "38"  # 4 questions have citation_acc = null
+    assert rows["precision@k"][-1] == "SIGNIFICANT |"
 
 
 def test_compare_all_matrix():
@@ -159,7 +183,18 @@ def test_agreement_command():
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)
     assert doc["n_items"] == 30 and doc["only_a"] == 1
-    assert -1 <= doc["kappa"] <= doc["weighted_kappa_quadratic"] <= 1
+    # Reference: the two files parsed here by hand, kappa from sklearn on the shared items.
+    lines_a = (DATA / "labels_a.qrels").read_text().split("\n")
+    grades_a = {(q, c): int(g) for q, _, c, g in (line.split() for line in lines_a if line)}
+    lines_b = (DATA / "labels_b.jsonl").read_text().splitlines()
+    grades_b = {(r["qid"], r["chunk_id"]): r["grade"] for r in map(json.loads, lines_b)}
+    shared = sorted(grades_a.keys() & grades_b.keys())
+    a, b = [grades_a[k] for k in shared], [grades_b[k] for k in shared]
+    assert doc["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
+    quadratic = cohen_kappa_score(a, b, weights="quadratic")
+    assert doc["weighted_kappa_quadratic"] == pytest.approx(quadratic, abs=1e-12)
+    agreed = sum(x == y for x, y in zip(a, b, strict=True))
+    assert len(shared) == 30 and doc["raw_agreement"] == pytest.approx(agreed / len(shared))
 
 
 @pytest.mark.parametrize(
