@@ -5,9 +5,24 @@ from __future__ import annotations
 import click
 
 from ragaudit.cli._options import format_option, render_json
-from ragaudit.stats.agreement import AgreementResult, label_agreement, read_labels
+from ragaudit.data.formats import declared_format, read_labels
+from ragaudit.data.qrels import Qrels
+from ragaudit.stats.agreement import AgreementResult, label_agreement
 
-__all__ = ["command", "render_agreement"]
+__all__ = ["command", "read_label_file", "render_agreement"]
+
+
+def read_label_file(path: str) -> tuple[Qrels, bool]:
+    """Labels for ``agreement``, and whether absent items mean grade 0.
+
+    Chunk-label files (``format: ragaudit.chunk_labels``) list positive grades only, so
+    their absent chunks count as 0; any other format goes through the shared reader.
+    """
+    if declared_format(path) == "ragaudit.chunk_labels":
+        from ragaudit.labels.format import load_chunk_labels
+
+        return load_chunk_labels(path).to_qrels(), True
+    return read_labels(path), False
 
 
 def render_agreement(result: AgreementResult, name_a: str, name_b: str, output_format: str) -> str:
@@ -61,8 +76,8 @@ def command(labels_a: str, labels_b: str, threshold: int | None, output_format: 
     "grade"}), JSON/YAML {qid: {item: grade}} or a ragaudit chunk-label YAML.  Only items both
     labelled are compared (chunk-label files: absent chunks of a labelled question are 0).
     """
-    qrels_a, implicit_a = read_labels(labels_a)
-    qrels_b, implicit_b = read_labels(labels_b)
+    qrels_a, implicit_a = read_label_file(labels_a)
+    qrels_b, implicit_b = read_label_file(labels_b)
     result = label_agreement(
         qrels_a, qrels_b, threshold=threshold, implicit_zero=implicit_a and implicit_b
     )

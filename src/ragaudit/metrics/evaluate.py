@@ -18,14 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ragaudit.data.formats import (
-    _QID_MIX,
-    QrelsColumns,
-    RunColumns,
-    _Strings,
-    items_view,
-    run_columns,
-)
+from ragaudit.data.formats import QrelsColumns, RunColumns, items_view, run_columns
+from ragaudit.data.formats._strings import _QID_MIX, _Strings
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning

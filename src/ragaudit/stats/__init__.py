@@ -17,7 +17,7 @@ from ragaudit.stats._inputs import (
     pair_runs,
     read_per_question_metrics,
 )
-from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement, read_labels
+from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement
 from ragaudit.stats.compare import (
     Comparison,
     MetricComparison,
@@ -71,7 +71,6 @@ __all__ = [
     "paired_bootstrap",
     "paired_permutation_test",
     "planning_table",
-    "read_labels",
     "read_per_question_metrics",
     "verdict",
 ]
