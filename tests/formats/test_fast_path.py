@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragaudit.data.formats import _chunks
 from ragaudit.data.formats import (
     read_qrels_columns,
     read_run_columns,
@@ -217,7 +216,6 @@ def test_exact_scan_gives_the_fast_path_columns(tmp_path, seed, block_bytes, mon
     path = tmp_path / "run.txt"
     path.write_text(render(lines), encoding="utf-8")
     fast = read_run_columns(path, block_bytes=block_bytes)
-    monkeypatch.setattr(_chunks, "fast_columns", lambda *args, **kwargs: None)
     import ragaudit.data.formats.trec as trec
 
     monkeypatch.setattr(trec, "fast_columns", lambda *args, **kwargs: None)
