@@ -129,7 +129,7 @@ def declared_format(path: PathLike) -> str | None:
 
     >>> import tempfile, pathlib
     >>> file = pathlib.Path(tempfile.mkdtemp()) / "labels.yaml"
-    >>> _ = file.write_text("format: ragaudit.chunk_labels\n")
+    >>> _ = file.write_text("format: ragaudit.chunk_labels\\n")
     >>> declared_format(file)
     'ragaudit.chunk_labels'
     """
