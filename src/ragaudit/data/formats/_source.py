@@ -23,10 +23,10 @@ def shorten(value: Any, limit: int = 60) -> str:
     """``repr(value)`` cut to ``limit`` characters, so that one bad value keeps a message short.
 
     >>> shorten("x" * 100, 10)
-    "'xxxxxxxxx..."
+    "'xxxxxx..."
     """
     text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def read_text(path: PathLike) -> str:
