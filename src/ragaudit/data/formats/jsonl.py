@@ -176,6 +176,13 @@ def read_jsonl_qrels(path: PathLike, unit: str = "doc") -> Qrels:
                 for item, grade in items.items():
                     row[str(item)] = grade_value(grade, name, line)
             continue
+        if not any(key in record for key in KEY_ALIASES["qid"]):
+            raise FormatError(
+                "expected a mapping {question id: {item id: grade}} or records with keys "
+                f"'qid', 'docid', 'grade', found keys {shorten(sorted(map(str, record)), 120)}",
+                path=name,
+                line=line,
+            )
         qid, item, grade = record_fields(record, "grade", name, line)
         labels.setdefault(qid, {})[item] = grade_value(grade, name, line)
     return Qrels(labels, unit=unit, name=name)
