@@ -42,6 +42,12 @@ def md_escape(text: object) -> str:
     return "\\" + out if out[:1] in ("#", "+", "-", "=") else out
 
 
+def _html(text: str) -> str:
+    """Escape for raw HTML inside Markdown (``<details>``/``<pre>``): entities for ``<>&`` and
+    for the brackets of a would-be link."""
+    return escape(text, quote=False).replace("[", "&#91;").replace("]", "&#93;")
+
+
 def _f(value: float | None, fmt: str = ".3f") -> str:
     return "-" if value is None else format(value, fmt)
 
@@ -97,10 +103,8 @@ def _details(q: QuestionView) -> str:
         f"stage died: {q.stage}\nkeywords:   {', '.join(q.keywords) or '-'}\n\n"
         "retrieved, rank order:\n" + "\n".join(chunks) + "\n\njudges:\n" + judges
     )
-    summary = escape(f"{q.stage}: {q.qid} {' '.join(q.question.split())}"[:160], quote=False)
-    return (
-        f"<details><summary>{summary}</summary>\n<pre>{escape(body, quote=False)}</pre>\n</details>"
-    )
+    summary = _html(f"{q.stage}: {q.qid} {' '.join(q.question.split())}"[:160])
+    return f"<details><summary>{summary}</summary>\n<pre>{_html(body)}</pre>\n</details>"
 
 
 def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
@@ -230,8 +234,8 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
                 f"{c.name_a} ({qa.stage}):\n{qa.answer}\n\n{c.name_b} ({qb.stage}):\n{qb.answer}"
             )
             tail.append(
-                f"<details><summary>{escape(qa.qid, quote=False)}</summary>\n"
-                f"<pre>{escape(body, quote=False)}</pre>\n</details>"
+                f"<details><summary>{_html(qa.qid)}</summary>\n<pre>{_html(body)}</pre>\n"
+                "</details>"
             )
     tail += ["", "## Configuration", ""]
     keys: list[str] = []
