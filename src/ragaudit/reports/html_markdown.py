@@ -12,6 +12,7 @@ cut mid-way.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Iterable, Sequence
 from html import escape
 
@@ -290,10 +291,10 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
         stages = " -> ".join(f"{s.kept} {s.name}" for s in f.stages)
         out.append(f"  {stages}")
         gap_ci = "" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]"
+        out.append(f"  gap hit rate@{f.k} -> correct: {f.gap:+.3f}{gap_ci}")
         out.append(
-            f"  gap hit rate@{f.k} -> correct: {f.gap:+.3f}{gap_ci}; answered "
-            f"{run.answered}/{run.n_answerable} (any context), {f.stages[2].kept} with the "
-            "evidence in the context (stage 3)"
+            f"  answered {run.answered}/{run.n_answerable} (any context); {f.stages[2].kept} with "
+            "the evidence in the context (funnel stage 3)"
         )
         died = [f"{key} {', '.join(f.died[key])}" for key in STAGE_KEYS if f.died[key]]
         if f.unanswerable.answered_ids:
@@ -303,9 +304,9 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
             b = run.bias
             differ = [q for q in b.questions if q.verdict]
             out.append(
-                f"  label bias: document labels inflate recall@{b.k} by {b.recall_inflation:+.3f}"
-                f", hit rate by {b.hit_inflation:+.3f}; {len(differ)}/{b.n} questions differ"
-                + ("" if full_bias else " (--full lists them)")
+                f"  label bias: document labels inflate recall@{b.k} {b.recall_inflation:+.3f}, "
+                f"hit rate {b.hit_inflation:+.3f}; {len(differ)}/{b.n} questions differ"
+                + ("" if full_bias else " (--full)")
             )
             if full_bias:
                 out += render_table_text(
@@ -344,5 +345,6 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
         )
         ids = ", ".join(qa.qid for qa, _ in pair.discordant) or "none"
         out.append(f"  questions whose correctness changed: {ids}")
-    out += [f"  {s}" for s in audit.summary]
+    for sentence in audit.summary:
+        out += textwrap.wrap(sentence, 98, initial_indent="  ", subsequent_indent="    ")
     return "\n".join(out) + "\n"
