@@ -4,8 +4,9 @@ The demo is a sequence of *sections*, each a function ``section(ctx, echo)`` tha
 extends a shared :class:`DemoContext` (paths, saved runs, anything a later section needs).
 :data:`SECTIONS` lists them in order: the benchmark, the two runs, chunk labels, then the short
 audit (:func:`~ragaudit.reports.html_markdown.render_audit_text`) and the one-page
-``report.html`` built from the same :class:`~ragaudit.reports.html_data.Audit`.  Everything is offline
-and deterministic: two runs of the demo print the same text and write byte-identical files.
+``report.html`` built from the same :class:`~ragaudit.reports.html_data.Audit`.  Everything is
+offline and deterministic: two runs of the demo print the same text and write byte-identical
+files.
 """
 
 from __future__ import annotations

@@ -271,8 +271,7 @@ def dashboard_rows(
         )
     )
     una = funnel.unanswerable
-    refused = len(funnel.died["3-refusal"])
-    wrong = refused + len(una.answered_ids)
+    wrong = len(funnel.died["3-refusal"]) + len(una.answered_ids)
     base = (funnel.stages[1].kept if funnel.n else 0) + una.n
     out.append(
         _rate_row(
@@ -282,8 +281,7 @@ def dashboard_rows(
             base,
             "ragaudit funnel (--format json): (len(died.3-refusal) + "
             "len(unanswerable.answered_ids)) / (stages[1].kept + unanswerable.n)",
-            f"{refused} refused with the evidence present, {len(una.answered_ids)} answered "
-            "an unanswerable question",
+            "refusals with the evidence present + answers to unanswerable questions",
         )
     )
     return tuple(out)

@@ -99,6 +99,13 @@ class Audit:
     n_resamples: int
     summary: tuple[str, ...] = field(default=())
 
+    def dashboard_label(self, i: int) -> str:
+        """Label of dashboard row ``i``: ``recall@3`` when every run has k=3, else ``recall@k``."""
+        label = self.runs[0].dashboard[i].label
+        if len({run.k for run in self.runs}) > 1:
+            label = label.replace(f"@{self.runs[0].k}", "@k")
+        return label
+
 
 def _show(value: Any) -> str:
     if isinstance(value, str):

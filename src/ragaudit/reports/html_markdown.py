@@ -82,7 +82,7 @@ def _mde(rows: Sequence[DashboardRow]) -> str:
 def _dashboard_rows(audit: Audit) -> list[tuple[str, ...]]:
     return [
         (
-            row.label,
+            audit.dashboard_label(i),
             *(_number(r.dashboard[i]) for r in audit.runs),
             _mde([r.dashboard[i] for r in audit.runs]),
         )
@@ -235,8 +235,7 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
                 f"{c.name_a} ({qa.stage}):\n{qa.answer}\n\n{c.name_b} ({qb.stage}):\n{qb.answer}"
             )
             tail.append(
-                f"<details><summary>{_html(qa.qid)}</summary>\n<pre>{_html(body)}</pre>\n"
-                "</details>"
+                f"<details><summary>{_html(qa.qid)}</summary>\n<pre>{_html(body)}</pre>\n</details>"
             )
     tail += ["", "## Configuration", ""]
     keys: list[str] = []

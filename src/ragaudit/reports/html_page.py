@@ -46,6 +46,7 @@ table{border-collapse:collapse;margin:.4rem 0 .8rem}th,td{padding:.3rem .6rem;
 border-bottom:1px solid var(--line);vertical-align:top;text-align:left}
 th{font-weight:600;background:#fafbfc}td.num,th.num{text-align:right;
 font-variant-numeric:tabular-nums;white-space:nowrap}
+.dash tbody th{background:none;min-width:13rem}
 .dash td.val{font-size:1.25rem;font-weight:600;font-variant-numeric:tabular-nums}
 .dash .ci{display:block;font-size:.8rem;font-weight:400;color:var(--muted)}
 .note{color:var(--muted);font-size:.85rem}
@@ -150,7 +151,7 @@ def _dashboard(audit: Audit) -> str:
         mdes = sorted({_f(r.dashboard[i].mde, ".2f") for r in runs if r.dashboard[i].n})
         mde = " / ".join(m if m != "-" else "not detectable" for m in mdes) or "-"
         out.append(
-            f"<tr><th>{_e(row.label)}</th>{cells}<td class=num>{_e(mde)}</td>"
+            f"<tr><th>{_e(audit.dashboard_label(i))}</th>{cells}<td class=num>{_e(mde)}</td>"
             f'<td class="note">{_e(row.note)}<br><code>{_e(row.source)}</code></td></tr>'
         )
     out.append("</tbody></table>")
