@@ -192,8 +192,9 @@ def section_full(ctx: DemoContext, echo: Echo) -> None:
     """With ``--full``: the complete label-bias and comparison tables as well."""
     if not ctx.extra.get("full"):
         return
-    from ragaudit.cli.compare import render_comparison
     from ragaudit.reports.label_bias import bias_section
+    from ragaudit.reports.render import render_text
+    from ragaudit.reports.stats import comparison_report
     from ragaudit.stats.compare import compare_runs
 
     name_a, name_b = (c["name"] for c in CONFIGURATIONS)
@@ -208,7 +209,7 @@ def section_full(ctx: DemoContext, echo: Echo) -> None:
         questions="answerable",
     )
     echo("=" * 78)
-    echo(render_comparison(result, "table").rstrip("\n"))
+    echo(render_text(comparison_report(result)).rstrip("\n"))
 
 
 SECTIONS: list[Callable[[DemoContext, Echo], None]] = [
