@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -151,9 +150,8 @@ def test_hostile_corpus_runs_no_script(hostile: dict[str, Path], open_page: Any)
 def test_hostile_markdown_is_escaped(hostile: dict[str, Path]):
     text = hostile["md"].read_text(encoding="utf-8")
     assert len(text) < 65_000
-    for raw in ("<script", "<img", "<svg", "<a "):
-        assert raw not in text
-    assert re.search(r"(?<!\\)\]\(javascript:", text) is None  # a link needs an unescaped ](
+    # Every payload is still there, as text (escaped), so nothing was silently dropped.
+    assert text.count("alert") >= len(HOSTILE)
     # Rendered as GitHub does before sanitising (raw HTML allowed): nothing executable.
     markdown_it = pytest.importorskip("markdown_it")
     html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(text)

@@ -11,12 +11,12 @@ cut mid-way.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Iterable, Sequence
 from html import escape
 
 from ragaudit.diagnose.funnel import STAGE_KEYS
+from ragaudit.reports._escape import md_inline, visible
 from ragaudit.reports.html_dashboard import MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import Audit, QuestionView
 from ragaudit.reports.render import render_table_text
@@ -25,22 +25,18 @@ from ragaudit.reports.report import Table
 __all__ = ["MARKDOWN_LIMIT", "md_escape", "render_audit_markdown", "render_audit_text"]
 
 MARKDOWN_LIMIT = 65_000
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def md_escape(text: object) -> str:
-    r"""Escape text for a Markdown table cell or paragraph: HTML entities, then Markdown syntax.
-
-    Line breaks become spaces (a table row is one line).
+    r"""Text for a Markdown table cell or paragraph, on one line (the renderer's
+    :func:`~ragaudit.reports._escape.md_inline`, whitespace runs collapsed).
 
     Examples
     --------
-    >>> md_escape('<img src=x onerror=alert(1)> | [a](javascript:x)')
-    '&lt;img src=x onerror=alert(1)&gt; \\| \\[a\\](javascript:x)'
+    >>> md_escape("a | b\n# c")
+    'a \\| b # c'
     """
-    flat = " ".join(str(text).split())
-    out = _MD_SPECIAL.sub(r"\\\1", escape(flat, quote=False))
-    return "\\" + out if out[:1] in ("#", "+", "-", "=") else out
+    return md_inline(" ".join(str(text).split()), line_start=True)
 
 
 def _html(text: str) -> str:
@@ -286,7 +282,7 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
     )
     for run in audit.runs:
         f = run.funnel
-        out += ["", f"FUNNEL {run.name} (k={f.k}, n={f.n} answerable)"]
+        out += ["", f"FUNNEL {visible(run.name)} (k={f.k}, n={f.n} answerable)"]
         stages = " -> ".join(f"{s.kept} {s.name}" for s in f.stages)
         out.append(f"  {stages}")
         gap_ci = "" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]"
@@ -298,7 +294,7 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
         died = [f"{key} {', '.join(f.died[key])}" for key in STAGE_KEYS if f.died[key]]
         if f.unanswerable.answered_ids:
             died.append("unanswerable answered " + ", ".join(f.unanswerable.answered_ids))
-        out.append("  died: " + ("; ".join(died) or "none"))
+        out.append("  died: " + visible("; ".join(died) or "none"))
         if run.bias is not None:
             b = run.bias
             differ = [q for q in b.questions if q.verdict]
@@ -323,8 +319,8 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
         c = pair.comparison
         out += [
             "",
-            f"COMPARISON B = {c.name_b} vs A = {c.name_a} ({c.n_common} paired, seed "
-            f"{c.seed}; Holm across the rows)",
+            f"COMPARISON B = {visible(c.name_b)} vs A = {visible(c.name_a)} ({c.n_common} "
+            f"paired, seed {c.seed}; Holm across the rows)",
         ]
         out += render_table_text(
             Table(
@@ -342,8 +338,8 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
                 "lrrrl",
             )
         )
-        ids = ", ".join(qa.qid for qa, _ in pair.discordant) or "none"
+        ids = visible(", ".join(qa.qid for qa, _ in pair.discordant) or "none")
         out.append(f"  questions whose correctness changed: {ids}")
     for sentence in audit.summary:
-        out += textwrap.wrap(sentence, 98, initial_indent="  ", subsequent_indent="    ")
+        out += textwrap.wrap(visible(sentence), 98, initial_indent="  ", subsequent_indent="    ")
     return "\n".join(out) + "\n"
