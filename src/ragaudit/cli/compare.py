@@ -6,19 +6,23 @@ import click
 
 from ragaudit.cli._options import format_option, render_json, seed_option
 from ragaudit.exceptions import InputError
-from ragaudit.stats.compare import (
-    Comparison,
-    MetricComparison,
-    PairwiseMatrix,
-    compare_all,
-    compare_runs,
-)
+from ragaudit.stats.compare import CI_METHODS, Comparison, MetricComparison, compare_runs
+from ragaudit.stats.pairwise import PairwiseMatrix, compare_all
+from ragaudit.stats.verdicts import format_pvalue, verdict_rule
 
 __all__ = ["command", "render_comparison", "render_matrix"]
 
 
-def _p(value: float) -> str:
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
+_p = format_pvalue
+_SHORT = {
+    "Tango score": "score",
+    "bootstrap percentile": "bootstrap",
+    "bootstrap BCa": "BCa",
+    "exact (lattice)": "exact",
+    "exact (enumeration)": "exact",
+    "exact (distinct values)": "exact",
+    "Monte Carlo": "MC",
+}
 
 
 def _ci(low: float, high: float) -> str:
@@ -30,9 +34,20 @@ def _level(confidence: float) -> str:
 
 
 def _verdict_rule(alpha: float) -> str:
+    return verdict_rule(alpha)
+
+
+def _methods(result: Comparison) -> str:
+    bootstrap = f"{'BCa' if result.ci_method == 'bca' else 'percentile'} bootstrap"
+    interval = (
+        f"Tango score for 0/1 metrics, {bootstrap} ({result.n_resamples} resamples) otherwise"
+        if result.ci_method in ("auto", "score")
+        else f"{bootstrap} ({result.n_resamples} resamples) for every metric"
+    )
     return (
-        f"verdict: SIGNIFICANT = p < {alpha:g} and the CI excludes 0; borderline = only one "
-        f"of those, or p < {2 * alpha:g}; no evidence = neither."
+        f"seed {result.seed} | interval: {interval} | p: exact sign-flip distribution (lattice "
+        f"convolution, or all patterns of <= {result.exact_max_n} non-zero differences), else "
+        f"{result.n_permutations} random flips, (count+1)/(trials+1)"
     )
 
 
@@ -41,9 +56,7 @@ def _header(result: Comparison) -> list[str]:
         f"A = {result.name_a}   B = {result.name_b}   ({result.n_common} paired questions"
         + ("" if result.questions == "all" else f", {result.questions} only")
         + ")",
-        f"seed {result.seed} | paired bootstrap: {result.n_resamples} resamples, "
-        f"{result.ci_method} interval | permutation p: exact sign flips when n <= "
-        f"{result.exact_max_n}, else {result.n_permutations} random flips, (count+1)/(trials+1)",
+        _methods(result),
     ]
     if result.only_a or result.only_b:
         lines.append(
@@ -64,7 +77,7 @@ def _binary_block(row: MetricComparison, confidence: float, alpha: float) -> lis
         f"  concordant {table.both + table.neither}/{row.n}: they carry no information about "
         "which run is better",
         f"  A only {table.a_only}, B only {table.b_only}: McNemar exact two-sided p = "
-        f"{table.pvalue:.3f}",
+        f"{_p(table.pvalue)}",
         f"  questions that differ: {', '.join(table.discordant_ids) or 'none'}",
         f"  observed discordance {row.discordance:.3f}; exact power at alpha {alpha:g} to detect "
         f"an effect of {row.observed_effect:.3f} (the observed one): {row.power:.3f}; "
@@ -86,7 +99,18 @@ def render_comparison(result: Comparison, output_format: str) -> str:
     if output_format == "json":
         return render_json(result.to_dict())
     level = _level(result.confidence)
-    header = ("metric", "n", "mean A", "mean B", "B - A", level, "p", "verdict")
+    header = (
+        "metric",
+        "n",
+        "mean A",
+        "mean B",
+        "B - A",
+        level,
+        "CI method",
+        "p",
+        "p method",
+        "verdict",
+    )
     rows = [
         (
             row.metric,
@@ -95,7 +119,9 @@ def render_comparison(result: Comparison, output_format: str) -> str:
             f"{row.mean_b:.3f}",
             f"{row.statistic:+.3f}",
             _ci(row.confidence_interval.low, row.confidence_interval.high),
+            _SHORT.get(row.ci_method, row.ci_method),
             _p(row.pvalue),
+            _SHORT.get(row.p_method, row.p_method),
             row.verdict,
         )
         for row in result.metrics
@@ -107,7 +133,7 @@ def render_comparison(result: Comparison, output_format: str) -> str:
         lines += [
             "",
             "| " + " | ".join(header) + " |",
-            "|" + "|".join(["---"] + ["---:"] * 6 + ["---"]) + "|",
+            "|" + "|".join(["---"] + ["---:"] * 5 + ["---", "---:", "---", "---"]) + "|",
         ]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         for row in binary:
@@ -123,8 +149,10 @@ def render_comparison(result: Comparison, output_format: str) -> str:
         "{:>8}",
         "{:>8}",
         f"{{:>{ci_width + 2}}}",
-        "{:>8}",
-        "   {}",
+        "  {:<10}",
+        "{:>7}",
+        "  {:<10}",
+        "{}",
     )
     lines = [*_header(result), ""]
     for cells in [header, *rows]:
@@ -240,7 +268,8 @@ def render_matrix(result: PairwiseMatrix, output_format: str) -> str:
     type=int,
     default=20,
     show_default=True,
-    help="Enumerate all 2^n sign patterns up to this many questions.",
+    help="Enumerate all 2^m sign patterns up to this many non-zero differences (a lattice "
+    "of values is exact at any size).",
 )
 @seed_option()
 @click.option(
@@ -253,10 +282,12 @@ def render_matrix(result: PairwiseMatrix, output_format: str) -> str:
 @click.option(
     "--ci",
     "ci_method",
-    type=click.Choice(["percentile", "bca"]),
-    default="percentile",
+    type=click.Choice([*CI_METHODS, "wilson"]),
+    default="auto",
     show_default=True,
-    help="Bootstrap interval method.",
+    help="Interval: auto/score = Tango score interval for 0/1 metrics and a percentile "
+    "bootstrap otherwise; bootstrap (= percentile) or bca = that bootstrap for every metric. "
+    "(wilson is for single rates: the funnel.)",
 )
 @click.option(
     "--allow-partial",
