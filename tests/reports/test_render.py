@@ -86,7 +86,8 @@ def test_html_renderer_escapes_and_is_standalone():
 def test_render_dispatch_and_json():
     assert render(TINY, "json") == '{\n  "k": 2\n}\n'
     assert render(TINY, "table") == render_text(TINY)
-    with pytest.raises(InputError, match="format: expected one of table, markdown, html, json"):
+    expected = r"format: expected one of table, json, csv, markdown, html, found 'pdf'"
+    with pytest.raises(InputError, match=expected):
         render(TINY, "pdf")
 
 
@@ -147,7 +148,7 @@ THE FUNNEL (k=3, n=4 answerable questions)
   end-to-end correct:             0.750   (through the funnel 0.500 + by luck 0.250)
   the gap recall cannot see:      +0.250   95% CI [+0.000, +0.750]
   stage 2 decided by: the offline evidence-in-context judge
-  bootstrap: 100 resamples of questions, seed 7, 95% percentile intervals
+  intervals: stage and abstention rates Clopper-Pearson exact; the gap a paired percentile bootstrap (100 resamples of questions, seed 7)
 
 WHERE QUESTIONS DIE
   stage            n  ids  fix

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragaudit.data.formats._strings import _PAD, IntArray, _Strings, _token_words, _word_view
-from ragaudit.exceptions import FormatError
+from ragaudit.exceptions import FormatError, unreadable
 
 __all__ = ["Chunk", "TextColumns", "read_chunks"]
 
@@ -59,7 +59,7 @@ def read_chunks(path: PathLike, block_bytes: int) -> Iterator[Chunk]:
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
     except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror}", path=name) from None
+        raise unreadable(name, exc) from None
     try:
         carry = b""
         offset = 0
@@ -68,7 +68,7 @@ def read_chunks(path: PathLike, block_bytes: int) -> Iterator[Chunk]:
             try:
                 block = handle.read(block_bytes)
             except OSError as exc:
-                raise FormatError(f"cannot read the file: {exc.strerror}", path=name) from None
+                raise unreadable(name, exc) from None
             if first:
                 first = False
                 if block.startswith(_BOM):

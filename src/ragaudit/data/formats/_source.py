@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ragaudit.exceptions import FormatError
+from ragaudit.exceptions import FormatError, unreadable
 
 __all__ = ["load_json", "read_text", "shorten"]
 
@@ -37,19 +37,14 @@ def read_text(path: PathLike) -> str:
     FormatError
         If the file cannot be read or is not UTF-8 (naming the line of the first bad byte).
     """
-    name = str(path)
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror}", path=name) from None
+        raise unreadable(path, exc) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        found = raw[exc.start : exc.start + 4]
-        raise FormatError(
-            f"expected UTF-8 text, found bytes {found!r}", path=name, line=line
-        ) from None
+        raise unreadable(path, exc) from None
 
 
 def _reject_constant(name: str) -> Any:
