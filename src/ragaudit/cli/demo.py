@@ -24,6 +24,7 @@ from ragaudit.cli.run import format_run_summary
 from ragaudit.data.golden import GoldenSet, load_golden
 from ragaudit.data.records import SavedRun
 from ragaudit.pipeline.chunking import Chunk, chunk_documents
+from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import Document, load_corpus
 from ragaudit.pipeline.harness import run_pipeline
 
@@ -122,7 +123,7 @@ def section_benchmark(ctx: DemoContext, echo: Echo) -> None:
 def section_runs(ctx: DemoContext, echo: Echo) -> None:
     """Evaluate each configuration, print its summary, keep the saved runs."""
     for config in CONFIGURATIONS:
-        saved = run_pipeline(
+        run = RunConfig(
             ctx.corpus_dir,
             ctx.golden_path,
             k=config["k"],
@@ -133,6 +134,7 @@ def section_runs(ctx: DemoContext, echo: Echo) -> None:
             seed=ctx.seed,
             record_latency=False,  # keeps the demo's files byte-identical across runs
         )
+        saved = run_pipeline(run)
         ctx.runs[saved.name] = saved
         echo(format_run_summary(saved))
         echo(f"  saved: {Path(saved.path or '').as_posix()}")
