@@ -60,7 +60,10 @@ class Evaluation:
         Metric name as requested -> parsed metric.
     tied_groups : int
         Groups of items sharing a score within a question in the run (order inside a group
-        is arbitrary: trec_eval's rule breaks it by id, descending).
+        is arbitrary: trec_eval's rule breaks it by id, descending).  Scores are compared as
+        32-bit floats, as trec_eval stores them.
+    float32_tied_groups : int
+        How many of those groups tie only as 32-bit floats (their 64-bit scores differ).
     """
 
     query_ids: tuple[str, ...]
@@ -72,6 +75,7 @@ class Evaluation:
     missing: str
     specs: dict[str, MetricSpec] = field(default_factory=dict)
     tied_groups: int = 0
+    float32_tied_groups: int = 0
 
     @property
     def n_queries(self) -> int:
@@ -86,7 +90,7 @@ class Evaluation:
         >>> ev = evaluate(Qrels({"q1": {"A": 1}}), Run({"q1": ["A"]}), ["hit@1"])
         >>> ev.to_dict()
         {'metrics': {'hit@1': 1.0}, 'n_queries': 1, 'unit': 'doc', 'average': 'macro', \
-'relevance_threshold': 1, 'missing': 'zero', 'tied_groups': 0}
+'relevance_threshold': 1, 'missing': 'zero', 'tied_groups': 0, 'float32_tied_groups': 0}
         """
         out: dict[str, Any] = {
             "metrics": dict(self.means),
@@ -96,6 +100,7 @@ class Evaluation:
             "relevance_threshold": self.relevance_threshold,
             "missing": self.missing,
             "tied_groups": self.tied_groups,
+            "float32_tied_groups": self.float32_tied_groups,
         }
         if per_query:
             columns = {name: values.tolist() for name, values in self.per_query.items()}
@@ -467,4 +472,5 @@ def evaluate(
         missing=missing,
         specs=specs,
         tied_groups=run.tied_groups,
+        float32_tied_groups=getattr(run, "float32_tied_groups", 0),
     )

@@ -47,24 +47,23 @@ def read_text(path: PathLike) -> str:
         raise unreadable(path, exc) from None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"expected a finite number, found {name}")
-
-
 def load_json(text: str, path: str, line: int | None = None) -> Any:
-    """``json.loads`` that refuses NaN/Infinity and reports every failure as FormatError.
+    """``json.loads`` that reports every failure as FormatError (NaN/Infinity literals are
+    parsed, so that the reader of the field they stand in refuses them by name).
 
     >>> load_json('{"a": [1, 2]}', "x.json")
     {'a': [1, 2]}
     """
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise FormatError(f"invalid JSON: {exc.msg}", path=path, line=where) from None
-    except ValueError as exc:  # a NaN or Infinity literal
-        raise FormatError(str(exc), path=path, line=line) from None
+    except ValueError as exc:  # an integer literal longer than Python converts
+        raise FormatError(f"invalid JSON: {str(exc)[:80]}", path=path, line=line) from None
     except RecursionError:
         raise FormatError(
-            "invalid JSON: nested too deeply (expected at most a few levels)", path=path, line=line
+            "invalid JSON: nested too deeply (expected at most a few hundred levels of [ and {)",
+            path=path,
+            line=1 if line is None else line,
         ) from None

@@ -47,7 +47,10 @@ class RunColumns:
     scores : float ndarray or None
         Score of each ranked row.
     tied_groups : int
-        Groups of two or more items sharing a score within one question.
+        Groups of two or more items sharing a score within one question (scores compared as
+        32-bit floats, as trec_eval compares them).
+    float32_tied_groups : int
+        How many of those groups hold scores that differ as 64-bit floats.
     """
 
     qids: tuple[str, ...]
@@ -57,6 +60,7 @@ class RunColumns:
     item_hash: U64Array
     scores: npt.NDArray[np.float64] | None
     tied_groups: int
+    float32_tied_groups: int = 0
 
     @property
     def n_rows(self) -> int:
@@ -149,20 +153,33 @@ def _dedupe(
     return np.flatnonzero(keep)
 
 
+def as_float32(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
+    """Scores as trec_eval holds them: 32-bit floats (beyond float32's range: +-inf).
+
+    >>> as_float32(np.array([0.812345678, 0.812345671])).tolist()[0] == \\
+    ...     as_float32(np.array([0.812345671])).tolist()[0]
+    True
+    """
+    with np.errstate(over="ignore"):
+        return scores.astype(np.float32)
+
+
 def _rank_rows(
     q: IntArray, scores: npt.NDArray[np.float64] | None, items: _Strings, n_questions: int
-) -> tuple[IntArray | None, int]:
-    """Permutation putting rows in (question, score desc, id desc) order, and tie count.
+) -> tuple[IntArray | None, int, int]:
+    """Permutation putting rows in (question, score desc, id desc) order, and tie counts.
 
-    The permutation is None when the rows are already in that order (the usual case for
-    files written by a ranker), which saves copying every column.
+    Scores are compared as trec_eval compares them, as 32-bit floats: two scores that differ
+    only beyond float32 precision tie, and the tie is broken by id.  Returns the permutation
+    (None when the rows are already in that order, the usual case for files written by a
+    ranker), the number of tied groups, and how many of those tie only as 32-bit floats.
     """
     n = len(q)
     grouped = n == 0 or not np.any(q[1:] < q[:-1])
     perm: IntArray | None = None if grouped else np.argsort(q, kind="stable")
     if scores is None:
-        return perm, 0
-    qs, sc = (q, scores) if perm is None else (q[perm], scores[perm])
+        return perm, 0, 0
+    qs, sc = (q, as_float32(scores)) if perm is None else (q[perm], as_float32(scores[perm]))
     same_q = qs[1:] == qs[:-1]
     if np.any(same_q & (sc[1:] > sc[:-1])):
         # Sorting within questions leaves ``qs`` as it is.  The sort need not be stable:
@@ -183,7 +200,7 @@ def _rank_rows(
             cell = np.arange(n)
             cell -= row_start
             cell += qs * depth
-            grid = np.full(n_questions * depth, np.inf)
+            grid = np.full(n_questions * depth, np.inf, dtype=np.float32)
             grid[cell] = -sc
             within = np.argsort(grid.reshape(n_questions, depth), axis=1).reshape(-1)
             order = within[cell]
@@ -196,7 +213,7 @@ def _rank_rows(
     del qs, sc, same_q
     pairs = np.flatnonzero(tied)  # row i ties with row i + 1
     if not pairs.size:
-        return perm, 0
+        return perm, 0, 0
     # Only rows inside tie blocks move: each block is ordered by item id descending
     # (trec_eval's rule).  Work on those rows alone.
     in_tie = np.zeros(n, dtype=bool)
@@ -207,11 +224,21 @@ def _rank_rows(
     block_start[1:] = ~tied[tie_rows[1:] - 1]
     block_id = np.cumsum(block_start)
     moved = tie_rows if perm is None else perm[tie_rows]
+    float32_only = _float32_only(scores[moved], np.flatnonzero(block_start))
     local = np.lexsort((*_descending_keys(items, moved), block_id))
     if perm is None:
         perm = np.arange(n)
     perm[tie_rows] = moved[local]
-    return perm, int(np.count_nonzero(block_start))
+    return perm, int(np.count_nonzero(block_start)), float32_only
+
+
+def _float32_only(values: npt.NDArray[np.float64], starts: IntArray) -> int:
+    """Groups (rows ``starts[i]:starts[i+1]`` of ``values``) holding two distinct float64s."""
+    if not len(starts):
+        return 0
+    low = np.minimum.reduceat(values, starts)
+    high = np.maximum.reduceat(values, starts)
+    return int(np.count_nonzero(low != high))
 
 
 def _descending_keys(items: _Strings, rows: IntArray) -> list[U64Array]:
@@ -235,14 +262,22 @@ def items_view(items: _Strings, rows: IntArray) -> _Strings:
     return _Strings(items.data[positions], offsets)
 
 
-def _count_ties(q: IntArray, scores: npt.NDArray[np.float64]) -> int:
-    """Groups of >= 2 rows sharing (question, score), in any row order."""
+def _count_ties(q: IntArray, scores: npt.NDArray[np.float64]) -> tuple[int, int]:
+    """Groups of >= 2 rows sharing (question, float32 score) in any row order, and how many
+    of them tie only as 32-bit floats."""
     order = np.lexsort((scores, q)) if len(q) else np.zeros(0, dtype=np.int64)
-    qs, sc = q[order], scores[order]
+    qs, sc = q[order], as_float32(scores[order])
     tied = (qs[1:] == qs[:-1]) & (sc[1:] == sc[:-1])
     # a group starts where a tie begins after a non-tie
     starts = tied & ~np.concatenate(([False], tied[:-1]))
-    return int(np.count_nonzero(starts))
+    in_tie = np.zeros(len(q), dtype=bool)
+    in_tie[:-1] |= tied
+    in_tie[1:] |= tied
+    rows = np.flatnonzero(in_tie)
+    block_start = np.ones(len(rows), dtype=bool)
+    block_start[1:] = ~tied[rows[1:] - 1]
+    only = _float32_only(scores[order][rows], np.flatnonzero(block_start))
+    return int(np.count_nonzero(starts)), only
 
 
 class _ColumnarRun(Run):
@@ -355,11 +390,11 @@ def finish_run_columns(
     keep = _dedupe(q, item_hash, items, qids, duplicates, name)
     if len(keep) != len(q):
         q, scores, item_hash = q[keep], scores[keep], item_hash[keep]
-    perm, tied_groups = _rank_rows(
+    perm, tied_groups, float32_only = _rank_rows(
         q, scores if order == "score" else None, items_view(items, keep), len(qids)
     )
     if order == "given" and len(scores):
-        tied_groups = _count_ties(q, scores)
+        tied_groups, float32_only = _count_ties(q, scores)
     counts = np.bincount(q, minlength=len(qids))
     del q
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
@@ -374,6 +409,7 @@ def finish_run_columns(
         item_hash=item_hash,
         scores=scores,
         tied_groups=tied_groups,
+        float32_tied_groups=float32_only,
     )
 
 

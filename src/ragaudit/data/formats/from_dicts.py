@@ -104,8 +104,8 @@ def columns_from_rankings(
     except TypeError:
         return None
     del ids
-    if encoded is None or (scores is not None and np.isnan(scores).any()):
-        return None  # NaN has no place in the order either
+    if encoded is None or (scores is not None and not np.isfinite(scores).all()):
+        return None  # the per-question path names the non-finite score
     items = encoded
     counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
     del values
@@ -117,11 +117,12 @@ def columns_from_rankings(
         q, item_hash = q[keep], item_hash[keep]
         scores = None if scores is None else scores[keep]
     if scores is None:
-        perm, tied_groups = None, 0
+        perm, tied_groups, float32_only = None, 0, 0
     elif order == "score":
-        perm, tied_groups = _rank_rows(q, scores, items_view(items, keep), len(qids))
+        perm, tied_groups, float32_only = _rank_rows(q, scores, items_view(items, keep), len(qids))
     else:
-        perm, tied_groups = None, _count_ties(q, scores)
+        perm = None
+        tied_groups, float32_only = _count_ties(q, scores)
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(np.bincount(q, minlength=len(qids)), out=offsets[1:])
     if perm is not None:
@@ -135,6 +136,7 @@ def columns_from_rankings(
         item_hash=item_hash,
         scores=scores,
         tied_groups=tied_groups,
+        float32_tied_groups=float32_only,
     )
 
 
@@ -164,4 +166,5 @@ def run_columns(run: Run) -> RunColumns:
         item_hash=items.hashes(),
         scores=scores,
         tied_groups=run.tied_groups,
+        float32_tied_groups=run.float32_tied_groups,
     )
