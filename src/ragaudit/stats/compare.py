@@ -30,10 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.stats._inputs import (
     PairedMetrics,
     PerQuestionMetrics,
+    as_per_question_metrics,
     pair_runs,
     read_per_question_metrics,
 )
@@ -250,13 +252,16 @@ def _check_seed(seed: int) -> int:
     return int(seed)
 
 
-def _load(run: PerQuestionMetrics | str | os.PathLike[str]) -> PerQuestionMetrics:
-    return run if isinstance(run, PerQuestionMetrics) else read_per_question_metrics(run)
+RunLike = PerQuestionMetrics | SavedRun | str | os.PathLike[str]
+
+
+def _load(run: RunLike) -> PerQuestionMetrics:
+    return as_per_question_metrics(run)
 
 
 def compare_runs(
-    run_a: PerQuestionMetrics | str | os.PathLike[str],
-    run_b: PerQuestionMetrics | str | os.PathLike[str],
+    run_a: RunLike,
+    run_b: RunLike,
     metrics: Sequence[str] | None = None,
     *,
     n_resamples: int = 10_000,
@@ -280,9 +285,9 @@ def compare_runs(
 
     Parameters
     ----------
-    run_a, run_b : PerQuestionMetrics or path
-        Saved runs or per-question metric files (see
-        :func:`~ragaudit.stats.read_per_question_metrics`).
+    run_a, run_b : SavedRun, PerQuestionMetrics or path
+        Saved runs (loaded or as files) or per-question metric files (see
+        :func:`~ragaudit.data.per_question.read_per_question_metrics`).
     metrics : sequence of str, optional
         Default: every metric present in both runs.
     n_resamples, n_permutations : int, default 10000
@@ -533,7 +538,7 @@ class PairwiseMatrix:
 
 
 def compare_all(
-    runs: str | os.PathLike[str] | Sequence[PerQuestionMetrics],
+    runs: str | os.PathLike[str] | Sequence[PerQuestionMetrics | SavedRun],
     metric: str,
     *,
     n_resamples: int = 10_000,
@@ -558,7 +563,11 @@ def compare_all(
     >>> matrix.distinguishable
     [('base', 'better'), ('same', 'better')]
     """
-    loaded = _load_directory(runs) if isinstance(runs, str | os.PathLike) else list(runs)
+    loaded = (
+        _load_directory(runs)
+        if isinstance(runs, str | os.PathLike)
+        else [as_per_question_metrics(run) for run in runs]
+    )
     if len(loaded) < 2:
         raise InputError(f"compare --all: expected at least 2 runs, found {len(loaded)}")
     names = _unique_names(loaded)
