@@ -28,7 +28,7 @@ from typing import Any
 from ragaudit.data.records import parse_saved_run, read_json_document
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run_metrics import canonical_metric_name, check_metric_value
-from ragaudit.exceptions import FormatError, InputError
+from ragaudit.exceptions import FormatError, InputError, unreadable
 
 __all__ = [
     "QUESTION_SUBSETS",
@@ -240,9 +240,7 @@ def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetr
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise FormatError(
-                f"cannot read file ({exc.__class__.__name__}: {exc})", path=where
-            ) from None
+            raise unreadable(where, exc) from None
         values = _from_jsonl(text, where)
     else:
         doc = read_json_document(path)

@@ -24,7 +24,7 @@ from ragaudit._io import atomic_write_text
 from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION
 from ragaudit.data.saved_run import SavedRun as SavedRunModel
 from ragaudit.data.saved_run_check import find_problems, saved_run_schema, validate_saved_run
-from ragaudit.exceptions import FormatError, InputError
+from ragaudit.exceptions import FormatError, InputError, unreadable
 
 __all__ = [
     "FORMAT",
@@ -103,12 +103,8 @@ def read_json_document(path: str | Path) -> Any:
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FormatError(f"cannot read file: {exc.strerror or exc}", path=str(file)) from None
-    except UnicodeDecodeError as exc:
-        raise FormatError(
-            f"expected UTF-8 JSON, found an invalid byte at offset {exc.start}", path=str(file)
-        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(file, exc) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
