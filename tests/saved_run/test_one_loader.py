@@ -132,7 +132,7 @@ def test_optional_fields_take_their_documented_defaults():
     assert dict(question.metrics) == {} and dict(question.judges) == {}
     assert question.gold_docs == () and question.keywords == () and question.context_ids is None
     assert question.answer is None and question.error is None and question.latency_ms is None
-    assert run.name == "run"
+    assert run.name == ""
 
 
 def test_old_metric_name_is_read_under_its_current_spelling():

@@ -422,7 +422,7 @@ class SavedRun:
         """Validate a saved-run document and build the model.
 
         ``format`` and ``format_version`` may be omitted in memory (a file must state them);
-        a missing ``name`` defaults to ``"run"``.
+        a missing ``name`` is ``""`` (unnamed; writing it needs a name).
 
         Raises
         ------
@@ -439,7 +439,7 @@ class SavedRun:
     def _build(cls, data: Mapping[str, Any], path: str | None) -> SavedRun:
         known = {"format", "format_version", "name", "config", "rows", "summary"}
         return cls(
-            name=data.get("name", "run"),
+            name=data.get("name", ""),
             config=RunSettings(data["config"]),
             questions=tuple(QuestionResult.from_dict(row) for row in data["rows"]),
             summary=data.get("summary") or {},
