@@ -6,7 +6,7 @@ import click
 
 from ragaudit.data.records import load_saved_run, write_saved_run
 from ragaudit.data.saved_run_summary import summarise_run
-from ragaudit.pipeline.harness import saved_run_path
+from ragaudit.pipeline.config import saved_run_path
 
 __all__ = ["command"]
 
