@@ -35,7 +35,9 @@ SETTINGS = settings(
 
 # Bytes that look like TREC lines often enough to reach past the first check.
 TOKEN = st.one_of(
-    st.sampled_from([b"q1", b"q2", b"Q0", b"d1", b"d2", b"1", b"0", b"2.5", b"-1", b"nan", b"1e400"]),
+    st.sampled_from(
+        [b"q1", b"q2", b"Q0", b"d1", b"d2", b"1", b"0", b"2.5", b"-1", b"nan", b"1e400"]
+    ),
     st.binary(min_size=1, max_size=6).filter(lambda b: not any(c in b for c in b" \t\n\r\x0b\x0c")),
 )
 SEP = st.sampled_from([b" ", b"\t", b"  ", b" \t"])
