@@ -37,3 +37,31 @@ def test_bad_run_file_is_one_line_exit_2(tmp_path: Path):
     assert result.stderr.startswith(f"ragaudit: error: {bad}:")
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r.html").exists()
+
+
+def test_one_run_without_labels_or_corpus(bench: dict[str, Path], tmp_path: Path):
+    out = tmp_path / "one.html"
+    cli("report", str(bench["k3"]), "--out", str(out))
+    page = out.read_text(encoding="utf-8")
+    assert "id=compare" not in page and "id=labels" not in page  # nothing to compare with
+    assert 'data-metric="recall_chunk">n/a' in page  # no chunk labels: shown as missing
+    assert "chunk text not available (pass --corpus DIR)" in page
+    md = tmp_path / "one.md"
+    cli("report", str(bench["k3"]), "--format", "markdown", "--out", str(md))
+    assert "| recall@3, chunk level | n/a |" in md.read_text(encoding="utf-8")
+
+
+def test_markdown_drops_whole_drilldowns_to_fit(bench: dict[str, Path]):
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.reports.html_data import build_audit
+    from ragaudit.reports.html_markdown import render_audit_markdown
+
+    runs = [load_saved_run(bench["k3"]), load_saved_run(bench["k6"])]
+    audit = build_audit(runs, labels=load_chunk_labels(bench["labels"]), n_resamples=200)
+    full = render_audit_markdown(audit, limit=1_000_000)
+    small = render_audit_markdown(audit, limit=12_000)
+    assert len(small) < 12_000 < len(full)
+    assert small.count("<details>") == small.count("</details>")  # none cut in half
+    assert small.count("<details>") < full.count("<details>")
+    assert "more drill-down(s) in the HTML report (size limit)" in small
