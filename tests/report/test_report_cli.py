@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -65,3 +66,29 @@ def test_markdown_drops_whole_drilldowns_to_fit(bench: dict[str, Path]):
     assert small.count("<details>") == small.count("</details>")  # none cut in half
     assert small.count("<details>") < full.count("<details>")
     assert "more drill-down(s) in the HTML report (size limit)" in small
+
+
+def test_comparison_rows_and_holm_match_compare_and_statsmodels(bench: dict[str, Path]):
+    from statsmodels.stats.multitest import multipletests
+
+    compare = json.loads(
+        cli("compare", str(bench["k3"]), str(bench["k6"]), "--questions", "answerable",
+            "--metric", "recall@k", "--metric", "ndcg@k", "--metric", "precision@k",
+            "--metric", "correct", "--format", "json")
+    )  # fmt: skip
+    rows = compare["metrics"]
+    holm = multipletests([r["p_value"] for r in rows], method="holm")[1]
+    text = bench["md"].read_text(encoding="utf-8")
+    table = text[text.index("| metric | n | mean A") :].split("\n\n")[0].splitlines()[2:]
+    assert len(table) == len(rows)
+    for line, row, p_holm in zip(table, rows, holm, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        p_shown = "<0.001" if p_holm < 0.001 else f"{p_holm:.3f}"
+        assert cells[0] == row["metric"]
+        assert cells[4] == f"{row['diff']:+.3f}"
+        assert cells[5] == f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
+        assert cells[7] == p_shown and cells[8] == row["verdict"]
+    moved = [r["metric"] for r, p in zip(rows, holm, strict=True)
+             if p < 0.05 and (r["ci_low"] > 0 or r["ci_high"] < 0)]  # fmt: skip
+    assert moved == ["precision@k"]
+    assert "moved for real: precision@k" in text

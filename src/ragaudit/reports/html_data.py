@@ -251,7 +251,13 @@ def _sentence(pair: PairView, names: Sequence[str], alpha: float) -> str:
     rest = f"; did not move (interval includes 0 or Holm-adjusted p >= {alpha:g}): " + (
         ", ".join(still) if still else "nothing"
     )
-    return head + real + rest + "."
+    changed = [
+        f" On {row.metric}, {row.mcnemar.a_only + row.mcnemar.b_only} of {row.n} questions "
+        "changed between the runs."
+        for row in pair.comparison.metrics
+        if row.mcnemar is not None
+    ]
+    return head + real + rest + "." + "".join(changed)
 
 
 def build_audit(
