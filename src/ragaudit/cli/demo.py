@@ -23,7 +23,7 @@ from typing import Any
 import click
 
 from ragaudit.data.golden import GoldenSet, load_golden
-from ragaudit.data.records import SavedRun
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.pipeline.chunking import Chunk, chunk_documents
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import Document, load_corpus
@@ -204,8 +204,8 @@ def section_full(ctx: DemoContext, echo: Echo) -> None:
     echo("=" * 78)
     bias_section(ctx.runs[name_a], ctx.extra["chunk_labels"], echo=echo)
     result = compare_runs(
-        ctx.runs[name_a].path or "",
-        ctx.runs[name_b].path or "",
+        ctx.runs[name_a],
+        ctx.runs[name_b],
         ["recall@k", "ndcg@k", "precision@k", "keyword_hit", "correct"],
         seed=ctx.seed,
         questions="answerable",

@@ -92,7 +92,7 @@ def command(
     into `metrics`; a judge that gives no valid verdict records `judge_error` and is counted
     apart, never as right or wrong.  Replies are cached: a rerun sends nothing.
     """
-    from ragaudit.data.records import RunDocument, load_saved_run
+    from ragaudit.data.records import load_saved_run
     from ragaudit.judges.llm import JUDGE_NAMES, METRICS_OF, LLMJudges, items_from_rows
     from ragaudit.llm.client import LLMClient
     from ragaudit.pipeline.llm_stages import judge_with_llm
@@ -119,7 +119,7 @@ def command(
         )
         return
     target = Path(out_path) if out_path else Path(run)
-    document = RunDocument.from_saved_run(saved, path=str(target))
+    saved = saved.replace(path=str(target))
     usage: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         bar: Any = None
@@ -135,13 +135,13 @@ def command(
 
         # One code path with `ragaudit run --judges llm`: the summary is recomputed and the
         # generator's share of the LLM cost is kept next to the judges'.
-        report = judge_with_llm(
-            document, chunks, config, repeats=judge_repeats, judge_names=names,
+        judged, report = judge_with_llm(
+            saved, chunks, config, repeats=judge_repeats, judge_names=names,
             progress=progress, usage=usage,
         )  # fmt: skip
     totals = usage["judges"]
     wanted = [m for n in names for m in METRICS_OF[n]]
-    lines = [f"{document.name}: {report['n']} answers judged by {config.model} "
+    lines = [f"{judged.name}: {report['n']} answers judged by {config.model} "
              f"(seed {config.seed}, temperature {config.temperature:g})"]  # fmt: skip
     for name in wanted:
         mean = report["means"][name]

@@ -10,7 +10,9 @@ from typing import Any
 import click
 
 from ragaudit.cli._options import seed_option
-from ragaudit.data.records import SavedRun
+from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run_metrics import LLM_JUDGE_METRICS
+from ragaudit.data.saved_run_summary import count_judge_errors
 from ragaudit.exceptions import InputError
 from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 from ragaudit.pipeline.chunking import CHUNKERS
@@ -19,7 +21,7 @@ from ragaudit.pipeline.generators import GENERATORS
 from ragaudit.pipeline.harness import run_pipeline
 from ragaudit.pipeline.llm_stages import plan_llm_run
 from ragaudit.pipeline.retrievers import RETRIEVERS
-from ragaudit.pipeline.summary import RETRIEVAL_METRICS, count_judge_errors
+from ragaudit.pipeline.summary import RETRIEVAL_METRICS
 
 __all__ = ["command", "format_run_summary"]
 
@@ -33,10 +35,11 @@ def _fraction(numerator: int, denominator: int) -> str:
 def format_run_summary(saved: SavedRun) -> str:
     """The end-of-run report: retrieval means (stating k, unit and averaging) and end to end.
 
-    >>> row = {"id": "q1", "answerable": True, "metrics": {"hit@k": 1.0, "recall@k": 1.0,
+    >>> row = {"id": "q1", "retrieved": [], "metrics": {"hit@k": 1.0, "recall@k": 1.0,
     ...        "precision@k": 0.5, "mrr@k": 1.0, "ndcg@k": 1.0, "map@k": 1.0, "answered": 1.0,
     ...        "correct": 0.0}}
-    >>> print(format_run_summary(SavedRun("k2_cs800", {"k": 2, "seed": 0}, [row])))
+    >>> run = {"name": "k2_cs800", "config": {"k": 2, "seed": 0}, "rows": [row]}
+    >>> print(format_run_summary(SavedRun.from_dict(run)))
     k2_cs800  (1 questions: 1 answerable, 0 unanswerable; seed 0)
       retrieval, document level, k=2, macro mean over 1 answerable questions
         hit@2  recall@2  precision@2  mrr@2  ndcg@2  map@2
@@ -87,7 +90,7 @@ def format_run_summary(saved: SavedRun) -> str:
                 )
             )
     judged = [r for r in answerable if r["metrics"].get("answered") is not None]
-    judged_by = "LLM" if saved.config.get("judges") == "offline+llm" else "offline"
+    judged_by = "LLM" if saved.config.judged_by_llm else "offline"
     if judged:
         answered = sum(int(r["metrics"]["answered"]) for r in judged)
         decided = [r for r in judged if r["metrics"].get("correct") is not None]
@@ -103,7 +106,7 @@ def format_run_summary(saved: SavedRun) -> str:
         )
     if judged_by == "LLM":
         lines.append("  LLM judges, mean over the questions each judge decided")
-        for metric in _LLM_METRICS:
+        for metric in LLM_JUDGE_METRICS:
             values = [r["metrics"][metric] for r in rows if r["metrics"].get(metric) is not None]
             if values:
                 mean = sum(float(v) for v in values) / len(values)
@@ -111,7 +114,7 @@ def format_run_summary(saved: SavedRun) -> str:
     errors = sum(1 for r in rows if r.get("error"))
     if errors:
         lines.append(f"  {errors} questions failed to generate (see each row's 'error')")
-    judge_errors = count_judge_errors(rows)
+    judge_errors = count_judge_errors(saved.questions)
     lines.append(
         "  judge errors  "
         + (
@@ -132,16 +135,6 @@ def format_run_summary(saved: SavedRun) -> str:
             f"cost {_money(llm.get('cost_usd'))} (cached replies included)"
         )
     return "\n".join(lines)
-
-
-_LLM_METRICS = (
-    "sufficiency",
-    "correct",
-    "completeness",
-    "faithfulness",
-    "citation_acc",
-    "answer_relevance",
-)
 
 
 def _money(value: float | None) -> str:

@@ -109,13 +109,14 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
 
     Examples
     --------
-    >>> from ragaudit.data.records import SavedRun
+    >>> from ragaudit.data.saved_run import SavedRun
     >>> from ragaudit.reports.html_data import build_audit
     >>> row = {"id": "q|1", "answerable": True, "gold_docs": ["G"], "answer": "<b>x</b>",
     ...        "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
     ...        "metrics": {"recall@k": 1.0, "answered": 1.0, "correct": 0.0},
     ...        "judges": {"abstained": False, "correct": False, "evidence_in_context": True}}
-    >>> md = render_audit_markdown(build_audit([SavedRun("r", {"k": 1}, [row])], n_resamples=50))
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": [row]})
+    >>> md = render_audit_markdown(build_audit([run], n_resamples=50))
     >>> "&lt;b&gt;x&lt;/b&gt;" in md and "<b>" not in md
     True
     """
