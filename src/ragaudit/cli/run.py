@@ -9,12 +9,12 @@ from typing import Any
 
 import click
 
+from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import seed_option
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run_metrics import LLM_JUDGE_METRICS
 from ragaudit.data.saved_run_summary import count_judge_errors
 from ragaudit.exceptions import InputError
-from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 from ragaudit.pipeline.chunking import CHUNKERS
 from ragaudit.pipeline.config import JUDGE_MODES, RunConfig
 from ragaudit.pipeline.generators import GENERATORS

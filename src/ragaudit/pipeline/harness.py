@@ -22,13 +22,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragaudit.data.chunks import Chunk
 from ragaudit.data.golden import GoldenSet
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import Checkpoint, write_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run_summary import summarise_run
 from ragaudit.pipeline.build import build_generator, prepare
-from ragaudit.pipeline.chunking import Chunk
 from ragaudit.pipeline.config import RunConfig, check_positive, saved_run_path
 from ragaudit.pipeline.costs import combine_llm_costs, generator_identity, llm_cost_of_rows
 from ragaudit.pipeline.generators import Generator

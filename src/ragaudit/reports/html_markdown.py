@@ -27,6 +27,11 @@ __all__ = ["MARKDOWN_LIMIT", "md_escape", "render_audit_markdown", "render_audit
 MARKDOWN_LIMIT = 65_000
 
 
+def _cell(text: object) -> str:
+    """A table cell: :func:`md_escape` without the line-start escapes (a cell starts no block)."""
+    return md_inline(" ".join(str(text).split()))
+
+
 def md_escape(text: object) -> str:
     r"""Text for a Markdown table cell or paragraph, on one line (the renderer's
     :func:`~ragaudit.reports._escape.md_inline`, whitespace runs collapsed).
@@ -56,10 +61,10 @@ def _p(value: float) -> str:
 def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> str:
     align = align.ljust(len(header), "l")
     lines = [
-        "| " + " | ".join(md_escape(h) for h in header) + " |",
+        "| " + " | ".join(_cell(h) for h in header) + " |",
         "| " + " | ".join("---:" if a == "r" else ":---" for a in align) + " |",
     ]
-    lines += ["| " + " | ".join(md_escape(c) or " " for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(_cell(c) or " " for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
