@@ -6,7 +6,12 @@
 * :func:`mcnemar_power`, :func:`minimum_detectable_effect`, :func:`planning_table`: exact
   power of McNemar's test, for sizing a golden set;
 * :func:`cohen_kappa`, :func:`label_agreement`: agreement between two labellers;
-* :func:`holm_bonferroni`: multiple-comparison adjustment.
+* :func:`holm_bonferroni`: multiple-comparison adjustment;
+* :func:`clustered_mean`, :func:`clustered_paired_difference`, :func:`cluster_bootstrap`:
+  cluster-robust (CR1) intervals and the cluster bootstrap for correlated questions;
+* :func:`judge_noise`: judge noise versus question sampling noise;
+* :func:`ppi_mean`, :func:`human_only_mean`, :func:`judge_only_mean`: prediction-powered
+  (PPI++) intervals for a judged rate calibrated against human labels.
 """
 
 from __future__ import annotations
@@ -18,6 +23,13 @@ from ragaudit.stats._inputs import (
     read_per_question_metrics,
 )
 from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement, read_labels
+from ragaudit.stats.clustered import (
+    ClusterBootstrapResult,
+    ClusteredResult,
+    cluster_bootstrap,
+    clustered_mean,
+    clustered_paired_difference,
+)
 from ragaudit.stats.compare import (
     Comparison,
     MetricComparison,
@@ -27,6 +39,7 @@ from ragaudit.stats.compare import (
     compare_runs,
     verdict,
 )
+from ragaudit.stats.judge_noise import JudgeNoiseResult, judge_noise
 from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact, mcnemar_pvalue
 from ragaudit.stats.multiple import holm_bonferroni
 from ragaudit.stats.power import (
@@ -36,6 +49,7 @@ from ragaudit.stats.power import (
     observed_power,
     planning_table,
 )
+from ragaudit.stats.ppi import PPIResult, human_only_mean, judge_only_mean, ppi_mean
 from ragaudit.stats.resampling import (
     BootstrapResult,
     ConfidenceInterval,
@@ -47,20 +61,30 @@ from ragaudit.stats.resampling import (
 __all__ = [
     "AgreementResult",
     "BootstrapResult",
+    "ClusterBootstrapResult",
+    "ClusteredResult",
     "Comparison",
     "ConfidenceInterval",
+    "JudgeNoiseResult",
     "McNemarResult",
     "MetricComparison",
+    "PPIResult",
     "PairedMetrics",
     "PairwiseMatrix",
     "PerQuestionMetrics",
     "PermutationResult",
     "PlanningRow",
     "SubsampleInterval",
+    "cluster_bootstrap",
+    "clustered_mean",
+    "clustered_paired_difference",
     "cohen_kappa",
     "compare_all",
     "compare_runs",
     "holm_bonferroni",
+    "human_only_mean",
+    "judge_noise",
+    "judge_only_mean",
     "label_agreement",
     "mcnemar_exact",
     "mcnemar_power",
@@ -71,6 +95,7 @@ __all__ = [
     "paired_bootstrap",
     "paired_permutation_test",
     "planning_table",
+    "ppi_mean",
     "read_labels",
     "read_per_question_metrics",
     "verdict",

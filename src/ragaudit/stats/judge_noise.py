@@ -1,0 +1,196 @@
+"""Judge noise versus sampling noise: a variance decomposition of a judged mean.
+
+When a (sampling) judge scores every question ``R`` times, the judged mean
+``theta = mean_ir y_ir`` varies for two reasons: which questions are in the golden set
+(between-question variance) and what the judge happened to say this time (within-question,
+judge variance).  :func:`judge_noise` separates them with the one-way random-effects ANOVA and
+says how much each contributes, the interval with both included and how many repeats would
+shrink the judge's part.  No file I/O.
+
+References
+----------
+.. [1] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
+   evaluations. arXiv:2411.00640, section 3 ("resampling answers": the variance of a mean over
+   questions with K samples each is Var(x)/n + E[sigma_i^2]/(n K)).
+.. [2] Searle, S. R., Casella, G. & McCulloch, C. E. (1992). *Variance Components*, ch. 3
+   (ANOVA estimators for the balanced one-way random model).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import stdtrit
+
+from ragaudit.exceptions import InputError
+from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
+
+__all__ = ["JudgeNoiseResult", "judge_noise"]
+
+
+@dataclass(frozen=True)
+class JudgeNoiseResult:
+    """Result of :func:`judge_noise`.
+
+    Attributes
+    ----------
+    statistic : float
+        The judged mean over every question and repeat.
+    n_questions, n_repeats : int
+    between_variance : float
+        :math:`\\hat\\sigma^2_b`, variance of the questions' true (judge-averaged) scores.
+    within_variance : float
+        :math:`\\hat\\sigma^2_w`, variance of one verdict around its question's average
+        (the judge's noise).
+    between_component, judge_component : float
+        Their contributions to the variance of ``statistic``: :math:`\\hat\\sigma^2_b/n` and
+        :math:`\\hat\\sigma^2_w/(nR)`.
+    variance : float
+        Their sum, the variance of ``statistic``.
+    between_share, judge_share : float
+        Each component's share of ``variance`` (0 and 0 when it is 0).
+    standard_error : float
+        ``sqrt(variance)``.
+    confidence_interval : ConfidenceInterval
+        ``statistic ± t_{n-1} * standard_error``: both sources included.
+    sampling_only_interval : ConfidenceInterval
+        The interval without the judge component (what an infinitely repeated judge would give).
+    repeats_to_halve_judge_variance : int
+        ``2R``: the judge component is :math:`\\sigma^2_w/(nR)`.
+    repeats_to_halve_judge_share : int or None
+        Smallest ``R'`` whose judge share is at most half of the current one,
+        ``ceil(2R + sigma_w^2 / sigma_b^2)``; ``None`` when there is no between-question
+        variance (the share is then 1 for every ``R``) or no judge variance.
+    confidence : float
+    """
+
+    statistic: float
+    n_questions: int
+    n_repeats: int
+    between_variance: float
+    within_variance: float
+    between_component: float
+    judge_component: float
+    variance: float
+    between_share: float
+    judge_share: float
+    standard_error: float
+    confidence_interval: ConfidenceInterval
+    sampling_only_interval: ConfidenceInterval
+    repeats_to_halve_judge_variance: int
+    repeats_to_halve_judge_share: int | None
+    confidence: float
+
+
+def _judge_noise_iv(scores: Any, confidence: float) -> tuple[np.ndarray, float]:
+    confidence = check_confidence(confidence)
+    y = np.asarray(scores, dtype=float)
+    if y.ndim != 2:
+        raise InputError(
+            f"scores: expected a 2-D array (questions x repeats), found shape {y.shape}"
+        )
+    n, repeats = y.shape
+    if n < 2 or repeats < 2:
+        raise InputError(
+            f"scores: expected at least 2 questions and 2 repeats, found {n} x {repeats} "
+            "(judge with --judge-repeats 2 or more)"
+        )
+    bad = np.argwhere(~np.isfinite(y))
+    if bad.size:
+        i, r = bad[0]
+        raise InputError(
+            f"scores: expected finite values, found {y[i, r]} at question {i}, repeat {r} "
+            "(drop questions whose repeats failed)"
+        )
+    return y, confidence
+
+
+def judge_noise(scores: Any, *, confidence: float = 0.95) -> JudgeNoiseResult:
+    r"""Decompose the variance of a judged mean into question sampling and judge noise.
+
+    ``scores[i, r]`` is the judge's ``r``-th verdict on question ``i`` (``n`` questions,
+    ``R`` repeats).  Under the one-way random-effects model
+    :math:`y_{ir} = \mu + q_i + e_{ir}` with :math:`\mathrm{Var}\, q_i = \sigma^2_b` and
+    :math:`\mathrm{Var}\, e_{ir} = \sigma^2_w`, the grand mean has
+
+    .. math:: \mathrm{Var}(\bar y) = \frac{\sigma^2_b}{n} + \frac{\sigma^2_w}{nR}
+
+    and the ANOVA mean squares give unbiased estimates
+
+    .. math:: \hat\sigma^2_w = \mathrm{MSW} = \frac{\sum_{ir} (y_{ir} - \bar y_i)^2}{n(R-1)},
+              \qquad
+              \hat\sigma^2_b = \max\Big(0, \frac{\mathrm{MSB} - \mathrm{MSW}}{R}\Big),
+              \quad \mathrm{MSB} = \frac{R \sum_i (\bar y_i - \bar y)^2}{n-1}
+
+    When :math:`\mathrm{MSB} \ge \mathrm{MSW}` the two components add up to
+    :math:`\mathrm{MSB}/(nR) = s^2_{\bar y_i}/n`, the usual standard error of the question
+    means, so the interval :math:`\bar y \pm t_{n-1}\sqrt{\cdot}` includes both sources.
+    Repeating the judge only shrinks the second term; doubling ``R`` halves it.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n, R)
+        Every repeat of every question; at least 2 of each, all finite.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    JudgeNoiseResult
+
+    References
+    ----------
+    Miller (2024), "Adding error bars to evals", arXiv:2411.00640, section 3; Searle, Casella &
+    McCulloch (1992), *Variance Components*, ch. 3.
+
+    Examples
+    --------
+    A judge that flips a coin on question 2 and agrees with itself elsewhere:
+
+    >>> r = judge_noise([[1, 1], [1, 0], [0, 0], [0, 0]])
+    >>> r.statistic, r.within_variance          # MSW = (0.25 + 0.25) / (4 * 1)
+    (0.375, 0.125)
+    >>> round(r.between_variance, 6)            # (MSB - MSW) / R, MSB = 2 * 0.6875 / 3
+    0.166667
+    >>> round(r.judge_share, 4)                 # (0.125 / 8) / (MSB / 8)
+    0.2727
+    >>> r.repeats_to_halve_judge_variance, r.repeats_to_halve_judge_share  # 2R; ceil(4 + 0.75)
+    (4, 5)
+    """
+    y, confidence = _judge_noise_iv(scores, confidence)
+    n, repeats = y.shape
+    question_means = y.mean(axis=1)
+    grand = float(question_means.mean())
+    msw = float(np.sum((y - question_means[:, None]) ** 2) / (n * (repeats - 1)))
+    msb = float(repeats * np.sum((question_means - grand) ** 2) / (n - 1))
+    between = max(0.0, (msb - msw) / repeats)
+    between_component = between / n
+    judge_component = msw / (n * repeats)
+    variance = between_component + judge_component
+    se = math.sqrt(variance)
+    t = float(stdtrit(n - 1, 0.5 + confidence / 2))
+    sampling_half = t * math.sqrt(between_component)
+    if between > 0 and msw > 0:
+        to_halve_share: int | None = math.ceil(2 * repeats + msw / between - 1e-9)
+    else:
+        to_halve_share = None
+    return JudgeNoiseResult(
+        statistic=grand,
+        n_questions=n,
+        n_repeats=repeats,
+        between_variance=between,
+        within_variance=msw,
+        between_component=between_component,
+        judge_component=judge_component,
+        variance=variance,
+        between_share=between_component / variance if variance > 0 else 0.0,
+        judge_share=judge_component / variance if variance > 0 else 0.0,
+        standard_error=se,
+        confidence_interval=ConfidenceInterval(grand - t * se, grand + t * se),
+        sampling_only_interval=ConfidenceInterval(grand - sampling_half, grand + sampling_half),
+        repeats_to_halve_judge_variance=2 * repeats,
+        repeats_to_halve_judge_share=to_halve_share,
+        confidence=confidence,
+    )

@@ -1,0 +1,288 @@
+"""Prediction-powered intervals: a judged mean corrected by a few human labels (PPI++).
+
+An automatic judge scores every question; people label only some.  The judge-only mean is
+biased by exactly the judge's average error; the human-only mean is unbiased but wide.
+Prediction-powered inference uses the labelled questions to *measure* the judge's bias and
+subtracts it, so the interval is valid however biased the judge is, and narrower than the
+human-only one when the judge is informative.  PPI++ adds a power-tuning weight
+``lam`` in [0, 1] that lets an uninformative judge fall back to the human-only interval.
+
+* :func:`ppi_mean`: the power-tuned PPI++ interval (equal to ``ppi_py.ppi_mean_ci``);
+* :func:`human_only_mean`: the classical interval from the human labels alone;
+* :func:`judge_only_mean`: the judge's mean over every question, *assuming the judge is
+  right* (labelled as such; it is not a valid interval for the true correctness rate).
+
+No file I/O.
+
+References
+----------
+.. [1] Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. & Zrnic, T. (2023).
+   Prediction-powered inference. *Science* 382(6671), 669-674.
+.. [2] Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2024). PPI++: Efficient
+   prediction-powered inference. arXiv:2311.01453.
+.. [3] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import ndtri
+
+from ragaudit.exceptions import InputError
+from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
+
+__all__ = ["PPIResult", "human_only_mean", "judge_only_mean", "ppi_mean"]
+
+
+@dataclass(frozen=True)
+class PPIResult:
+    """A mean with a normal-approximation interval, labelled by how it was obtained.
+
+    Attributes
+    ----------
+    statistic : float
+        Point estimate.
+    standard_error : float
+    confidence_interval : ConfidenceInterval
+        ``statistic ± z_{(1+c)/2} * standard_error``.
+    method : {"ppi++", "human only", "judge only"}
+    label : str
+        What the interval is, in words (shown next to it in reports).
+    lam : float
+        Power-tuning weight of the judge (``nan`` for the human-only and judge-only intervals).
+    n_labeled : int
+        Questions with a human label.
+    n_unlabeled : int
+        Questions with only a judge verdict.
+    confidence : float
+    """
+
+    statistic: float
+    standard_error: float
+    confidence_interval: ConfidenceInterval
+    method: str
+    label: str
+    lam: float
+    n_labeled: int
+    n_unlabeled: int
+    confidence: float
+
+
+def _vector(values: Any, name: str, minimum: int) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1:
+        raise InputError(f"{name}: expected a 1-D array, found shape {array.shape}")
+    if array.size < minimum:
+        raise InputError(f"{name}: expected at least {minimum} values, found {array.size}")
+    bad = np.flatnonzero(~np.isfinite(array))
+    if bad.size:
+        raise InputError(
+            f"{name}: expected finite values, found NaN or infinity at position(s) "
+            f"{', '.join(map(str, bad[:10].tolist()))}"
+        )
+    return array
+
+
+def _interval(statistic: float, se: float, confidence: float) -> ConfidenceInterval:
+    half = float(ndtri(0.5 + confidence / 2)) * se
+    return ConfidenceInterval(statistic - half, statistic + half)
+
+
+def _tuned_lam(y: np.ndarray, yhat: np.ndarray, yhat_unlabeled: np.ndarray) -> float:
+    n, big_n = y.size, yhat_unlabeled.size
+    cov = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
+    var = float(np.var(np.concatenate([yhat, yhat_unlabeled]), ddof=1))
+    if var == 0.0:
+        return 0.0  # a constant judge carries no information: fall back to the humans
+    return float(np.clip(cov / ((1.0 + n / big_n) * var), 0.0, 1.0))
+
+
+def ppi_mean(
+    y: Any,
+    yhat: Any,
+    yhat_unlabeled: Any,
+    *,
+    confidence: float = 0.95,
+    lam: float | None = None,
+) -> PPIResult:
+    r"""Power-tuned prediction-powered (PPI++) interval for a mean.
+
+    ``y`` are human labels of ``n`` questions, ``yhat`` the judge's verdicts on the same
+    questions, ``yhat_unlabeled`` the judge's verdicts on ``N`` other questions.  For a
+    weight :math:`\lambda`,
+
+    .. math:: \hat\theta_\lambda = \lambda\,\overline{\hat y^{u}}
+              + \overline{(y - \lambda \hat y)},\qquad
+              \widehat{\mathrm{SE}}^2 = \frac{\lambda^2 \hat\sigma^2_{\hat y^u}}{N}
+              + \frac{\hat\sigma^2_{y - \lambda \hat y}}{n}
+
+    (population variances, ``ddof = 0``) and the interval is
+    :math:`\hat\theta_\lambda \pm z_{(1+c)/2}\,\widehat{\mathrm{SE}}`.  The second term of
+    :math:`\hat\theta_\lambda` is the *rectifier*: the judge's measured bias, removed.
+    :math:`\lambda = 1` is the original PPI [1]_, :math:`\lambda = 0` the human-only interval.
+    By default :math:`\lambda` minimises the variance [2]_,
+
+    .. math:: \hat\lambda = \mathrm{clip}_{[0,1]}\,
+              \frac{\widehat{\mathrm{Cov}}(y, \hat y)}{(1 + n/N)\,
+              \widehat{\mathrm{Var}}(\hat y \cup \hat y^u)}
+
+    with the covariance over the labelled questions (``ddof = 0``) and the variance over
+    every judge verdict (``ddof = 1``), exactly as ``ppi_py.ppi_mean_ci`` computes it; a
+    constant judge gets :math:`\lambda = 0`.
+
+    Parameters
+    ----------
+    y : array_like of float, shape (n,)
+        Human labels (e.g. 0/1 correct); ``n >= 2``.
+    yhat : array_like of float, shape (n,)
+        The judge's verdicts on the same questions.
+    yhat_unlabeled : array_like of float, shape (N,)
+        The judge's verdicts on the questions without a human label; ``N >= 1``.
+    confidence : float, default 0.95
+    lam : float in [0, 1], optional
+        Fixed weight instead of the tuned one.
+
+    Returns
+    -------
+    PPIResult
+
+    References
+    ----------
+    .. [1] Angelopoulos, Bates, Fannjiang, Jordan & Zrnic (2023), "Prediction-powered
+       inference", *Science* 382, 669-674.
+    .. [2] Angelopoulos, Duchi & Zrnic (2024), "PPI++: Efficient prediction-powered
+       inference", arXiv:2311.01453, example 6.1 (mean estimation).
+
+    Examples
+    --------
+    A judge that says "correct" one time too many out of four: the rectifier removes it.
+
+    >>> r = ppi_mean([1, 0, 1, 0], [1, 1, 1, 0], [1, 1, 0, 1, 0, 1, 1, 0], lam=1.0)
+    >>> r.statistic             # 5/8 - 1/4
+    0.375
+    >>> round(r.standard_error, 6)   # sqrt(0.234375 / 8 + 0.1875 / 4)
+    0.275993
+    """
+    confidence = check_confidence(confidence)
+    y_arr = _vector(y, "human labels", 2)
+    yhat_arr = _vector(yhat, "judge verdicts on labelled questions", 2)
+    unlabeled = _vector(yhat_unlabeled, "judge verdicts on unlabelled questions", 1)
+    if yhat_arr.shape != y_arr.shape:
+        raise InputError(
+            f"judge verdicts on labelled questions: expected one per human label ({y_arr.size}), "
+            f"found {yhat_arr.size}"
+        )
+    if lam is None:
+        weight = _tuned_lam(y_arr, yhat_arr, unlabeled)
+    elif isinstance(lam, bool) or not 0.0 <= float(lam) <= 1.0:
+        raise InputError(f"lam: expected a number between 0 and 1, found {lam!r}")
+    else:
+        weight = float(lam)
+    rectifier = y_arr - weight * yhat_arr
+    statistic = float(np.mean(weight * unlabeled) + np.mean(rectifier))
+    se = math.sqrt(
+        float(np.var(weight * unlabeled)) / unlabeled.size + float(np.var(rectifier)) / y_arr.size
+    )
+    return PPIResult(
+        statistic=statistic,
+        standard_error=se,
+        confidence_interval=_interval(statistic, se, confidence),
+        method="ppi++",
+        label=f"prediction-powered (PPI++, lambda {weight:.2f}): judge corrected by human labels",
+        lam=weight,
+        n_labeled=int(y_arr.size),
+        n_unlabeled=int(unlabeled.size),
+        confidence=confidence,
+    )
+
+
+def human_only_mean(y: Any, *, confidence: float = 0.95) -> PPIResult:
+    r"""The classical interval from the human labels alone.
+
+    .. math:: \bar y \pm z_{(1+c)/2}\, \hat\sigma_y / \sqrt n \qquad (\text{ddof} = 0)
+
+    the same as ``ppi_py.classical_mean_ci``; PPI++ with :math:`\lambda = 0`.
+
+    Parameters
+    ----------
+    y : array_like of float, shape (n,), n >= 2
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    PPIResult
+
+    References
+    ----------
+    Angelopoulos et al. (2023), *Science* 382 (the "classical" baseline).
+
+    Examples
+    --------
+    >>> r = human_only_mean([1, 0, 1, 1])
+    >>> r.statistic, round(r.standard_error, 6)   # sqrt(0.1875 / 4)
+    (0.75, 0.216506)
+    """
+    confidence = check_confidence(confidence)
+    y_arr = _vector(y, "human labels", 2)
+    statistic = float(y_arr.mean())
+    se = float(np.std(y_arr)) / math.sqrt(y_arr.size)
+    return PPIResult(
+        statistic=statistic,
+        standard_error=se,
+        confidence_interval=_interval(statistic, se, confidence),
+        method="human only",
+        label="human labels only (unbiased, ignores the judge)",
+        lam=math.nan,
+        n_labeled=int(y_arr.size),
+        n_unlabeled=0,
+        confidence=confidence,
+    )
+
+
+def judge_only_mean(yhat: Any, *, confidence: float = 0.95) -> PPIResult:
+    r"""The judge's mean over every question, *as if the judge were always right*.
+
+    .. math:: \bar{\hat y} \pm z_{(1+c)/2}\, \hat\sigma_{\hat y} / \sqrt N
+
+    This interval covers the judge's own average, not the true correctness rate: it is off by
+    the judge's bias, which no amount of questions removes.  Reports label it as such.
+
+    Parameters
+    ----------
+    yhat : array_like of float, shape (N,), N >= 2
+        The judge's verdicts on every question (labelled or not).
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    PPIResult
+
+    References
+    ----------
+    Angelopoulos et al. (2023), *Science* 382 (the "imputation" baseline, shown to be invalid
+    under judge bias).
+
+    Examples
+    --------
+    >>> judge_only_mean([1, 1, 1, 0]).statistic
+    0.75
+    """
+    confidence = check_confidence(confidence)
+    yhat_arr = _vector(yhat, "judge verdicts", 2)
+    statistic = float(yhat_arr.mean())
+    se = float(np.std(yhat_arr)) / math.sqrt(yhat_arr.size)
+    return PPIResult(
+        statistic=statistic,
+        standard_error=se,
+        confidence_interval=_interval(statistic, se, confidence),
+        method="judge only",
+        label="judge only (assumes the judge is always right; biased if it is not)",
+        lam=math.nan,
+        n_labeled=0,
+        n_unlabeled=int(yhat_arr.size),
+        confidence=confidence,
+    )

@@ -1,0 +1,110 @@
+"""Judge-noise variance decomposition: by hand, against statsmodels' REML and by simulation."""
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from scipy import stats
+
+from ragaudit.exceptions import InputError
+from ragaudit.stats.judge_noise import judge_noise
+
+
+def test_hand_computed_components():
+    scores = np.array([[1, 1, 1], [1, 0, 1], [0, 0, 1], [0, 0, 0], [1, 1, 1]], dtype=float)
+    n, r = scores.shape
+    means = scores.mean(axis=1)
+    msw = ((scores - means[:, None]) ** 2).sum() / (n * (r - 1))
+    msb = r * ((means - means.mean()) ** 2).sum() / (n - 1)
+    result = judge_noise(scores)
+    assert result.within_variance == pytest.approx(msw, abs=1e-15)
+    assert result.between_variance == pytest.approx((msb - msw) / r, abs=1e-15)
+    assert result.judge_component == pytest.approx(msw / (n * r), abs=1e-15)
+    # Both components together are the usual variance of the mean of question means.
+    assert result.variance == pytest.approx(stats.sem(means) ** 2, rel=1e-12)
+    assert result.between_share + result.judge_share == pytest.approx(1.0, abs=1e-15)
+    t = stats.t.ppf(0.975, n - 1)
+    assert result.confidence_interval.high == pytest.approx(
+        means.mean() + t * stats.sem(means), rel=1e-12
+    )
+    assert result.sampling_only_interval.high - result.statistic == pytest.approx(
+        t * np.sqrt((msb - msw) / r / n), rel=1e-12
+    )
+    assert result.repeats_to_halve_judge_variance == 6
+
+
+def test_repeats_to_halve_share_by_brute_force():
+    scores = np.array([[1, 1], [1, 0], [0, 0], [0, 1], [1, 1], [0, 0]], dtype=float)
+    result = judge_noise(scores)
+    b, w, r = result.between_variance, result.within_variance, 2
+
+    def share(repeats):
+        return (w / repeats) / (b + w / repeats)
+
+    target = share(r) / 2
+    expected = next(k for k in range(1, 1000) if share(k) <= target)
+    assert result.repeats_to_halve_judge_share == expected
+
+
+def test_deterministic_judge_has_no_judge_component():
+    result = judge_noise([[1, 1], [0, 0], [1, 1]])
+    assert result.judge_component == 0.0 and result.judge_share == 0.0
+    assert result.repeats_to_halve_judge_share is None
+    assert result.sampling_only_interval == result.confidence_interval
+
+
+def test_truncates_negative_between_variance():
+    # Question means vary less than the judge noise predicts: sigma_b^2 estimate is 0.
+    result = judge_noise([[1, 0], [0, 1], [1, 0], [0, 1]])
+    assert result.between_variance == 0.0
+    assert result.judge_share == 1.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_equals_statsmodels_reml_on_balanced_data(seed):
+    # For a balanced one-way random model, REML equals the ANOVA estimators (when positive).
+    rng = np.random.default_rng(seed)
+    n, r = 30, 4
+    scores = rng.normal(0, 0.5, (n, 1)) + rng.normal(0, 0.3, (n, r))
+    model = sm.MixedLM(scores.ravel(), np.ones(n * r), groups=np.repeat(np.arange(n), r))
+    fit = model.fit(reml=True)
+    result = judge_noise(scores)
+    assert result.between_variance == pytest.approx(float(np.asarray(fit.cov_re)[0, 0]), rel=1e-4)
+    assert result.within_variance == pytest.approx(fit.scale, rel=1e-4)
+
+
+@pytest.mark.slow
+def test_recovers_known_components_within_monte_carlo_error():
+    rng = np.random.default_rng(11)
+    reps, n, r = 2000, 100, 3
+    sigma_b2, sigma_w2 = 0.04, 0.09
+    q = rng.normal(0.6, np.sqrt(sigma_b2), (reps, n, 1))
+    scores = q + rng.normal(0, np.sqrt(sigma_w2), (reps, n, r))
+    results = [judge_noise(s) for s in scores]
+    between = np.array([x.between_variance for x in results])
+    within = np.array([x.within_variance for x in results])
+    # Unbiased estimators: the average is within 4 Monte-Carlo standard errors of the truth.
+    assert abs(within.mean() - sigma_w2) < 4 * within.std(ddof=1) / np.sqrt(reps)
+    assert abs(between.mean() - sigma_b2) < 4 * between.std(ddof=1) / np.sqrt(reps) + 1e-4
+    # The decomposed standard error matches the spread of the judged mean across repetitions.
+    true_var = sigma_b2 / n + sigma_w2 / (n * r)
+    variance = np.array([x.variance for x in results])
+    assert variance.mean() == pytest.approx(true_var, rel=0.05)
+    shares = np.array([x.judge_share for x in results])
+    assert shares.mean() == pytest.approx((sigma_w2 / (n * r)) / true_var, abs=0.02)
+    coverage = np.mean(
+        [x.confidence_interval.low <= 0.6 <= x.confidence_interval.high for x in results]
+    )
+    assert coverage >= 0.93
+
+
+@pytest.mark.parametrize(
+    ("scores", "message"),
+    [
+        ([1, 0, 1], r"2-D array \(questions x repeats\)"),
+        ([[1], [0]], "at least 2 questions and 2 repeats, found 2 x 1"),
+        ([[1, np.nan], [0, 1]], "found nan at question 0, repeat 1"),
+    ],
+)
+def test_error_messages(scores, message):
+    with pytest.raises(InputError, match=message):
+        judge_noise(scores)
