@@ -20,12 +20,13 @@ from typing import Any
 
 import click
 
-from ragaudit.cli.run import format_run_summary
 from ragaudit.data.golden import GoldenSet, load_golden
 from ragaudit.data.records import SavedRun
 from ragaudit.pipeline.chunking import Chunk, chunk_documents
 from ragaudit.pipeline.corpus import Document, load_corpus
 from ragaudit.pipeline.harness import run_pipeline
+from ragaudit.reports.render import render_text
+from ragaudit.reports.runs import run_summary_report
 
 __all__ = [
     "CONFIGURATIONS",
@@ -134,9 +135,8 @@ def section_runs(ctx: DemoContext, echo: Echo) -> None:
             record_latency=False,  # keeps the demo's files byte-identical across runs
         )
         ctx.runs[saved.name] = saved
-        echo(format_run_summary(saved))
-        echo(f"  saved: {Path(saved.path or '').as_posix()}")
-        echo("")
+        report = run_summary_report(saved, saved_to=Path(saved.path or "").as_posix())
+        echo(render_text(report))
 
 
 def section_funnel(ctx: DemoContext, echo: Echo) -> None:
@@ -181,7 +181,6 @@ def section_label_bias(ctx: DemoContext, echo: Echo) -> None:
 
 def section_compare(ctx: DemoContext, echo: Echo) -> None:
     """Is k=6 better than k=3?  Paired bootstrap, permutation test and McNemar."""
-    from ragaudit.reports.render import render_text
     from ragaudit.reports.stats import comparison_report
     from ragaudit.stats.compare import compare_runs
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
+from ragaudit.cli._options import emit, format_option
 from ragaudit.data.records import load_saved_run, write_saved_run
 from ragaudit.pipeline.harness import saved_run_path, summarise
+from ragaudit.reports.runs import import_report
 
 __all__ = ["command"]
 
@@ -19,28 +21,19 @@ __all__ = ["command"]
     default=None,
     help="Also copy the validated run to <out>/<name>.json (with a fresh summary).",
 )
-def command(file: str, out_dir: str | None) -> None:
+@format_option()
+def command(file: str, out_dir: str | None, output_format: str) -> None:
     """Validate FILE against the saved-run format and print what it holds.
 
     Problems are reported as FILE: LOCATION: expected ..., found ... (exit code 2).
     """
     saved = load_saved_run(file)
-    k = int(saved.config["k"])
-    summary = summarise(saved.rows, k)
-    n_retrieved = [len(r["retrieved"]) for r in saved.rows]
-    click.echo(f"{file}: valid ragaudit.run v1, name {saved.name!r}")
-    click.echo(
-        f"  {summary['n']} questions ({summary['n_answerable']} answerable, "
-        f"{summary['n_unanswerable']} unanswerable, {summary['n_errors']} with errors)"
-    )
-    depth = f"{min(n_retrieved)}-{max(n_retrieved)}" if n_retrieved else "0"
-    click.echo(f"  k={k}, retrieved per question: {depth}")
-    if summary["metrics"]:
-        click.echo("  mean over questions where defined (macro):")
-        for name, value in summary["metrics"].items():
-            click.echo(f"    {name:<24} {value:.3f}  (n={summary['n_scored'][name]})")
+    summary = summarise(saved.rows, int(saved.config["k"]))
+    target = None
     if out_dir is not None:
         saved.summary = summary
         target = saved_run_path(out_dir, saved.name)
         write_saved_run(target, saved)
-        click.echo(f"saved: {target}")
+    emit(
+        import_report(file, saved, summary, None if target is None else str(target)), output_format
+    )
