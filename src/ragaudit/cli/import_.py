@@ -6,7 +6,8 @@ import click
 
 from ragaudit.cli._options import emit, format_option
 from ragaudit.data.records import load_saved_run, write_saved_run
-from ragaudit.pipeline.harness import saved_run_path, summarise
+from ragaudit.pipeline.config import saved_run_path
+from ragaudit.pipeline.summary import summarise
 from ragaudit.reports.runs import import_report
 
 __all__ = ["command"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -12,8 +13,10 @@ from ragaudit.cli._progress import progress_callback
 from ragaudit.exceptions import InputError
 from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 from ragaudit.pipeline.chunking import CHUNKERS
+from ragaudit.pipeline.config import JUDGE_MODES, RunConfig
 from ragaudit.pipeline.generators import GENERATORS
-from ragaudit.pipeline.harness import JUDGE_MODES, plan_llm_run, run_pipeline
+from ragaudit.pipeline.harness import run_pipeline
+from ragaudit.pipeline.llm_stages import plan_llm_run
 from ragaudit.pipeline.retrievers import RETRIEVERS
 from ragaudit.reports.runs import dry_run_report, run_summary_report
 
@@ -150,16 +153,18 @@ def command(
             llm_config.require_endpoint("the LLM generator")
         if judges == "llm":
             llm_config.require_endpoint("the LLM judges")
+    run = RunConfig(
+        corpus, golden, k=k, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
+        chunker=chunker, retriever=retriever, generator=generator, judges=judges,
+        run_file=run_file, embedding_model=embedding_model, qdrant_url=qdrant_url, name=name,
+        out_dir=out_dir, limit=limit, seed=seed, record_latency=timing,
+        llm_config=llm_config, judge_repeats=judge_repeats,
+    )  # fmt: skip
     if dry_run:
         if llm_config is None:
             emit(dry_run_report(None), output_format)
             return
-        plan = plan_llm_run(
-            corpus, golden, k=k, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
-            chunker=chunker, retriever=retriever, generator=generator, judges=judges,
-            llm_config=llm_config, judge_repeats=judge_repeats, run_file=run_file,
-            embedding_model=embedding_model, qdrant_url=qdrant_url, limit=limit, seed=seed,
-        )  # fmt: skip
+        plan = plan_llm_run(run)
         emit(dry_run_report(plan), output_format)
         return
     chunk_labels = None
@@ -184,11 +189,10 @@ def command(
         usage: dict[str, Any] = {}
 
         saved = run_pipeline(
-            corpus, golden, k=k, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
-            chunker=chunker, retriever=retriever, generator=generator, run_file=run_file,
-            embedding_model=embedding_model, qdrant_url=qdrant_url, name=name, out_dir=out_dir,
-            limit=limit, seed=seed, record_latency=timing, on_row=on_row, on_start=on_start,
-            chunk_labels=chunk_labels, judges=judges, llm_config=llm_config,
-            judge_repeats=judge_repeats, on_judge_progress=judging, llm_usage=usage,
-        )  # fmt: skip
+            replace(run, chunk_labels=chunk_labels),
+            on_start=on_start,
+            on_row=on_row,
+            on_judge_progress=judging,
+            llm_usage=usage,
+        )
     emit(run_summary_report(saved, usage=usage, saved_to=str(saved.path)), output_format)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragaudit.pipeline.summary import RETRIEVAL_METRICS, count_judge_errors
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
 __all__ = [
@@ -64,7 +65,6 @@ def cache_report(path: str, info: Any | None) -> Report:
     return Report(f"cache {info.path}", tuple(sections), data=data)
 
 
-_RETRIEVAL_FAMILIES = ("hit", "recall", "precision", "mrr", "ndcg", "map")
 _LLM_METRICS = (
     "sufficiency",
     "correct",
@@ -93,10 +93,10 @@ def _fraction(numerator: int, denominator: int) -> str:
 
 
 def _mean_table(rows: list[Any], k: Any, prefix: str) -> Table:
-    names = [f"{family}@{k}" for family in _RETRIEVAL_FAMILIES]
+    names = [f"{family}@{k}" for family in RETRIEVAL_METRICS]
     means = [
         sum(r["metrics"][f"{prefix}{family}@k"] for r in rows) / len(rows)
-        for family in _RETRIEVAL_FAMILIES
+        for family in RETRIEVAL_METRICS
     ]
     return Table(
         tuple(names),
@@ -159,8 +159,6 @@ def run_summary_report(
       judge errors  none
     <BLANKLINE>
     """
-    from ragaudit.pipeline.harness import count_judge_errors
-
     k = saved.config["k"]
     rows = list(saved.rows)
     answerable = [r for r in rows if r.get("answerable")]
