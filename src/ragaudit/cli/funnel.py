@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import click
@@ -16,7 +17,7 @@ from ragaudit.reports.funnel import funnel_report
 __all__ = ["command"]
 
 
-def _chunk_texts(corpus_dir: str, config: dict[str, Any]) -> dict[str, str]:
+def _chunk_texts(corpus_dir: str, config: Mapping[str, Any]) -> dict[str, str]:
     """``{chunk_id: text}`` of the corpus chunked the way the run was."""
     from ragaudit.pipeline.chunking import chunk_documents
     from ragaudit.pipeline.corpus import corpus_sha256, load_corpus

@@ -6,8 +6,8 @@ import click
 
 from ragaudit.cli._options import emit, format_option
 from ragaudit.data.records import load_saved_run, write_saved_run
+from ragaudit.data.saved_run_summary import summarise_run
 from ragaudit.pipeline.config import saved_run_path
-from ragaudit.pipeline.summary import summarise
 from ragaudit.reports.runs import import_report
 
 __all__ = ["command"]
@@ -29,12 +29,11 @@ def command(file: str, out_dir: str | None, output_format: str) -> None:
     Problems are reported as FILE: LOCATION: expected ..., found ... (exit code 2).
     """
     saved = load_saved_run(file)
-    summary = summarise(saved.rows, int(saved.config["k"]))
+    summary = summarise_run(saved).to_dict()
     target = None
     if out_dir is not None:
-        saved.summary = summary
         target = saved_run_path(out_dir, saved.name)
-        write_saved_run(target, saved)
+        write_saved_run(target, saved.replace(summary=summary))
     emit(
         import_report(file, saved, summary, None if target is None else str(target)), output_format
     )

@@ -4,6 +4,7 @@ relevance) to a saved run, with a dry-run cost estimate first if you want one.""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["command"]
 
 
-def _run_chunks(corpus_dir: str, config: dict[str, Any]) -> list[Chunk]:
+def _run_chunks(corpus_dir: str, config: Mapping[str, Any]) -> list[Chunk]:
     """The corpus chunked the way the run was (corpus hash checked)."""
     from ragaudit.pipeline.chunking import chunk_documents
     from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
@@ -94,7 +95,7 @@ def command(
     into `metrics`; a judge that gives no valid verdict records `judge_error` and is counted
     apart, never as right or wrong.  Replies are cached: a rerun sends nothing.
     """
-    from ragaudit.data.records import load_saved_run
+    from ragaudit.data.records import RunDocument, load_saved_run
     from ragaudit.judges.llm import JUDGE_NAMES, METRICS_OF, LLMJudges, items_from_rows
     from ragaudit.llm.client import LLMClient
     from ragaudit.pipeline.llm_stages import judge_with_llm
@@ -130,7 +131,7 @@ def command(
         emit(Report("", (Section("", (Text((line,)),)),), data=data), output_format)
         return
     target = Path(out_path) if out_path else Path(run)
-    saved.path = str(target)
+    document = RunDocument.from_saved_run(saved, path=str(target))
     usage: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         progress = progress_callback(stack, "judging", quiet=quiet)
@@ -138,11 +139,11 @@ def command(
         # One code path with `ragaudit run --judges llm`: the summary is recomputed and the
         # generator's share of the LLM cost is kept next to the judges'.
         report = judge_with_llm(
-            saved, chunks, config, repeats=judge_repeats, judge_names=names,
+            document, chunks, config, repeats=judge_repeats, judge_names=names,
             progress=progress, usage=usage,
         )  # fmt: skip
     wanted = [m for n in names for m in METRICS_OF[n]]
     emit(
-        judge_report(saved.name, report, wanted, config, usage["judges"], str(target)),
+        judge_report(document.name, report, wanted, config, usage["judges"], str(target)),
         output_format,
     )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragaudit.pipeline.summary import RETRIEVAL_METRICS, count_judge_errors
+from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.data.saved_run_summary import count_judge_errors, metric_means
+from ragaudit.pipeline.summary import RETRIEVAL_METRICS
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
 __all__ = [
@@ -92,17 +94,15 @@ def _fraction(numerator: int, denominator: int) -> str:
     return f"{numerator:>3}/{denominator:<3} = {numerator / denominator:.3f}"
 
 
-def _mean_table(rows: list[Any], k: Any, prefix: str) -> Table:
-    names = [f"{family}@{k}" for family in RETRIEVAL_METRICS]
-    means = [
-        sum(r["metrics"][f"{prefix}{family}@k"] for r in rows) / len(rows)
-        for family in RETRIEVAL_METRICS
-    ]
+def _mean_table(questions: list[QuestionResult], k: int, prefix: str) -> Table:
+    keys = [f"{prefix}{family}@k" for family in RETRIEVAL_METRICS]
+    means, _ = metric_means(questions, keys)
+    values = tuple(means.get(key) for key in keys)
     return Table(
-        tuple(names),
-        (tuple(f"{m:.3f}" for m in means),),
-        align="r" * len(names),
-        values=(tuple(means),),
+        tuple(f"{family}@{k}" for family in RETRIEVAL_METRICS),
+        (tuple("-" if v is None else f"{v:.3f}" for v in values),),
+        align="r" * len(keys),
+        values=(values,),
     )
 
 
@@ -132,7 +132,7 @@ def _judge_error_text(judge_errors: dict[str, int]) -> str:
 
 
 def run_summary_report(
-    saved: Any, *, usage: dict[str, Any] | None = None, saved_to: str | None = None
+    saved: SavedRun, *, usage: dict[str, Any] | None = None, saved_to: str | None = None
 ) -> Report:
     """The end-of-run report: retrieval means (stating k, unit and averaging) and end to end.
 
@@ -141,12 +141,12 @@ def run_summary_report(
 
     Examples
     --------
-    >>> from ragaudit.data.records import SavedRun
     >>> from ragaudit.reports.render import render
-    >>> row = {"id": "q1", "answerable": True, "metrics": {"hit@k": 1.0, "recall@k": 1.0,
+    >>> row = {"id": "q1", "retrieved": [], "metrics": {"hit@k": 1.0, "recall@k": 1.0,
     ...        "precision@k": 0.5, "mrr@k": 1.0, "ndcg@k": 1.0, "map@k": 1.0, "answered": 1.0,
     ...        "correct": 0.0}}
-    >>> print(render(run_summary_report(SavedRun("k2", {"k": 2, "seed": 0}, [row])), "table"))
+    >>> saved = SavedRun.from_dict({"name": "k2", "config": {"k": 2, "seed": 0}, "rows": [row]})
+    >>> print(render(run_summary_report(saved), "table"))
     k2  (1 questions: 1 answerable, 0 unanswerable; seed 0)
     <BLANKLINE>
     RETRIEVAL (document level, k=2, macro mean over 1 answerable questions)
@@ -159,16 +159,16 @@ def run_summary_report(
       judge errors  none
     <BLANKLINE>
     """
-    k = saved.config["k"]
-    rows = list(saved.rows)
-    answerable = [r for r in rows if r.get("answerable")]
-    unanswerable = [r for r in rows if not r.get("answerable")]
+    k = saved.k
+    questions = list(saved.questions)
+    answerable = [q for q in questions if q.answerable]
+    unanswerable = [q for q in questions if not q.answerable]
     title = (
-        f"{saved.name}  ({len(rows)} questions: {len(answerable)} answerable, "
+        f"{saved.name}  ({len(questions)} questions: {len(answerable)} answerable, "
         f"{len(unanswerable)} unanswerable; seed {saved.config.get('seed')})"
     )
     sections: list[Section] = []
-    scored = [r for r in rows if r["metrics"].get("hit@k") is not None]
+    scored = [q for q in questions if q.metric("hit@k") is not None]
     if scored:
         sections.append(
             Section(
@@ -177,7 +177,7 @@ def run_summary_report(
                 (_mean_table(scored, k, ""),),
             )
         )
-        chunk_scored = [r for r in scored if r["metrics"].get("chunk_hit@k") is not None]
+        chunk_scored = [q for q in scored if q.metric("chunk_hit@k") is not None]
         if chunk_scored:
             sections.append(
                 Section(
@@ -186,34 +186,35 @@ def run_summary_report(
                     (_mean_table(chunk_scored, k, "chunk_"),),
                 )
             )
-    judged = [r for r in answerable if r["metrics"].get("answered") is not None]
-    judged_by = "LLM" if saved.config.get("judges") == "offline+llm" else "offline"
+    judged_by = "LLM" if saved.config.judged_by_llm else "offline"
     end: list[tuple[str, str]] = []
+    judged = [q for q in answerable if q.metric("answered") is not None]
     if judged:
-        answered = sum(int(r["metrics"]["answered"]) for r in judged)
-        decided = [r for r in judged if r["metrics"].get("correct") is not None]
-        correct = sum(int(r["metrics"]["correct"]) for r in decided)
+        decided = [q for q in judged if q.metric("correct") is not None]
         end += [
-            ("answered", _fraction(answered, len(judged))),
-            ("correct", _fraction(correct, len(decided))),
+            (
+                "answered",
+                _fraction(sum(int(q.metric("answered") or 0) for q in judged), len(judged)),
+            ),
+            (
+                "correct",
+                _fraction(sum(int(q.metric("correct") or 0) for q in decided), len(decided)),
+            ),
         ]
-    refusals = [r for r in unanswerable if r["metrics"].get("correct") is not None]
+    refusals = [q for q in unanswerable if q.metric("correct") is not None]
     if refusals:
-        abstained = sum(int(r["metrics"]["correct"]) for r in refusals)
+        abstained = sum(int(q.metric("correct") or 0) for q in refusals)
         end.append(("refused (unanswerable)", _fraction(abstained, len(refusals))))
-    errors = sum(1 for r in rows if r.get("error"))
+    errors = sum(1 for q in questions if q.error)
     if errors:
         end.append(("generation errors", f"{errors} (see each row's 'error')"))
-    end.append(("judge errors", _judge_error_text(count_judge_errors(rows))))
+    end.append(("judge errors", _judge_error_text(count_judge_errors(questions))))
     sections.append(
         Section(f"End to end ({judged_by} judges, answerable questions)", (KeyValues(tuple(end)),))
     )
     if judged_by == "LLM":
-        llm_rows = []
-        for metric in _LLM_METRICS:
-            values = [r["metrics"][metric] for r in rows if r["metrics"].get(metric) is not None]
-            if values:
-                llm_rows.append((metric, sum(float(v) for v in values) / len(values), len(values)))
+        means, counts = metric_means(questions, _LLM_METRICS)
+        llm_rows = tuple((m, means[m], counts[m]) for m in _LLM_METRICS if m in means)
         sections.append(
             Section(
                 "LLM judges (mean over the questions each judge decided)",
@@ -221,7 +222,7 @@ def run_summary_report(
                     Table(
                         ("judge", "mean", "n"),
                         tuple((m, f"{v:.3f}", str(n)) for m, v, n in llm_rows),
-                        values=tuple(llm_rows),
+                        values=llm_rows,
                     ),
                 ),
             )
@@ -284,16 +285,18 @@ def dry_run_report(plan: dict[str, Any] | None) -> Report:
     return Report("", (Section("", (Text(tuple(lines)),)),), data=plan)
 
 
-def import_report(file: str, saved: Any, summary: dict[str, Any], saved_to: str | None) -> Report:
+def import_report(
+    file: str, saved: SavedRun, summary: dict[str, Any], saved_to: str | None
+) -> Report:
     """What ``ragaudit import`` found in a valid saved run."""
-    n_retrieved = [len(r["retrieved"]) for r in saved.rows]
+    n_retrieved = [len(q.retrieved) for q in saved.questions]
     depth = f"{min(n_retrieved)}-{max(n_retrieved)}" if n_retrieved else "0"
     head = Text(
         (
             f"{file}: valid ragaudit.run v1, name {saved.name!r}",
             f"{summary['n']} questions ({summary['n_answerable']} answerable, "
             f"{summary['n_unanswerable']} unanswerable, {summary['n_errors']} with errors)",
-            f"k={saved.config['k']}, retrieved per question: {depth}",
+            f"k={saved.k}, retrieved per question: {depth}",
         )
     )
     sections = [Section("", (head,))]
