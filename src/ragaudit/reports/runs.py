@@ -227,7 +227,8 @@ def run_summary_report(
                 ),
             )
         )
-    llm = saved.summary.get("llm") if isinstance(saved.summary, dict) else None
+    document = saved.to_dict()
+    llm = document["summary"].get("llm")
     tail: list[str] = []
     if isinstance(llm, dict):
         stages = llm.get("by_stage") or {}
@@ -247,8 +248,8 @@ def run_summary_report(
     data = {
         "name": saved.name,
         "path": saved_to,
-        "config": saved.config,
-        "summary": saved.summary,
+        "config": document["config"],
+        "summary": document["summary"],
         "invocation": usage or None,
     }
     return Report(title, tuple(sections), data=data)
