@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import emit, format_option, quiet_option
 from ragaudit.cli._progress import progress_callback
 from ragaudit.exceptions import InputError
-from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 from ragaudit.reports.report import Report, Section, Text
 from ragaudit.reports.runs import judge_report, money
 
 if TYPE_CHECKING:
-    from ragaudit.pipeline.chunking import Chunk
+    from ragaudit.data.chunks import Chunk
 
 __all__ = ["command"]
 
