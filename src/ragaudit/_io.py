@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from ragaudit.exceptions import InputError, MissingExtraError
+from ragaudit.exceptions import MissingExtraError
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "require"]
 
@@ -23,7 +23,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     renamed over the target (``os.replace`` is atomic on POSIX and Windows).
     """
     target = Path(path)
-    _make_parent(target)
+    target.parent.mkdir(parents=True, exist_ok=True)  # errors: one line in exceptions.py
     _remove_stale_temps(target)
     fd, tmp_name = tempfile.mkstemp(
         prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent
@@ -42,23 +42,6 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
-
-
-def _make_parent(target: Path) -> None:
-    """Create the target's folder, or say in one line why it cannot be a folder."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        blocker = next(
-            (p for p in [target.parent, *target.parent.parents] if p.exists() and not p.is_dir()),
-            target.parent,
-        )
-        raise InputError(
-            f"{target}: cannot write here: {blocker} is a file, not a folder; "
-            "choose another output folder"
-        ) from None
-    except OSError as exc:
-        raise InputError(f"{target}: cannot create its folder ({exc.strerror})") from None
 
 
 #: Temporary files older than this are stale even when their process id is alive (reused).

@@ -44,7 +44,8 @@ def test_out_below_a_file_is_one_line(tmp_path: Path) -> None:
     code, output = run(tmp_path, "--out", str(blocker / "x"), "--name", "r")
     assert code == 2, output
     assert output.startswith("ragaudit: error: ") and output.count("\n") == 1
-    assert f"{blocker} is a file, not a folder" in output and "Traceback" not in output
+    assert output.startswith(f"ragaudit: error: {blocker}")
+    assert "expected a directory, found a file" in output and "Traceback" not in output
     assert blocker.read_text() == "not a folder"
 
 
