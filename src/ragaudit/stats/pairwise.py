@@ -12,6 +12,7 @@ import numpy as np
 
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
+from ragaudit.metrics.registry import resolve_saved_run_metrics
 from ragaudit.stats._inputs import (
     PerQuestionMetrics,
     as_per_question_metrics,
@@ -132,6 +133,8 @@ def compare_all(
     if len(loaded) < 2:
         raise InputError(f"compare --all: expected at least 2 runs, found {len(loaded)}")
     names = _unique_names(loaded)
+    held = list(dict.fromkeys(m for run in loaded for m in run.metrics))
+    metric = resolve_saved_run_metrics([metric], held)[0]
     pairs: list[tuple[int, int, MetricComparison]] = []
     for i in range(len(loaded)):
         for j in range(i + 1, len(loaded)):
