@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ragaudit._frames import records_frame
 from ragaudit.data.formats import (
     _QID_MIX,
     QrelsColumns,
@@ -110,6 +111,20 @@ class Evaluation:
                 for i, qid in enumerate(self.query_ids)
             }
         return out
+
+    def to_pandas(self) -> Any:
+        """Per-question values: one row per question (index ``qid``), one column per metric.
+
+        Needs the ``pandas`` extra.
+        """
+        columns = {name: values.tolist() for name, values in self.per_query.items()}
+        return records_frame(
+            [
+                {"qid": qid, **{name: columns[name][i] for name in columns}}
+                for i, qid in enumerate(self.query_ids)
+            ],
+            index="qid",
+        )
 
 
 def _evaluate_iv(

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ragaudit._frames import records_frame
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import resolve_saved_run_metrics
@@ -97,6 +98,11 @@ class PairwiseMatrix:
             ],
             "distinguishable": [list(pair) for pair in self.distinguishable],
         }
+
+    def to_pandas(self) -> Any:
+        """One row per pair of runs (diff = run_b - run_a, Holm-adjusted p); needs the
+        ``pandas`` extra."""
+        return records_frame(self.to_dict()["pairs"])
 
 
 def compare_all(
