@@ -325,6 +325,7 @@ class _ColumnarQrels(Qrels):
         self.name = name
         self.columns = columns
         self._built: dict[str, dict[str, int]] | None = None
+        self._known: frozenset[str] | None = None
 
     def _build(self) -> dict[str, dict[str, int]]:
         if self._built is None:
@@ -352,6 +353,11 @@ class _ColumnarQrels(Qrels):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.columns.qids)
+
+    def __contains__(self, qid: object) -> bool:
+        if self._known is None:
+            self._known = frozenset(self.columns.qids)
+        return qid in self._known
 
     def __len__(self) -> int:
         return len(self.columns.qids)
