@@ -24,7 +24,7 @@ import click
 
 from ragaudit.data.chunks import Chunk, Document
 from ragaudit.data.golden import GoldenSet, load_golden
-from ragaudit.data.records import SavedRun
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import load_corpus
@@ -205,8 +205,8 @@ def section_full(ctx: DemoContext, echo: Echo) -> None:
     echo("=" * 78)
     bias_section(ctx.runs[name_a], ctx.extra["chunk_labels"], echo=echo)
     result = compare_runs(
-        ctx.runs[name_a].path or "",
-        ctx.runs[name_b].path or "",
+        ctx.runs[name_a],
+        ctx.runs[name_b],
         ["recall@k", "ndcg@k", "precision@k", "keyword_hit", "correct"],
         seed=ctx.seed,
         questions="answerable",

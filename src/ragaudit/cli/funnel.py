@@ -2,42 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import click
 
+from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._options import emit, format_option, seed_option
 from ragaudit.data.records import load_saved_run
 from ragaudit.diagnose.funnel import compute_funnel
-from ragaudit.exceptions import InputError
 from ragaudit.labels.format import load_chunk_labels
 from ragaudit.reports.funnel import funnel_report
 
 __all__ = ["command"]
-
-
-def _chunk_texts(corpus_dir: str, config: Mapping[str, Any]) -> dict[str, str]:
-    """``{chunk_id: text}`` of the corpus chunked the way the run was."""
-    from ragaudit.pipeline.chunking import chunk_documents
-    from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
-
-    documents = load_corpus(corpus_dir)
-    expected = config.get("corpus_sha256")
-    if expected and corpus_sha256(documents) != expected:
-        raise InputError(
-            f"{corpus_dir}: this is not the run's corpus (corpus_sha256 "
-            f"{corpus_sha256(documents)[:12]} vs the run's {str(expected)[:12]})"
-        )
-    try:
-        size, overlap = int(config["chunk_size"]), int(config["chunk_overlap"])
-    except (KeyError, TypeError, ValueError):
-        raise InputError(
-            "--corpus: the run does not record chunk_size and chunk_overlap, so its chunks "
-            "cannot be rebuilt"
-        ) from None
-    chunker = str(config.get("chunker") or "fixed")
-    return {c.chunk_id: c.text for c in chunk_documents(documents, size, overlap, chunker)}
 
 
 @click.command("funnel")
@@ -68,6 +42,12 @@ def _chunk_texts(corpus_dir: str, config: Mapping[str, Any]) -> dict[str, str]:
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
     help="Bootstrap resamples of the questions.",
 )  # fmt: skip
+@click.option(
+    "--ci", "rate_ci", type=click.Choice(["clopper-pearson", "wilson", "wilson-cc", "bootstrap"]),
+    default="clopper-pearson", show_default=True,
+    help="Interval of the stage and abstention rates (the gap gets Tango's paired score "
+    "interval); bootstrap = paired percentile bootstrap for every interval.",
+)  # fmt: skip
 @format_option()
 def command(
     run: str,
@@ -76,20 +56,27 @@ def command(
     corpus_dir: str | None,
     seed: int,
     resamples: int,
+    rate_ci: str,
     output_format: str,
 ) -> None:
     """The funnel of a saved RUN: retrieved -> evidence in context -> answered -> correct.
 
-    Prints each stage's kept count, share and conditional rate with a bootstrap interval,
+    Prints each stage's kept count, share and conditional rate with a Clopper-Pearson interval,
     the product identity P(correct) = p1 x p2 x p3 x p4, the gap between hit rate and
     end-to-end correctness, where each failing question died, the questions answered right
     by luck, and the abstention rate on unanswerable questions.
     """
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
-    texts = None if corpus_dir is None else _chunk_texts(corpus_dir, saved.config)
+    texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     result = compute_funnel(
-        saved, k=k, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples
+        saved,
+        k=k,
+        labels=labels,
+        chunk_texts=texts,
+        seed=seed,
+        n_resamples=resamples,
+        rate_ci=rate_ci,
     )
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
