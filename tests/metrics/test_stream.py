@@ -72,3 +72,25 @@ def test_a_question_met_twice_is_an_error(tmp_path):
     for batch_bytes in (10, 1 << 20):
         with pytest.raises(InputError, match=r"question 'q1' appears in two separate places"):
             evaluate_stream(read_trec_qrels(qrels), run, ["mrr"], batch_bytes=batch_bytes)
+
+
+def test_cli_stream_prints_the_same_means_as_pytrec_eval(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from ragaudit.cli import main
+
+    qrels_path, run_path = _files(tmp_path, 5)
+    with open(qrels_path) as handle:
+        trec_qrels = pytrec_eval.parse_qrel(handle)
+    with open(run_path) as handle:
+        trec_run = pytrec_eval.parse_run(handle)
+    expected = pytrec_eval.RelevanceEvaluator(trec_qrels, {"recip_rank"}).evaluate(trec_run)
+    args = ["evaluate", "--qrels", str(qrels_path), "--run", str(run_path), "-m", "mrr"]
+    result = CliRunner().invoke(main, [*args, "--stream", "--missing", "skip", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["metrics"]["mrr"] == pytest.approx(
+        np.mean([v["recip_rank"] for v in expected.values()]), abs=1e-12
+    )

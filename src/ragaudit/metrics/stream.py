@@ -54,12 +54,7 @@ def _join(carry: TextColumns | None, chunk: TextColumns) -> TextColumns:
 
 def _rows(columns: TextColumns, rows: npt.NDArray[np.bool_]) -> TextColumns:
     positions = np.flatnonzero(rows)
-    lengths = columns.items.lengths[positions]
-    offsets = np.zeros(len(positions) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    starts = columns.items.offsets[positions]
-    take = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
-    items = _Strings(columns.items.data[take], offsets)
+    items = items_view(columns.items, positions)
     return TextColumns(columns.key_names, columns.keys[positions], items, columns.values[positions])
 
 
