@@ -118,6 +118,12 @@ def _arrow_strings(array: Any) -> _Strings:
     return _Strings(data[: end - start], offsets - start)
 
 
+def _arrow_floats(array: Any) -> npt.NDArray[np.float64]:
+    """A null-free pyarrow float64 array as numpy, without pyarrow's pandas shim."""
+    data = np.frombuffer(array.buffers()[1], dtype=np.float64)
+    return data[array.offset : array.offset + len(array)]
+
+
 def _pa() -> Any:
     import pyarrow
 
@@ -205,7 +211,7 @@ def fast_columns(
         column = table.column(name)
         if pc.min(pc.binary_length(column)).as_py() == 0:
             return None  # an empty field: two delimiters in a row
-    values = table.column(value_field).to_numpy()
+    values = _arrow_floats(table.column(value_field).combine_chunks())
     if not np.isfinite(values).all():
         return None
     keys = _arrow_strings(table.column(fields[0]).combine_chunks())

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ragaudit.data.formats._strings import _QID_MIX, IntArray, U64Array, _Strings
+from ragaudit.data.formats._strings import _PAD, _QID_MIX, IntArray, U64Array, _Strings
 from ragaudit.data.qrels import Qrels, check_unit
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError
@@ -259,7 +259,10 @@ def items_view(items: _Strings, rows: IntArray) -> _Strings:
     offsets = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     positions = np.repeat(items.offsets[rows] - offsets[:-1], lengths) + np.arange(offsets[-1])
-    return _Strings(items.data[positions], offsets)
+    size = int(offsets[-1])
+    data = np.zeros(size + _PAD, dtype=np.uint8)  # padded: hashing loads 8 bytes at a time
+    np.take(items.data, positions, out=data[:size])
+    return _Strings(data[:size], offsets)
 
 
 def _count_ties(q: IntArray, scores: npt.NDArray[np.float64]) -> tuple[int, int]:
@@ -325,6 +328,7 @@ class _ColumnarQrels(Qrels):
         self.name = name
         self.columns = columns
         self._built: dict[str, dict[str, int]] | None = None
+        self._known: frozenset[str] | None = None
 
     def _build(self) -> dict[str, dict[str, int]]:
         if self._built is None:
@@ -352,6 +356,11 @@ class _ColumnarQrels(Qrels):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.columns.qids)
+
+    def __contains__(self, qid: object) -> bool:
+        if self._known is None:
+            self._known = frozenset(self.columns.qids)
+        return qid in self._known
 
     def __len__(self) -> int:
         return len(self.columns.qids)

@@ -8,18 +8,19 @@ laughs" bomb, which otherwise eats memory long after parsing.
 
 from __future__ import annotations
 
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from ragaudit.exceptions import FormatError
+
+if TYPE_CHECKING:
+    import yaml
 
 __all__ = ["MAX_NODES", "compose_yaml", "construct_yaml", "load_yaml"]
 
 MAX_NODES = 1_000_000  # values in the document once every alias is expanded
 
 
-def _problem(exc: yaml.YAMLError) -> tuple[str, int | None]:
+def _problem(exc: Exception) -> tuple[str, int | None]:
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     return problem[:160], None if mark is None else mark.line + 1
@@ -28,6 +29,7 @@ def _problem(exc: yaml.YAMLError) -> tuple[str, int | None]:
 def expanded_size(root: yaml.Node) -> int:
     """Number of values in the document with every alias expanded (linear time).
 
+    >>> import yaml
     >>> expanded_size(yaml.compose("a: &x [1, 2]\\nb: [*x, *x]"))
     13
     """
@@ -47,6 +49,8 @@ def expanded_size(root: yaml.Node) -> int:
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
+
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     if isinstance(node, yaml.MappingNode):
@@ -63,6 +67,8 @@ def compose_yaml(text: str, path: str | None) -> yaml.Node | None:
         On a syntax error, nesting too deep to parse, or more than :data:`MAX_NODES` values
         after expanding aliases.
     """
+    import yaml  # imported here: reading TREC files does not need it
+
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
@@ -88,6 +94,8 @@ def construct_yaml(node: yaml.Node, path: str | None) -> Any:
     FormatError
         On a tag that is not plain data (for example ``!!python/object``).
     """
+    import yaml
+
     try:
         return yaml.SafeLoader("").construct_object(node, deep=True)
     except yaml.YAMLError as exc:
