@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.data.records import load_saved_run, write_saved_run
-from ragaudit.data.saved_run_summary import summarise_run
-from ragaudit.pipeline.config import saved_run_path
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -25,6 +24,10 @@ def command(file: str, out_dir: str | None) -> None:
 
     Problems are reported as FILE: LOCATION: expected ..., found ... (exit code 2).
     """
+    from ragaudit.data.records import load_saved_run, write_saved_run
+    from ragaudit.data.saved_run_summary import summarise_run
+    from ragaudit.pipeline.config import saved_run_path
+
     saved = load_saved_run(file)
     k = saved.k
     summary = summarise_run(saved).to_dict()

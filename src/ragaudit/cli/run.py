@@ -5,21 +5,22 @@ from __future__ import annotations
 import contextlib
 import sys
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import seed_option
-from ragaudit.data.records import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.chunking import CHUNKERS
-from ragaudit.pipeline.config import JUDGE_MODES, RunConfig
+from ragaudit.pipeline.config import JUDGE_MODES, RETRIEVERS, RunConfig
 from ragaudit.pipeline.generators import GENERATORS
-from ragaudit.pipeline.harness import run_pipeline
-from ragaudit.pipeline.llm_stages import plan_llm_run
-from ragaudit.pipeline.retrievers import RETRIEVERS
-from ragaudit.pipeline.summary import RETRIEVAL_METRICS, count_judge_errors
+
+if TYPE_CHECKING:
+    from ragaudit.data.records import SavedRun
+
+# The pipeline (numpy, BM25) is imported inside the functions: `ragaudit run --help` loads
+# only what the options need (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command", "format_run_summary"]
 
@@ -36,6 +37,7 @@ def format_run_summary(saved: SavedRun) -> str:
     >>> row = {"id": "q1", "answerable": True, "metrics": {"hit@k": 1.0, "recall@k": 1.0,
     ...        "precision@k": 0.5, "mrr@k": 1.0, "ndcg@k": 1.0, "map@k": 1.0, "answered": 1.0,
     ...        "correct": 0.0}}
+    >>> from ragaudit.data.records import SavedRun
     >>> print(format_run_summary(SavedRun("k2_cs800", {"k": 2, "seed": 0}, [row])))
     k2_cs800  (1 questions: 1 answerable, 0 unanswerable; seed 0)
       retrieval, document level, k=2, macro mean over 1 answerable questions
@@ -46,6 +48,8 @@ def format_run_summary(saved: SavedRun) -> str:
         correct     0/1   = 0.000
       judge errors  none
     """
+    from ragaudit.pipeline.summary import RETRIEVAL_METRICS, count_judge_errors
+
     k = saved.config["k"]
     rows = saved.rows
     answerable = [r for r in rows if r.get("answerable")]
@@ -303,6 +307,9 @@ def command(
     With --generator openai or --judges llm, the --llm-* options (or the RAGAUDIT_LLM_*
     environment variables) name the endpoint; replies are cached, so a rerun sends nothing.
     """
+    from ragaudit.pipeline.harness import run_pipeline
+    from ragaudit.pipeline.llm_stages import plan_llm_run
+
     if judge_repeats != 1 and judges != "llm":
         raise InputError("--judge-repeats: only applies with --judges llm")
     llm_config = None

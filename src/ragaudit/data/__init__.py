@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from ragaudit.data.qrels import Qrels
-from ragaudit.data.runs import Run
+from typing import TYPE_CHECKING
+
+from ragaudit._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from ragaudit.data.qrels import Qrels
+    from ragaudit.data.runs import Run
+
+_WHERE = {
+    "Qrels": "qrels", "Run": "runs",
+}  # fmt: skip
 
 __all__ = ["Qrels", "Run"]
+
+__getattr__ = lazy_attributes(__name__, _WHERE)

@@ -15,9 +15,12 @@ from typing import Literal
 
 from ragaudit.exceptions import InputError
 
-__all__ = ["MetricInfo", "MetricSpec", "get_info", "list_metrics", "parse_metric"]
+__all__ = ["EXPLAINABLE", "MetricInfo", "MetricSpec", "get_info", "list_metrics", "parse_metric"]
 
 Cutoff = Literal["required", "optional", "none"]
+
+#: The metrics ``ragaudit explain`` derives step by step (:mod:`ragaudit.metrics.explain`).
+EXPLAINABLE: tuple[str, ...] = ("ndcg", "ap", "context_precision")
 
 
 @dataclass(frozen=True)

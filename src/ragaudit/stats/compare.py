@@ -45,6 +45,7 @@ from ragaudit.stats._inputs import (
 )
 from ragaudit.stats.intervals import tango_bounds
 from ragaudit.stats.mcnemar import McNemarResult, is_binary, mcnemar_exact
+from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.permutation import (
     MONTE_CARLO,
     check_exact_max_n,
@@ -72,7 +73,6 @@ __all__ = [
 ]
 
 _BOOTSTRAP, _PERMUTATION, _SUBSAMPLE = 0, 1, 2
-CI_METHODS = ("auto", "score", "bootstrap", "percentile", "bca")
 SCORE, PERCENTILE, BCA = "Tango score", "bootstrap percentile", "bootstrap BCa"
 
 
