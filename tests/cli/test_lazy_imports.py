@@ -85,4 +85,17 @@ def test_lazy_packages_resolve_every_public_name(package: str) -> None:
         value = getattr(module, name)
         assert getattr(value, "__name__", name) == name or not callable(value)
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
-        getattr(module, "no_such_name")
+        module.__getattr__("no_such_name")
+
+
+def test_a_public_name_that_is_also_its_module_name_stays_the_public_object() -> None:
+    # Importing the submodule binds it to the package attribute of the same name; the lazy
+    # package keeps the function, as an eager `from .evaluate import evaluate` would.
+    import ragaudit.metrics.evaluate
+    import ragaudit.stats.judge_noise
+    from ragaudit.metrics import evaluate
+    from ragaudit.stats import judge_noise
+
+    assert callable(evaluate) and evaluate.__module__ == "ragaudit.metrics.evaluate"
+    assert callable(judge_noise) and judge_noise.__module__ == "ragaudit.stats.judge_noise"
+    assert ragaudit.metrics.evaluate is evaluate

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragaudit._lazy import lazy_attributes
+from ragaudit._lazy import lazy_package
 
 if TYPE_CHECKING:
     from ragaudit.data.qrels import Qrels
@@ -16,4 +16,4 @@ _WHERE = {
 
 __all__ = ["Qrels", "Run"]
 
-__getattr__ = lazy_attributes(__name__, _WHERE)
+lazy_package(__name__, _WHERE)

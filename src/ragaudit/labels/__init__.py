@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragaudit._lazy import lazy_attributes
+from ragaudit._lazy import lazy_package
 
 if TYPE_CHECKING:
     from ragaudit.labels.build import BuildSummary, build_chunk_labels, make_labeller
@@ -48,4 +48,4 @@ __all__ = [
     "save_chunk_labels",
 ]
 
-__getattr__ = lazy_attributes(__name__, _WHERE)
+lazy_package(__name__, _WHERE)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragaudit._lazy import lazy_attributes
+from ragaudit._lazy import lazy_package
 
 if TYPE_CHECKING:
     from ragaudit.llm.cache import CacheStats, LLMCache
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         LLMClient,
         LLMRequestError,
         LLMUnavailableError,
+        MalformedReply,
         PlannedCall,
         estimate_tokens,
     )
@@ -32,7 +33,8 @@ _WHERE = {
     "CacheStats": "cache", "LLMCache": "cache",
     "ChatResult": "client", "DryRunEstimate": "client", "InvalidReply": "client",
     "JSONOutcome": "client", "LLMClient": "client", "LLMRequestError": "client",
-    "LLMUnavailableError": "client", "PlannedCall": "client", "estimate_tokens": "client",
+    "LLMUnavailableError": "client", "MalformedReply": "client", "PlannedCall": "client",
+    "estimate_tokens": "client",
     "LLMConfig": "config", "default_cache_path": "config",
     "ModelPrice": "prices", "PriceTable": "prices",
 }  # fmt: skip
@@ -48,6 +50,7 @@ __all__ = [
     "LLMConfig",
     "LLMRequestError",
     "LLMUnavailableError",
+    "MalformedReply",
     "ModelPrice",
     "PlannedCall",
     "PriceTable",
@@ -55,4 +58,4 @@ __all__ = [
     "estimate_tokens",
 ]
 
-__getattr__ = lazy_attributes(__name__, _WHERE)
+lazy_package(__name__, _WHERE)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragaudit._lazy import lazy_attributes
+from ragaudit._lazy import lazy_package
 
 if TYPE_CHECKING:
     from ragaudit.pipeline.chunking import chunk_documents
@@ -54,4 +54,4 @@ __all__ = [
     "run_pipeline",
 ]
 
-__getattr__ = lazy_attributes(__name__, _WHERE)
+lazy_package(__name__, _WHERE)

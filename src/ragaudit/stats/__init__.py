@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ragaudit._lazy import lazy_attributes
+from ragaudit._lazy import lazy_package
 
 if TYPE_CHECKING:
     from ragaudit.stats._inputs import (
@@ -133,4 +133,4 @@ __all__ = [
     "verdict",
 ]
 
-__getattr__ = lazy_attributes(__name__, _WHERE)
+lazy_package(__name__, _WHERE)
