@@ -4,46 +4,21 @@ relevance) to a saved run, with a dry-run cost estimate first if you want one.""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from ragaudit.cli._corpus import run_chunks
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import emit, format_option, quiet_option
 from ragaudit.cli._progress import progress_callback
-from ragaudit.exceptions import InputError
 from ragaudit.reports.report import Report, Section, Text
 
 if TYPE_CHECKING:
-    from ragaudit.data.chunks import Chunk
+    pass
 
 __all__ = ["command"]
-
-
-def _run_chunks(corpus_dir: str, config: Mapping[str, Any]) -> list[Chunk]:
-    """The corpus chunked the way the run was (corpus hash checked)."""
-    from ragaudit.pipeline.chunking import chunk_documents
-    from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
-
-    documents = load_corpus(corpus_dir)
-    expected = config.get("corpus_sha256")
-    found = corpus_sha256(documents)
-    if expected and found != expected:
-        raise InputError(
-            f"--corpus {corpus_dir}: not the run's corpus (corpus_sha256 {found[:12]}, the run "
-            f"has {str(expected)[:12]})"
-        )
-    try:
-        size, overlap = int(config["chunk_size"]), int(config["chunk_overlap"])
-    except (KeyError, TypeError, ValueError):
-        raise InputError(
-            "the run does not record chunk_size and chunk_overlap, so its chunks cannot be "
-            "rebuilt from --corpus"
-        ) from None
-    chunker = str(config.get("chunker") or "fixed")
-    return chunk_documents(documents, size, overlap, chunker)
 
 
 @click.command(name="judge")
@@ -94,7 +69,7 @@ def command(
     into `metrics`; a judge that gives no valid verdict records `judge_error` and is counted
     apart, never as right or wrong.  Replies are cached: a rerun sends nothing.
     """
-    from ragaudit.data.records import RunDocument, load_saved_run
+    from ragaudit.data.records import load_saved_run
     from ragaudit.judges.llm import JUDGE_NAMES, METRICS_OF, LLMJudges, items_from_rows
     from ragaudit.llm.client import LLMClient
     from ragaudit.pipeline.llm_stages import judge_with_llm
@@ -106,7 +81,7 @@ def command(
         else [n.strip() for n in judge_names.split(",") if n.strip()]
     )
     saved = load_saved_run(run)
-    chunks = _run_chunks(corpus_dir, saved.config)
+    chunks = run_chunks(corpus_dir, saved.config)
     config = llm_config_from_cli(**llm_options)
     if dry_run:
         texts = {c.chunk_id: c.text for c in chunks}
@@ -131,19 +106,19 @@ def command(
         emit(Report("", (Section("", (Text((line,)),)),), data=data), output_format)
         return
     target = Path(out_path) if out_path else Path(run)
-    document = RunDocument.from_saved_run(saved, path=str(target))
+    saved = saved.replace(path=str(target))
     usage: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         progress = progress_callback(stack, "judging", quiet=quiet)
 
         # One code path with `ragaudit run --judges llm`: the summary is recomputed and the
         # generator's share of the LLM cost is kept next to the judges'.
-        report = judge_with_llm(
-            document, chunks, config, repeats=judge_repeats, judge_names=names,
+        judged, report = judge_with_llm(
+            saved, chunks, config, repeats=judge_repeats, judge_names=names,
             progress=progress, usage=usage,
         )  # fmt: skip
     wanted = [m for n in names for m in METRICS_OF[n]]
     emit(
-        judge_report(document.name, report, wanted, config, usage["judges"], str(target)),
+        judge_report(judged.name, report, wanted, config, usage["judges"], str(target)),
         output_format,
     )

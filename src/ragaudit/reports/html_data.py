@@ -28,7 +28,9 @@ __all__ = [
     "PairView",
     "QuestionView",
     "RunAudit",
+    "answer_chunk_sets",
     "build_audit",
+    "question_stages",
     "question_view",
 ]
 
@@ -99,6 +101,7 @@ class Audit:
     version: str
     n_resamples: int
     summary: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())
 
     def dashboard_label(self, i: int) -> str:
         """Label of dashboard row ``i``: ``recall@3`` when every run has k=3, else ``recall@k``."""
@@ -139,7 +142,7 @@ def _config(config: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple((key, _show(config[key])) for key in order)
 
 
-def _answer_chunk_sets(labels: Any) -> dict[str, set[str]]:
+def answer_chunk_sets(labels: Any) -> dict[str, set[str]]:
     """``{qid: answer chunk ids}`` of chunk labels (grade 2), for the drill-down."""
     questions = getattr(labels, "questions", None)
     if questions is None:
@@ -183,7 +186,9 @@ def question_view(
     )
 
 
-def _stage_of(funnel: FunnelResult) -> dict[str, str]:
+def question_stages(funnel: FunnelResult) -> dict[str, str]:
+    """``{question id: where it died}``: a stage key, ``ok``, ``... (correct by luck)`` or
+    ``unanswerable, answered`` (the drill-down's label, shared with ``ragaudit show``)."""
     stage = {qid: key for key, ids in funnel.died.items() for qid in ids}
     for qid in funnel.lucky:
         stage[qid] = stage.get(qid, "") + " (correct by luck)"
@@ -212,8 +217,8 @@ def _run_audit(
             labels = None
     funnel = compute_funnel(saved, labels=labels, seed=seed, n_resamples=resamples)
     notes = list(funnel.notes) + notes
-    answer_chunks = _answer_chunk_sets(labels) if labels is not None else {}
-    stage = _stage_of(funnel)
+    answer_chunks = answer_chunk_sets(labels) if labels is not None else {}
+    stage = question_stages(funnel)
     failures = tuple(
         question_view(q, stage[q.id], funnel.k, chunk_texts, answer_chunks)
         for q in saved.questions
@@ -296,32 +301,29 @@ def build_audit(
     audits = tuple(_run_audit(s, labels, chunk_texts, seed, n_resamples) for s in runs)
     names = [a.name for a in audits]
     raw: list[tuple[int, Comparison]] = []
+    notes: list[str] = []
     for j in range(1, len(runs)):
         a, b = runs[0], runs[j]
         metrics_a = {m for q in a.questions for m in q.metrics}
         metrics_b = {m for q in b.questions for m in q.metrics}
         wanted = [m for m in COMPARED_METRICS if m in metrics_a and m in metrics_b]
         if not wanted:
+            notes.append(f"{b.name} not compared with {a.name}: no metric in common")
             continue
-        raw.append(
-            (
-                j,
-                compare_runs(
-                    a,
-                    b,
-                    wanted,
-                    seed=seed,
-                    questions="answerable",
-                    n_resamples=compare_resamples,
-                    n_permutations=compare_resamples,
-                ),
-            )
-        )
+        try:
+            comparison = compare_runs(
+                a, b, wanted, seed=seed, questions="answerable",
+                n_resamples=compare_resamples, n_permutations=compare_resamples,
+            )  # fmt: skip
+        except InputError as exc:
+            notes.append(f"{b.name} not compared with {a.name}: {exc}")
+            continue
+        raw.append((j, comparison))
     pvalues = [m.pvalue for _, c in raw for m in c.metrics]
     adjusted = list(holm_bonferroni(pvalues)) if pvalues else []
     pairs: list[PairView] = []
     by_id = [s.by_id() for s in runs]
-    stages = [_stage_of(a.funnel) for a in audits]
+    stages = [question_stages(a.funnel) for a in audits]
     for j, comparison in raw:
         holm = tuple(float(adjusted.pop(0)) for _ in comparison.metrics)
         discordant = []
@@ -338,4 +340,4 @@ def build_audit(
         pairs.append(PairView(0, j, comparison, holm, tuple(discordant)))
     alpha = 0.05
     summary = tuple(_sentence(p, names, alpha) for p in pairs)
-    return Audit(audits, tuple(pairs), seed, version(), n_resamples, summary)
+    return Audit(audits, tuple(pairs), seed, version(), n_resamples, summary, tuple(notes))
