@@ -26,6 +26,7 @@ import numpy as np
 
 from ragaudit._validate import check_int
 from ragaudit.exceptions import InputError, UndefinedMetricWarning
+from ragaudit.metrics.registry import EXPLAINABLE
 
 __all__ = [
     "EXPLAINABLE",
@@ -39,7 +40,6 @@ __all__ = [
 ]
 
 Gain = Literal["linear", "exp"]
-EXPLAINABLE: tuple[str, ...] = ("ndcg", "ap", "context_precision")
 
 Cell = str | int | float
 

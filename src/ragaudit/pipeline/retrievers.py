@@ -29,7 +29,6 @@ from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import FormatError, InputError, unreadable
 
 __all__ = [
-    "RETRIEVERS",
     "BM25Retriever",
     "CallableRetriever",
     "DenseRetriever",
@@ -40,7 +39,6 @@ __all__ = [
     "read_run_file",
 ]
 
-RETRIEVERS: tuple[str, ...] = ("bm25", "dense", "qdrant")
 
 
 @runtime_checkable
