@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from ragaudit.cli._options import emit, format_option
-from ragaudit.data.formats import declared_format, read_labels
-from ragaudit.data.qrels import Qrels
-from ragaudit.reports.stats import agreement_report
-from ragaudit.stats.agreement import label_agreement
+
+if TYPE_CHECKING:
+    from ragaudit.data.qrels import Qrels
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command", "read_label_file"]
 
@@ -19,6 +23,8 @@ def read_label_file(path: str) -> tuple[Qrels, bool]:
     Chunk-label files (``format: ragaudit.chunk_labels``) list positive grades only, so
     their absent chunks count as 0; any other format goes through the shared reader.
     """
+    from ragaudit.data.formats import declared_format, read_labels
+
     if declared_format(path) == "ragaudit.chunk_labels":
         from ragaudit.labels.format import load_chunk_labels
 
@@ -43,6 +49,9 @@ def command(labels_a: str, labels_b: str, threshold: int | None, output_format: 
     "grade"}), JSON/YAML {qid: {item: grade}} or a ragaudit chunk-label YAML.  Only items both
     labelled are compared (chunk-label files: absent chunks of a labelled question are 0).
     """
+    from ragaudit.reports.stats import agreement_report
+    from ragaudit.stats.agreement import label_agreement
+
     qrels_a, implicit_a = read_label_file(labels_a)
     qrels_b, implicit_b = read_label_file(labels_b)
     result = label_agreement(

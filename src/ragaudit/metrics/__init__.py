@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from ragaudit.metrics.evaluate import Evaluation, evaluate
-from ragaudit.metrics.registry import MetricInfo, MetricSpec, list_metrics, parse_metric
-from ragaudit.metrics.stream import evaluate_stream
+from typing import TYPE_CHECKING
+
+from ragaudit._lazy import lazy_package
+
+if TYPE_CHECKING:
+    from ragaudit.metrics.evaluate import Evaluation, evaluate
+    from ragaudit.metrics.registry import MetricInfo, MetricSpec, list_metrics, parse_metric
+    from ragaudit.metrics.stream import evaluate_stream
+
+_WHERE = {
+    "Evaluation": "evaluate", "evaluate": "evaluate", "MetricInfo": "registry",
+    "MetricSpec": "registry", "list_metrics": "registry", "parse_metric": "registry",
+    "evaluate_stream": "stream",
+}  # fmt: skip
 
 __all__ = [
     "Evaluation",
@@ -15,3 +26,5 @@ __all__ = [
     "list_metrics",
     "parse_metric",
 ]
+
+lazy_package(__name__, _WHERE)

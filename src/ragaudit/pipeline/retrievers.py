@@ -23,12 +23,12 @@ import numpy as np
 
 from ragaudit._io import require
 from ragaudit._text import content_tokens
+from ragaudit._validate import check_int
 from ragaudit.data.chunks import Chunk
 from ragaudit.data.formats import read_ranked
 from ragaudit.exceptions import InputError
 
 __all__ = [
-    "RETRIEVERS",
     "BM25Retriever",
     "CallableRetriever",
     "DenseRetriever",
@@ -38,8 +38,6 @@ __all__ = [
     "Retriever",
     "read_run_file",
 ]
-
-RETRIEVERS: tuple[str, ...] = ("bm25", "dense", "qdrant")
 
 
 @runtime_checkable
@@ -52,8 +50,7 @@ class Retriever(Protocol):
 
 
 def _check_depth(depth: int) -> None:
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise InputError(f"depth: expected an integer >= 1, found {depth!r}")
+    check_int(depth, "depth")
 
 
 def _top(chunk_ids: Sequence[str], scores: np.ndarray, depth: int) -> list[tuple[str, float]]:
