@@ -106,6 +106,62 @@ def build_files(n_questions: int, depth: int, seed: int) -> tuple[Path, Path]:
     return qrels_path, run_path
 
 
+def build_large(n_questions: int, depth: int, seed: int) -> tuple[Path, Path]:
+    """A big seeded pair written by pyarrow's CSV writer in slices (for runs of >= 10M lines).
+
+    Each question retrieves ``depth`` distinct documents with scores rounded to 2 decimals
+    (ties are common); 5 of its retrieved documents are labelled relevant (grades 1-3).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as csv
+
+    DATA.mkdir(exist_ok=True)
+    stem = f"large_q{n_questions}_d{depth}_s{seed}"
+    qrels_path, run_path = DATA / f"{stem}.qrels", DATA / f"{stem}.run"
+    if qrels_path.exists() and run_path.exists():
+        return qrels_path, run_path
+    rng = np.random.default_rng(seed)
+    options = csv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    step = max(1, 5_000_000 // depth)
+
+    def constant(text: str, size: int) -> pa.Array:
+        codes = pa.array(np.zeros(size, dtype=np.int32))
+        return pc.cast(pa.DictionaryArray.from_arrays(codes, pa.array([text])), pa.string())
+
+    run_schema = pa.schema([(n, pa.string()) for n in ("qid", "q0", "docid", "rank")]
+                           + [("score", pa.float64()), ("tag", pa.string())])  # fmt: skip
+    qrels_schema = pa.schema([(n, pa.string()) for n in ("qid", "it", "docid")]
+                             + [("grade", pa.int64())])  # fmt: skip
+    run_tmp, qrels_tmp = str(run_path) + ".tmp", str(qrels_path) + ".tmp"
+    with (
+        csv.CSVWriter(run_tmp, run_schema, write_options=options) as run_out,
+        csv.CSVWriter(qrels_tmp, qrels_schema, write_options=options) as q_out,
+    ):
+        for first in range(0, n_questions, step):
+            n = min(step, n_questions - first)
+            q = np.repeat(np.arange(first, first + n), depth)
+            # distinct documents per question: a random offset plus a stride
+            docs = (rng.integers(0, 10**6, n)[:, None] + np.arange(depth) * 7919) % 10**7
+            scores = np.round(np.sort(rng.random((n, depth)), axis=1)[:, ::-1] * 20, 2)
+            qid = pc.binary_join_element_wise("q", pc.cast(pa.array(q), pa.string()), "")
+            doc = pc.binary_join_element_wise("d", pc.cast(pa.array(docs.ravel()), pa.string()), "")
+            rank = pc.cast(pa.array(np.tile(np.arange(1, depth + 1), n)), pa.string())
+            rows = len(q)
+            run_out.write_table(pa.table([qid, constant("Q0", rows), doc, rank,
+                                          pa.array(scores.ravel()), constant("bench", rows)],
+                                         schema=run_schema))  # fmt: skip
+            picks = (np.arange(n)[:, None] * depth + rng.integers(0, depth, (n, 5))).ravel()
+            picks = np.unique(picks)
+            q_out.write_table(pa.table([pc.take(qid, pa.array(picks)), constant("0", len(picks)),
+                                        pc.take(doc, pa.array(picks)),
+                                        pa.array(rng.integers(1, 4, len(picks)))],
+                                       schema=qrels_schema))  # fmt: skip
+    os.replace(run_tmp, run_path)
+    os.replace(qrels_tmp, qrels_path)
+    return qrels_path, run_path
+
+
 # --------------------------------------------------------------------------------------------
 # workers (each runs in a fresh interpreter)
 # --------------------------------------------------------------------------------------------
@@ -271,7 +327,8 @@ def main() -> None:
     all_rows: dict[str, list[dict[str, object]]] = {}
     sizes = [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
     for index, (n_questions, depth) in enumerate(sizes):
-        qrels_path, run_path = build_files(n_questions, depth, args.seed)
+        build = build_large if n_questions * depth >= 50_000_000 else build_files
+        qrels_path, run_path = build(n_questions, depth, args.seed)
         size_mb = (run_path.stat().st_size + qrels_path.stat().st_size) / 1e6
         slow = args.slow_repeats if n_questions * depth >= 100_000 * 10 else args.repeats
         results: dict[str, list[dict]] = {}

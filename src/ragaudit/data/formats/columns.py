@@ -404,12 +404,27 @@ def finish_run_columns(
     )
     if order == "given" and len(scores):
         tied_groups, float32_only = _count_ties(q, scores)
-    counts = np.bincount(q, minlength=len(qids))
-    del q
+    return assemble_run_columns(
+        qids, q, items, keep, item_hash, scores, perm, (tied_groups, float32_only)
+    )
+
+
+def assemble_run_columns(
+    qids: tuple[str, ...],
+    q: IntArray,
+    items: _Strings,
+    keep: IntArray,
+    item_hash: U64Array,
+    scores: npt.NDArray[np.float64] | None,
+    perm: IntArray | None,
+    ties: tuple[int, int],
+) -> RunColumns:
+    """:class:`RunColumns` from kept rows (file order) and the permutation that ranks them."""
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    np.cumsum(np.bincount(q, minlength=len(qids)), out=offsets[1:])
     if perm is not None:
-        keep, item_hash, scores = keep[perm], item_hash[perm], scores[perm]
+        keep, item_hash = keep[perm], item_hash[perm]
+        scores = None if scores is None else scores[perm]
     return RunColumns(
         qids=qids,
         offsets=offsets,
@@ -417,8 +432,8 @@ def finish_run_columns(
         row_order=keep,
         item_hash=item_hash,
         scores=scores,
-        tied_groups=tied_groups,
-        float32_tied_groups=float32_only,
+        tied_groups=ties[0],
+        float32_tied_groups=ties[1],
     )
 
 

@@ -11,7 +11,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ragaudit.data.formats._strings import _Strings
-from ragaudit.data.formats.columns import RunColumns, _count_ties, _dedupe, _rank_rows, items_view
+from ragaudit.data.formats.columns import (
+    RunColumns,
+    _count_ties,
+    _dedupe,
+    _rank_rows,
+    assemble_run_columns,
+    items_view,
+)
 from ragaudit.data.runs import RankingInput, Run
 
 __all__ = ["columns_from_rankings", "run_columns"]
@@ -123,20 +130,8 @@ def columns_from_rankings(
     else:
         perm = None
         tied_groups, float32_only = _count_ties(q, scores)
-    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(q, minlength=len(qids)), out=offsets[1:])
-    if perm is not None:
-        keep, item_hash = keep[perm], item_hash[perm]
-        scores = None if scores is None else scores[perm]
-    return RunColumns(
-        qids=qids,
-        offsets=offsets,
-        items=items,
-        row_order=keep,
-        item_hash=item_hash,
-        scores=scores,
-        tied_groups=tied_groups,
-        float32_tied_groups=float32_only,
+    return assemble_run_columns(
+        qids, q, items, keep, item_hash, scores, perm, (tied_groups, float32_only)
     )
 
 

@@ -57,12 +57,16 @@ _RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
 MAX_GRADE = 2**31 - 1  # grades are C ints in trec_eval; larger ones are refused
 
 
+def _float(token: str) -> float:
+    try:
+        return float(token)
+    except ValueError:
+        return math.nan
+
+
 def _score(path: str) -> Any:
     def convert(token: str, line: int) -> float:
-        try:
-            value = float(token)
-        except ValueError:
-            value = math.nan
+        value = _float(token)
         if not math.isfinite(value):
             raise FormatError(
                 f"expected a number, found {token!r}", path=path, line=line, field="score"
@@ -74,10 +78,7 @@ def _score(path: str) -> Any:
 
 def _grade(path: str) -> Any:
     def convert(token: str, line: int) -> float:
-        try:
-            value = float(token)
-        except ValueError:
-            value = math.nan
+        value = _float(token)
         if not math.isfinite(value) or not value.is_integer():
             raise FormatError(
                 f"expected an integer, found {token!r}", path=path, line=line, field="grade"
