@@ -19,8 +19,17 @@ if TYPE_CHECKING:
     from ragaudit.data.qrels import Qrels
     from ragaudit.llm.config import LLMConfig
 
-__all__ = ["JUDGE_MODES", "RunConfig", "check_positive", "default_name", "saved_run_path"]
+__all__ = [
+    "JUDGE_MODES",
+    "RETRIEVERS",
+    "RunConfig",
+    "check_positive",
+    "default_name",
+    "saved_run_path",
+]
 
+#: ``ragaudit run --retriever`` (a ``run_file`` replaces any of them).
+RETRIEVERS: tuple[str, ...] = ("bm25", "dense", "qdrant")
 #: ``ragaudit run --judges``: the offline judges alone, or the LLM judges on top of them.
 JUDGE_MODES: tuple[str, ...] = ("offline", "llm")
 
@@ -61,8 +70,26 @@ def saved_run_path(out_dir: str | Path, name: str, limit: int | None = None) -> 
     >>> saved_run_path("res", "k3_cs800", 5).name
     'k3_cs800.limit5.json'
     """
+    check_run_name(name)
     suffix = "" if limit is None else f".limit{limit}"
     return Path(out_dir) / f"{name}{suffix}.json"
+
+
+def check_run_name(name: str) -> None:
+    """Refuse a run name that would write outside ``--out`` (a path, ``..``, hidden).
+
+    >>> check_run_name("k3_cs800")
+    >>> check_run_name("../x")
+    Traceback (most recent call last):
+    ...
+    ragaudit.exceptions.InputError: --name: expected a file name (letters, digits, ._-), found \
+'../x'; the run is written inside --out
+    """
+    if not name or name in (".", "..") or name.startswith(".") or any(c in name for c in "/\\\0"):
+        raise InputError(
+            f"--name: expected a file name (letters, digits, ._-), found {name!r}; "
+            "the run is written inside --out"
+        )
 
 
 @dataclass(frozen=True)
