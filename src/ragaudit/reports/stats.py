@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
-from ragaudit.stats.agreement import AgreementResult
-from ragaudit.stats.compare import Comparison, MetricComparison
-from ragaudit.stats.mcnemar import McNemarResult
-from ragaudit.stats.pairwise import PairwiseMatrix
-from ragaudit.stats.power import PlanningRow
 from ragaudit.stats.verdicts import format_pvalue, verdict_rule
+
+if TYPE_CHECKING:  # only annotations: `plan` must not load the comparison machinery
+    from ragaudit.stats.agreement import AgreementResult
+    from ragaudit.stats.compare import Comparison, MetricComparison
+    from ragaudit.stats.mcnemar import McNemarResult
+    from ragaudit.stats.pairwise import PairwiseMatrix
+    from ragaudit.stats.power import PlanningRow
 
 __all__ = ["agreement_report", "comparison_report", "fmt_p", "matrix_report", "plan_report"]
 
@@ -17,6 +21,13 @@ fmt_p = format_pvalue  # the one display rule for p-values (ragaudit.stats.verdi
 
 # The CSV columns of a row's interval and p-value, with the methods that produced them.
 _CSV_INTERVAL_AND_P = ("ci_low", "ci_high", "ci_method", "p", "p_method")
+
+
+def _interval_and_p(row: MetricComparison) -> tuple[float, float, str, float, str]:
+    """A row's values for the ``_CSV_INTERVAL_AND_P`` columns."""
+    ci = row.confidence_interval
+    return ci.low, ci.high, row.ci_method, row.pvalue, row.p_method
+
 
 # Short names of the methods, for the table's method columns (JSON keeps the full names).
 _SHORT = {
@@ -107,11 +118,7 @@ def comparison_report(result: Comparison) -> Report:
             row.mean_a,
             row.mean_b,
             row.statistic,
-            row.confidence_interval.low,
-            row.confidence_interval.high,
-            row.ci_method,
-            row.pvalue,
-            row.p_method,
+            *_interval_and_p(row),
             row.verdict,
         )
         for row in result.metrics
@@ -172,11 +179,7 @@ def matrix_report(result: PairwiseMatrix) -> Report:
             result.runs[j],
             row.n,
             row.statistic,
-            row.confidence_interval.low,
-            row.confidence_interval.high,
-            row.ci_method,
-            row.pvalue,
-            row.p_method,
+            *_interval_and_p(row),
             adjusted,
         )
         for (i, j, row), adjusted in zip(result.pairs, result.adjusted_pvalues, strict=True)
