@@ -6,6 +6,7 @@ import click
 
 from ragaudit.cli._options import emit, format_option, seed_option
 from ragaudit.exceptions import InputError
+from ragaudit.metrics.registry import resolve_saved_run_metrics
 from ragaudit.reports.stats import comparison_report, matrix_report
 from ragaudit.stats.compare import CI_METHODS, Comparison, compare_runs
 from ragaudit.stats.pairwise import compare_all
@@ -23,10 +24,12 @@ __all__ = ["command"]
     help="Compare every pair of saved runs in this directory (needs one --metric).",
 )
 @click.option(
+    "-m",
     "--metric",
     "metrics",
     multiple=True,
-    help="Metric to compare (repeatable); default every metric in both runs.",
+    help="Metric to compare (repeatable; the spellings of evaluate -m, with @k for the run's "
+    "k: recall@k, nDCG@k, chunk_R@k, correct...); default every metric in both runs.",
 )
 @click.option(
     "--resamples", type=int, default=10_000, show_default=True, help="Bootstrap resamples."
@@ -155,6 +158,7 @@ def _apply_gates(result: Comparison, gates: tuple[str, ...]) -> None:
     change is not a regression, and a borderline one is reported but does not fail.
     """
     by_name = {row.metric: row for row in result.metrics}
+    gates = tuple(resolve_saved_run_metrics(gates, list(by_name)))
     missing = [g for g in gates if g not in by_name]
     if missing:
         raise InputError(
