@@ -155,8 +155,7 @@ def run(example: Example, where: Path) -> tuple[int, list[str]]:
     result = CliRunner().invoke(main, argv, catch_exceptions=True)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise AssertionError(
-            f"{example.doc.name}:{example.line + 1}: {example.command}: raised "
-            f"{result.exception!r}"
+            f"{example.doc.name}:{example.line + 1}: {example.command}: raised {result.exception!r}"
         )
     out = [line.rstrip() for line in result.output.replace(str(where), ".").splitlines()]
     if pipe is not None:
