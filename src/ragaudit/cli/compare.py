@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from ragaudit.cli._options import emit, format_option, seed_option
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import resolve_saved_run_metrics
-from ragaudit.reports.stats import comparison_report, matrix_report
-from ragaudit.stats.compare import CI_METHODS, Comparison, compare_runs
-from ragaudit.stats.pairwise import compare_all
+from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.verdicts import format_pvalue
+
+if TYPE_CHECKING:
+    from ragaudit.stats.compare import Comparison
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -111,6 +117,10 @@ def command(
     affordable) and a verdict, each row naming its methods; for 0/1 metrics also McNemar's
     exact test, the ids of the questions that differ and the power the comparison had.
     """
+    from ragaudit.reports.stats import comparison_report, matrix_report
+    from ragaudit.stats.compare import compare_runs
+    from ragaudit.stats.pairwise import compare_all
+
     if gates and all_dir is not None:
         raise InputError("compare: --fail-if-worse needs two runs, not --all")
     if all_dir is not None:

@@ -8,8 +8,9 @@ import click
 
 from ragaudit.cli._options import emit, format_option
 from ragaudit.exceptions import InputError
-from ragaudit.reports.stats import plan_report
-from ragaudit.stats.power import planning_table
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -50,6 +51,9 @@ def command(ns: str, disagree: str, power: float, alpha: float, output_format: s
     Exact power of McNemar's exact two-sided test, minimum effect searched on a 0.01 grid up
     to the disagreement rate (an effect cannot exceed it).
     """
+    from ragaudit.reports.stats import plan_report
+    from ragaudit.stats.power import planning_table
+
     sizes = _numbers(ns, "n", int)
     rates = _numbers(disagree, "disagree", float)
     rows = planning_table(sizes, rates, power=power, alpha=alpha)
