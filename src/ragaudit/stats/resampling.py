@@ -26,6 +26,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ragaudit._validate import check_int
 from ragaudit.exceptions import InputError, RagauditWarning
 
 __all__ = [
@@ -40,6 +41,8 @@ SeedLike = int | np.random.Generator
 # Upper bound on the number of entries of one resampling batch (indices or signs), which keeps
 # memory around 16 MB whatever the number of questions.
 _BATCH_ENTRIES = 1 << 21
+# Entries of one block of bootstrap counts that every metric reads in turn (about 1 MB).
+_CACHE_ENTRIES = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -93,9 +96,7 @@ def check_confidence(confidence: float) -> float:
 
 def check_count(value: int, name: str) -> int:
     """Validate a resample/permutation count >= 1."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise InputError(f"{name}: expected an integer >= 1, found {value!r}")
-    return int(value)
+    return check_int(value, name)
 
 
 def check_method(method: str) -> CIMethod:
@@ -142,8 +143,12 @@ def _bootstrap_means(diffs: np.ndarray, n_resamples: int, rng: np.random.Generat
         flat = (indices + (np.arange(rows) * n)[:, None]).ravel()
         counts = np.bincount(flat, weights=ones[: flat.size], minlength=rows * n)
         counts = counts.reshape(rows, n)  # float counts straight from bincount: no copy
-        for j, column in enumerate(columns):
-            out[start : start + rows, j] = counts @ column
+        # Blocks of rows small enough to stay in cache while every column reads them.
+        step = max(1, _CACHE_ENTRIES // n)
+        for low in range(0, rows, step):
+            block = counts[low : low + step]
+            for j, column in enumerate(columns):
+                out[start + low : start + low + block.shape[0], j] = block @ column
     out /= n
     return out
 
