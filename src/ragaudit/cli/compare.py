@@ -5,7 +5,16 @@ from __future__ import annotations
 import click
 
 from ragaudit.cli._options import format_option, render_json, seed_option
+from ragaudit.data.records import load_saved_run
+from ragaudit.diagnose.noise import (
+    ClusteredComparison,
+    JudgeNoiseComparison,
+    clustered_comparison,
+    judge_noise_comparison,
+    repeat_scores,
+)
 from ragaudit.exceptions import InputError
+from ragaudit.reports.noise import as_block, clustered_lines, judge_noise_lines
 from ragaudit.stats.compare import (
     Comparison,
     MetricComparison,
@@ -14,7 +23,7 @@ from ragaudit.stats.compare import (
     compare_runs,
 )
 
-__all__ = ["command", "render_comparison", "render_matrix"]
+__all__ = ["command", "noise_sections", "render_comparison", "render_matrix"]
 
 
 def _p(value: float) -> str:
@@ -278,6 +287,20 @@ def render_matrix(result: PairwiseMatrix, output_format: str) -> str:
     help="Exit with code 1 when run B is SIGNIFICANTLY worse than A on METRIC (repeatable): "
     "a regression gate for CI.",
 )
+@click.option(
+    "--cluster-by",
+    metavar="source|tag|FIELD",
+    help="Questions sharing a gold source, a first tag or a row FIELD are correlated: add "
+    "CR1 cluster-robust and cluster-bootstrap intervals, the number of clusters and the "
+    "design effect (saved runs only).",
+)
+@click.option(
+    "--judge-repeats",
+    "judge_repeats",
+    is_flag=True,
+    help="Split the variance of judged metrics into question sampling and judge noise, from "
+    "the per-repeat verdicts of `ragaudit judge --judge-repeats R` (saved runs only).",
+)
 @format_option("table", "json", "markdown")
 def command(
     runs: tuple[str, ...],
@@ -292,6 +315,8 @@ def command(
     allow_partial: bool,
     questions: str,
     gates: tuple[str, ...],
+    cluster_by: str | None,
+    judge_repeats: bool,
     output_format: str,
 ) -> None:
     """Paired comparison of RUN_A and RUN_B (diff = B - A), question by question.
@@ -301,6 +326,8 @@ def command(
     permutation p-value and a verdict; for 0/1 metrics also McNemar's exact test, the ids of
     the questions that differ and the power the comparison had.
     """
+    if (cluster_by or judge_repeats) and all_dir is not None:
+        raise InputError("compare: --cluster-by and --judge-repeats need two runs, not --all")
     if gates and all_dir is not None:
         raise InputError("compare: --fail-if-worse needs two runs, not --all")
     if all_dir is not None:
@@ -336,9 +363,61 @@ def command(
         allow_partial=allow_partial,
         questions=questions,
     )
-    click.echo(render_comparison(result, output_format), nl=False)
+    extra = noise_sections(
+        runs[0], runs[1], result, cluster_by=cluster_by, judge_repeats=judge_repeats,
+        metrics=metrics, questions=questions, allow_partial=allow_partial,
+    )  # fmt: skip
+    if output_format == "json":
+        click.echo(render_json({**result.to_dict(), **{k: v.to_dict() for k, v in extra.items()}}))
+    else:
+        text = render_comparison(result, output_format)
+        for part in extra.values():
+            if isinstance(part, ClusteredComparison):
+                lines = clustered_lines(part, result.confidence)
+            else:
+                lines = judge_noise_lines(part, result.confidence)
+            text += as_block(lines, output_format)
+        click.echo(text, nl=False)
     if gates:
         _apply_gates(result, gates)
+
+
+def noise_sections(
+    path_a: str,
+    path_b: str,
+    result: Comparison,
+    *,
+    cluster_by: str | None,
+    judge_repeats: bool,
+    metrics: tuple[str, ...] = (),
+    questions: str = "all",
+    allow_partial: bool = False,
+) -> dict[str, ClusteredComparison | JudgeNoiseComparison]:
+    """The clustered and judge-noise analyses of two saved runs, keyed for JSON output."""
+    out: dict[str, ClusteredComparison | JudgeNoiseComparison] = {}
+    if not cluster_by and not judge_repeats:
+        return out
+    run_a, run_b = load_saved_run(path_a), load_saved_run(path_b)
+    if cluster_by:
+        out["clustered"] = clustered_comparison(
+            run_a, run_b, cluster_by, [row.metric for row in result.metrics],
+            questions=questions, confidence=result.confidence, n_resamples=result.n_resamples,
+            seed=result.seed, allow_partial=allow_partial,
+        )  # fmt: skip
+    if judge_repeats:
+        judged = (
+            [
+                row.metric
+                for row in result.metrics
+                if repeat_scores(run_a, row.metric) or repeat_scores(run_b, row.metric)
+            ]
+            or [m for m in metrics]
+            or ["correct"]
+        )
+        for metric in judged:
+            key = "judge_noise" if len(judged) == 1 else f"judge_noise_{metric}"
+            out[key] = judge_noise_comparison(run_a, run_b, metric, confidence=result.confidence)
+    return out
 
 
 def _apply_gates(result: Comparison, gates: tuple[str, ...]) -> None:

@@ -1,0 +1,112 @@
+"""Text blocks for the noise analyses: clustered intervals, judge noise, calibration.
+
+Pure functions from result objects to lines of text (table and markdown share the lines; the
+markdown form wraps them in a code block).  JSON output uses the objects' ``to_dict``.
+"""
+
+from __future__ import annotations
+
+from ragaudit.diagnose.noise import (
+    ClusteredComparison,
+    JudgeNoiseComparison,
+    clustering_summary,
+)
+from ragaudit.stats.judge_noise import JudgeNoiseResult
+from ragaudit.stats.resampling import ConfidenceInterval
+
+__all__ = ["as_block", "clustered_lines", "judge_noise_lines"]
+
+
+def _ci(ci: ConfidenceInterval, signed: bool = True) -> str:
+    spec = "+.3f" if signed else ".3f"
+    return f"[{ci.low:{spec}}, {ci.high:{spec}}]"
+
+
+def as_block(lines: list[str], output_format: str) -> str:
+    """Join lines for ``table`` output, or fence them for ``markdown``."""
+    if output_format == "markdown":
+        return "\n```\n" + "\n".join(lines) + "\n```\n"
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def clustered_lines(result: ClusteredComparison, confidence: float) -> list[str]:
+    """The clustered-interval table of ``compare --cluster-by`` (or of one run's means)."""
+    level = f"{100 * confidence:g}%"
+    stat = "B - A" if result.paired else "mean"
+    lines = [
+        f"clustered by {result.by}: CR1 cluster-robust SE with a t interval on G-1 df "
+        f"(Cameron & Miller 2015) and a cluster bootstrap ({result.n_resamples} resamples of "
+        f"whole clusters, pairs kept, seed {result.seed})",
+    ]
+    if not result.rows:
+        return [*lines, "  no metric has questions in at least 2 clusters"]
+    width = max(len("metric"), *(len(r.metric) for r in result.rows))
+    header = (
+        f"  {'metric':<{width}}{'n':>5}{'G':>5}{stat:>9}{f'naive {level}':>20}"
+        f"{f'CR1 {level}':>20}{f'bootstrap {level}':>22}{'deff':>7}{'widening':>10}"
+    )
+    lines.append(header)
+    for row in result.rows:
+        r, b = row.result, row.bootstrap
+        spec = "+9.3f" if result.paired else "9.3f"
+        lines.append(
+            f"  {row.metric:<{width}}{r.n:>5}{r.n_clusters:>5}{r.statistic:{spec}}"
+            f"{_ci(r.naive_confidence_interval, result.paired):>20}"
+            f"{_ci(r.confidence_interval, result.paired):>20}"
+            f"{_ci(b.confidence_interval, result.paired):>22}"
+            f"{r.design_effect:>7.2f}{100 * r.widening:>+9.0f}%"
+        )
+    widened = [row for row in result.rows if row.result.widened]
+    for row in widened:
+        lines.append("  " + clustering_summary(row, result.by))
+    if not widened:
+        lines.append(
+            f"  clustering by {result.by} widens no interval by more than 10%: the naive "
+            "intervals stand"
+        )
+    few = min(row.result.n_clusters for row in result.rows)
+    if few < 20:
+        lines.append(
+            f"  note: only {few} clusters; with fewer than about 20-50 clusters CR1 intervals "
+            "are approximate (Cameron & Miller 2015, section VI)"
+        )
+    lines.append(
+        "  deff = design effect (clustered / naive variance); n / deff is the effective "
+        "number of independent questions"
+    )
+    return lines
+
+
+def _share_line(name: str, result: JudgeNoiseResult) -> str:
+    halve = result.repeats_to_halve_judge_share
+    share_text = (
+        f"{halve} repeats would halve its share" if halve is not None else "its share cannot halve"
+    )
+    return (
+        f"  {name:<8}{result.statistic:>+8.3f}{result.n_questions:>5}{result.n_repeats:>4}"
+        f"{100 * result.between_share:>11.1f}%{100 * result.judge_share:>9.1f}%"
+        f"{_ci(result.confidence_interval):>20}{_ci(result.sampling_only_interval):>20}"
+        f"   {result.repeats_to_halve_judge_variance} repeats halve the judge variance; "
+        f"{share_text}"
+    )
+
+
+def judge_noise_lines(result: JudgeNoiseComparison, confidence: float) -> list[str]:
+    """The judge-noise table of ``compare --judge-repeats``."""
+    level = f"{100 * confidence:g}%"
+    lines = [
+        f"judge noise in {result.metric}: variance of the judged mean = between-question "
+        "sigma_b^2/n + judge sigma_w^2/(nR) (one-way random effects; Miller 2024, section 3)",
+        f"  {'':<8}{'mean':>8}{'n':>5}{'R':>4}{'questions':>12}{'judge':>10}"
+        f"{f'{level} CI (both)':>20}{'questions only':>20}",
+    ]
+    for name, part in (("A", result.a), ("B", result.b), ("B - A", result.difference)):
+        if part is None:
+            lines.append(f"  {name:<8}no usable repeats")
+        else:
+            lines.append(_share_line(name, part))
+    if result.dropped:
+        lines.append(
+            f"  {result.dropped} question(s) left out: a repeat failed or was missing in a run"
+        )
+    return lines
