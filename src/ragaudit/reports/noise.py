@@ -6,6 +6,7 @@ markdown form wraps them in a code block).  JSON output uses the objects' ``to_d
 
 from __future__ import annotations
 
+from ragaudit.diagnose.calibration import Calibration
 from ragaudit.diagnose.noise import (
     ClusteredComparison,
     JudgeNoiseComparison,
@@ -14,7 +15,7 @@ from ragaudit.diagnose.noise import (
 from ragaudit.stats.judge_noise import JudgeNoiseResult
 from ragaudit.stats.resampling import ConfidenceInterval
 
-__all__ = ["as_block", "clustered_lines", "judge_noise_lines"]
+__all__ = ["as_block", "calibration_lines", "clustered_lines", "judge_noise_lines"]
 
 
 def _ci(ci: ConfidenceInterval, signed: bool = True) -> str:
@@ -109,4 +110,40 @@ def judge_noise_lines(result: JudgeNoiseComparison, confidence: float) -> list[s
         lines.append(
             f"  {result.dropped} question(s) left out: a repeat failed or was missing in a run"
         )
+    return lines
+
+
+def calibration_lines(result: Calibration) -> list[str]:
+    """The agreement table and the three intervals of ``ragaudit calibrate``."""
+    (tp, fn), (fp, tn) = result.confusion
+    level = f"{100 * result.human_only.confidence:g}%"
+
+    def rate(value: float) -> str:
+        return "n/a" if value != value else f"{value:.3f}"
+
+    lines = [
+        f"{result.run}: judged {result.metric!r} against human verdicts on "
+        f"{result.n_labeled} question(s); {result.n_unlabeled} judged question(s) have no "
+        "human verdict",
+        "",
+        f"  {'':16}{'judge 1':>9}{'judge 0':>9}",
+        f"  {'human 1':16}{tp:>9}{fn:>9}",
+        f"  {'human 0':16}{fp:>9}{tn:>9}",
+        f"  Cohen's kappa {result.kappa:.3f} | true positive rate {rate(result.tpr)} | false "
+        f"positive rate {rate(result.fpr)}",
+        "",
+        f"  {'interval for the true rate':<30}{'estimate':>9}{f'{level} CI':>18}   what it is",
+    ]
+    parts = [result.ppi, result.human_only, result.judge_only]
+    names = ["PPI++ (calibrated)", "human labels only", "judge only"]
+    for name, part in zip(names, parts, strict=True):
+        if part is None:
+            lines.append(f"  {name:<30}{'-':>9}{'-':>18}   every judged question has a human label")
+            continue
+        ci = part.confidence_interval
+        lines.append(f"  {name:<30}{part.statistic:>9.3f}{_ci(ci, False):>18}   {part.label}")
+    lines.append(
+        "  PPI++: Angelopoulos et al. (2023, Science) with power tuning (Angelopoulos, Duchi & "
+        "Zrnic 2024); valid however biased the judge is"
+    )
     return lines
