@@ -15,6 +15,7 @@ __all__ = [
     "RagauditError",
     "RagauditWarning",
     "UndefinedMetricWarning",
+    "unreadable",
 ]
 
 
@@ -71,6 +72,49 @@ class FormatError(InputError):
         if self.field is not None:
             where += f"{self.field}: "
         return where + self.message
+
+
+_OS_FOUND = {
+    FileNotFoundError: ("an existing file", "nothing at this path"),
+    IsADirectoryError: ("a file", "a directory"),
+    NotADirectoryError: ("a directory", "a file where a directory should be"),
+    PermissionError: ("a readable file", "permission denied"),
+    FileExistsError: ("a free path", "an existing file"),
+}
+
+
+def unreadable(path: object, exc: OSError | UnicodeDecodeError) -> FormatError:
+    r"""The one message for a file that cannot be opened or decoded.
+
+    Every reader raises this instead of quoting the exception (``[Errno 2] ...``); the CLI
+    turns a stray ``OSError`` into the same message.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file, as the user gave it.
+    exc : OSError or UnicodeDecodeError
+
+    Examples
+    --------
+    >>> str(unreadable("runs/k3.json", FileNotFoundError(2, "No such file or directory")))
+    'runs/k3.json: expected an existing file, found nothing at this path'
+    >>> str(unreadable("q.txt", UnicodeDecodeError("utf-8", b"ok\n\xff", 3, 4, "invalid")))
+    'q.txt:2: expected UTF-8 text, found byte 0xff; re-save the file as UTF-8'
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        data = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+        line = data[: exc.start].count(b"\n") + 1
+        bad = data[exc.start : exc.start + 1].hex()
+        found = f"byte 0x{bad}" if bad else "a truncated character"
+        return FormatError(
+            f"expected UTF-8 text, found {found}; re-save the file as UTF-8",
+            path=str(path),
+            line=line,
+        )
+    default = ("a readable file", (exc.strerror or type(exc).__name__).lower())
+    expected, found = next((v for k, v in _OS_FOUND.items() if isinstance(exc, k)), default)
+    return FormatError(f"expected {expected}, found {found}", path=str(path))
 
 
 class JudgeError(RagauditError):

@@ -141,9 +141,9 @@ def test_trec_qrels_errors(tmp_path, text, message):
 
 
 def test_missing_file_is_a_format_error(tmp_path):
-    with pytest.raises(FormatError, match=r"nope\.txt: cannot read the file"):
+    with pytest.raises(FormatError, match=r"nope\.txt: expected an existing file, found nothing"):
         read_trec_run(tmp_path / "nope.txt")
-    with pytest.raises(FormatError, match=r"nope\.jsonl: cannot read the file"):
+    with pytest.raises(FormatError, match=r"nope\.jsonl: expected an existing file, found nothing"):
         read_qrels(tmp_path / "nope.jsonl")
 
 

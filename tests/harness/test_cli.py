@@ -149,7 +149,10 @@ def test_import_invalid_file_names_the_exact_location(tmp_path):
         == f"ragaudit: error: {path}: rows[3].retrieved[0].chunk_id: expected a string, found 12\n"
     )
     missing = CliRunner().invoke(main, ["import", str(tmp_path / "nope.json")])
-    assert missing.exit_code == 2 and "cannot read saved run" in missing.output
+    assert (
+        missing.exit_code == 2
+        and "expected an existing file, found nothing at this path" in missing.output
+    )
 
 
 @pytest.mark.slow

@@ -21,6 +21,8 @@ from ragaudit.diagnose.illusions import (
     IllusionsReport,
     compute_illusions,
 )
+from ragaudit.reports.metrics import illusions_report
+from ragaudit.reports.render import render
 
 HERE = Path(__file__).parent
 LOG2 = np.log2
@@ -202,7 +204,7 @@ def test_case6_binary_tie_graded_split(report: IllusionsReport) -> None:
 
 def test_text_report_matches_hand_written_snapshot(report: IllusionsReport) -> None:
     expected = (HERE / "expected_illusions.txt").read_text(encoding="utf-8")
-    assert report.to_text() == expected
+    assert render(illusions_report(report), "table") == expected
 
 
 def test_json_holds_every_number_and_is_stable(engine: Callable[..., Any]) -> None:
@@ -217,14 +219,14 @@ def test_json_holds_every_number_and_is_stable(engine: Callable[..., Any]) -> No
 
 
 def test_markdown_tables_carry_the_numbers(report: IllusionsReport) -> None:
-    markdown = report.to_markdown()
+    markdown = render(illusions_report(report), "markdown")
     middle = (
         r"| middle | X \*A\* \*C\* Y Z | 1.000 | 1.000 | 0.400 | 0.500 | 0.583 | 0.693 | 0.583 |"
     )
     assert middle in markdown
     assert "| 8 | 1.000 | 0.375 | 0.545 | 0.871 |" in markdown
     assert "| related-first | B:1 A:2 X Y Z | 1.000 | 0.860 | 0.797 |" in markdown
-    assert markdown.count("```text") == 1
+    assert markdown.count("```") == 2  # the one derivation block
     assert (
         "| MRR | how early is the first relevant item? | everything after the first hit |"
         in markdown
@@ -247,7 +249,5 @@ def test_blind_spot_table_names_every_metric_once() -> None:
 
 def test_case_table_aligns_text_left_and_numbers_right() -> None:
     table = CaseTable(("name", "value"), (("a", 1.0), ("long name", 0.25)))
-    assert table.to_text(indent="") == "name        value\na           1.000\nlong name   0.250"
-    assert (
-        table.to_markdown() == "| name | value |\n|---|---:|\n| a | 1.000 |\n| long name | 0.250 |"
-    )
+    assert table.left_aligned() == [True, False]
+    assert table.cells() == [["name", "value"], ["a", "1.000"], ["long name", "0.250"]]

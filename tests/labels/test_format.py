@@ -97,6 +97,8 @@ def test_format_errors_name_file_line_and_field(tmp_path, text, message):
 
 def test_missing_file_says_how_to_make_one(tmp_path):
     with pytest.raises(
-        InputError, match="no such chunk-label file; build one with ragaudit labels build"
+        InputError,
+        match="expected an existing file, found nothing at this path; "
+        "build one with ragaudit labels build",
     ):
         load_chunk_labels(tmp_path / "nope.yaml")

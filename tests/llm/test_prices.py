@@ -50,7 +50,7 @@ def test_bad_price_files(tmp_path: Path, text: str, match: str) -> None:
 
 
 def test_missing_price_file(tmp_path: Path) -> None:
-    with pytest.raises(FormatError, match=r"nope\.yaml: cannot read the price table"):
+    with pytest.raises(FormatError, match=r"nope\.yaml: expected an existing file, found nothing"):
         PriceTable.load(tmp_path / "nope.yaml")
 
 

@@ -135,4 +135,4 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path, files, extra, message):
 def test_missing_qrels_file_is_exit_code_2(tmp_path):
     result = invoke("--qrels", str(tmp_path / "none.txt"), "--run", RUN)
     assert result.exit_code == 2
-    assert "none.txt: cannot read the file" in result.stderr
+    assert "none.txt: expected an existing file, found nothing at this path" in result.stderr

@@ -31,7 +31,8 @@ def test_non_utf8_file_is_named_in_the_error(tmp_path):
     (tmp_path / "good.md").write_text("fine", encoding="utf-8")
     (tmp_path / "bad.md").write_bytes(b"caf\xe9")
     with pytest.raises(
-        InputError, match=r"bad\.md: expected UTF-8 text, found byte 0xe9 at offset 3"
+        InputError,
+        match=r"bad\.md:1: expected UTF-8 text, found byte 0xe9; re-save the file as UTF-8",
     ):
         load_corpus(tmp_path)
 

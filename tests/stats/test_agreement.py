@@ -111,7 +111,9 @@ def test_label_files_errors(tmp_path):
     (tmp_path / "bad.jsonl").write_text('{"qid": "q1", "item": "d"}\n')
     with pytest.raises(FormatError, match=r"bad.jsonl:1: grade: expected one of the keys"):
         read_labels(tmp_path / "bad.jsonl")
-    with pytest.raises(FormatError, match=r"missing.qrels: cannot read file"):
+    with pytest.raises(
+        FormatError, match=r"missing.qrels: expected an existing file, found nothing at this path"
+    ):
         read_labels(tmp_path / "missing.qrels")
     with pytest.raises(InputError, match="no \\(question, item\\) pair in common"):
         label_agreement({"q1": {"a": 1}}, {"q2": {"a": 1}})

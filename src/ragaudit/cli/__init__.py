@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ragaudit import __version__
-from ragaudit.exceptions import RagauditError
+from ragaudit.cli._errors import handle_errors
 
 __all__ = ["main"]
 
@@ -69,14 +69,8 @@ class _LazyGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
+        with handle_errors(ctx):
             return super().invoke(ctx)
-        except RagauditError as exc:
-            click.echo(f"ragaudit: error: {exc}", err=True)
-            ctx.exit(2)
-        except BrokenPipeError:  # `ragaudit ... | head` is normal use
-            sys.stderr.close()
-            ctx.exit(0)
 
 
 def register(name: str, module: str, help_line: str) -> None:

@@ -1,24 +1,39 @@
-"""Options and output helpers shared by several subcommands."""
+"""Options and output helpers shared by every subcommand.
+
+Every command ends the same way: build a :class:`~ragaudit.reports.Report` (or a result with
+``to_report()``) and pass it to :func:`emit`, which renders it with the one renderer in the
+format chosen by the shared ``--format`` option.
+"""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Sequence
 from typing import Any
 
 import click
 
-__all__ = ["format_option", "render_csv", "render_json", "seed_option"]
+from ragaudit.reports.render import render
+from ragaudit.reports.report import Report
+
+__all__ = [
+    "TEXT_FORMATS",
+    "emit",
+    "format_option",
+    "quiet_option",
+    "render_json",
+    "seed_option",
+]
+
+#: The formats every command accepts (``html`` is added where a page makes sense).
+TEXT_FORMATS = ("table", "json", "csv", "markdown")
 
 
 def format_option(*choices: str, default: str = "table") -> Any:
-    """``--format`` with the given choices."""
+    """``--format`` with the given choices (default: :data:`TEXT_FORMATS`)."""
     return click.option(
         "--format",
         "output_format",
-        type=click.Choice(list(choices)),
+        type=click.Choice(list(choices or TEXT_FORMATS)),
         default=default,
         show_default=True,
         help="Output format.",
@@ -30,15 +45,18 @@ def seed_option(default: int = 0) -> Any:
     return click.option("--seed", type=int, default=default, show_default=True, help="Random seed.")
 
 
+def quiet_option() -> Any:
+    """``--quiet``: no progress bar (the bar is only ever shown on a terminal)."""
+    return click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+
+
+def emit(report: Report | Any, output_format: str) -> None:
+    """Render ``report`` (a :class:`Report` or an object with ``to_report()``) to stdout."""
+    if not isinstance(report, Report):
+        report = report.to_report()
+    click.echo(render(report, output_format), nl=False)
+
+
 def render_json(obj: Any) -> str:
-    """Deterministic JSON: sorted keys where the producer did not order them, fixed indent."""
+    """Deterministic JSON with a fixed indent (NaN is an error)."""
     return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def render_csv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """CSV with a header row and ``\\n`` line endings."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()

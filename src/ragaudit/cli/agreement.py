@@ -4,44 +4,11 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._options import format_option, render_json
-from ragaudit.stats.agreement import AgreementResult, label_agreement, read_labels
+from ragaudit.cli._options import emit, format_option
+from ragaudit.reports.stats import agreement_report
+from ragaudit.stats.agreement import label_agreement, read_labels
 
-__all__ = ["command", "render_agreement"]
-
-
-def render_agreement(result: AgreementResult, name_a: str, name_b: str, output_format: str) -> str:
-    """Render an :class:`~ragaudit.stats.AgreementResult` as a table or JSON."""
-    if output_format == "json":
-        return render_json(
-            {
-                "labels_a": name_a,
-                "labels_b": name_b,
-                "n_items": result.n_items,
-                "n_questions": result.n_questions,
-                "only_a": result.only_a,
-                "only_b": result.only_b,
-                "raw_agreement": result.raw_agreement,
-                "kappa": result.kappa,
-                "weighted_kappa_quadratic": result.weighted_kappa,
-                "categories": list(result.categories),
-                "confusion": [list(row) for row in result.confusion],
-            }
-        )
-    lines = [
-        f"A = {name_a}   B = {name_b}",
-        f"items labelled by both: {result.n_items} across {result.n_questions} questions "
-        f"(excluded: {result.only_a} only in A, {result.only_b} only in B)",
-        "",
-        f"raw agreement              {result.raw_agreement:.3f}",
-        f"Cohen's kappa              {result.kappa:.3f}",
-        f"quadratic-weighted kappa   {result.weighted_kappa:.3f}",
-        "",
-        "grade A \\ grade B" + "".join(f"{c:>7}" for c in result.categories),
-    ]
-    for grade, row in zip(result.categories, result.confusion, strict=True):
-        lines.append(f"{grade:>17}" + "".join(f"{x:>7}" for x in row))
-    return "\n".join(lines) + "\n"
+__all__ = ["command"]
 
 
 @click.command("agreement")
@@ -53,7 +20,7 @@ def render_agreement(result: AgreementResult, name_a: str, name_b: str, output_f
     default=None,
     help="Collapse grades to relevant (grade >= T) / not relevant first.",
 )
-@format_option("table", "json")
+@format_option()
 def command(labels_a: str, labels_b: str, threshold: int | None, output_format: str) -> None:
     """Cohen's kappa, quadratic-weighted kappa and raw agreement of two label files.
 
@@ -66,4 +33,4 @@ def command(labels_a: str, labels_b: str, threshold: int | None, output_format: 
     result = label_agreement(
         qrels_a, qrels_b, threshold=threshold, implicit_zero=implicit_a and implicit_b
     )
-    click.echo(render_agreement(result, labels_a, labels_b, output_format), nl=False)
+    emit(agreement_report(result, labels_a, labels_b), output_format)

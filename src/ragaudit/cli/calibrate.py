@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._options import format_option, render_json
+from ragaudit.cli._options import emit, format_option
 from ragaudit.data.human_verdicts import read_human_verdicts
 from ragaudit.data.records import load_saved_run
 from ragaudit.diagnose.calibration import calibrate
-from ragaudit.reports.noise import as_block, calibration_lines
+from ragaudit.reports.noise import calibration_report
 
 __all__ = ["command"]
 
@@ -30,7 +30,7 @@ __all__ = ["command"]
     help="The judged 0/1 metric of the run (and the JSONL key of the human verdict).",
 )
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence level.")
-@format_option("table", "json", "markdown")
+@format_option()
 def command(run: str, human_path: str, metric: str, confidence: float, output_format: str) -> None:
     """How far the judge of RUN is from people, and the rate corrected for it.
 
@@ -45,7 +45,4 @@ def command(run: str, human_path: str, metric: str, confidence: float, output_fo
         metric=metric,
         confidence=confidence,
     )
-    if output_format == "json":
-        click.echo(render_json(result.to_dict()))
-        return
-    click.echo(as_block(calibration_lines(result), output_format).lstrip("\n"), nl=False)
+    emit(calibration_report(result), output_format)

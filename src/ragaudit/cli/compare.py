@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._options import format_option, render_json, seed_option
+from ragaudit.cli._options import emit, format_option, seed_option
 from ragaudit.data.records import load_saved_run
 from ragaudit.diagnose.noise import (
     ClusteredComparison,
@@ -14,210 +14,11 @@ from ragaudit.diagnose.noise import (
     repeat_scores,
 )
 from ragaudit.exceptions import InputError
-from ragaudit.reports.noise import as_block, clustered_lines, judge_noise_lines
-from ragaudit.stats.compare import (
-    Comparison,
-    MetricComparison,
-    PairwiseMatrix,
-    compare_all,
-    compare_runs,
-)
+from ragaudit.reports.noise import with_noise_sections
+from ragaudit.reports.stats import comparison_report, fmt_p, matrix_report
+from ragaudit.stats.compare import Comparison, compare_all, compare_runs
 
-__all__ = ["command", "noise_sections", "render_comparison", "render_matrix"]
-
-
-def _p(value: float) -> str:
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def _ci(low: float, high: float) -> str:
-    return f"[{low:+.3f}, {high:+.3f}]"
-
-
-def _level(confidence: float) -> str:
-    return f"{100 * confidence:g}% CI"
-
-
-def _verdict_rule(alpha: float) -> str:
-    return (
-        f"verdict: SIGNIFICANT = p < {alpha:g} and the CI excludes 0; borderline = only one "
-        f"of those, or p < {2 * alpha:g}; no evidence = neither."
-    )
-
-
-def _header(result: Comparison) -> list[str]:
-    lines = [
-        f"A = {result.name_a}   B = {result.name_b}   ({result.n_common} paired questions"
-        + ("" if result.questions == "all" else f", {result.questions} only")
-        + ")",
-        f"seed {result.seed} | paired bootstrap: {result.n_resamples} resamples, "
-        f"{result.ci_method} interval | permutation p: exact sign flips when n <= "
-        f"{result.exact_max_n}, else {result.n_permutations} random flips, (count+1)/(trials+1)",
-    ]
-    if result.only_a or result.only_b:
-        lines.append(
-            f"excluded: {len(result.only_a)} question(s) only in A, {len(result.only_b)} only in B"
-        )
-    return lines
-
-
-def _binary_block(row: MetricComparison, confidence: float, alpha: float) -> list[str]:
-    table = row.mcnemar
-    if table is None:
-        return []
-    lines = [
-        f"paired view of {row.metric} (n = {row.n}):",
-        f"  {'':14}{'B = 1':>8}{'B = 0':>8}",
-        f"  {'A = 1':14}{table.both:>8}{table.a_only:>8}",
-        f"  {'A = 0':14}{table.b_only:>8}{table.neither:>8}",
-        f"  concordant {table.both + table.neither}/{row.n}: they carry no information about "
-        "which run is better",
-        f"  A only {table.a_only}, B only {table.b_only}: McNemar exact two-sided p = "
-        f"{table.pvalue:.3f}",
-        f"  questions that differ: {', '.join(table.discordant_ids) or 'none'}",
-        f"  observed discordance {row.discordance:.3f}; exact power at alpha {alpha:g} to detect "
-        f"an effect of {row.observed_effect:.3f} (the observed one): {row.power:.3f}; "
-        f"of {row.discordance:.3f} (the largest this discordance allows): "
-        f"{row.power_at_discordance:.3f}",
-        "  interval width vs n (first n questions by id):",
-        f"  {'n':>6}{'B - A':>10}{_level(confidence):>22}{'width':>9}",
-    ]
-    for sub in row.subsamples:
-        ci = sub.confidence_interval
-        lines.append(
-            f"  {sub.n:>6}{sub.statistic:>+10.3f}{_ci(ci.low, ci.high):>22}{sub.width:>9.3f}"
-        )
-    return lines
-
-
-def render_comparison(result: Comparison, output_format: str) -> str:
-    """Render a :class:`~ragaudit.stats.Comparison` as ``table``, ``markdown`` or ``json``."""
-    if output_format == "json":
-        return render_json(result.to_dict())
-    level = _level(result.confidence)
-    header = ("metric", "n", "mean A", "mean B", "B - A", level, "p", "verdict")
-    rows = [
-        (
-            row.metric,
-            str(row.n),
-            f"{row.mean_a:.3f}",
-            f"{row.mean_b:.3f}",
-            f"{row.statistic:+.3f}",
-            _ci(row.confidence_interval.low, row.confidence_interval.high),
-            _p(row.pvalue),
-            row.verdict,
-        )
-        for row in result.metrics
-    ]
-    binary = [row for row in result.metrics if row.mcnemar is not None]
-    if output_format == "markdown":
-        lines = [f"**{line}**" if i == 0 else line for i, line in enumerate(_header(result))]
-        lines = [line + "  " for line in lines]
-        lines += [
-            "",
-            "| " + " | ".join(header) + " |",
-            "|" + "|".join(["---"] + ["---:"] * 6 + ["---"]) + "|",
-        ]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        for row in binary:
-            lines += ["", "```", *_binary_block(row, result.confidence, result.alpha), "```"]
-        lines += ["", _verdict_rule(result.alpha)]
-        return "\n".join(lines) + "\n"
-    width = max([len(header[0])] + [len(r[0]) for r in rows])
-    ci_width = max(len(level), *(len(r[5]) for r in rows)) if rows else len(level)
-    formats = (
-        f"{{:<{width}}}",
-        "{:>5}",
-        "{:>8}",
-        "{:>8}",
-        "{:>8}",
-        f"{{:>{ci_width + 2}}}",
-        "{:>8}",
-        "   {}",
-    )
-    lines = [*_header(result), ""]
-    for cells in [header, *rows]:
-        lines.append("".join(f.format(c) for f, c in zip(formats, cells, strict=True)).rstrip())
-    for row in binary:
-        lines += ["", *_binary_block(row, result.confidence, result.alpha)]
-    lines += ["", _verdict_rule(result.alpha)]
-    return "\n".join(lines) + "\n"
-
-
-def render_matrix(result: PairwiseMatrix, output_format: str) -> str:
-    """Render a :class:`~ragaudit.stats.PairwiseMatrix` (``compare --all``)."""
-    if output_format == "json":
-        return render_json(result.to_dict())
-    level = _level(result.confidence)
-    header = ("run A", "run B", "n", "B - A", level, "p", "p (Holm)")
-    rows = [
-        (
-            result.runs[i],
-            result.runs[j],
-            str(row.n),
-            f"{row.statistic:+.3f}",
-            _ci(row.confidence_interval.low, row.confidence_interval.high),
-            _p(row.pvalue),
-            _p(adjusted),
-        )
-        for (i, j, row), adjusted in zip(result.pairs, result.adjusted_pvalues, strict=True)
-    ]
-    distinguishable = set(result.distinguishable)
-    title = (
-        f"{result.metric}: {len(result.runs)} runs, {len(result.pairs)} pairs | seed "
-        f"{result.seed} | {result.n_resamples} bootstrap resamples | {result.n_permutations} "
-        f"permutations | Holm-Bonferroni over all pairs, alpha {result.alpha:g}"
-    )
-    found = [f"{a} vs {b}" for a, b in result.distinguishable]
-    summary = f"distinguishable (Holm-adjusted p < {result.alpha:g} and CI excludes 0): " + (
-        "; ".join(found) if found else "none"
-    )
-    # Matrix cell (row i, column j): mean difference column - row; '*' marks distinguishable.
-    cell: dict[tuple[int, int], str] = {}
-    for i, j, row in result.pairs:
-        mark = "*" if (result.runs[i], result.runs[j]) in distinguishable else ""
-        cell[(i, j)] = f"{row.statistic:+.3f}{mark}"
-        cell[(j, i)] = f"{-row.statistic:+.3f}{mark}"
-    names = result.runs
-    if output_format == "markdown":
-        lines = [f"**{title}**", "", "| " + " | ".join(header) + " |", "|---|---|" + "---:|" * 5]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        lines += [
-            "",
-            "| column - row | " + " | ".join(names) + " |",
-            "|---|" + "---:|" * len(names),
-        ]
-        for i, name in enumerate(names):
-            lines.append(
-                f"| {name} | " + " | ".join(cell.get((i, j), ".") for j in range(len(names))) + " |"
-            )
-        lines += ["", summary]
-        return "\n".join(lines) + "\n"
-    name_width = max(len(n) for n in [*names, "run A"])
-    column_width = max(10, *(len(n) + 2 for n in names))
-    lines = [title, ""]
-    formats = (
-        f"{{:<{name_width + 2}}}",
-        f"{{:<{name_width + 2}}}",
-        "{:>5}",
-        "{:>9}",
-        "{:>20}",
-        "{:>9}",
-        "{:>10}",
-    )
-    for cells in [header, *rows]:
-        lines.append("".join(f.format(c) for f, c in zip(formats, cells, strict=True)).rstrip())
-    lines += [
-        "",
-        f"{'column - row':<{name_width + 2}}" + "".join(f"{n:>{column_width}}" for n in names),
-    ]
-    for i, name in enumerate(names):
-        lines.append(
-            f"{name:<{name_width + 2}}"
-            + "".join(f"{cell.get((i, j), '.'):>{column_width}}" for j in range(len(names)))
-        )
-    lines += ["", summary]
-    return "\n".join(lines) + "\n"
+__all__ = ["command", "noise_sections"]
 
 
 @click.command("compare")
@@ -301,7 +102,7 @@ def render_matrix(result: PairwiseMatrix, output_format: str) -> str:
     help="Split the variance of judged metrics into question sampling and judge noise, from "
     "the per-repeat verdicts of `ragaudit judge --judge-repeats R` (saved runs only).",
 )
-@format_option("table", "json", "markdown")
+@format_option()
 def command(
     runs: tuple[str, ...],
     all_dir: str | None,
@@ -346,7 +147,7 @@ def command(
             exact_max_n=exact_max_n,
             allow_partial=allow_partial,
         )
-        click.echo(render_matrix(matrix, output_format), nl=False)
+        emit(matrix_report(matrix), output_format)
         return
     if len(runs) != 2:
         raise InputError(f"compare: expected two runs RUN_A RUN_B, found {len(runs)}")
@@ -367,17 +168,7 @@ def command(
         runs[0], runs[1], result, cluster_by=cluster_by, judge_repeats=judge_repeats,
         metrics=metrics, questions=questions, allow_partial=allow_partial,
     )  # fmt: skip
-    if output_format == "json":
-        click.echo(render_json({**result.to_dict(), **{k: v.to_dict() for k, v in extra.items()}}))
-    else:
-        text = render_comparison(result, output_format)
-        for part in extra.values():
-            if isinstance(part, ClusteredComparison):
-                lines = clustered_lines(part, result.confidence)
-            else:
-                lines = judge_noise_lines(part, result.confidence)
-            text += as_block(lines, output_format)
-        click.echo(text, nl=False)
+    emit(with_noise_sections(comparison_report(result), extra, result.confidence), output_format)
     if gates:
         _apply_gates(result, gates)
 
@@ -442,7 +233,7 @@ def _apply_gates(result: Comparison, gates: tuple[str, ...]) -> None:
         low, high = row.confidence_interval.low, row.confidence_interval.high
         click.echo(
             f"ragaudit: gate failed: {row.metric} is worse in B by {row.statistic:+.3f} "
-            f"(CI [{low:+.3f}, {high:+.3f}], p {_p(row.pvalue)})",
+            f"(CI [{low:+.3f}, {high:+.3f}], p {fmt_p(row.pvalue)})",
             err=True,
         )
     if failed:

@@ -181,7 +181,8 @@ def section_label_bias(ctx: DemoContext, echo: Echo) -> None:
 
 def section_compare(ctx: DemoContext, echo: Echo) -> None:
     """Is k=6 better than k=3?  Paired bootstrap, permutation test and McNemar."""
-    from ragaudit.cli.compare import render_comparison
+    from ragaudit.reports.render import render_text
+    from ragaudit.reports.stats import comparison_report
     from ragaudit.stats.compare import compare_runs
 
     name_a, name_b = (c["name"] for c in CONFIGURATIONS)
@@ -195,7 +196,7 @@ def section_compare(ctx: DemoContext, echo: Echo) -> None:
         questions="answerable",
     )
     echo("=" * 78)
-    echo(render_comparison(result, "table").rstrip("\n"))
+    echo(render_text(comparison_report(result)).rstrip("\n"))
     echo("")
 
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import click
 
-from ragaudit.cli._options import format_option, render_csv, render_json
+from ragaudit.cli._options import emit, format_option
 from ragaudit.data.formats import read_chunk_map, read_qrels, read_run
-from ragaudit.metrics import Evaluation, evaluate, list_metrics
+from ragaudit.metrics import evaluate, list_metrics
+from ragaudit.reports.metrics import evaluate_report
 
-__all__ = ["command", "render_table"]
+__all__ = ["command"]
 
 DEFAULT_METRICS = ("ndcg@10", "recall@5", "precision@5", "mrr", "map")
 
@@ -19,51 +19,6 @@ DEFAULT_METRICS = ("ndcg@10", "recall@5", "precision@5", "mrr", "map")
 def _metric_help() -> str:
     names = ", ".join(info.pattern for info in list_metrics())
     return f"Metric to compute (repeatable). Default: {', '.join(DEFAULT_METRICS)}. Valid: {names}."
-
-
-def _k(ev: Evaluation, name: str) -> str:
-    k = ev.specs[name].k
-    return "all" if k is None else str(k)
-
-
-def render_table(ev: Evaluation, per_query: bool = False) -> str:
-    """Plain-text table; every number is labelled with its cutoff, unit and averaging."""
-    lines = [
-        f"unit={ev.unit} average={ev.average} n={ev.n_queries} "
-        f"relevance_threshold={ev.relevance_threshold} missing={ev.missing}"
-    ]
-    width = max(len("metric"), *(len(name) for name in ev.means))
-    lines.append(f"{'metric':<{width}}  {'k':>4}  {'value':>8}  trec_eval")
-    for name, value in ev.means.items():
-        trec = ev.specs[name].trec_eval or "-"
-        lines.append(f"{name:<{width}}  {_k(ev, name):>4}  {value:8.4f}  {trec}")
-    if ev.tied_groups:
-        lines.append(
-            f"tied score groups: {ev.tied_groups} (order inside a tie: id descending, as trec_eval)"
-        )
-    if per_query:
-        names = list(ev.per_query)
-        qwidth = max(len("qid"), *(len(q) for q in ev.query_ids))
-        lines.append("")
-        lines.append(f"{'qid':<{qwidth}}  " + "  ".join(f"{n:>{max(8, len(n))}}" for n in names))
-        columns = {n: ev.per_query[n].tolist() for n in names}
-        for i, qid in enumerate(ev.query_ids):
-            cells = "  ".join(f"{columns[n][i]:>{max(8, len(n))}.4f}" for n in names)
-            lines.append(f"{qid:<{qwidth}}  {cells}")
-    return "\n".join(lines) + "\n"
-
-
-def _render_csv(ev: Evaluation, per_query: bool) -> str:
-    if per_query:
-        names = list(ev.per_query)
-        columns = {n: ev.per_query[n].tolist() for n in names}
-        rows = [[qid, *(repr(columns[n][i]) for n in names)] for i, qid in enumerate(ev.query_ids)]
-        return render_csv(["qid", *names], rows)
-    rows = [
-        [name, _k(ev, name), repr(value), ev.unit, ev.average, str(ev.n_queries)]
-        for name, value in ev.means.items()
-    ]
-    return render_csv(["metric", "k", "value", "unit", "average", "n"], rows)
 
 
 @click.command("evaluate")
@@ -119,7 +74,7 @@ def _render_csv(ev: Evaluation, per_query: bool) -> str:
     show_default=True,
     help="An item listed twice for one question: error, or keep the first.",
 )
-@format_option("table", "json", "csv")
+@format_option()
 def command(
     qrels_path: str,
     run_path: str,
@@ -154,10 +109,4 @@ def command(
         )
     for warning in caught:
         click.echo(f"ragaudit: warning: {warning.message}", err=True)
-    if output_format == "json":
-        payload: dict[str, Any] = ev.to_dict(per_query=per_query)
-        click.echo(render_json(payload), nl=False)
-    elif output_format == "csv":
-        click.echo(_render_csv(ev, per_query), nl=False)
-    else:
-        click.echo(render_table(ev, per_query), nl=False)
+    emit(evaluate_report(ev, per_query), output_format)

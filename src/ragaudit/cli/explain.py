@@ -6,10 +6,11 @@ import warnings
 
 import click
 
-from ragaudit.cli._options import format_option, render_json
+from ragaudit.cli._options import emit, format_option
 from ragaudit.data import Qrels, Run
 from ragaudit.exceptions import InputError, UndefinedMetricWarning
 from ragaudit.metrics.explain import EXPLAINABLE, Derivation, explain, parse_grades, parse_items
+from ragaudit.reports.metrics import explain_report
 
 __all__ = ["command"]
 
@@ -58,7 +59,7 @@ def _engine_check(derivation: Derivation, labels: dict[str, int], ranking: list[
     help="nDCG gain: the grade (linear, default) or 2^grade - 1 (exp).",
 )
 @click.option("--k", "k", type=int, default=None, help="Cut-off (default: the ranking's length).")
-@format_option("table", "json")
+@format_option()
 def command(
     metric: str,
     ranking: str,
@@ -83,18 +84,4 @@ def command(
     labels = _labels(relevant, grades)
     derivation = explain(metric, items, labels, k=k, gain="exp" if gain == "exp" else "linear")
     check = _engine_check(derivation, labels, items)
-    if output_format == "json":
-        payload = {
-            "ranking": items,
-            "grades": labels,
-            "gain": gain or "linear",
-            **derivation.to_dict(),
-            "evaluate_check": check,
-        }
-        click.echo(render_json(payload), nl=False)
-        return
-    relevant_set = ", ".join(f"{i}={g}" for i, g in labels.items() if g > 0) or "none"
-    click.echo(f"{derivation.metric} for ranking: {' '.join(items)}")
-    click.echo(f"labels (item=grade): {relevant_set}")
-    click.echo(derivation.to_text())
-    click.echo(check)
+    emit(explain_report(derivation, items, labels, gain or "linear", check), output_format)

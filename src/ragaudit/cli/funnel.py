@@ -6,13 +6,12 @@ from typing import Any
 
 import click
 
-from ragaudit.cli._options import format_option, render_json, seed_option
+from ragaudit.cli._options import emit, format_option, seed_option
 from ragaudit.data.records import load_saved_run
 from ragaudit.diagnose.funnel import compute_funnel
 from ragaudit.exceptions import InputError
 from ragaudit.labels.format import load_chunk_labels
 from ragaudit.reports.funnel import funnel_report
-from ragaudit.reports.render import render_markdown, render_text
 
 __all__ = ["command"]
 
@@ -68,7 +67,7 @@ def _chunk_texts(corpus_dir: str, config: dict[str, Any]) -> dict[str, str]:
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
     help="Bootstrap resamples of the questions.",
 )  # fmt: skip
-@format_option("table", "json", "markdown")
+@format_option()
 def command(
     run: str,
     k: int | None,
@@ -93,10 +92,4 @@ def command(
     )
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
-    report = funnel_report(result)
-    if output_format == "json":
-        click.echo(render_json(report.data), nl=False)
-    elif output_format == "markdown":
-        click.echo(render_markdown(report), nl=False)
-    else:
-        click.echo(render_text(report), nl=False)
+    emit(funnel_report(result), output_format)

@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._options import format_option, render_json
+from ragaudit.cli._options import emit, format_option
 from ragaudit.diagnose.illusions import compute_illusions
+from ragaudit.reports.metrics import illusions_report
 
 __all__ = ["command"]
 
 
 @click.command("illusions")
-@format_option("table", "json", "markdown")
+@format_option()
 def command(output_format: str) -> None:
     """Print six small cases where two systems tie on one metric and differ on another.
 
     Every number is computed live by the metrics engine on hand-made rankings; the output
     is the same, byte for byte, on every run.
     """
-    report = compute_illusions()
-    if output_format == "json":
-        click.echo(render_json(report.to_dict()), nl=False)
-    elif output_format == "markdown":
-        click.echo(report.to_markdown(), nl=False)
-    else:
-        click.echo(report.to_text(), nl=False)
+    emit(illusions_report(compute_illusions()), output_format)

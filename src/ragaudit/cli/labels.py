@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ragaudit._io import atomic_write_text
-from ragaudit.cli._options import format_option, render_json
+from ragaudit.cli._options import TEXT_FORMATS, format_option
 from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 
 __all__ = ["command"]
@@ -157,7 +157,7 @@ def build(
               help="Chunk-label file made for the run's chunking.")  # fmt: skip
 @click.option("--k", type=click.IntRange(min=1), default=None,
               help="Cut-off (default: the run's own k).")  # fmt: skip
-@format_option("table", "json", "markdown", "html")
+@format_option(*TEXT_FORMATS, "html")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="Write the report to a file instead of stdout.")  # fmt: skip
 def bias(
@@ -173,21 +173,14 @@ def bias(
     from ragaudit.diagnose.label_bias import compute_label_bias
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.reports.label_bias import bias_report
-    from ragaudit.reports.render import render_html, render_markdown, render_text
+    from ragaudit.reports.render import render
 
     saved = load_saved_run(run)
     labels = load_chunk_labels(labels_path, expect=saved.config)
     result = compute_label_bias(saved, labels, k=k)
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
-    report = bias_report(result)
-    renderers = {
-        "json": lambda: render_json(report.data),
-        "markdown": lambda: render_markdown(report),
-        "html": lambda: render_html(report),
-        "table": lambda: render_text(report),
-    }
-    text = renderers[output_format]()
+    text = render(bias_report(result), output_format)
     if out_path is None:
         click.echo(text, nl=False)
     else:

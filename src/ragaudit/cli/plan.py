@@ -6,11 +6,12 @@ from typing import Any
 
 import click
 
-from ragaudit.cli._options import format_option, render_json
+from ragaudit.cli._options import emit, format_option
 from ragaudit.exceptions import InputError
-from ragaudit.stats.power import PlanningRow, planning_table
+from ragaudit.reports.stats import plan_report
+from ragaudit.stats.power import planning_table
 
-__all__ = ["command", "render_plan"]
+__all__ = ["command"]
 
 
 def _numbers(text: str, name: str, kind: type) -> list[Any]:
@@ -24,24 +25,6 @@ def _numbers(text: str, name: str, kind: type) -> list[Any]:
                 f"--{name}: expected comma-separated {kind.__name__}s, found {part!r}"
             ) from None
     return values
-
-
-def render_plan(rows: list[PlanningRow], power: float, alpha: float, output_format: str) -> str:
-    """Render planning rows as the chapter's table (n down, disagreement across) or JSON."""
-    if output_format == "json":
-        return render_json([{"n": r.n, "disagree": r.disagree, "mde": r.mde} for r in rows])
-    ns = list(dict.fromkeys(r.n for r in rows))
-    rates = list(dict.fromkeys(r.disagree for r in rows))
-    cell = {(r.n, r.disagree): "-" if r.mde is None else f"{r.mde:.2f}" for r in rows}
-    lines = [
-        f"minimum detectable effect on a binary metric ({100 * power:g}% power, alpha "
-        f"{alpha:g}, McNemar exact test, exact power - no simulation)",
-        "by how often the two systems disagree at all; '-' = not detectable",
-        f"{'n questions':>12}" + "".join(f"{f'disagree {100 * d:g}%':>15}" for d in rates),
-    ]
-    for n in ns:
-        lines.append(f"{n:>12}" + "".join(f"{cell[(n, d)]:>15}" for d in rates))
-    return "\n".join(lines) + "\n"
 
 
 @click.command("plan")
@@ -60,7 +43,7 @@ def render_plan(rows: list[PlanningRow], power: float, alpha: float, output_form
 )
 @click.option("--power", type=float, default=0.8, show_default=True, help="Target power.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
-@format_option("table", "json")
+@format_option()
 def command(ns: str, disagree: str, power: float, alpha: float, output_format: str) -> None:
     """Minimum detectable effect for each golden-set size and disagreement rate.
 
@@ -70,4 +53,4 @@ def command(ns: str, disagree: str, power: float, alpha: float, output_format: s
     sizes = _numbers(ns, "n", int)
     rates = _numbers(disagree, "disagree", float)
     rows = planning_table(sizes, rates, power=power, alpha=alpha)
-    click.echo(render_plan(rows, power, alpha, output_format), nl=False)
+    emit(plan_report(rows, power, alpha), output_format)

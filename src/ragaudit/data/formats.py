@@ -37,7 +37,7 @@ import numpy.typing as npt
 from ragaudit._io import atomic_write_text, require
 from ragaudit.data.qrels import Qrels, check_unit
 from ragaudit.data.runs import RankingInput, Run
-from ragaudit.exceptions import FormatError, InputError
+from ragaudit.exceptions import FormatError, InputError, unreadable
 
 __all__ = [
     "QrelsColumns",
@@ -275,7 +275,7 @@ def _read_blocks(path: PathLike, block_bytes: int) -> Iterator[tuple[U8Array, in
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
     except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror}", path=str(path)) from None
+        raise unreadable(path, exc) from None
     try:
         while True:
             room = len(carry) + block_bytes
@@ -1491,10 +1491,8 @@ def _json_records(path: PathLike) -> Iterator[tuple[int, Any]]:
     name = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror}", path=name) from None
-    except UnicodeDecodeError as exc:
-        raise FormatError(f"expected UTF-8 text: {exc.reason}", path=name) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(name, exc) from None
     if name.lower().endswith(".json"):
         try:
             document = json.loads(text)
@@ -1754,8 +1752,8 @@ def read_chunk_map(path: PathLike) -> dict[str, str]:
         return mapping
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror}", path=name) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(name, exc) from None
     mapping = {}
     for number, text_line in enumerate(text.splitlines(), start=1):
         if not text_line.strip() or (number == 1 and text_line.split("\t")[:1] == ["chunk_id"]):

@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from ragaudit.data.qrels import Qrels
-from ragaudit.exceptions import FormatError
+from ragaudit.exceptions import FormatError, unreadable
 
 __all__ = ["GoldenQuestion", "GoldenSet", "load_golden", "parse_golden"]
 
@@ -344,12 +344,6 @@ def load_golden(path: str | Path, *, doc_ids: Collection[str] | None = None) -> 
     file = Path(path)
     try:
         text = file.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise FormatError(
-            f"cannot read golden set: {exc.strerror or exc}", path=str(file)
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise FormatError(
-            f"expected UTF-8 text, found an invalid byte at offset {exc.start}", path=str(file)
-        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(file, exc) from None
     return parse_golden(text, path=str(file), doc_ids=doc_ids)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit._io import atomic_write_text
-from ragaudit.exceptions import FormatError
+from ragaudit.exceptions import FormatError, unreadable
 
 __all__ = [
     "FORMAT",
@@ -232,12 +232,8 @@ def load_saved_run(path: str | Path) -> SavedRun:
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FormatError(f"cannot read saved run: {exc.strerror or exc}", path=str(file)) from None
-    except UnicodeDecodeError as exc:
-        raise FormatError(
-            f"expected UTF-8 JSON, found an invalid byte at offset {exc.start}", path=str(file)
-        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(file, exc) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

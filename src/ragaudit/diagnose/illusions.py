@@ -21,7 +21,6 @@ Then :data:`BLIND_SPOTS` says, for each metric, what it answers and what it cann
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,37 +58,10 @@ class CaseTable:
     def _fmt(self, value: Cell) -> str:
         return f"{value:.{self.decimals}f}" if isinstance(value, float) else str(value)
 
-    def _left_aligned(self) -> list[bool]:
+    def left_aligned(self) -> list[bool]:
         """Text columns are left-aligned, numeric columns right-aligned."""
         body = self.cells()[1:]
         return [any(not _is_numeric(row[j]) for row in body) for j in range(len(self.columns))]
-
-    def to_text(self, indent: str = "  ") -> str:
-        """Aligned plain text, columns three spaces apart."""
-        cells = self.cells()
-        widths = [max(len(row[j]) for row in cells) for j in range(len(self.columns))]
-        left = self._left_aligned()
-        lines = []
-        for row in cells:
-            parts = [
-                cell.ljust(width) if is_left else cell.rjust(width)
-                for cell, width, is_left in zip(row, widths, left, strict=True)
-            ]
-            lines.append((indent + "   ".join(parts)).rstrip())
-        return "\n".join(lines)
-
-    def to_markdown(self) -> str:
-        """A GitHub-flavoured Markdown table."""
-        cells = self.cells()
-        header = "| " + " | ".join(cells[0]) + " |"
-        rule = "|" + "|".join("---" if is_left else "---:" for is_left in self._left_aligned())
-        rule += "|"
-        # Escape what Markdown would read as emphasis or a cell border.
-        body = [
-            "| " + " | ".join(c.replace("*", "\\*").replace("|", "\\|") for c in row) + " |"
-            for row in cells[1:]
-        ]
-        return "\n".join([header, rule, *body])
 
 
 def _is_numeric(text: str) -> bool:
@@ -170,7 +142,7 @@ BLIND_SPOTS: tuple[BlindSpot, ...] = (
 
 @dataclass(frozen=True)
 class IllusionsReport:
-    """All cases plus the blind-spot table, rendered as text, Markdown or a JSON-ready dict."""
+    """All cases plus the blind-spot table (reported by ``reports.metrics.illusions_report``)."""
 
     cases: tuple[IllusionCase, ...]
     blind_spots: tuple[BlindSpot, ...] = BLIND_SPOTS
@@ -192,45 +164,6 @@ class IllusionsReport:
                 for b in self.blind_spots
             ],
         }
-
-    def to_text(self) -> str:
-        """The terminal report."""
-        out = [
-            "METRIC ILLUSIONS: systems that tie on one metric and differ on another",
-            "(relevant items starred; every number computed by ragaudit.metrics.evaluate)",
-        ]
-        for case in self.cases:
-            out += ["", f"Case {case.number}. {case.title}", f"  {case.setup}"]
-            for block in case.blocks:
-                if isinstance(block, CaseTable):
-                    out.append(block.to_text())
-                else:
-                    out += ["  " + line if line else "" for line in block.split("\n")]
-            out.append(
-                textwrap.fill(
-                    case.lesson, width=96, initial_indent="  -> ", subsequent_indent="     "
-                )
-            )
-        out += ["", "WHAT EACH METRIC IS BLIND TO", self.blind_spot_table().to_text()]
-        return "\n".join(out) + "\n"
-
-    def to_markdown(self) -> str:
-        """A Markdown document (tables as pipe tables, derivations in text fences)."""
-        out = [
-            "## Metric illusions",
-            "",
-            "Relevant items are starred; every number is computed by `ragaudit.metrics.evaluate`.",
-        ]
-        for case in self.cases:
-            out += ["", f"### Case {case.number}. {case.title}", "", case.setup, ""]
-            for block in case.blocks:
-                if isinstance(block, CaseTable):
-                    out += [block.to_markdown(), ""]
-                else:
-                    out += ["```text", block, "```", ""]
-            out.append(f"**Lesson.** {case.lesson}")
-        out += ["", "### What each metric is blind to", "", self.blind_spot_table().to_markdown()]
-        return "\n".join(out) + "\n"
 
 
 # --------------------------------------------------------------------------- case definitions

@@ -38,7 +38,7 @@ import yaml
 
 from ragaudit._io import atomic_write_text
 from ragaudit.data.qrels import Qrels
-from ragaudit.exceptions import FormatError, InputError
+from ragaudit.exceptions import FormatError, InputError, unreadable
 
 __all__ = [
     "LABELS_FORMAT",
@@ -259,12 +259,12 @@ def load_chunk_labels(
     where = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(
-            f"{where}: no such chunk-label file; build one with ragaudit labels build"
+    except FileNotFoundError as exc:
+        raise FormatError(
+            f"{unreadable(where, exc).message}; build one with ragaudit labels build", path=where
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{where}: cannot read the chunk-label file: {exc}") from None
+        raise unreadable(where, exc) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

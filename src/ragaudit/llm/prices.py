@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from ragaudit.exceptions import FormatError
+from ragaudit.exceptions import FormatError, unreadable
 
 __all__ = ["DEFAULT_PRICES_PATH", "ModelPrice", "PriceTable"]
 
@@ -64,10 +64,8 @@ class PriceTable:
         label = "default" if path is None else str(path)
         try:
             raw = yaml.safe_load(source.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise FormatError(
-                f"cannot read the price table: {exc.strerror}", path=str(source)
-            ) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise unreadable(source, exc) from None
         except yaml.YAMLError as exc:
             line = getattr(getattr(exc, "problem_mark", None), "line", None)
             raise FormatError(

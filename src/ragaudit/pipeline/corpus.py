@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragaudit.exceptions import InputError
+from ragaudit.exceptions import InputError, unreadable
 
 __all__ = ["CORPUS_SUFFIXES", "Document", "corpus_sha256", "load_corpus"]
 
@@ -86,14 +86,11 @@ def load_corpus(directory: str | Path) -> list[Document]:
         try:
             raw = path.read_bytes()
         except OSError as exc:
-            raise InputError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+            raise unreadable(path, exc) from None
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise InputError(
-                f"{path}: expected UTF-8 text, found byte 0x{raw[exc.start]:02x} at offset "
-                f"{exc.start}; re-save the file as UTF-8"
-            ) from None
+            raise unreadable(path, exc) from None
         documents.append(Document(path.stem, text, str(path)))
     return documents
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ragaudit._io import require
-from ragaudit.exceptions import FormatError, InputError
+from ragaudit.exceptions import FormatError, InputError, unreadable
 from ragaudit.pipeline.chunking import Chunk
 from ragaudit.pipeline.text import content_tokens
 
@@ -354,7 +354,7 @@ def read_run_file(path: str | Path) -> dict[str, list[tuple[str, float]]]:
     try:
         lines = file.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{file}: cannot read run file: {exc}") from None
+        raise unreadable(file, exc) from None
     first = next((ln.strip() for ln in lines if ln.strip()), "")
     if not first:
         raise FormatError("expected a TREC or JSONL run, found an empty file", path=str(file))

@@ -1,22 +1,34 @@
-"""Reports: a plain :class:`Report` object and its terminal, Markdown and HTML renderers.
+"""Reports: a plain :class:`Report` object and the one renderer for every output format.
 
-The funnel and label-bias reports are built here from the diagnostics' result objects;
-``funnel_section`` and ``bias_section`` print them for ``ragaudit demo``.
+Every command builds a :class:`Report` (the builders live in this package, one module per
+family of commands) and :func:`render` turns it into ``table`` (terminal text), ``json``,
+``csv``, ``markdown`` or ``html``.  Escaping happens in the renderer and only there.
 """
 
 from __future__ import annotations
 
-from ragaudit.reports.render import render, render_html, render_markdown, render_text
-from ragaudit.reports.report import Report, ScatterPlot, Section, Table, Text
+from ragaudit.reports.render import (
+    render,
+    render_csv,
+    render_html,
+    render_json,
+    render_markdown,
+    render_text,
+)
+from ragaudit.reports.report import FORMATS, KeyValues, Report, ScatterPlot, Section, Table, Text
 
 __all__ = [
+    "FORMATS",
+    "KeyValues",
     "Report",
     "ScatterPlot",
     "Section",
     "Table",
     "Text",
     "render",
+    "render_csv",
     "render_html",
+    "render_json",
     "render_markdown",
     "render_text",
 ]

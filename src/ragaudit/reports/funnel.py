@@ -144,10 +144,13 @@ def funnel_report(result: FunnelResult) -> Report:
     else:
         una_lines = ("no unanswerable questions in this run",)
     sections.append(Section(f"Unanswerable questions (n={una.n})", (Text(una_lines),)))
-    if result.notes:
-        sections.append(Section("Notes", (Text(tuple(result.notes)),)))
     name = f": {result.run_name}" if result.run_name else ""
-    return Report(f"ragaudit funnel{name}", tuple(sections), data=result.to_dict())
+    return Report(
+        f"ragaudit funnel{name}",
+        tuple(sections),
+        data=result.to_dict(),
+        notes=tuple(result.notes),
+    )
 
 
 def funnel_section(

@@ -139,10 +139,13 @@ def bias_report(result: BiasResult) -> Report:
     else:
         graded_blocks.append(Text(("no question changes rank between binary and graded nDCG",)))
     sections.append(Section(f"Graded labels (k={k})", tuple(graded_blocks)))
-    if result.notes:
-        sections.append(Section("Notes", (Text(result.notes),)))
     name = f": {result.run_name}" if result.run_name else ""
-    return Report(f"ragaudit labels bias{name}", tuple(sections), data=result.to_dict())
+    return Report(
+        f"ragaudit labels bias{name}",
+        tuple(sections),
+        data=result.to_dict(),
+        notes=tuple(result.notes),
+    )
 
 
 def bias_section(

@@ -1,10 +1,14 @@
-"""Text blocks for the noise analyses: clustered intervals, judge noise, calibration.
+"""Report sections for the noise analyses: clustered intervals, judge noise, calibration.
 
-Pure functions from result objects to lines of text (table and markdown share the lines; the
-markdown form wraps them in a code block).  JSON output uses the objects' ``to_dict``.
+Pure functions from result objects to lines of text, wrapped as monospace
+:class:`~ragaudit.reports.report.Text` blocks of a :class:`~ragaudit.reports.report.Report`
+(so every output format shows them); JSON output uses the objects' ``to_dict``.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
 
 from ragaudit.diagnose.calibration import Calibration
 from ragaudit.diagnose.noise import (
@@ -12,10 +16,17 @@ from ragaudit.diagnose.noise import (
     JudgeNoiseComparison,
     clustering_summary,
 )
+from ragaudit.reports.report import Report, Section, Text
 from ragaudit.stats.judge_noise import JudgeNoiseResult
 from ragaudit.stats.resampling import ConfidenceInterval
 
-__all__ = ["as_block", "calibration_lines", "clustered_lines", "judge_noise_lines"]
+__all__ = [
+    "calibration_lines",
+    "calibration_report",
+    "clustered_lines",
+    "judge_noise_lines",
+    "with_noise_sections",
+]
 
 
 def _ci(ci: ConfidenceInterval, signed: bool = True) -> str:
@@ -23,11 +34,25 @@ def _ci(ci: ConfidenceInterval, signed: bool = True) -> str:
     return f"[{ci.low:{spec}}, {ci.high:{spec}}]"
 
 
-def as_block(lines: list[str], output_format: str) -> str:
-    """Join lines for ``table`` output, or fence them for ``markdown``."""
-    if output_format == "markdown":
-        return "\n```\n" + "\n".join(lines) + "\n```\n"
-    return "\n" + "\n".join(lines) + "\n"
+def with_noise_sections(
+    report: Report,
+    parts: dict[str, ClusteredComparison | JudgeNoiseComparison],
+    confidence: float,
+) -> Report:
+    """``report`` with a section per clustered / judge-noise analysis, and their JSON."""
+    if not parts:
+        return report
+    sections = list(report.sections)
+    for part in parts.values():
+        if isinstance(part, ClusteredComparison):
+            title, lines = f"Clustered by {part.by}", clustered_lines(part, confidence)
+        else:
+            title, lines = f"Judge noise: {part.metric}", judge_noise_lines(part, confidence)
+        sections.append(Section(title, (Text(tuple(lines), monospace=True),)))
+    data: Any = report.data
+    if isinstance(data, dict):
+        data = {**data, **{key: part.to_dict() for key, part in parts.items()}}
+    return replace(report, sections=tuple(sections), data=data)
 
 
 def clustered_lines(result: ClusteredComparison, confidence: float) -> list[str]:
@@ -147,3 +172,9 @@ def calibration_lines(result: Calibration) -> list[str]:
         "Zrnic 2024); valid however biased the judge is"
     )
     return lines
+
+
+def calibration_report(result: Calibration) -> Report:
+    """The report of ``ragaudit calibrate``."""
+    section = Section("", (Text(tuple(calibration_lines(result)), monospace=True),))
+    return Report("", (section,), data=result.to_dict())

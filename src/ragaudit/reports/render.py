@@ -1,25 +1,59 @@
-"""Renderers: one :class:`~ragaudit.reports.report.Report`, three formats.
+"""The one renderer: a :class:`~ragaudit.reports.report.Report` in every output format.
 
-* :func:`render_text`: aligned plain text for a terminal (plots are skipped).
-* :func:`render_markdown`: GitHub-flavoured Markdown (plots are skipped).
+* :func:`render_text`: aligned plain text for a terminal (plots are skipped);
+* :func:`render_markdown`: GitHub-flavoured Markdown (plots are skipped);
+* :func:`render_csv`: the report's tables as CSV (typed values at full precision);
+* :func:`render_json`: the report's ``data``;
 * :func:`render_html`: a standalone page with inline CSS and inline SVG plots, no scripts and
   no external resources.
 
-Every renderer is a pure function of the report, so output is byte-identical for equal input.
+:func:`render` dispatches on the format name.  Every renderer is a pure function of the
+report, so output is byte-identical for equal input, and every renderer escapes what it prints
+(:mod:`ragaudit.reports._escape`): producers pass raw ids and names.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from html import escape
+from typing import Any
 
 from ragaudit.exceptions import InputError
-from ragaudit.reports.report import Report, ScatterPlot, Table, Text
+from ragaudit.reports._escape import md_fence, md_inline, visible
+from ragaudit.reports.report import (
+    FORMATS,
+    Block,
+    KeyValues,
+    Report,
+    Section,
+    Table,
+    Text,
+)
 from ragaudit.reports.svg import scatter_svg
 
-__all__ = ["render", "render_html", "render_markdown", "render_table_text", "render_text"]
+__all__ = [
+    "render",
+    "render_csv",
+    "render_html",
+    "render_json",
+    "render_markdown",
+    "render_table_text",
+    "render_text",
+]
 
 _INDENT = "  "
+
+
+def _shown(blocks: tuple[Block, ...], output_format: str) -> list[Block]:
+    return [b for b in blocks if not b.only or output_format in b.only]
+
+
+def _sections(report: Report) -> tuple[Section, ...]:
+    if not report.notes:
+        return report.sections
+    return (*report.sections, Section("Notes", (Text(report.notes),)))
 
 
 def render_table_text(table: Table, indent: str = _INDENT) -> list[str]:
@@ -31,8 +65,10 @@ def render_table_text(table: Table, indent: str = _INDENT) -> list[str]:
     id   hit
     q1  1.00
     """
-    widths = [len(c) for c in table.columns]
-    for row in table.rows:
+    header = tuple(visible(c) for c in table.columns)
+    rows = [tuple(visible(c) for c in row) for row in table.rows]
+    widths = [len(c) for c in header]
+    for row in rows:
         widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
 
     def line(cells: tuple[str, ...]) -> str:
@@ -42,7 +78,12 @@ def render_table_text(table: Table, indent: str = _INDENT) -> list[str]:
         ]
         return (indent + "  ".join(padded)).rstrip()
 
-    return [line(table.columns), *(line(row) for row in table.rows)]
+    return [line(header), *(line(row) for row in rows)]
+
+
+def _key_values_text(block: KeyValues, indent: str) -> list[str]:
+    width = max((len(visible(k)) for k, _ in block.pairs), default=0)
+    return [(indent + visible(k).ljust(width) + "  " + visible(v)).rstrip() for k, v in block.pairs]
 
 
 def _shout(title: str) -> str:
@@ -54,39 +95,68 @@ def _shout(title: str) -> str:
 def render_text(report: Report) -> str:
     """Plain text: upper-case section titles, indented blocks, one blank line between sections.
 
+    An untitled section prints its blocks flush left with no blank line between them.
+
     Examples
     --------
-    >>> from ragaudit.reports.report import Section
     >>> print(render_text(Report("T", (Section("Part", (Text(("a line",)),)),))), end="")
     T
     <BLANKLINE>
     PART
       a line
+    >>> print(render_text(Report("", (Section("", (KeyValues((("n", "3"),)),)),))), end="")
+    n  3
     """
-    out = [report.title]
-    for section in report.sections:
-        out.append("")
-        out.append(_shout(section.title))
-        for i, block in enumerate(section.blocks):
-            if i and not isinstance(block, ScatterPlot):
+    out = [visible(report.title)] if report.title else []
+    for section in _sections(report):
+        if out:
+            out.append("")
+        indent = _INDENT if section.title else ""
+        if section.title:
+            out.append(visible(_shout(section.title)))
+        for i, block in enumerate(_shown(section.blocks, "table")):
+            if i and section.title:
                 out.append("")
             if isinstance(block, Table):
-                out.extend(render_table_text(block))
+                out.extend(render_table_text(block, indent))
+            elif isinstance(block, KeyValues):
+                out.extend(_key_values_text(block, indent))
             elif isinstance(block, Text):
-                out.extend((_INDENT + line).rstrip() for line in block.lines)
+                out.extend((indent + visible(line)).rstrip() for line in block.lines)
     return "\n".join(out) + "\n"
 
 
 def _md_cell(cell: str) -> str:
-    return cell.replace("|", "\\|") if cell else " "
+    return md_inline(cell) if cell else " "
+
+
+def _md_block(block: Block) -> list[str]:
+    if isinstance(block, Table):
+        return [
+            "| " + " | ".join(_md_cell(c) for c in block.columns) + " |",
+            "| " + " | ".join(":---" if a == "l" else "---:" for a in block.align) + " |",
+            *("| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows),
+        ]
+    if isinstance(block, KeyValues):
+        return [
+            "  \n".join(f"{md_inline(k, line_start=True)}: {md_inline(v)}" for k, v in block.pairs)
+        ]
+    if isinstance(block, Text):
+        if block.monospace:
+            lines = [visible(line) for line in block.lines]
+            fence = md_fence(lines)
+            return [fence, *lines, fence]
+        return ["  \n".join(md_inline(line, line_start=True) for line in block.lines)]
+    return []
 
 
 def render_markdown(report: Report) -> str:
     """GitHub-flavoured Markdown: ``#`` title, ``##`` sections, pipe tables, code blocks.
 
+    Every string is escaped, so ids and names cannot add HTML, headings, links or cells.
+
     Examples
     --------
-    >>> from ragaudit.reports.report import Section
     >>> r = Report("T", (Section("S", (Table(("id", "n"), (("a|b", "1"),)),)),))
     >>> print(render_markdown(r), end="")
     # T
@@ -97,24 +167,55 @@ def render_markdown(report: Report) -> str:
     | :--- | ---: |
     | a\\|b | 1 |
     """
-    out = [f"# {report.title}"]
-    for section in report.sections:
-        out += ["", f"## {section.title}"]
-        for block in section.blocks:
-            if isinstance(block, Table):
+    out = [f"# {md_inline(report.title)}"] if report.title else []
+    for section in _sections(report):
+        if section.title:
+            if out:
                 out.append("")
-                out.append("| " + " | ".join(_md_cell(c) for c in block.columns) + " |")
-                out.append(
-                    "| " + " | ".join(":---" if a == "l" else "---:" for a in block.align) + " |"
-                )
-                out.extend("| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows)
-            elif isinstance(block, Text):
+            out.append(f"## {md_inline(section.title)}")
+        for block in _shown(section.blocks, "markdown"):
+            if out:
                 out.append("")
-                if block.monospace:
-                    out += ["```", *block.lines, "```"]
-                else:
-                    out.append("  \n".join(block.lines))
+            out.extend(_md_block(block))
     return "\n".join(out) + "\n"
+
+
+def render_csv(report: Report) -> str:
+    """The report's tables (and key-values) as CSV, one blank line between tables.
+
+    Typed ``values`` are written at full precision (``repr`` of a float); text is skipped.
+
+    Examples
+    --------
+    >>> t = Table(("metric", "value"), (("ndcg@5", "0.333"),), values=(("ndcg@5", 1 / 3),))
+    >>> print(render_csv(Report("", (Section("", (t,)),))), end="")
+    metric,value
+    ndcg@5,0.3333333333333333
+    """
+    parts: list[str] = []
+    for section in _sections(report):
+        for block in _shown(section.blocks, "csv"):
+            if isinstance(block, Table):
+                header: tuple[str, ...] = block.columns
+                rows: Any = block.typed_rows
+            elif isinstance(block, KeyValues):
+                header, rows = ("key", "value"), block.pairs
+            else:
+                continue
+            buffer = io.StringIO()
+            writer = csv.writer(buffer, lineterminator="\n")
+            writer.writerow(header)
+            writer.writerows(
+                [repr(v) if isinstance(v, float) else ("" if v is None else v) for v in row]
+                for row in rows
+            )
+            parts.append(buffer.getvalue())
+    return "\n".join(parts)
+
+
+def render_json(report: Report) -> str:
+    """The report's ``data`` as indented JSON (NaN is an error, not ``NaN``)."""
+    return json.dumps(report.data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 _CSS = (
@@ -125,12 +226,36 @@ _CSS = (
 )
 
 
+def _html_block(block: Block) -> list[str]:
+    if isinstance(block, Table):
+        cls = ["" if a == "l" else ' class="r"' for a in block.align]
+        head = "".join(f"<th{c}>{escape(h)}</th>" for c, h in zip(cls, block.columns, strict=True))
+        return [
+            "<table>",
+            f"<tr>{head}</tr>",
+            *(
+                "<tr>"
+                + "".join(f"<td{c}>{escape(v)}</td>" for c, v in zip(cls, row, strict=True))
+                + "</tr>"
+                for row in block.rows
+            ),
+            "</table>",
+        ]
+    if isinstance(block, KeyValues):
+        rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in block.pairs)
+        return [f"<table>{rows}</table>"]
+    if isinstance(block, Text):
+        if block.monospace:
+            return ["<pre>" + escape("\n".join(block.lines)) + "</pre>"]
+        return [f"<p>{escape(line)}</p>" for line in block.lines]
+    return ["<figure>", scatter_svg(block), "</figure>"]
+
+
 def render_html(report: Report) -> str:
     """A standalone HTML page (inline CSS, inline SVG plots, no scripts).
 
     Examples
     --------
-    >>> from ragaudit.reports.report import Section
     >>> page = render_html(Report("T<1>", (Section("S", (Text(("x",)),)),)))
     >>> "<title>T&lt;1&gt;</title>" in page and "<p>x</p>" in page
     True
@@ -144,49 +269,36 @@ def render_html(report: Report) -> str:
         "<body>",
         f"<h1>{escape(report.title)}</h1>",
     ]
-    for section in report.sections:
-        out.append(f"<h2>{escape(section.title)}</h2>")
-        for block in section.blocks:
-            if isinstance(block, Table):
-                cls = ["" if a == "l" else ' class="r"' for a in block.align]
-                out.append("<table>")
-                out.append(
-                    "<tr>"
-                    + "".join(
-                        f"<th{c}>{escape(h)}</th>" for c, h in zip(cls, block.columns, strict=True)
-                    )
-                    + "</tr>"
-                )
-                for row in block.rows:
-                    out.append(
-                        "<tr>"
-                        + "".join(f"<td{c}>{escape(v)}</td>" for c, v in zip(cls, row, strict=True))
-                        + "</tr>"
-                    )
-                out.append("</table>")
-            elif isinstance(block, Text):
-                if block.monospace:
-                    out.append("<pre>" + escape("\n".join(block.lines)) + "</pre>")
-                else:
-                    out.extend(f"<p>{escape(line)}</p>" for line in block.lines)
-            elif isinstance(block, ScatterPlot):
-                out.append("<figure>")
-                out.append(scatter_svg(block))
-                out.append("</figure>")
+    for section in _sections(report):
+        if section.title:
+            out.append(f"<h2>{escape(section.title)}</h2>")
+        for block in _shown(section.blocks, "html"):
+            out.extend(_html_block(block))
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"
 
 
+_RENDERERS = {
+    "table": render_text,
+    "json": render_json,
+    "csv": render_csv,
+    "markdown": render_markdown,
+    "html": render_html,
+}
+
+
 def render(report: Report, output_format: str) -> str:
-    """Render in ``"table"`` (terminal text), ``"markdown"``, ``"html"`` or ``"json"``."""
-    if output_format == "table":
-        return render_text(report)
-    if output_format == "markdown":
-        return render_markdown(report)
-    if output_format == "html":
-        return render_html(report)
-    if output_format == "json":
-        return json.dumps(report.data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    raise InputError(
-        f"format: expected one of table, markdown, html, json, found {output_format!r}"
-    )
+    """Render ``report`` in one of :data:`~ragaudit.reports.report.FORMATS`.
+
+    Examples
+    --------
+    >>> render(Report("", (), data={"n": 1}), "json")
+    '{\\n  "n": 1\\n}\\n'
+    """
+    try:
+        renderer = _RENDERERS[output_format]
+    except KeyError:
+        raise InputError(
+            f"format: expected one of {', '.join(FORMATS)}, found {output_format!r}"
+        ) from None
+    return renderer(report)

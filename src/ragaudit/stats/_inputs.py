@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ragaudit.exceptions import FormatError, InputError, RagauditWarning
+from ragaudit.exceptions import FormatError, InputError, RagauditWarning, unreadable
 
 __all__ = [
     "QUESTION_SUBSETS",
@@ -270,9 +270,7 @@ def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetr
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise FormatError(
-            f"cannot read file ({exc.__class__.__name__}: {exc})", path=where
-        ) from None
+        raise unreadable(where, exc) from None
     name: str | None = None
     answerable: dict[str, bool] | None = None
     if path.suffix.lower() == ".jsonl":

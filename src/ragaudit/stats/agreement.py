@@ -20,7 +20,7 @@ import numpy as np
 import yaml
 
 from ragaudit.data.qrels import Qrels
-from ragaudit.exceptions import FormatError, InputError, RagauditWarning
+from ragaudit.exceptions import FormatError, InputError, RagauditWarning, unreadable
 
 __all__ = ["AgreementResult", "cohen_kappa", "label_agreement", "read_labels"]
 
@@ -305,9 +305,7 @@ def read_labels(path: str | os.PathLike[str]) -> tuple[Qrels, bool]:
     try:
         text = source.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise FormatError(
-            f"cannot read file ({exc.__class__.__name__}: {exc})", path=where
-        ) from None
+        raise unreadable(where, exc) from None
     suffix = source.suffix.lower()
     data: Any
     if suffix == ".jsonl":

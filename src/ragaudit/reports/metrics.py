@@ -1,0 +1,157 @@
+"""Reports of the metric commands: ``evaluate``, ``explain`` and ``illusions``."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from ragaudit.diagnose.illusions import CaseTable, IllusionsReport
+from ragaudit.metrics import Evaluation
+from ragaudit.metrics.explain import Derivation
+from ragaudit.reports.report import Report, Section, Table, Text
+
+__all__ = ["evaluate_report", "explain_report", "illusions_report"]
+
+
+def _k(ev: Evaluation, name: str) -> str:
+    k = ev.specs[name].k
+    return "all" if k is None else str(k)
+
+
+def evaluate_report(ev: Evaluation, per_query: bool = False) -> Report:
+    """The report of ``ragaudit evaluate``: every number labelled with its cut-off and averaging.
+
+    Examples
+    --------
+    >>> from ragaudit.data import Qrels, Run
+    >>> from ragaudit.metrics import evaluate
+    >>> from ragaudit.reports.render import render
+    >>> ev = evaluate(Qrels({"q1": {"A": 1}}), Run({"q1": ["B", "A"]}), ["mrr"])
+    >>> print(render(evaluate_report(ev), "table"), end="")
+    unit=doc average=macro n=1 relevance_threshold=1 missing=zero
+    metric    k   value  trec_eval
+    mrr     all  0.5000  recip_rank
+    """
+    header = Text(
+        (
+            f"unit={ev.unit} average={ev.average} n={ev.n_queries} "
+            f"relevance_threshold={ev.relevance_threshold} missing={ev.missing}",
+        )
+    )
+    means = Table(
+        ("metric", "k", "value", "trec_eval"),
+        tuple(
+            (name, _k(ev, name), f"{value:.4f}", ev.specs[name].trec_eval or "-")
+            for name, value in ev.means.items()
+        ),
+        align="lrrl",
+        only=("table", "markdown", "html"),
+    )
+    blocks: list[Any] = [header, means]
+    if ev.tied_groups:
+        blocks.append(
+            Text(
+                (
+                    f"tied score groups: {ev.tied_groups} (order inside a tie: id descending, "
+                    "as trec_eval)",
+                )
+            )
+        )
+    sections = [Section("", tuple(blocks))]
+    names = list(ev.per_query)
+    columns = {n: ev.per_query[n].tolist() for n in names}
+    if per_query:
+        values = tuple((qid, *(columns[n][i] for n in names)) for i, qid in enumerate(ev.query_ids))
+        rows = tuple((v[0], *(f"{x:.4f}" for x in v[1:])) for v in values)
+        sections.append(Section("", (Table(("qid", *names), rows, values=values),)))
+    else:
+        summary = tuple(
+            (name, _k(ev, name), value, ev.unit, ev.average, ev.n_queries)
+            for name, value in ev.means.items()
+        )
+        sections[0] = Section(
+            "",
+            (
+                *blocks,
+                Table(
+                    ("metric", "k", "value", "unit", "average", "n"),
+                    tuple(tuple(str(c) for c in row) for row in summary),
+                    values=summary,
+                    only=("csv",),
+                ),
+            ),
+        )
+    return Report("", tuple(sections), data=ev.to_dict(per_query=per_query))
+
+
+def explain_report(
+    derivation: Derivation, ranking: list[str], labels: dict[str, int], gain: str, check: str
+) -> Report:
+    """The whiteboard derivation of one metric for one ranking (``ragaudit explain``)."""
+    relevant = ", ".join(f"{i}={g}" for i, g in labels.items() if g > 0) or "none"
+    table = Table(
+        derivation.columns,
+        tuple(
+            tuple(f"{c:.3f}" if isinstance(c, float) else str(c) for c in row)
+            for row in derivation.rows
+        ),
+        align="r" * len(derivation.columns),
+        values=derivation.rows,
+    )
+    data = {
+        "ranking": ranking,
+        "grades": labels,
+        "gain": gain,
+        **derivation.to_dict(),
+        "evaluate_check": check,
+    }
+    head = Text(
+        (
+            f"{derivation.metric} for ranking: {' '.join(ranking)}",
+            f"labels (item=grade): {relevant}",
+        )
+    )
+    return Report("", (Section("", (head, table, Text((*derivation.lines, check)))),), data=data)
+
+
+def _case_table(table: CaseTable) -> Table:
+    cells = table.cells()
+    align = "".join("l" if left else "r" for left in table.left_aligned())
+    return Table(
+        tuple(cells[0]), tuple(tuple(r) for r in cells[1:]), align=align, values=table.rows
+    )
+
+
+def illusions_report(result: IllusionsReport) -> Report:
+    """The six metric illusions and the blind-spot table (``ragaudit illusions``)."""
+    sections = [
+        Section(
+            "",
+            (
+                Text(
+                    (
+                        "Relevant items are starred; every number is computed by "
+                        "ragaudit.metrics.evaluate.",
+                    )
+                ),
+            ),
+        )
+    ]
+    for case in result.cases:
+        blocks: list[Any] = [Text((case.setup,))]
+        for block in case.blocks:
+            if isinstance(block, CaseTable):
+                blocks.append(_case_table(block))
+            else:
+                blocks.append(Text(tuple(block.split("\n")), monospace=True))
+        lesson = textwrap.wrap("-> " + case.lesson, width=94, subsequent_indent="   ")
+        blocks.append(Text(tuple(lesson)))
+        sections.append(Section(f"Case {case.number}. {case.title}", tuple(blocks)))
+    sections.append(
+        Section("What each metric is blind to", (_case_table(result.blind_spot_table()),))
+    )
+    return Report(
+        "Metric illusions: systems that tie on one metric and differ on another",
+        tuple(sections),
+        data=result.to_dict(),
+    )

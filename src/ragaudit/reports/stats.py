@@ -1,0 +1,258 @@
+"""Reports of the statistics commands: ``compare``, ``compare --all``, ``plan``, ``agreement``."""
+
+from __future__ import annotations
+
+from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
+from ragaudit.stats.agreement import AgreementResult
+from ragaudit.stats.compare import Comparison, MetricComparison, PairwiseMatrix
+from ragaudit.stats.mcnemar import McNemarResult
+from ragaudit.stats.power import PlanningRow
+
+__all__ = ["agreement_report", "comparison_report", "fmt_p", "matrix_report", "plan_report"]
+
+
+def fmt_p(value: float) -> str:
+    """A p-value with three decimals, ``<0.001`` below that.
+
+    Examples
+    --------
+    >>> fmt_p(0.04321), fmt_p(0.0002)
+    ('0.043', '<0.001')
+    """
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _ci(low: float, high: float) -> str:
+    return f"[{low:+.3f}, {high:+.3f}]"
+
+
+def _level(confidence: float) -> str:
+    return f"{100 * confidence:g}% CI"
+
+
+def _verdict_rule(alpha: float) -> str:
+    return (
+        f"verdict: SIGNIFICANT = p < {alpha:g} and the CI excludes 0; borderline = only one "
+        f"of those, or p < {2 * alpha:g}; no evidence = neither."
+    )
+
+
+def _header(result: Comparison) -> tuple[str, ...]:
+    lines = [
+        f"A = {result.name_a}   B = {result.name_b}   ({result.n_common} paired questions"
+        + ("" if result.questions == "all" else f", {result.questions} only")
+        + ")",
+        f"seed {result.seed} | paired bootstrap: {result.n_resamples} resamples, "
+        f"{result.ci_method} interval | permutation p: exact sign flips when n <= "
+        f"{result.exact_max_n}, else {result.n_permutations} random flips, (count+1)/(trials+1)",
+    ]
+    if result.only_a or result.only_b:
+        lines.append(
+            f"excluded: {len(result.only_a)} question(s) only in A, {len(result.only_b)} only in B"
+        )
+    return tuple(lines)
+
+
+def _binary_block(
+    row: MetricComparison, table: McNemarResult, confidence: float, alpha: float
+) -> Text:
+    lines = [
+        f"paired view of {row.metric} (n = {row.n}):",
+        f"  {'':14}{'B = 1':>8}{'B = 0':>8}",
+        f"  {'A = 1':14}{table.both:>8}{table.a_only:>8}",
+        f"  {'A = 0':14}{table.b_only:>8}{table.neither:>8}",
+        f"  concordant {table.both + table.neither}/{row.n}: they carry no information about "
+        "which run is better",
+        f"  A only {table.a_only}, B only {table.b_only}: McNemar exact two-sided p = "
+        f"{table.pvalue:.3f}",
+        f"  questions that differ: {', '.join(table.discordant_ids) or 'none'}",
+        f"  observed discordance {row.discordance:.3f}; exact power at alpha {alpha:g} to detect "
+        f"an effect of {row.observed_effect:.3f} (the observed one): {row.power:.3f}; "
+        f"of {row.discordance:.3f} (the largest this discordance allows): "
+        f"{row.power_at_discordance:.3f}",
+        "  interval width vs n (first n questions by id):",
+        f"  {'n':>6}{'B - A':>10}{_level(confidence):>22}{'width':>9}",
+    ]
+    for sub in row.subsamples:
+        ci = sub.confidence_interval
+        lines.append(
+            f"  {sub.n:>6}{sub.statistic:>+10.3f}{_ci(ci.low, ci.high):>22}{sub.width:>9.3f}"
+        )
+    return Text(tuple(lines), monospace=True)
+
+
+def comparison_report(result: Comparison) -> Report:
+    """The paired comparison of two runs (``ragaudit compare A B``)."""
+    values = tuple(
+        (
+            row.metric,
+            row.n,
+            row.mean_a,
+            row.mean_b,
+            row.statistic,
+            row.confidence_interval.low,
+            row.confidence_interval.high,
+            row.pvalue,
+            row.verdict,
+        )
+        for row in result.metrics
+    )
+    rows = tuple(
+        (m, str(n), f"{a:.3f}", f"{b:.3f}", f"{d:+.3f}", _ci(lo, hi), fmt_p(p), v)
+        for m, n, a, b, d, lo, hi, p, v in values
+    )
+    level = _level(result.confidence)
+    table = Table(
+        ("metric", "n", "mean A", "mean B", "B - A", level, "p", "verdict"),
+        rows,
+        align="lrrrrrrl",
+        only=("table", "markdown", "html"),
+    )
+    csv_table = Table(
+        ("metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p", "verdict"),
+        tuple(tuple(str(c) for c in v) for v in values),
+        values=values,
+        only=("csv",),
+    )
+    sections = [Section("", (Text(_header(result)),)), Section("", (table, csv_table))]
+    for row in result.metrics:
+        if row.mcnemar is not None:
+            block = _binary_block(row, row.mcnemar, result.confidence, result.alpha)
+            sections.append(Section("", (block,)))
+    sections.append(Section("", (Text((_verdict_rule(result.alpha),)),)))
+    return Report("", tuple(sections), data=result.to_dict())
+
+
+def matrix_report(result: PairwiseMatrix) -> Report:
+    """Every pair of runs on one metric, Holm-adjusted (``ragaudit compare --all``)."""
+    values = tuple(
+        (
+            result.runs[i],
+            result.runs[j],
+            row.n,
+            row.statistic,
+            row.confidence_interval.low,
+            row.confidence_interval.high,
+            row.pvalue,
+            adjusted,
+        )
+        for (i, j, row), adjusted in zip(result.pairs, result.adjusted_pvalues, strict=True)
+    )
+    pairs = Table(
+        ("run A", "run B", "n", "B - A", _level(result.confidence), "p", "p (Holm)"),
+        tuple(
+            (a, b, str(n), f"{d:+.3f}", _ci(lo, hi), fmt_p(p), fmt_p(q))
+            for a, b, n, d, lo, hi, p, q in values
+        ),
+        align="llrrrrr",
+        only=("table", "markdown", "html"),
+    )
+    csv_pairs = Table(
+        ("run_a", "run_b", "n", "diff", "ci_low", "ci_high", "p", "p_holm"),
+        tuple(tuple(str(c) for c in v) for v in values),
+        values=values,
+        only=("csv",),
+    )
+    distinguishable = set(result.distinguishable)
+    title = (
+        f"{result.metric}: {len(result.runs)} runs, {len(result.pairs)} pairs | seed "
+        f"{result.seed} | {result.n_resamples} bootstrap resamples | {result.n_permutations} "
+        f"permutations | Holm-Bonferroni over all pairs, alpha {result.alpha:g}"
+    )
+    found = [f"{a} vs {b}" for a, b in result.distinguishable]
+    summary = f"distinguishable (Holm-adjusted p < {result.alpha:g} and CI excludes 0): " + (
+        "; ".join(found) if found else "none"
+    )
+    # Matrix cell (row i, column j): mean difference column - row; '*' marks distinguishable.
+    cell: dict[tuple[int, int], str] = {}
+    for i, j, row in result.pairs:
+        mark = "*" if (result.runs[i], result.runs[j]) in distinguishable else ""
+        cell[(i, j)] = f"{row.statistic:+.3f}{mark}"
+        cell[(j, i)] = f"{-row.statistic:+.3f}{mark}"
+    names = result.runs
+    matrix = Table(
+        ("column - row", *names),
+        tuple(
+            (name, *(cell.get((i, j), ".") for j in range(len(names))))
+            for i, name in enumerate(names)
+        ),
+    )
+    return Report(
+        "",
+        (
+            Section("", (Text((title,)),)),
+            Section("", (pairs, csv_pairs)),
+            Section("", (matrix,)),
+            Section("", (Text((summary,)),)),
+        ),
+        data=result.to_dict(),
+    )
+
+
+def plan_report(rows: list[PlanningRow], power: float, alpha: float) -> Report:
+    """The planning table: minimum detectable effect by golden-set size and disagreement."""
+    ns = list(dict.fromkeys(r.n for r in rows))
+    rates = list(dict.fromkeys(r.disagree for r in rows))
+    mde = {(r.n, r.disagree): r.mde for r in rows}
+    table = Table(
+        ("n questions", *(f"disagree {100 * d:g}%" for d in rates)),
+        tuple(
+            (str(n), *("-" if mde[(n, d)] is None else f"{mde[(n, d)]:.2f}" for d in rates))
+            for n in ns
+        ),
+        align="r" * (len(rates) + 1),
+        values=tuple((n, *(mde[(n, d)] for d in rates)) for n in ns),
+    )
+    head = Text(
+        (
+            f"minimum detectable effect on a binary metric ({100 * power:g}% power, alpha "
+            f"{alpha:g}, McNemar exact test, exact power - no simulation)",
+            "by how often the two systems disagree at all; '-' = not detectable",
+        )
+    )
+    data = [{"n": r.n, "disagree": r.disagree, "mde": r.mde} for r in rows]
+    return Report("", (Section("", (head, table)),), data=data)
+
+
+def agreement_report(result: AgreementResult, name_a: str, name_b: str) -> Report:
+    """Agreement of two labellers: raw agreement, kappa, weighted kappa, confusion matrix."""
+    data = {
+        "labels_a": name_a,
+        "labels_b": name_b,
+        "n_items": result.n_items,
+        "n_questions": result.n_questions,
+        "only_a": result.only_a,
+        "only_b": result.only_b,
+        "raw_agreement": result.raw_agreement,
+        "kappa": result.kappa,
+        "weighted_kappa_quadratic": result.weighted_kappa,
+        "categories": list(result.categories),
+        "confusion": [list(row) for row in result.confusion],
+    }
+    head = Text(
+        (
+            f"A = {name_a}   B = {name_b}",
+            f"items labelled by both: {result.n_items} across {result.n_questions} questions "
+            f"(excluded: {result.only_a} only in A, {result.only_b} only in B)",
+        )
+    )
+    scores = KeyValues(
+        (
+            ("raw agreement", f"{result.raw_agreement:.3f}"),
+            ("Cohen's kappa", f"{result.kappa:.3f}"),
+            ("quadratic-weighted kappa", f"{result.weighted_kappa:.3f}"),
+        )
+    )
+    confusion = Table(
+        ("grade A \\ grade B", *(str(c) for c in result.categories)),
+        tuple(
+            (str(g), *(str(x) for x in row))
+            for g, row in zip(result.categories, result.confusion, strict=True)
+        ),
+        align="r" * (len(result.categories) + 1),
+    )
+    return Report(
+        "",
+        (Section("", (head,)), Section("", (scores,)), Section("", (confusion,))),
+        data=data,
+    )
