@@ -112,9 +112,9 @@ def questions_needed(
     --------
     >>> result = questions_needed(0.1, 0.2)
     >>> result.n, round(result.power, 3)
-    (163, 0.802)
-    >>> questions_needed(0.1, 0.2, design_effect=2.2).n   # ceil(163 * 2.2)
-    359
+    (168, 0.801)
+    >>> questions_needed(0.1, 0.2, design_effect=2.2).n   # ceil(168 * 2.2)
+    370
     """
     delta = abs(float(effect))
     if not 0.0 < delta <= disagree <= 1.0:
