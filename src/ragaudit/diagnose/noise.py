@@ -42,6 +42,7 @@ __all__ = [
     "judge_noise_comparison",
     "question_clusters",
     "repeat_scores",
+    "run_metrics",
 ]
 
 # Where each --cluster-by shortcut looks in a saved-run row (first present key wins).
@@ -154,7 +155,8 @@ def question_clusters(run: SavedRun, by: str) -> dict[str, str]:
     return {qid: label if label is not None else f"(none) {qid}" for qid, label in labels.items()}
 
 
-def _per_question(run: SavedRun, questions: str) -> PerQuestionMetrics:
+def run_metrics(run: SavedRun, questions: str = "all") -> PerQuestionMetrics:
+    """The run's per-question metrics, restricted to ``questions`` (all/answerable/...)."""
     answerable = {row["id"]: bool(row.get("answerable", True)) for row in run.rows}
     return PerQuestionMetrics(run.name, per_question_metrics(run), run.path, answerable).subset(
         questions
@@ -208,8 +210,8 @@ def clustered_comparison(
     clusters among their scored questions are left out.
     """
     paired = pair_runs(
-        _per_question(run_a, questions),
-        _per_question(run_b, questions),
+        run_metrics(run_a, questions),
+        run_metrics(run_b, questions),
         metrics,
         allow_partial=allow_partial,
     )
@@ -249,7 +251,7 @@ def clustered_metric(
     >>> row.result.n_clusters, row.result.statistic
     (4, 0.625)
     """
-    values = _per_question(run, questions).values
+    values = run_metrics(run, questions).values
     if not any(metric in v for v in values.values()):
         raise InputError(f"metric {metric!r} is missing from run {run.name!r}")
     clusters = question_clusters(run, by)

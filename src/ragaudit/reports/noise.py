@@ -16,15 +16,18 @@ from ragaudit.diagnose.noise import (
     JudgeNoiseComparison,
     clustering_summary,
 )
+from ragaudit.diagnose.planning import RunPlan
 from ragaudit.reports.report import Report, Section, Text
 from ragaudit.stats.judge_noise import JudgeNoiseResult
 from ragaudit.stats.resampling import ConfidenceInterval
+from ragaudit.stats.sample_size import SampleSize
 
 __all__ = [
     "calibration_lines",
     "calibration_report",
     "clustered_lines",
     "judge_noise_lines",
+    "sample_size_report",
     "with_noise_sections",
 ]
 
@@ -178,3 +181,51 @@ def calibration_report(result: Calibration) -> Report:
     """The report of ``ragaudit calibrate``."""
     section = Section("", (Text(tuple(calibration_lines(result)), monospace=True),))
     return Report("", (section,), data=result.to_dict())
+
+
+def sample_size_report(plan: SampleSize, source: RunPlan | None = None) -> Report:
+    """``ragaudit plan --effect`` / ``--runs``: the questions needed."""
+    lines = []
+    data: dict[str, Any] = {
+        "effect": plan.effect,
+        "disagree": plan.disagree,
+        "power": plan.target_power,
+        "alpha": plan.alpha,
+        "design_effect": plan.design_effect,
+        "n_independent": plan.n_independent,
+        "n": plan.n,
+        "achieved_power": None if plan.n is None else plan.power,
+    }
+    if source is not None:
+        lines.append(
+            f"from the runs: {source.n_observed} paired questions on {source.metric!r}; they "
+            f"disagree on {100 * source.disagree:.1f}%, observed effect B - A "
+            f"{source.observed_effect:+.3f}"
+            + (
+                f"; {source.n_clusters} clusters, observed design effect {source.design_effect:.2f}"
+                if source.n_clusters is not None
+                else ""
+            )
+        )
+        data.update(
+            metric=source.metric,
+            n_observed=source.n_observed,
+            observed_effect=source.observed_effect,
+            n_clusters=source.n_clusters,
+        )
+    lines.append(
+        f"to detect an effect of {plan.effect:.3f} when the systems disagree on "
+        f"{100 * plan.disagree:.3g}% of questions ({100 * plan.target_power:g}% power, alpha "
+        f"{plan.alpha:g}, McNemar exact test, exact power):"
+    )
+    if plan.n is None or plan.n_independent is None:
+        lines.append("  not reachable with fewer than 1,000,000 questions")
+    else:
+        lines.append(f"  {plan.n_independent} independent questions (exact power {plan.power:.3f})")
+        if plan.design_effect != 1.0:
+            lines.append(
+                f"  {plan.n} questions with design effect {plan.design_effect:.2f} "
+                "(clustered questions carry less information; Miller 2024, section 5)"
+            )
+    section = Section("", (Text(tuple(lines)),))
+    return Report("", (section,), data=data)
