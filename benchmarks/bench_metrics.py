@@ -39,8 +39,12 @@ DATA = HERE / "_data"
 METRICS = ["ndcg@10", "map@100", "mrr@10", "recall@100", "precision@10"]
 # trec_eval names of the same measures; trec_eval has no rank cut for the reciprocal rank, so
 # mrr@10 is compared with ranx only.
-TREC_MEASURES = {"ndcg@10": "ndcg_cut_10", "map@100": "map_cut_100", "recall@100": "recall_100",
-                 "precision@10": "P_10"}
+TREC_MEASURES = {
+    "ndcg@10": "ndcg_cut_10",
+    "map@100": "map_cut_100",
+    "recall@100": "recall_100",
+    "precision@10": "P_10",
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -63,10 +67,12 @@ def build_files(n_questions: int, depth: int, seed: int) -> tuple[Path, Path]:
         for i in range(n_questions):
             row_docs = dict.fromkeys(docs[i].tolist())  # drop the rare duplicate draw
             q = qids[i]
-            out.write("".join(
-                f"{q} Q0 d{d} {r + 1} {s:.2f} bench\n"
-                for r, (d, s) in enumerate(zip(row_docs, scores[i], strict=False))
-            ))
+            out.write(
+                "".join(
+                    f"{q} Q0 d{d} {r + 1} {s:.2f} bench\n"
+                    for r, (d, s) in enumerate(zip(row_docs, scores[i], strict=False))
+                )
+            )
     # Labels: ~5 relevant per question (grades 1-3), 4 of them usually among the retrieved,
     # plus a few judged non-relevant items.
     with open(qrels_path, "w") as out:
@@ -76,8 +82,11 @@ def build_files(n_questions: int, depth: int, seed: int) -> tuple[Path, Path]:
             chosen = set()
             lines = []
             for _ in range(n_rel):
-                d = int(retrieved[rng.integers(0, depth)]) if rng.random() < 0.8 else int(
-                    rng.integers(0, pool))
+                d = (
+                    int(retrieved[rng.integers(0, depth)])
+                    if rng.random() < 0.8
+                    else int(rng.integers(0, pool))
+                )
                 if d in chosen:
                     continue
                 chosen.add(d)
@@ -119,8 +128,9 @@ def worker_files(tool: str, qrels_path: str, run_path: str) -> dict[str, object]
         t_parse = time.perf_counter()
         evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_MEASURES.values()))
         per_query = evaluator.evaluate(run)
-        means = {m: float(np.mean([v[t] for v in per_query.values()]))
-                 for m, t in TREC_MEASURES.items()}
+        means = {
+            m: float(np.mean([v[t] for v in per_query.values()])) for m, t in TREC_MEASURES.items()
+        }
     elif tool == "ranx":
         import ranx
 
@@ -131,8 +141,13 @@ def worker_files(tool: str, qrels_path: str, run_path: str) -> dict[str, object]
     else:
         raise SystemExit(f"unknown tool {tool}")
     t1 = time.perf_counter()
-    return {"total_s": t1 - t0, "parse_s": t_parse - t0, "eval_s": t1 - t_parse,
-            "peak_mb": _peak_mb(), "means": means}
+    return {
+        "total_s": t1 - t0,
+        "parse_s": t_parse - t0,
+        "eval_s": t1 - t_parse,
+        "peak_mb": _peak_mb(),
+        "means": means,
+    }
 
 
 def worker_dicts(tool: str, n_questions: int, depth: int, seed: int) -> dict[str, object]:
@@ -157,13 +172,16 @@ def worker_dicts(tool: str, n_questions: int, depth: int, seed: int) -> dict[str
 
         evaluator = pytrec_eval.RelevanceEvaluator(qrels_d, set(TREC_MEASURES.values()))
         per_query = evaluator.evaluate(run_d)
-        means = {m: float(np.mean([v[t] for v in per_query.values()]))
-                 for m, t in TREC_MEASURES.items()}
+        means = {
+            m: float(np.mean([v[t] for v in per_query.values()])) for m, t in TREC_MEASURES.items()
+        }
     elif tool == "ranx":
         import ranx
 
-        means = {k: float(v) for k, v in
-                 ranx.evaluate(ranx.Qrels(qrels_d), ranx.Run(run_d), METRICS).items()}
+        means = {
+            k: float(v)
+            for k, v in ranx.evaluate(ranx.Qrels(qrels_d), ranx.Run(run_d), METRICS).items()
+        }
     else:
         raise SystemExit(f"unknown tool {tool}")
     return {"total_s": time.perf_counter() - t0, "means": means}
@@ -190,8 +208,9 @@ def worker_first_call(tool: str) -> dict[str, object]:
 
 
 def _spawn(args: list[str], env: dict[str, str] | None = None) -> dict[str, object]:
-    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
-                          env=env, check=False)
+    proc = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, env=env, check=False
+    )
     if proc.returncode != 0:
         raise SystemExit(f"worker {args} failed:\n{proc.stderr[-3000:]}")
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -224,8 +243,11 @@ def main() -> None:
     print(f"seed={args.seed} questions={args.questions} depth={args.depth}", flush=True)
     t = time.perf_counter()
     qrels_path, run_path = build_files(args.questions, args.depth, args.seed)
-    print(f"data ready in {time.perf_counter() - t:.1f}s: {run_path.name} "
-          f"({run_path.stat().st_size / 1e6:.0f} MB)", flush=True)
+    print(
+        f"data ready in {time.perf_counter() - t:.1f}s: {run_path.name} "
+        f"({run_path.stat().st_size / 1e6:.0f} MB)",
+        flush=True,
+    )
 
     numba_cache = tempfile.mkdtemp(prefix="ranx-numba-")
     env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache)
@@ -236,21 +258,27 @@ def main() -> None:
         "ranx (warm)": _spawn(["--worker", "files", "ranx", str(qrels_path), str(run_path)], env),
     }
     dict_args = [str(args.dict_questions), str(args.depth), str(args.seed)]
-    dicts = {tool: _spawn(["--worker", "dicts", tool, *dict_args])
-             for tool in ("ragaudit", "pytrec_eval")}
+    dicts = {
+        tool: _spawn(["--worker", "dicts", tool, *dict_args])
+        for tool in ("ragaudit", "pytrec_eval")
+    }
     dicts["ranx (warm)"] = _spawn(["--worker", "dicts", "ranx", *dict_args], env)
     first_env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="ranx-numba-"))
-    first = {"ragaudit": _spawn(["--worker", "first", "ragaudit"]),
-             "pytrec_eval": _spawn(["--worker", "first", "pytrec_eval"]),
-             "ranx (cold)": _spawn(["--worker", "first", "ranx"], first_env)}
+    first = {
+        "ragaudit": _spawn(["--worker", "first", "ragaudit"]),
+        "pytrec_eval": _spawn(["--worker", "first", "pytrec_eval"]),
+        "ranx (cold)": _spawn(["--worker", "first", "ranx"], first_env),
+    }
 
     base = float(files["ragaudit"]["total_s"])  # type: ignore[arg-type]
     print(f"\n### End to end from TREC files ({args.questions:,} questions x {args.depth})\n")
     print("| tool | parse s | evaluate s | total s | total / ragaudit | peak MB |")
     print("|---|---:|---:|---:|---:|---:|")
     for tool, r in files.items():
-        print(f"| {tool} | {r['parse_s']:.2f} | {r['eval_s']:.2f} | {r['total_s']:.2f} | "
-              f"{float(r['total_s']) / base:.1f}x | {r['peak_mb']:.0f} |")  # type: ignore[arg-type]
+        print(
+            f"| {tool} | {r['parse_s']:.2f} | {r['eval_s']:.2f} | {r['total_s']:.2f} | "
+            f"{float(r['total_s']) / base:.1f}x | {r['peak_mb']:.0f} |"
+        )  # type: ignore[arg-type]
 
     base = float(dicts["ragaudit"]["total_s"])  # type: ignore[arg-type]
     print(f"\n### From in-memory dicts ({args.dict_questions:,} questions x {args.depth})\n")
@@ -274,8 +302,10 @@ def main() -> None:
             diff = abs(float(value) - float(ours[metric]))  # type: ignore[index]
             worst = max(worst, diff)
             flag = "" if diff <= 1e-9 else "   <-- differs"
-            print(f"  {tool:12s} {metric:13s} ragaudit={ours[metric]:.12f} "  # type: ignore[index]
-                  f"theirs={float(value):.12f}{flag}")
+            print(
+                f"  {tool:12s} {metric:13s} ragaudit={ours[metric]:.12f} "  # type: ignore[index]
+                f"theirs={float(value):.12f}{flag}"
+            )
     print(f"  largest absolute difference: {worst:.2e}")
 
 

@@ -9,6 +9,11 @@ for every metric.
 * scipy: ``scipy.stats.bootstrap(paired=True, vectorized=True)`` and
   ``scipy.stats.permutation_test(permutation_type="samples", vectorized=True)``, each called
   once with all 7 metrics along an axis (scipy's fastest use);
+* the exact and score methods of issue 11, each beside the closest scipy call: the exact
+  lattice sign-flip p of the 4 binary metrics (McNemar exact, any n) vs
+  ``scipy.stats.binomtest``; Tango's score interval of the 4 binary differences vs the scipy
+  paired bootstrap it replaces; Clopper-Pearson for 4 funnel rates vs
+  ``scipy.stats.binomtest(...).proportion_ci(method="exact")``;
 * planning: the exact 5 x 3 planning table (``planning_table``) against a Monte Carlo estimate
   of the same table with 600 trials per candidate effect, the chapter's method.
 
@@ -34,7 +39,9 @@ import numpy as np
 from scipy import stats
 
 from ragaudit.stats import PerQuestionMetrics, compare_runs, planning_table
-from ragaudit.stats.resampling import _bootstrap_means, _interval, _permutation_pvalues
+from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds
+from ragaudit.stats.permutation import exact_pvalue, monte_carlo_pvalues
+from ragaudit.stats.resampling import _bootstrap_means, _interval
 
 N_QUESTIONS, N_METRICS = 1000, 7
 RESAMPLES = PERMUTATIONS = 10_000
@@ -123,8 +130,50 @@ def main() -> None:
     t_bca, _ = best_of(args.repeat, our_bca)
     t_perm, _ = best_of(
         args.repeat,
-        lambda: _permutation_pvalues(diffs, PERMUTATIONS, np.random.default_rng(args.seed), 20),
+        lambda: monte_carlo_pvalues(diffs, PERMUTATIONS, np.random.default_rng(args.seed)),
     )
+    binary = diffs[:, 3:]
+    t_lattice, ours_exact = best_of(
+        args.repeat, lambda: [exact_pvalue(np.ascontiguousarray(col), 20) for col in binary.T]
+    )
+    b_only, a_only = (binary > 0).sum(axis=0), (binary < 0).sum(axis=0)
+    t_sp_binom, sp_exact = best_of(
+        args.repeat,
+        lambda: [
+            stats.binomtest(int(min(x, y)), int(x + y), 0.5).pvalue
+            for x, y in zip(b_only, a_only, strict=True)
+        ],
+    )
+    exact_gap = max(
+        abs(ours[0] - theirs)  # type: ignore[index]
+        for ours, theirs in zip(ours_exact, sp_exact, strict=True)  # type: ignore[call-overload]
+    )
+    n_binary = np.full(binary.shape[1], N_QUESTIONS)
+    t_tango, _ = best_of(args.repeat, lambda: tango_bounds(b_only, a_only, n_binary, 0.95))
+    t_sp_boot_binary, _ = best_of(
+        args.repeat,
+        lambda: stats.bootstrap(
+            (a[3:], b[3:]),
+            mean_diff,
+            paired=True,
+            vectorized=True,
+            axis=-1,
+            n_resamples=RESAMPLES,
+            method="percentile",
+            rng=args.seed,
+        ),
+    )
+    kept = np.array([990, 950, 900, 850])
+    t_cp, ours_cp = best_of(
+        args.repeat, lambda: clopper_pearson_bounds(kept, np.full(4, N_QUESTIONS), 0.95)
+    )
+    t_sp_cp, sp_cp = best_of(
+        args.repeat,
+        lambda: [
+            stats.binomtest(int(k), N_QUESTIONS).proportion_ci(0.95, method="exact") for k in kept
+        ],
+    )
+    cp_gap = float(np.max(np.abs(ours_cp[0] - [ci.low for ci in sp_cp])))  # type: ignore[attr-defined, index]
 
     def scipy_bootstrap(method: str) -> object:
         return stats.bootstrap(
@@ -162,7 +211,10 @@ def main() -> None:
     rows = [
         ("paired bootstrap, percentile (7 x 1000, 10k)", t_boot, t_sp_boot),
         ("paired bootstrap, BCa (7 x 1000, 10k)", t_bca, t_sp_bca),
-        ("paired permutation test (7 x 1000, 10k)", t_perm, t_sp_perm),
+        ("paired permutation test, Monte Carlo (7 x 1000, 10k)", t_perm, t_sp_perm),
+        ("exact lattice p, 4 binary x 1000 (vs binomtest = McNemar exact)", t_lattice, t_sp_binom),
+        ("Tango score interval, 4 binary x 1000 (vs paired bootstrap)", t_tango, t_sp_boot_binary),
+        ("Clopper-Pearson, 4 rates (vs binomtest proportion_ci exact)", t_cp, t_sp_cp),
         (
             "both, full `compare_runs` (ours) vs bootstrap + permutation (scipy)",
             t_compare,
@@ -175,6 +227,8 @@ def main() -> None:
         f"{args.repeat}; seed {args.seed}"
     )
     print(f"largest |ours - scipy| percentile lower endpoint: {low_gap:.5f} (Monte Carlo error)")
+    print(f"largest |ours - binomtest| exact p: {exact_gap:.2e}; Clopper-Pearson low: {cp_gap:.2e}")
+    print(f"compare_runs p methods: {[m.p_method for m in comparison.metrics]}")  # type: ignore[attr-defined]
     print(f"compare_runs verdicts: {[m.verdict for m in comparison.metrics]}")  # type: ignore[attr-defined]
     print()
     print("| task | ragaudit (s) | scipy (s) | speed-up |")

@@ -261,17 +261,38 @@ def test_bootstrap_is_seeded_and_reproducible():
     b = compute_funnel(run, seed=3, n_resamples=300).to_dict()
     c = compute_funnel(run, seed=4, n_resamples=300).to_dict()
     assert json.dumps(a) == json.dumps(b)
-    assert a["stages"] != c["stages"]
+    assert a["gap_ci"] != c["gap_ci"]
     assert a["bootstrap"]["seed"] == 3
-    # a stage every question passes has a degenerate interval
-    assert (a["stages"][0]["ci_low"], a["stages"][0]["ci_high"]) == (1.0, 1.0)
+
+
+def test_stage_rates_get_clopper_pearson_intervals_that_are_never_degenerate():
+    from statsmodels.stats.proportion import proportion_confint
+
+    f = compute_funnel(chapter_run(), seed=3, n_resamples=300)
+    assert f.rate_ci_method == "Clopper-Pearson exact"
+    for stage in f.stages:
+        low, high = proportion_confint(stage.kept, f.n, alpha=0.05, method="beta")
+        assert (stage.ci_low, stage.ci_high) == (pytest.approx(low), pytest.approx(high))
+    # a stage every question passes still has an uncertain rate: low = 0.025 ** (1 / n) < 1
+    rows = [row(f"q{i}", correct=True) for i in range(50)]
+    every = compute_funnel(saved(rows), n_resamples=50)
+    assert every.stages[0].ci_low == pytest.approx(0.025 ** (1 / 50))
+    assert every.stages[0].ci_high == 1
+    wilson = compute_funnel(saved(rows), n_resamples=50, rate_ci="wilson").stages[0]
+    w_low, w_high = proportion_confint(50, 50, alpha=0.05, method="wilson")
+    assert (wilson.ci_low, wilson.ci_high) == (pytest.approx(w_low), pytest.approx(w_high))
+
+
+def test_unknown_rate_interval_is_rejected():
+    with pytest.raises(InputError, match=r"rate_ci: expected one of clopper-pearson, .*'exact'"):
+        compute_funnel(chapter_run(), rate_ci="exact")
 
 
 def test_bootstrap_interval_width_matches_the_normal_approximation():
     # 400 questions, half answered correctly: the 95% interval of a proportion is about
     # p +- 1.96 * sqrt(p (1 - p) / n) = 0.5 +- 0.049
     rows = [row(f"q{i}", correct=i % 2 == 0) for i in range(400)]
-    f = compute_funnel(saved(rows), n_resamples=2000, seed=1)
+    f = compute_funnel(saved(rows), n_resamples=2000, seed=1, rate_ci="bootstrap")
     half_width = 1.96 * math.sqrt(0.25 / 400)
     stage4 = f.stages[3]
     assert stage4.ci_low == pytest.approx(0.5 - half_width, abs=0.01)

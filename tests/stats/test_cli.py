@@ -15,7 +15,7 @@ def run(*args):
     return CliRunner().invoke(main, list(args))
 
 
-def test_compare_table_prints_the_chapter_layout_and_seed():
+def test_compare_table_prints_the_chapter_layout_and_seed(tango_oracle):
     result = run("compare", K3, K6, "--resamples", "2000", "--seed", "5")
     assert result.exit_code == 0, result.output
     out = result.output
@@ -33,9 +33,14 @@ def test_compare_table_prints_the_chapter_layout_and_seed():
         "A",
         "95%",
         "CI",
+        "CI",
+        "method",
         "p",
+        "p",
+        "method",
         "verdict",
     ]
+    low, high = tango_oracle(35, 1, 1, 5)  # the paired 2x2 table of `correct`
     correct = next(line for line in out.splitlines() if line.startswith("correct "))
     assert correct.split() == [
         "correct",
@@ -43,11 +48,15 @@ def test_compare_table_prints_the_chapter_layout_and_seed():
         "0.857",
         "0.857",
         "+0.000",
-        "[-0.071,",
-        "+0.071]",
-        "1.000",
-        "no",
-        "evidence",
+        f"[{low:+.3f},",
+        f"{high:+.3f}]",
+        "score",
+        "1.000",  # McNemar exact: 2 discordant, 1 each way
+        "exact",
+        "too",
+        "few",
+        "differing",
+        "questions",
     ]
     assert "questions that differ: q04, q37" in out
     assert "McNemar exact two-sided p = 1.000" in out
@@ -116,7 +125,10 @@ def _fixture_means(metric):
 def test_compare_markdown():
     result = run("compare", K3, K6, "--resamples", "500", "--format", "markdown")
     assert result.exit_code == 0
-    assert "| metric | n | mean A | mean B | B - A | 95% CI | p | verdict |" in result.output
+    assert (
+        "| metric | n | mean A | mean B | B - A | 95% CI | CI method | p | p method | verdict |"
+        in result.output
+    )
     rows = {
         line.split(" | ")[0].lstrip("| "): line.split(" | ")
         for line in result.output.splitlines()

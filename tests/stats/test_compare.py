@@ -29,7 +29,9 @@ def test_chapter_correct_row_and_paired_table(chapter):
     assert (table.both, table.a_only, table.b_only, table.neither) == (35, 1, 1, 5)
     assert table.discordant_ids == ("q04", "q37")
     assert table.pvalue == 1.0 and row.pvalue == 1.0
-    assert row.verdict == "no evidence"
+    # 2 differing questions: even 2 of 2 for one run gives p = 0.5, so no verdict is possible
+    assert row.verdict == "too few differing questions" and row.n_differing == 2
+    assert row.p_method == "exact (lattice)" and row.ci_method == "Tango score"
     assert row.discordance == 2 / 42 and row.observed_effect == 0.0
 
 

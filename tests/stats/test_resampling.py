@@ -56,11 +56,14 @@ def test_monte_carlo_pvalue_is_add_one_and_close_to_exact():
     assert not approx.exact
     # Monte Carlo standard error sqrt(p(1-p)/N) < 0.0036; allow 4 standard errors.
     assert approx.pvalue == pytest.approx(exact, abs=0.015)
-    # With a huge effect no random pattern is as extreme: p is 1/(N+1), never 0.
-    far = paired_permutation_test(
-        np.zeros(40), np.ones(40) + np.arange(40) / 100, n_permutations=999
-    )
-    assert far.pvalue == 1 / 1000
+    # With a huge effect no random pattern is as extreme: p is 1/(N+1), never 0.  (Square
+    # roots of distinct non-squares lie on no lattice, so this one is Monte Carlo.)
+    far = paired_permutation_test(np.zeros(40), np.sqrt(np.arange(2, 42)), n_permutations=999)
+    assert far.method == "Monte Carlo" and far.pvalue == 1 / 1000
+    # On a lattice the same effect is exact: 2 of the 2**40 patterns are as extreme.
+    lattice = paired_permutation_test(np.zeros(40), np.ones(40) + np.arange(40) / 100)
+    assert lattice.method == "exact (lattice)"
+    assert lattice.pvalue == pytest.approx(2 / 2**40, rel=1e-12)
 
 
 @pytest.mark.parametrize("method", ["percentile", "BCa"])

@@ -15,8 +15,10 @@ from ragaudit.diagnose.noise import (
 )
 from ragaudit.exceptions import InputError
 from ragaudit.reports.noise import with_noise_sections
-from ragaudit.reports.stats import comparison_report, fmt_p, matrix_report
-from ragaudit.stats.compare import Comparison, compare_all, compare_runs
+from ragaudit.reports.stats import comparison_report, matrix_report
+from ragaudit.stats.compare import CI_METHODS, Comparison, compare_runs
+from ragaudit.stats.pairwise import compare_all
+from ragaudit.stats.verdicts import format_pvalue
 
 __all__ = ["command", "noise_sections"]
 
@@ -50,7 +52,8 @@ __all__ = ["command", "noise_sections"]
     type=int,
     default=20,
     show_default=True,
-    help="Enumerate all 2^n sign patterns up to this many questions.",
+    help="Enumerate all 2^m sign patterns up to this many non-zero differences (differences "
+    "on a lattice, e.g. 0/1 metrics, are exact at any size).",
 )
 @seed_option()
 @click.option(
@@ -63,10 +66,12 @@ __all__ = ["command", "noise_sections"]
 @click.option(
     "--ci",
     "ci_method",
-    type=click.Choice(["percentile", "bca"]),
-    default="percentile",
+    type=click.Choice([*CI_METHODS, "wilson"]),
+    default="auto",
     show_default=True,
-    help="Bootstrap interval method.",
+    help="Interval: auto/score = Tango score interval for 0/1 metrics and a percentile "
+    "bootstrap otherwise; bootstrap (= percentile) or bca = that bootstrap for every metric. "
+    "(wilson is for single rates: the funnel.)",
 )
 @click.option(
     "--allow-partial",
@@ -123,9 +128,10 @@ def command(
     """Paired comparison of RUN_A and RUN_B (diff = B - A), question by question.
 
     Each run is a saved run, a JSON {question_id: {metric: value}} file or JSONL lines
-    {"id": question_id, metric: value}.  For every metric: paired bootstrap CI, paired
-    permutation p-value and a verdict; for 0/1 metrics also McNemar's exact test, the ids of
-    the questions that differ and the power the comparison had.
+    {"id": question_id, metric: value}.  For every metric: a confidence interval (Tango score
+    for 0/1 metrics, paired bootstrap otherwise), a paired permutation p-value (exact whenever
+    affordable) and a verdict, each row naming its methods; for 0/1 metrics also McNemar's
+    exact test, the ids of the questions that differ and the power the comparison had.
     """
     if (cluster_by or judge_repeats) and all_dir is not None:
         raise InputError("compare: --cluster-by and --judge-repeats need two runs, not --all")
@@ -233,7 +239,7 @@ def _apply_gates(result: Comparison, gates: tuple[str, ...]) -> None:
         low, high = row.confidence_interval.low, row.confidence_interval.high
         click.echo(
             f"ragaudit: gate failed: {row.metric} is worse in B by {row.statistic:+.3f} "
-            f"(CI [{low:+.3f}, {high:+.3f}], p {fmt_p(row.pvalue)})",
+            f"(CI [{low:+.3f}, {high:+.3f}], p {format_pvalue(row.pvalue)})",
             err=True,
         )
     if failed:

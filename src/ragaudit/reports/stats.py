@@ -4,22 +4,27 @@ from __future__ import annotations
 
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 from ragaudit.stats.agreement import AgreementResult
-from ragaudit.stats.compare import Comparison, MetricComparison, PairwiseMatrix
+from ragaudit.stats.compare import Comparison, MetricComparison
 from ragaudit.stats.mcnemar import McNemarResult
+from ragaudit.stats.pairwise import PairwiseMatrix
 from ragaudit.stats.power import PlanningRow
+from ragaudit.stats.verdicts import format_pvalue, verdict_rule
 
 __all__ = ["agreement_report", "comparison_report", "fmt_p", "matrix_report", "plan_report"]
 
 
-def fmt_p(value: float) -> str:
-    """A p-value with three decimals, ``<0.001`` below that.
+fmt_p = format_pvalue  # the one display rule for p-values (ragaudit.stats.verdicts)
 
-    Examples
-    --------
-    >>> fmt_p(0.04321), fmt_p(0.0002)
-    ('0.043', '<0.001')
-    """
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
+# Short names of the methods, for the table's method columns (JSON keeps the full names).
+_SHORT = {
+    "Tango score": "score",
+    "bootstrap percentile": "bootstrap",
+    "bootstrap BCa": "BCa",
+    "exact (lattice)": "exact",
+    "exact (enumeration)": "exact",
+    "exact (distinct values)": "exact",
+    "Monte Carlo": "MC",
+}
 
 
 def _ci(low: float, high: float) -> str:
@@ -31,9 +36,20 @@ def _level(confidence: float) -> str:
 
 
 def _verdict_rule(alpha: float) -> str:
+    return verdict_rule(alpha)
+
+
+def _methods(result: Comparison) -> str:
+    bootstrap = f"{'BCa' if result.ci_method == 'bca' else 'percentile'} bootstrap"
+    interval = (
+        f"Tango score for 0/1 metrics, {bootstrap} ({result.n_resamples} resamples) otherwise"
+        if result.ci_method in ("auto", "score")
+        else f"{bootstrap} ({result.n_resamples} resamples) for every metric"
+    )
     return (
-        f"verdict: SIGNIFICANT = p < {alpha:g} and the CI excludes 0; borderline = only one "
-        f"of those, or p < {2 * alpha:g}; no evidence = neither."
+        f"seed {result.seed} | interval: {interval} | p: exact sign-flip distribution (lattice "
+        f"convolution, or all patterns of <= {result.exact_max_n} non-zero differences), else "
+        f"{result.n_permutations} random flips, (count+1)/(trials+1)"
     )
 
 
@@ -42,9 +58,7 @@ def _header(result: Comparison) -> tuple[str, ...]:
         f"A = {result.name_a}   B = {result.name_b}   ({result.n_common} paired questions"
         + ("" if result.questions == "all" else f", {result.questions} only")
         + ")",
-        f"seed {result.seed} | paired bootstrap: {result.n_resamples} resamples, "
-        f"{result.ci_method} interval | permutation p: exact sign flips when n <= "
-        f"{result.exact_max_n}, else {result.n_permutations} random flips, (count+1)/(trials+1)",
+        _methods(result),
     ]
     if result.only_a or result.only_b:
         lines.append(
@@ -64,7 +78,7 @@ def _binary_block(
         f"  concordant {table.both + table.neither}/{row.n}: they carry no information about "
         "which run is better",
         f"  A only {table.a_only}, B only {table.b_only}: McNemar exact two-sided p = "
-        f"{table.pvalue:.3f}",
+        f"{fmt_p(table.pvalue)}",
         f"  questions that differ: {', '.join(table.discordant_ids) or 'none'}",
         f"  observed discordance {row.discordance:.3f}; exact power at alpha {alpha:g} to detect "
         f"an effect of {row.observed_effect:.3f} (the observed one): {row.power:.3f}; "
@@ -92,24 +106,60 @@ def comparison_report(result: Comparison) -> Report:
             row.statistic,
             row.confidence_interval.low,
             row.confidence_interval.high,
+            row.ci_method,
             row.pvalue,
+            row.p_method,
             row.verdict,
         )
         for row in result.metrics
     )
     rows = tuple(
-        (m, str(n), f"{a:.3f}", f"{b:.3f}", f"{d:+.3f}", _ci(lo, hi), fmt_p(p), v)
-        for m, n, a, b, d, lo, hi, p, v in values
+        (
+            m,
+            str(n),
+            f"{a:.3f}",
+            f"{b:.3f}",
+            f"{d:+.3f}",
+            _ci(lo, hi),
+            _SHORT.get(cm, cm),
+            fmt_p(p),
+            _SHORT.get(pm, pm),
+            v,
+        )
+        for m, n, a, b, d, lo, hi, cm, p, pm, v in values
     )
     level = _level(result.confidence)
     table = Table(
-        ("metric", "n", "mean A", "mean B", "B - A", level, "p", "verdict"),
+        (
+            "metric",
+            "n",
+            "mean A",
+            "mean B",
+            "B - A",
+            level,
+            "CI method",
+            "p",
+            "p method",
+            "verdict",
+        ),
         rows,
-        align="lrrrrrrl",
+        align="lrrrrrlrll",
         only=("table", "markdown", "html"),
     )
     csv_table = Table(
-        ("metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p", "verdict"),
+        (
+            "metric",
+            "n",
+            "mean_a",
+            "mean_b",
+            "diff",
+            "ci_low",
+            "ci_high",
+            "ci_method",
+            "p",
+            "p_method",
+            "verdict",
+        ),
         tuple(tuple(str(c) for c in v) for v in values),
         values=values,
         only=("csv",),

@@ -2,7 +2,11 @@
 
 * :func:`compare_runs` / :func:`compare_all`: paired bootstrap intervals, permutation p-values,
   McNemar's exact test and verdicts for two (or every pair of) saved runs;
-* :func:`paired_bootstrap`, :func:`paired_permutation_test`, :func:`mcnemar_exact`: the tests;
+* :func:`paired_bootstrap`, :func:`paired_permutation_test` (exact whenever affordable),
+  :func:`mcnemar_exact`: the tests;
+* :func:`paired_difference_interval` (Tango, Newcombe), :func:`proportion_interval`
+  (Clopper-Pearson, Wilson): intervals for binary data that cover;
+* :func:`verdict`, :func:`format_pvalue`: the verdict rule and the one p-value display rule;
 * :func:`mcnemar_power`, :func:`minimum_detectable_effect`, :func:`planning_table`: exact
   power of McNemar's test, for sizing a golden set;
 * :func:`cohen_kappa`, :func:`label_agreement`: agreement between two labellers;
@@ -33,15 +37,19 @@ from ragaudit.stats.clustered import (
 from ragaudit.stats.compare import (
     Comparison,
     MetricComparison,
-    PairwiseMatrix,
     SubsampleInterval,
-    compare_all,
     compare_runs,
-    verdict,
+)
+from ragaudit.stats.intervals import (
+    IntervalResult,
+    paired_difference_interval,
+    proportion_interval,
 )
 from ragaudit.stats.judge_noise import JudgeNoiseResult, judge_noise
 from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact, mcnemar_pvalue
 from ragaudit.stats.multiple import holm_bonferroni
+from ragaudit.stats.pairwise import PairwiseMatrix, compare_all
+from ragaudit.stats.permutation import PermutationResult, paired_permutation_test
 from ragaudit.stats.power import (
     PlanningRow,
     mcnemar_power,
@@ -50,13 +58,8 @@ from ragaudit.stats.power import (
     planning_table,
 )
 from ragaudit.stats.ppi import PPIResult, human_only_mean, judge_only_mean, ppi_mean
-from ragaudit.stats.resampling import (
-    BootstrapResult,
-    ConfidenceInterval,
-    PermutationResult,
-    paired_bootstrap,
-    paired_permutation_test,
-)
+from ragaudit.stats.resampling import BootstrapResult, ConfidenceInterval, paired_bootstrap
+from ragaudit.stats.verdicts import format_pvalue, verdict
 
 __all__ = [
     "AgreementResult",
@@ -65,6 +68,7 @@ __all__ = [
     "ClusteredResult",
     "Comparison",
     "ConfidenceInterval",
+    "IntervalResult",
     "JudgeNoiseResult",
     "McNemarResult",
     "MetricComparison",
@@ -81,6 +85,7 @@ __all__ = [
     "cohen_kappa",
     "compare_all",
     "compare_runs",
+    "format_pvalue",
     "holm_bonferroni",
     "human_only_mean",
     "judge_noise",
@@ -93,9 +98,11 @@ __all__ = [
     "observed_power",
     "pair_runs",
     "paired_bootstrap",
+    "paired_difference_interval",
     "paired_permutation_test",
     "planning_table",
     "ppi_mean",
+    "proportion_interval",
     "read_labels",
     "read_per_question_metrics",
     "verdict",

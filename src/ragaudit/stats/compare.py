@@ -1,21 +1,27 @@
 """Paired comparison of two evaluation runs, metric by metric ("is the improvement real?").
 
 For every metric the questions are paired by id, ``null`` values are dropped pairwise, and
-three things are reported: a paired bootstrap confidence interval for ``mean(B) - mean(A)``,
-a two-sided paired permutation p-value, and, for 0/1 metrics, the paired 2x2 table with
-McNemar's exact test and the ids of the questions that differ.
+three things are reported: a confidence interval for ``mean(B) - mean(A)``, a two-sided
+paired permutation p-value, and, for 0/1 metrics, the paired 2x2 table with McNemar's exact
+test and the ids of the questions that differ.  Every row names the method behind its
+interval and its p-value.
 
-Verdicts (``alpha = 1 - confidence``):
-
-* ``SIGNIFICANT``: ``p < alpha`` **and** the interval excludes 0;
-* ``borderline``: exactly one of those two holds, or ``alpha <= p < 2 * alpha``;
-* ``no evidence``: otherwise.
+* Interval (``method``): ``"auto"`` (default) gives 0/1 metrics Tango's score interval for
+  the difference of paired proportions (:func:`~ragaudit.stats.paired_difference_interval`)
+  and every other metric a paired percentile bootstrap; ``"score"`` is the same;
+  ``"bootstrap"`` (alias ``"percentile"``) and ``"bca"`` use the bootstrap for every metric.
+* p-value: exact whenever affordable (lattice convolution, enumeration of the non-zero
+  differences, distinct values), Monte Carlo otherwise
+  (:func:`~ragaudit.stats.paired_permutation_test`).  For a 0/1 metric it equals McNemar's
+  exact p.
+* Verdict: :func:`~ragaudit.stats.verdict` (``SIGNIFICANT`` needs p and interval to agree;
+  too few differing questions is said so).
 
 Randomness: every group of metrics that share the same set of non-null questions shares one
-bootstrap index matrix and one set of sign flips (their intervals are coherent), drawn from a
-generator seeded with ``(seed, crc32 of the question set, purpose)``.  A metric's numbers
-therefore do not depend on which other metrics are compared alongside it, and the same inputs
-give byte-identical output.
+bootstrap index matrix and one set of sign flips, drawn from a generator seeded with
+``(seed, crc32 of the question set, purpose)``, and each metric is then computed on its own
+column.  A metric's numbers therefore do not depend on which other metrics are compared
+alongside it, and the same inputs give byte-identical output.
 """
 
 from __future__ import annotations
@@ -25,7 +31,6 @@ import warnings
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,54 +42,49 @@ from ragaudit.stats._inputs import (
     pair_runs,
     read_per_question_metrics,
 )
+from ragaudit.stats.intervals import tango_bounds
 from ragaudit.stats.mcnemar import McNemarResult, is_binary, mcnemar_exact
-from ragaudit.stats.multiple import holm_bonferroni
+from ragaudit.stats.permutation import (
+    MONTE_CARLO,
+    check_exact_max_n,
+    exact_pvalue,
+    monte_carlo_pvalues,
+)
 from ragaudit.stats.power import mcnemar_power, observed_power
 from ragaudit.stats.resampling import (
-    MAX_EXACT,
+    CIMethod,
     ConfidenceInterval,
     _bootstrap_means,
     _interval,
-    _permutation_pvalues,
     _snap_constant,
     check_confidence,
     check_count,
-    check_method,
 )
+from ragaudit.stats.verdicts import verdict
 
 __all__ = [
+    "CI_METHODS",
     "Comparison",
     "MetricComparison",
-    "PairwiseMatrix",
     "SubsampleInterval",
-    "compare_all",
     "compare_runs",
-    "verdict",
 ]
 
-SIGNIFICANT = "SIGNIFICANT"
-BORDERLINE = "borderline"
-NO_EVIDENCE = "no evidence"
 _BOOTSTRAP, _PERMUTATION, _SUBSAMPLE = 0, 1, 2
+CI_METHODS = ("auto", "score", "bootstrap", "percentile", "bca")
+SCORE, PERCENTILE, BCA = "Tango score", "bootstrap percentile", "bootstrap BCa"
 
 
-def verdict(pvalue: float, low: float, high: float, alpha: float) -> str:
-    """Classify a paired comparison (see the module docstring for the rule).
-
-    Examples
-    --------
-    >>> verdict(0.001, 0.05, 0.2, 0.05), verdict(0.03, 0.0, 0.1, 0.05)
-    ('SIGNIFICANT', 'borderline')
-    >>> verdict(0.08, -0.01, 0.1, 0.05), verdict(0.247, 0.0, 0.083, 0.05)
-    ('borderline', 'no evidence')
-    """
-    small_p = pvalue < alpha
-    excludes_zero = low > 0 or high < 0
-    if small_p and excludes_zero:
-        return SIGNIFICANT
-    if small_p or excludes_zero or pvalue < 2 * alpha:
-        return BORDERLINE
-    return NO_EVIDENCE
+def check_ci_method(method: str) -> str:
+    """Validate the interval choice of a comparison (``wilson`` is for single rates)."""
+    if method == "wilson":
+        raise InputError(
+            "ci method: 'wilson' is an interval for a single rate (the funnel's stages); a "
+            "difference of paired rates uses 'score' (Tango), the default for 0/1 metrics"
+        )
+    if method not in CI_METHODS:
+        raise InputError(f"ci method: expected one of {', '.join(CI_METHODS)}, found {method!r}")
+    return "percentile" if method == "bootstrap" else method
 
 
 @dataclass(frozen=True)
@@ -114,13 +114,21 @@ class MetricComparison:
     statistic : float
         ``mean_b - mean_a`` (the mean per-question difference).
     confidence_interval : ConfidenceInterval
-        Paired bootstrap interval of ``statistic``.
+        Interval of ``statistic`` (see ``ci_method``).
     pvalue : float
         Two-sided paired permutation p-value.
     exact : bool
-        Whether the p-value enumerated every sign pattern.
+        Whether the p-value is exact.
     verdict : str
-        ``"SIGNIFICANT"``, ``"borderline"`` or ``"no evidence"``.
+        ``"SIGNIFICANT"``, ``"borderline"``, ``"no evidence"`` or
+        ``"too few differing questions"``.
+    ci_method : str
+        ``"Tango score"``, ``"bootstrap percentile"`` or ``"bootstrap BCa"``.
+    p_method : str
+        ``"exact (lattice)"``, ``"exact (enumeration)"``, ``"exact (distinct values)"`` or
+        ``"Monte Carlo"``.
+    n_differing : int
+        Questions whose difference is not zero.
     excluded : int
         Common questions dropped because the metric was null in either run.
     mcnemar : McNemarResult or None
@@ -152,6 +160,9 @@ class MetricComparison:
     power: float | None = None
     power_at_discordance: float | None = None
     subsamples: tuple[SubsampleInterval, ...] = ()
+    ci_method: str = PERCENTILE
+    p_method: str = MONTE_CARLO
+    n_differing: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (keys of the ``compare --format json`` output)."""
@@ -163,8 +174,11 @@ class MetricComparison:
             "diff": self.statistic,
             "ci_low": self.confidence_interval.low,
             "ci_high": self.confidence_interval.high,
+            "ci_method": self.ci_method,
             "p_value": self.pvalue,
             "p_exact": self.exact,
+            "p_method": self.p_method,
+            "n_differing": self.n_differing,
             "verdict": self.verdict,
             "excluded_null": self.excluded,
         }
@@ -262,7 +276,7 @@ def compare_runs(
     n_resamples: int = 10_000,
     n_permutations: int = 10_000,
     confidence: float = 0.95,
-    method: str = "percentile",
+    method: str = "auto",
     seed: int = 0,
     exact_max_n: int = 20,
     allow_partial: bool = False,
@@ -273,10 +287,12 @@ def compare_runs(
 
     For metric *j* with non-null paired values on questions :math:`i \in S_j`,
     :math:`d_i = b_i - a_i`, the statistic is :math:`\bar d = \frac1{|S_j|}\sum d_i`; the
-    interval is a paired bootstrap (:func:`~ragaudit.stats.paired_bootstrap`), the p-value a
-    paired sign-flip permutation test (:func:`~ragaudit.stats.paired_permutation_test`),
-    exact up to ``exact_max_n`` questions.  0/1 metrics add McNemar's exact test and the
-    exact power of that test for the observed effect at the observed discordance.
+    interval is Tango's score interval for 0/1 metrics
+    (:func:`~ragaudit.stats.paired_difference_interval`) and a paired bootstrap otherwise
+    (:func:`~ragaudit.stats.paired_bootstrap`); the p-value a paired sign-flip permutation
+    test (:func:`~ragaudit.stats.paired_permutation_test`), exact whenever affordable.  0/1
+    metrics add McNemar's exact test and the exact power of that test for the observed
+    effect at the observed discordance.
 
     Parameters
     ----------
@@ -287,9 +303,12 @@ def compare_runs(
         Default: every metric present in both runs.
     n_resamples, n_permutations : int, default 10000
     confidence : float in (0, 1), default 0.95
-    method : {"percentile", "bca"}, default "percentile"
+    method : {"auto", "score", "bootstrap", "percentile", "bca"}, default "auto"
+        ``auto``/``score``: Tango for 0/1 metrics, percentile bootstrap otherwise;
+        ``bootstrap``/``percentile``/``bca``: that bootstrap interval for every metric.
     seed : int >= 0, default 0
     exact_max_n : int, default 20
+        Enumerate every sign pattern up to this many non-zero differences.
     allow_partial : bool, default False
         Allow comparing runs that share fewer than half of their questions.
     questions : {"all", "answerable", "unanswerable"}, default "all"
@@ -307,18 +326,17 @@ def compare_runs(
     >>> a = PerQuestionMetrics("A", {f"q{i}": {"hit": float(i % 2)} for i in range(8)})
     >>> b = PerQuestionMetrics("B", {f"q{i}": {"hit": 1.0} for i in range(8)})
     >>> row = compare_runs(a, b, seed=1).metrics[0]
-    >>> row.n, row.statistic, row.mcnemar.b_only, row.pvalue, row.verdict   # 2 * 0.5**4
-    (8, 0.5, 4, 0.125, 'borderline')
+    >>> row.n, row.statistic, row.mcnemar.b_only, row.pvalue, row.p_method  # 2 * 0.5**4
+    (8, 0.5, 4, 0.125, 'exact (lattice)')
+    >>> row.ci_method, row.verdict   # 4 differing questions cannot reach p < 0.05
+    ('Tango score', 'too few differing questions')
     """
     n_resamples = check_count(n_resamples, "resamples")
     n_permutations = check_count(n_permutations, "permutations")
     confidence = check_confidence(confidence)
-    ci_method = check_method(method)
+    ci_method = check_ci_method(method)
     seed = _check_seed(seed)
-    if isinstance(exact_max_n, bool) or not 0 <= exact_max_n <= MAX_EXACT:
-        raise InputError(
-            f"exact_max_n: expected an integer between 0 and {MAX_EXACT}, found {exact_max_n!r}"
-        )
+    exact_max_n = check_exact_max_n(exact_max_n)
     sizes = sorted({check_count(s, "subsample size") for s in subsample_sizes})
     first, second = _load(run_a).subset(questions), _load(run_b).subset(questions)
     paired = pair_runs(first, second, metrics, allow_partial=allow_partial)
@@ -380,245 +398,124 @@ def _compare_paired(
         groups.setdefault(mask.tobytes(), []).append(metric)
 
     rows: dict[str, MetricComparison] = {}
-    method = check_method(ci_method)
     for members in groups.values():
         mask = masks[members[0]]
         a_values = np.column_stack([paired.a[m][mask] for m in members])
         b_values = np.column_stack([paired.b[m][mask] for m in members])
         diffs = b_values - a_values
-        theta_b = _bootstrap_means(diffs, n_resamples, _group_rng(seed, mask, _BOOTSTRAP))
-        low, high = _snap_constant(diffs, *_interval(theta_b, diffs, confidence, method))
-        pvalues, _, exact = _permutation_pvalues(
-            diffs, n_permutations, _group_rng(seed, mask, _PERMUTATION), exact_max_n
+        binary = [
+            is_binary(a_values[:, j]) and is_binary(b_values[:, j]) for j in range(len(members))
+        ]
+        scored = [j for j in range(len(members)) if binary[j] and ci_method in ("auto", "score")]
+        booted = [j for j in range(len(members)) if j not in scored]
+        intervals = _group_intervals(
+            diffs, scored, booted, n_resamples, confidence, ci_method, seed, mask, sizes
         )
-        subsamples = _subsample_intervals(
-            diffs, sizes, n_resamples, confidence, method, seed, mask, (low, high)
-        )
+        pvalues = _group_pvalues(diffs, n_permutations, exact_max_n, seed, mask)
         for column, metric in enumerate(members):
-            statistic = float(diffs[:, column].mean())
-            pvalue = float(min(1.0, pvalues[column]))
-            interval = ConfidenceInterval(float(low[column]), float(high[column]))
-            binary = None
+            pvalue, p_method, exact = pvalues[column]
+            subsamples, interval_method = intervals[column]
+            interval = subsamples[-1].confidence_interval
+            table = None
             discordance = effect = power = power_max = None
-            if is_binary(a_values[:, column]) and is_binary(b_values[:, column]):
-                binary = mcnemar_exact(a_values[:, column], b_values[:, column], ids[mask])
-                discordance, effect, power = observed_power(binary, alpha=alpha)
-                power_max = mcnemar_power(binary.n, discordance, discordance, alpha=alpha)
+            if binary[column]:
+                table = mcnemar_exact(a_values[:, column], b_values[:, column], ids[mask])
+                discordance, effect, power = observed_power(table, alpha=alpha)
+                power_max = mcnemar_power(table.n, discordance, discordance, alpha=alpha)
+            differing = int(np.count_nonzero(diffs[:, column]))
             rows[metric] = MetricComparison(
                 metric=metric,
                 n=int(mask.sum()),
-                mean_a=float(a_values[:, column].mean()),
-                mean_b=float(b_values[:, column].mean()),
-                statistic=statistic,
+                mean_a=float(np.ascontiguousarray(a_values[:, column]).mean()),
+                mean_b=float(np.ascontiguousarray(b_values[:, column]).mean()),
+                statistic=subsamples[-1].statistic,
                 confidence_interval=interval,
                 pvalue=pvalue,
                 exact=exact,
-                verdict=verdict(pvalue, interval.low, interval.high, alpha),
+                verdict=verdict(pvalue, interval.low, interval.high, alpha, differing),
                 excluded=int(mask.size - mask.sum()),
-                mcnemar=binary,
+                mcnemar=table,
                 discordance=discordance,
                 observed_effect=effect,
                 power=power,
                 power_at_discordance=power_max,
-                subsamples=tuple(s[column] for s in subsamples),
+                subsamples=subsamples,
+                ci_method=interval_method,
+                p_method=p_method,
+                n_differing=differing,
             )
     return [rows[m] for m in paired.metrics if m in rows]
 
 
-def _subsample_intervals(
+def _group_pvalues(
+    diffs: np.ndarray, n_permutations: int, exact_max_n: int, seed: int, mask: np.ndarray
+) -> list[tuple[float, str, bool]]:
+    """``(p, method, exact)`` per column: exact where affordable, else shared sign flips."""
+    out: list[tuple[float, str, bool] | None] = []
+    for j in range(diffs.shape[1]):
+        exact = exact_pvalue(np.ascontiguousarray(diffs[:, j]), exact_max_n)
+        out.append(None if exact is None else (float(exact[0]), exact[1], True))
+    random = [j for j, value in enumerate(out) if value is None]
+    if random:
+        rng = _group_rng(seed, mask, _PERMUTATION)
+        mc = monte_carlo_pvalues(diffs[:, random], n_permutations, rng)
+        for j, p in zip(random, mc, strict=True):
+            out[j] = (float(min(1.0, p)), MONTE_CARLO, False)
+    return [value for value in out if value is not None]
+
+
+def _group_intervals(
     diffs: np.ndarray,
-    sizes: Sequence[int],
+    scored: Sequence[int],
+    booted: Sequence[int],
     n_resamples: int,
     confidence: float,
-    method: Any,
+    ci_method: str,
     seed: int,
     mask: np.ndarray,
-    full_interval: tuple[np.ndarray, np.ndarray],
-) -> list[list[SubsampleInterval]]:
-    """Per size (ascending, then all questions): one interval per column of ``diffs``."""
+    sizes: Sequence[int],
+) -> dict[int, tuple[tuple[SubsampleInterval, ...], str]]:
+    """Per column: intervals on the first 10, 20, ... questions and on all, and the method.
+
+    The subsamples are the first ``size`` questions in id order: deterministic, no draw.
+    """
     n = diffs.shape[0]
-    out: list[list[SubsampleInterval]] = []
-    for size in [s for s in sizes if s < n] + [n]:
-        part = diffs[:size]  # the first `size` questions in id order: deterministic, no draw
-        if size == n:
-            low, high = full_interval  # the main interval, already computed
-        else:
-            rng = _group_rng(seed, mask, _SUBSAMPLE, size)
+    steps = [s for s in sizes if s < n] + [n]
+    out: dict[int, tuple[tuple[SubsampleInterval, ...], str]] = {}
+    if scored:
+        by_column: dict[int, list[SubsampleInterval]] = {j: [] for j in scored}
+        for size in steps:
+            part = diffs[:size, list(scored)]
+            b_only, a_only = (part > 0).sum(axis=0), (part < 0).sum(axis=0)
+            low, high = tango_bounds(b_only, a_only, np.full(len(scored), size), confidence)
+            for k, j in enumerate(scored):
+                by_column[j].append(
+                    SubsampleInterval(
+                        size,
+                        float((b_only[k] - a_only[k]) / size),
+                        ConfidenceInterval(float(low[k]), float(high[k])),
+                    )
+                )
+        out.update({j: (tuple(v), SCORE) for j, v in by_column.items()})
+    if booted:
+        method: CIMethod = "bca" if ci_method == "bca" else "percentile"
+        label = BCA if method == "bca" else PERCENTILE
+        by_column = {j: [] for j in booted}
+        for size in steps:
+            part = diffs[:size, list(booted)]
+            rng = _group_rng(seed, mask, *((_BOOTSTRAP, 0) if size == n else (_SUBSAMPLE, size)))
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RagauditWarning)  # BCa fallbacks on tiny sets
+                if size < n:
+                    warnings.simplefilter("ignore", RagauditWarning)  # BCa fallbacks, tiny sets
                 theta_b = _bootstrap_means(part, n_resamples, rng)
                 low, high = _snap_constant(part, *_interval(theta_b, part, confidence, method))
-        out.append(
-            [
-                SubsampleInterval(
-                    size,
-                    float(part[:, j].mean()),
-                    ConfidenceInterval(float(low[j]), float(high[j])),
+            for k, j in enumerate(booted):
+                by_column[j].append(
+                    SubsampleInterval(
+                        size,
+                        float(np.ascontiguousarray(part[:, k]).mean()),
+                        ConfidenceInterval(float(low[k]), float(high[k])),
+                    )
                 )
-                for j in range(diffs.shape[1])
-            ]
-        )
+        out.update({j: (tuple(v), label) for j, v in by_column.items()})
     return out
-
-
-@dataclass(frozen=True)
-class PairwiseMatrix:
-    """Every pair of runs compared on one metric, with Holm-Bonferroni adjusted p-values.
-
-    Attributes
-    ----------
-    metric : str
-    runs : tuple of str
-        Run names in directory (file name) order.
-    means : tuple of float
-        Each run's mean of the metric on its own non-null questions.
-    pairs : tuple of (int, int, MetricComparison)
-        ``(i, j, comparison)`` with ``diff = run j - run i``, for every ``i < j``.
-    adjusted_pvalues : tuple of float
-        Holm-Bonferroni adjusted, aligned with ``pairs``.
-    alpha : float
-    seed, n_resamples, n_permutations : int
-    confidence : float
-    """
-
-    metric: str
-    runs: tuple[str, ...]
-    means: tuple[float, ...]
-    pairs: tuple[tuple[int, int, MetricComparison], ...]
-    adjusted_pvalues: tuple[float, ...]
-    alpha: float
-    seed: int
-    n_resamples: int
-    n_permutations: int
-    confidence: float
-
-    @property
-    def distinguishable(self) -> list[tuple[str, str]]:
-        """Pairs whose Holm-adjusted p-value is below alpha and whose interval excludes 0."""
-        return [
-            (self.runs[i], self.runs[j])
-            for (i, j, row), adjusted in zip(self.pairs, self.adjusted_pvalues, strict=True)
-            if adjusted < self.alpha
-            and (row.confidence_interval.low > 0 or row.confidence_interval.high < 0)
-        ]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (the ``compare --all --format json`` document)."""
-        return {
-            "metric": self.metric,
-            "seed": self.seed,
-            "resamples": self.n_resamples,
-            "permutations": self.n_permutations,
-            "confidence": self.confidence,
-            "alpha": self.alpha,
-            "runs": [
-                {"name": name, "mean": mean}
-                for name, mean in zip(self.runs, self.means, strict=True)
-            ],
-            "pairs": [
-                {
-                    "run_a": self.runs[i],
-                    "run_b": self.runs[j],
-                    "n": row.n,
-                    "diff": row.statistic,
-                    "ci_low": row.confidence_interval.low,
-                    "ci_high": row.confidence_interval.high,
-                    "p_value": row.pvalue,
-                    "p_holm": adjusted,
-                }
-                for (i, j, row), adjusted in zip(self.pairs, self.adjusted_pvalues, strict=True)
-            ],
-            "distinguishable": [list(pair) for pair in self.distinguishable],
-        }
-
-
-def compare_all(
-    runs: str | os.PathLike[str] | Sequence[PerQuestionMetrics],
-    metric: str,
-    *,
-    n_resamples: int = 10_000,
-    n_permutations: int = 10_000,
-    confidence: float = 0.95,
-    method: str = "percentile",
-    seed: int = 0,
-    exact_max_n: int = 20,
-    allow_partial: bool = False,
-) -> PairwiseMatrix:
-    """Compare every pair of runs (a directory of ``*.json``/``*.jsonl`` files) on one metric.
-
-    Each pair is a :func:`compare_runs` on ``metric``; the pairwise permutation p-values are
-    adjusted with :func:`~ragaudit.stats.holm_bonferroni`, and a pair is *distinguishable*
-    when its adjusted p-value is below ``alpha = 1 - confidence`` and its interval excludes 0.
-
-    Examples
-    --------
-    >>> runs = [PerQuestionMetrics(name, {f"q{i}": {"hit": float(i < k)} for i in range(30)})
-    ...         for name, k in (("base", 10), ("same", 10), ("better", 25))]
-    >>> matrix = compare_all(runs, "hit", n_resamples=200)
-    >>> matrix.distinguishable
-    [('base', 'better'), ('same', 'better')]
-    """
-    loaded = _load_directory(runs) if isinstance(runs, str | os.PathLike) else list(runs)
-    if len(loaded) < 2:
-        raise InputError(f"compare --all: expected at least 2 runs, found {len(loaded)}")
-    names = _unique_names(loaded)
-    pairs: list[tuple[int, int, MetricComparison]] = []
-    for i in range(len(loaded)):
-        for j in range(i + 1, len(loaded)):
-            result = compare_runs(
-                loaded[i],
-                loaded[j],
-                [metric],
-                n_resamples=n_resamples,
-                n_permutations=n_permutations,
-                confidence=confidence,
-                method=method,
-                seed=seed,
-                exact_max_n=exact_max_n,
-                allow_partial=allow_partial,
-                subsample_sizes=(),
-            )
-            if not result.metrics:
-                raise InputError(
-                    f"metric {metric!r} is null everywhere for runs {names[i]!r} and {names[j]!r}"
-                )
-            pairs.append((i, j, result.metrics[0]))
-    adjusted = holm_bonferroni([row.pvalue for _, _, row in pairs])
-    means = []
-    for run in loaded:
-        values = [row.get(metric) for row in run.values.values()]
-        finite = [v for v in values if v is not None]
-        means.append(float(np.mean(finite)) if finite else float("nan"))
-    return PairwiseMatrix(
-        metric=metric,
-        runs=tuple(names),
-        means=tuple(means),
-        pairs=tuple(pairs),
-        adjusted_pvalues=tuple(float(p) for p in adjusted),
-        alpha=round(1.0 - check_confidence(confidence), 12),
-        seed=seed,
-        n_resamples=n_resamples,
-        n_permutations=n_permutations,
-        confidence=confidence,
-    )
-
-
-def _load_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMetrics]:
-    folder = Path(directory)
-    if not folder.is_dir():
-        raise InputError(f"{folder}: expected a directory of saved runs, found no directory")
-    files = sorted(
-        p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".json", ".jsonl")
-    )
-    if len(files) < 2:
-        raise InputError(
-            f"{folder}: expected at least 2 saved runs (*.json or *.jsonl), found {len(files)}"
-        )
-    return [read_per_question_metrics(p) for p in files]
-
-
-def _unique_names(runs: Sequence[PerQuestionMetrics]) -> list[str]:
-    names = [run.name for run in runs]
-    if len(set(names)) == len(names):
-        return names
-    return [Path(run.path).name if run.path else f"{run.name}#{i}" for i, run in enumerate(runs)]

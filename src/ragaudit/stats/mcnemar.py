@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
+from scipy.special import bdtr
 
 from ragaudit.exceptions import InputError
 
@@ -82,7 +82,7 @@ def mcnemar_pvalue(a_only: int, b_only: int) -> float:
     discordant = int(a_only) + int(b_only)
     if discordant == 0:
         return 1.0
-    return float(min(1.0, 2.0 * binom.cdf(min(a_only, b_only), discordant, 0.5)))
+    return float(min(1.0, 2.0 * bdtr(min(a_only, b_only), discordant, 0.5)))
 
 
 def mcnemar_exact(a: np.ndarray, b: np.ndarray, ids: Sequence[str] | None = None) -> McNemarResult:

@@ -11,9 +11,11 @@ when ``min(b, m - b) <= k_m``, where ``k_m`` is the largest ``k`` with
 
     power(n, d, delta) = sum_m P(M = m) * [F(k_m; m, q) + S(m - k_m - 1; m, q)]
 
-with ``F``/``S`` the binomial CDF and survival function.  The chapter's planning table was
-simulated with 600 trials per cell, so its entries carry Monte Carlo noise of a few points of
-power; this module's numbers are exact.
+with ``F``/``S`` the binomial CDF and survival function.  They come from
+:mod:`scipy.special` (``bdtr``, ``bdtrc``, ``bdtrik``, log-gamma), not :mod:`scipy.stats`,
+whose import alone costs several times the whole ``ragaudit plan`` budget.  The chapter's
+planning table was simulated with 600 trials per cell, so its entries carry Monte Carlo noise
+of a few points of power; this module's numbers are exact.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
+from scipy.special import bdtr, bdtrc, bdtrik, gammaln, xlog1py, xlogy
 
 from ragaudit.exceptions import InputError
 from ragaudit.stats.mcnemar import McNemarResult
@@ -67,12 +69,44 @@ def _check_probability(value: float, name: str, *, open_low: bool, open_high: bo
     return float(value)
 
 
+def binom_cdf(k: np.ndarray, m: np.ndarray, p: np.ndarray | float) -> np.ndarray:
+    """``P(Bin(m, p) <= k)`` for integer arrays, 0 below the support and 1 above it."""
+    k, m, p = np.broadcast_arrays(np.asarray(k, float), np.asarray(m, float), np.asarray(p))
+    inside = (k >= 0) & (k < m)
+    with np.errstate(invalid="ignore"):
+        values = bdtr(np.where(inside, k, 0).astype(np.int64), np.maximum(m, 1).astype(np.int64), p)
+    return np.where(inside, values, np.where(k < 0, 0.0, 1.0))
+
+
+def binom_sf(k: np.ndarray, m: np.ndarray, p: np.ndarray | float) -> np.ndarray:
+    """``P(Bin(m, p) > k)``, 1 below the support and 0 above it."""
+    k, m, p = np.broadcast_arrays(np.asarray(k, float), np.asarray(m, float), np.asarray(p))
+    inside = (k >= 0) & (k < m)
+    with np.errstate(invalid="ignore"):
+        values = bdtrc(
+            np.where(inside, k, 0).astype(np.int64), np.maximum(m, 1).astype(np.int64), p
+        )
+    return np.where(inside, values, np.where(k < 0, 1.0, 0.0))
+
+
+def binom_pmf(m: np.ndarray, n: int, p: float) -> np.ndarray:
+    """``P(Bin(n, p) = m)`` through log-gamma (exact to rounding; no scipy.stats)."""
+    m = np.asarray(m, dtype=float)
+    log_choose = gammaln(n + 1.0) - gammaln(m + 1.0) - gammaln(n - m + 1.0)
+    return np.asarray(np.exp(log_choose + xlogy(m, p) + xlog1py(n - m, -p)))
+
+
 def _critical_counts(m: np.ndarray, alpha: float) -> np.ndarray:
     """Largest ``k`` with ``2 * P(Bin(m, 1/2) <= k) <= alpha`` per ``m`` (-1 if none)."""
-    guess = binom.ppf(alpha / 2.0, m, 0.5)  # smallest k with cdf(k) >= alpha / 2
-    guess = np.nan_to_num(guess, nan=-1.0)
-    critical = np.where(2.0 * binom.cdf(guess, m, 0.5) <= alpha, guess, guess - 1)
-    return critical.astype(np.int64)
+    with np.errstate(invalid="ignore"):
+        guess = np.nan_to_num(bdtrik(alpha / 2.0, np.maximum(m, 1).astype(float), 0.5), nan=0.0)
+    critical = np.floor(guess).astype(np.int64) + 2  # bdtrik is continuous: start above
+    for _ in range(int(m.max(initial=0)) + 3):  # a couple of steps in practice
+        too_big = (critical >= 0) & (2.0 * binom_cdf(critical, m, 0.5) > alpha)
+        if not too_big.any():
+            break
+        critical = np.where(too_big, critical - 1, critical)
+    return critical
 
 
 def _power_grid(n: int, disagree: float, effects: np.ndarray, alpha: float) -> np.ndarray:
@@ -80,10 +114,10 @@ def _power_grid(n: int, disagree: float, effects: np.ndarray, alpha: float) -> n
     if disagree == 0.0:
         return np.zeros(effects.shape)
     m = np.arange(n + 1)
-    weight = binom.pmf(m, n, disagree)
+    weight = binom_pmf(m, n, disagree)
     critical = _critical_counts(m, alpha)
     favour_b = np.clip((1.0 + effects / disagree) / 2.0, 0.0, 1.0)[:, None]
-    reject = binom.cdf(critical, m, favour_b) + binom.sf(m - critical - 1, m, favour_b)
+    reject = binom_cdf(critical, m, favour_b) + binom_sf(m - critical - 1, m, favour_b)
     reject = np.where(critical >= 0, reject, 0.0)
     return np.asarray(np.clip(reject @ weight, 0.0, 1.0))
 

@@ -1,0 +1,185 @@
+"""Every pair of runs compared on one metric (``ragaudit compare --all``), Holm-adjusted."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragaudit.exceptions import InputError
+from ragaudit.stats._inputs import PerQuestionMetrics, read_per_question_metrics
+from ragaudit.stats.compare import MetricComparison, compare_runs
+from ragaudit.stats.multiple import holm_bonferroni
+from ragaudit.stats.resampling import check_confidence
+
+__all__ = ["PairwiseMatrix", "compare_all"]
+
+
+@dataclass(frozen=True)
+class PairwiseMatrix:
+    """Every pair of runs compared on one metric, with Holm-Bonferroni adjusted p-values.
+
+    Attributes
+    ----------
+    metric : str
+    runs : tuple of str
+        Run names in directory (file name) order.
+    means : tuple of float
+        Each run's mean of the metric on its own non-null questions.
+    pairs : tuple of (int, int, MetricComparison)
+        ``(i, j, comparison)`` with ``diff = run j - run i``, for every ``i < j``.
+    adjusted_pvalues : tuple of float
+        Holm-Bonferroni adjusted, aligned with ``pairs``.
+    alpha : float
+    seed, n_resamples, n_permutations : int
+    confidence : float
+    """
+
+    metric: str
+    runs: tuple[str, ...]
+    means: tuple[float, ...]
+    pairs: tuple[tuple[int, int, MetricComparison], ...]
+    adjusted_pvalues: tuple[float, ...]
+    alpha: float
+    seed: int
+    n_resamples: int
+    n_permutations: int
+    confidence: float
+
+    @property
+    def distinguishable(self) -> list[tuple[str, str]]:
+        """Pairs whose Holm-adjusted p-value is below alpha and whose interval excludes 0."""
+        return [
+            (self.runs[i], self.runs[j])
+            for (i, j, row), adjusted in zip(self.pairs, self.adjusted_pvalues, strict=True)
+            if adjusted < self.alpha
+            and (row.confidence_interval.low > 0 or row.confidence_interval.high < 0)
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (the ``compare --all --format json`` document)."""
+        return {
+            "metric": self.metric,
+            "seed": self.seed,
+            "resamples": self.n_resamples,
+            "permutations": self.n_permutations,
+            "confidence": self.confidence,
+            "alpha": self.alpha,
+            "runs": [
+                {"name": name, "mean": mean}
+                for name, mean in zip(self.runs, self.means, strict=True)
+            ],
+            "pairs": [
+                {
+                    "run_a": self.runs[i],
+                    "run_b": self.runs[j],
+                    "n": row.n,
+                    "diff": row.statistic,
+                    "ci_low": row.confidence_interval.low,
+                    "ci_high": row.confidence_interval.high,
+                    "p_value": row.pvalue,
+                    "p_method": row.p_method,
+                    "ci_method": row.ci_method,
+                    "verdict": row.verdict,
+                    "p_holm": adjusted,
+                }
+                for (i, j, row), adjusted in zip(self.pairs, self.adjusted_pvalues, strict=True)
+            ],
+            "distinguishable": [list(pair) for pair in self.distinguishable],
+        }
+
+
+def compare_all(
+    runs: str | os.PathLike[str] | Sequence[PerQuestionMetrics],
+    metric: str,
+    *,
+    n_resamples: int = 10_000,
+    n_permutations: int = 10_000,
+    confidence: float = 0.95,
+    method: str = "auto",
+    seed: int = 0,
+    exact_max_n: int = 20,
+    allow_partial: bool = False,
+) -> PairwiseMatrix:
+    """Compare every pair of runs (a directory of ``*.json``/``*.jsonl`` files) on one metric.
+
+    Each pair is a :func:`compare_runs` on ``metric``; the pairwise permutation p-values are
+    adjusted with :func:`~ragaudit.stats.holm_bonferroni`, and a pair is *distinguishable*
+    when its adjusted p-value is below ``alpha = 1 - confidence`` and its interval excludes 0.
+
+    Examples
+    --------
+    >>> runs = [PerQuestionMetrics(name, {f"q{i}": {"hit": float(i < k)} for i in range(30)})
+    ...         for name, k in (("base", 10), ("same", 10), ("better", 25))]
+    >>> matrix = compare_all(runs, "hit", n_resamples=200)
+    >>> matrix.distinguishable
+    [('base', 'better'), ('same', 'better')]
+    """
+    loaded = _load_directory(runs) if isinstance(runs, str | os.PathLike) else list(runs)
+    if len(loaded) < 2:
+        raise InputError(f"compare --all: expected at least 2 runs, found {len(loaded)}")
+    names = _unique_names(loaded)
+    pairs: list[tuple[int, int, MetricComparison]] = []
+    for i in range(len(loaded)):
+        for j in range(i + 1, len(loaded)):
+            result = compare_runs(
+                loaded[i],
+                loaded[j],
+                [metric],
+                n_resamples=n_resamples,
+                n_permutations=n_permutations,
+                confidence=confidence,
+                method=method,
+                seed=seed,
+                exact_max_n=exact_max_n,
+                allow_partial=allow_partial,
+                subsample_sizes=(),
+            )
+            if not result.metrics:
+                raise InputError(
+                    f"metric {metric!r} is null everywhere for runs {names[i]!r} and {names[j]!r}"
+                )
+            pairs.append((i, j, result.metrics[0]))
+    adjusted = holm_bonferroni([row.pvalue for _, _, row in pairs])
+    means = []
+    for run in loaded:
+        values = [row.get(metric) for row in run.values.values()]
+        finite = [v for v in values if v is not None]
+        means.append(float(np.mean(finite)) if finite else float("nan"))
+    return PairwiseMatrix(
+        metric=metric,
+        runs=tuple(names),
+        means=tuple(means),
+        pairs=tuple(pairs),
+        adjusted_pvalues=tuple(float(p) for p in adjusted),
+        alpha=round(1.0 - check_confidence(confidence), 12),
+        seed=seed,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        confidence=confidence,
+    )
+
+
+def _load_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMetrics]:
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise InputError(f"{folder}: expected a directory of saved runs, found no directory")
+    files = sorted(
+        p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".json", ".jsonl")
+    )
+    if len(files) < 2:
+        raise InputError(
+            f"{folder}: expected at least 2 saved runs (*.json or *.jsonl), found {len(files)}"
+        )
+    return [read_per_question_metrics(p) for p in files]
+
+
+def _unique_names(runs: Sequence[PerQuestionMetrics]) -> list[str]:
+    names = [run.name for run in runs]
+    if len(set(names)) == len(names):
+        return names
+    return [Path(run.path).name if run.path else f"{run.name}#{i}" for i, run in enumerate(runs)]

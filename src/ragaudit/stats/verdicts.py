@@ -1,0 +1,111 @@
+"""Verdicts of a paired comparison, and the one display rule for p-values.
+
+A verdict combines the p-value and the interval at the same level ``alpha = 1 - confidence``:
+
+* ``too few differing questions``: fewer than :func:`min_differing` questions have a non-zero
+  difference.  With ``m`` differing questions the smallest two-sided sign-flip p-value
+  possible (all ``m`` favouring one system) is ``2 / 2**m``; when even that is not below
+  alpha no data could have been significant, and saying "no evidence" or "borderline"
+  would suggest the test looked and found nothing.
+* ``SIGNIFICANT``: ``p < alpha`` **and** the interval excludes 0 (both must agree);
+* ``borderline``: exactly one of those holds, or ``alpha <= p < 2 * alpha``;
+* ``no evidence``: otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = [
+    "BORDERLINE",
+    "NO_EVIDENCE",
+    "SIGNIFICANT",
+    "TOO_FEW",
+    "format_pvalue",
+    "min_differing",
+    "verdict",
+    "verdict_rule",
+]
+
+SIGNIFICANT = "SIGNIFICANT"
+BORDERLINE = "borderline"
+NO_EVIDENCE = "no evidence"
+TOO_FEW = "too few differing questions"
+
+
+def min_differing(alpha: float) -> int:
+    """Fewest differing questions with which a sign-flip test can reach ``p < alpha``.
+
+    The smallest attainable two-sided p with ``m`` non-zero differences is ``2**(1 - m)``.
+
+    Examples
+    --------
+    >>> min_differing(0.05), min_differing(0.01), 2 ** (1 - 6) < 0.05 <= 2 ** (1 - 5)
+    (6, 8, True)
+    """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha: expected a number in (0, 1), found {alpha!r}")
+    m = max(1, math.ceil(1.0 - math.log2(alpha)))
+    while 2.0 ** (1 - m) >= alpha:  # guard the boundary against log rounding
+        m += 1
+    while m > 1 and 2.0 ** (2 - m) < alpha:
+        m -= 1
+    return m
+
+
+def verdict(
+    pvalue: float, low: float, high: float, alpha: float, n_differing: int | None = None
+) -> str:
+    """Classify a paired comparison (rules in the module docstring).
+
+    Parameters
+    ----------
+    pvalue : float
+    low, high : float
+        The confidence interval of the difference, at level ``1 - alpha``.
+    alpha : float
+    n_differing : int, optional
+        Questions with a non-zero difference; None skips the minimum-count rule.
+
+    Examples
+    --------
+    >>> verdict(0.001, 0.05, 0.2, 0.05), verdict(0.03, 0.0, 0.1, 0.05)
+    ('SIGNIFICANT', 'borderline')
+    >>> verdict(0.08, -0.01, 0.1, 0.05), verdict(0.247, 0.0, 0.083, 0.05)
+    ('borderline', 'no evidence')
+    >>> verdict(1.0, 0.2, 1.0, 0.05, n_differing=1)   # n = 1: one question differs
+    'too few differing questions'
+    """
+    if n_differing is not None and n_differing < min_differing(alpha):
+        return TOO_FEW
+    small_p = pvalue < alpha
+    excludes_zero = low > 0 or high < 0
+    if small_p and excludes_zero:
+        return SIGNIFICANT
+    if small_p or excludes_zero or pvalue < 2 * alpha:
+        return BORDERLINE
+    return NO_EVIDENCE
+
+
+def verdict_rule(alpha: float) -> str:
+    """The verdict rule in one line, for the foot of a table.
+
+    >>> verdict_rule(0.05).split(";")[0]
+    'verdict: SIGNIFICANT = p < 0.05 and the CI excludes 0'
+    """
+    m = min_differing(alpha)
+    return (
+        f"verdict: SIGNIFICANT = p < {alpha:g} and the CI excludes 0; borderline = only one "
+        f"of those, or p < {2 * alpha:g}; no evidence = neither; too few differing questions = "
+        f"fewer than {m} questions differ, so even if all favoured one run p >= "
+        f"2^(1-{m - 1}) = {2.0 ** (2 - m):.3g} and no result could be significant."
+    )
+
+
+def format_pvalue(pvalue: float) -> str:
+    """The one display rule for p-values: ``<0.001`` below 0.001, otherwise three decimals.
+
+    >>> format_pvalue(0.0004), format_pvalue(0.001), format_pvalue(0.04862), format_pvalue(1.0)
+    ('<0.001', '0.001', '0.049', '1.000')
+    """
+    return "<0.001" if pvalue < 0.001 else f"{pvalue:.3f}"
