@@ -2,9 +2,11 @@
 
 The demo is a sequence of *sections*, each a function ``section(ctx, echo)`` that reads and
 extends a shared :class:`DemoContext` (paths, saved runs, anything a later section needs).
-:data:`SECTIONS` lists them in order; further analyses (the funnel, label bias, the paired
-comparison of the two runs) are added by appending a function to it.  Everything is offline
-and deterministic: two runs of the demo print the same text and write byte-identical files.
+:data:`SECTIONS` lists them in order: the benchmark, the two runs, chunk labels, then the short
+audit (:func:`~ragaudit.reports.html_markdown.render_audit_text`) and the one-page
+``report.html`` built from the same :class:`~ragaudit.reports.html_data.Audit`.  Everything is
+offline and deterministic: two runs of the demo print the same text and write byte-identical
+files.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from typing import Any
 
 import click
 
-from ragaudit.cli.run import format_run_summary
 from ragaudit.data.golden import GoldenSet, load_golden
 from ragaudit.data.records import SavedRun
 from ragaudit.pipeline.chunking import Chunk, chunk_documents
@@ -34,7 +35,10 @@ __all__ = [
     "benchmark_paths",
     "command",
     "run_demo",
+    "section_audit",
     "section_benchmark",
+    "section_full",
+    "section_labels",
     "section_runs",
 ]
 
@@ -110,17 +114,15 @@ def section_benchmark(ctx: DemoContext, echo: Echo) -> None:
     answerable = sum(1 for q in ctx.golden if q.answerable)
     echo("ragaudit demo: the bundled handbook benchmark, fully offline")
     echo(
-        f"  {len(ctx.documents)} documents -> {len(ctx.chunks)} chunks of "
-        f"{first['chunk_size']} characters ({first['chunk_overlap']} overlap); "
-        f"{len(ctx.golden)} questions ({answerable} answerable, "
-        f"{len(ctx.golden) - answerable} unanswerable)"
+        f"  {len(ctx.documents)} documents -> {len(ctx.chunks)} chunks ({first['chunk_size']} "
+        f"characters, {first['chunk_overlap']} overlap); {len(ctx.golden)} questions "
+        f"({answerable} answerable, {len(ctx.golden) - answerable} not)"
     )
     echo(f"  pipeline: BM25 retriever -> extractive reader -> offline judges; seed {ctx.seed}")
-    echo("")
 
 
 def section_runs(ctx: DemoContext, echo: Echo) -> None:
-    """Evaluate each configuration, print its summary, keep the saved runs."""
+    """Evaluate each configuration and keep the saved runs (one line each)."""
     for config in CONFIGURATIONS:
         saved = run_pipeline(
             ctx.corpus_dir,
@@ -134,30 +136,19 @@ def section_runs(ctx: DemoContext, echo: Echo) -> None:
             record_latency=False,  # keeps the demo's files byte-identical across runs
         )
         ctx.runs[saved.name] = saved
-        echo(format_run_summary(saved))
-        echo(f"  saved: {Path(saved.path or '').as_posix()}")
-        echo("")
+        echo(f"  run {saved.name} (k={config['k']}) -> {Path(saved.path or '').as_posix()}")
 
 
-def section_funnel(ctx: DemoContext, echo: Echo) -> None:
-    """Recall is not accuracy: the four-stage funnel of the k=3 run."""
-    from ragaudit.reports.funnel import funnel_section
-
-    echo("=" * 78)
-    funnel_section(ctx.runs[CONFIGURATIONS[0]["name"]], seed=ctx.seed, echo=echo)
-    echo("")
-
-
-def section_label_bias(ctx: DemoContext, echo: Echo) -> None:
-    """Chunk-level labels (offline heuristic labeller) and the optimism of document labels."""
+def section_labels(ctx: DemoContext, echo: Echo) -> None:
+    """Chunk-level labels from the offline heuristic labeller (for chunk recall and label bias)."""
     from ragaudit.labels.build import build_chunk_labels
     from ragaudit.labels.format import Chunking, save_chunk_labels
     from ragaudit.labels.heuristic import HeuristicLabeller
     from ragaudit.pipeline.corpus import corpus_sha256
-    from ragaudit.reports.label_bias import bias_section
 
     first = CONFIGURATIONS[0]
-    assert ctx.golden is not None  # set by section_benchmark
+    if ctx.golden is None:
+        raise RuntimeError("section_labels needs section_benchmark first")
     chunking = Chunking(
         "fixed", first["chunk_size"], first["chunk_overlap"], corpus_sha256(ctx.documents)
     )
@@ -165,51 +156,74 @@ def section_label_bias(ctx: DemoContext, echo: Echo) -> None:
     labels_path = ctx.out_dir / "chunk_labels.yaml"
     save_chunk_labels(summary.labels, labels_path)
     ctx.extra["chunk_labels"] = summary.labels
-    echo("=" * 78)
     echo(
-        f"chunk-level labels: {len(summary.labelled)} questions labelled by the offline "
-        f"heuristic labeller -> {labels_path.as_posix()}"
+        f"  chunk labels: {len(summary.labelled)} questions, offline heuristic labeller -> "
+        f"{labels_path.as_posix()}"
     )
-    if summary.no_answer_chunk:
-        echo(
-            "  no single chunk holds every keyword (answer split across chunks): "
-            + ", ".join(summary.no_answer_chunk)
-        )
-    bias_section(ctx.runs[first["name"]], summary.labels, echo=echo)
     echo("")
 
 
-def section_compare(ctx: DemoContext, echo: Echo) -> None:
-    """Is k=6 better than k=3?  Paired bootstrap, permutation test and McNemar."""
+def section_audit(ctx: DemoContext, echo: Echo) -> None:
+    """The short audit (dashboard, funnel, where questions die, bias line, comparison) and the
+    one-page report written next to the runs."""
+    from ragaudit._io import atomic_write_text
+    from ragaudit.reports.html_data import build_audit
+    from ragaudit.reports.html_markdown import render_audit_text
+    from ragaudit.reports.html_page import render_audit_html
+
+    texts = {c.chunk_id: c.text for c in ctx.chunks}
+    audit = build_audit(
+        list(ctx.runs.values()),
+        labels=ctx.extra.get("chunk_labels"),
+        chunk_texts=texts,
+        seed=ctx.seed,
+    )
+    ctx.extra["audit"] = audit
+    echo(render_audit_text(audit, full_bias=bool(ctx.extra.get("full"))).rstrip("\n"))
+    report = ctx.out_dir / "report.html"
+    atomic_write_text(report, render_audit_html(audit))
+    ctx.extra["report"] = report
+    echo("")
+    echo(f"report: {report.as_posix()}")
+    echo("  open it in a browser: each failing question opens to its chunks, answer and verdicts")
+
+
+def section_full(ctx: DemoContext, echo: Echo) -> None:
+    """With ``--full``: the complete label-bias and comparison tables as well."""
+    if not ctx.extra.get("full"):
+        return
+    from ragaudit.reports.label_bias import bias_section
     from ragaudit.reports.render import render_text
     from ragaudit.reports.stats import comparison_report
     from ragaudit.stats.compare import compare_runs
 
     name_a, name_b = (c["name"] for c in CONFIGURATIONS)
-    metrics = ["recall@k", "ndcg@k", "precision@k", "keyword_hit", "correct"]
-    # The answerable questions, as in the funnel (an unanswerable one is "correct" by refusing).
+    echo("")
+    echo("=" * 78)
+    bias_section(ctx.runs[name_a], ctx.extra["chunk_labels"], echo=echo)
     result = compare_runs(
         ctx.runs[name_a].path or "",
         ctx.runs[name_b].path or "",
-        metrics,
+        ["recall@k", "ndcg@k", "precision@k", "keyword_hit", "correct"],
         seed=ctx.seed,
         questions="answerable",
     )
     echo("=" * 78)
     echo(render_text(comparison_report(result)).rstrip("\n"))
-    echo("")
 
 
 SECTIONS: list[Callable[[DemoContext, Echo], None]] = [
     section_benchmark,
     section_runs,
-    section_funnel,
-    section_label_bias,
-    section_compare,
+    section_labels,
+    section_audit,
+    section_full,
 ]
 
 
-def run_demo(out_dir: str | Path = "ragaudit-results", echo: Echo = click.echo) -> DemoContext:
+def run_demo(
+    out_dir: str | Path = "ragaudit-results", echo: Echo = click.echo, *, full: bool = False
+) -> DemoContext:
     """Run every section of the demo, writing under ``out_dir``.
 
     Parameters
@@ -217,6 +231,8 @@ def run_demo(out_dir: str | Path = "ragaudit-results", echo: Echo = click.echo) 
     out_dir : str or Path, default "ragaudit-results"
     echo : callable, default click.echo
         Receives each output line (pass ``list.append`` to capture).
+    full : bool, default False
+        Also print the full label-bias and comparison tables.
 
     Returns
     -------
@@ -225,6 +241,7 @@ def run_demo(out_dir: str | Path = "ragaudit-results", echo: Echo = click.echo) 
     """
     with benchmark_paths() as (corpus_dir, golden_path):
         ctx = DemoContext(Path(out_dir), corpus_dir, golden_path)
+        ctx.extra["full"] = full
         for section in SECTIONS:
             section(ctx, echo)
         echo(f"results written under {Path(out_dir).as_posix()}/")
@@ -240,6 +257,11 @@ def run_demo(out_dir: str | Path = "ragaudit-results", echo: Echo = click.echo) 
     show_default=True,
     help="Results directory.",
 )
-def command(out_dir: str) -> None:
-    """Run the full offline audit on the bundled benchmark (no network, no model)."""
-    run_demo(out_dir)
+@click.option("--full", is_flag=True, help="Also print the full label-bias and comparison tables.")
+def command(out_dir: str, full: bool) -> None:
+    """Run the full offline audit on the bundled benchmark (no network, no model).
+
+    Prints a short audit (dashboard, funnel, where questions die, the label-bias line, the
+    k=3 vs k=6 comparison) and writes the one-page report.html next to the saved runs.
+    """
+    run_demo(out_dir, full=full)

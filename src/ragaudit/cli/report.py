@@ -1,0 +1,75 @@
+"""``ragaudit report``: the one page a RAG team reads (HTML, or Markdown for a pull request)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ragaudit._io import atomic_write_text
+from ragaudit.cli._options import seed_option
+
+__all__ = ["command"]
+
+
+@click.command("report")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--out", "out_path", type=click.Path(dir_okay=False), default=None,
+    help="File to write [default: report.html, or report.md with --format markdown].",
+)  # fmt: skip
+@click.option(
+    "--format", "output_format", type=click.Choice(["html", "markdown"]), default="html",
+    show_default=True, help="html: one self-contained page; markdown: a pull-request comment.",
+)  # fmt: skip
+@click.option(
+    "--labels", "labels_path", type=click.Path(dir_okay=False), default=None,
+    help="Chunk-label file (ragaudit labels build): chunk-level recall, label bias, answer "
+    "chunks in the drill-down.",
+)  # fmt: skip
+@click.option(
+    "--corpus", "corpus_dir", type=click.Path(file_okay=False), default=None,
+    help="The runs' corpus: shows the retrieved chunk texts in the drill-down.",
+)  # fmt: skip
+@seed_option()
+@click.option(
+    "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
+    help="Bootstrap resamples of the funnel and dashboard intervals.",
+)  # fmt: skip
+def command(
+    runs: tuple[str, ...],
+    out_path: str | None,
+    output_format: str,
+    labels_path: str | None,
+    corpus_dir: str | None,
+    seed: int,
+    resamples: int,
+) -> None:
+    """One page for saved RUNS: dashboard, funnel, failing questions, label bias, comparison.
+
+    The dashboard shows six numbers with 95% intervals, n and the minimum detectable effect;
+    every failing question opens to its retrieved chunks, answer and judge verdicts.  With two
+    or more runs each later run is compared with the first (paired tests, Holm-adjusted).
+    The page has no scripts and no external resources; the same inputs give the same bytes.
+    """
+    from ragaudit.cli.funnel import _chunk_texts
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.reports.html_data import build_audit
+
+    saved = [load_saved_run(path) for path in runs]
+    labels = None if labels_path is None else load_chunk_labels(labels_path)
+    texts = None if corpus_dir is None else _chunk_texts(corpus_dir, saved[0].config)
+    audit = build_audit(saved, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples)
+    if output_format == "markdown":
+        from ragaudit.reports.html_markdown import render_audit_markdown
+
+        text = render_audit_markdown(audit)
+        target = Path(out_path or "report.md")
+    else:
+        from ragaudit.reports.html_page import render_audit_html
+
+        text = render_audit_html(audit)
+        target = Path(out_path or "report.html")
+    atomic_write_text(target, text)
+    click.echo(f"wrote {target.as_posix()} ({len(text.encode('utf-8')):,} bytes)", err=True)

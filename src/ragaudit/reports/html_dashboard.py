@@ -1,0 +1,287 @@
+"""The dashboard of the audit page: six numbers, each with a 95% interval, n and the MDE.
+
+Each number is computed from the same function as the single-purpose command that prints it,
+so the page and that command's JSON agree:
+
+================================  ==========================================================
+dashboard number                  equals
+================================  ==========================================================
+recall@k, document level          ``compare --questions answerable`` ``mean`` of ``recall@k``
+recall@k, chunk level             ``labels bias`` ``summary.recall.chunk`` (with labels), else
+                                  the mean of the run's ``chunk_recall@k``
+nDCG@k, context precision@k       ``compare --questions answerable`` ``mean`` of ``ndcg@k``,
+                                  ``precision@k``
+end-to-end correctness            ``funnel`` ``correct_end_to_end``
+faithfulness                      ``compare --questions answerable`` ``mean`` of
+                                  ``faithfulness`` (LLM judge runs only)
+wrong abstention                  ``funnel``: (``died.3-refusal`` + ``unanswerable.answered_ids``)
+                                  / (``stages[1].kept`` + ``unanswerable.n``)
+================================  ==========================================================
+
+Intervals: a 0/1 number (correctness, wrong abstention) gets the Wilson score interval
+(Wilson 1927); a mean of per-question scores gets a percentile bootstrap over questions
+(Efron & Tibshirani 1993).  Beside each number, the minimum detectable effect at its n
+(:func:`~ragaudit.stats.minimum_detectable_effect`: exact McNemar power 0.8, alpha 0.05, 20%
+of questions discordant between two systems, the chapter's planning assumption).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.stats import binomtest
+
+from ragaudit.diagnose.funnel import FunnelResult
+from ragaudit.diagnose.label_bias import BiasResult
+from ragaudit.stats.power import minimum_detectable_effect
+from ragaudit.stats.resampling import paired_bootstrap
+
+__all__ = ["MDE_DISCORDANCE", "DashboardRow", "dashboard_rows", "mean_interval", "wilson_interval"]
+
+#: Discordance assumed for the minimum detectable effect (the chapter's planning table).
+MDE_DISCORDANCE = 0.2
+
+
+@dataclass(frozen=True)
+class DashboardRow:
+    """One dashboard number.
+
+    Attributes
+    ----------
+    key : str
+        Stable identifier (``recall_doc``, ``recall_chunk``, ``ndcg``, ``precision``,
+        ``correct``, ``faithfulness``, ``wrong_abstention``); the HTML carries it as
+        ``data-metric``.
+    label : str
+        What the reader sees.
+    value : float or None
+        None when the run cannot measure it (``note`` says why).
+    ci_low, ci_high : float or None
+        95% interval.
+    n : int
+        Questions behind the number.
+    count : int or None
+        Successes, for 0/1 numbers.
+    interval : str
+        How the interval was computed.
+    mde : float or None
+        Minimum detectable effect at ``n`` (None: not detectable at this n).
+    source : str
+        The command and JSON field it equals.
+    note : str
+        What the number guards against, or why it is missing.
+    """
+
+    key: str
+    label: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    count: int | None
+    interval: str
+    mde: float | None
+    source: str
+    note: str
+
+
+def wilson_interval(count: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    r"""Wilson score interval of a proportion ``count / n``.
+
+    .. math:: \frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n}
+
+    Unlike the Wald interval it stays inside [0, 1] and is not zero-width at 0/n or n/n.
+
+    References
+    ----------
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
+    inference. *JASA* 22(158), 209-212.
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(43, 54)
+    >>> round(low, 4), round(high, 4)
+    (0.671, 0.8823)
+    >>> wilson_interval(0, 0)
+    (0.0, 1.0)
+    """
+    if n == 0:
+        return 0.0, 1.0
+    ci = binomtest(count, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def mean_interval(
+    values: Sequence[float], *, seed: int = 0, n_resamples: int = 2000
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of a mean (questions resampled with replacement).
+
+    The one-sample case of :func:`~ragaudit.stats.paired_bootstrap` (the difference from 0).
+
+    Examples
+    --------
+    >>> mean_interval([1.0, 1.0, 1.0])
+    (1.0, 1.0)
+    """
+    if not len(values):
+        return 0.0, 1.0
+    x = np.asarray(values, dtype=float)
+    ci = paired_bootstrap(np.zeros_like(x), x, n_resamples=n_resamples, rng=seed)
+    return ci.confidence_interval.low, ci.confidence_interval.high
+
+
+def _mde(n: int) -> float | None:
+    return minimum_detectable_effect(n, MDE_DISCORDANCE) if n else None
+
+
+def _answerable_values(rows: Sequence[Mapping[str, Any]], metric: str) -> list[float]:
+    out = []
+    for row in rows:
+        if row.get("answerable", True) is False:
+            continue
+        value = (row.get("metrics") or {}).get(metric)
+        if value is not None:
+            out.append(float(value))
+    return out
+
+
+def _mean_row(
+    key: str, label: str, values: list[float], source: str, note: str, seed: int, resamples: int
+) -> DashboardRow:
+    if not values:
+        return DashboardRow(key, label, None, None, None, 0, None, "", None, source, note)
+    low, high = mean_interval(values, seed=seed, n_resamples=resamples)
+    return DashboardRow(
+        key,
+        label,
+        float(np.mean(values)),
+        low,
+        high,
+        len(values),
+        None,
+        "bootstrap percentile",
+        _mde(len(values)),
+        source,
+        note,
+    )
+
+
+def _rate_row(key: str, label: str, count: int, n: int, source: str, note: str) -> DashboardRow:
+    if not n:
+        return DashboardRow(key, label, None, None, None, 0, None, "", None, source, note)
+    low, high = wilson_interval(count, n)
+    return DashboardRow(
+        key, label, count / n, low, high, n, count, "Wilson score", _mde(n), source, note
+    )
+
+
+def dashboard_rows(
+    saved: Any, funnel: FunnelResult, bias: BiasResult | None, seed: int, resamples: int
+) -> tuple[DashboardRow, ...]:
+    rows = saved.rows
+    k = funnel.k
+    compare_src = "ragaudit compare --questions answerable (--format json): metrics[{}].mean"
+    out = [
+        _mean_row(
+            "recall_doc",
+            f"recall@{k}, document level",
+            _answerable_values(rows, "recall@k"),
+            compare_src.format("recall@k"),
+            "the ceiling: nothing downstream recovers a fact never retrieved",
+            seed,
+            resamples,
+        )
+    ]
+    if bias is not None:
+        chunk = [q.chunk_recall for q in bias.questions]
+        out.append(
+            _mean_row(
+                "recall_chunk",
+                f"recall@{k}, chunk level",
+                chunk,
+                "ragaudit labels bias (--format json): summary.recall.chunk",
+                "document labels cannot see chunking failures",
+                seed,
+                resamples,
+            )
+        )
+    else:
+        chunk = _answerable_values(rows, "chunk_recall@k")
+        out.append(
+            _mean_row(
+                "recall_chunk",
+                f"recall@{k}, chunk level",
+                chunk,
+                compare_src.format("chunk_recall@k"),
+                "document labels cannot see chunking failures"
+                if chunk
+                else "no chunk labels (pass --labels FILE)",
+                seed,
+                resamples,
+            )
+        )
+    out.append(
+        _mean_row(
+            "ndcg",
+            f"nDCG@{k}",
+            _answerable_values(rows, "ndcg@k"),
+            compare_src.format("ndcg@k"),
+            "order: the generator reads the first chunks first",
+            seed,
+            resamples,
+        )
+    )
+    out.append(
+        _mean_row(
+            "precision",
+            f"context precision@{k}",
+            _answerable_values(rows, "precision@k"),
+            compare_src.format("precision@k"),
+            "relevant documents among the k sent: the cost and distraction term",
+            seed,
+            resamples,
+        )
+    )
+    correct = funnel.stages[3].kept + len(funnel.lucky) if funnel.n else 0
+    out.append(
+        _rate_row(
+            "correct",
+            "end-to-end correctness",
+            correct,
+            funnel.n,
+            "ragaudit funnel (--format json): correct_end_to_end",
+            "what the user experiences (answerable questions)",
+        )
+    )
+    faith = _answerable_values(rows, "faithfulness")
+    out.append(
+        _mean_row(
+            "faithfulness",
+            "faithfulness",
+            faith,
+            compare_src.format("faithfulness"),
+            "claims supported by the context"
+            if faith
+            else "not measured: run `ragaudit judge` (LLM faithfulness judge)",
+            seed,
+            resamples,
+        )
+    )
+    una = funnel.unanswerable
+    wrong = len(funnel.died["3-refusal"]) + len(una.answered_ids)
+    base = (funnel.stages[1].kept if funnel.n else 0) + una.n
+    out.append(
+        _rate_row(
+            "wrong_abstention",
+            "wrong abstention",
+            wrong,
+            base,
+            "ragaudit funnel (--format json): (len(died.3-refusal) + "
+            "len(unanswerable.answered_ids)) / (stages[1].kept + unanswerable.n)",
+            "refusals with the evidence present + answers to unanswerable questions",
+        )
+    )
+    return tuple(out)

@@ -1,0 +1,337 @@
+"""The audit page's data: the dashboard, the funnel, the failing questions, the comparison.
+
+:func:`build_audit` takes saved runs and computes everything ``ragaudit report`` shows, from
+the same functions the single-purpose commands use (``funnel``, ``labels bias``, ``compare``),
+so the page and their JSON agree; the dashboard numbers are documented in
+:mod:`ragaudit.reports.html_dashboard`.  With several runs, each later run is compared with the
+first, and Holm-Bonferroni adjusts the p-values across every row of every pair shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragaudit.diagnose.funnel import FunnelResult, compute_funnel, ranked_retrieved
+from ragaudit.diagnose.label_bias import BiasResult, compute_label_bias
+from ragaudit.exceptions import InputError
+from ragaudit.reports.html_dashboard import DashboardRow, dashboard_rows
+from ragaudit.stats.compare import Comparison, compare_runs
+from ragaudit.stats.multiple import holm_bonferroni
+
+__all__ = [
+    "COMPARED_METRICS",
+    "Audit",
+    "ChunkView",
+    "PairView",
+    "QuestionView",
+    "RunAudit",
+    "build_audit",
+    "question_view",
+]
+
+#: Metrics the paired comparison tests (when both runs have them).
+COMPARED_METRICS: tuple[str, ...] = ("recall@k", "ndcg@k", "precision@k", "correct", "faithfulness")
+
+
+@dataclass(frozen=True)
+class ChunkView:
+    """A retrieved chunk as the drill-down shows it."""
+
+    rank: int
+    chunk_id: str
+    doc_id: str
+    gold_doc: bool
+    answer_chunk: bool | None
+    text: str | None
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """One question's drill-down: what was asked, retrieved, answered and judged."""
+
+    qid: str
+    stage: str
+    question: str
+    reference_answer: str
+    answer: str
+    keywords: tuple[str, ...]
+    chunks: tuple[ChunkView, ...]
+    judges: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class RunAudit:
+    """Everything the page shows about one run."""
+
+    name: str
+    k: int
+    config: tuple[tuple[str, str], ...]
+    dashboard: tuple[DashboardRow, ...]
+    funnel: FunnelResult
+    bias: BiasResult | None
+    failures: tuple[QuestionView, ...]
+    answered: int
+    n_answerable: int
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PairView:
+    """Run ``b`` compared with run ``a`` (diff = b - a), with Holm-adjusted p-values."""
+
+    a: int
+    b: int
+    comparison: Comparison
+    holm: tuple[float, ...]
+    discordant: tuple[tuple[QuestionView, QuestionView], ...]
+
+
+@dataclass(frozen=True)
+class Audit:
+    """The whole page: one :class:`RunAudit` per run, pairs against the first run."""
+
+    runs: tuple[RunAudit, ...]
+    pairs: tuple[PairView, ...]
+    seed: int
+    version: str
+    n_resamples: int
+    summary: tuple[str, ...] = field(default=())
+
+    def dashboard_label(self, i: int) -> str:
+        """Label of dashboard row ``i``: ``recall@3`` when every run has k=3, else ``recall@k``."""
+        label = self.runs[0].dashboard[i].label
+        if len({run.k for run in self.runs}) > 1:
+            label = label.replace(f"@{self.runs[0].k}", "@k")
+        return label
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    import json
+
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+
+
+_CONFIG_FIRST = (
+    "k",
+    "chunker",
+    "chunk_size",
+    "chunk_overlap",
+    "retriever",
+    "retrieval_depth",
+    "embedding_model",
+    "generator",
+    "llm_generator",
+    "judges",
+    "llm_judges",
+    "seed",
+    "ragaudit_version",
+)
+
+
+def _config(config: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    order = [key for key in _CONFIG_FIRST if key in config]
+    order += sorted(key for key in config if key not in _CONFIG_FIRST)
+    return tuple((key, _show(config[key])) for key in order)
+
+
+def _answer_chunk_sets(labels: Any) -> dict[str, set[str]]:
+    """``{qid: answer chunk ids}`` of chunk labels (grade 2), for the drill-down."""
+    questions = getattr(labels, "questions", None)
+    if questions is None:
+        return {}
+    return {
+        str(qid): {str(c) for c in getattr(entry, "answer_chunks", ())}
+        for qid, entry in questions.items()
+    }
+
+
+def question_view(
+    row: Mapping[str, Any],
+    stage: str,
+    k: int,
+    chunk_texts: Mapping[str, str] | None,
+    answer_chunks: Mapping[str, set[str]],
+    where: str = "saved run",
+) -> QuestionView:
+    """The drill-down of one saved-run row at cut-off ``k``."""
+    gold = {str(d) for d in row.get("gold_docs") or []}
+    answers = answer_chunks.get(str(row["id"]))
+    chunks = tuple(
+        ChunkView(
+            rank=int(entry.get("rank", i + 1)),
+            chunk_id=str(entry["chunk_id"]),
+            doc_id=str(entry["doc_id"]),
+            gold_doc=str(entry["doc_id"]) in gold,
+            answer_chunk=None if answers is None else str(entry["chunk_id"]) in answers,
+            text=None if chunk_texts is None else chunk_texts.get(str(entry["chunk_id"])),
+        )
+        for i, entry in enumerate(ranked_retrieved(row, where, 0)[:k])
+    )
+    judges = row.get("judges") or {}
+    return QuestionView(
+        qid=str(row["id"]),
+        stage=stage,
+        question=str(row.get("question") or ""),
+        reference_answer=str(row.get("reference_answer") or ""),
+        answer=str(row.get("answer") or ""),
+        keywords=tuple(str(x) for x in row.get("keywords") or ()),
+        chunks=chunks,
+        judges=tuple((str(key), _show(value)) for key, value in judges.items()),
+    )
+
+
+def _stage_of(funnel: FunnelResult) -> dict[str, str]:
+    stage = {qid: key for key, ids in funnel.died.items() for qid in ids}
+    for qid in funnel.lucky:
+        stage[qid] = stage.get(qid, "") + " (correct by luck)"
+    for qid in funnel.ok_ids:
+        stage[qid] = "ok"
+    for qid in funnel.unanswerable.answered_ids:
+        stage[qid] = "unanswerable, answered"
+    return stage
+
+
+def _run_audit(
+    saved: Any,
+    labels: Any,
+    chunk_texts: Mapping[str, str] | None,
+    seed: int,
+    resamples: int,
+) -> RunAudit:
+    notes: list[str] = []
+    bias = None
+    if labels is not None:
+        try:
+            bias = compute_label_bias(saved, labels)
+            notes += list(bias.notes)
+        except InputError as exc:
+            notes.append(f"chunk labels not used for this run: {exc}")
+            labels = None
+    funnel = compute_funnel(saved, labels=labels, seed=seed, n_resamples=resamples)
+    notes = list(funnel.notes) + notes
+    answer_chunks = _answer_chunk_sets(labels) if labels is not None else {}
+    stage = _stage_of(funnel)
+    where = str(saved.path or saved.name)
+    failures = tuple(
+        question_view(row, stage[str(row["id"])], funnel.k, chunk_texts, answer_chunks, where)
+        for row in saved.rows
+        if str(row["id"]) in stage and stage[str(row["id"])] != "ok"
+    )
+    answerable = [r for r in saved.rows if r.get("answerable", True) is not False]
+    answered = sum(1 for r in answerable if (r.get("metrics") or {}).get("answered"))
+    return RunAudit(
+        name=str(saved.name),
+        k=funnel.k,
+        config=_config(saved.config),
+        dashboard=dashboard_rows(saved, funnel, bias, seed, resamples),
+        funnel=funnel,
+        bias=bias,
+        failures=failures,
+        answered=answered,
+        n_answerable=len(answerable),
+        notes=tuple(notes),
+    )
+
+
+def _sentence(pair: PairView, names: Sequence[str], alpha: float) -> str:
+    moved, still = [], []
+    for row, p_holm in zip(pair.comparison.metrics, pair.holm, strict=True):
+        ci = row.confidence_interval
+        excludes_zero = ci.low > 0 or ci.high < 0
+        if p_holm < alpha and excludes_zero:
+            moved.append(f"{row.metric} {row.statistic:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]")
+        else:
+            still.append(row.metric)
+    head = f"{names[pair.b]} vs {names[pair.a]}: "
+    real = "moved for real: " + ("; ".join(moved) if moved else "nothing")
+    rest = f"; did not move (interval includes 0 or Holm-adjusted p >= {alpha:g}): " + (
+        ", ".join(still) if still else "nothing"
+    )
+    return head + real + rest + "."
+
+
+def build_audit(
+    runs: Sequence[Any],
+    *,
+    labels: Any = None,
+    chunk_texts: Mapping[str, str] | None = None,
+    seed: int = 0,
+    n_resamples: int = 2000,
+    compare_resamples: int = 10_000,
+) -> Audit:
+    """Compute the audit page of one or more saved runs.
+
+    Parameters
+    ----------
+    runs : sequence of SavedRun
+        Loaded saved runs; with two or more, each later run is compared with the first.
+    labels : ChunkLabels, optional
+        Chunk labels for the chunk-level recall, the label-bias section and the answer chunks
+        of the drill-down (runs with another chunking get a note instead).
+    chunk_texts : mapping of str to str, optional
+        ``{chunk_id: text}`` shown in the drill-down.
+    seed : int, default 0
+        Seed of every bootstrap and permutation (printed on the page).
+    n_resamples : int, default 2000
+        Bootstrap resamples of the funnel and the dashboard intervals (as ``funnel``).
+    compare_resamples : int, default 10000
+        Resamples and permutations of the paired comparison (as ``compare``).
+
+    Returns
+    -------
+    Audit
+    """
+    from ragaudit import __version__
+
+    if not runs:
+        raise InputError("report: expected at least one saved run, found none")
+    audits = tuple(_run_audit(s, labels, chunk_texts, seed, n_resamples) for s in runs)
+    names = [a.name for a in audits]
+    raw: list[tuple[int, Comparison]] = []
+    for j in range(1, len(runs)):
+        a, b = runs[0], runs[j]
+        metrics_a = {m for r in a.rows for m in (r.get("metrics") or {})}
+        metrics_b = {m for r in b.rows for m in (r.get("metrics") or {})}
+        wanted = [m for m in COMPARED_METRICS if m in metrics_a and m in metrics_b]
+        if not wanted:
+            continue
+        raw.append(
+            (
+                j,
+                compare_runs(
+                    a.path,
+                    b.path,
+                    wanted,
+                    seed=seed,
+                    questions="answerable",
+                    n_resamples=compare_resamples,
+                    n_permutations=compare_resamples,
+                ),
+            )
+        )
+    pvalues = [m.pvalue for _, c in raw for m in c.metrics]
+    adjusted = list(holm_bonferroni(pvalues)) if pvalues else []
+    pairs: list[PairView] = []
+    by_id = [{str(r["id"]): r for r in s.rows} for s in runs]
+    stages = [_stage_of(a.funnel) for a in audits]
+    for j, comparison in raw:
+        holm = tuple(float(adjusted.pop(0)) for _ in comparison.metrics)
+        discordant = []
+        for row in comparison.metrics:
+            if row.metric == "correct" and row.mcnemar is not None:
+                for qid in row.mcnemar.discordant_ids:
+                    views = tuple(
+                        question_view(
+                            by_id[i][qid], stages[i].get(qid, ""), audits[i].k, chunk_texts, {}
+                        )
+                        for i in (0, j)
+                    )
+                    discordant.append((views[0], views[1]))
+        pairs.append(PairView(0, j, comparison, holm, tuple(discordant)))
+    alpha = 0.05
+    summary = tuple(_sentence(p, names, alpha) for p in pairs)
+    return Audit(audits, tuple(pairs), seed, __version__, n_resamples, summary)

@@ -1,0 +1,345 @@
+"""The audit page in text: GitHub-flavoured Markdown (a pull-request comment) and the short
+terminal audit ``ragaudit demo`` prints.
+
+Both are pure functions of the :class:`~ragaudit.reports.html_data.Audit` the HTML page is
+rendered from, so every form shows the same numbers.  Markdown cells are escaped (HTML
+entities for ``< > &``, backslashes for Markdown syntax); drill-downs are ``<details>`` blocks
+with HTML-escaped ``<pre>`` bodies.  The Markdown stays under :data:`MARKDOWN_LIMIT`
+characters (GitHub's comment limit is 65,536): drill-downs that do not fit are counted, not
+cut mid-way.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+from html import escape
+
+from ragaudit.diagnose.funnel import STAGE_KEYS
+from ragaudit.reports._escape import md_inline, visible
+from ragaudit.reports.html_dashboard import MDE_DISCORDANCE, DashboardRow
+from ragaudit.reports.html_data import Audit, QuestionView
+from ragaudit.reports.render import render_table_text
+from ragaudit.reports.report import Table
+
+__all__ = ["MARKDOWN_LIMIT", "md_escape", "render_audit_markdown", "render_audit_text"]
+
+MARKDOWN_LIMIT = 65_000
+
+
+def md_escape(text: object) -> str:
+    r"""Text for a Markdown table cell or paragraph, on one line (the renderer's
+    :func:`~ragaudit.reports._escape.md_inline`, whitespace runs collapsed).
+
+    Examples
+    --------
+    >>> md_escape("a | b\n# c")
+    'a \\| b # c'
+    """
+    return md_inline(" ".join(str(text).split()), line_start=True)
+
+
+def _html(text: str) -> str:
+    """Escape for raw HTML inside Markdown (``<details>``/``<pre>``): entities for ``<>&`` and
+    for the brackets of a would-be link."""
+    return escape(text, quote=False).replace("[", "&#91;").replace("]", "&#93;")
+
+
+def _f(value: float | None, fmt: str = ".3f") -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> str:
+    align = align.ljust(len(header), "l")
+    lines = [
+        "| " + " | ".join(md_escape(h) for h in header) + " |",
+        "| " + " | ".join("---:" if a == "r" else ":---" for a in align) + " |",
+    ]
+    lines += ["| " + " | ".join(md_escape(c) or " " for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _number(row: DashboardRow) -> str:
+    if row.value is None:
+        return "n/a"
+    count = "" if row.count is None else f"{row.count}/"
+    return f"{row.value:.3f} [{_f(row.ci_low)}, {_f(row.ci_high)}] {count}n={row.n}"
+
+
+def _mde(rows: Sequence[DashboardRow]) -> str:
+    values = sorted({_f(r.mde, ".2f") for r in rows if r.n})
+    return " / ".join(v if v != "-" else "not detectable" for v in values) or "-"
+
+
+def _dashboard_rows(audit: Audit) -> list[tuple[str, ...]]:
+    return [
+        (
+            audit.dashboard_label(i),
+            *(_number(r.dashboard[i]) for r in audit.runs),
+            _mde([r.dashboard[i] for r in audit.runs]),
+        )
+        for i, row in enumerate(audit.runs[0].dashboard)
+    ]
+
+
+def _details(q: QuestionView) -> str:
+    chunks = []
+    for c in q.chunks:
+        tags = (" [gold document]" if c.gold_doc else "") + (
+            " [answer chunk]" if c.answer_chunk else ""
+        )
+        text = "" if c.text is None else "\n    " + " ".join(c.text.split())[:400]
+        chunks.append(f"{c.rank}. {c.doc_id} {c.chunk_id}{tags}{text}")
+    judges = "\n".join(f"{k}: {v}" for k, v in q.judges)
+    body = (
+        f"question:   {q.question}\nreference:  {q.reference_answer}\nanswer:     {q.answer}\n"
+        f"stage died: {q.stage}\nkeywords:   {', '.join(q.keywords) or '-'}\n\n"
+        "retrieved, rank order:\n" + "\n".join(chunks) + "\n\njudges:\n" + judges
+    )
+    summary = _html(f"{q.stage}: {q.qid} {' '.join(q.question.split())}"[:160])
+    return f"<details><summary>{summary}</summary>\n<pre>{_html(body)}</pre>\n</details>"
+
+
+def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
+    """The audit as GitHub-flavoured Markdown, under ``limit`` characters.
+
+    Examples
+    --------
+    >>> from ragaudit.data.records import SavedRun
+    >>> from ragaudit.reports.html_data import build_audit
+    >>> row = {"id": "q|1", "answerable": True, "gold_docs": ["G"], "answer": "<b>x</b>",
+    ...        "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
+    ...        "metrics": {"recall@k": 1.0, "answered": 1.0, "correct": 0.0},
+    ...        "judges": {"abstained": False, "correct": False, "evidence_in_context": True}}
+    >>> md = render_audit_markdown(build_audit([SavedRun("r", {"k": 1}, [row])], n_resamples=50))
+    >>> "&lt;b&gt;x&lt;/b&gt;" in md and "<b>" not in md
+    True
+    """
+    names = " vs ".join(r.name for r in audit.runs)
+    head: list[str | list[str]] = [
+        f"# ragaudit report: {md_escape(names)}",
+        "",
+        f"ragaudit {md_escape(audit.version)} · seed {audit.seed} · {audit.n_resamples} "
+        "bootstrap resamples",
+    ]
+    for sentence in audit.summary:
+        head += ["", f"> {md_escape(sentence)}"]
+    head += [
+        "",
+        "## Dashboard",
+        "",
+        f"95% intervals and n; MDE = smallest change a paired comparison at this n detects "
+        f"(power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} discordant).",
+        "",
+        _md_table(
+            ("number", *(r.name for r in audit.runs), "MDE"),
+            _dashboard_rows(audit),
+            "l" + "r" * (len(audit.runs) + 1),
+        ),
+        "",
+        "## The funnel",
+    ]
+    for run in audit.runs:
+        f = run.funnel
+        rows: list[tuple[str, ...]] = [
+            (
+                f"{j + 1} {s.name}",
+                str(s.kept),
+                _f(s.rate),
+                _f(s.conditional),
+                "" if s.ci_low is None else f"[{s.ci_low:.3f}, {s.ci_high:.3f}]",
+            )
+            for j, s in enumerate(f.stages)
+        ]
+        gap_ci = "" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]"
+        head += [
+            "",
+            f"### {md_escape(run.name)} (k={f.k}, n={f.n} answerable)",
+            "",
+            _md_table(("stage", "kept", "of n", "conditional", "95% CI"), rows, "lrrrr"),
+            "",
+            md_escape(
+                f"gap between hit rate@{f.k} and end-to-end correctness: {f.gap:+.3f}{gap_ci}; "
+                f"answered {run.answered}/{run.n_answerable} (any context), stage 3 keeps "
+                f"{f.stages[2].kept} (answered with the evidence in the context)"
+            ),
+        ]
+        die = [(key, str(len(f.died[key])), ", ".join(f.died[key])) for key in STAGE_KEYS]
+        die.append(
+            (
+                "unanswerable, answered",
+                str(len(f.unanswerable.answered_ids)),
+                ", ".join(f.unanswerable.answered_ids),
+            )
+        )
+        head += ["", "Where questions die:", "", _md_table(("stage", "n", "ids"), die, "lr")]
+        head += ["", [_details(q) for q in run.failures]]
+        if run.bias is not None:
+            b = run.bias
+            differ = [q for q in b.questions if q.verdict]
+            head += [
+                "",
+                f"Label bias: document labels inflate recall@{b.k} by {b.recall_inflation:+.3f} "
+                f"and hit rate by {b.hit_inflation:+.3f} ({len(differ)} of {b.n} questions "
+                "differ):",
+                "",
+                _md_table(
+                    ("id", "doc recall", "chunk recall", "verdict"),
+                    (
+                        (q.qid, f"{q.doc_recall:.2f}", f"{q.chunk_recall:.2f}", q.verdict)
+                        for q in differ
+                    ),
+                    "lrr",
+                ),
+            ]
+    tail: list[str] = []
+    for pair in audit.pairs:
+        c = pair.comparison
+        rows = [
+            (
+                m.metric,
+                str(m.n),
+                _f(m.mean_a),
+                _f(m.mean_b),
+                f"{m.statistic:+.3f}",
+                f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
+                _p(m.pvalue),
+                _p(h),
+                m.verdict,
+            )
+            for m, h in zip(c.metrics, pair.holm, strict=True)
+        ]
+        tail += [
+            "",
+            f"## {md_escape(c.name_b)} vs {md_escape(c.name_a)} (paired, n={c.n_common})",
+            "",
+            _md_table(
+                ("metric", "n", "mean A", "mean B", "B - A", "95% CI", "p", "p (Holm)", "verdict"),
+                rows,
+                "lrrrrrrr",
+            ),
+            "",
+            f"Discordant questions on correctness: {len(pair.discordant)}",
+        ]
+        for qa, qb in pair.discordant:
+            body = (
+                f"question:  {qa.question}\nreference: {qa.reference_answer}\n\n"
+                f"{c.name_a} ({qa.stage}):\n{qa.answer}\n\n{c.name_b} ({qb.stage}):\n{qb.answer}"
+            )
+            tail.append(
+                f"<details><summary>{_html(qa.qid)}</summary>\n<pre>{_html(body)}</pre>\n</details>"
+            )
+    tail += ["", "## Configuration", ""]
+    keys: list[str] = []
+    for run in audit.runs:
+        keys += [k for k, _ in run.config if k not in keys]
+    values = [dict(r.config) for r in audit.runs]
+    tail.append(
+        _md_table(
+            ("setting", *(r.name for r in audit.runs)),
+            ((k, *(v.get(k, "-") for v in values)) for k in keys),
+        )
+    )
+    return _fit(head, tail, limit)
+
+
+def _fit(head: Sequence[str | list[str]], tail: Sequence[str], limit: int) -> str:
+    """Join; a list in ``head`` is a run's drill-downs, kept in order while they fit."""
+    fixed = [part for part in (*head, *tail) if isinstance(part, str)]
+    budget = limit - len("\n".join(fixed)) - 200
+    out: list[str] = []
+    for part in head:
+        if isinstance(part, str):
+            out.append(part)
+            continue
+        kept = []
+        for block in part:
+            if len(block) + 1 <= budget:
+                kept.append(block)
+                budget -= len(block) + 1
+        if len(kept) < len(part):
+            kept.append(
+                f"{len(part) - len(kept)} more drill-down(s) in the HTML report (size limit)"
+            )
+        out.append("\n".join(kept))
+    return "\n".join([*out, *tail]).rstrip("\n") + "\n"
+
+
+def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
+    """The short terminal audit: dashboard, funnel, where questions die (ids), the label-bias
+    line, the comparison and what moved.  ``full_bias`` adds the per-question bias rows."""
+    out = ["DASHBOARD (95% intervals; MDE = smallest paired change this n can detect)"]
+    out += render_table_text(
+        Table(
+            ("number", *(r.name for r in audit.runs), "MDE"),
+            tuple(_dashboard_rows(audit)),
+            "l" + "r" * (len(audit.runs) + 1),
+        )
+    )
+    for run in audit.runs:
+        f = run.funnel
+        out += ["", f"FUNNEL {visible(run.name)} (k={f.k}, n={f.n} answerable)"]
+        stages = " -> ".join(f"{s.kept} {s.name}" for s in f.stages)
+        out.append(f"  {stages}")
+        gap_ci = "" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]"
+        out.append(f"  gap hit rate@{f.k} -> correct: {f.gap:+.3f}{gap_ci}")
+        out.append(
+            f"  answered {run.answered}/{run.n_answerable} (any context); {f.stages[2].kept} with "
+            "the evidence in the context (funnel stage 3)"
+        )
+        died = [f"{key} {', '.join(f.died[key])}" for key in STAGE_KEYS if f.died[key]]
+        if f.unanswerable.answered_ids:
+            died.append("unanswerable answered " + ", ".join(f.unanswerable.answered_ids))
+        out.append("  died: " + visible("; ".join(died) or "none"))
+        if run.bias is not None:
+            b = run.bias
+            differ = [q for q in b.questions if q.verdict]
+            out.append(
+                f"  label bias: document labels inflate recall@{b.k} {b.recall_inflation:+.3f}, "
+                f"hit rate {b.hit_inflation:+.3f}; {len(differ)}/{b.n} questions differ"
+                + ("" if full_bias else " (--full)")
+            )
+            if full_bias:
+                out += render_table_text(
+                    Table(
+                        ("id", "doc recall", "chunk recall", "verdict"),
+                        tuple(
+                            (q.qid, f"{q.doc_recall:.2f}", f"{q.chunk_recall:.2f}", q.verdict)
+                            for q in differ
+                        ),
+                        "lrrl",
+                    ),
+                    "    ",
+                )
+    for pair in audit.pairs:
+        c = pair.comparison
+        out += [
+            "",
+            f"COMPARISON B = {visible(c.name_b)} vs A = {visible(c.name_a)} ({c.n_common} "
+            f"paired, seed {c.seed}; Holm across the rows)",
+        ]
+        out += render_table_text(
+            Table(
+                ("metric", "B - A", "95% CI", "p (Holm)", "verdict"),
+                tuple(
+                    (
+                        m.metric,
+                        f"{m.statistic:+.3f}",
+                        f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
+                        _p(h),
+                        m.verdict,
+                    )
+                    for m, h in zip(c.metrics, pair.holm, strict=True)
+                ),
+                "lrrrl",
+            )
+        )
+        ids = visible(", ".join(qa.qid for qa, _ in pair.discordant) or "none")
+        out.append(f"  questions whose correctness changed: {ids}")
+    for sentence in audit.summary:
+        out += textwrap.wrap(visible(sentence), 98, initial_indent="  ", subsequent_indent="    ")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,167 @@
+"""The report page in a real browser: headless Chromium (Debian's package) through Playwright.
+
+Expected numbers come from the JSON of the single-purpose commands (``funnel``, ``compare``,
+``labels bias``), not from the report's own code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import ARTIFACTS, HOSTILE, cli
+
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+
+
+class _TagCollector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, list[str]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, [name for name, _ in attrs]))
+
+
+def _tags(html: str) -> list[tuple[str, list[str]]]:
+    """Every start tag of ``html`` with its attribute names."""
+    parser = _TagCollector()
+    parser.feed(html)
+    return parser.tags
+
+
+def _cell(page: Any, run: str, metric: str) -> dict[str, Any]:
+    cell = page.locator(f'td[data-run="{run}"][data-metric="{metric}"]')
+    assert cell.count() == 1, (run, metric)
+    return {
+        "value": float(cell.get_attribute("data-value")),
+        "n": int(cell.get_attribute("data-n")),
+        "text": cell.inner_text().split()[0],
+    }
+
+
+def _check(cell: dict[str, Any], expected: float, n: int) -> None:
+    assert math.isclose(cell["value"], expected, rel_tol=0, abs_tol=1e-12)
+    assert cell["text"] == f"{expected:.3f}"
+    assert cell["n"] == n
+
+
+def test_benchmark_page_loads_offline_without_errors(bench: dict[str, Path], open_page: Any):
+    size = bench["html"].stat().st_size
+    assert size < 2_000_000, size
+    loaded = open_page(bench["html"])
+    assert loaded.page.evaluate("document.readyState") == "complete"
+    assert loaded.console_errors == [] and loaded.page_errors == []
+    assert loaded.network_requests == []
+    assert loaded.requests == [bench["html"].resolve().as_uri()]  # the page is the only file
+    assert loaded.page.locator("script").count() == 0
+    assert loaded.page.locator("svg.funnel").count() == 2
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    loaded.page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+    assert (ARTIFACTS / "report.png").stat().st_size > 10_000
+
+
+def test_dashboard_equals_the_commands_json(bench: dict[str, Path], open_page: Any):
+    page = open_page(bench["html"]).page
+    labels = str(bench["labels"])
+    compare = json.loads(
+        cli(
+            "compare",
+            str(bench["k3"]),
+            str(bench["k6"]),
+            "--questions",
+            "answerable",
+            "--format",
+            "json",
+        )
+    )
+    means = {m["metric"]: m for m in compare["metrics"]}
+    for run, side in (("k3", "mean_a"), ("k6", "mean_b")):
+        funnel = json.loads(cli("funnel", str(bench[run]), "--labels", labels, "--format", "json"))
+        bias = json.loads(
+            cli("labels", "bias", str(bench[run]), "--labels", labels, "--format", "json")
+        )
+        n = funnel["n"]
+        _check(_cell(page, run, "recall_doc"), means["recall@k"][side], means["recall@k"]["n"])
+        _check(_cell(page, run, "ndcg"), means["ndcg@k"][side], means["ndcg@k"]["n"])
+        _check(_cell(page, run, "precision"), means["precision@k"][side], n)
+        _check(_cell(page, run, "correct"), funnel["correct_end_to_end"], n)
+        _check(_cell(page, run, "recall_chunk"), bias["summary"]["recall"]["chunk"], bias["n"])
+        una = funnel["unanswerable"]
+        wrong = len(funnel["died"]["3-refusal"]) + len(una["answered_ids"])
+        base = funnel["stages"][1]["kept"] + una["n"]
+        _check(_cell(page, run, "wrong_abstention"), wrong / base, base)
+        # the offline judges measure no faithfulness: shown as missing, not as a number
+        faith = page.locator(f'td[data-run="{run}"][data-metric="faithfulness"]')
+        assert faith.inner_text() == "n/a"
+    # the paired comparison shows compare's differences
+    text = page.locator("#compare ~ table").first.inner_text()
+    for metric in ("recall@k", "ndcg@k", "precision@k", "correct"):
+        assert f"{means[metric]['diff']:+.3f}" in text
+
+
+def test_drilldown_opens(bench: dict[str, Path], open_page: Any):
+    page = open_page(bench["html"]).page
+    funnel = json.loads(
+        cli("funnel", str(bench["k3"]), "--labels", str(bench["labels"]), "--format", "json")
+    )
+    qid = funnel["died"]["4-generation"][0]
+    details = page.locator(f'details.question[data-qid="{qid}"]').first
+    assert details.get_attribute("open") is None
+    assert not details.locator("dl").is_visible()
+    details.locator("summary").click()
+    assert details.get_attribute("open") == ""
+    assert details.locator("dl").is_visible()
+    assert details.locator("ol.chunks > li").count() == 3  # k=3 chunks in rank order
+    assert "4-generation" in details.locator("dl").inner_text()
+    full = page.locator("details.full-table").first
+    full.locator("summary").click()
+    assert full.locator("table").is_visible()
+
+
+def test_hostile_corpus_runs_no_script(hostile: dict[str, Path], open_page: Any):
+    loaded = open_page(hostile["html"])
+    page = loaded.page
+    for details in page.locator("details").all():
+        details.evaluate("d => { d.open = true }")
+    page.mouse.move(300, 300)
+    page.wait_for_timeout(200)  # let any (wrongly) injected handler fire
+    assert loaded.dialogs == []
+    assert loaded.console_errors == [] and loaded.page_errors == []
+    assert loaded.network_requests == []
+    assert page.locator("script, img, iframe, object, embed, a").count() == 0
+    assert (
+        page.evaluate(
+            "[...document.querySelectorAll('*')].flatMap(e => [...e.attributes])"
+            ".filter(a => a.name.startsWith('on')).length"
+        )
+        == 0
+    )
+    body = page.locator("body").inner_text()
+    for payload in HOSTILE.values():
+        assert payload.split(">")[0] in body  # shown as text, not interpreted
+
+
+def test_hostile_markdown_is_escaped(hostile: dict[str, Path]):
+    text = hostile["md"].read_text(encoding="utf-8")
+    assert len(text) < 65_000
+    # Every payload is still there, as text (escaped), so nothing was silently dropped.
+    assert text.count("alert") >= len(HOSTILE)
+    # Rendered as GitHub does before sanitising (raw HTML allowed): nothing executable.
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
+    tags = _tags(html)
+    assert not {name for name, _ in tags} & {"script", "img", "svg", "a", "iframe", "object"}
+    assert not [a for _, attrs in tags for a in attrs if a.startswith("on") or a == "href"]
+
+
+def test_markdown_form_fits_a_pull_request_comment(bench: dict[str, Path]):
+    text = bench["md"].read_text(encoding="utf-8")
+    assert len(text) < 65_000
+    assert "<details>" in text and "| number |" in text
+    assert "<script" not in text
