@@ -9,11 +9,15 @@ import click
 from ragaudit.cli._options import emit, format_option, seed_option
 from ragaudit.data.records import load_saved_run
 from ragaudit.diagnose.funnel import compute_funnel
+from ragaudit.diagnose.noise import clustered_means
 from ragaudit.exceptions import InputError
 from ragaudit.labels.format import load_chunk_labels
 from ragaudit.reports.funnel import funnel_report
+from ragaudit.reports.noise import with_noise_sections
 
 __all__ = ["command"]
+
+_CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
 
 
 def _chunk_texts(corpus_dir: str, config: dict[str, Any]) -> dict[str, str]:
@@ -67,6 +71,13 @@ def _chunk_texts(corpus_dir: str, config: dict[str, Any]) -> dict[str, str]:
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
     help="Bootstrap resamples of the questions.",
 )  # fmt: skip
+@click.option(
+    "--cluster-by",
+    metavar="source|tag|FIELD",
+    help="Add CR1 cluster-robust and cluster-bootstrap intervals of hit@k, nDCG@k, answered "
+    "and end-to-end correctness (answerable questions), the number of clusters and the "
+    "design effect.",
+)
 @format_option()
 def command(
     run: str,
@@ -75,6 +86,7 @@ def command(
     corpus_dir: str | None,
     seed: int,
     resamples: int,
+    cluster_by: str | None,
     output_format: str,
 ) -> None:
     """The funnel of a saved RUN: retrieved -> evidence in context -> answered -> correct.
@@ -92,4 +104,8 @@ def command(
     )
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
-    emit(funnel_report(result), output_format)
+    report = funnel_report(result)
+    if cluster_by:
+        clustered = clustered_means(saved, cluster_by, seed=seed, n_resamples=resamples)
+        report = with_noise_sections(report, {"clustered": clustered}, _CONFIDENCE)
+    emit(report, output_format)

@@ -37,6 +37,7 @@ __all__ = [
     "ClusteredMetric",
     "JudgeNoiseComparison",
     "clustered_comparison",
+    "clustered_means",
     "clustered_metric",
     "clustering_summary",
     "judge_noise_comparison",
@@ -263,6 +264,44 @@ def clustered_metric(
     return _analyse(
         metric, (column,), labels, confidence=confidence, n_resamples=n_resamples, seed=seed
     )
+
+
+def clustered_means(
+    run: SavedRun,
+    by: str,
+    metrics: Sequence[str] = ("hit@k", "ndcg@k", "answered", "correct"),
+    *,
+    questions: str = "answerable",
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> ClusteredComparison:
+    """Clustered intervals of one run's mean metrics (``funnel --cluster-by``, ``report``).
+
+    Metrics the run does not have, or with fewer than two clusters, are left out.  Pair each
+    row with :func:`clustering_summary` for the one-line verdict.
+
+    Examples
+    --------
+    >>> rows = [{"id": f"q{i}", "gold_docs": [f"d{i // 3}"], "metrics": {"correct": i % 3 > 0}}
+    ...         for i in range(9)]
+    >>> result = clustered_means(SavedRun("r", {"k": 1}, rows), "source", n_resamples=100,
+    ...                          questions="all")
+    >>> [(row.metric, row.result.n_clusters) for row in result.rows]
+    [('correct', 3)]
+    """
+    present = set(run_metrics(run, questions).metrics)
+    rows = []
+    for metric in metrics:
+        if metric not in present:
+            continue
+        row = clustered_metric(
+            run, by, metric, questions=questions, confidence=confidence,
+            n_resamples=n_resamples, seed=seed,
+        )  # fmt: skip
+        if row is not None:
+            rows.append(row)
+    return ClusteredComparison(by, tuple(rows), n_resamples, seed, paired=False)
 
 
 def clustering_summary(row: ClusteredMetric, by: str) -> str:

@@ -65,7 +65,7 @@ def clustered_lines(result: ClusteredComparison, confidence: float) -> list[str]
     lines = [
         f"clustered by {result.by}: CR1 cluster-robust SE with a t interval on G-1 df "
         f"(Cameron & Miller 2015) and a cluster bootstrap ({result.n_resamples} resamples of "
-        f"whole clusters, pairs kept, seed {result.seed})",
+        f"whole clusters{', pairs kept' if result.paired else ''}, seed {result.seed})",
     ]
     if not result.rows:
         return [*lines, "  no metric has questions in at least 2 clusters"]
