@@ -10,16 +10,14 @@ from ragaudit.data.golden import load_golden
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import load_saved_run
 from ragaudit.exceptions import InputError
+from ragaudit.pipeline.build import build_retriever
 from ragaudit.pipeline.chunking import chunk_documents
+from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import load_corpus
 from ragaudit.pipeline.generators import REFUSAL, ExtractiveReader, Generation
-from ragaudit.pipeline.harness import (
-    build_retriever,
-    evaluate_configuration,
-    retrieval_metrics,
-    run_pipeline,
-)
+from ragaudit.pipeline.harness import evaluate_configuration, run_pipeline
 from ragaudit.pipeline.retrievers import CallableRetriever
+from ragaudit.pipeline.summary import retrieval_metrics
 
 DATA = Path(__file__).parent.parent / "data" / "harness"
 CORPUS, GOLDEN = DATA / "corpus", DATA / "golden.yaml"
@@ -27,7 +25,7 @@ SMALL = dict(k=2, chunk_size=200, chunk_overlap=40, record_latency=False)
 
 
 def test_end_to_end_rows_and_doc_metrics_by_hand(tmp_path):
-    saved = run_pipeline(CORPUS, GOLDEN, out_dir=tmp_path, **SMALL)
+    saved = run_pipeline(RunConfig(CORPUS, GOLDEN, out_dir=tmp_path, **SMALL))
     assert saved.path == str(tmp_path / "k2_cs200.json")
     assert load_saved_run(saved.path).rows == saved.rows
     assert [r["id"] for r in saved.rows] == [f"q{i}" for i in range(1, 9)]
@@ -56,7 +54,7 @@ def test_end_to_end_rows_and_doc_metrics_by_hand(tmp_path):
 
 
 def test_the_fixture_shows_a_right_document_wrong_chunk_case(tmp_path):
-    saved = run_pipeline(CORPUS, GOLDEN, out_dir=tmp_path, **SMALL)
+    saved = run_pipeline(RunConfig(CORPUS, GOLDEN, out_dir=tmp_path, **SMALL))
     q6 = {r["id"]: r for r in saved.rows}["q6"]
     # Both facts are in travel-policy, but at chunk size 200 they sit in different chunks.
     assert q6["metrics"]["hit@k"] == 1.0
@@ -202,9 +200,9 @@ def test_changed_configuration_does_not_reuse_the_checkpoint(tmp_path):
 
 
 def test_limit_writes_its_own_file_and_never_touches_the_full_run(tmp_path):
-    full = run_pipeline(CORPUS, GOLDEN, out_dir=tmp_path, **SMALL)
+    full = run_pipeline(RunConfig(CORPUS, GOLDEN, out_dir=tmp_path, **SMALL))
     before = Path(full.path).read_bytes()
-    limited = run_pipeline(CORPUS, GOLDEN, out_dir=tmp_path, limit=3, **SMALL)
+    limited = run_pipeline(RunConfig(CORPUS, GOLDEN, out_dir=tmp_path, limit=3, **SMALL))
     assert Path(limited.path).name == "k2_cs200.limit3.json"
     assert [r["id"] for r in limited.rows] == ["q1", "q2", "q3"]
     assert Path(full.path).read_bytes() == before
@@ -212,8 +210,8 @@ def test_limit_writes_its_own_file_and_never_touches_the_full_run(tmp_path):
 
 
 def test_same_inputs_give_byte_identical_files(tmp_path):
-    a = run_pipeline(CORPUS, GOLDEN, out_dir=tmp_path / "a", **SMALL)
-    b = run_pipeline(CORPUS, GOLDEN, out_dir=tmp_path / "b", **SMALL)
+    a = run_pipeline(RunConfig(CORPUS, GOLDEN, out_dir=tmp_path / "a", **SMALL))
+    b = run_pipeline(RunConfig(CORPUS, GOLDEN, out_dir=tmp_path / "b", **SMALL))
     assert Path(a.path).read_bytes() == Path(b.path).read_bytes()
 
 
@@ -262,7 +260,7 @@ def test_a_retriever_returning_foreign_chunk_ids_is_an_error(tmp_path):
 )
 def test_bad_arguments_fail_before_anything_is_written(tmp_path, kwargs, message):
     with pytest.raises(InputError, match=message):
-        run_pipeline(CORPUS, GOLDEN, out_dir=tmp_path / "out", **kwargs)
+        run_pipeline(RunConfig(CORPUS, GOLDEN, out_dir=tmp_path / "out", **kwargs))
     assert not (tmp_path / "out").exists()
 
 
@@ -275,10 +273,10 @@ def test_bad_golden_source_and_empty_corpus_fail_before_anything_is_written(tmp_
         InputError,
         match=r"golden\.yaml:1: sources\[0\]: question 'q1': 'payroll' names no document",
     ):
-        run_pipeline(CORPUS, golden, out_dir=tmp_path / "out")
+        run_pipeline(RunConfig(CORPUS, golden, out_dir=tmp_path / "out"))
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="empty corpus"):
-        run_pipeline(tmp_path / "empty", GOLDEN, out_dir=tmp_path / "out")
+        run_pipeline(RunConfig(tmp_path / "empty", GOLDEN, out_dir=tmp_path / "out"))
     assert not (tmp_path / "out").exists()
 
 
@@ -290,13 +288,15 @@ def test_precomputed_run_file_replaces_the_retriever(tmp_path):
     )
     shutil.copy(GOLDEN, tmp_path / "g.yaml")
     saved = run_pipeline(
-        CORPUS,
-        tmp_path / "g.yaml",
-        out_dir=tmp_path,
-        run_file=run_file,
-        k=1,
-        limit=2,
-        record_latency=False,
+        RunConfig(
+            CORPUS,
+            tmp_path / "g.yaml",
+            out_dir=tmp_path,
+            run_file=run_file,
+            k=1,
+            limit=2,
+            record_latency=False,
+        )
     )
     assert saved.config["retriever"] == "run-file" and saved.name == "k1_cs800_run-file"
     q1, q2 = saved.rows

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragaudit.pipeline.harness import (
-    _judge_metrics,
-    combine_llm_costs,
-    count_judge_errors,
-    failed_judges,
-    summarise,
-)
+from ragaudit.pipeline.costs import combine_llm_costs
+from ragaudit.pipeline.summary import count_judge_errors, failed_judges, judge_metrics, summarise
 
 OFFLINE = {"abstained": False, "keyword_hit": 1.0, "correct": True, "evidence_in_context": True}
 
@@ -19,7 +14,7 @@ def test_a_failed_llm_judge_leaves_the_other_verdicts_alone() -> None:
     row = {"judges": {**OFFLINE, "sufficiency": None,
                       "judge_errors": {"sufficiency": "invalid reply"},
                       "judge_error": "sufficiency: invalid reply"}}  # fmt: skip
-    assert _judge_metrics(row) == {
+    assert judge_metrics(row) == {
         "answered": 1.0, "correct": 1.0, "keyword_hit": 1.0, "evidence_in_context": 1.0,
     }  # fmt: skip
 
@@ -27,13 +22,13 @@ def test_a_failed_llm_judge_leaves_the_other_verdicts_alone() -> None:
 def test_a_failed_correctness_judge_nulls_correct_only() -> None:
     # a stale offline `correct` must not stand in for the LLM verdict that failed
     row = {"judges": {**OFFLINE, "judge_errors": {"correctness": "HTTP 500"}}}
-    metrics = _judge_metrics(row)
+    metrics = judge_metrics(row)
     assert metrics["correct"] is None
     assert (metrics["keyword_hit"], metrics["answered"]) == (1.0, 1.0)
 
 
 def test_a_generation_error_still_nulls_every_judge_metric() -> None:
-    assert set(_judge_metrics({"error": "timeout", "judges": {}}).values()) == {None}
+    assert set(judge_metrics({"error": "timeout", "judges": {}}).values()) == {None}
 
 
 @pytest.mark.parametrize(

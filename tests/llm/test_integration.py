@@ -18,6 +18,7 @@ from ragaudit.judges.prompts import PROMPTS
 from ragaudit.llm import LLMClient, LLMConfig
 from ragaudit.llm.testing import FakeChatServer, FakeReply, RecordedRequest
 from ragaudit.pipeline.chunking import chunk_documents
+from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import load_corpus
 from ragaudit.pipeline.generators import REFUSAL
 from ragaudit.pipeline.harness import run_pipeline
@@ -90,14 +91,16 @@ def test_harness_llm_judges_funnel_and_cache(
 ) -> None:
     def run(out: str) -> Any:
         return run_pipeline(
-            project / "docs",
-            project / "golden.yaml",
-            k=1,
-            chunk_size=200,
-            chunk_overlap=0,
-            generator="openai",
-            out_dir=project / out,
-            record_latency=False,
+            RunConfig(
+                project / "docs",
+                project / "golden.yaml",
+                k=1,
+                chunk_size=200,
+                chunk_overlap=0,
+                generator="openai",
+                out_dir=project / out,
+                record_latency=False,
+            )
         )
 
     saved = run("out1")

@@ -25,6 +25,7 @@ import click
 from ragaudit.data.golden import GoldenSet, load_golden
 from ragaudit.data.records import SavedRun
 from ragaudit.pipeline.chunking import Chunk, chunk_documents
+from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import Document, load_corpus
 from ragaudit.pipeline.harness import run_pipeline
 
@@ -124,7 +125,7 @@ def section_benchmark(ctx: DemoContext, echo: Echo) -> None:
 def section_runs(ctx: DemoContext, echo: Echo) -> None:
     """Evaluate each configuration and keep the saved runs (one line each)."""
     for config in CONFIGURATIONS:
-        saved = run_pipeline(
+        run = RunConfig(
             ctx.corpus_dir,
             ctx.golden_path,
             k=config["k"],
@@ -135,6 +136,7 @@ def section_runs(ctx: DemoContext, echo: Echo) -> None:
             seed=ctx.seed,
             record_latency=False,  # keeps the demo's files byte-identical across runs
         )
+        saved = run_pipeline(run)
         ctx.runs[saved.name] = saved
         echo(f"  run {saved.name} (k={config['k']}) -> {Path(saved.path or '').as_posix()}")
 

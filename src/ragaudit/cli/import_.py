@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ragaudit.data.records import load_saved_run, write_saved_run
-from ragaudit.pipeline.harness import saved_run_path, summarise
+from ragaudit.pipeline.config import saved_run_path
+from ragaudit.pipeline.summary import summarise
 
 __all__ = ["command"]
 

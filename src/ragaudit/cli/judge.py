@@ -94,7 +94,7 @@ def command(
     from ragaudit.data.records import load_saved_run
     from ragaudit.judges.llm import JUDGE_NAMES, METRICS_OF, LLMJudges, items_from_rows
     from ragaudit.llm.client import LLMClient
-    from ragaudit.pipeline.harness import judge_with_llm
+    from ragaudit.pipeline.llm_stages import judge_with_llm
 
     names = (
         list(JUDGE_NAMES)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -13,15 +14,12 @@ from ragaudit.data.records import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 from ragaudit.pipeline.chunking import CHUNKERS
+from ragaudit.pipeline.config import JUDGE_MODES, RunConfig
 from ragaudit.pipeline.generators import GENERATORS
-from ragaudit.pipeline.harness import (
-    JUDGE_MODES,
-    RETRIEVAL_METRICS,
-    count_judge_errors,
-    plan_llm_run,
-    run_pipeline,
-)
+from ragaudit.pipeline.harness import run_pipeline
+from ragaudit.pipeline.llm_stages import plan_llm_run
 from ragaudit.pipeline.retrievers import RETRIEVERS
+from ragaudit.pipeline.summary import RETRIEVAL_METRICS, count_judge_errors
 
 __all__ = ["command", "format_run_summary"]
 
@@ -316,17 +314,19 @@ def command(
             llm_config.require_endpoint("the LLM generator")
         if judges == "llm":
             llm_config.require_endpoint("the LLM judges")
+    run = RunConfig(
+        corpus, golden, k=k, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
+        chunker=chunker, retriever=retriever, generator=generator, judges=judges,
+        run_file=run_file, embedding_model=embedding_model, qdrant_url=qdrant_url, name=name,
+        out_dir=out_dir, limit=limit, seed=seed, record_latency=timing,
+        llm_config=llm_config, judge_repeats=judge_repeats,
+    )  # fmt: skip
     if dry_run:
         if llm_config is None:
             click.echo("dry run: no LLM stage requested (--generator openai or --judges llm); "
                        "this run sends nothing")  # fmt: skip
             return
-        plan = plan_llm_run(
-            corpus, golden, k=k, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
-            chunker=chunker, retriever=retriever, generator=generator, judges=judges,
-            llm_config=llm_config, judge_repeats=judge_repeats, run_file=run_file,
-            embedding_model=embedding_model, qdrant_url=qdrant_url, limit=limit, seed=seed,
-        )  # fmt: skip
+        plan = plan_llm_run(run)
         _print_dry_run(plan)
         return
     chunk_labels = None
@@ -360,13 +360,12 @@ def command(
         usage: dict[str, Any] = {}
 
         saved = run_pipeline(
-            corpus, golden, k=k, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
-            chunker=chunker, retriever=retriever, generator=generator, run_file=run_file,
-            embedding_model=embedding_model, qdrant_url=qdrant_url, name=name, out_dir=out_dir,
-            limit=limit, seed=seed, record_latency=timing, on_row=on_row, on_start=on_start,
-            chunk_labels=chunk_labels, judges=judges, llm_config=llm_config,
-            judge_repeats=judge_repeats, on_judge_progress=on_judge_progress, llm_usage=usage,
-        )  # fmt: skip
+            replace(run, chunk_labels=chunk_labels),
+            on_start=on_start,
+            on_row=on_row,
+            on_judge_progress=on_judge_progress,
+            llm_usage=usage,
+        )
     click.echo(format_run_summary(saved))
     if usage:
         click.echo(_invocation_line(usage))

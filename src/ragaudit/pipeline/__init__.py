@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ragaudit.pipeline.chunking import Chunk, chunk_documents, chunk_id, chunk_to_doc
+    from ragaudit.pipeline.config import RunConfig
     from ragaudit.pipeline.corpus import Document, corpus_sha256, load_corpus
     from ragaudit.pipeline.generators import REFUSAL, ExtractiveReader, Generation, Generator
     from ragaudit.pipeline.harness import evaluate_configuration, run_pipeline
@@ -28,7 +29,7 @@ _WHERE = {
     "chunk_to_doc": "chunking", "Document": "corpus", "corpus_sha256": "corpus",
     "load_corpus": "corpus", "REFUSAL": "generators", "ExtractiveReader": "generators",
     "Generation": "generators", "Generator": "generators",
-    "evaluate_configuration": "harness", "run_pipeline": "harness",
+    "RunConfig": "config", "evaluate_configuration": "harness", "run_pipeline": "harness",
     "BM25Retriever": "retrievers", "CallableRetriever": "retrievers",
     "DenseRetriever": "retrievers", "PrecomputedRetriever": "retrievers",
     "QdrantRetriever": "retrievers", "Retriever": "retrievers",
@@ -47,6 +48,7 @@ __all__ = [
     "PrecomputedRetriever",
     "QdrantRetriever",
     "Retriever",
+    "RunConfig",
     "chunk_documents",
     "chunk_id",
     "chunk_to_doc",

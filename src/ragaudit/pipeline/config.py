@@ -1,0 +1,171 @@
+"""``RunConfig``: everything that defines one run of the harness, validated once.
+
+The harness (:func:`ragaudit.pipeline.harness.run_pipeline`) and its dry run
+(:func:`ragaudit.pipeline.llm_stages.plan_llm_run`) take one frozen ``RunConfig`` instead of two
+dozen keyword arguments; progress callbacks, which do not change the result, stay separate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragaudit.exceptions import InputError
+from ragaudit.pipeline.chunking import CHUNKERS
+from ragaudit.pipeline.generators import GENERATORS
+
+if TYPE_CHECKING:
+    from ragaudit.data.qrels import Qrels
+    from ragaudit.llm.config import LLMConfig
+
+__all__ = ["JUDGE_MODES", "RunConfig", "check_positive", "default_name", "saved_run_path"]
+
+#: ``ragaudit run --judges``: the offline judges alone, or the LLM judges on top of them.
+JUDGE_MODES: tuple[str, ...] = ("offline", "llm")
+
+
+def check_positive(name: str, value: Any) -> int:
+    """``value`` if it is an integer >= 1, else :class:`InputError`.
+
+    >>> check_positive("k", 3)
+    3
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"{name}: expected an integer >= 1, found {value!r}")
+    return value
+
+
+def default_name(
+    k: int,
+    chunk_size: int,
+    chunker: str = "fixed",
+    retriever: str = "bm25",
+    generator: str = "extractive",
+) -> str:
+    """The conventional configuration name, e.g. ``k3_cs800``.
+
+    >>> default_name(3, 800), default_name(5, 400, "markdown", "dense", "openai")
+    ('k3_cs800', 'k5_cs400_markdown_dense_openai')
+    """
+    parts = [f"k{k}", f"cs{chunk_size}"]
+    parts += [
+        p for p, d in ((chunker, "fixed"), (retriever, "bm25"), (generator, "extractive")) if p != d
+    ]
+    return "_".join(parts)
+
+
+def saved_run_path(out_dir: str | Path, name: str, limit: int | None = None) -> Path:
+    """``<out>/<name>.json``, or ``<out>/<name>.limit<N>.json`` for a limited run.
+
+    >>> saved_run_path("res", "k3_cs800", 5).name
+    'k3_cs800.limit5.json'
+    """
+    suffix = "" if limit is None else f".limit{limit}"
+    return Path(out_dir) / f"{name}{suffix}.json"
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One configuration of the reference pipeline (what ``ragaudit run`` is given).
+
+    The cheap checks run on construction (``k >= 1``, ``limit >= 1``, a known chunker,
+    generator and judge mode, ``judge_repeats >= 1`` with LLM judges); the rest (a readable
+    corpus, ``chunk_size > chunk_overlap``, a known retriever, golden sources that name corpus
+    documents) when the run loads its inputs, still before anything is written.
+
+    Attributes
+    ----------
+    corpus : str or Path
+        Directory of ``.md``/``.txt`` documents.
+    golden : str or Path
+        Golden-set YAML file.
+    k : int, default 5
+        Chunks given to the generator, and the cut-off of the metrics.
+    chunk_size, chunk_overlap : int, default 800, 100
+    chunker : str, default "fixed"
+    retriever : str, default "bm25"
+    generator : {"extractive", "openai"}
+    judges : {"offline", "llm"}
+    run_file : str or Path, optional
+        A precomputed run used instead of the retriever.
+    embedding_model, qdrant_url : str, optional
+        For the dense and qdrant retrievers.
+    name : str, optional
+        Default :func:`default_name`.
+    out_dir : str or Path, default "ragaudit-results"
+    limit : int, optional
+        Only the first ``limit`` questions.
+    seed : int, default 0
+    chunk_labels : Qrels, optional
+        Chunk-level labels for the ``chunk_`` metrics.
+    record_latency : bool, default True
+        Without latency every byte of the saved run is reproducible.
+    llm_config : LLMConfig, optional
+        Endpoint of the LLM generator and judges (default: the environment).
+    judge_repeats : int, default 1
+
+    Examples
+    --------
+    >>> RunConfig("docs", "golden.yaml", k=3).run_name
+    'k3_cs800'
+    >>> RunConfig("docs", "golden.yaml", k=0)
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: k: expected an integer >= 1, found 0
+    """
+
+    corpus: str | Path
+    golden: str | Path
+    k: int = 5
+    chunk_size: int = 800
+    chunk_overlap: int = 100
+    chunker: str = "fixed"
+    retriever: str = "bm25"
+    generator: str = "extractive"
+    judges: str = "offline"
+    run_file: str | Path | None = None
+    embedding_model: str | None = None
+    qdrant_url: str | None = None
+    name: str | None = None
+    out_dir: str | Path = "ragaudit-results"
+    limit: int | None = None
+    seed: int = 0
+    chunk_labels: Qrels | None = None
+    record_latency: bool = True
+    llm_config: LLMConfig | None = None
+    judge_repeats: int = 1
+
+    def __post_init__(self) -> None:
+        check_positive("k", self.k)
+        if self.limit is not None:
+            check_positive("limit", self.limit)
+        if self.chunker not in CHUNKERS:
+            raise InputError(
+                f"chunker: expected one of {', '.join(CHUNKERS)}, found {self.chunker!r}"
+            )
+        if self.generator not in GENERATORS:
+            raise InputError(
+                f"generator: expected one of {', '.join(GENERATORS)}, found {self.generator!r}"
+            )
+        if self.judges not in JUDGE_MODES:
+            raise InputError(
+                f"judges: expected one of {', '.join(JUDGE_MODES)}, found {self.judges!r}"
+            )
+        if self.judges == "llm" and (
+            isinstance(self.judge_repeats, bool) or self.judge_repeats < 1
+        ):
+            raise InputError(
+                f"judge_repeats: expected an integer >= 1, found {self.judge_repeats!r}"
+            )
+
+    @property
+    def retriever_name(self) -> str:
+        """``"run-file"`` when a precomputed run replaces the retriever, else ``retriever``."""
+        return "run-file" if self.run_file is not None else self.retriever
+
+    @property
+    def run_name(self) -> str:
+        """``name``, or :func:`default_name` of this configuration."""
+        return self.name or default_name(
+            self.k, self.chunk_size, self.chunker, self.retriever_name, self.generator
+        )

@@ -1,0 +1,172 @@
+"""The LLM stages around the harness loop: the LLM judges of a saved run, and the dry run
+that estimates what a run's generator and judges would send."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ragaudit.data.records import SavedRun, write_saved_run
+from ragaudit.exceptions import InputError
+from ragaudit.pipeline.build import build_generator, prepare
+from ragaudit.pipeline.chunking import Chunk
+from ragaudit.pipeline.config import RunConfig
+from ragaudit.pipeline.costs import combine_llm_costs
+from ragaudit.pipeline.steps import retrieve
+from ragaudit.pipeline.summary import summarise
+
+if TYPE_CHECKING:
+    from ragaudit.llm.config import LLMConfig
+
+__all__ = ["judge_with_llm", "plan_llm_run"]
+
+
+def judge_with_llm(
+    saved: SavedRun,
+    chunks: Sequence[Chunk],
+    llm_config: LLMConfig,
+    *,
+    repeats: int = 1,
+    judge_names: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Add the LLM judges' verdicts to a saved run, recompute its summary, rewrite it.
+
+    Each answered row gets the verdicts of :class:`ragaudit.judges.llm.LLMJudges` merged into
+    ``judges`` (offline verdicts of other names are kept) and the judge metrics in ``metrics``;
+    a judge that fails records ``judge_error`` and nulls only its own metrics.  The summary is
+    recomputed with :func:`summarise` (so ``n_scored`` and ``metrics_answerable`` cover the new
+    metrics), ``judge_errors`` counts failures per judge, and ``llm`` adds the judges' calls,
+    tokens and cost (cached replies included, so a rerun records the same figure) to those of
+    the generator.  The file at ``saved.path`` is replaced atomically.
+
+    Parameters
+    ----------
+    saved : SavedRun
+        Written by :func:`ragaudit.pipeline.harness.evaluate_configuration` (``path`` set).
+    chunks : sequence of Chunk
+        The chunks the run was made with (context texts are rebuilt from ``context_ids``).
+    llm_config : LLMConfig
+    repeats : int, default 1
+        Ask each judge ``repeats`` times and record the agreement.
+    judge_names : sequence of str, optional
+        Default: every judge of :data:`ragaudit.judges.llm.JUDGE_NAMES`.
+    progress : callable, optional
+        ``progress(done, total)`` over (question, judge, repeat) tasks.
+    usage : dict, optional
+        Receives ``usage["judges"]``: what this call sent (HTTP requests, cache hits, tokens).
+
+    Returns
+    -------
+    dict
+        :func:`ragaudit.judges.llm.summarize_judges` of the judged rows.
+    """
+    from ragaudit.judges.llm import JUDGE_NAMES, LLMJudges, judge_saved_run
+    from ragaudit.llm.client import LLMClient
+
+    if saved.path is None:
+        raise InputError("judge_with_llm: the saved run has no path to write to")
+    texts = {c.chunk_id: c.text for c in chunks}
+    previous = dict(saved.summary.get("llm") or {}).get("by_stage") or {}
+    with LLMClient(llm_config, stage="the LLM judges") as client:
+        judges = LLMJudges(client, tuple(judge_names or JUDGE_NAMES), repeats=repeats)
+        report = judge_saved_run(saved, texts, judges, progress)
+        judge_cost = client.run_cost()
+        if usage is not None:
+            usage["judges"] = client.usage_summary()
+    summary = summarise(saved.rows, int(saved.config["k"]))
+    stages = {name: cost for name, cost in previous.items() if name != "judges"}
+    stages["judges"] = judge_cost
+    summary["llm"] = combine_llm_costs(stages)
+    saved.summary = summary
+    write_saved_run(saved.path, saved)
+    return report
+
+
+def plan_llm_run(run: RunConfig) -> dict[str, Any]:
+    """Dry run of :func:`~ragaudit.pipeline.harness.run_pipeline`: the LLM calls, tokens and
+    cost it would need.
+
+    Nothing is sent and nothing is written.  Retrieval runs for real (it is local), so the
+    generator's prompts are exact; input tokens are estimated as ``ceil(chars / 4)`` and the
+    output as each prompt's expected length, and calls already in the cache count as free.
+    The judges need answers: a cached answer (or the extractive reader's) is used as is; an
+    answer not generated yet is assumed to be a non-refusal with one citation, of the
+    generator's expected length, which bounds the judges' calls from above.
+
+    Returns
+    -------
+    dict
+        ``{"n_questions", "generator": estimate or None, "judges": estimate or None,
+        "calls", "cached_calls", "estimated_input_tokens", "estimated_output_tokens",
+        "estimated_cost_usd"}`` (estimates as :meth:`DryRunEstimate.to_dict`; cost ``None``
+        when a model is not in the price table).
+    """
+    from ragaudit.judges.prompts import GENERATOR
+    from ragaudit.llm.client import LLMClient
+
+    prepared = prepare(run)
+    limit, k, generator = run.limit, run.k, run.generator
+    questions = list(prepared.golden)[:limit] if limit is not None else list(prepared.golden)
+    chunks_by_id = {c.chunk_id: c for c in prepared.chunks}
+    depth = max(20, k)
+    found = [retrieve(q, prepared.retriever, chunks_by_id, k, depth) for q in questions]
+    pairs = [(f.question.question, f.context) for f in found]
+    estimates: dict[str, Any] = {"generator": None, "judges": None}
+    answers: list[str]
+    placeholder = "x" * (4 * GENERATOR.expected_output_tokens) + " [1]."
+    the_generator = build_generator(
+        generator, prepared.chunks, seed=run.seed, llm_config=run.llm_config
+    )
+    try:
+        if generator == "openai":
+            gen: Any = the_generator
+            estimates["generator"] = gen.dry_run(pairs).to_dict()
+            answers = []
+            for question, context in pairs:
+                cached = None
+                if gen.client.cache is not None:
+                    key = gen.client.key_for(gen.messages(question, context), gen.prompt_version)
+                    cached = gen.client.cache.get(key)
+                answers.append(placeholder if cached is None else cached.text.strip())
+        else:
+            answers = [the_generator.generate(q, ctx).answer for q, ctx in pairs]
+    finally:
+        close = getattr(the_generator, "close", None)
+        if callable(close):
+            close()
+    llm_config = run.llm_config
+    if run.judges == "llm":
+        if llm_config is None:
+            raise InputError("judges 'llm': an LLM config is needed")
+        from ragaudit.judges.llm import LLMJudges, items_from_rows
+
+        rows = [
+            {
+                "id": f.question.id,
+                "question": f.question.question,
+                "answer": answer,
+                "context_ids": [c.chunk_id for c in f.context],
+                "reference_answer": f.question.answer,
+                "answerable": f.question.answerable,
+            }
+            for f, answer in zip(found, answers, strict=True)
+        ]
+        _, items = items_from_rows(rows, {c.chunk_id: c.text for c in prepared.chunks})
+        with LLMClient(llm_config, stage="the LLM judges") as client:
+            estimates["judges"] = (
+                LLMJudges(client, repeats=run.judge_repeats).dry_run(items).to_dict()
+            )
+    parts = [e for e in estimates.values() if e is not None]
+    costs = [e["estimated_cost_usd"] for e in parts]
+    return {
+        "n_questions": len(questions),
+        **estimates,
+        "calls": sum(e["calls"] for e in parts),
+        "cached_calls": sum(e["cached_calls"] for e in parts),
+        "estimated_input_tokens": sum(e["estimated_input_tokens"] for e in parts),
+        "estimated_output_tokens": sum(e["estimated_output_tokens"] for e in parts),
+        "estimated_cost_usd": None if any(c is None for c in costs) else math.fsum(costs),
+    }

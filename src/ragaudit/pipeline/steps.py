@@ -1,0 +1,119 @@
+"""The per-question steps of the harness: retrieve, then generate, judge offline, assemble."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ragaudit.data.golden import GoldenQuestion
+from ragaudit.data.qrels import Qrels
+from ragaudit.exceptions import InputError
+from ragaudit.judges.offline import judge_offline
+from ragaudit.pipeline.chunking import Chunk
+from ragaudit.pipeline.generators import Generator
+from ragaudit.pipeline.retrievers import Retriever
+
+__all__ = ["Retrieved", "answer", "concurrent_map", "retrieve"]
+
+
+@dataclass
+class Retrieved:
+    """One question with its ranked chunks, its top-``k`` context and the retrieval time."""
+
+    question: GoldenQuestion
+    retrieved: list[dict[str, Any]]
+    context: list[Chunk]
+    retrieve_ms: float
+
+
+def retrieve(
+    question: GoldenQuestion,
+    retriever: Retriever,
+    chunks_by_id: Mapping[str, Chunk],
+    k: int,
+    depth: int,
+) -> Retrieved:
+    """Retrieve ``depth`` chunks for ``question``; the first ``k`` are its context."""
+    start = time.perf_counter()
+    hits = retriever.retrieve(question.question, depth)
+    elapsed = (time.perf_counter() - start) * 1000
+    retrieved: list[dict[str, Any]] = []
+    for rank, (cid, score) in enumerate(hits, start=1):
+        chunk = chunks_by_id.get(cid)
+        if chunk is None:
+            raise InputError(
+                f"question {question.id!r}: the retriever returned chunk id {cid!r}, which is not "
+                "a chunk of this corpus and chunking"
+            )
+        retrieved.append({"chunk_id": cid, "doc_id": chunk.doc_id, "score": score, "rank": rank})
+    context = [chunks_by_id[str(r["chunk_id"])] for r in retrieved[:k]]
+    return Retrieved(question, retrieved, context, elapsed)
+
+
+def answer(
+    found: Retrieved,
+    generator: Generator,
+    *,
+    chunk_labels: Qrels | None,
+    record_latency: bool,
+) -> dict[str, Any]:
+    """Generate, judge offline, and assemble the row of one retrieved question."""
+    question, context = found.question, found.context
+    start = time.perf_counter()
+    generation = generator.generate(question.question, context)
+    generate_ms = (time.perf_counter() - start) * 1000
+    if generation.error:
+        judges: dict[str, Any] = {}
+    else:
+        judges = judge_offline(
+            answer=generation.answer,
+            answerable=question.answerable,
+            reference_answer=question.answer,
+            keywords=question.keywords,
+            context_texts=[c.text for c in context],
+            context_ids=[c.chunk_id for c in context],
+            chunk_grades=None if chunk_labels is None else chunk_labels.get(question.id),
+        )
+    latency = None
+    if record_latency:
+        latency = {
+            "retrieve": round(found.retrieve_ms, 1),
+            "generate": round(generate_ms, 1),
+            "total": round(found.retrieve_ms + (time.perf_counter() - start) * 1000, 1),
+        }
+    row: dict[str, Any] = {
+        "id": question.id,
+        "question": question.question,
+        "answerable": question.answerable,
+        "reference_answer": question.answer,
+        "keywords": list(question.keywords),
+        "gold_docs": list(question.sources),
+        "tags": list(question.tags),
+        "retrieved": found.retrieved,
+        "context_ids": [c.chunk_id for c in context],
+        "answer": generation.answer,
+        "abstained": generation.abstained,
+        "citations": list(generation.citations),
+        "judges": judges,
+        "latency_ms": latency,
+        "error": generation.error,
+    }
+    if generation.usage is not None:
+        # Whether a reply came from the cache differs between runs; the file must not.
+        row["usage"] = {k: v for k, v in generation.usage.items() if k != "cached"}
+    return row
+
+
+def concurrent_map(generator: Generator) -> Callable[..., list[Any]] | None:
+    """The bounded, order-keeping ``map`` of a model-backed generator's client, if any.
+
+    ``LLMGenerator.generate_many`` runs the same pool but reports only counts; going through
+    ``client.map`` with our own per-question function lets every finished row reach the
+    checkpoint the moment it completes, so an interrupted run loses nothing.
+    """
+    if not hasattr(generator, "generate_many"):
+        return None
+    mapper = getattr(getattr(generator, "client", None), "map", None)
+    return mapper if callable(mapper) else None
