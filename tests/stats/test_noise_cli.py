@@ -77,7 +77,7 @@ def test_cluster_by_table_says_when_interval_widens(tmp_path):
     a_path, b_path = _runs(tmp_path)
     result = _invoke("compare", a_path, b_path, "--cluster-by", "tag", "--resamples", "300")
     assert result.exit_code == 0, result.output
-    assert "clustered by tag" in result.output
+    assert "CLUSTERED BY TAG" in result.output.upper()
     assert "only 2 clusters" in result.output  # tags numeric / list
 
 
@@ -113,3 +113,12 @@ def test_judge_repeats_without_stored_repeats_explains(tmp_path):
     assert result.exit_code == 2
     assert "store no per-repeat verdicts" in result.output
     assert "--judge-repeats R" in result.output
+
+
+@pytest.mark.parametrize("output_format", ["table", "markdown", "csv"])
+def test_cluster_by_renders_in_every_format(tmp_path, output_format):
+    a_path, b_path = _runs(tmp_path)
+    result = _invoke("compare", a_path, b_path, "--cluster-by", "source", "--resamples", "200",
+                     "--format", output_format)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "design" in result.output.lower() or "cr1" in result.output.lower()

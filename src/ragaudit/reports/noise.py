@@ -17,7 +17,7 @@ from ragaudit.diagnose.noise import (
     clustering_summary,
 )
 from ragaudit.diagnose.planning import RunPlan
-from ragaudit.reports.report import Report, Section, Text
+from ragaudit.reports.report import Report, Section, Table, Text
 from ragaudit.stats.judge_noise import JudgeNoiseResult
 from ragaudit.stats.resampling import ConfidenceInterval
 from ragaudit.stats.sample_size import SampleSize
@@ -25,7 +25,7 @@ from ragaudit.stats.sample_size import SampleSize
 __all__ = [
     "calibration_lines",
     "calibration_report",
-    "clustered_lines",
+    "clustered_section",
     "judge_noise_lines",
     "sample_size_report",
     "with_noise_sections",
@@ -48,62 +48,80 @@ def with_noise_sections(
     sections = list(report.sections)
     for part in parts.values():
         if isinstance(part, ClusteredComparison):
-            title, lines = f"Clustered by {part.by}", clustered_lines(part, confidence)
+            sections.append(clustered_section(part, confidence))
         else:
-            title, lines = f"Judge noise: {part.metric}", judge_noise_lines(part, confidence)
-        sections.append(Section(title, (Text(tuple(lines), monospace=True),)))
+            lines = judge_noise_lines(part, confidence)
+            sections.append(
+                Section(f"Judge noise: {part.metric}", (Text(tuple(lines), monospace=True),))
+            )
     data: Any = report.data
     if isinstance(data, dict):
         data = {**data, **{key: part.to_dict() for key, part in parts.items()}}
     return replace(report, sections=tuple(sections), data=data)
 
 
-def clustered_lines(result: ClusteredComparison, confidence: float) -> list[str]:
-    """The clustered-interval table of ``compare --cluster-by`` (or of one run's means)."""
+def clustered_section(result: ClusteredComparison, confidence: float) -> Section:
+    """The clustered-interval table of ``compare``/``funnel --cluster-by``, with its verdicts."""
     level = f"{100 * confidence:g}%"
-    stat = "B - A" if result.paired else "mean"
-    lines = [
-        f"clustered by {result.by}: CR1 cluster-robust SE with a t interval on G-1 df "
-        f"(Cameron & Miller 2015) and a cluster bootstrap ({result.n_resamples} resamples of "
-        f"whole clusters{', pairs kept' if result.paired else ''}, seed {result.seed})",
-    ]
-    if not result.rows:
-        return [*lines, "  no metric has questions in at least 2 clusters"]
-    width = max(len("metric"), *(len(r.metric) for r in result.rows))
-    header = (
-        f"  {'metric':<{width}}{'n':>5}{'G':>5}{stat:>9}{f'naive {level}':>20}"
-        f"{f'CR1 {level}':>20}{f'bootstrap {level}':>22}{'deff':>7}{'widening':>10}"
+    head = Text(
+        (
+            f"CR1 cluster-robust SE with a t interval on G-1 df (Cameron & Miller 2015) and a "
+            f"cluster bootstrap ({result.n_resamples} resamples of whole clusters"
+            f"{', pairs kept' if result.paired else ''}, seed {result.seed})",
+        )
     )
-    lines.append(header)
+    title = f"Clustered by {result.by}"
+    if not result.rows:
+        return Section(title, (head, Text(("no metric has questions in at least 2 clusters",))))
+    spec = "+.3f" if result.paired else ".3f"
+    rows, values = [], []
     for row in result.rows:
         r, b = row.result, row.bootstrap
-        spec = "+9.3f" if result.paired else "9.3f"
-        lines.append(
-            f"  {row.metric:<{width}}{r.n:>5}{r.n_clusters:>5}{r.statistic:{spec}}"
-            f"{_ci(r.naive_confidence_interval, result.paired):>20}"
-            f"{_ci(r.confidence_interval, result.paired):>20}"
-            f"{_ci(b.confidence_interval, result.paired):>22}"
-            f"{r.design_effect:>7.2f}{100 * r.widening:>+9.0f}%"
-        )
-    widened = [row for row in result.rows if row.result.widened]
-    for row in widened:
-        lines.append("  " + clustering_summary(row, result.by))
-    if not widened:
-        lines.append(
-            f"  clustering by {result.by} widens no interval by more than 10%: the naive "
+        cis = (r.naive_confidence_interval, r.confidence_interval, b.confidence_interval)
+        rows.append(
+            (
+                row.metric, str(r.n), str(r.n_clusters), f"{r.statistic:{spec}}",
+                *(_ci(ci, result.paired) for ci in cis),
+                f"{r.design_effect:.2f}", f"{100 * r.widening:+.0f}%",
+            )
+        )  # fmt: skip
+        values.append(
+            (
+                row.metric, r.n, r.n_clusters, r.statistic,
+                *(bound for ci in cis for bound in (ci.low, ci.high)),
+                r.design_effect, r.widening,
+            )
+        )  # fmt: skip
+    table = Table(
+        ("metric", "n", "G", "B - A" if result.paired else "mean", f"naive {level}",
+         f"CR1 {level}", f"bootstrap {level}", "deff", "widening"),
+        tuple(rows),
+        only=("table", "markdown", "html"),
+    )  # fmt: skip
+    csv_table = Table(
+        ("metric", "n", "clusters", "statistic", "naive_low", "naive_high", "cr1_low",
+         "cr1_high", "bootstrap_low", "bootstrap_high", "design_effect", "widening"),
+        tuple(tuple(str(v) for v in row) for row in values),
+        values=tuple(values),
+        only=("csv",),
+    )  # fmt: skip
+    notes = [clustering_summary(row, result.by) for row in result.rows if row.result.widened]
+    if not notes:
+        notes.append(
+            f"clustering by {result.by} widens no interval by more than 10%: the naive "
             "intervals stand"
         )
     few = min(row.result.n_clusters for row in result.rows)
     if few < 20:
-        lines.append(
-            f"  note: only {few} clusters; with fewer than about 20-50 clusters CR1 intervals "
+        notes.append(
+            f"note: only {few} clusters; with fewer than about 20-50 clusters CR1 intervals "
             "are approximate (Cameron & Miller 2015, section VI)"
         )
-    lines.append(
-        "  deff = design effect (clustered / naive variance); n / deff is the effective "
-        "number of independent questions"
+    notes.append(
+        "deff = design effect (clustered / naive variance); n / deff is the effective number "
+        "of independent questions; widening = CR1 half-width / naive half-width - 1"
     )
-    return lines
+    return Section(title, (head, table, csv_table, Text(tuple(notes))))
 
 
 def _share_line(name: str, result: JudgeNoiseResult) -> str:

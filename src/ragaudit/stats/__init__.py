@@ -15,7 +15,9 @@
   cluster-robust (CR1) intervals and the cluster bootstrap for correlated questions;
 * :func:`judge_noise`: judge noise versus question sampling noise;
 * :func:`ppi_mean`, :func:`human_only_mean`, :func:`judge_only_mean`: prediction-powered
-  (PPI++) intervals for a judged rate calibrated against human labels.
+  (PPI++) intervals for a judged rate calibrated against human labels;
+* :func:`questions_needed`, :func:`design_effect_from_icc`: golden-set size for a target
+  effect, inflated for clustered questions.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ __all__ = [
     "PerQuestionMetrics",
     "PermutationResult",
     "PlanningRow",
+    "SampleSize",
     "SubsampleInterval",
     "cluster_bootstrap",
     "clustered_mean",
@@ -85,6 +88,7 @@ __all__ = [
     "cohen_kappa",
     "compare_all",
     "compare_runs",
+    "design_effect_from_icc",
     "format_pvalue",
     "holm_bonferroni",
     "human_only_mean",
@@ -103,6 +107,7 @@ __all__ = [
     "planning_table",
     "ppi_mean",
     "proportion_interval",
+    "questions_needed",
     "read_labels",
     "read_per_question_metrics",
     "verdict",
