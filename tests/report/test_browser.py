@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 
 from .conftest import ARTIFACTS, HOSTILE, cli
 
@@ -39,6 +40,8 @@ def _cell(page: Any, run: str, metric: str) -> dict[str, Any]:
     cell = page.locator(f'td[data-run="{run}"][data-metric="{metric}"]')
     assert cell.count() == 1, (run, metric)
     return {
+        "low": float(cell.get_attribute("data-low")),
+        "high": float(cell.get_attribute("data-high")),
         "value": float(cell.get_attribute("data-value")),
         "n": int(cell.get_attribute("data-n")),
         "text": cell.inner_text().split()[0],
@@ -49,6 +52,14 @@ def _check(cell: dict[str, Any], expected: float, n: int) -> None:
     assert math.isclose(cell["value"], expected, rel_tol=0, abs_tol=1e-12)
     assert cell["text"] == f"{expected:.3f}"
     assert cell["n"] == n
+    assert cell["low"] <= expected <= cell["high"]
+
+
+def _check_rate(cell: dict[str, Any], count: int, n: int) -> None:
+    """A 0/1 rate: the value and the exact (Clopper-Pearson) interval of statsmodels."""
+    _check(cell, count / n, n)
+    low, high = proportion_confint(count, n, alpha=0.05, method="beta")
+    assert (cell["low"], cell["high"]) == pytest.approx((low, high), abs=1e-9)
 
 
 def test_benchmark_page_loads_offline_without_errors(bench: dict[str, Path], open_page: Any):
@@ -90,12 +101,14 @@ def test_dashboard_equals_the_commands_json(bench: dict[str, Path], open_page: A
         _check(_cell(page, run, "recall_doc"), means["recall@k"][side], means["recall@k"]["n"])
         _check(_cell(page, run, "ndcg"), means["ndcg@k"][side], means["ndcg@k"]["n"])
         _check(_cell(page, run, "precision"), means["precision@k"][side], n)
-        _check(_cell(page, run, "correct"), funnel["correct_end_to_end"], n)
+        correct = funnel["stages"][3]["kept"] + len(funnel["lucky"])
+        assert correct / n == funnel["correct_end_to_end"]
+        _check_rate(_cell(page, run, "correct"), correct, n)
         _check(_cell(page, run, "recall_chunk"), bias["summary"]["recall"]["chunk"], bias["n"])
         una = funnel["unanswerable"]
         wrong = len(funnel["died"]["3-refusal"]) + len(una["answered_ids"])
         base = funnel["stages"][1]["kept"] + una["n"]
-        _check(_cell(page, run, "wrong_abstention"), wrong / base, base)
+        _check_rate(_cell(page, run, "wrong_abstention"), wrong, base)
         # the offline judges measure no faithfulness: shown as missing, not as a number
         faith = page.locator(f'td[data-run="{run}"][data-metric="faithfulness"]')
         assert faith.inner_text() == "n/a"

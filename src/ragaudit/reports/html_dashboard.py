@@ -18,9 +18,11 @@ wrong abstention                  ``funnel``: (``died.3-refusal`` + ``unanswerab
                                   / (``stages[1].kept`` + ``unanswerable.n``)
 ================================  ==========================================================
 
-Intervals: a 0/1 number (correctness, wrong abstention) gets the Wilson score interval
-(Wilson 1927); a mean of per-question scores gets a percentile bootstrap over questions
-(Efron & Tibshirani 1993).  Beside each number, the minimum detectable effect at its n
+Intervals: a 0/1 number (correctness, wrong abstention) gets
+:func:`~ragaudit.stats.intervals.proportion_interval` (Clopper-Pearson exact, Clopper &
+Pearson 1934: coverage never below 95%, which matters for rates near 1); a mean of
+per-question scores gets a percentile bootstrap over questions (Efron & Tibshirani 1993).
+Beside each number, the minimum detectable effect at its n
 (:func:`~ragaudit.stats.minimum_detectable_effect`: exact McNemar power 0.8, alpha 0.05, 20%
 of questions discordant between two systems, the chapter's planning assumption).
 """
@@ -32,14 +34,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest
 
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.label_bias import BiasResult
+from ragaudit.stats.intervals import proportion_interval
 from ragaudit.stats.power import minimum_detectable_effect
 from ragaudit.stats.resampling import paired_bootstrap
 
-__all__ = ["MDE_DISCORDANCE", "DashboardRow", "dashboard_rows", "mean_interval", "wilson_interval"]
+__all__ = ["MDE_DISCORDANCE", "DashboardRow", "dashboard_rows", "mean_interval"]
 
 #: Discordance assumed for the minimum detectable effect (the chapter's planning table).
 MDE_DISCORDANCE = 0.2
@@ -86,32 +88,6 @@ class DashboardRow:
     mde: float | None
     source: str
     note: str
-
-
-def wilson_interval(count: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    r"""Wilson score interval of a proportion ``count / n``.
-
-    .. math:: \frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n}
-
-    Unlike the Wald interval it stays inside [0, 1] and is not zero-width at 0/n or n/n.
-
-    References
-    ----------
-    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
-    inference. *JASA* 22(158), 209-212.
-
-    Examples
-    --------
-    >>> low, high = wilson_interval(43, 54)
-    >>> round(low, 4), round(high, 4)
-    (0.671, 0.8823)
-    >>> wilson_interval(0, 0)
-    (0.0, 1.0)
-    """
-    if n == 0:
-        return 0.0, 1.0
-    ci = binomtest(count, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
 
 
 def mean_interval(
@@ -172,9 +148,10 @@ def _mean_row(
 def _rate_row(key: str, label: str, count: int, n: int, source: str, note: str) -> DashboardRow:
     if not n:
         return DashboardRow(key, label, None, None, None, 0, None, "", None, source, note)
-    low, high = wilson_interval(count, n)
+    result = proportion_interval(count, n)
+    ci = result.confidence_interval
     return DashboardRow(
-        key, label, count / n, low, high, n, count, "Wilson score", _mde(n), source, note
+        key, label, count / n, ci.low, ci.high, n, count, result.method, _mde(n), source, note
     )
 
 

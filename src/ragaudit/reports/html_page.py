@@ -129,7 +129,8 @@ def _dash_cell(run: str, row: DashboardRow) -> str:
     count = "" if row.count is None else f"{row.count}/"
     return (
         f'<td class="val num" data-run="{_e(run)}" data-metric="{row.key}" '
-        f'data-value="{row.value!r}" data-n="{row.n}">{row.value:.3f}'
+        f'data-value="{row.value!r}" data-n="{row.n}" data-low="{row.ci_low!r}" '
+        f'data-high="{row.ci_high!r}">{row.value:.3f}'
         f'<span class="ci">[{_f(row.ci_low)}, {_f(row.ci_high)}] {count}n={row.n}</span></td>'
     )
 
