@@ -144,9 +144,9 @@ def test_import_invalid_file_names_the_exact_location(tmp_path):
     path.write_text(json.dumps(doc), encoding="utf-8")
     result = CliRunner().invoke(main, ["import", str(path)])
     assert result.exit_code == 2
-    assert (
-        result.output
-        == f"ragaudit: error: {path}: rows[3].retrieved[0].chunk_id: expected a string, found 12\n"
+    assert result.output == (
+        f"ragaudit: error: {path}: rows[3].retrieved[0].chunk_id: expected a string, found 12 "
+        "(question 'q3')\n"
     )
     missing = CliRunner().invoke(main, ["import", str(tmp_path / "nope.json")])
     assert (

@@ -7,7 +7,6 @@ import pytest
 
 from ragaudit.data.records import (
     Checkpoint,
-    SavedRun,
     find_problems,
     load_saved_run,
     per_question_metrics,
@@ -15,6 +14,7 @@ from ragaudit.data.records import (
     validate_saved_run,
     write_saved_run,
 )
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import FormatError
 
 VALID = {
@@ -60,13 +60,18 @@ CASES = [
     (
         ("rows", 0, "retrieved", 0, "chunk_id"),
         12,
-        "rows[0].retrieved[0].chunk_id: expected a string, found 12",
+        "rows[0].retrieved[0].chunk_id: expected a string, found 12 (question 'q1')",
     ),
-    (("rows", 0, "answerable"), "yes", 'rows[0].answerable: expected a boolean, found "yes"'),
+    (
+        ("rows", 0, "answerable"),
+        "yes",
+        "rows[0].answerable: expected a boolean, found \"yes\" (question 'q1')",
+    ),
     (
         ("rows", 0, "metrics", "hit@k"),
         "1.0",
-        'rows[0].metrics.hit@k: expected a number or a boolean or null, found "1.0"',
+        'rows[0].metrics.hit@k: expected a number or a boolean or null, found "1.0" '
+        "(question 'q1')",
     ),
     (("config", "k"), 0, "config.k: expected a value >= 1, found 0"),
     (("config", "k"), True, "config.k: expected an integer, found true"),
@@ -75,7 +80,7 @@ CASES = [
     (
         ("rows", 0, "retrieved", 0, "rank"),
         0,
-        "rows[0].retrieved[0].rank: expected a value >= 1, found 0",
+        "rows[0].retrieved[0].rank: expected a value >= 1, found 0 (question 'q1')",
     ),
     (("rows",), {}, "rows: expected an array, found an object"),
     (("name",), "", 'name: expected a non-empty string, found ""'),
@@ -108,7 +113,7 @@ def test_validate_names_the_file_and_counts_the_rest():
     with pytest.raises(
         FormatError,
         match=r"^run\.json: rows\[0\]\.retrieved\[0\]\.chunk_id: expected a string, found 12 "
-        r"\(and 1 more problems\)$",
+        r"\(question 'q1'\) \(and 1 more problems\)$",
     ):
         validate_saved_run(doc, path="run.json")
 
@@ -140,8 +145,7 @@ def test_invalid_run_is_never_written_and_old_file_survives(tmp_path):
     path = tmp_path / "run.json"
     write_saved_run(path, SavedRun.from_dict(VALID))
     before = path.read_bytes()
-    bad = SavedRun.from_dict(VALID)
-    bad.config = {"k": -1}
+    bad = SavedRun.from_dict(VALID).replace(config={"k": -1})
     with pytest.raises(FormatError, match=r"config\.k: expected a value >= 1"):
         write_saved_run(path, bad)
     assert path.read_bytes() == before
@@ -157,8 +161,7 @@ def test_write_is_atomic_under_interruption(tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "replace", explode)
-    changed = SavedRun.from_dict(VALID)
-    changed.name = "other"
+    changed = SavedRun.from_dict(VALID).replace(name="other")
     with pytest.raises(KeyboardInterrupt):
         write_saved_run(path, changed)
     assert path.read_bytes() == before

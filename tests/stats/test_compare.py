@@ -36,7 +36,7 @@ def test_chapter_correct_row_and_paired_table(chapter):
 
 
 def test_nulls_are_excluded_pairwise(chapter):
-    row = chapter["citation_acc"]
+    row = chapter["citation_accuracy"]  # spelled citation_acc in the (older) fixture
     assert (row.n, row.excluded) == (38, 4)
     assert row.mean_a == 1.0 and row.statistic == pytest.approx(-1 / 38)
     assert row.mcnemar.discordant_ids == ("q11",)
@@ -275,11 +275,12 @@ def test_questions_subset_keeps_only_the_answerable_rows_of_saved_runs(tmp_path)
 
     def saved(name, correct):
         rows = [
-            {"id": f"q{i}", "answerable": i < 4, "metrics": {"correct": c}}
+            {"id": f"q{i}", "answerable": i < 4, "retrieved": [], "metrics": {"correct": c}}
             for i, c in enumerate(correct)
         ]
         path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps({"name": name, "rows": rows}))
+        header = {"format": "ragaudit.run", "format_version": 1, "name": name}
+        path.write_text(json.dumps({**header, "config": {"k": 1}, "rows": rows}))
         return path
 
     # q0-q3 answerable, q4-q5 unanswerable (correct = refused).  By hand: over all six

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import click
@@ -20,7 +21,7 @@ __all__ = ["command"]
 _CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
 
 
-def _chunk_texts(corpus_dir: str, config: dict[str, Any]) -> dict[str, str]:
+def _chunk_texts(corpus_dir: str, config: Mapping[str, Any]) -> dict[str, str]:
     """``{chunk_id: text}`` of the corpus chunked the way the run was."""
     from ragaudit.pipeline.chunking import chunk_documents
     from ragaudit.pipeline.corpus import corpus_sha256, load_corpus

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from ragaudit.data.records import load_saved_run, write_saved_run
+from ragaudit.data.saved_run_summary import summarise_run
 from ragaudit.pipeline.config import saved_run_path
-from ragaudit.pipeline.summary import summarise
 
 __all__ = ["command"]
 
@@ -26,9 +26,9 @@ def command(file: str, out_dir: str | None) -> None:
     Problems are reported as FILE: LOCATION: expected ..., found ... (exit code 2).
     """
     saved = load_saved_run(file)
-    k = int(saved.config["k"])
-    summary = summarise(saved.rows, k)
-    n_retrieved = [len(r["retrieved"]) for r in saved.rows]
+    k = saved.k
+    summary = summarise_run(saved).to_dict()
+    n_retrieved = [len(q.retrieved) for q in saved.questions]
     click.echo(f"{file}: valid ragaudit.run v1, name {saved.name!r}")
     click.echo(
         f"  {summary['n']} questions ({summary['n_answerable']} answerable, "
@@ -41,7 +41,6 @@ def command(file: str, out_dir: str | None) -> None:
         for name, value in summary["metrics"].items():
             click.echo(f"    {name:<24} {value:.3f}  (n={summary['n_scored'][name]})")
     if out_dir is not None:
-        saved.summary = summary
         target = saved_run_path(out_dir, saved.name)
-        write_saved_run(target, saved)
+        write_saved_run(target, saved.replace(summary=summary))
         click.echo(f"saved: {target}")

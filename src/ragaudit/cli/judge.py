@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["command"]
 
 
-def _run_chunks(corpus_dir: str, config: dict[str, Any]) -> list[Chunk]:
+def _run_chunks(corpus_dir: str, config: Mapping[str, Any]) -> list[Chunk]:
     """The corpus chunked the way the run was (corpus hash checked)."""
     from ragaudit.pipeline.chunking import chunk_documents
     from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
@@ -91,7 +92,7 @@ def command(
     into `metrics`; a judge that gives no valid verdict records `judge_error` and is counted
     apart, never as right or wrong.  Replies are cached: a rerun sends nothing.
     """
-    from ragaudit.data.records import load_saved_run
+    from ragaudit.data.records import RunDocument, load_saved_run
     from ragaudit.judges.llm import JUDGE_NAMES, METRICS_OF, LLMJudges, items_from_rows
     from ragaudit.llm.client import LLMClient
     from ragaudit.pipeline.llm_stages import judge_with_llm
@@ -118,7 +119,7 @@ def command(
         )
         return
     target = Path(out_path) if out_path else Path(run)
-    saved.path = str(target)
+    document = RunDocument.from_saved_run(saved, path=str(target))
     usage: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         bar: Any = None
@@ -135,12 +136,12 @@ def command(
         # One code path with `ragaudit run --judges llm`: the summary is recomputed and the
         # generator's share of the LLM cost is kept next to the judges'.
         report = judge_with_llm(
-            saved, chunks, config, repeats=judge_repeats, judge_names=names,
+            document, chunks, config, repeats=judge_repeats, judge_names=names,
             progress=progress, usage=usage,
         )  # fmt: skip
     totals = usage["judges"]
     wanted = [m for n in names for m in METRICS_OF[n]]
-    lines = [f"{saved.name}: {report['n']} answers judged by {config.model} "
+    lines = [f"{document.name}: {report['n']} answers judged by {config.model} "
              f"(seed {config.seed}, temperature {config.temperature:g})"]  # fmt: skip
     for name in wanted:
         mean = report["means"][name]

@@ -1,12 +1,10 @@
-"""Saved runs: one JSON file per pipeline configuration, question by question.
+"""Reading and writing saved runs: one loader, one atomic writer, and resumable checkpoints.
 
-The format is documented in ``docs/saved-run-format.md`` and described by the JSON Schema
-``ragaudit/data/schemas/saved-run.schema.json``.  :func:`validate_saved_run` interprets that
-schema file itself (the small subset of JSON Schema it uses: ``type``, ``const``, ``required``,
-``properties``, ``items``, ``additionalProperties``, ``minimum``, ``minLength``), so the
-documentation, the schema and the validator cannot drift apart; no ``jsonschema`` at runtime.
-Messages locate the problem exactly: ``FILE: rows[3].retrieved[0].chunk_id: expected a string,
-found 12``.
+A saved run is one JSON file per pipeline configuration (``docs/saved-run-format.md``).
+:func:`load_saved_run` is the one place a saved run is read: it parses the file, validates
+it (:mod:`ragaudit.data.saved_run_check`: schema, metric ranges, unique ids) and returns the
+typed, frozen :class:`~ragaudit.data.saved_run.SavedRun`.  Messages locate the problem
+exactly: ``FILE: rows[3].retrieved[0].chunk_id: expected a string, found 12 (question 'q04')``.
 
 Interrupted runs resume from a *checkpoint*: a ``.partial.jsonl`` sidecar whose first line
 records the configuration and whose other lines are finished rows, appended and fsync'ed one at
@@ -16,53 +14,42 @@ a time (see :class:`Checkpoint`).
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ragaudit._io import atomic_write_text
-from ragaudit.exceptions import FormatError, unreadable
+from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION
+from ragaudit.data.saved_run import SavedRun as SavedRunModel
+from ragaudit.data.saved_run_check import find_problems, saved_run_schema, validate_saved_run
+from ragaudit.exceptions import FormatError, InputError, unreadable
 
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "Checkpoint",
-    "SavedRun",
+    "RunDocument",
+    "as_saved_run",
     "find_problems",
     "load_saved_run",
+    "parse_saved_run",
     "per_question_metrics",
+    "read_json_document",
     "saved_run_schema",
     "validate_saved_run",
     "write_saved_run",
 ]
 
-FORMAT = "ragaudit.run"
-FORMAT_VERSION = 1
-
 
 @dataclass
-class SavedRun:
-    """A saved run in memory.
+class RunDocument:
+    """A saved run while the pipeline is still building it (mutable rows and summary).
 
-    Attributes
-    ----------
-    name : str
-        The configuration's name (also the file stem).
-    config : dict
-        k, retrieval depth, chunking, retriever, generator, judges, seed, hashes, version.
-    rows : list of dict
-        One per question (see ``docs/saved-run-format.md``).
-    summary : dict
-        Counts and mean metrics.
-    path : str or None
-        The file it was read from or written to.
-    extra : dict
-        Unknown top-level keys, preserved on write.
+    Producers (the harness, the LLM judges) fill one in and write it with
+    :func:`write_saved_run`; every reader gets the frozen :class:`SavedRun` instead
+    (:meth:`to_saved_run`).
     """
 
     name: str
@@ -85,149 +72,33 @@ class SavedRun:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], path: str | None = None) -> SavedRun:
-        """Build from a validated JSON document."""
-        known = {"format", "format_version", "name", "config", "rows", "summary"}
+    def from_saved_run(cls, saved: SavedRunModel, path: str | None = None) -> RunDocument:
+        """A mutable copy of ``saved`` (to be re-judged and rewritten at ``path``)."""
+        doc = saved.to_dict()
+        header = ("format", "format_version", "name", "config", "rows", "summary")
         return cls(
-            name=data["name"],
-            config=dict(data["config"]),
-            rows=list(data["rows"]),
-            summary=dict(data.get("summary") or {}),
-            path=path,
-            extra={k: v for k, v in data.items() if k not in known},
+            name=saved.name,
+            config=doc["config"],
+            rows=doc["rows"],
+            summary=doc["summary"],
+            path=saved.path if path is None else path,
+            extra={k: v for k, v in doc.items() if k not in header},
         )
 
-
-@lru_cache(maxsize=1)
-def saved_run_schema() -> dict[str, Any]:
-    """The JSON Schema of the saved-run format (package data)."""
-    text = (
-        resources.files("ragaudit.data")
-        .joinpath("schemas/saved-run.schema.json")
-        .read_text(encoding="utf-8")
-    )
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    def to_saved_run(self) -> SavedRunModel:
+        """The validated, frozen model of this document."""
+        return SavedRunModel.from_dict(self.to_dict(), path=self.path)
 
 
-_TYPE_NAMES = {
-    "string": "a string", "integer": "an integer", "number": "a number", "boolean": "a boolean",
-    "object": "an object", "array": "an array", "null": "null",
-}  # fmt: skip
+#: Transitional: ``pipeline/harness.py`` builds a mutable document under this name.  The
+#: model every reader gets is :class:`ragaudit.data.saved_run.SavedRun`.
+SavedRun = RunDocument
 
 
-def _is_type(value: Any, name: str) -> bool:
-    if name == "string":
-        return isinstance(value, str)
-    if name == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if name == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if name == "boolean":
-        return isinstance(value, bool)
-    if name == "object":
-        return isinstance(value, dict)
-    if name == "array":
-        return isinstance(value, list)
-    return value is None  # "null"
+def read_json_document(path: str | Path) -> Any:
+    """Parse one UTF-8 JSON file; unreadable files and bad JSON are a :class:`FormatError`.
 
-
-def _show(value: Any) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    return json.dumps(value, ensure_ascii=False)[:60]
-
-
-def _walk(value: Any, schema: Mapping[str, Any], where: str, problems: list[str], cap: int) -> None:
-    if len(problems) >= cap:
-        return
-    label = where or "(top level)"
-    if "const" in schema and value != schema["const"]:
-        problems.append(f"{label}: expected {_show(schema['const'])}, found {_show(value)}")
-        return
-    types = schema.get("type")
-    if types is not None:
-        names = [types] if isinstance(types, str) else list(types)
-        if not any(_is_type(value, n) for n in names):
-            expected = " or ".join(_TYPE_NAMES[n] for n in names)
-            problems.append(f"{label}: expected {expected}, found {_show(value)}")
-            return
-    if "minimum" in schema and _is_type(value, "number") and value < schema["minimum"]:
-        problems.append(f"{label}: expected a value >= {schema['minimum']}, found {_show(value)}")
-    if "minLength" in schema and isinstance(value, str) and len(value) < schema["minLength"]:
-        problems.append(f"{label}: expected a non-empty string, found {_show(value)}")
-    if isinstance(value, float) and not math.isfinite(value):
-        problems.append(f"{label}: expected a finite number, found {value}")
-    if isinstance(value, dict):
-        for key in schema.get("required", ()):
-            if key not in value:
-                problems.append(f"{label}: missing required key {key!r}")
-        properties = schema.get("properties", {})
-        additional = schema.get("additionalProperties")
-        for key, item in value.items():
-            child = f"{where}.{key}" if where else str(key)
-            if key in properties:
-                _walk(item, properties[key], child, problems, cap)
-            elif isinstance(additional, dict):
-                _walk(item, additional, child, problems, cap)
-    elif isinstance(value, list) and "items" in schema:
-        for i, item in enumerate(value):
-            _walk(item, schema["items"], f"{where}[{i}]", problems, cap)
-
-
-def find_problems(data: Any, *, cap: int = 50) -> list[str]:
-    """Every schema violation (up to ``cap``) as ``location: expected ..., found ...``.
-
-    Beyond the schema, row ids must be unique.
-
-    Examples
-    --------
-    >>> doc = {"format": "ragaudit.run", "format_version": 1, "name": "x", "config": {"k": 3},
-    ...        "rows": [{"id": "q1", "question": "?", "answerable": True, "metrics": {},
-    ...                  "retrieved": [{"chunk_id": 12, "doc_id": "A"}]}]}
-    >>> find_problems(doc)
-    ['rows[0].retrieved[0].chunk_id: expected a string, found 12']
-    """
-    problems: list[str] = []
-    _walk(data, saved_run_schema(), "", problems, cap)
-    if not problems and isinstance(data, dict):
-        seen: dict[str, int] = {}
-        for i, row in enumerate(data.get("rows", [])):
-            if row["id"] in seen:
-                problems.append(
-                    f"rows[{i}].id: duplicate question id {row['id']!r} "
-                    f"(also rows[{seen[row['id']]}])"
-                )
-            seen.setdefault(row["id"], i)
-    return problems[:cap]
-
-
-def validate_saved_run(data: Any, *, path: str | None = None) -> None:
-    """Raise :class:`FormatError` on the first problem (the message counts the others).
-
-    >>> validate_saved_run({"format": "ragaudit.run"}, path="run.json")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ragaudit.exceptions.FormatError: run.json: (top level): missing required key ... more problems)
-    """
-    problems = find_problems(data)
-    if problems:
-        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
-        raise FormatError(problems[0] + more, path=path)
-
-
-def _dumps(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def load_saved_run(path: str | Path) -> SavedRun:
-    """Read and validate a saved run.
-
-    Raises
-    ------
-    FormatError
-        The file is not JSON (with its line) or does not follow the format (with the location).
+    The error names the file, and for bad JSON the line and column.
     """
     file = Path(path)
     try:
@@ -235,45 +106,99 @@ def load_saved_run(path: str | Path) -> SavedRun:
     except (OSError, UnicodeDecodeError) as exc:
         raise unreadable(file, exc) from None
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(
             f"invalid JSON: {exc.msg} (column {exc.colno})", path=str(file), line=exc.lineno
         ) from None
-    validate_saved_run(data, path=str(file))
-    return SavedRun.from_dict(data, path=str(file))
 
 
-def write_saved_run(path: str | Path, saved: SavedRun) -> None:
+def parse_saved_run(data: Any, path: str | None = None) -> SavedRunModel:
+    """Validate a parsed saved-run file (header included) and build the model.
+
+    ``ragaudit import`` and ``ragaudit compare`` both end here, so they accept and reject
+    exactly the same files with the same messages.
+    """
+    validate_saved_run(data, path=path)
+    return SavedRunModel._build(data, path)
+
+
+def load_saved_run(path: str | Path) -> SavedRunModel:
+    """Read and validate a saved run: the one place a saved-run file is read.
+
+    Parameters
+    ----------
+    path : path-like
+
+    Returns
+    -------
+    SavedRun
+        Frozen; ``path`` is set.
+
+    Raises
+    ------
+    FormatError
+        The file is not JSON (with its line) or does not follow the format (with the
+        location, e.g. ``rows[3].metrics.recall@k``, and the question).
+    """
+    return parse_saved_run(read_json_document(path), str(Path(path)))
+
+
+def as_saved_run(
+    saved: SavedRunModel | RunDocument | Mapping[str, Any] | str | Path,
+) -> SavedRunModel:
+    """The validated model of ``saved``: a :class:`SavedRun` as is, a file path through
+    :func:`load_saved_run`, a document or dict through :meth:`SavedRun.from_dict`.
+
+    >>> as_saved_run({"config": {"k": 2}, "rows": []}).k
+    2
+    """
+    if isinstance(saved, SavedRunModel):
+        return saved
+    if isinstance(saved, str | Path):
+        return load_saved_run(saved)
+    if isinstance(saved, RunDocument):
+        return saved.to_saved_run()
+    if isinstance(saved, Mapping):
+        return SavedRunModel.from_dict(saved, path=saved.get("path"))
+    raise InputError(
+        f"expected a SavedRun, a saved-run dict or a file path, found {type(saved).__name__}"
+    )
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_saved_run(path: str | Path, saved: SavedRunModel | RunDocument) -> SavedRunModel:
     """Validate and write a saved run atomically (readers never see half a file).
+
+    Returns the written run as a :class:`SavedRun` whose ``path`` is ``path`` (a
+    :class:`RunDocument` also gets its ``path`` set).
 
     >>> import tempfile, pathlib
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "k3.json"
-    >>> write_saved_run(target, SavedRun("k3", {"k": 3}, []))
-    >>> load_saved_run(target).config
-    {'k': 3}
+    >>> written = write_saved_run(target, SavedRunModel("k3", {"k": 3}, ()))
+    >>> load_saved_run(target).config.k, written.path == str(target)
+    (3, True)
     """
     data = saved.to_dict()
     validate_saved_run(data, path=str(path))
     atomic_write_text(path, _dumps(data))
-    saved.path = str(path)
+    if isinstance(saved, RunDocument):
+        saved.path = str(path)
+    return SavedRunModel._build(data, str(path))
 
 
-def per_question_metrics(saved: SavedRun) -> dict[str, dict[str, float | None]]:
+def per_question_metrics(saved: SavedRunModel) -> dict[str, dict[str, float | None]]:
     """``{question id: {metric: value}}`` with booleans as 0/1 and null kept as None.
 
-    >>> run = SavedRun("x", {"k": 1}, [{"id": "q1", "metrics": {"hit@k": 1.0, "correct": True,
-    ...                                                          "faithfulness": None}}])
+    >>> run = SavedRunModel.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
+    ...     "metrics": {"hit@k": 1.0, "correct": True, "faithfulness": None}}]})
     >>> per_question_metrics(run)
     {'q1': {'hit@k': 1.0, 'correct': 1.0, 'faithfulness': None}}
     """
-    return {
-        row["id"]: {
-            name: (None if value is None else float(value))
-            for name, value in (row.get("metrics") or {}).items()
-        }
-        for row in saved.rows
-    }
+    return {q.id: {name: q.metric(name) for name in q.metrics} for q in saved.questions}
 
 
 class Checkpoint:

@@ -48,7 +48,9 @@ from typing import Any
 import numpy as np
 
 from ragaudit.data.qrels import Qrels
-from ragaudit.exceptions import FormatError, InputError
+from ragaudit.data.records import RunDocument, as_saved_run
+from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
 from ragaudit.stats.intervals import PROPORTION_METHODS, clopper_pearson_bounds, wilson_bounds
 
@@ -60,7 +62,7 @@ __all__ = [
     "Stage",
     "Unanswerable",
     "compute_funnel",
-    "saved_run_parts",
+    "run_source",
     "text_bar",
 ]
 
@@ -226,86 +228,9 @@ class FunnelResult:
 # ----------------------------------------------------------------------------- saved runs
 
 
-def saved_run_parts(saved: Any) -> tuple[str | None, dict[str, Any], list[dict[str, Any]], str]:
-    """``(name, config, rows, where)`` of a saved run given as a ``SavedRun`` or a plain dict.
-
-    ``where`` names the source file (or ``"saved run"``) for error messages.
-
-    >>> name, config, rows, where = saved_run_parts({"name": "r", "config": {"k": 3}, "rows": []})
-    >>> name, config["k"], rows, where
-    ('r', 3, [], 'saved run')
-    """
-    if isinstance(saved, Mapping):
-        name, config, rows, path = (
-            saved.get("name"),
-            saved.get("config"),
-            saved.get("rows"),
-            saved.get("path"),
-        )
-    else:
-        name = getattr(saved, "name", None)
-        config = getattr(saved, "config", None)
-        rows = getattr(saved, "rows", None)
-        path = getattr(saved, "path", None)
-    where = str(path) if path else "saved run"
-    if config is None:
-        config = {}
-    if not isinstance(config, Mapping):
-        raise FormatError("expected an object", path=where, field="config")
-    if not isinstance(rows, list):
-        raise FormatError(
-            f"expected a list of rows, found {type(rows).__name__}", path=where, field="rows"
-        )
-    for i, row in enumerate(rows):
-        if not isinstance(row, Mapping) or not isinstance(row.get("id"), str):
-            raise FormatError(
-                "expected an object with a string 'id'", path=where, field=f"rows[{i}]"
-            )
-    return (None if name is None else str(name)), dict(config), rows, where
-
-
-def ranked_retrieved(row: Mapping[str, Any], where: str, index: int) -> list[Mapping[str, Any]]:
-    """The row's ``retrieved`` entries in rank order (by ``rank`` when present).
-
-    >>> ranked_retrieved({"retrieved": [{"chunk_id": "b", "doc_id": "B", "rank": 2},
-    ...                                 {"chunk_id": "a", "doc_id": "A", "rank": 1}]}, "run", 0)[0]
-    {'chunk_id': 'a', 'doc_id': 'A', 'rank': 1}
-    """
-    entries = row.get("retrieved") or []
-    if not isinstance(entries, list):
-        raise FormatError("expected a list", path=where, field=f"rows[{index}].retrieved")
-    for j, entry in enumerate(entries):
-        if not isinstance(entry, Mapping) or "chunk_id" not in entry or "doc_id" not in entry:
-            raise FormatError(
-                "expected an object with 'chunk_id' and 'doc_id'",
-                path=where,
-                field=f"rows[{index}].retrieved[{j}]",
-            )
-    if entries and all(isinstance(e.get("rank"), int) for e in entries):
-        return sorted(entries, key=lambda e: int(e["rank"]))
-    return list(entries)
-
-
-def _run_k(config: Mapping[str, Any], where: str) -> int | None:
-    k = config.get("k")
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise FormatError(f"expected an integer >= 1, found {k!r}", path=where, field="config.k")
-    return k
-
-
-def _tri_state(value: Any, where: str, field_name: str) -> int:
-    """1 for True, 0 for False, -1 for absent/None (a judge that did not decide)."""
-    if value is None:
-        return -1
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, (int, float)) and value in (0, 1):
-        return int(value)
-    raise FormatError(
-        f"expected true, false or null, found {value!r}", path=where, field=field_name
-    )
+def run_source(run: SavedRun) -> str:
+    """The run's file for messages, or ``"saved run"`` when it was built in memory."""
+    return run.path or "saved run"
 
 
 # ----------------------------------------------------------------------------- bootstrap
@@ -381,7 +306,7 @@ def _answer_chunks(labels: Any, config: Mapping[str, Any]) -> tuple[dict[str, se
 
 
 def compute_funnel(
-    saved: Any,
+    saved: SavedRun | RunDocument | Mapping[str, Any] | str,
     *,
     k: int | None = None,
     labels: Any = None,
@@ -395,9 +320,11 @@ def compute_funnel(
 
     Parameters
     ----------
-    saved : SavedRun or dict
-        A saved run (``docs/saved-run-format.md``): ``config`` and ``rows`` with ``id``,
-        ``answerable``, ``gold_docs``, ``retrieved``, ``context_ids`` and ``judges``.
+    saved : SavedRun, dict or path
+        A saved run (``docs/saved-run-format.md``); a dict or a file is validated by the
+        saved-run loader.  Read: ``config.k``, ``retrieval_depth`` and each question's
+        ``answerable``, ``gold_docs``, ``retrieved``, ``context_ids``, ``keywords`` and
+        ``judges``.
     k : int, optional
         Cut-off for stage 1 (and stage 2 when chunk labels decide it).  Defaults to the run's
         ``config.k``.  Must not exceed the depth the run retrieved.
@@ -464,31 +391,30 @@ def compute_funnel(
             f"rate_ci: expected one of {', '.join((*PROPORTION_METHODS, 'bootstrap'))}, "
             f"found {rate_ci!r}"
         )
-    name, config, rows, where = saved_run_parts(saved)
-    run_k = _run_k(config, where)
+    run = as_saved_run(saved)
+    where = run_source(run)
+    run_k = run.k
     if k is None:
-        if run_k is None:
-            raise InputError(f"{where}: config.k is missing; pass k (--k) explicitly")
         k = run_k
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"k: expected an integer >= 1, found {k!r}")
 
-    ranked = [ranked_retrieved(row, where, i) for i, row in enumerate(rows)]
-    depth_cfg = config.get("retrieval_depth")
-    depth = (
-        int(depth_cfg) if isinstance(depth_cfg, int) else max((len(r) for r in ranked), default=0)
-    )
-    if k > depth and (run_k is None or k != run_k):
+    questions = run.questions
+    ranked = [q.ranked for q in questions]
+    depth = run.config.retrieval_depth
+    if depth is None:
+        depth = max((len(r) for r in ranked), default=0)
+    if k > depth and k != run_k:
         raise InputError(
             f"k={k} is deeper than the run retrieved (retrieval depth {depth}); re-run the "
             f"pipeline with retrieval_depth >= {k} or choose k <= {depth}"
         )
-    resliced = run_k is not None and k != run_k
+    resliced = k != run_k
 
-    answer_chunks, _labels_name = ({}, "") if labels is None else _answer_chunks(labels, config)
+    answer_chunks, _labels_name = ({}, "") if labels is None else _answer_chunks(labels, run.config)
 
-    answerable_idx = [i for i, r in enumerate(rows) if r.get("answerable", True) is not False]
-    unanswerable_idx = [i for i, r in enumerate(rows) if r.get("answerable", True) is False]
+    answerable_idx = [i for i, q in enumerate(questions) if q.answerable]
+    unanswerable_idx = [i for i, q in enumerate(questions) if not q.answerable]
 
     # --- per-question verdicts (parsing; the arithmetic below is vectorised)
     ids: list[str] = []
@@ -498,42 +424,33 @@ def compute_funnel(
     answered: list[int] = []
     correct: list[int] = []
     for i in answerable_idx:
-        row = rows[i]
-        qid = row["id"]
-        gold = row.get("gold_docs") or []
-        if not isinstance(gold, list):
-            raise FormatError(
-                "expected a list of document ids", path=where, field=f"rows[{i}].gold_docs"
-            )
+        question = questions[i]
+        qid = question.id
         top = ranked[i][:k]
-        judges = row.get("judges") or {}
-        if not isinstance(judges, Mapping):
-            raise FormatError("expected an object", path=where, field=f"rows[{i}].judges")
+        judges = question.judges
         ids.append(qid)
-        gold_set = set(map(str, gold))
-        gold_hit.append(any(str(e["doc_id"]) in gold_set for e in top))
+        gold_set = set(question.gold_docs)
+        gold_hit.append(any(e.doc_id in gold_set for e in top))
         if qid in answer_chunks:
-            if resliced or not isinstance(row.get("context_ids"), list):
-                context = {str(e["chunk_id"]) for e in top}
+            if resliced or question.context_ids is None:
+                context = {e.chunk_id for e in top}
             else:
-                context = set(map(str, row["context_ids"]))
+                context = set(question.context_ids)
             evidence.append(int(bool(answer_chunks[qid] & context)))
             source.append("chunk_labels")
-        elif resliced and chunk_texts is not None and _keywords(row):
-            texts = [chunk_texts.get(str(e["chunk_id"])) for e in top]
+        elif resliced and chunk_texts is not None and question.keywords:
+            texts = [chunk_texts.get(e.chunk_id) for e in top]
             if any(t is None for t in texts):
                 raise InputError(
                     f"{where}: rows[{i}] ({qid}): a retrieved chunk is missing from the chunk "
                     "texts; the corpus or chunking differs from the run's"
                 )
-            verdict = offline_evidence(texts, _keywords(row))  # type: ignore[arg-type]
+            verdict = offline_evidence(texts, list(question.keywords))  # type: ignore[arg-type]
             evidence.append(-1 if verdict is None else int(verdict))
             source.append("keywords_in_top_k")
         else:
-            suff = _tri_state(judges.get("sufficiency"), where, f"rows[{i}].judges.sufficiency")
-            eic = _tri_state(
-                judges.get("evidence_in_context"), where, f"rows[{i}].judges.evidence_in_context"
-            )
+            suff = _tri_state(judges.sufficiency)
+            eic = _tri_state(judges.evidence_in_context)
             if suff >= 0:
                 evidence.append(suff)
                 source.append("sufficiency")
@@ -543,9 +460,9 @@ def compute_funnel(
             else:
                 evidence.append(-1)
                 source.append("")
-        abstained = _tri_state(judges.get("abstained"), where, f"rows[{i}].judges.abstained")
+        abstained = _tri_state(judges.abstained)
         answered.append(-1 if abstained < 0 else 1 - abstained)
-        correct.append(_tri_state(judges.get("correct"), where, f"rows[{i}].judges.correct"))
+        correct.append(_tri_state(judges.correct))
 
     ids_arr = np.array(ids, dtype=object)
     evidence_arr = np.array(evidence, dtype=int)
@@ -627,7 +544,7 @@ def compute_funnel(
         previous = int(kept[j])
 
     unanswerable = _unanswerable(
-        rows, unanswerable_idx, where, rng, n_resamples, confidence, rate_ci
+        [questions[i] for i in unanswerable_idx], rng, n_resamples, confidence, rate_ci
     )
 
     notes: list[str] = []
@@ -644,8 +561,6 @@ def compute_funnel(
             f"{stage2_note}; stages 3-4 carried over (the answers were generated from the run's "
             f"k={run_k} context); re-run the pipeline at k={k} to measure them"
         )
-    if run_k is None:
-        notes.append("the run does not record config.k; context_ids are taken as the context")
     for reason, excluded_ids in excluded.items():
         notes.append(
             f"{len(excluded_ids)} answerable question(s) excluded ({reason}): "
@@ -656,7 +571,7 @@ def compute_funnel(
     correct_e2e = float(e2e.mean()) if n else 0.0
     stage1 = float(rates[0])
     return FunnelResult(
-        run_name=name,
+        run_name=run.name,
         k=k,
         run_k=run_k,
         n=n,
@@ -682,41 +597,32 @@ def compute_funnel(
     )
 
 
-def _keywords(row: Mapping[str, Any]) -> list[str]:
-    keywords = row.get("keywords") or []
-    return [str(k) for k in keywords] if isinstance(keywords, list) else []
+def _tri_state(value: bool | None) -> int:
+    """1 for True, 0 for False, -1 for None (a judge that did not decide)."""
+    return -1 if value is None else int(value)
 
 
 def _unanswerable(
-    rows: Sequence[Mapping[str, Any]],
-    indices: Sequence[int],
-    where: str,
+    questions: Sequence[QuestionResult],
     rng: np.random.Generator,
     n_resamples: int,
     confidence: float,
     rate_ci: str = "clopper-pearson",
 ) -> Unanswerable:
-    verdicts = []
-    qids = []
-    for i in indices:
-        judges = rows[i].get("judges") or {}
-        value = _tri_state(judges.get("abstained"), where, f"rows[{i}].judges.abstained")
-        if value >= 0:
-            verdicts.append(value)
-            qids.append(rows[i]["id"])
-    if not verdicts:
+    decided = [q for q in questions if q.judges.abstained is not None]
+    if not decided:
         return Unanswerable(0, 0, None, None, None, ())
-    abstained = np.array(verdicts, dtype=float)
+    abstained = np.array([float(bool(q.judges.abstained)) for q in decided])
     low, high = _bootstrap_means(abstained[:, None], n_resamples, rng, confidence)
     if rate_ci != "bootstrap":
-        low, high = _rate_bounds(np.array([abstained.sum()]), len(verdicts), confidence, rate_ci)
+        low, high = _rate_bounds(np.array([abstained.sum()]), len(decided), confidence, rate_ci)
     return Unanswerable(
-        n=len(verdicts),
+        n=len(decided),
         abstained=int(abstained.sum()),
         rate=float(abstained.mean()),
         ci_low=float(low[0]),
         ci_high=float(high[0]),
-        answered_ids=tuple(q for q, v in zip(qids, verdicts, strict=True) if v == 0),
+        answered_ids=tuple(q.id for q in decided if not q.judges.abstained),
     )
 
 

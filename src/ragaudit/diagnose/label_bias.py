@@ -25,8 +25,10 @@ import numpy as np
 from scipy import stats
 
 from ragaudit.data.qrels import Qrels
+from ragaudit.data.records import RunDocument, as_saved_run
 from ragaudit.data.runs import Run
-from ragaudit.diagnose.funnel import ANSWER_GRADE, ranked_retrieved, saved_run_parts
+from ragaudit.data.saved_run import SavedRun
+from ragaudit.diagnose.funnel import ANSWER_GRADE, run_source
 from ragaudit.exceptions import InputError
 
 __all__ = [
@@ -210,7 +212,7 @@ def _evaluate(qrels: Qrels, run: Run, metrics: list[str]) -> dict[str, np.ndarra
 
 
 def compute_label_bias(
-    saved: Any,
+    saved: SavedRun | RunDocument | Mapping[str, Any] | str,
     labels: Any,
     *,
     k: int | None = None,
@@ -220,9 +222,10 @@ def compute_label_bias(
 
     Parameters
     ----------
-    saved : SavedRun or dict
-        A saved run; its answerable rows' ``gold_docs`` are the document labels and its
-        ``retrieved`` entries give the ranking and the chunk->document map.
+    saved : SavedRun, dict or path
+        A saved run (a dict or file is validated by the saved-run loader); its answerable
+        questions' ``gold_docs`` are the document labels and their ``retrieved`` entries give
+        the ranking and the chunk->document map.
     labels : ChunkLabels or Qrels
         Chunk labels (grade 2 = answer chunk, 1 = related).  Chunk hit, recall and MRR count
         answer chunks only.
@@ -256,11 +259,10 @@ def compute_label_bias(
     >>> bias.doc_hit_rate, bias.chunk_hit_rate, bias.hit_inflation, bias.phantom_hits
     (1.0, 0.0, 1.0, ('q1',))
     """
-    name, config, rows, where = saved_run_parts(saved)
+    run = as_saved_run(saved)
+    where, config = run_source(run), run.config
     if k is None:
-        k = config.get("k")
-        if not isinstance(k, int) or isinstance(k, bool):
-            raise InputError(f"{where}: config.k is missing; pass k (--k) explicitly")
+        k = run.k
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"k: expected an integer >= 1, found {k!r}")
     qrels, n_candidates = _labels_as_qrels(labels, config)
@@ -271,24 +273,24 @@ def compute_label_bias(
     depth = 0
     unlabelled: list[str] = []
     no_answer: list[str] = []
-    for i, row in enumerate(rows):
-        if row.get("answerable", True) is False or not row.get("gold_docs"):
+    for question in run.questions:
+        if not question.answerable or not question.gold_docs:
             continue
-        qid = row["id"]
+        qid = question.id
         if qid not in qrels:
             unlabelled.append(qid)
             continue
         if not qrels.relevant(qid, ANSWER_GRADE):
             no_answer.append(qid)
             continue
-        entries = ranked_retrieved(row, where, i)
+        entries = question.ranked
         depth = max(depth, len(entries))
         for e in entries:
-            chunk_to_doc[str(e["chunk_id"])] = str(e["doc_id"])
-        ranked[qid] = list(dict.fromkeys(str(e["chunk_id"]) for e in entries))
-        doc_labels[qid] = dict.fromkeys(map(str, row["gold_docs"]), 1)
-    depth_cfg = config.get("retrieval_depth")
-    if isinstance(depth_cfg, int) and k > depth_cfg:
+            chunk_to_doc[e.chunk_id] = e.doc_id
+        ranked[qid] = list(dict.fromkeys(e.chunk_id for e in entries))
+        doc_labels[qid] = dict.fromkeys(question.gold_docs, 1)
+    depth_cfg = config.retrieval_depth
+    if depth_cfg is not None and k > depth_cfg:
         raise InputError(
             f"k={k} is deeper than the run retrieved (retrieval depth {depth_cfg}); choose "
             f"k <= {depth_cfg}"
@@ -391,7 +393,7 @@ def compute_label_bias(
         notes.append(f"{len(ids)} answerable question(s) skipped ({reason}): " + ", ".join(ids))
 
     return BiasResult(
-        run_name=name,
+        run_name=run.name,
         k=k,
         n=len(qids),
         questions=questions,

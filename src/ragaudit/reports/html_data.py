@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragaudit.diagnose.funnel import FunnelResult, compute_funnel, ranked_retrieved
+from ragaudit.data.saved_run import QuestionResult
+from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
 from ragaudit.diagnose.label_bias import BiasResult, compute_label_bias
 from ragaudit.exceptions import InputError
 from ragaudit.reports.html_dashboard import DashboardRow, dashboard_rows
@@ -162,14 +163,14 @@ def question_view(
     answers = answer_chunks.get(str(row["id"]))
     chunks = tuple(
         ChunkView(
-            rank=int(entry.get("rank", i + 1)),
-            chunk_id=str(entry["chunk_id"]),
-            doc_id=str(entry["doc_id"]),
-            gold_doc=str(entry["doc_id"]) in gold,
-            answer_chunk=None if answers is None else str(entry["chunk_id"]) in answers,
-            text=None if chunk_texts is None else chunk_texts.get(str(entry["chunk_id"])),
+            rank=entry.rank or i + 1,
+            chunk_id=entry.chunk_id,
+            doc_id=entry.doc_id,
+            gold_doc=entry.doc_id in gold,
+            answer_chunk=None if answers is None else entry.chunk_id in answers,
+            text=None if chunk_texts is None else chunk_texts.get(entry.chunk_id),
         )
-        for i, entry in enumerate(ranked_retrieved(row, where, 0)[:k])
+        for i, entry in enumerate(QuestionResult.from_dict(row).ranked[:k])
     )
     judges = row.get("judges") or {}
     return QuestionView(

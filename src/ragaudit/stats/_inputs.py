@@ -1,95 +1,33 @@
-"""Read per-question metric values and pair two runs by question id.
+"""Pair two runs' per-question metric values by question id (no file I/O here).
 
-Three file shapes are understood, so ``ragaudit compare`` works on any pipeline's output:
-
-* a saved run (``docs/saved-run-format.md``): each row's ``id`` and flat ``metrics`` dict;
-* JSON ``{question_id: {metric: value}}``;
-* JSONL, one ``{"id": question_id, metric: value, ...}`` per line (a line may instead carry
-  a ``metrics`` dict, as saved-run rows do).
-
-Values are numbers, booleans (read as 1.0 / 0.0) or ``null`` (*not applicable*, excluded
-pairwise).  Anything else, including NaN and infinities, is a :class:`FormatError` naming the
-file, line (JSONL), question and metric.
+The values come from :mod:`ragaudit.data.per_question` (which reads saved runs through the
+one saved-run loader, and flat JSON/JSONL metric files); this module only aligns them.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from ragaudit.exceptions import FormatError, InputError, RagauditWarning, unreadable
+from ragaudit.data.per_question import (
+    QUESTION_SUBSETS,
+    PerQuestionMetrics,
+    as_per_question_metrics,
+    read_per_question_metrics,
+)
+from ragaudit.exceptions import InputError, RagauditWarning
 
 __all__ = [
     "QUESTION_SUBSETS",
     "PairedMetrics",
     "PerQuestionMetrics",
+    "as_per_question_metrics",
     "pair_runs",
     "read_per_question_metrics",
 ]
-
-QUESTION_SUBSETS: tuple[str, ...] = ("all", "answerable", "unanswerable")
-
-
-@dataclass(frozen=True)
-class PerQuestionMetrics:
-    """Per-question metric values of one run.
-
-    Attributes
-    ----------
-    name : str
-        The run's name (saved-run ``name`` or the file stem).
-    values : dict of str to dict of str to float or None
-        ``{question_id: {metric: value}}``; ``None`` means not applicable.
-    path : str or None
-        The file it was read from.
-    answerable : dict of str to bool or None
-        Saved runs only: each question's ``answerable`` flag (see :meth:`subset`).
-    """
-
-    name: str
-    values: dict[str, dict[str, float | None]]
-    path: str | None = None
-    answerable: dict[str, bool] | None = None
-
-    def subset(self, questions: str) -> PerQuestionMetrics:
-        """Keep ``"all"``, only the ``"answerable"`` or only the ``"unanswerable"`` questions.
-
-        >>> run = PerQuestionMetrics("r", {"q1": {"c": 1.0}, "q2": {"c": 0.0}},
-        ...                          answerable={"q1": True, "q2": False})
-        >>> run.subset("answerable").values
-        {'q1': {'c': 1.0}}
-        """
-        if questions not in QUESTION_SUBSETS:
-            raise InputError(
-                f"questions: expected one of {', '.join(QUESTION_SUBSETS)}, found {questions!r}"
-            )
-        if questions == "all":
-            return self
-        if self.answerable is None:
-            raise InputError(
-                f"{self.path or self.name}: only saved runs record which questions are "
-                f"answerable, so --questions {questions} cannot be applied to this file"
-            )
-        wanted = questions == "answerable"
-        kept = {q: v for q, v in self.values.items() if self.answerable.get(q, True) == wanted}
-        return PerQuestionMetrics(self.name, kept, self.path, self.answerable)
-
-    @property
-    def metrics(self) -> list[str]:
-        """Metric names in order of first appearance."""
-        seen: dict[str, None] = {}
-        for row in self.values.values():
-            for metric in row:
-                seen.setdefault(metric, None)
-        return list(seen)
 
 
 @dataclass(frozen=True)
@@ -116,177 +54,6 @@ class PairedMetrics:
     name_a: str = "A"
     name_b: str = "B"
     metrics: tuple[str, ...] = field(default=())
-
-
-def _clean_value(
-    value: Any, *, path: str | None, line: int | None, qid: str, metric: str
-) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, int | float):
-        as_float = float(value)
-        if math.isfinite(as_float):
-            return as_float
-        raise FormatError(
-            f"question {qid!r}: expected a finite number or null, found {value!r}",
-            path=path,
-            line=line,
-            field=metric,
-        )
-    raise FormatError(
-        f"question {qid!r}: expected a number, boolean or null, found {value!r}",
-        path=path,
-        line=line,
-        field=metric,
-    )
-
-
-def _clean_row(
-    metrics: Any, *, path: str | None, line: int | None, qid: str
-) -> dict[str, float | None]:
-    if not isinstance(metrics, Mapping):
-        raise FormatError(
-            f"question {qid!r}: expected a mapping of metric -> value, found "
-            f"{type(metrics).__name__}",
-            path=path,
-            line=line,
-            field="metrics",
-        )
-    return {
-        str(metric): _clean_value(value, path=path, line=line, qid=qid, metric=str(metric))
-        for metric, value in metrics.items()
-    }
-
-
-def _add(
-    values: dict[str, dict[str, float | None]],
-    qid: Any,
-    row: dict[str, float | None],
-    *,
-    path: str | None,
-    line: int | None,
-) -> None:
-    if not isinstance(qid, str | int) or isinstance(qid, bool):
-        raise FormatError(
-            f"expected a question id string, found {qid!r}", path=path, line=line, field="id"
-        )
-    key = str(qid)
-    if key in values:
-        raise FormatError(
-            f"question {key!r} appears more than once", path=path, line=line, field="id"
-        )
-    values[key] = row
-
-
-def _from_jsonl(text: str, path: str | None) -> dict[str, dict[str, float | None]]:
-    values: dict[str, dict[str, float | None]] = {}
-    for line_no, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"invalid JSON ({exc.msg})", path=path, line=line_no) from None
-        if not isinstance(record, dict) or "id" not in record:
-            raise FormatError(
-                "expected an object with an 'id' key", path=path, line=line_no, field="id"
-            )
-        qid = record["id"]
-        if isinstance(record.get("metrics"), Mapping):
-            metrics = record["metrics"]
-        else:
-            metrics = {k: v for k, v in record.items() if k != "id"}
-        row = _clean_row(metrics, path=path, line=line_no, qid=str(qid))
-        _add(values, qid, row, path=path, line=line_no)
-    return values
-
-
-def _answerable_flags(doc: Any) -> dict[str, bool] | None:
-    """``{question_id: answerable}`` of a saved run, None for other shapes."""
-    if not (isinstance(doc, dict) and isinstance(doc.get("rows"), list)):
-        return None
-    return {
-        str(row["id"]): bool(row.get("answerable", True))
-        for row in doc["rows"]
-        if isinstance(row, dict) and "id" in row
-    }
-
-
-def _from_json(doc: Any, path: str | None) -> tuple[str | None, dict[str, dict[str, float | None]]]:
-    values: dict[str, dict[str, float | None]] = {}
-    if isinstance(doc, dict) and isinstance(doc.get("rows"), list):  # a saved run
-        name = doc.get("name")
-        for position, row in enumerate(doc["rows"]):
-            if not isinstance(row, dict) or "id" not in row:
-                raise FormatError(
-                    f"row {position}: expected an object with an 'id' key", path=path, field="rows"
-                )
-            qid = str(row["id"])
-            cleaned = _clean_row(row.get("metrics", {}), path=path, line=None, qid=qid)
-            _add(values, row["id"], cleaned, path=path, line=None)
-        return (str(name) if name is not None else None), values
-    if isinstance(doc, dict):
-        for qid, metrics in doc.items():
-            values[str(qid)] = _clean_row(metrics, path=path, line=None, qid=str(qid))
-        return None, values
-    raise FormatError(
-        "expected a saved run, a {question_id: {metric: value}} object or JSONL lines, found "
-        f"a JSON {type(doc).__name__}",
-        path=path,
-    )
-
-
-def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetrics:
-    """Read per-question metric values from a saved run, a JSON mapping or JSONL lines.
-
-    Parameters
-    ----------
-    source : path-like
-        The file.  ``.jsonl`` files are read line by line; anything else is parsed as one JSON
-        document (a saved run or ``{question_id: {metric: value}}``).
-
-    Returns
-    -------
-    PerQuestionMetrics
-
-    Raises
-    ------
-    FormatError
-        Unreadable file, malformed JSON, duplicate ids, or a value that is not a finite number,
-        boolean or null (the message names the question and metric).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "run.jsonl").write_text('{"id": "q1", "hit": true, "cite": null}\\n')
-    >>> read_per_question_metrics(folder / "run.jsonl").values
-    {'q1': {'hit': 1.0, 'cite': None}}
-    """
-    path = Path(source)
-    where = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(where, exc) from None
-    name: str | None = None
-    answerable: dict[str, bool] | None = None
-    if path.suffix.lower() == ".jsonl":
-        values = _from_jsonl(text, where)
-    else:
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"invalid JSON ({exc.msg})", path=where, line=exc.lineno) from None
-        name, values = _from_json(doc, where)
-        answerable = _answerable_flags(doc)
-    if not values:
-        raise FormatError("no questions found", path=where)
-    return PerQuestionMetrics(
-        name=name or path.stem, values=values, path=where, answerable=answerable
-    )
 
 
 def _as_array(run: PerQuestionMetrics, ids: Sequence[str], metric: str) -> np.ndarray:

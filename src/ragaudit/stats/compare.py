@@ -35,12 +35,13 @@ from typing import Any
 
 import numpy as np
 
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.stats._inputs import (
     PairedMetrics,
     PerQuestionMetrics,
+    as_per_question_metrics,
     pair_runs,
-    read_per_question_metrics,
 )
 from ragaudit.stats.intervals import tango_bounds
 from ragaudit.stats.mcnemar import McNemarResult, is_binary, mcnemar_exact
@@ -264,13 +265,17 @@ def _check_seed(seed: int) -> int:
     return int(seed)
 
 
-def _load(run: PerQuestionMetrics | str | os.PathLike[str]) -> PerQuestionMetrics:
-    return run if isinstance(run, PerQuestionMetrics) else read_per_question_metrics(run)
+#: What :func:`compare_runs` accepts as a run: a loaded saved run, per-question values or a file.
+RunLike = PerQuestionMetrics | SavedRun | str | os.PathLike[str]
+
+
+def _load(run: RunLike) -> PerQuestionMetrics:
+    return as_per_question_metrics(run)
 
 
 def compare_runs(
-    run_a: PerQuestionMetrics | str | os.PathLike[str],
-    run_b: PerQuestionMetrics | str | os.PathLike[str],
+    run_a: RunLike,
+    run_b: RunLike,
     metrics: Sequence[str] | None = None,
     *,
     n_resamples: int = 10_000,
@@ -296,9 +301,9 @@ def compare_runs(
 
     Parameters
     ----------
-    run_a, run_b : PerQuestionMetrics or path
-        Saved runs or per-question metric files (see
-        :func:`~ragaudit.stats.read_per_question_metrics`).
+    run_a, run_b : SavedRun, PerQuestionMetrics or path
+        Saved runs (loaded, or files read by the one saved-run loader) or per-question metric
+        files (see :func:`~ragaudit.data.per_question.read_per_question_metrics`).
     metrics : sequence of str, optional
         Default: every metric present in both runs.
     n_resamples, n_permutations : int, default 10000

@@ -10,8 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
-from ragaudit.stats._inputs import PerQuestionMetrics, read_per_question_metrics
+from ragaudit.stats._inputs import (
+    PerQuestionMetrics,
+    as_per_question_metrics,
+    read_per_question_metrics,
+)
 from ragaudit.stats.compare import MetricComparison, compare_runs
 from ragaudit.stats.multiple import holm_bonferroni
 from ragaudit.stats.resampling import check_confidence
@@ -94,7 +99,7 @@ class PairwiseMatrix:
 
 
 def compare_all(
-    runs: str | os.PathLike[str] | Sequence[PerQuestionMetrics],
+    runs: str | os.PathLike[str] | Sequence[PerQuestionMetrics | SavedRun],
     metric: str,
     *,
     n_resamples: int = 10_000,
@@ -119,7 +124,11 @@ def compare_all(
     >>> matrix.distinguishable
     [('base', 'better'), ('same', 'better')]
     """
-    loaded = _load_directory(runs) if isinstance(runs, str | os.PathLike) else list(runs)
+    loaded = (
+        _load_directory(runs)
+        if isinstance(runs, str | os.PathLike)
+        else [as_per_question_metrics(run) for run in runs]
+    )
     if len(loaded) < 2:
         raise InputError(f"compare --all: expected at least 2 runs, found {len(loaded)}")
     names = _unique_names(loaded)

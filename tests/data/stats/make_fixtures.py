@@ -26,6 +26,7 @@ def saved_run(name: str, k: int, metrics: dict[str, list[object]]) -> dict[str, 
                 "id": qid,
                 "question": f"question {qid}",
                 "answerable": True,
+                "retrieved": [],
                 "metrics": {metric: values[position] for metric, values in metrics.items()},
             }
         )

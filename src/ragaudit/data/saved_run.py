@@ -1,0 +1,460 @@
+"""The typed saved-run model: what one pipeline configuration did, question by question.
+
+A saved run (``docs/saved-run-format.md``) is read into frozen dataclasses:
+
+* :class:`SavedRun`: ``name``, ``config`` (:class:`RunSettings`), ``questions`` (a tuple of
+  :class:`QuestionResult`), the stored ``summary``, the ``path`` it came from;
+* :class:`QuestionResult`: one row (question, answerable flag, gold documents, what was
+  retrieved, the context, the answer, the judges' verdicts and the per-question metrics);
+* :class:`Retrieved`: one retrieved chunk; :class:`JudgeVerdicts`: the raw judge outputs
+  with typed access to the verdicts ragaudit reads.
+
+Every optional field has exactly one default, stated here and in the format documentation:
+``answerable`` true, ``question`` ``""``, ``metrics`` ``{}``, ``judges`` ``{}``,
+``gold_docs`` and ``keywords`` empty, ``context_ids`` absent (the top-k retrieved chunks are
+the context), ``reference_answer``, ``answer``, ``latency_ms`` and ``error`` null.
+
+:meth:`SavedRun.from_dict` validates (schema, value ranges, unique ids) before it builds
+anything; :func:`ragaudit.data.records.load_saved_run` reads a file through it.  Unknown keys
+are kept in ``extra`` and written back by :meth:`SavedRun.to_dict`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from ragaudit.data.saved_run_metrics import JUDGES_OFFLINE_LLM, canonical_metric_name
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "JudgeVerdicts",
+    "QuestionResult",
+    "Retrieved",
+    "RunSettings",
+    "SavedRun",
+]
+
+FORMAT = "ragaudit.run"
+FORMAT_VERSION = 1
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def _empty() -> Mapping[str, Any]:
+    return _EMPTY
+
+
+def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping or {}))
+
+
+def _plain(value: Any) -> Any:
+    """A deep, JSON-ready copy (read-only mappings become dicts, tuples lists)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return copy.copy(value)
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """One retrieved chunk of a question (``rows[i].retrieved[j]``).
+
+    Attributes
+    ----------
+    chunk_id, doc_id : str
+    score : float or None, default None
+    rank : int or None, default None
+        1-based; when every entry of a row has one, :attr:`QuestionResult.ranked` sorts by it.
+    extra : mapping
+        Unknown keys, preserved.
+    """
+
+    chunk_id: str
+    doc_id: str
+    score: float | None = None
+    rank: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=_empty)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Retrieved:
+        """Build from a validated entry."""
+        known = {"chunk_id", "doc_id", "score", "rank"}
+        return cls(
+            chunk_id=data["chunk_id"],
+            doc_id=data["doc_id"],
+            score=data.get("score"),
+            rank=data.get("rank"),
+            extra=_frozen({k: v for k, v in data.items() if k not in known}),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON entry (``score`` and ``rank`` omitted when absent)."""
+        out: dict[str, Any] = {"chunk_id": self.chunk_id, "doc_id": self.doc_id}
+        if self.score is not None:
+            out["score"] = self.score
+        if self.rank is not None:
+            out["rank"] = self.rank
+        out.update(_plain(self.extra))
+        return out
+
+
+def _tri(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
+@dataclass(frozen=True)
+class JudgeVerdicts(Mapping[str, Any]):
+    """The raw judge outputs of one question (``rows[i].judges``), read-only.
+
+    A mapping of the keys as written, plus typed access to the verdicts ragaudit reads
+    (``None`` = the judge did not decide).
+
+    Examples
+    --------
+    >>> v = JudgeVerdicts({"abstained": False, "correct": 1, "judge_error": "faith: timeout"})
+    >>> v.answered, v.correct, sorted(v.failed)
+    (True, True, ['faith'])
+    """
+
+    data: Mapping[str, Any] = field(default_factory=_empty)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", _frozen(self.data))
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    @property
+    def abstained(self) -> bool | None:
+        """The model refused to answer."""
+        return _tri(self.data.get("abstained"))
+
+    @property
+    def answered(self) -> bool | None:
+        """``not abstained``."""
+        abstained = self.abstained
+        return None if abstained is None else not abstained
+
+    @property
+    def correct(self) -> bool | None:
+        """The answer is right (for an unanswerable question: the model abstained)."""
+        return _tri(self.data.get("correct"))
+
+    @property
+    def sufficiency(self) -> bool | None:
+        """The context suffices to answer (LLM judge)."""
+        return _tri(self.data.get("sufficiency"))
+
+    @property
+    def evidence_in_context(self) -> bool | None:
+        """The context holds the reference keywords (offline judge)."""
+        return _tri(self.data.get("evidence_in_context"))
+
+    @property
+    def failed(self) -> frozenset[str]:
+        """Judges that failed on this question.
+
+        The keys of ``judge_errors``; otherwise the names parsed from the ``"judge: reason;
+        ..."`` string of ``judge_error`` (``"?"`` when no name can be read).
+        """
+        named = self.data.get("judge_errors")
+        if isinstance(named, Mapping) and named:
+            return frozenset(str(name) for name in named)
+        text = self.data.get("judge_error")
+        if not text:
+            return frozenset()
+        parts = (part.split(":", 1)[0].strip() for part in str(text).split(";") if ":" in part)
+        names = {n for n in parts if n and " " not in n}
+        return frozenset(names or {"?"})
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy."""
+        out: dict[str, Any] = _plain(self.data)
+        return out
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """One question of a saved run (one entry of ``rows``).
+
+    See the module docstring for the defaults of the optional fields.  ``metrics`` keeps the
+    values as written (numbers, booleans, null); :meth:`metric` reads one as a float.
+    """
+
+    id: str
+    retrieved: tuple[Retrieved, ...] = ()
+    question: str = ""
+    answerable: bool = True
+    reference_answer: str | None = None
+    keywords: tuple[str, ...] = ()
+    gold_docs: tuple[str, ...] = ()
+    tags: tuple[str, ...] | None = None
+    context_ids: tuple[str, ...] | None = None
+    answer: str | None = None
+    abstained: bool | None = None
+    citations: tuple[int, ...] | None = None
+    judges: JudgeVerdicts = field(default_factory=JudgeVerdicts)
+    latency_ms: Mapping[str, float | None] | None = None
+    error: str | None = None
+    usage: Mapping[str, Any] | None = None
+    metrics: Mapping[str, float | bool | None] = field(default_factory=_empty)
+    extra: Mapping[str, Any] = field(default_factory=_empty)
+
+    #: Key order of a row as ``ragaudit run`` writes it; unknown keys follow.
+    KEYS = (
+        "id", "question", "answerable", "reference_answer", "keywords", "gold_docs", "tags",
+        "retrieved", "context_ids", "answer", "abstained", "citations", "judges", "latency_ms",
+        "error", "usage", "metrics",
+    )  # fmt: skip
+    _ALWAYS = frozenset({"id", "question", "answerable", "retrieved", "metrics"})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> QuestionResult:
+        """Build from a validated row (see :meth:`SavedRun.from_dict` for validation)."""
+
+        def seq(key: str) -> tuple[Any, ...] | None:
+            value = data.get(key)
+            return None if value is None else tuple(value)
+
+        latency, usage = data.get("latency_ms"), data.get("usage")
+        return cls(
+            id=data["id"],
+            retrieved=tuple(Retrieved.from_dict(r) for r in data.get("retrieved") or ()),
+            question=data.get("question", ""),
+            answerable=data.get("answerable", True),
+            reference_answer=data.get("reference_answer"),
+            keywords=tuple(data.get("keywords") or ()),
+            gold_docs=tuple(data.get("gold_docs") or ()),
+            tags=seq("tags"),
+            context_ids=seq("context_ids"),
+            answer=data.get("answer"),
+            abstained=data.get("abstained"),
+            citations=seq("citations"),
+            judges=JudgeVerdicts(data.get("judges") or {}),
+            latency_ms=None if latency is None else _frozen(latency),
+            error=data.get("error"),
+            usage=None if usage is None else _frozen(usage),
+            metrics=_frozen(
+                {canonical_metric_name(k): v for k, v in (data.get("metrics") or {}).items()}
+            ),
+            extra=_frozen({k: v for k, v in data.items() if k not in cls.KEYS}),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON row, keys in ``ragaudit run``'s order; absent optional keys are omitted."""
+        values: dict[str, Any] = {
+            "id": self.id,
+            "question": self.question,
+            "answerable": self.answerable,
+            "reference_answer": self.reference_answer,
+            "keywords": list(self.keywords),
+            "gold_docs": list(self.gold_docs),
+            "tags": None if self.tags is None else list(self.tags),
+            "retrieved": [r.to_dict() for r in self.retrieved],
+            "context_ids": None if self.context_ids is None else list(self.context_ids),
+            "answer": self.answer,
+            "abstained": self.abstained,
+            "citations": None if self.citations is None else list(self.citations),
+            "judges": self.judges.to_dict(),
+            "latency_ms": _plain(self.latency_ms),
+            "error": self.error,
+            "usage": _plain(self.usage),
+            "metrics": _plain(self.metrics),
+        }
+        optional_null = ("tags", "context_ids", "abstained", "citations", "usage")
+        out = {
+            key: value
+            for key, value in values.items()
+            if key in self._ALWAYS or not (value is None and key in optional_null)
+        }
+        out.update(_plain(self.extra))
+        return out
+
+    @property
+    def ranked(self) -> tuple[Retrieved, ...]:
+        """``retrieved`` in rank order (by ``rank`` when every entry has one, else as written)."""
+        if self.retrieved and all(r.rank is not None for r in self.retrieved):
+            return tuple(sorted(self.retrieved, key=lambda r: r.rank or 0))
+        return self.retrieved
+
+    def metric(self, name: str) -> float | None:
+        """One metric as a float (booleans as 0/1), None when null or absent.
+
+        >>> QuestionResult("q1", metrics={"correct": True, "faithfulness": None}).metric("correct")
+        1.0
+        """
+        value = self.metrics.get(name)
+        return None if value is None else float(value)
+
+
+@dataclass(frozen=True)
+class RunSettings(Mapping[str, Any]):
+    """A saved run's ``config``: a read-only mapping in file order, with typed accessors.
+
+    ``k`` is required (an integer >= 1); every other key is optional.
+
+    >>> cfg = RunSettings({"k": 3, "judges": "offline+llm", "seed": 0})
+    >>> cfg.k, cfg["seed"], cfg.judged_by_llm, cfg.retrieval_depth
+    (3, 0, True, None)
+    """
+
+    data: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", _frozen(self.data))
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    @property
+    def k(self) -> int:
+        """The cut-off the run was made at."""
+        return int(self.data["k"])
+
+    @property
+    def retrieval_depth(self) -> int | None:
+        """How many chunks were retrieved per question (None when not recorded)."""
+        depth = self.data.get("retrieval_depth")
+        return None if depth is None else int(depth)
+
+    @property
+    def seed(self) -> int | None:
+        """The pipeline's seed."""
+        return self.data.get("seed")
+
+    @property
+    def judges(self) -> str | None:
+        """``"offline"`` or ``"offline+llm"`` (:data:`JUDGES_OFFLINE_LLM`)."""
+        return self.data.get("judges")
+
+    @property
+    def judged_by_llm(self) -> bool:
+        """Whether the LLM judges decided the verdicts."""
+        return self.data.get("judges") == JUDGES_OFFLINE_LLM
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy."""
+        out: dict[str, Any] = _plain(self.data)
+        return out
+
+
+@dataclass(frozen=True)
+class SavedRun:
+    """A saved run in memory (frozen; derive changed copies with :meth:`replace`).
+
+    Attributes
+    ----------
+    name : str
+        The configuration's name (also the file stem).
+    config : RunSettings
+        ``k``, retrieval depth, chunking, retriever, generator, judges, seed, hashes.
+    questions : tuple of QuestionResult
+        One per question, in file order.
+    summary : mapping
+        The summary stored in the file (recompute it with
+        :func:`ragaudit.data.saved_run_summary.summarise_run`).
+    path : str or None
+        The file it was read from or written to.
+    extra : mapping
+        Unknown top-level keys, preserved on write.
+
+    Examples
+    --------
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 1},
+    ...     "rows": [{"id": "q1", "retrieved": [{"chunk_id": "a#0", "doc_id": "a"}]}]})
+    >>> run.questions[0].answerable, run.k, run.rows[0]["metrics"]
+    (True, 1, {})
+    """
+
+    name: str
+    config: RunSettings
+    questions: tuple[QuestionResult, ...]
+    summary: Mapping[str, Any] = field(default_factory=_empty)
+    path: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=_empty)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.config, RunSettings):
+            object.__setattr__(self, "config", RunSettings(self.config))
+        object.__setattr__(self, "questions", tuple(self.questions))
+        object.__setattr__(self, "summary", _frozen(self.summary))
+        object.__setattr__(self, "extra", _frozen(self.extra))
+
+    @property
+    def k(self) -> int:
+        """``config.k``."""
+        return self.config.k
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """The rows as plain JSON dicts (a fresh copy on every call)."""
+        return [q.to_dict() for q in self.questions]
+
+    def by_id(self) -> dict[str, QuestionResult]:
+        """``{question id: QuestionResult}``."""
+        return {q.id: q for q in self.questions}
+
+    def replace(self, **changes: Any) -> SavedRun:
+        """A copy with some fields changed (``run.replace(path=...)``)."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], path: str | None = None) -> SavedRun:
+        """Validate a saved-run document and build the model.
+
+        ``format`` and ``format_version`` may be omitted in memory (a file must state them);
+        a missing ``name`` is ``""`` (unnamed; writing it needs a name).
+
+        Raises
+        ------
+        FormatError
+            At the first problem, located as ``rows[3].metrics.recall@k: expected ...,
+            found ...`` (the message counts the others).
+        """
+        from ragaudit.data.saved_run_check import validate_saved_run
+
+        validate_saved_run(data, path=path, require_header=False)
+        return cls._build(data, path)
+
+    @classmethod
+    def _build(cls, data: Mapping[str, Any], path: str | None) -> SavedRun:
+        known = {"format", "format_version", "name", "config", "rows", "summary"}
+        return cls(
+            name=data.get("name", ""),
+            config=RunSettings(data["config"]),
+            questions=tuple(QuestionResult.from_dict(row) for row in data["rows"]),
+            summary=data.get("summary") or {},
+            path=path,
+            extra={k: v for k, v in data.items() if k not in known},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document (format header first, then name, config, rows, summary)."""
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "name": self.name,
+            "config": self.config.to_dict(),
+            "rows": self.rows,
+            "summary": _plain(self.summary),
+            **_plain(self.extra),
+        }
