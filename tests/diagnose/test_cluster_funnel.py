@@ -7,7 +7,8 @@ import statsmodels.api as sm
 from click.testing import CliRunner
 
 from ragaudit.cli import main
-from ragaudit.data.records import SavedRun, write_saved_run
+from ragaudit.data.records import RunDocument, write_saved_run
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.noise import clustered_means, clustering_summary
 
 
@@ -28,7 +29,7 @@ def _rows():
 
 
 def test_clustered_means_equal_statsmodels():
-    run = SavedRun("r", {"k": 1}, _rows())
+    run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": _rows()})
     result = clustered_means(run, "source", n_resamples=200)
     row = {r.metric: r for r in result.rows}["correct"]
     y = np.array([r["metrics"]["correct"] for r in run.rows])
@@ -41,7 +42,7 @@ def test_clustered_means_equal_statsmodels():
 
 def test_funnel_cluster_by_source(tmp_path):
     path = tmp_path / "run.json"
-    write_saved_run(path, SavedRun("run", {"k": 1}, _rows()))
+    write_saved_run(path, RunDocument("run", {"k": 1}, _rows()))
     out = CliRunner().invoke(main, ["funnel", str(path), "--cluster-by", "source"])
     assert out.exit_code == 0, out.output
     assert "CLUSTERED BY SOURCE" in out.output.upper()

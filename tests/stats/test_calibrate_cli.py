@@ -10,7 +10,7 @@ from ppi_py import classical_mean_ci, ppi_mean_ci
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from ragaudit.cli import main
-from ragaudit.data.records import SavedRun, write_saved_run
+from ragaudit.data.records import RunDocument, write_saved_run
 from ragaudit.exceptions import RagauditWarning
 
 
@@ -29,7 +29,7 @@ def _setup(tmp_path, n=60, labelled=25, suffix=".jsonl"):
         for i in range(n)
     ]
     run = tmp_path / "run.json"
-    write_saved_run(run, SavedRun("run", {"k": 1}, rows))
+    write_saved_run(run, RunDocument("run", {"k": 1}, rows))
     human = tmp_path / f"human{suffix}"
     if suffix == ".jsonl":
         human.write_text(

@@ -8,7 +8,7 @@ import statsmodels.api as sm
 from click.testing import CliRunner
 
 from ragaudit.cli import main
-from ragaudit.data.records import SavedRun, write_saved_run
+from ragaudit.data.records import RunDocument, write_saved_run
 
 
 def _row(i, correct, source, repeats=None):
@@ -39,7 +39,7 @@ def _runs(tmp_path, repeats=False):
             votes = (rng.random(3) < p).astype(int).tolist()
             rows.append(_row(i, votes[0], source, votes if repeats else None))
         path = tmp_path / f"{name}.json"
-        write_saved_run(path, SavedRun(name, {"k": 1}, rows))
+        write_saved_run(path, RunDocument(name, {"k": 1}, rows))
         paths.append(path)
     return paths
 

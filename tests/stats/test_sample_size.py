@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from scipy.stats import norm
 
 from ragaudit.cli import main
-from ragaudit.data.records import SavedRun, write_saved_run
+from ragaudit.data.records import RunDocument, write_saved_run
 from ragaudit.exceptions import InputError
 from ragaudit.stats.power import mcnemar_power
 from ragaudit.stats.sample_size import design_effect_from_icc, questions_needed
@@ -56,7 +56,7 @@ def _run(path, name, values, sources):
          "gold_docs": [s], "metrics": {"correct": bool(v)}}
         for i, (v, s) in enumerate(zip(values, sources, strict=True))
     ]  # fmt: skip
-    write_saved_run(path, SavedRun(name, {"k": 1}, rows))
+    write_saved_run(path, RunDocument(name, {"k": 1}, rows))
     return path
 
 

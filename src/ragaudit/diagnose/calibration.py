@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ragaudit.data.records import SavedRun, per_question_metrics
+from ragaudit.data.per_question import PerQuestionMetrics
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.stats.agreement import cohen_kappa
 from ragaudit.stats.ppi import PPIResult, human_only_mean, judge_only_mean, ppi_mean
@@ -118,8 +119,10 @@ def calibrate(
     Examples
     --------
     >>> verdicts = [1, 1, 0, 1, 0, 1]
-    >>> rows = [{"id": f"q{i}", "metrics": {"correct": v}} for i, v in enumerate(verdicts)]
-    >>> cal = calibrate(SavedRun("r", {"k": 1}, rows), {"q0": 1, "q1": 0, "q2": 0, "q3": 1})
+    >>> rows = [{"id": f"q{i}", "retrieved": [], "metrics": {"correct": v}}
+    ...         for i, v in enumerate(verdicts)]
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
+    >>> cal = calibrate(run, {"q0": 1, "q1": 0, "q2": 0, "q3": 1})
     >>> cal.confusion, cal.tpr, cal.fpr
     (((2, 0), (1, 1)), 1.0, 0.5)
     >>> cal.judge_only.statistic, cal.human_only.statistic
@@ -127,7 +130,7 @@ def calibrate(
     """
     judged = {
         qid: values[metric]
-        for qid, values in per_question_metrics(run).items()
+        for qid, values in PerQuestionMetrics.from_saved_run(run).values.items()
         if values.get(metric) is not None
     }
     if not judged:

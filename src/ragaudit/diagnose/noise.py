@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ragaudit.data.records import SavedRun, per_question_metrics
+from ragaudit.data.per_question import PerQuestionMetrics
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
-from ragaudit.stats._inputs import PerQuestionMetrics, pair_runs
+from ragaudit.stats._inputs import pair_runs
 from ragaudit.stats.clustered import (
     ClusterBootstrapResult,
     ClusteredResult,
@@ -140,9 +141,10 @@ def question_clusters(run: SavedRun, by: str) -> dict[str, str]:
 
     Examples
     --------
-    >>> run = SavedRun("r", {"k": 1}, [
-    ...     {"id": "q1", "gold_docs": ["d1"]}, {"id": "q2", "gold_docs": ["d1", "d2"]},
-    ...     {"id": "q3", "gold_docs": []}])
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [
+    ...     {"id": "q1", "gold_docs": ["d1"], "retrieved": []},
+    ...     {"id": "q2", "gold_docs": ["d1", "d2"], "retrieved": []},
+    ...     {"id": "q3", "gold_docs": [], "retrieved": []}]})
     >>> question_clusters(run, "source")
     {'q1': 'd1', 'q2': 'd1', 'q3': '(none) q3'}
     """
@@ -159,10 +161,7 @@ def question_clusters(run: SavedRun, by: str) -> dict[str, str]:
 
 def run_metrics(run: SavedRun, questions: str = "all") -> PerQuestionMetrics:
     """The run's per-question metrics, restricted to ``questions`` (all/answerable/...)."""
-    answerable = {row["id"]: bool(row.get("answerable", True)) for row in run.rows}
-    return PerQuestionMetrics(run.name, per_question_metrics(run), run.path, answerable).subset(
-        questions
-    )
+    return PerQuestionMetrics.from_saved_run(run).subset(questions)
 
 
 def _analyse(
@@ -247,9 +246,10 @@ def clustered_metric(
 
     Examples
     --------
-    >>> rows = [{"id": f"q{i}", "gold_docs": [f"d{i // 2}"], "metrics": {"hit": i % 3 > 0}}
-    ...         for i in range(8)]
-    >>> row = clustered_metric(SavedRun("r", {"k": 1}, rows), "source", "hit", n_resamples=200)
+    >>> rows = [{"id": f"q{i}", "gold_docs": [f"d{i // 2}"], "retrieved": [],
+    ...          "metrics": {"hit": i % 3 > 0}} for i in range(8)]
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
+    >>> row = clustered_metric(run, "source", "hit", n_resamples=200)
     >>> row.result.n_clusters, row.result.statistic
     (4, 0.625)
     """
@@ -284,10 +284,10 @@ def clustered_means(
 
     Examples
     --------
-    >>> rows = [{"id": f"q{i}", "gold_docs": [f"d{i // 3}"], "metrics": {"correct": i % 3 > 0}}
-    ...         for i in range(9)]
-    >>> result = clustered_means(SavedRun("r", {"k": 1}, rows), "source", n_resamples=100,
-    ...                          questions="all")
+    >>> rows = [{"id": f"q{i}", "gold_docs": [f"d{i // 3}"], "retrieved": [],
+    ...          "metrics": {"correct": i % 3 > 0}} for i in range(9)]
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
+    >>> result = clustered_means(run, "source", n_resamples=100, questions="all")
     >>> [(row.metric, row.result.n_clusters) for row in result.rows]
     [('correct', 3)]
     """
@@ -338,12 +338,13 @@ def clustering_headline(run: SavedRun, by: str = "source", *, seed: int = 0) -> 
     Examples
     --------
     >>> rows = [{"id": f"q{i}", "gold_docs": [f"d{i // 3}"], "answerable": True,
-    ...          "metrics": {"correct": i // 3 % 2}} for i in range(12)]
+    ...          "retrieved": [], "metrics": {"correct": i // 3 % 2}} for i in range(12)]
 
     Whole sources right or wrong: deff = (4/3 * 4 * 1.5**2 / 144) / (3 / 11 / 12) = 3.67, and
     the half-width grows from t(11) * 0.151 to t(3) * 0.289, i.e. by 177%:
 
-    >>> print(clustering_headline(SavedRun("r", {"k": 1}, rows)))  # doctest: +NORMALIZE_WHITESPACE
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
+    >>> print(clustering_headline(run))  # doctest: +NORMALIZE_WHITESPACE
     clustering by source (4 clusters): the 95% interval of correct is 177% wider (design
     effect 3.67) - more than 10%: questions that share a source are not independent
     """
@@ -431,8 +432,8 @@ def repeat_scores(run: SavedRun, metric: str) -> dict[str, list[float | None]]:
     The LLM judges store them under ``judges.judge_repeat_verdicts`` when run with
     ``--judge-repeats R`` (R >= 2).
 
-    >>> run = SavedRun("r", {"k": 1}, [{"id": "q1", "judges": {
-    ...     "judge_repeat_verdicts": {"correct": [True, False, None]}}}])
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
+    ...     "judges": {"judge_repeat_verdicts": {"correct": [True, False, None]}}}]})
     >>> repeat_scores(run, "correct")
     {'q1': [1.0, 0.0, None]}
     """

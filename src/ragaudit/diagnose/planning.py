@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragaudit.data.records import SavedRun
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.noise import question_clusters, run_metrics
 from ragaudit.exceptions import InputError
 from ragaudit.stats._inputs import pair_runs
@@ -70,9 +70,12 @@ def plan_from_runs(
 
     Examples
     --------
-    >>> rows = lambda vals: [{"id": f"q{i}", "metrics": {"c": v}} for i, v in enumerate(vals)]
-    >>> a = SavedRun("a", {"k": 1}, rows([1, 0, 0, 1, 0, 1, 0, 0, 1, 1]))
-    >>> b = SavedRun("b", {"k": 1}, rows([1, 1, 0, 1, 1, 1, 0, 0, 1, 0]))
+    >>> def run(values):
+    ...     rows = [{"id": f"q{i}", "retrieved": [], "metrics": {"c": v}}
+    ...             for i, v in enumerate(values)]
+    ...     return SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
+    >>> a = run([1, 0, 0, 1, 0, 1, 0, 0, 1, 1])
+    >>> b = run([1, 1, 0, 1, 1, 1, 0, 0, 1, 0])
     >>> p = plan_from_runs(a, b, "c")
     >>> p.disagree, p.observed_effect, p.plan.n_independent
     (0.3, 0.1, 249)
