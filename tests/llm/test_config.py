@@ -8,14 +8,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.exceptions import InputError
-from ragaudit.llm.config import (
-    LLMConfig,
-    add_llm_options,
-    default_cache_path,
-    llm_config_from_cli,
-    redact_url,
-)
+from ragaudit.llm.config import LLMConfig, default_cache_path, redact_url
 
 
 def test_flags_win_over_environment() -> None:

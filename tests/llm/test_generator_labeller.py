@@ -7,13 +7,13 @@ from collections.abc import Callable
 
 import pytest
 
+from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import InputError, JudgeError
 from ragaudit.judges.prompts import GENERATOR, LABELLER
 from ragaudit.labels.llm import LLMLabeller
 from ragaudit.labels.protocol import Labeller
 from ragaudit.llm import LLMClient
 from ragaudit.llm.testing import FakeChatServer, FakeReply
-from ragaudit.pipeline.chunking import Chunk
 from ragaudit.pipeline.generators import REFUSAL, Generator
 from ragaudit.pipeline.llm_generator import LLMGenerator, make_generator
 

@@ -4,17 +4,10 @@ import uuid
 
 import pytest
 
+from ragaudit.data.chunks import CHUNK_NAMESPACE, Chunk, Document, chunk_id, chunk_to_doc
 from ragaudit.exceptions import InputError
-from ragaudit.pipeline.chunking import (
-    CHUNK_NAMESPACE,
-    Chunk,
-    chunk_document,
-    chunk_documents,
-    chunk_id,
-    chunk_to_doc,
-    split_fixed,
-)
-from ragaudit.pipeline.corpus import Document, corpus_sha256, load_corpus
+from ragaudit.pipeline.chunking import chunk_document, chunk_documents, split_fixed
+from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
 
 LOREM = " ".join(f"word{i:03d}" for i in range(300))  # 2399 characters, 8 per word + space
 

@@ -1,6 +1,6 @@
 import pytest
 
-from ragaudit.pipeline.chunking import Chunk
+from ragaudit.data.chunks import Chunk
 from ragaudit.pipeline.generators import (
     REFUSAL,
     ExtractiveReader,

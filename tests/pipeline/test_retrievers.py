@@ -3,8 +3,9 @@ import math
 
 import pytest
 
+from ragaudit._text import content_tokens, stem, tokenize
+from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import FormatError, InputError
-from ragaudit.pipeline.chunking import Chunk
 from ragaudit.pipeline.retrievers import (
     BM25Retriever,
     CallableRetriever,
@@ -12,7 +13,6 @@ from ragaudit.pipeline.retrievers import (
     Retriever,
     read_run_file,
 )
-from ragaudit.pipeline.text import content_tokens, stem, tokenize
 
 CHUNKS = [
     Chunk("c1", "it", 0, "Laptops are replaced every 3 years."),

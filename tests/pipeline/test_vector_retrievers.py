@@ -11,8 +11,8 @@ import zlib
 import numpy as np
 import pytest
 
+from ragaudit.data.chunks import Chunk, chunk_id
 from ragaudit.exceptions import InputError, MissingExtraError
-from ragaudit.pipeline.chunking import Chunk, chunk_id
 from ragaudit.pipeline.retrievers import DenseRetriever, QdrantRetriever, Retriever
 
 DIM = 256

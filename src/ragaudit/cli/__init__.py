@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 
-from ragaudit import __version__
 from ragaudit.cli._errors import handle_errors
 
 __all__ = ["main"]
@@ -74,13 +73,30 @@ class _LazyGroup(click.Group):
             return super().invoke(ctx)
 
 
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    # The version is looked up only here: importlib.metadata costs ~50 ms of every start-up.
+    if not value or ctx.resilient_parsing:
+        return
+    from ragaudit._version import version
+
+    click.echo(f"ragaudit, version {version()}")
+    ctx.exit()
+
+
 def register(name: str, module: str, help_line: str) -> None:
     """Register a subcommand implemented as ``module.command`` (used by plugins and tests)."""
     _COMMANDS[name] = (module, help_line)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="ragaudit")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def main() -> None:
     """ragaudit: the truth about your RAG evaluation numbers."""
     warnings.showwarning = _show_warning

@@ -22,11 +22,12 @@ from typing import Any
 
 import click
 
+from ragaudit.data.chunks import Chunk, Document
 from ragaudit.data.golden import GoldenSet, load_golden
 from ragaudit.data.records import SavedRun
-from ragaudit.pipeline.chunking import Chunk, chunk_documents
+from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RunConfig
-from ragaudit.pipeline.corpus import Document, load_corpus
+from ragaudit.pipeline.corpus import load_corpus
 from ragaudit.pipeline.harness import run_pipeline
 
 __all__ = [

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.exceptions import InputError
-from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 
 if TYPE_CHECKING:
-    from ragaudit.pipeline.chunking import Chunk
+    from ragaudit.data.chunks import Chunk
 
 __all__ = ["command"]
 

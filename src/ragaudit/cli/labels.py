@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ragaudit._io import atomic_write_text
+from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import TEXT_FORMATS, format_option
-from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 
 __all__ = ["command"]
+
+
+def _ask_grade(prompt: str, choices: Sequence[str]) -> str:
+    """The human labeller's question, through click (asks again until the answer is valid)."""
+    try:
+        answer: str = click.prompt(prompt, type=click.Choice(list(choices)), show_choices=False)
+    except click.Abort:
+        raise EOFError from None
+    return answer
 
 
 @click.group("labels")
@@ -91,6 +101,8 @@ def build(
         raise InputError("--judge-repeats: does not apply to labels build")
     if labeller == "llm":
         labeller_obj = make_labeller("llm", config=llm_config_from_cli(**llm_options))
+    elif labeller == "human":
+        labeller_obj = make_labeller("human", ask=_ask_grade, show=click.echo)
     else:
         labeller_obj = make_labeller(labeller)
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import click
 
+from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import seed_option
 from ragaudit.data.records import SavedRun
 from ragaudit.exceptions import InputError
-from ragaudit.llm.config import add_llm_options, llm_config_from_cli
 from ragaudit.pipeline.chunking import CHUNKERS
 from ragaudit.pipeline.config import JUDGE_MODES, RunConfig
 from ragaudit.pipeline.generators import GENERATORS

@@ -7,7 +7,7 @@ decides a verdict:
 * thousands separators are ignored: ``"1,200"`` matches ``"1200"``;
 * letters and digits are separate words, so ``"24 hours"``, ``"24hours"`` and ``"24-hours"``
   all match each other;
-* plurals are folded by the light stemmer of :mod:`ragaudit.pipeline.text` (``"hour"`` matches
+* plurals are folded by the light stemmer of :mod:`ragaudit._text` (``"hour"`` matches
   ``"hours"``);
 * a keyword matches only whole words in order (``"pto"`` does not match ``"laptop"``);
 * citation markers such as ``[2]`` are removed from answers first, so they never count as the
@@ -22,8 +22,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from ragaudit.pipeline.generators import REFUSAL
-from ragaudit.pipeline.text import stem, tokenize
+from ragaudit._text import REFUSAL, stem, tokenize
 
 __all__ = [
     "all_keywords",

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragaudit.pipeline.generators import REFUSAL
+from ragaudit._text import REFUSAL
 
 __all__ = [
     "CITATIONS",

@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import InputError, JudgeError
 from ragaudit.labels.format import Chunking, ChunkLabels, QuestionLabels
 from ragaudit.labels.human import LabellingStopped
 from ragaudit.labels.protocol import GRADES, Labeller
-from ragaudit.pipeline.chunking import Chunk
 
 __all__ = ["BuildSummary", "build_chunk_labels", "make_labeller", "question_fields"]
 

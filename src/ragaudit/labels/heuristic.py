@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ragaudit.data.chunks import Chunk
 from ragaudit.judges.offline import keyword_hit, numeric_match
-from ragaudit.pipeline.chunking import Chunk
 
 __all__ = ["HeuristicLabeller"]
 

@@ -3,6 +3,9 @@
 Each grade is handed to ``on_grade`` as soon as it is typed (the builder saves the label file
 atomically there), so an interrupted session loses nothing and the next one resumes where it
 stopped.  Type ``q`` (or end the input) to stop.
+
+The terminal I/O is injected: ``ragaudit labels build`` passes click's prompt and echo; without
+them the labeller reads ``input()`` and writes ``print()``.
 """
 
 from __future__ import annotations
@@ -10,13 +13,26 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import click
+from ragaudit.data.chunks import Chunk
 
-from ragaudit.pipeline.chunking import Chunk
+__all__ = ["GRADE_CHOICES", "GRADE_PROMPT", "Ask", "HumanLabeller", "LabellingStopped"]
 
-__all__ = ["HumanLabeller", "LabellingStopped"]
+GRADE_PROMPT = "grade (0 not relevant, 1 related, 2 contains the answer, q quit)"
+#: The answers :data:`GRADE_PROMPT` accepts.
+GRADE_CHOICES: tuple[str, ...] = ("0", "1", "2", "q")
 
-_GRADE_PROMPT = "grade (0 not relevant, 1 related, 2 contains the answer, q quit)"
+#: ``ask(prompt, choices) -> answer``: one of ``choices``, asked again until it is; raises
+#: ``EOFError`` or ``KeyboardInterrupt`` when the person leaves.
+Ask = Callable[[str, Sequence[str]], str]
+
+
+def _ask_stdin(prompt: str, choices: Sequence[str]) -> str:
+    """Ask on stdin until the answer is one of ``choices``."""
+    while True:
+        answer = input(f"{prompt}: ").strip().lower()
+        if answer in choices:
+            return answer
+        print(f"Error: {answer!r} is not one of {', '.join(map(repr, choices))}.")
 
 
 class LabellingStopped(Exception):
@@ -24,17 +40,20 @@ class LabellingStopped(Exception):
 
 
 class HumanLabeller:
-    """Ask a person for the grade of each candidate chunk (``click.prompt``).
+    """Ask a person for the grade of each candidate chunk.
 
     Parameters
     ----------
-    prompt, echo : callable, optional
-        Injected for tests; default ``click.prompt`` and ``click.echo``.
+    ask : callable, optional
+        ``ask(prompt, choices) -> answer`` (see :data:`Ask`); default: ``input()``, asked
+        again until the answer is valid.
+    show : callable, optional
+        Prints one block of text; default ``print``.
 
     Examples
     --------
     >>> answers = iter(["2", "0"])
-    >>> labeller = HumanLabeller(prompt=lambda *a, **k: next(answers), echo=lambda *a: None)
+    >>> labeller = HumanLabeller(ask=lambda *a: next(answers), show=lambda *a: None)
     >>> chunks = [Chunk("c0", "D", 0, "14 days."), Chunk("c1", "D", 1, "Hotels.")]
     >>> labeller.label("When?", "14 days", ["14 days"], chunks)
     {'c0': 2, 'c1': 0}
@@ -46,11 +65,11 @@ class HumanLabeller:
     def __init__(
         self,
         *,
-        prompt: Callable[..., Any] | None = None,
-        echo: Callable[[str], Any] | None = None,
+        ask: Ask | None = None,
+        show: Callable[[str], Any] | None = None,
     ) -> None:
-        self._prompt = prompt or click.prompt
-        self._echo = echo or click.echo
+        self._ask = ask or _ask_stdin
+        self._echo = show or print
 
     def label(
         self,
@@ -80,12 +99,8 @@ class HumanLabeller:
             self._echo(f"--- chunk {i}/{len(candidates)}: {chunk.doc_id} #{chunk.index} ---")
             self._echo(chunk.text)
             try:
-                answer = self._prompt(
-                    _GRADE_PROMPT,
-                    type=click.Choice(["0", "1", "2", "q"]),
-                    show_choices=False,
-                )
-            except (click.Abort, EOFError, KeyboardInterrupt):
+                answer = self._ask(GRADE_PROMPT, GRADE_CHOICES)
+            except (EOFError, KeyboardInterrupt):
                 raise LabellingStopped from None
             if str(answer).strip().lower() == "q":
                 raise LabellingStopped

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import JudgeError
 from ragaudit.judges.prompts import LABELLER, data_block, numbered_chunks
 from ragaudit.llm.client import DryRunEstimate, LLMClient, PlannedCall
 from ragaudit.llm.config import LLMConfig
-from ragaudit.pipeline.chunking import Chunk
 
 __all__ = ["LLMLabeller", "LabelRequest"]
 

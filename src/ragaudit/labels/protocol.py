@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from ragaudit.pipeline.chunking import Chunk
+from ragaudit.data.chunks import Chunk
 
 __all__ = ["GRADES", "Labeller"]
 

@@ -18,7 +18,7 @@ from ragaudit.llm.client import (
     PlannedCall,
     estimate_tokens,
 )
-from ragaudit.llm.config import LLMConfig, add_llm_options, default_cache_path, llm_config_from_cli
+from ragaudit.llm.config import LLMConfig, default_cache_path
 from ragaudit.llm.prices import ModelPrice, PriceTable
 
 __all__ = [
@@ -35,8 +35,6 @@ __all__ = [
     "ModelPrice",
     "PlannedCall",
     "PriceTable",
-    "add_llm_options",
     "default_cache_path",
     "estimate_tokens",
-    "llm_config_from_cli",
 ]

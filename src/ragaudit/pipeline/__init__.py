@@ -1,7 +1,7 @@
 """Pipeline pieces, each replaceable: corpus, chunking, retrievers, generators, the harness.
 
-Names are imported lazily from their modules, so ``ragaudit.pipeline.text`` or
-``ragaudit.pipeline.generators`` can be used (e.g. by the judges) without loading the harness.
+Names are imported lazily from their modules, so importing one piece does not load the
+harness (or its retrievers' heavy dependencies).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ragaudit.pipeline.chunking import Chunk, chunk_documents, chunk_id, chunk_to_doc
+    from ragaudit.pipeline.chunking import chunk_documents
     from ragaudit.pipeline.config import RunConfig
-    from ragaudit.pipeline.corpus import Document, corpus_sha256, load_corpus
+    from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
     from ragaudit.pipeline.generators import REFUSAL, ExtractiveReader, Generation, Generator
     from ragaudit.pipeline.harness import evaluate_configuration, run_pipeline
     from ragaudit.pipeline.retrievers import (
@@ -25,8 +25,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE = {
-    "Chunk": "chunking", "chunk_documents": "chunking", "chunk_id": "chunking",
-    "chunk_to_doc": "chunking", "Document": "corpus", "corpus_sha256": "corpus",
+    "chunk_documents": "chunking", "corpus_sha256": "corpus",
     "load_corpus": "corpus", "REFUSAL": "generators", "ExtractiveReader": "generators",
     "Generation": "generators", "Generator": "generators",
     "RunConfig": "config", "evaluate_configuration": "harness", "run_pipeline": "harness",
@@ -39,9 +38,7 @@ __all__ = [
     "REFUSAL",
     "BM25Retriever",
     "CallableRetriever",
-    "Chunk",
     "DenseRetriever",
-    "Document",
     "ExtractiveReader",
     "Generation",
     "Generator",
@@ -50,8 +47,6 @@ __all__ = [
     "Retriever",
     "RunConfig",
     "chunk_documents",
-    "chunk_id",
-    "chunk_to_doc",
     "corpus_sha256",
     "evaluate_configuration",
     "load_corpus",

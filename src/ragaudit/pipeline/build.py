@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragaudit import __version__
+from ragaudit._version import version
+from ragaudit.data.chunks import Chunk
 from ragaudit.data.golden import GoldenSet, load_golden
 from ragaudit.exceptions import InputError
-from ragaudit.pipeline.chunking import Chunk, chunk_documents
+from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
 from ragaudit.pipeline.generators import GENERATORS, ExtractiveReader, Generator
@@ -124,7 +125,7 @@ def prepare(run: RunConfig) -> Prepared:
         "seed": run.seed,
         "corpus_sha256": corpus_sha256(documents),
         "golden_sha256": golden.sha256,
-        "ragaudit_version": __version__,
+        "ragaudit_version": version(),
     }
     if run.embedding_model and run.retriever in ("dense", "qdrant"):
         config["embedding_model"] = run.embedding_model

@@ -11,73 +11,29 @@ Two chunkers:
     header, then each section longer than ``chunk_size`` is cut with the fixed chunker.  Chunks
     never straddle two sections.
 
-Chunk ids are ``uuid5(NAMESPACE, f"{doc_id}\\x1f{index}\\x1f{sha256(text)}")``: the same text at
-the same position of the same document always gets the same id, on every machine, and any edit
-to a chunk's text changes its id (so stale chunk labels cannot silently match).
+Chunks get the stable ids of :func:`ragaudit.data.chunks.chunk_id`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import re
-import uuid
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 
+from ragaudit.data.chunks import Chunk, Document, chunk_id
 from ragaudit.exceptions import InputError
-from ragaudit.pipeline.corpus import Document
 
 __all__ = [
     "CHUNKERS",
-    "CHUNK_NAMESPACE",
-    "Chunk",
     "chunk_document",
     "chunk_documents",
-    "chunk_id",
-    "chunk_to_doc",
     "split_fixed",
     "split_markdown_sections",
 ]
 
 CHUNKERS: tuple[str, ...] = ("fixed", "markdown")
-CHUNK_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://ragaudit.invalid/chunk")
 
 _HEADER = re.compile(r"^#{1,6}\s", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """A retrieval unit.
-
-    Attributes
-    ----------
-    chunk_id : str
-        Stable id (see :func:`chunk_id`).
-    doc_id : str
-        The document it was cut from.
-    index : int
-        0-based position within its document.
-    text : str
-        The chunk's text (a substring of the document, stripped).
-    """
-
-    chunk_id: str
-    doc_id: str
-    index: int
-    text: str
-
-
-def chunk_id(doc_id: str, index: int, text: str) -> str:
-    """The stable id of a chunk: ``uuid5`` of (doc id, chunk index, sha256 of the text).
-
-    >>> chunk_id("leave", 0, "Twenty days.") == chunk_id("leave", 0, "Twenty days.")
-    True
-    >>> chunk_id("leave", 0, "Twenty days.") == chunk_id("leave", 1, "Twenty days.")
-    False
-    """
-    text_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return str(uuid.uuid5(CHUNK_NAMESPACE, f"{doc_id}\x1f{index}\x1f{text_hash}"))
 
 
 def _check_sizes(chunk_size: int, chunk_overlap: int) -> None:
@@ -200,12 +156,3 @@ def chunk_documents(
     """
     _check_sizes(chunk_size, chunk_overlap)
     return [c for doc in documents for c in chunk_document(doc, chunk_size, chunk_overlap, chunker)]
-
-
-def chunk_to_doc(chunks: Sequence[Chunk]) -> dict[str, str]:
-    """The chunk -> document map used to lift chunk runs to document runs.
-
-    >>> chunk_to_doc([Chunk("c1", "A", 0, "x"), Chunk("c2", "B", 0, "y")])
-    {'c1': 'A', 'c2': 'B'}
-    """
-    return {c.chunk_id: c.doc_id for c in chunks}

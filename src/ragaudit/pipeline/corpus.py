@@ -9,33 +9,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from ragaudit.data.chunks import Document
 from ragaudit.exceptions import InputError, unreadable
 
-__all__ = ["CORPUS_SUFFIXES", "Document", "corpus_sha256", "load_corpus"]
+__all__ = ["CORPUS_SUFFIXES", "corpus_sha256", "load_corpus"]
 
 CORPUS_SUFFIXES: tuple[str, ...] = (".md", ".txt")
-
-
-@dataclass(frozen=True)
-class Document:
-    """One corpus document.
-
-    Attributes
-    ----------
-    doc_id : str
-        The file stem; what golden-set ``sources`` refer to.
-    text : str
-        The file's full text (UTF-8).
-    path : str or None
-        Where it was read from (None for documents built in memory).
-    """
-
-    doc_id: str
-    text: str
-    path: str | None = None
 
 
 def load_corpus(directory: str | Path) -> list[Document]:

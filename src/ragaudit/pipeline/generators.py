@@ -10,7 +10,7 @@ The extractive reader's algorithm
 1. **Sentences.**  Each context chunk is cut into candidate sentences: blank lines, bullet
    items, table rows and sentence punctuation end a sentence; markdown header lines are not
    candidates but are remembered as the *section title* of the sentences below them.
-2. **Question terms.**  The question's content terms ``Q`` (see :mod:`ragaudit.pipeline.text`),
+2. **Question terms.**  The question's content terms ``Q`` (see :mod:`ragaudit._text`),
    each weighted by its inverse document frequency over the corpus chunks,
    ``w_t = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))`` with ``n_t >= 1``; terms the question writes
    with a capital
@@ -41,9 +41,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from ragaudit._text import REFUSAL, STOPWORDS, content_tokens, stem
+from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import InputError
-from ragaudit.pipeline.chunking import Chunk
-from ragaudit.pipeline.text import STOPWORDS, content_tokens, stem
 
 __all__ = [
     "GENERATORS",
@@ -54,7 +54,6 @@ __all__ = [
     "split_sentences",
 ]
 
-REFUSAL = "I don't know - the documents do not cover this."
 GENERATORS: tuple[str, ...] = ("extractive", "openai")
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")

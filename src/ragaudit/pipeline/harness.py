@@ -22,11 +22,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragaudit.data.chunks import Chunk
 from ragaudit.data.golden import GoldenSet
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import Checkpoint, SavedRun, write_saved_run
 from ragaudit.pipeline.build import build_generator, prepare
-from ragaudit.pipeline.chunking import Chunk
 from ragaudit.pipeline.config import RunConfig, check_positive, saved_run_path
 from ragaudit.pipeline.costs import combine_llm_costs, generator_identity, llm_cost_of_rows
 from ragaudit.pipeline.generators import Generator

@@ -12,11 +12,11 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ragaudit.data.chunks import Chunk
 from ragaudit.judges.prompts import GENERATOR, data_block, numbered_chunks
 from ragaudit.llm.citations import extract_citations
 from ragaudit.llm.client import DryRunEstimate, LLMClient, LLMRequestError, PlannedCall
 from ragaudit.llm.config import LLMConfig
-from ragaudit.pipeline.chunking import Chunk
 from ragaudit.pipeline.generators import Generation
 
 __all__ = ["LLMGenerator", "make_generator"]

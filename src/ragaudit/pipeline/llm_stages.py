@@ -7,10 +7,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ragaudit.data.chunks import Chunk
 from ragaudit.data.records import SavedRun, write_saved_run
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.build import build_generator, prepare
-from ragaudit.pipeline.chunking import Chunk
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.costs import combine_llm_costs
 from ragaudit.pipeline.steps import retrieve

@@ -1,7 +1,7 @@
 """Retrievers: anything with ``retrieve(question, depth) -> [(chunk_id, score), ...]``.
 
 * :class:`BM25Retriever` (default, core dependency ``bm25s``): Lucene BM25 (k1=1.5, b=0.75)
-  over the analyser in :mod:`ragaudit.pipeline.text` (lower case, small stopword list, light
+  over the analyser in :mod:`ragaudit._text` (lower case, small stopword list, light
   suffix stemming).  Chunks sharing no term with the question are not returned.  Ties are
   broken by corpus order, so results are identical on every run.
 * :class:`DenseRetriever`: cosine similarity over normalised embeddings, from a
@@ -23,9 +23,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ragaudit._io import require
+from ragaudit._text import content_tokens
+from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import FormatError, InputError, unreadable
-from ragaudit.pipeline.chunking import Chunk
-from ragaudit.pipeline.text import content_tokens
 
 __all__ = [
     "RETRIEVERS",

@@ -7,11 +7,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ragaudit.data.chunks import Chunk
 from ragaudit.data.golden import GoldenQuestion
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import judge_offline
-from ragaudit.pipeline.chunking import Chunk
 from ragaudit.pipeline.generators import Generator
 from ragaudit.pipeline.retrievers import Retriever
 

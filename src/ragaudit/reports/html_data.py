@@ -286,7 +286,7 @@ def build_audit(
     -------
     Audit
     """
-    from ragaudit import __version__
+    from ragaudit._version import version
 
     if not runs:
         raise InputError("report: expected at least one saved run, found none")
@@ -335,4 +335,4 @@ def build_audit(
         pairs.append(PairView(0, j, comparison, holm, tuple(discordant)))
     alpha = 0.05
     summary = tuple(_sentence(p, names, alpha) for p in pairs)
-    return Audit(audits, tuple(pairs), seed, __version__, n_resamples, summary)
+    return Audit(audits, tuple(pairs), seed, version(), n_resamples, summary)

@@ -1,7 +1,9 @@
-"""Tokenisation shared by the BM25 retriever and the extractive reader.
+"""Text shared by the pipeline and the judges: the analyser and the refusal sentence.
 
-One deliberately simple, documented analyser, so retrieval and reading agree on what a
-"word" is:
+A leaf module (it imports nothing of ragaudit), so the judges can use it without importing the
+pipeline.  :data:`REFUSAL` is the exact answer of a generator that abstains; the offline judges
+recognise it.  The analyser is deliberately simple and documented, so retrieval, reading and
+judging agree on what a "word" is:
 
 1. Unicode NFKC, then lower case.
 2. Thousands separators inside numbers are dropped (``1,200`` -> ``1200``); decimals are kept
@@ -20,7 +22,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["STOPWORDS", "content_tokens", "normalise_text", "stem", "tokenize"]
+__all__ = ["REFUSAL", "STOPWORDS", "content_tokens", "normalise_text", "stem", "tokenize"]
+
+#: What a generator answers when it abstains (the extractive reader, the LLM generator's prompt).
+REFUSAL = "I don't know - the documents do not cover this."
 
 STOPWORDS: frozenset[str] = frozenset(
     """
