@@ -67,8 +67,7 @@ def test_funnel_table(run_file):
     assert "THE FUNNEL (k=2, n=4 answerable questions)" in out
     assert "  1 gold doc retrieved          3  0.750        0.750" in out
     assert "P(correct) = 0.750 x 0.667 x 0.500 x 1.000 = 0.250" in out
-    assert "the gap a paired percentile bootstrap (2000 resamples of questions, seed 0)" in out
-    assert "stage and abstention rates Clopper-Pearson exact" in out
+    assert "stage and abstention rates Clopper-Pearson exact; the gap Tango score" in out
     assert "correct by luck  1  q3" in out
     assert 'answered where the right output was "I don\'t know": none' in out
     assert result.stderr == ""

@@ -267,9 +267,9 @@ def test_a_judge_verdict_out_of_range_names_the_question_and_field():
 
 def test_bootstrap_is_seeded_and_reproducible():
     run = chapter_run()
-    a = compute_funnel(run, seed=3, n_resamples=300).to_dict()
-    b = compute_funnel(run, seed=3, n_resamples=300).to_dict()
-    c = compute_funnel(run, seed=4, n_resamples=300).to_dict()
+    a = compute_funnel(run, seed=3, n_resamples=300, rate_ci="bootstrap").to_dict()
+    b = compute_funnel(run, seed=3, n_resamples=300, rate_ci="bootstrap").to_dict()
+    c = compute_funnel(run, seed=4, n_resamples=300, rate_ci="bootstrap").to_dict()
     assert json.dumps(a) == json.dumps(b)
     assert a["gap_ci"] != c["gap_ci"]
     assert a["bootstrap"]["seed"] == 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -37,3 +38,57 @@ def test_bad_run_file_is_one_line_exit_2(tmp_path: Path):
     assert result.stderr.startswith(f"ragaudit: error: {bad}:")
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r.html").exists()
+
+
+def test_one_run_without_labels_or_corpus(bench: dict[str, Path], tmp_path: Path):
+    out = tmp_path / "one.html"
+    cli("report", str(bench["k3"]), "--out", str(out))
+    page = out.read_text(encoding="utf-8")
+    assert "id=compare" not in page and "id=labels" not in page  # nothing to compare with
+    assert 'data-metric="recall_chunk">n/a' in page  # no chunk labels: shown as missing
+    assert "chunk text not available (pass --corpus DIR)" in page
+    md = tmp_path / "one.md"
+    cli("report", str(bench["k3"]), "--format", "markdown", "--out", str(md))
+    assert "| recall@3, chunk level | n/a |" in md.read_text(encoding="utf-8")
+
+
+def test_markdown_drops_whole_drilldowns_to_fit(bench: dict[str, Path]):
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.reports.html_data import build_audit
+    from ragaudit.reports.html_markdown import render_audit_markdown
+
+    runs = [load_saved_run(bench["k3"]), load_saved_run(bench["k6"])]
+    audit = build_audit(runs, labels=load_chunk_labels(bench["labels"]), n_resamples=200)
+    full = render_audit_markdown(audit, limit=1_000_000)
+    small = render_audit_markdown(audit, limit=12_000)
+    assert len(small) < 12_000 < len(full)
+    assert small.count("<details>") == small.count("</details>")  # none cut in half
+    assert small.count("<details>") < full.count("<details>")
+    assert "more drill-down(s) in the HTML report (size limit)" in small
+
+
+def test_comparison_rows_and_holm_match_compare_and_statsmodels(bench: dict[str, Path]):
+    from statsmodels.stats.multitest import multipletests
+
+    compare = json.loads(
+        cli("compare", str(bench["k3"]), str(bench["k6"]), "--questions", "answerable",
+            "--metric", "recall@k", "--metric", "ndcg@k", "--metric", "precision@k",
+            "--metric", "correct", "--format", "json")
+    )  # fmt: skip
+    rows = compare["metrics"]
+    holm = multipletests([r["p_value"] for r in rows], method="holm")[1]
+    text = bench["md"].read_text(encoding="utf-8")
+    table = text[text.index("| metric | n | mean A") :].split("\n\n")[0].splitlines()[2:]
+    assert len(table) == len(rows)
+    for line, row, p_holm in zip(table, rows, holm, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        p_shown = "<0.001" if p_holm < 0.001 else f"{p_holm:.3f}"
+        assert cells[0] == row["metric"]
+        assert cells[4] == f"{row['diff']:+.3f}"
+        assert cells[5] == f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
+        assert cells[7] == p_shown and cells[8] == row["verdict"]
+    moved = [r["metric"] for r, p in zip(rows, holm, strict=True)
+             if p < 0.05 and (r["ci_low"] > 0 or r["ci_high"] < 0)]  # fmt: skip
+    assert moved == ["precision@k"]
+    assert "moved for real: precision@k" in text

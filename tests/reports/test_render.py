@@ -148,7 +148,7 @@ THE FUNNEL (k=3, n=4 answerable questions)
   end-to-end correct:             0.750   (through the funnel 0.500 + by luck 0.250)
   the gap recall cannot see:      +0.250   95% CI [+0.000, +0.750]
   stage 2 decided by: the offline evidence-in-context judge
-  intervals: stage and abstention rates Clopper-Pearson exact; the gap a paired percentile bootstrap (100 resamples of questions, seed 7)
+  intervals: stage and abstention rates Clopper-Pearson exact; the gap Tango score (paired)
 
 WHERE QUESTIONS DIE
   stage            n  ids  fix

@@ -176,7 +176,7 @@ def section_audit(ctx: DemoContext, echo: Echo) -> None:
 
     texts = {c.chunk_id: c.text for c in ctx.chunks}
     audit = build_audit(
-        list(ctx.runs.values()),
+        [run.to_saved_run() for run in ctx.runs.values()],
         labels=ctx.extra.get("chunk_labels"),
         chunk_texts=texts,
         seed=ctx.seed,

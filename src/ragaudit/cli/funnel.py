@@ -79,6 +79,12 @@ def _chunk_texts(corpus_dir: str, config: Mapping[str, Any]) -> dict[str, str]:
     "and end-to-end correctness (answerable questions), the number of clusters and the "
     "design effect.",
 )
+@click.option(
+    "--ci", "rate_ci", type=click.Choice(["clopper-pearson", "wilson", "wilson-cc", "bootstrap"]),
+    default="clopper-pearson", show_default=True,
+    help="Interval of the stage and abstention rates (the gap gets Tango's paired score "
+    "interval); bootstrap = paired percentile bootstrap for every interval.",
+)  # fmt: skip
 @format_option()
 def command(
     run: str,
@@ -88,11 +94,12 @@ def command(
     seed: int,
     resamples: int,
     cluster_by: str | None,
+    rate_ci: str,
     output_format: str,
 ) -> None:
     """The funnel of a saved RUN: retrieved -> evidence in context -> answered -> correct.
 
-    Prints each stage's kept count, share and conditional rate with a bootstrap interval,
+    Prints each stage's kept count, share and conditional rate with a Clopper-Pearson interval,
     the product identity P(correct) = p1 x p2 x p3 x p4, the gap between hit rate and
     end-to-end correctness, where each failing question died, the questions answered right
     by luck, and the abstention rate on unanswerable questions.
@@ -101,7 +108,13 @@ def command(
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
     texts = None if corpus_dir is None else _chunk_texts(corpus_dir, saved.config)
     result = compute_funnel(
-        saved, k=k, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples
+        saved,
+        k=k,
+        labels=labels,
+        chunk_texts=texts,
+        seed=seed,
+        n_resamples=resamples,
+        rate_ci=rate_ci,
     )
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)

@@ -52,7 +52,12 @@ from ragaudit.data.records import RunDocument, as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
-from ragaudit.stats.intervals import PROPORTION_METHODS, clopper_pearson_bounds, wilson_bounds
+from ragaudit.stats.intervals import (
+    PROPORTION_METHODS,
+    clopper_pearson_bounds,
+    tango_bounds,
+    wilson_bounds,
+)
 
 __all__ = [
     "FIX_HINTS",
@@ -172,6 +177,7 @@ class FunnelResult:
     confidence: float
     notes: tuple[str, ...] = field(default=())
     rate_ci_method: str = "Clopper-Pearson exact"
+    gap_ci_method: str = "Tango score"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the ``--format json`` output of ``ragaudit funnel``)."""
@@ -218,9 +224,10 @@ class FunnelResult:
                 "n_resamples": self.n_resamples,
                 "confidence": self.confidence,
                 "method": "percentile, questions resampled with replacement",
-                "used_for": "gap_ci",
+                "used_for": "every interval with rate_ci='bootstrap'",
             },
             "rate_ci_method": self.rate_ci_method,
+            "gap_ci_method": self.gap_ci_method,
             "notes": list(self.notes),
         }
 
@@ -347,8 +354,10 @@ def compute_funnel(
         Interval of each stage rate and of the correct-abstention rate
         (:func:`~ragaudit.stats.proportion_interval`).  Clopper-Pearson never covers less
         than ``confidence``, which matters for rates near 1: at rate 0.98 and n = 50 the
-        percentile bootstrap covers about 64% and plain Wilson about 92%.  The gap is a
-        difference of two rates on the same questions and keeps its paired bootstrap.
+        percentile bootstrap covers about 64% and plain Wilson about 92%.  The gap, a
+        difference of two rates on the same questions, gets Tango's paired score interval
+        (:func:`~ragaudit.stats.paired_difference_interval`); ``"bootstrap"`` gives every
+        interval the paired percentile bootstrap instead.
 
     Returns
     -------
@@ -507,6 +516,15 @@ def compute_funnel(
         low, high = _bootstrap_means(indicators, n_resamples, rng, confidence)
         if rate_ci != "bootstrap":
             low[:4], high[:4] = _rate_bounds(kept, n, confidence, rate_ci)
+            # The gap is a difference of two rates on the same questions: Tango's paired
+            # score interval from its 2x2 table (stage 1 passed but wrong; lucky).
+            gap_low, gap_high = tango_bounds(
+                np.array([np.sum(strict[:, 0] & ~e2e)]),
+                np.array([np.sum(~strict[:, 0] & e2e)]),
+                np.array([n]),
+                confidence,
+            )
+            low[5], high[5] = gap_low[0], gap_high[0]
     rates = kept / n if n else np.zeros(4)
 
     stage_sources = [s for s, k_ in zip(source, keep, strict=True) if k_]
@@ -594,6 +612,7 @@ def compute_funnel(
         confidence=confidence,
         notes=tuple(notes),
         rate_ci_method=RATE_CI_NAMES[rate_ci],
+        gap_ci_method="percentile bootstrap" if rate_ci == "bootstrap" else "Tango score",
     )
 
 

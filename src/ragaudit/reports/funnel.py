@@ -97,9 +97,13 @@ def funnel_report(result: FunnelResult) -> Report:
             f"(through the funnel {result.p_correct:.3f} + by luck {lucky_share:.3f})",
             f"the gap recall cannot see:      {result.gap:+.3f}{gap_ci}",
             source_line,
-            f"intervals: stage and abstention rates {result.rate_ci_method}; the gap a paired "
-            f"percentile bootstrap ({result.n_resamples} resamples of questions, seed "
-            f"{result.seed})",
+            (
+                f"intervals: stage and abstention rates {result.rate_ci_method}; the gap "
+                f"{result.gap_ci_method} (paired)"
+                if result.gap_ci_method != "percentile bootstrap"
+                else f"intervals: paired percentile bootstrap ({result.n_resamples} resamples "
+                f"of questions, seed {result.seed})"
+            ),
         ),
         monospace=True,
     )

@@ -29,12 +29,12 @@ of questions discordant between two systems, the chapter's planning assumption).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.stats.intervals import proportion_interval
@@ -113,15 +113,9 @@ def _mde(n: int) -> float | None:
     return minimum_detectable_effect(n, MDE_DISCORDANCE) if n else None
 
 
-def _answerable_values(rows: Sequence[Mapping[str, Any]], metric: str) -> list[float]:
-    out = []
-    for row in rows:
-        if row.get("answerable", True) is False:
-            continue
-        value = (row.get("metrics") or {}).get(metric)
-        if value is not None:
-            out.append(float(value))
-    return out
+def _answerable_values(questions: Sequence[QuestionResult], metric: str) -> list[float]:
+    values = (q.metric(metric) for q in questions if q.answerable)
+    return [v for v in values if v is not None]
 
 
 def _mean_row(
@@ -156,9 +150,10 @@ def _rate_row(key: str, label: str, count: int, n: int, source: str, note: str) 
 
 
 def dashboard_rows(
-    saved: Any, funnel: FunnelResult, bias: BiasResult | None, seed: int, resamples: int
+    saved: SavedRun, funnel: FunnelResult, bias: BiasResult | None, seed: int, resamples: int
 ) -> tuple[DashboardRow, ...]:
-    rows = saved.rows
+    """The six dashboard numbers of one run (see the module docstring for each definition)."""
+    rows = saved.questions
     k = funnel.k
     compare_src = "ragaudit compare --questions answerable (--format json): metrics[{}].mean"
     out = [

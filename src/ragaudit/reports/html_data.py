@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragaudit.data.saved_run import QuestionResult
+from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
 from ragaudit.diagnose.label_bias import BiasResult, compute_label_bias
 from ragaudit.exceptions import InputError
@@ -151,16 +151,15 @@ def _answer_chunk_sets(labels: Any) -> dict[str, set[str]]:
 
 
 def question_view(
-    row: Mapping[str, Any],
+    q: QuestionResult,
     stage: str,
     k: int,
     chunk_texts: Mapping[str, str] | None,
     answer_chunks: Mapping[str, set[str]],
-    where: str = "saved run",
 ) -> QuestionView:
-    """The drill-down of one saved-run row at cut-off ``k``."""
-    gold = {str(d) for d in row.get("gold_docs") or []}
-    answers = answer_chunks.get(str(row["id"]))
+    """The drill-down of one saved-run question at cut-off ``k``."""
+    gold = set(q.gold_docs)
+    answers = answer_chunks.get(q.id)
     chunks = tuple(
         ChunkView(
             rank=entry.rank or i + 1,
@@ -170,18 +169,17 @@ def question_view(
             answer_chunk=None if answers is None else entry.chunk_id in answers,
             text=None if chunk_texts is None else chunk_texts.get(entry.chunk_id),
         )
-        for i, entry in enumerate(QuestionResult.from_dict(row).ranked[:k])
+        for i, entry in enumerate(q.ranked[:k])
     )
-    judges = row.get("judges") or {}
     return QuestionView(
-        qid=str(row["id"]),
+        qid=q.id,
         stage=stage,
-        question=str(row.get("question") or ""),
-        reference_answer=str(row.get("reference_answer") or ""),
-        answer=str(row.get("answer") or ""),
-        keywords=tuple(str(x) for x in row.get("keywords") or ()),
+        question=q.question,
+        reference_answer=q.reference_answer or "",
+        answer=q.answer or "",
+        keywords=q.keywords,
         chunks=chunks,
-        judges=tuple((str(key), _show(value)) for key, value in judges.items()),
+        judges=tuple((str(key), _show(value)) for key, value in q.judges.items()),
     )
 
 
@@ -197,7 +195,7 @@ def _stage_of(funnel: FunnelResult) -> dict[str, str]:
 
 
 def _run_audit(
-    saved: Any,
+    saved: SavedRun,
     labels: Any,
     chunk_texts: Mapping[str, str] | None,
     seed: int,
@@ -216,14 +214,13 @@ def _run_audit(
     notes = list(funnel.notes) + notes
     answer_chunks = _answer_chunk_sets(labels) if labels is not None else {}
     stage = _stage_of(funnel)
-    where = str(saved.path or saved.name)
     failures = tuple(
-        question_view(row, stage[str(row["id"])], funnel.k, chunk_texts, answer_chunks, where)
-        for row in saved.rows
-        if str(row["id"]) in stage and stage[str(row["id"])] != "ok"
+        question_view(q, stage[q.id], funnel.k, chunk_texts, answer_chunks)
+        for q in saved.questions
+        if stage.get(q.id, "ok") != "ok"
     )
-    answerable = [r for r in saved.rows if r.get("answerable", True) is not False]
-    answered = sum(1 for r in answerable if (r.get("metrics") or {}).get("answered"))
+    answerable = [q for q in saved.questions if q.answerable]
+    answered = sum(1 for q in answerable if q.metric("answered"))
     return RunAudit(
         name=str(saved.name),
         k=funnel.k,
@@ -252,11 +249,17 @@ def _sentence(pair: PairView, names: Sequence[str], alpha: float) -> str:
     rest = f"; did not move (interval includes 0 or Holm-adjusted p >= {alpha:g}): " + (
         ", ".join(still) if still else "nothing"
     )
-    return head + real + rest + "."
+    changed = [
+        f" On {row.metric}, {row.mcnemar.a_only + row.mcnemar.b_only} of {row.n} questions "
+        "changed between the runs."
+        for row in pair.comparison.metrics
+        if row.mcnemar is not None
+    ]
+    return head + real + rest + "." + "".join(changed)
 
 
 def build_audit(
-    runs: Sequence[Any],
+    runs: Sequence[SavedRun],
     *,
     labels: Any = None,
     chunk_texts: Mapping[str, str] | None = None,
@@ -295,8 +298,8 @@ def build_audit(
     raw: list[tuple[int, Comparison]] = []
     for j in range(1, len(runs)):
         a, b = runs[0], runs[j]
-        metrics_a = {m for r in a.rows for m in (r.get("metrics") or {})}
-        metrics_b = {m for r in b.rows for m in (r.get("metrics") or {})}
+        metrics_a = {m for q in a.questions for m in q.metrics}
+        metrics_b = {m for q in b.questions for m in q.metrics}
         wanted = [m for m in COMPARED_METRICS if m in metrics_a and m in metrics_b]
         if not wanted:
             continue
@@ -304,8 +307,8 @@ def build_audit(
             (
                 j,
                 compare_runs(
-                    a.path,
-                    b.path,
+                    a,
+                    b,
                     wanted,
                     seed=seed,
                     questions="answerable",
@@ -317,7 +320,7 @@ def build_audit(
     pvalues = [m.pvalue for _, c in raw for m in c.metrics]
     adjusted = list(holm_bonferroni(pvalues)) if pvalues else []
     pairs: list[PairView] = []
-    by_id = [{str(r["id"]): r for r in s.rows} for s in runs]
+    by_id = [s.by_id() for s in runs]
     stages = [_stage_of(a.funnel) for a in audits]
     for j, comparison in raw:
         holm = tuple(float(adjusted.pop(0)) for _ in comparison.metrics)

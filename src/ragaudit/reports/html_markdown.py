@@ -27,6 +27,11 @@ __all__ = ["MARKDOWN_LIMIT", "md_escape", "render_audit_markdown", "render_audit
 MARKDOWN_LIMIT = 65_000
 
 
+def _cell(text: object) -> str:
+    """A table cell: :func:`md_escape` without the line-start escapes (a cell starts no block)."""
+    return md_inline(" ".join(str(text).split()))
+
+
 def md_escape(text: object) -> str:
     r"""Text for a Markdown table cell or paragraph, on one line (the renderer's
     :func:`~ragaudit.reports._escape.md_inline`, whitespace runs collapsed).
@@ -56,10 +61,10 @@ def _p(value: float) -> str:
 def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> str:
     align = align.ljust(len(header), "l")
     lines = [
-        "| " + " | ".join(md_escape(h) for h in header) + " |",
+        "| " + " | ".join(_cell(h) for h in header) + " |",
         "| " + " | ".join("---:" if a == "r" else ":---" for a in align) + " |",
     ]
-    lines += ["| " + " | ".join(md_escape(c) or " " for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(_cell(c) or " " for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -109,13 +114,14 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
 
     Examples
     --------
-    >>> from ragaudit.data.records import SavedRun
+    >>> from ragaudit.data.saved_run import SavedRun
     >>> from ragaudit.reports.html_data import build_audit
     >>> row = {"id": "q|1", "answerable": True, "gold_docs": ["G"], "answer": "<b>x</b>",
     ...        "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
     ...        "metrics": {"recall@k": 1.0, "answered": 1.0, "correct": 0.0},
     ...        "judges": {"abstained": False, "correct": False, "evidence_in_context": True}}
-    >>> md = render_audit_markdown(build_audit([SavedRun("r", {"k": 1}, [row])], n_resamples=50))
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": [row]})
+    >>> md = render_audit_markdown(build_audit([run], n_resamples=50))
     >>> "&lt;b&gt;x&lt;/b&gt;" in md and "<b>" not in md
     True
     """

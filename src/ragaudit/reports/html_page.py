@@ -379,13 +379,14 @@ def render_audit_html(audit: Audit) -> str:
 
     Examples
     --------
-    >>> from ragaudit.data.records import SavedRun
+    >>> from ragaudit.data.saved_run import SavedRun
     >>> from ragaudit.reports.html_data import build_audit
     >>> row = {"id": "<q1>", "answerable": True, "gold_docs": ["G"], "answer": "<script>",
     ...        "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
     ...        "metrics": {"recall@k": 1.0, "answered": 1.0, "correct": 0.0},
     ...        "judges": {"abstained": False, "correct": False, "evidence_in_context": True}}
-    >>> page = render_audit_html(build_audit([SavedRun("r", {"k": 1}, [row])], n_resamples=50))
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": [row]})
+    >>> page = render_audit_html(build_audit([run], n_resamples=50))
     >>> "<script" in page, "&lt;script&gt;" in page
     (False, True)
     """

@@ -183,22 +183,55 @@ def matrix_report(result: PairwiseMatrix) -> Report:
             row.statistic,
             row.confidence_interval.low,
             row.confidence_interval.high,
+            row.ci_method,
             row.pvalue,
+            row.p_method,
             adjusted,
         )
         for (i, j, row), adjusted in zip(result.pairs, result.adjusted_pvalues, strict=True)
     )
     pairs = Table(
-        ("run A", "run B", "n", "B - A", _level(result.confidence), "p", "p (Holm)"),
-        tuple(
-            (a, b, str(n), f"{d:+.3f}", _ci(lo, hi), fmt_p(p), fmt_p(q))
-            for a, b, n, d, lo, hi, p, q in values
+        (
+            "run A",
+            "run B",
+            "n",
+            "B - A",
+            _level(result.confidence),
+            "CI method",
+            "p",
+            "p method",
+            "p (Holm)",
         ),
-        align="llrrrrr",
+        tuple(
+            (
+                a,
+                b,
+                str(n),
+                f"{d:+.3f}",
+                _ci(lo, hi),
+                _SHORT.get(cm, cm),
+                fmt_p(p),
+                _SHORT.get(pm, pm),
+                fmt_p(q),
+            )
+            for a, b, n, d, lo, hi, cm, p, pm, q in values
+        ),
+        align="llrrrlrlr",
         only=("table", "markdown", "html"),
     )
     csv_pairs = Table(
-        ("run_a", "run_b", "n", "diff", "ci_low", "ci_high", "p", "p_holm"),
+        (
+            "run_a",
+            "run_b",
+            "n",
+            "diff",
+            "ci_low",
+            "ci_high",
+            "ci_method",
+            "p",
+            "p_method",
+            "p_holm",
+        ),
         tuple(tuple(str(c) for c in v) for v in values),
         values=values,
         only=("csv",),

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import warnings
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,30 +36,23 @@ import numpy as np
 
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
+from ragaudit.stats._group import (
+    MONTE_CARLO,
+    PERCENTILE,
+    SubsampleInterval,
+    group_intervals,
+    group_pvalues,
+)
 from ragaudit.stats._inputs import (
     PairedMetrics,
     PerQuestionMetrics,
     as_per_question_metrics,
     pair_runs,
 )
-from ragaudit.stats.intervals import tango_bounds
 from ragaudit.stats.mcnemar import McNemarResult, is_binary, mcnemar_exact
-from ragaudit.stats.permutation import (
-    MONTE_CARLO,
-    check_exact_max_n,
-    exact_pvalue,
-    monte_carlo_pvalues,
-)
+from ragaudit.stats.permutation import check_exact_max_n
 from ragaudit.stats.power import mcnemar_power, observed_power
-from ragaudit.stats.resampling import (
-    CIMethod,
-    ConfidenceInterval,
-    _bootstrap_means,
-    _interval,
-    _snap_constant,
-    check_confidence,
-    check_count,
-)
+from ragaudit.stats.resampling import ConfidenceInterval, check_confidence, check_count
 from ragaudit.stats.verdicts import verdict
 
 __all__ = [
@@ -71,9 +63,7 @@ __all__ = [
     "compare_runs",
 ]
 
-_BOOTSTRAP, _PERMUTATION, _SUBSAMPLE = 0, 1, 2
 CI_METHODS = ("auto", "score", "bootstrap", "percentile", "bca")
-SCORE, PERCENTILE, BCA = "Tango score", "bootstrap percentile", "bootstrap BCa"
 
 
 def check_ci_method(method: str) -> str:
@@ -86,20 +76,6 @@ def check_ci_method(method: str) -> str:
     if method not in CI_METHODS:
         raise InputError(f"ci method: expected one of {', '.join(CI_METHODS)}, found {method!r}")
     return "percentile" if method == "bootstrap" else method
-
-
-@dataclass(frozen=True)
-class SubsampleInterval:
-    """Bootstrap interval of the mean difference on the first ``n`` questions (by id)."""
-
-    n: int
-    statistic: float
-    confidence_interval: ConfidenceInterval
-
-    @property
-    def width(self) -> float:
-        """``high - low``."""
-        return self.confidence_interval.high - self.confidence_interval.low
 
 
 @dataclass(frozen=True)
@@ -252,11 +228,6 @@ class Comparison:
             "only_b": list(self.only_b),
             "metrics": [m.to_dict() for m in self.metrics],
         }
-
-
-def _group_rng(seed: int, mask: np.ndarray, purpose: int, extra: int = 0) -> np.random.Generator:
-    key = zlib.crc32(np.packbits(mask).tobytes() + mask.size.to_bytes(8, "little"))
-    return np.random.default_rng([seed, key, purpose, extra])
 
 
 def _check_seed(seed: int) -> int:
@@ -413,10 +384,10 @@ def _compare_paired(
         ]
         scored = [j for j in range(len(members)) if binary[j] and ci_method in ("auto", "score")]
         booted = [j for j in range(len(members)) if j not in scored]
-        intervals = _group_intervals(
+        intervals = group_intervals(
             diffs, scored, booted, n_resamples, confidence, ci_method, seed, mask, sizes
         )
-        pvalues = _group_pvalues(diffs, n_permutations, exact_max_n, seed, mask)
+        pvalues = group_pvalues(diffs, n_permutations, exact_max_n, seed, mask)
         for column, metric in enumerate(members):
             pvalue, p_method, exact = pvalues[column]
             subsamples, interval_method = intervals[column]
@@ -450,77 +421,3 @@ def _compare_paired(
                 n_differing=differing,
             )
     return [rows[m] for m in paired.metrics if m in rows]
-
-
-def _group_pvalues(
-    diffs: np.ndarray, n_permutations: int, exact_max_n: int, seed: int, mask: np.ndarray
-) -> list[tuple[float, str, bool]]:
-    """``(p, method, exact)`` per column: exact where affordable, else shared sign flips."""
-    out: list[tuple[float, str, bool] | None] = []
-    for j in range(diffs.shape[1]):
-        exact = exact_pvalue(np.ascontiguousarray(diffs[:, j]), exact_max_n)
-        out.append(None if exact is None else (float(exact[0]), exact[1], True))
-    random = [j for j, value in enumerate(out) if value is None]
-    if random:
-        rng = _group_rng(seed, mask, _PERMUTATION)
-        mc = monte_carlo_pvalues(diffs[:, random], n_permutations, rng)
-        for j, p in zip(random, mc, strict=True):
-            out[j] = (float(min(1.0, p)), MONTE_CARLO, False)
-    return [value for value in out if value is not None]
-
-
-def _group_intervals(
-    diffs: np.ndarray,
-    scored: Sequence[int],
-    booted: Sequence[int],
-    n_resamples: int,
-    confidence: float,
-    ci_method: str,
-    seed: int,
-    mask: np.ndarray,
-    sizes: Sequence[int],
-) -> dict[int, tuple[tuple[SubsampleInterval, ...], str]]:
-    """Per column: intervals on the first 10, 20, ... questions and on all, and the method.
-
-    The subsamples are the first ``size`` questions in id order: deterministic, no draw.
-    """
-    n = diffs.shape[0]
-    steps = [s for s in sizes if s < n] + [n]
-    out: dict[int, tuple[tuple[SubsampleInterval, ...], str]] = {}
-    if scored:
-        by_column: dict[int, list[SubsampleInterval]] = {j: [] for j in scored}
-        for size in steps:
-            part = diffs[:size, list(scored)]
-            b_only, a_only = (part > 0).sum(axis=0), (part < 0).sum(axis=0)
-            low, high = tango_bounds(b_only, a_only, np.full(len(scored), size), confidence)
-            for k, j in enumerate(scored):
-                by_column[j].append(
-                    SubsampleInterval(
-                        size,
-                        float((b_only[k] - a_only[k]) / size),
-                        ConfidenceInterval(float(low[k]), float(high[k])),
-                    )
-                )
-        out.update({j: (tuple(v), SCORE) for j, v in by_column.items()})
-    if booted:
-        method: CIMethod = "bca" if ci_method == "bca" else "percentile"
-        label = BCA if method == "bca" else PERCENTILE
-        by_column = {j: [] for j in booted}
-        for size in steps:
-            part = diffs[:size, list(booted)]
-            rng = _group_rng(seed, mask, *((_BOOTSTRAP, 0) if size == n else (_SUBSAMPLE, size)))
-            with warnings.catch_warnings():
-                if size < n:
-                    warnings.simplefilter("ignore", RagauditWarning)  # BCa fallbacks, tiny sets
-                theta_b = _bootstrap_means(part, n_resamples, rng)
-                low, high = _snap_constant(part, *_interval(theta_b, part, confidence, method))
-            for k, j in enumerate(booted):
-                by_column[j].append(
-                    SubsampleInterval(
-                        size,
-                        float(np.ascontiguousarray(part[:, k]).mean()),
-                        ConfidenceInterval(float(low[k]), float(high[k])),
-                    )
-                )
-        out.update({j: (tuple(v), label) for j, v in by_column.items()})
-    return out

@@ -1,0 +1,125 @@
+"""Per-group kernels of :func:`~ragaudit.stats.compare_runs`: intervals and p-values.
+
+A *group* is the set of metrics that are non-null on the same questions.  Its metrics share
+one bootstrap index matrix and one set of random sign flips, drawn from a generator seeded
+with ``(seed, crc32 of the question set, purpose)``; each metric (column) is then computed on
+its own, so a metric's numbers never depend on the other metrics of the group.
+"""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragaudit.exceptions import RagauditWarning
+from ragaudit.stats.intervals import tango_bounds
+from ragaudit.stats.permutation import MONTE_CARLO, exact_pvalue, monte_carlo_pvalues
+from ragaudit.stats.resampling import (
+    CIMethod,
+    ConfidenceInterval,
+    _bootstrap_means,
+    _interval,
+    _snap_constant,
+)
+
+__all__ = ["BCA", "PERCENTILE", "SCORE", "SubsampleInterval", "group_intervals", "group_pvalues"]
+
+_BOOTSTRAP, _PERMUTATION, _SUBSAMPLE = 0, 1, 2
+SCORE, PERCENTILE, BCA = "Tango score", "bootstrap percentile", "bootstrap BCa"
+
+
+@dataclass(frozen=True)
+class SubsampleInterval:
+    """Bootstrap interval of the mean difference on the first ``n`` questions (by id)."""
+
+    n: int
+    statistic: float
+    confidence_interval: ConfidenceInterval
+
+    @property
+    def width(self) -> float:
+        """``high - low``."""
+        return self.confidence_interval.high - self.confidence_interval.low
+
+
+def _group_rng(seed: int, mask: np.ndarray, purpose: int, extra: int = 0) -> np.random.Generator:
+    key = zlib.crc32(np.packbits(mask).tobytes() + mask.size.to_bytes(8, "little"))
+    return np.random.default_rng([seed, key, purpose, extra])
+
+
+def group_pvalues(
+    diffs: np.ndarray, n_permutations: int, exact_max_n: int, seed: int, mask: np.ndarray
+) -> list[tuple[float, str, bool]]:
+    """``(p, method, exact)`` per column: exact where affordable, else shared sign flips."""
+    out: list[tuple[float, str, bool] | None] = []
+    for j in range(diffs.shape[1]):
+        exact = exact_pvalue(np.ascontiguousarray(diffs[:, j]), exact_max_n)
+        out.append(None if exact is None else (float(exact[0]), exact[1], True))
+    random = [j for j, value in enumerate(out) if value is None]
+    if random:
+        rng = _group_rng(seed, mask, _PERMUTATION)
+        mc = monte_carlo_pvalues(diffs[:, random], n_permutations, rng)
+        for j, p in zip(random, mc, strict=True):
+            out[j] = (float(min(1.0, p)), MONTE_CARLO, False)
+    return [value for value in out if value is not None]
+
+
+def group_intervals(
+    diffs: np.ndarray,
+    scored: Sequence[int],
+    booted: Sequence[int],
+    n_resamples: int,
+    confidence: float,
+    ci_method: str,
+    seed: int,
+    mask: np.ndarray,
+    sizes: Sequence[int],
+) -> dict[int, tuple[tuple[SubsampleInterval, ...], str]]:
+    """Per column: intervals on the first 10, 20, ... questions and on all, and the method.
+
+    The subsamples are the first ``size`` questions in id order: deterministic, no draw.
+    """
+    n = diffs.shape[0]
+    steps = [s for s in sizes if s < n] + [n]
+    out: dict[int, tuple[tuple[SubsampleInterval, ...], str]] = {}
+    if scored:
+        by_column: dict[int, list[SubsampleInterval]] = {j: [] for j in scored}
+        for size in steps:
+            part = diffs[:size, list(scored)]
+            b_only, a_only = (part > 0).sum(axis=0), (part < 0).sum(axis=0)
+            low, high = tango_bounds(b_only, a_only, np.full(len(scored), size), confidence)
+            for k, j in enumerate(scored):
+                by_column[j].append(
+                    SubsampleInterval(
+                        size,
+                        float((b_only[k] - a_only[k]) / size),
+                        ConfidenceInterval(float(low[k]), float(high[k])),
+                    )
+                )
+        out.update({j: (tuple(v), SCORE) for j, v in by_column.items()})
+    if booted:
+        method: CIMethod = "bca" if ci_method == "bca" else "percentile"
+        label = BCA if method == "bca" else PERCENTILE
+        by_column = {j: [] for j in booted}
+        for size in steps:
+            part = diffs[:size, list(booted)]
+            rng = _group_rng(seed, mask, *((_BOOTSTRAP, 0) if size == n else (_SUBSAMPLE, size)))
+            with warnings.catch_warnings():
+                if size < n:
+                    warnings.simplefilter("ignore", RagauditWarning)  # BCa fallbacks, tiny sets
+                theta_b = _bootstrap_means(part, n_resamples, rng)
+                low, high = _snap_constant(part, *_interval(theta_b, part, confidence, method))
+            for k, j in enumerate(booted):
+                by_column[j].append(
+                    SubsampleInterval(
+                        size,
+                        float(np.ascontiguousarray(part[:, k]).mean()),
+                        ConfidenceInterval(float(low[k]), float(high[k])),
+                    )
+                )
+        out.update({j: (tuple(v), label) for j, v in by_column.items()})
+    return out
