@@ -4,7 +4,6 @@ relevance) to a saved run, with a dry-run cost estimate first if you want one.""
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,7 +11,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
+from ragaudit.cli._options import emit, format_option, quiet_option
+from ragaudit.cli._progress import progress_callback
 from ragaudit.exceptions import InputError
+from ragaudit.reports.report import Report, Section, Text
+from ragaudit.reports.runs import judge_report, money
 
 if TYPE_CHECKING:
     from ragaudit.data.chunks import Chunk
@@ -44,10 +47,6 @@ def _run_chunks(corpus_dir: str, config: Mapping[str, Any]) -> list[Chunk]:
     return chunk_documents(documents, size, overlap, chunker)
 
 
-def _money(value: float | None) -> str:
-    return "unknown (model not in the price table)" if value is None else f"${value:.4f}"
-
-
 @click.command(name="judge")
 @click.argument("run", type=click.Path(dir_okay=False))
 @click.option(
@@ -76,6 +75,8 @@ def _money(value: float | None) -> str:
     is_flag=True,
     help="Print the calls, tokens (chars/4 estimate) and cost, send nothing.",
 )
+@quiet_option()
+@format_option()
 @add_llm_options
 def command(
     run: str,
@@ -83,6 +84,8 @@ def command(
     judge_names: str,
     out_path: str | None,
     dry_run: bool,
+    quiet: bool,
+    output_format: str,
     judge_repeats: int,
     **llm_options: Any,
 ) -> None:
@@ -111,27 +114,27 @@ def command(
             judges = LLMJudges(client, names, repeats=judge_repeats)
             _, items = items_from_rows(saved.rows, texts)
             estimate = judges.dry_run(items)
-        click.echo(
+        line = (
             f"dry run: {estimate.calls} calls ({estimate.cached_calls} cached), about "
             f"{estimate.input_tokens} input + {estimate.output_tokens} output tokens "
-            f"(chars/4 estimate, schema retries excluded), cost {_money(estimate.cost_usd)} "
+            f"(chars/4 estimate, schema retries excluded), cost {money(estimate.cost_usd)} "
             f"with {config.model}"
         )
+        data = {
+            "calls": estimate.calls,
+            "cached_calls": estimate.cached_calls,
+            "estimated_input_tokens": estimate.input_tokens,
+            "estimated_output_tokens": estimate.output_tokens,
+            "estimated_cost_usd": estimate.cost_usd,
+            "model": config.model,
+        }
+        emit(Report("", (Section("", (Text((line,)),)),), data=data), output_format)
         return
     target = Path(out_path) if out_path else Path(run)
     document = RunDocument.from_saved_run(saved, path=str(target))
     usage: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
-        bar: Any = None
-
-        def progress(done: int, total: int) -> None:
-            nonlocal bar
-            if bar is None and sys.stderr.isatty() and total:
-                bar = stack.enter_context(
-                    click.progressbar(length=total, label="judging", file=sys.stderr)
-                )
-            if bar is not None:
-                bar.update(1)
+        progress = progress_callback(stack, "judging", quiet=quiet)
 
         # One code path with `ragaudit run --judges llm`: the summary is recomputed and the
         # generator's share of the LLM cost is kept next to the judges'.
@@ -139,26 +142,8 @@ def command(
             document, chunks, config, repeats=judge_repeats, judge_names=names,
             progress=progress, usage=usage,
         )  # fmt: skip
-    totals = usage["judges"]
     wanted = [m for n in names for m in METRICS_OF[n]]
-    lines = [f"{document.name}: {report['n']} answers judged by {config.model} "
-             f"(seed {config.seed}, temperature {config.temperature:g})"]  # fmt: skip
-    for name in wanted:
-        mean = report["means"][name]
-        shown = "n/a" if mean is None else f"{mean:.3f}"
-        lines.append(f"  {name:<18} {shown:>6}  over {report['n_decided'][name]} questions")
-    errors = report["judge_errors"]
-    lines.append(
-        "  judge errors       "
-        + (", ".join(f"{k} {v}" for k, v in errors.items()) if errors else "none")
+    emit(
+        judge_report(document.name, report, wanted, config, usage["judges"], str(target)),
+        output_format,
     )
-    if "mean_agreement" in report:
-        lines.append("  agreement between repeats  " + ", ".join(
-            f"{k} {v:.3f}" for k, v in report["mean_agreement"].items()))  # fmt: skip
-    lines.append(
-        f"  calls {totals['calls']} ({totals['cache_hits']} cached, {totals['http_requests']} "
-        f"HTTP requests), tokens {totals['input_tokens']} in / {totals['output_tokens']} out, "
-        f"cost {_money(totals['cost_usd'])}"
-    )
-    lines.append(f"  written to {target}")
-    click.echo("\n".join(lines))

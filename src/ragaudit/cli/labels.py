@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,8 @@ import click
 
 from ragaudit._io import atomic_write_text
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
-from ragaudit.cli._options import TEXT_FORMATS, format_option
+from ragaudit.cli._options import TEXT_FORMATS, format_option, quiet_option
+from ragaudit.cli._progress import progress_callback
 
 __all__ = ["command"]
 
@@ -61,6 +63,7 @@ def command() -> None:
 @click.option("--rebuild", is_flag=True, help="Ignore existing labels in --out.")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Label file to write (and to resume from).")  # fmt: skip
+@quiet_option()
 @add_llm_options
 def build(
     corpus_dir: str,
@@ -72,6 +75,7 @@ def build(
     limit: int | None,
     rebuild: bool,
     out_path: str,
+    quiet: bool,
     judge_repeats: int,
     **llm_options: Any,
 ) -> None:
@@ -109,6 +113,14 @@ def build(
     def save(labels: object) -> None:
         save_chunk_labels(labels, out_path)  # type: ignore[arg-type]
 
+    stack = contextlib.ExitStack()
+    progress = progress_callback(stack, "labelling", quiet=quiet)
+    if labeller == "human":  # a person reads prompts in the terminal: a line, not a bar
+
+        def progress(done: int, total: int) -> None:
+            if done < total:
+                click.echo(f"question {done + 1} of {total}", err=True)
+
     try:
         summary = build_chunk_labels(
             list(golden),
@@ -119,9 +131,10 @@ def build(
             rebuild=rebuild,
             limit=limit,
             save=save,
-            progress=lambda line: click.echo(line, err=True),
+            progress=progress,
         )
     finally:
+        stack.close()
         close = getattr(labeller_obj, "close", None)
         if callable(close):
             close()

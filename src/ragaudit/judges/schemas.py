@@ -3,7 +3,7 @@ cannot express (citation pairs covered exactly once, chunk indices in range).
 
 pydantic belongs to the optional extra ``llm``, so the models are built on first use, never at
 import time.  Every ``parse_*`` function takes the decoded JSON object and returns a validated
-model, or raises :class:`~ragaudit.llm.client.InvalidReply` with a message short enough to send
+model, or raises :class:`~ragaudit.llm.replies.InvalidReply` with a message short enough to send
 back to the model in the retry turn.
 """
 
@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ragaudit._io import require
-from ragaudit.llm.client import InvalidReply
+from ragaudit.llm.replies import InvalidReply
 
 __all__ = [
     "models",
@@ -122,7 +122,7 @@ def parse_sufficiency(value: Any) -> Any:
     >>> parse_sufficiency({"facts": []})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ragaudit.llm.client.InvalidReply: the JSON does not match the schema: facts: List should ...
+    ragaudit.llm.replies.InvalidReply: the JSON does not match the schema: facts: List should ...
     """
     return _validate("Sufficiency", value)
 
@@ -134,7 +134,7 @@ def parse_correctness(value: Any) -> Any:
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ragaudit.llm.client.InvalidReply: verdict "correct" contradicts numbers_match=false: ...
+    ragaudit.llm.replies.InvalidReply: verdict "correct" contradicts numbers_match=false: ...
     """
     verdict = _validate("Correctness", value)
     if verdict.verdict == "correct" and not verdict.numbers_match:
@@ -162,7 +162,7 @@ def parse_citations(value: Any, expected_pairs: Sequence[tuple[int, int]]) -> An
     ...                 [(1, 2), (2, 1)])
     Traceback (most recent call last):
     ...
-    ragaudit.llm.client.InvalidReply: missing verdicts for (sentence, chunk) pairs: (2, 1)
+    ragaudit.llm.replies.InvalidReply: missing verdicts for (sentence, chunk) pairs: (2, 1)
     """
     parsed = _validate("Citations", value)
     expected = set(expected_pairs)
@@ -192,7 +192,7 @@ def parse_labels(value: Any, n_chunks: int) -> Any:
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ragaudit.llm.client.InvalidReply: chunk numbers out of range (there are 5 chunks, ...): 7
+    ragaudit.llm.replies.InvalidReply: chunk numbers out of range (there are 5 chunks, ...): 7
     """
     parsed = _validate("Labels", value)
     bad = sorted(

@@ -144,7 +144,7 @@ def build_chunk_labels(
     rebuild: bool = False,
     limit: int | None = None,
     save: Callable[[ChunkLabels], None] | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> BuildSummary:
     """Label the answerable questions' candidate chunks.
 
@@ -167,7 +167,8 @@ def build_chunk_labels(
     save : callable, optional
         Called with the labels after every question (and every human answer).
     progress : callable, optional
-        Receives one line per question.
+        Called as ``progress(done, total)`` with the questions handled so far (a progress bar;
+        nothing is printed per question).
 
     Returns
     -------
@@ -221,6 +222,8 @@ def build_chunk_labels(
     failed: dict[str, str] = {}
     incremental = bool(getattr(labeller, "incremental", False))
     for position, q in enumerate(selected, start=1):
+        if progress is not None:
+            progress(position - 1, len(selected))
         qid = q["id"]
         current = labels.questions.get(qid)
         if current is not None and current.complete:
@@ -236,8 +239,6 @@ def build_chunk_labels(
             (c for s in dict.fromkeys(q["sources"]) for c in by_doc[s]),
             key=lambda c: (q["sources"].index(c.doc_id), c.index),
         )
-        if progress is not None:
-            progress(f"[{position}/{len(selected)}] {qid}: {len(candidates)} candidate chunks")
         entry = QuestionLabels(
             question=q["question"],
             doc_sources=list(dict.fromkeys(q["sources"])),
@@ -291,4 +292,6 @@ def build_chunk_labels(
             no_answer.append(qid)
         if save is not None:
             save(labels)
+    if progress is not None:
+        progress(len(selected), len(selected))
     return BuildSummary(labels, tuple(labelled), tuple(reused), tuple(no_answer), False, failed)

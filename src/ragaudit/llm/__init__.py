@@ -15,6 +15,7 @@ from ragaudit.llm.client import (
     LLMClient,
     LLMRequestError,
     LLMUnavailableError,
+    MalformedReply,
     PlannedCall,
     estimate_tokens,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "LLMConfig",
     "LLMRequestError",
     "LLMUnavailableError",
+    "MalformedReply",
     "ModelPrice",
     "PlannedCall",
     "PriceTable",

@@ -98,7 +98,9 @@ class LLMCache:
     Parameters
     ----------
     path : str or path-like
-        The sqlite file; parent directories are created.
+        The sqlite file; parent directories are created, and a new file is created user-only
+        (mode 0600, as are sqlite's ``-wal`` and ``-shm`` files, which copy its mode): it
+        holds replies, never keys, but replies can quote private documents.
 
     Examples
     --------
@@ -117,6 +119,8 @@ class LLMCache:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             self._conn = sqlite3.connect(
                 str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False
             )

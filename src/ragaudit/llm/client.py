@@ -1,17 +1,10 @@
 """One client for every LLM call ragaudit makes: cache, retries, concurrency and accounting.
 
-Requests go through the official ``openai`` package (imported lazily, extra ``llm``) with
-``max_retries=0`` so that the retry policy is ours, seeded and testable:
-
-* timeouts, connection errors, HTTP 429 and 5xx are retried up to ``max_retries`` times,
-  waiting ``min(backoff_max, backoff_base * 2**attempt) * u`` with ``u ~ U[0.5, 1]`` drawn from
-  a generator seeded by ``(seed, request key, attempt)``, or what ``Retry-After`` asks;
-* an endpoint that stays unreachable, or rejects the key / model (401, 403, 404), aborts the
-  whole batch at once with the URL in the message (:class:`LLMUnavailableError`); before the
-  endpoint has answered once, a connection error is retried only once, so a wrong URL fails
-  in about a second;
-* other failures (e.g. 400 for an over-long prompt, or retries exhausted) fail only that item
-  (:class:`LLMRequestError`), which judges record as ``judge_error``.
+Requests go through the official ``openai`` package (imported lazily, extra ``llm``); the retry
+policy and the sorting of failures live in :mod:`ragaudit.llm.transport`, the checks a reply
+must pass in :mod:`ragaudit.llm.replies`.  Only a reply that passed them is cached: a server
+fault (``{"choices": []}``, an HTML page, a body that is not JSON) is retried, and after the
+retries becomes :class:`LLMRequestError` for that item, never an answer.
 
 Every successful reply is committed to the sqlite cache before it is returned, so Ctrl-C
 loses at most the requests in flight and a rerun sends nothing it already paid for.
@@ -19,22 +12,32 @@ loses at most the requests in flight and a rerun sends nothing it already paid f
 
 from __future__ import annotations
 
-import json
-import math
-import random
-import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from ragaudit._io import require
-from ragaudit.exceptions import RagauditError
 from ragaudit.llm.cache import CachedReply, LLMCache, cache_key
 from ragaudit.llm.config import LLMConfig
 from ragaudit.llm.prices import PriceTable
+from ragaudit.llm.replies import (
+    ChatResult,
+    DryRunEstimate,
+    InvalidReply,
+    JSONOutcome,
+    LLMRequestError,
+    LLMUnavailableError,
+    MalformedReply,
+    Message,
+    PlannedCall,
+    estimate_tokens,
+    extract_json,
+)
+from ragaudit.llm.transport import redact_secrets, send_with_retries, short
 
 __all__ = [
     "ChatResult",
@@ -44,131 +47,15 @@ __all__ = [
     "LLMClient",
     "LLMRequestError",
     "LLMUnavailableError",
+    "MalformedReply",
     "Message",
     "PlannedCall",
     "estimate_tokens",
     "extract_json",
 ]
 
-Message = Mapping[str, str]
 T = TypeVar("T")
 R = TypeVar("R")
-
-_RETRY_AFTER_CAP = 300.0  # never sleep longer than this on a server's say-so
-
-
-class LLMUnavailableError(RagauditError):
-    """The endpoint cannot be used at all (unreachable, bad key, unknown model): abort."""
-
-
-class LLMRequestError(RagauditError):
-    """One request failed for good; the caller records it against that item only."""
-
-
-class InvalidReply(ValueError):
-    """A reply that does not satisfy the expected JSON schema; the message is sent back."""
-
-
-def estimate_tokens(text: str) -> int:
-    """The dry-run token heuristic: ``ceil(len(text) / 4)`` (about 4 characters per token
-    for English text with GPT-style tokenizers; good to a factor of ~1.3, not to the token).
-
-    Examples
-    --------
-    >>> estimate_tokens(""), estimate_tokens("abcd"), estimate_tokens("abcde")
-    (0, 1, 2)
-    """
-    return math.ceil(len(text) / 4)
-
-
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
-
-
-def extract_json(text: str) -> Any:
-    """Parse a JSON object from a reply, tolerating a Markdown code fence around it.
-
-    Raises :class:`InvalidReply` (with the parser's complaint) when there is no JSON object.
-
-    Examples
-    --------
-    >>> extract_json('```json\\n{"a": 1}\\n```')
-    {'a': 1}
-    >>> extract_json("sure! here it is")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ragaudit.llm.client.InvalidReply: the reply is not valid JSON (Expecting value at line 1 ...
-    """
-    fenced = _FENCE.match(text)
-    body = fenced.group(1) if fenced else text.strip()
-    try:
-        value = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise InvalidReply(
-            f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
-            "reply with a single JSON object and nothing else"
-        ) from None
-    if not isinstance(value, dict):
-        raise InvalidReply(f"expected a JSON object, found a JSON {type(value).__name__}")
-    return value
-
-
-@dataclass(frozen=True)
-class ChatResult:
-    """One completion: its text, token usage, and whether it came from the cache."""
-
-    text: str
-    input_tokens: int
-    output_tokens: int
-    cached: bool
-    finish_reason: str | None = None
-
-
-@dataclass(frozen=True)
-class JSONOutcome(Generic[T]):
-    """A validated structured reply, or the reason there is none (``value is None``)."""
-
-    value: T | None
-    error: str | None
-    attempts: int
-
-
-@dataclass(frozen=True)
-class PlannedCall:
-    """A first-attempt request, for dry runs: the messages and what they are for."""
-
-    messages: tuple[Message, ...]
-    prompt_version: str
-    repeat: int = 0
-    json_mode: bool = False
-    expected_output_tokens: int = 200
-
-
-@dataclass(frozen=True)
-class DryRunEstimate:
-    """What a run would cost before spending anything (chars/4 heuristic; retries excluded).
-
-    ``cost_usd`` is ``None`` when the model is not in the price table.
-    """
-
-    model: str
-    calls: int
-    cached_calls: int
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "model": self.model,
-            "calls": self.calls,
-            "cached_calls": self.cached_calls,
-            "new_calls": self.calls - self.cached_calls,
-            "estimated_input_tokens": self.input_tokens,
-            "estimated_output_tokens": self.output_tokens,
-            "estimated_cost_usd": self.cost_usd,
-            "method": "chars/4 heuristic; schema retries not included",
-        }
 
 
 @dataclass
@@ -238,6 +125,7 @@ class LLMClient:
         self._sdk_lock = threading.Lock()
         self._totals = _Totals()
         self._reached = False  # has the endpoint answered at least once?
+        self._secrets = config.secrets
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
@@ -259,8 +147,12 @@ class LLMClient:
         with self._sdk_lock:
             if self._sdk is None:
                 openai = require("openai", extra="llm", feature="the LLM layer")
+                # A query string (``?api-key=...`` on some gateways) is sent with every
+                # request as the SDK's default query; the SDK would mangle it in base_url.
+                parts = urlsplit(self.config.base_url or "")
                 self._sdk = openai.OpenAI(
-                    base_url=self.config.base_url,
+                    base_url=urlunsplit(parts._replace(query="", fragment="")),
+                    default_query=dict(parse_qsl(parts.query, keep_blank_values=True)) or None,
                     # Local servers (Ollama, llama.cpp, vLLM) need no key, but the SDK wants one.
                     api_key=self.config.api_key or "no-key-needed",
                     timeout=self.config.timeout,
@@ -347,7 +239,6 @@ class LLMClient:
     def _send(
         self, messages: Sequence[Message], key: str, repeat: int, json_mode: bool
     ) -> CachedReply:
-        openai = require("openai", extra="llm", feature="the LLM layer")
         sdk = self._openai()
         params = self._params(repeat, json_mode)
         request: dict[str, Any] = {
@@ -361,65 +252,29 @@ class LLMClient:
             request["max_tokens"] = params["max_tokens"]
         if json_mode:
             request["response_format"] = {"type": "json_object"}
-        jitter = random.Random(f"{self.config.seed}:{key}")
-        where = self.endpoint
-        for attempt in range(self.config.max_retries + 1):
+
+        def on_attempt(retry: bool) -> None:
             with self._totals.lock:
                 self._totals.http_requests += 1
-            wait: float | None = None
-            try:
-                response = sdk.chat.completions.create(**request)
-            except openai.APITimeoutError:
-                reason = f"timed out after {self.config.timeout:g} s"
-            except openai.APIConnectionError as exc:
-                reason = f"connection error ({exc.__class__.__name__}: {exc})"
-                # Until the endpoint has answered once, a refused connection is most likely a
-                # wrong URL or a server that is not running: fail after one retry, not four.
-                budget = (
-                    self.config.max_retries if self._reached else min(1, self.config.max_retries)
-                )
-                if attempt >= budget:
-                    raise LLMUnavailableError(
-                        f"cannot reach the LLM endpoint {where}: {reason}; check --llm-base-url "
-                        "/ RAGAUDIT_LLM_BASE_URL and that the server is running"
-                    ) from None
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                if status in (401, 403):
-                    raise LLMUnavailableError(
-                        f"the LLM endpoint {where} refused the request (HTTP {status}); check "
-                        "the key in RAGAUDIT_LLM_API_KEY / OPENAI_API_KEY"
-                    ) from None
-                if status == 404:
-                    raise LLMUnavailableError(
-                        f"the LLM endpoint {where} answered HTTP 404 for model "
-                        f"{self.model!r}; check --llm-base-url (usually ends in /v1) and "
-                        "--llm-model"
-                    ) from None
-                if status != 429 and status < 500:
-                    hint = ""
-                    if json_mode and status == 400:
-                        hint = " (if the server does not support response_format, pass "
-                        hint += "--no-llm-json-mode)"
-                    raise LLMRequestError(
-                        f"HTTP {status} from {where}: {_short(exc.message)}{hint}"
-                    ) from None
-                reason = f"HTTP {status}"
-                wait = _retry_after(exc.response.headers if exc.response is not None else {})
-            else:
-                self._reached = True
-                return _reply_from(response, messages)
-            if attempt == self.config.max_retries:
-                raise LLMRequestError(
-                    f"request to {where} failed after {attempt + 1} attempts: {reason}"
-                )
-            if wait is None:
-                wait = min(self.config.backoff_max, self.config.backoff_base * 2**attempt)
-                wait *= jitter.uniform(0.5, 1.0)
-            with self._totals.lock:
-                self._totals.retries += 1
-            self._sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
+                self._totals.retries += int(retry)
+
+        def on_reached() -> None:
+            self._reached = True
+
+        return send_with_retries(
+            create=sdk.chat.completions.create,
+            request=request,
+            messages=messages,
+            config=self.config,
+            model=self.model,
+            where=self.endpoint,
+            key=key,
+            json_mode=json_mode,
+            reached=lambda: self._reached,
+            on_reached=on_reached,
+            on_attempt=on_attempt,
+            sleep=self._sleep,
+        )
 
     # -- structured output -----------------------------------------------------------------
     def chat_json(
@@ -453,7 +308,7 @@ class LLMClient:
             try:
                 return JSONOutcome(parse(extract_json(result.text)), None, attempt + 1)
             except (InvalidReply, ValueError) as exc:
-                problem = _short(str(exc), 300)
+                problem = short(redact_secrets(str(exc), self._secrets), 300)
             conversation = [
                 *conversation,
                 {"role": "assistant", "content": result.text},
@@ -578,37 +433,3 @@ class LLMClient:
                 "cost_usd": self.prices.cost(self.model, t.input_tokens, t.output_tokens),
                 "price_table": self.prices.source if self.prices.lookup(self.model) else None,
             }
-
-
-def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds a 429/503 asks us to wait (``retry-after-ms`` or numeric ``retry-after``)."""
-    for name, scale in (("retry-after-ms", 1e-3), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) * scale
-        except ValueError:
-            continue  # an HTTP date: fall back to our own backoff
-        if math.isfinite(seconds) and seconds >= 0:
-            return min(seconds, _RETRY_AFTER_CAP)
-    return None
-
-
-def _reply_from(response: Any, messages: Sequence[Message]) -> CachedReply:
-    choice = response.choices[0] if getattr(response, "choices", None) else None
-    text = "" if choice is None else (choice.message.content or "")
-    usage = getattr(response, "usage", None)
-    if usage is not None and usage.prompt_tokens is not None:
-        input_tokens = int(usage.prompt_tokens)
-        output_tokens = int(usage.completion_tokens or 0)
-    else:  # some servers omit usage: fall back to the documented heuristic
-        input_tokens = sum(estimate_tokens(m["content"]) for m in messages)
-        output_tokens = estimate_tokens(text)
-    finish = None if choice is None else getattr(choice, "finish_reason", None)
-    return CachedReply(text, input_tokens, output_tokens, finish)

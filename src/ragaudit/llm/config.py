@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from ragaudit.exceptions import InputError
 
@@ -27,6 +27,7 @@ __all__ = [
     "LLMConfig",
     "default_cache_path",
     "redact_url",
+    "url_secrets",
 ]
 
 #: Environment variables read, in order of preference.
@@ -55,7 +56,8 @@ def default_cache_path(cache_dir: str | os.PathLike[str] | None = None) -> Path:
 
 
 def redact_url(url: str) -> str:
-    """Drop any ``user:password@`` part of a URL before it is shown or recorded.
+    """Drop any ``user:password@`` part of a URL, and the values of its query parameters,
+    before it is shown or recorded (``?api-key=...`` is how some gateways take the key).
 
     Examples
     --------
@@ -63,10 +65,27 @@ def redact_url(url: str) -> str:
     'http://127.0.0.1:8000/v1'
     >>> redact_url("https://api.openai.com/v1/")
     'https://api.openai.com/v1'
+    >>> redact_url("https://gw.example/v1?api-key=s3cret&api-version=2024-06-01")
+    'https://gw.example/v1?api-key=[redacted]&api-version=[redacted]'
     """
     parts = urlsplit(url.strip())
     netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), parts.query, ""))
+    query = "&".join(
+        f"{name}=[redacted]" for name, _ in parse_qsl(parts.query, keep_blank_values=True)
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), query, ""))
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The secret parts of a URL: the password of ``user:password@`` and the query values.
+
+    >>> url_secrets("http://bob:pw1234@h/v1?api-key=k-5678&v=1")
+    ('pw1234', 'k-5678', '1')
+    """
+    parts = urlsplit(url.strip())
+    found = [parts.password] if parts.password else []
+    found.extend(value for _, value in parse_qsl(parts.query) if value)
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -196,6 +215,16 @@ class LLMConfig:
     def endpoint(self) -> str:
         """The base URL without credentials or trailing slash (what caches and reports use)."""
         return redact_url(self.base_url or "")
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Strings that must never be stored: the key and the secret parts of the base URL.
+
+        >>> LLMConfig(base_url="http://h/v1?key=abcd", api_key="sk-1").secrets
+        ('sk-1', 'abcd')
+        """
+        found = (self.api_key,) if self.api_key else ()
+        return found + url_secrets(self.base_url or "")
 
     def require_endpoint(self, stage: str = "this LLM stage") -> None:
         """Fail with one line naming the flag and variable when the endpoint is incomplete.

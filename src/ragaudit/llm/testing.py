@@ -29,7 +29,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeChatServer", "FakeReply", "RecordedRequest"]
+__all__ = ["MALFORMED", "FakeChatServer", "FakeReply", "RecordedRequest"]
+
+
+_UNSET: Any = object()
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,10 @@ class FakeReply:
     ``content`` is the assistant message; ``status`` other than 200 sends an error body;
     ``delay`` sleeps before answering (to trip client timeouts); ``usage`` is
     ``(prompt_tokens, completion_tokens)`` or ``None`` to omit the usage block.
+
+    Malformed replies (see :data:`MALFORMED`): ``payload`` replaces the whole JSON body,
+    ``raw`` sends these bytes as the body, ``content_type`` overrides the header, and
+    ``truncate`` announces more bytes than it sends and then closes the connection.
     """
 
     content: str = ""
@@ -46,6 +53,70 @@ class FakeReply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     usage: tuple[int, int] | None = (10, 5)
+    payload: Any = _UNSET
+    raw: bytes | None = None
+    content_type: str = "application/json"
+    truncate: bool = False
+
+
+def _completion(**overrides: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "chatcmpl-bad",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "fine"},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+    body.update(overrides)
+    return body
+
+
+#: Every kind of HTTP-200 reply that is not a valid chat completion, by name.  A client must
+#: treat each as a retryable server fault: never an (empty) answer, never cached.
+MALFORMED: dict[str, FakeReply] = {
+    "empty_choices": FakeReply(payload=_completion(choices=[])),
+    "null_message": FakeReply(
+        payload=_completion(choices=[{"index": 0, "message": None, "finish_reason": "stop"}])
+    ),
+    "null_content": FakeReply(
+        payload=_completion(
+            choices=[{"index": 0, "message": {"role": "assistant", "content": None}}]
+        )
+    ),
+    "empty_content": FakeReply(
+        payload=_completion(choices=[{"index": 0, "message": {"role": "assistant", "content": ""}}])
+    ),
+    "content_not_text": FakeReply(
+        payload=_completion(choices=[{"index": 0, "message": {"role": "assistant", "content": 7}}])
+    ),
+    "choices_not_list": FakeReply(payload=_completion(choices="nope")),
+    "choice_not_object": FakeReply(payload=_completion(choices=["nope"])),
+    "no_choices_key": FakeReply(payload={"id": "x", "object": "chat.completion"}),
+    "error_with_200": FakeReply(payload={"error": {"message": "upstream overloaded"}}),
+    "usage_not_int": FakeReply(
+        payload=_completion(usage={"prompt_tokens": "lots", "completion_tokens": 5})
+    ),
+    "usage_negative": FakeReply(
+        payload=_completion(usage={"prompt_tokens": -3, "completion_tokens": 5})
+    ),
+    "json_array": FakeReply(payload=[1, 2, 3]),
+    "json_string": FakeReply(payload="fine"),
+    "html": FakeReply(
+        raw=b"<html><body><h1>502 Bad Gateway</h1></body></html>", content_type="text/html"
+    ),
+    "plain_text": FakeReply(raw=b"fine", content_type="text/plain"),
+    "not_json": FakeReply(raw=b'{"choices": [{"message": {"content": "fi'),
+    "empty_body": FakeReply(raw=b""),
+    "not_utf8": FakeReply(raw=b'{"choices": "\xff\xfe\xff"}'),
+    "truncated": FakeReply(raw=b'{"id": "chatcmpl-1", "choices": [{"mess', truncate=True),
+}
 
 
 @dataclass(frozen=True)
@@ -149,12 +220,25 @@ class FakeChatServer:
                 request = RecordedRequest(
                     self.path, {k.lower(): v for k, v in self.headers.items()}, body
                 )
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                if not self.path.split("?", 1)[0].rstrip("/").endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}}, {})
                     return
                 reply = server._next_reply(request)
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.raw is not None or reply.payload is not _UNSET:
+                    body_bytes = (
+                        reply.raw
+                        if reply.raw is not None
+                        else json.dumps(reply.payload).encode("utf-8")
+                    )
+                    self._send_raw(
+                        reply.status,
+                        body_bytes,
+                        {"content-type": reply.content_type, **reply.headers},
+                        truncate=reply.truncate,
+                    )
+                    return
                 if reply.status != 200:
                     payload: dict[str, Any] = {
                         "error": {"message": reply.content or "scripted error", "type": "fake"}
@@ -183,15 +267,25 @@ class FakeChatServer:
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
                 data = json.dumps(payload).encode("utf-8")
+                self._send_raw(status, data, {"content-type": "application/json", **headers})
+
+            def _send_raw(
+                self, status: int, data: bytes, headers: dict[str, str], truncate: bool = False
+            ) -> None:
                 try:
                     self.send_response(status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
+                    # a truncated body promises more than it sends, then hangs up
+                    length = len(data) + (1000 if truncate else 0)
+                    self.send_header("content-length", str(length))
                     for name, value in headers.items():
                         self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
+                    if truncate:
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                except (BrokenPipeError, ConnectionResetError, OSError):
                     pass  # the client gave up (a timeout test); nothing to report
 
         return Handler

@@ -109,12 +109,15 @@ def render_text(report: Report) -> str:
     """
     out = [visible(report.title)] if report.title else []
     for section in _sections(report):
+        blocks = _shown(section.blocks, "table")
+        if not (blocks or section.title):
+            continue
         if out:
             out.append("")
         indent = _INDENT if section.title else ""
         if section.title:
             out.append(visible(_shout(section.title)))
-        for i, block in enumerate(_shown(section.blocks, "table")):
+        for i, block in enumerate(blocks):
             if i and section.title:
                 out.append("")
             if isinstance(block, Table):

@@ -1,12 +1,23 @@
-"""Reports of the commands that make or check saved runs: ``cache stats`` (more to come)."""
+"""Reports of the commands that make, check or judge saved runs: run, import, judge, cache."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ragaudit.reports.report import KeyValues, Report, Section, Table
+from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.data.saved_run_summary import count_judge_errors, metric_means
+from ragaudit.pipeline.summary import RETRIEVAL_METRICS
+from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
-__all__ = ["cache_report"]
+__all__ = [
+    "cache_report",
+    "dry_run_report",
+    "import_report",
+    "invocation_line",
+    "judge_report",
+    "money",
+    "run_summary_report",
+]
 
 
 def cache_report(path: str, info: Any | None) -> Report:
@@ -19,8 +30,11 @@ def cache_report(path: str, info: Any | None) -> Report:
     cache /tmp/llm.sqlite: no cache yet (0 entries)
     """
     if info is None:
+        machine = KeyValues((("path", path), ("entries", "0")), only=("csv",))
         return Report(
-            f"cache {path}: no cache yet (0 entries)", (), data={"path": path, "entries": 0}
+            f"cache {path}: no cache yet (0 entries)",
+            (Section("", (machine,)),),
+            data={"path": path, "entries": 0},
         )
     data = {
         "path": info.path,
@@ -51,3 +65,299 @@ def cache_report(path: str, info: Any | None) -> Report:
                 Section(title, (Table(("name", "entries"), rows, values=tuple(counts.items())),))
             )
     return Report(f"cache {info.path}", tuple(sections), data=data)
+
+
+_LLM_METRICS = (
+    "sufficiency",
+    "correct",
+    "completeness",
+    "faithfulness",
+    "citation_acc",
+    "answer_relevance",
+)
+
+
+def money(value: float | None) -> str:
+    """A cost in dollars, or why it is unknown.
+
+    Examples
+    --------
+    >>> money(0.01234), money(None)
+    ('$0.0123', 'unknown (model not in the price table)')
+    """
+    return "unknown (model not in the price table)" if value is None else f"${value:.4f}"
+
+
+def _fraction(numerator: int, denominator: int) -> str:
+    if denominator == 0:
+        return "   n/a"
+    return f"{numerator:>3}/{denominator:<3} = {numerator / denominator:.3f}"
+
+
+def _mean_table(questions: list[QuestionResult], k: int, prefix: str) -> Table:
+    keys = [f"{prefix}{family}@k" for family in RETRIEVAL_METRICS]
+    means, _ = metric_means(questions, keys)
+    values = tuple(means.get(key) for key in keys)
+    return Table(
+        tuple(f"{family}@{k}" for family in RETRIEVAL_METRICS),
+        (tuple("-" if v is None else f"{v:.3f}" for v in values),),
+        align="r" * len(keys),
+        values=(values,),
+    )
+
+
+def invocation_line(usage: dict[str, Any]) -> str:
+    """What this invocation actually sent (a fully cached rerun sends nothing)."""
+    stages = [u for u in usage.values() if isinstance(u, dict)]
+    requests = sum(int(u.get("http_requests", 0)) for u in stages)
+    hits = sum(int(u.get("cache_hits", 0)) for u in stages)
+    calls = sum(int(u.get("calls", 0)) for u in stages)
+    tokens_in = sum(int(u.get("input_tokens", 0)) for u in stages)
+    tokens_out = sum(int(u.get("output_tokens", 0)) for u in stages)
+    costs = [u.get("cost_usd") for u in stages]
+    cost = None if any(c is None for c in costs) else sum(float(c) for c in costs if c is not None)
+    return (
+        f"this invocation: {calls} LLM calls ({hits} cached, {requests} HTTP requests), "
+        f"tokens sent {tokens_in} in / {tokens_out} out, cost {money(cost)}"
+    )
+
+
+def _judge_error_text(judge_errors: dict[str, int]) -> str:
+    if not judge_errors:
+        return "none"
+    return (
+        ", ".join(f"{judge} {n}" for judge, n in judge_errors.items())
+        + " (excluded from the means, see each row's 'judge_error')"
+    )
+
+
+def run_summary_report(
+    saved: SavedRun, *, usage: dict[str, Any] | None = None, saved_to: str | None = None
+) -> Report:
+    """The end-of-run report: retrieval means (stating k, unit and averaging) and end to end.
+
+    ``saved`` is a saved run; ``usage`` what this invocation sent to an LLM; ``saved_to``
+    where the run was written.  The JSON form is the run's name, config and summary.
+
+    Examples
+    --------
+    >>> from ragaudit.reports.render import render
+    >>> row = {"id": "q1", "retrieved": [], "metrics": {"hit@k": 1.0, "recall@k": 1.0,
+    ...        "precision@k": 0.5, "mrr@k": 1.0, "ndcg@k": 1.0, "map@k": 1.0, "answered": 1.0,
+    ...        "correct": 0.0}}
+    >>> saved = SavedRun.from_dict({"name": "k2", "config": {"k": 2, "seed": 0}, "rows": [row]})
+    >>> print(render(run_summary_report(saved), "table"))
+    k2  (1 questions: 1 answerable, 0 unanswerable; seed 0)
+    <BLANKLINE>
+    RETRIEVAL (document level, k=2, macro mean over 1 answerable questions)
+      hit@2  recall@2  precision@2  mrr@2  ndcg@2  map@2
+      1.000     1.000        0.500  1.000   1.000  1.000
+    <BLANKLINE>
+    END TO END (offline judges, answerable questions)
+      answered        1/1   = 1.000
+      correct         0/1   = 0.000
+      judge errors  none
+    <BLANKLINE>
+    """
+    k = saved.k
+    questions = list(saved.questions)
+    answerable = [q for q in questions if q.answerable]
+    unanswerable = [q for q in questions if not q.answerable]
+    title = (
+        f"{saved.name}  ({len(questions)} questions: {len(answerable)} answerable, "
+        f"{len(unanswerable)} unanswerable; seed {saved.config.get('seed')})"
+    )
+    sections: list[Section] = []
+    scored = [q for q in questions if q.metric("hit@k") is not None]
+    if scored:
+        sections.append(
+            Section(
+                f"Retrieval (document level, k={k}, macro mean over {len(scored)} answerable "
+                "questions)",
+                (_mean_table(scored, k, ""),),
+            )
+        )
+        chunk_scored = [q for q in scored if q.metric("chunk_hit@k") is not None]
+        if chunk_scored:
+            sections.append(
+                Section(
+                    f"Retrieval (chunk level, k={k}, macro mean over {len(chunk_scored)} "
+                    "questions with chunk labels)",
+                    (_mean_table(chunk_scored, k, "chunk_"),),
+                )
+            )
+    judged_by = "LLM" if saved.config.judged_by_llm else "offline"
+    end: list[tuple[str, str]] = []
+    judged = [q for q in answerable if q.metric("answered") is not None]
+    if judged:
+        decided = [q for q in judged if q.metric("correct") is not None]
+        end += [
+            (
+                "answered",
+                _fraction(sum(int(q.metric("answered") or 0) for q in judged), len(judged)),
+            ),
+            (
+                "correct",
+                _fraction(sum(int(q.metric("correct") or 0) for q in decided), len(decided)),
+            ),
+        ]
+    refusals = [q for q in unanswerable if q.metric("correct") is not None]
+    if refusals:
+        abstained = sum(int(q.metric("correct") or 0) for q in refusals)
+        end.append(("refused (unanswerable)", _fraction(abstained, len(refusals))))
+    errors = sum(1 for q in questions if q.error)
+    if errors:
+        end.append(("generation errors", f"{errors} (see each row's 'error')"))
+    end.append(("judge errors", _judge_error_text(count_judge_errors(questions))))
+    sections.append(
+        Section(f"End to end ({judged_by} judges, answerable questions)", (KeyValues(tuple(end)),))
+    )
+    if judged_by == "LLM":
+        means, counts = metric_means(questions, _LLM_METRICS)
+        llm_rows = tuple((m, means[m], counts[m]) for m in _LLM_METRICS if m in means)
+        sections.append(
+            Section(
+                "LLM judges (mean over the questions each judge decided)",
+                (
+                    Table(
+                        ("judge", "mean", "n"),
+                        tuple((m, f"{v:.3f}", str(n)) for m, v, n in llm_rows),
+                        values=llm_rows,
+                    ),
+                ),
+            )
+        )
+    document = saved.to_dict()
+    llm = document["summary"].get("llm")
+    tail: list[str] = []
+    if isinstance(llm, dict):
+        stages = llm.get("by_stage") or {}
+        detail = ", ".join(f"{name} {cost.get('calls', 0)}" for name, cost in stages.items())
+        tail.append(
+            f"LLM {llm.get('model')}: {llm.get('calls', 0)} calls"
+            + (f" ({detail})" if detail else "")
+            + f", tokens {llm.get('input_tokens', 0)} in / {llm.get('output_tokens', 0)} out, "
+            f"cost {money(llm.get('cost_usd'))} (cached replies included)"
+        )
+    if usage:
+        tail.append(invocation_line(usage))
+    if saved_to is not None:
+        tail.append(f"saved: {saved_to}")
+    if tail:
+        sections.append(Section("", (Text(tuple(tail)),)))
+    data = {
+        "name": saved.name,
+        "path": saved_to,
+        "config": document["config"],
+        "summary": document["summary"],
+        "invocation": usage or None,
+    }
+    return Report(title, tuple(sections), data=data)
+
+
+def dry_run_report(plan: dict[str, Any] | None) -> Report:
+    """What ``run --dry-run`` would send (``plan`` is None when no LLM stage is asked for)."""
+    if plan is None:
+        line = (
+            "dry run: no LLM stage requested (--generator openai or --judges llm); "
+            "this run sends nothing"
+        )
+        return Report("", (Section("", (Text((line,)),)),), data={"calls": 0})
+    lines = [f"dry run: nothing sent, nothing written ({plan['n_questions']} questions)"]
+    for stage in ("generator", "judges"):
+        estimate = plan.get(stage)
+        if estimate is None:
+            continue
+        lines.append(
+            f"  {stage:<9} {estimate['calls']} calls ({estimate['cached_calls']} cached), about "
+            f"{estimate['estimated_input_tokens']} input + "
+            f"{estimate['estimated_output_tokens']} output tokens, cost "
+            f"{money(estimate['estimated_cost_usd'])} with {estimate['model']}"
+        )
+    lines.append(
+        f"  total     {plan['calls']} calls ({plan['cached_calls']} cached), about "
+        f"{plan['estimated_input_tokens']} input + {plan['estimated_output_tokens']} output "
+        f"tokens, cost {money(plan['estimated_cost_usd'])}"
+    )
+    lines.append(
+        "  (tokens: chars/4 estimate, schema retries excluded; judge calls for answers not yet "
+        "generated assume a cited, non-refusing answer: an upper bound)"
+    )
+    return Report("", (Section("", (Text(tuple(lines)),)),), data=plan)
+
+
+def import_report(
+    file: str, saved: SavedRun, summary: dict[str, Any], saved_to: str | None
+) -> Report:
+    """What ``ragaudit import`` found in a valid saved run."""
+    n_retrieved = [len(q.retrieved) for q in saved.questions]
+    depth = f"{min(n_retrieved)}-{max(n_retrieved)}" if n_retrieved else "0"
+    head = Text(
+        (
+            f"{file}: valid ragaudit.run v1, name {saved.name!r}",
+            f"{summary['n']} questions ({summary['n_answerable']} answerable, "
+            f"{summary['n_unanswerable']} unanswerable, {summary['n_errors']} with errors)",
+            f"k={saved.k}, retrieved per question: {depth}",
+        )
+    )
+    sections = [Section("", (head,))]
+    means = summary["metrics"]
+    if means:
+        values = tuple((name, v, summary["n_scored"][name]) for name, v in means.items())
+        sections.append(
+            Section(
+                "Mean over questions where defined (macro)",
+                (
+                    Table(
+                        ("metric", "mean", "n"),
+                        tuple((m, f"{v:.3f}", str(n)) for m, v, n in values),
+                        values=values,
+                    ),
+                ),
+            )
+        )
+    if saved_to is not None:
+        sections.append(Section("", (Text((f"saved: {saved_to}",)),)))
+    data = {"file": file, "name": saved.name, "valid": True, "summary": summary, "saved": saved_to}
+    return Report("", tuple(sections), data=data)
+
+
+def judge_report(
+    name: str,
+    report: dict[str, Any],
+    wanted: list[str],
+    config: Any,
+    totals: dict[str, Any],
+    target: str,
+) -> Report:
+    """What ``ragaudit judge`` decided, what it cost, where it wrote the run."""
+    title = (
+        f"{name}: {report['n']} answers judged by {config.model} "
+        f"(seed {config.seed}, temperature {config.temperature:g})"
+    )
+    rows = tuple((m, report["means"][m], report["n_decided"][m]) for m in wanted)
+    table = Table(
+        ("judge metric", "mean", "n"),
+        tuple((m, "n/a" if v is None else f"{v:.3f}", str(n)) for m, v, n in rows),
+        values=rows,
+    )
+    errors = report["judge_errors"]
+    pairs = [("judge errors", ", ".join(f"{k} {v}" for k, v in errors.items()) or "none")]
+    if "mean_agreement" in report:
+        pairs.append(
+            (
+                "agreement between repeats",
+                ", ".join(f"{k} {v:.3f}" for k, v in report["mean_agreement"].items()),
+            )
+        )
+    pairs += [
+        (
+            "calls",
+            f"{totals['calls']} ({totals['cache_hits']} cached, {totals['http_requests']} HTTP "
+            f"requests), tokens {totals['input_tokens']} in / {totals['output_tokens']} out, "
+            f"cost {money(totals['cost_usd'])}",
+        ),
+        ("written to", target),
+    ]
+    data = {"name": name, "model": config.model, **report, "usage": totals, "written_to": target}
+    return Report(title, (Section("Verdicts", (table, KeyValues(tuple(pairs)))),), data=data)

@@ -1,0 +1,215 @@
+"""Sending one request with our own retry policy, and sorting every failure into three kinds.
+
+The official ``openai`` client (imported lazily, extra ``llm``) runs with ``max_retries=0``
+so that the policy is ours, seeded and testable:
+
+* **retryable**: timeouts, connection errors, HTTP 429 and 5xx, and every *malformed reply*
+  (a 200 whose body is not a valid chat completion: see :mod:`ragaudit.llm.replies`; a body
+  that is not JSON; a body cut short).  Attempt ``a`` waits
+  ``min(backoff_max, backoff_base * 2**a) * u`` with ``u ~ U[0.5, 1]`` drawn from a generator
+  seeded by ``(seed, request key)``, or what ``Retry-After`` asks;
+* **fatal for the batch** (:class:`LLMUnavailableError`): an endpoint that cannot be reached
+  (before it has answered once, a refused connection is retried only once, so a wrong URL
+  fails in about a second), or that rejects the key or the model (401, 403, 404);
+* **fatal for the item** (:class:`LLMRequestError`): other 4xx (e.g. 400 for an over-long
+  prompt), or retries exhausted.  Judges record it as ``judge_error``, the generator as a
+  generation error; neither is ever cached.
+
+Every message that leaves this module is passed through :func:`redact_secrets` with the
+configured key, so a server that echoes the key in its error body cannot get it stored.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from ragaudit._io import require
+from ragaudit.llm.cache import CachedReply
+from ragaudit.llm.config import LLMConfig
+from ragaudit.llm.replies import (
+    LLMRequestError,
+    LLMUnavailableError,
+    MalformedReply,
+    Message,
+    reply_from_response,
+)
+
+__all__ = ["redact_secrets", "send_with_retries", "short"]
+
+_RETRY_AFTER_CAP = 300.0  # never sleep longer than this on a server's say-so
+
+_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}")
+_KEY_PARAM = re.compile(
+    r"(?i)((?:api[-_]?key|access[-_]?token|token|key|secret|password|sig)[\"']?\s*[=:]\s*[\"']?)"
+    r"[^\s\"'&,;}]+"
+)
+_KEY_LIKE = re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{12,}")
+
+
+def redact_secrets(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """Remove the given secrets and anything that looks like a key or a bearer token.
+
+    Each of ``secrets`` (e.g. the configured API key) becomes ``[redacted]`` wherever it
+    occurs; so do ``Bearer ...`` / ``Basic ...`` credentials, ``api-key=...``-style
+    assignments and ``sk-...`` keys.
+
+    Examples
+    --------
+    >>> redact_secrets("bad key my-secret-123 (Authorization: Bearer abcdef123456)",
+    ...                ["my-secret-123"])
+    'bad key [redacted] (Authorization: Bearer [redacted])'
+    >>> redact_secrets("GET /v1?api-key=abc123&x=1: 401")
+    'GET /v1?api-key=[redacted]&x=1: 401'
+    """
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    text = _BEARER.sub(lambda m: f"{m.group(1)} [redacted]", text)
+    text = _KEY_PARAM.sub(lambda m: f"{m.group(1)}[redacted]", text)
+    return _KEY_LIKE.sub(lambda m: f"{m.group(1)}-[redacted]", text)
+
+
+def short(text: str, limit: int = 200) -> str:
+    """One line of at most ``limit`` characters.
+
+    >>> short("a\\n  b" + "c" * 300, 10)
+    'a bccc...'
+    """
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds a 429/503 asks us to wait (``retry-after-ms`` or numeric ``retry-after``).
+
+    >>> retry_after({"retry-after": "2"}), retry_after({"retry-after-ms": "1500"})
+    (2.0, 1.5)
+    >>> retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) is None
+    True
+    """
+    for name, scale in (("retry-after-ms", 1e-3), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue  # an HTTP date: fall back to our own backoff
+        if math.isfinite(seconds) and seconds >= 0:
+            return min(seconds, _RETRY_AFTER_CAP)
+    return None
+
+
+def _is_connect_failure(exc: BaseException) -> bool:
+    """Whether a connection error means "nobody answered" (refused, DNS, connect timeout),
+    as opposed to a server that answered with a broken or truncated body."""
+    cause = exc.__cause__ or exc.__context__
+    if cause is None:
+        return True
+    # By class name: the SDK's transport (httpx, or the fork some openai releases vendor)
+    # names its "could not connect" errors ConnectError / ConnectTimeout.
+    names = {cls.__name__ for cls in type(cause).__mro__}
+    return bool(names & {"ConnectError", "ConnectTimeout", "ConnectionRefusedError"})
+
+
+def send_with_retries(
+    *,
+    create: Callable[..., Any],
+    request: Mapping[str, Any],
+    messages: Sequence[Message],
+    config: LLMConfig,
+    model: str,
+    where: str,
+    key: str,
+    json_mode: bool,
+    reached: Callable[[], bool],
+    on_reached: Callable[[], None],
+    on_attempt: Callable[[bool], None],
+    sleep: Callable[[float], None],
+) -> CachedReply:
+    """Send ``create(**request)`` until a valid reply, with the policy of the module docstring.
+
+    ``on_attempt(retry)`` is called before each HTTP request (``retry`` is True from the
+    second on); ``reached()`` says whether the endpoint has ever answered and ``on_reached()``
+    records that it has.  Returns the checked reply; raises :class:`LLMRequestError` or
+    :class:`LLMUnavailableError` with secrets redacted.
+    """
+    openai = require("openai", extra="llm", feature="the LLM layer")
+    secrets: tuple[str, ...] = config.secrets
+
+    def clean(text: str) -> str:
+        return short(redact_secrets(str(text), secrets))
+
+    jitter = random.Random(f"{config.seed}:{key}")
+    for attempt in range(config.max_retries + 1):
+        on_attempt(attempt > 0)
+        wait: float | None = None
+        try:
+            reply = reply_from_response(create(**request), messages)
+        except openai.APITimeoutError:
+            reason = f"timed out after {config.timeout:g} s"
+        except openai.APIConnectionError as exc:
+            detail = exc.__cause__ or exc
+            reason = clean(f"{detail.__class__.__name__}: {detail}")
+            if not _is_connect_failure(exc):
+                on_reached()  # it answered, with a body cut short or undecodable
+                reason = f"the server sent a broken reply ({reason})"
+            else:
+                reason = f"connection error ({reason})"
+                # Until the endpoint has answered once, a refused connection is most likely
+                # a wrong URL or a server that is not running: fail after one retry, not four.
+                budget = config.max_retries if reached() else min(1, config.max_retries)
+                if attempt >= budget:
+                    raise LLMUnavailableError(
+                        f"cannot reach the LLM endpoint {where}: {reason}; check "
+                        "--llm-base-url / RAGAUDIT_LLM_BASE_URL and that the server is running"
+                    ) from None
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            if status in (401, 403):
+                raise LLMUnavailableError(
+                    f"the LLM endpoint {where} refused the request (HTTP {status}); check "
+                    "the key in RAGAUDIT_LLM_API_KEY / OPENAI_API_KEY"
+                ) from None
+            if status == 404:
+                raise LLMUnavailableError(
+                    f"the LLM endpoint {where} answered HTTP 404 for model {model!r}; check "
+                    "--llm-base-url (usually ends in /v1) and --llm-model"
+                ) from None
+            if status != 429 and status < 500:
+                hint = ""
+                if json_mode and status == 400:
+                    hint = " (if the server does not support response_format, pass "
+                    hint += "--no-llm-json-mode)"
+                raise LLMRequestError(
+                    f"HTTP {status} from {where}: {clean(exc.message)}{hint}"
+                ) from None
+            reason = f"HTTP {status}"
+            wait = retry_after(exc.response.headers if exc.response is not None else {})
+        except openai.APIError as exc:  # e.g. APIResponseValidationError
+            on_reached()
+            reason = f"malformed reply ({clean(f'{exc.__class__.__name__}: {exc}')})"
+        except MalformedReply as exc:
+            on_reached()
+            reason = f"malformed reply ({clean(str(exc))})"
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError) as exc:
+            # The SDK parses the body itself: a body that is not JSON raises JSONDecodeError,
+            # one of the wrong shape AttributeError / TypeError / pydantic's ValueError.
+            on_reached()
+            reason = f"malformed reply ({clean(f'{exc.__class__.__name__}: {exc}')})"
+        else:
+            on_reached()
+            return reply
+        if attempt == config.max_retries:
+            raise LLMRequestError(
+                f"request to {where} failed after {attempt + 1} attempts: {reason}"
+            )
+        if wait is None:
+            wait = min(config.backoff_max, config.backoff_base * 2**attempt)
+            wait *= jitter.uniform(0.5, 1.0)
+        sleep(wait)
+    raise AssertionError("unreachable")  # pragma: no cover
