@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from ragaudit.data.saved_run import JudgeVerdicts, SavedRun
+from ragaudit.data.saved_run_summary import count_judge_errors, summarise_run
 from ragaudit.pipeline.costs import combine_llm_costs
-from ragaudit.pipeline.summary import count_judge_errors, failed_judges, judge_metrics, summarise
+from ragaudit.pipeline.summary import judge_metrics
 
 OFFLINE = {"abstained": False, "keyword_hit": 1.0, "correct": True, "evidence_in_context": True}
 
@@ -41,24 +43,27 @@ def test_a_generation_error_still_nulls_every_judge_metric() -> None:
     ],
 )
 def test_failed_judges(judges: dict, expected: set) -> None:
-    assert failed_judges(judges) == expected
+    assert JudgeVerdicts(judges).failed == expected
 
 
 def test_summaries_always_count_judge_errors() -> None:
     rows = [
-        {"answerable": True, "judges": {"judge_errors": {"sufficiency": "x"}}, "metrics": {}},
-        {"answerable": True, "judges": {"judge_errors": {"sufficiency": "x", "citations": "y"}},
-         "metrics": {}},
+        {"id": "q1", "judges": {"judge_errors": {"sufficiency": "x"}}},
+        {"id": "q2", "judges": {"judge_errors": {"sufficiency": "x", "citations": "y"}}},
         # a failed generation is counted in n_errors, never as a judge error
-        {"answerable": True, "error": "boom", "judges": {"judge_error": "sufficiency: z"},
-         "metrics": {}},
-    ]  # fmt: skip
-    assert count_judge_errors(rows) == {"citations": 1, "sufficiency": 2}
-    summary = summarise(rows, k=3)
+        {"id": "q3", "error": "boom", "judges": {"judge_error": "sufficiency: z"}},
+    ]
+    run = SavedRun.from_dict(
+        {"config": {"k": 3}, "rows": [{**row, "retrieved": []} for row in rows]}
+    )
+    assert count_judge_errors(run.questions) == {"citations": 1, "sufficiency": 2}
+    summary = summarise_run(run).to_dict()
     assert summary["judge_errors"] == {"citations": 1, "sufficiency": 2}
-    assert summary["n_judge_errors"] == 3
-    offline = summarise([{"answerable": True, "judges": OFFLINE, "metrics": {}}], k=3)
-    assert (offline["judge_errors"], offline["n_judge_errors"]) == ({}, 0)
+    assert summary["n_judge_errors"] == 3 and summary["n_errors"] == 1
+    offline = SavedRun.from_dict(
+        {"config": {"k": 3}, "rows": [{"id": "q1", "retrieved": [], "judges": OFFLINE}]}
+    )
+    assert summarise_run(offline).n_judge_errors == 0
 
 
 def test_llm_costs_add_up_and_unknown_stays_unknown() -> None:

@@ -344,13 +344,13 @@ def test_judge_metrics_and_summary() -> None:
          "judge_agreement": {"relevance": 0.5}},
     ]  # fmt: skip
     assert judge_metrics(rows[1]) == {
-        "correct": 0.0, "sufficiency": None, "faithfulness": 0.5, "citation_acc": None,
+        "correct": 0.0, "sufficiency": None, "faithfulness": 0.5, "citation_accuracy": None,
         "completeness": 0.0, "answer_relevance": (3 - 1) / 4,
     }  # fmt: skip
     summary = summarize_judges(rows)
     assert summary["means"]["correct"] == 0.5
     assert summary["means"]["faithfulness"] == 0.75
-    assert summary["means"]["citation_acc"] == 0.5
+    assert summary["means"]["citation_accuracy"] == 0.5
     assert summary["means"]["answer_relevance"] == ((5 - 1) / 4 + (3 - 1) / 4) / 2
     assert summary["n_decided"]["sufficiency"] == 1
     assert (summary["judge_errors"], summary["n_judge_errors"]) == ({"sufficiency": 1}, 1)

@@ -303,7 +303,7 @@ def test_a_lasting_fault_is_a_counted_judge_error_and_only_that_judge_is_null(
     assert list(q1["judges"]["judge_errors"]) == ["sufficiency"]
     assert reason in q1["judges"]["judge_error"]
     assert q1["metrics"]["sufficiency"] is None  # not counted as right or wrong
-    for metric in ("correct", "faithfulness", "citation_acc", "answer_relevance",
+    for metric in ("correct", "faithfulness", "citation_accuracy", "answer_relevance",
                    "keyword_hit", "answered", "hit@k"):  # fmt: skip
         assert q1["metrics"][metric] is not None, metric
     assert data["summary"]["judge_errors"] == {"sufficiency": 1}

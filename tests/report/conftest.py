@@ -35,6 +35,12 @@ def cli(*args: str) -> str:
     return result.stdout
 
 
+def run(corpus: Path, golden: Path, out: Path, name: str, *options: str) -> None:
+    """``ragaudit run`` of the offline pipeline, saved as ``out/name.json`` (no timings)."""
+    cli("run", "--corpus", str(corpus), "--golden", str(golden), "--name", name,
+        "--out", str(out), "--no-timing", *options)  # fmt: skip
+
+
 @dataclass
 class Loaded:
     """A page open in the browser, with everything it tried to do."""
@@ -110,20 +116,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         corpus_copy = out / "corpus"
         shutil.copytree(corpus, corpus_copy)
         for k in (3, 6):
-            cli(
-                "run",
-                "--corpus",
-                str(corpus),
-                "--golden",
-                str(golden),
-                "--k",
-                str(k),
-                "--name",
-                f"k{k}",
-                "--out",
-                str(out),
-                "--no-timing",
-            )
+            run(corpus, golden, out, f"k{k}", "--k", str(k))
         cli(
             "labels",
             "build",
@@ -209,24 +202,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     runs = {}
     for k in (1, 2):
         name = f"k{k}"
-        cli(
-            "run",
-            "--corpus",
-            str(corpus),
-            "--golden",
-            str(golden),
-            "--k",
-            str(k),
-            "--chunk-size",
-            "200",
-            "--chunk-overlap",
-            "20",
-            "--name",
-            name,
-            "--out",
-            str(out),
-            "--no-timing",
-        )
+        run(corpus, golden, out, name, "--k", str(k), "--chunk-size", "200",
+            "--chunk-overlap", "20")  # fmt: skip
         runs[name] = out / f"{name}.json"
     # The run name is data too: make it hostile inside the saved file.
     data = json.loads(runs["k2"].read_text(encoding="utf-8"))

@@ -92,3 +92,17 @@ def test_comparison_rows_and_holm_match_compare_and_statsmodels(bench: dict[str,
              if p < 0.05 and (r["ci_low"] > 0 or r["ci_high"] < 0)]  # fmt: skip
     assert moved == ["precision@k"]
     assert "moved for real: precision@k" in text
+
+
+def test_runs_with_too_few_common_questions_get_a_note_not_a_crash(
+    bench: dict[str, Path], tmp_path: Path
+):
+    data = json.loads(bench["k6"].read_text(encoding="utf-8"))
+    data["rows"] = data["rows"][:5]  # 5 of k3's 60 questions: compare refuses the pair
+    few = tmp_path / "few.json"
+    few.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "r.html"
+    cli("report", str(bench["k3"]), str(few), "--out", str(out))
+    page = out.read_text(encoding="utf-8")
+    assert "id=compare" not in page
+    assert "not compared with k3" in page

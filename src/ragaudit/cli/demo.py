@@ -24,7 +24,7 @@ import click
 
 from ragaudit.data.chunks import Chunk, Document
 from ragaudit.data.golden import GoldenSet, load_golden
-from ragaudit.data.records import SavedRun
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import load_corpus
@@ -176,7 +176,7 @@ def section_audit(ctx: DemoContext, echo: Echo) -> None:
 
     texts = {c.chunk_id: c.text for c in ctx.chunks}
     audit = build_audit(
-        [run.to_saved_run() for run in ctx.runs.values()],
+        list(ctx.runs.values()),
         labels=ctx.extra.get("chunk_labels"),
         chunk_texts=texts,
         seed=ctx.seed,
@@ -205,8 +205,8 @@ def section_full(ctx: DemoContext, echo: Echo) -> None:
     echo("=" * 78)
     bias_section(ctx.runs[name_a], ctx.extra["chunk_labels"], echo=echo)
     result = compare_runs(
-        ctx.runs[name_a].path or "",
-        ctx.runs[name_b].path or "",
+        ctx.runs[name_a],
+        ctx.runs[name_b],
         ["recall@k", "ndcg@k", "precision@k", "keyword_hit", "correct"],
         seed=ctx.seed,
         questions="answerable",

@@ -95,7 +95,7 @@ def command(
     into `metrics`; a judge that gives no valid verdict records `judge_error` and is counted
     apart, never as right or wrong.  Replies are cached: a rerun sends nothing.
     """
-    from ragaudit.data.records import RunDocument, load_saved_run
+    from ragaudit.data.records import load_saved_run
     from ragaudit.judges.llm import JUDGE_NAMES, METRICS_OF, LLMJudges, items_from_rows
     from ragaudit.llm.client import LLMClient
     from ragaudit.pipeline.llm_stages import judge_with_llm
@@ -131,19 +131,19 @@ def command(
         emit(Report("", (Section("", (Text((line,)),)),), data=data), output_format)
         return
     target = Path(out_path) if out_path else Path(run)
-    document = RunDocument.from_saved_run(saved, path=str(target))
+    saved = saved.replace(path=str(target))
     usage: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         progress = progress_callback(stack, "judging", quiet=quiet)
 
         # One code path with `ragaudit run --judges llm`: the summary is recomputed and the
         # generator's share of the LLM cost is kept next to the judges'.
-        report = judge_with_llm(
-            document, chunks, config, repeats=judge_repeats, judge_names=names,
+        judged, report = judge_with_llm(
+            saved, chunks, config, repeats=judge_repeats, judge_names=names,
             progress=progress, usage=usage,
         )  # fmt: skip
     wanted = [m for n in names for m in METRICS_OF[n]]
     emit(
-        judge_report(document.name, report, wanted, config, usage["judges"], str(target)),
+        judge_report(judged.name, report, wanted, config, usage["judges"], str(target)),
         output_format,
     )

@@ -195,5 +195,5 @@ def command(
             on_judge_progress=judging,
             llm_usage=usage,
         )
-    report = run_summary_report(saved.to_saved_run(), usage=usage, saved_to=str(saved.path))
+    report = run_summary_report(saved, usage=usage, saved_to=str(saved.path))
     emit(report, output_format)

@@ -16,13 +16,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ragaudit._io import atomic_write_text
-from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION
-from ragaudit.data.saved_run import SavedRun as SavedRunModel
+from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION, SavedRun
 from ragaudit.data.saved_run_check import find_problems, saved_run_schema, validate_saved_run
 from ragaudit.exceptions import FormatError, InputError, unreadable
 
@@ -30,7 +28,7 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "Checkpoint",
-    "RunDocument",
+    "SavedRun",
     "as_saved_run",
     "find_problems",
     "load_saved_run",
@@ -41,58 +39,6 @@ __all__ = [
     "validate_saved_run",
     "write_saved_run",
 ]
-
-
-@dataclass
-class RunDocument:
-    """A saved run while the pipeline is still building it (mutable rows and summary).
-
-    Producers (the harness, the LLM judges) fill one in and write it with
-    :func:`write_saved_run`; every reader gets the frozen :class:`SavedRun` instead
-    (:meth:`to_saved_run`).
-    """
-
-    name: str
-    config: dict[str, Any]
-    rows: list[dict[str, Any]]
-    summary: dict[str, Any] = field(default_factory=dict)
-    path: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON document (format header first, then name, config, rows, summary)."""
-        return {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "name": self.name,
-            "config": self.config,
-            "rows": self.rows,
-            "summary": self.summary,
-            **self.extra,
-        }
-
-    @classmethod
-    def from_saved_run(cls, saved: SavedRunModel, path: str | None = None) -> RunDocument:
-        """A mutable copy of ``saved`` (to be re-judged and rewritten at ``path``)."""
-        doc = saved.to_dict()
-        header = ("format", "format_version", "name", "config", "rows", "summary")
-        return cls(
-            name=saved.name,
-            config=doc["config"],
-            rows=doc["rows"],
-            summary=doc["summary"],
-            path=saved.path if path is None else path,
-            extra={k: v for k, v in doc.items() if k not in header},
-        )
-
-    def to_saved_run(self) -> SavedRunModel:
-        """The validated, frozen model of this document."""
-        return SavedRunModel.from_dict(self.to_dict(), path=self.path)
-
-
-#: Transitional: ``pipeline/harness.py`` builds a mutable document under this name.  The
-#: model every reader gets is :class:`ragaudit.data.saved_run.SavedRun`.
-SavedRun = RunDocument
 
 
 def read_json_document(path: str | Path) -> Any:
@@ -113,17 +59,17 @@ def read_json_document(path: str | Path) -> Any:
         ) from None
 
 
-def parse_saved_run(data: Any, path: str | None = None) -> SavedRunModel:
+def parse_saved_run(data: Any, path: str | None = None) -> SavedRun:
     """Validate a parsed saved-run file (header included) and build the model.
 
     ``ragaudit import`` and ``ragaudit compare`` both end here, so they accept and reject
     exactly the same files with the same messages.
     """
     validate_saved_run(data, path=path)
-    return SavedRunModel._build(data, path)
+    return SavedRun._build(data, path)
 
 
-def load_saved_run(path: str | Path) -> SavedRunModel:
+def load_saved_run(path: str | Path) -> SavedRun:
     """Read and validate a saved run: the one place a saved-run file is read.
 
     Parameters
@@ -145,22 +91,20 @@ def load_saved_run(path: str | Path) -> SavedRunModel:
 
 
 def as_saved_run(
-    saved: SavedRunModel | RunDocument | Mapping[str, Any] | str | Path,
-) -> SavedRunModel:
+    saved: SavedRun | Mapping[str, Any] | str | Path,
+) -> SavedRun:
     """The validated model of ``saved``: a :class:`SavedRun` as is, a file path through
     :func:`load_saved_run`, a document or dict through :meth:`SavedRun.from_dict`.
 
     >>> as_saved_run({"config": {"k": 2}, "rows": []}).k
     2
     """
-    if isinstance(saved, SavedRunModel):
+    if isinstance(saved, SavedRun):
         return saved
     if isinstance(saved, str | Path):
         return load_saved_run(saved)
-    if isinstance(saved, RunDocument):
-        return saved.to_saved_run()
     if isinstance(saved, Mapping):
-        return SavedRunModel.from_dict(saved, path=saved.get("path"))
+        return SavedRun.from_dict(saved, path=saved.get("path"))
     raise InputError(
         f"expected a SavedRun, a saved-run dict or a file path, found {type(saved).__name__}"
     )
@@ -170,30 +114,27 @@ def _dumps(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_saved_run(path: str | Path, saved: SavedRunModel | RunDocument) -> SavedRunModel:
+def write_saved_run(path: str | Path, saved: SavedRun) -> SavedRun:
     """Validate and write a saved run atomically (readers never see half a file).
 
-    Returns the written run as a :class:`SavedRun` whose ``path`` is ``path`` (a
-    :class:`RunDocument` also gets its ``path`` set).
+    Returns the written run: ``saved`` with ``path`` set (the model is frozen).
 
     >>> import tempfile, pathlib
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "k3.json"
-    >>> written = write_saved_run(target, SavedRunModel("k3", {"k": 3}, ()))
+    >>> written = write_saved_run(target, SavedRun("k3", {"k": 3}, ()))
     >>> load_saved_run(target).config.k, written.path == str(target)
     (3, True)
     """
     data = saved.to_dict()
     validate_saved_run(data, path=str(path))
     atomic_write_text(path, _dumps(data))
-    if isinstance(saved, RunDocument):
-        saved.path = str(path)
-    return SavedRunModel._build(data, str(path))
+    return SavedRun._build(data, str(path))
 
 
-def per_question_metrics(saved: SavedRunModel) -> dict[str, dict[str, float | None]]:
+def per_question_metrics(saved: SavedRun) -> dict[str, dict[str, float | None]]:
     """``{question id: {metric: value}}`` with booleans as 0/1 and null kept as None.
 
-    >>> run = SavedRunModel.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
     ...     "metrics": {"hit@k": 1.0, "correct": True, "faithfulness": None}}]})
     >>> per_question_metrics(run)
     {'q1': {'hit@k': 1.0, 'correct': 1.0, 'faithfulness': None}}

@@ -57,14 +57,14 @@ def _is_type(value: Any, name: str) -> bool:
     if name == "boolean":
         return isinstance(value, bool)
     if name == "object":
-        return isinstance(value, dict)
+        return isinstance(value, Mapping)
     if name == "array":
         return isinstance(value, list)
     return value is None  # "null"
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return "an object"
     if isinstance(value, list):
         return "an array"
@@ -132,7 +132,7 @@ def _walk(
         )
     if "minLength" in schema and isinstance(value, str) and len(value) < schema["minLength"]:
         problems.append(f"{label}: expected a non-empty string, found {_show(value)}")
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         for key in schema.get("required", ()):
             if key not in value and key not in optional:
                 problems.append(f"{label}: missing required key {key!r}")
@@ -170,7 +170,7 @@ def _row_problems(rows: list[Any], cap: int) -> list[str]:
 
 def _name_questions(problems: list[str], data: Any) -> list[str]:
     """Append ``(question 'q04')`` to problems located inside a row."""
-    rows = data.get("rows") if isinstance(data, dict) else None
+    rows = data.get("rows") if isinstance(data, Mapping) else None
     if not isinstance(rows, list):
         return problems
     out = []
@@ -180,7 +180,7 @@ def _name_questions(problems: list[str], data: Any) -> list[str]:
         if inside and "(question " not in problem:
             index = int(head[5 : head.index("]")])
             row = rows[index] if index < len(rows) else None
-            qid = row.get("id") if isinstance(row, dict) else None
+            qid = row.get("id") if isinstance(row, Mapping) else None
             if isinstance(qid, str):
                 problem += f" (question {qid!r})"
         out.append(problem)
@@ -209,7 +209,7 @@ def find_problems(data: Any, *, cap: int = 50, require_header: bool = True) -> l
     problems: list[str] = []
     optional = frozenset() if require_header else HEADER_KEYS
     _walk(data, saved_run_schema(), "", problems, cap, optional)
-    if not problems and isinstance(data, dict):
+    if not problems and isinstance(data, Mapping):
         problems = _row_problems(data.get("rows", []), cap)
     return _name_questions(problems, data)[:cap]
 

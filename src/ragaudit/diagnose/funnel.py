@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ragaudit.data.qrels import Qrels
-from ragaudit.data.records import RunDocument, as_saved_run
+from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
@@ -313,7 +313,7 @@ def _answer_chunks(labels: Any, config: Mapping[str, Any]) -> tuple[dict[str, se
 
 
 def compute_funnel(
-    saved: SavedRun | RunDocument | Mapping[str, Any] | str,
+    saved: SavedRun | Mapping[str, Any] | str,
     *,
     k: int | None = None,
     labels: Any = None,

@@ -25,7 +25,7 @@ import numpy as np
 from scipy import stats
 
 from ragaudit.data.qrels import Qrels
-from ragaudit.data.records import RunDocument, as_saved_run
+from ragaudit.data.records import as_saved_run
 from ragaudit.data.runs import Run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.funnel import ANSWER_GRADE, run_source
@@ -212,7 +212,7 @@ def _evaluate(qrels: Qrels, run: Run, metrics: list[str]) -> dict[str, np.ndarra
 
 
 def compute_label_bias(
-    saved: SavedRun | RunDocument | Mapping[str, Any] | str,
+    saved: SavedRun | Mapping[str, Any] | str,
     labels: Any,
     *,
     k: int | None = None,

@@ -39,6 +39,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run_metrics import JUDGES_OFFLINE_LLM, LLM_JUDGE_METRICS
 from ragaudit.exceptions import InputError
 from ragaudit.judges.prompts import (
     CITATIONS,
@@ -459,7 +461,7 @@ def _modal(verdicts: Sequence[dict[str, Any]], key: str) -> tuple[dict[str, Any]
 def judge_metrics(judges: Mapping[str, Any]) -> dict[str, float | None]:
     """Per-question metrics from one ``judges`` dict (``None`` = not applicable or failed).
 
-    ``correct`` and ``sufficiency`` become 1.0/0.0; ``faithfulness``, ``citation_acc``
+    ``correct`` and ``sufficiency`` become 1.0/0.0; ``faithfulness``, ``citation_accuracy``
     and ``completeness`` are copied; ``answer_relevance`` is rescaled to 0..1 as
     ``(score - 1) / 4``.
 
@@ -478,7 +480,7 @@ def judge_metrics(judges: Mapping[str, Any]) -> dict[str, float | None]:
         "correct": as_float(judges.get("correct")),
         "sufficiency": as_float(judges.get("sufficiency")),
         "faithfulness": as_float(judges.get("faithfulness")),
-        "citation_acc": as_float(judges.get("citation_accuracy")),
+        "citation_accuracy": as_float(judges.get("citation_accuracy")),
         "completeness": as_float(judges.get("completeness")),
         "answer_relevance": None if relevance is None else (float(relevance) - 1.0) / 4.0,
     }
@@ -500,14 +502,7 @@ def summarize_judges(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     {'correctness': 1}
     """
     metrics = [judge_metrics(row) for row in rows]
-    names = (
-        "correct",
-        "sufficiency",
-        "faithfulness",
-        "citation_acc",
-        "completeness",
-        "answer_relevance",
-    )
+    names = LLM_JUDGE_METRICS
     means: dict[str, float | None] = {}
     counts: dict[str, int] = {}
     for name in names:
@@ -628,26 +623,27 @@ METRICS_OF: dict[str, tuple[str, ...]] = {
     "sufficiency": ("sufficiency",),
     "correctness": ("correct", "completeness"),
     "faithfulness": ("faithfulness",),
-    "citations": ("citation_acc",),
+    "citations": ("citation_accuracy",),
     "relevance": ("answer_relevance",),
 }
 
 
 def judge_saved_run(
-    saved: Any,
+    saved: SavedRun,
     chunk_texts: Mapping[str, str],
     judges: LLMJudges,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    """Judge a :class:`~ragaudit.data.records.SavedRun` in place and return the judge summary.
+) -> tuple[SavedRun, dict[str, Any]]:
+    """Judge a saved run and return the judged run and the judge summary.
 
-    Updates each judged row's ``judges`` and ``metrics`` (the metrics of the judges run, see
-    :data:`METRICS_OF`), ``config["judges"] = "offline+llm"`` and ``config["llm_judges"]``
-    (model, endpoint, judges, prompt versions, repeats, temperature, seed: never the key),
-    and ``summary`` (means of those metrics over decided questions, ``judge_errors`` counts,
-    and ``llm``: :meth:`LLMClient.run_cost`, which is identical on a cached rerun).
+    The judged run has each judged row's ``judges`` and ``metrics`` updated (the metrics of
+    the judges run, see :data:`METRICS_OF`), ``config["judges"] = "offline+llm"``
+    (:data:`~ragaudit.data.saved_run_metrics.JUDGES_OFFLINE_LLM`) and ``config["llm_judges"]``
+    (model, endpoint, judges, prompt versions, repeats, temperature, seed: never the key).
+    Its ``summary`` is the input's: recompute it with
+    :func:`ragaudit.data.saved_run_summary.summarise_run` (the one place a summary is made).
 
-    Returns :func:`summarize_judges` of the judged rows.
+    Returns ``(judged run, summarize_judges of the judged rows)``.
     """
     rows = judge_rows(saved.rows, chunk_texts, judges, progress)
     wanted = [m for name in judges.judges for m in METRICS_OF[name]]
@@ -658,22 +654,18 @@ def judge_saved_run(
         row["metrics"] = {**(row.get("metrics") or {}), **{m: values[m] for m in wanted}}
     report = summarize_judges([r["judges"] for r in rows if not r.get("error")])
     client = judges.client
-    saved.rows = rows
-    saved.config["judges"] = "offline+llm"
-    saved.config["llm_judges"] = {
-        "model": client.model,
-        "endpoint": client.endpoint,
-        "judges": list(judges.judges),
-        "versions": judges.versions,
-        "repeats": judges.repeats,
-        "temperature": client.config.temperature,
-        "seed": client.config.seed,
+    config = {
+        **saved.config.to_dict(),
+        "judges": JUDGES_OFFLINE_LLM,
+        "llm_judges": {
+            "model": client.model,
+            "endpoint": client.endpoint,
+            "judges": list(judges.judges),
+            "versions": judges.versions,
+            "repeats": judges.repeats,
+            "temperature": client.config.temperature,
+            "seed": client.config.seed,
+        },
     }
-    summary = dict(saved.summary)
-    metrics = dict(summary.get("metrics") or {})
-    metrics.update({m: report["means"][m] for m in wanted if report["means"][m] is not None})
-    summary["metrics"] = metrics
-    summary["judge_errors"] = report["judge_errors"]
-    summary["llm"] = client.run_cost()
-    saved.summary = summary
-    return report
+    document = {**saved.to_dict(), "config": config, "rows": rows}
+    return SavedRun.from_dict(document, path=saved.path), report

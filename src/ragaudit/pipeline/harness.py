@@ -25,7 +25,9 @@ from typing import Any
 from ragaudit.data.chunks import Chunk
 from ragaudit.data.golden import GoldenSet
 from ragaudit.data.qrels import Qrels
-from ragaudit.data.records import Checkpoint, SavedRun, write_saved_run
+from ragaudit.data.records import Checkpoint, write_saved_run
+from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run_summary import summarise_run
 from ragaudit.pipeline.build import build_generator, prepare
 from ragaudit.pipeline.config import RunConfig, check_positive, saved_run_path
 from ragaudit.pipeline.costs import combine_llm_costs, generator_identity, llm_cost_of_rows
@@ -38,7 +40,6 @@ from ragaudit.pipeline.summary import (
     judge_metrics,
     metric_key,
     retrieval_metrics,
-    summarise,
 )
 
 __all__ = ["RowCallback", "evaluate_configuration", "run_pipeline"]
@@ -148,11 +149,11 @@ def evaluate_configuration(
         metrics.update({n: chunk_metrics.get(row["id"], {}).get(n) for n in chunk_names})
         metrics.update(judge_metrics(row))
         row["metrics"] = metrics
-    summary = summarise(rows, k)
+    saved = SavedRun.from_dict({"name": name, "config": full_config, "rows": rows})
+    summary = summarise_run(saved).to_dict()
     if any(isinstance(row.get("usage"), Mapping) for row in rows):
         summary["llm"] = combine_llm_costs({"generator": llm_cost_of_rows(rows, generator)})
-    saved = SavedRun(name, full_config, rows, summary)
-    write_saved_run(path, saved)
+    saved = write_saved_run(path, saved.replace(summary=summary))
     checkpoint.remove()
     return saved
 
@@ -244,7 +245,7 @@ def run_pipeline(
         if callable(close):
             close()
     if run.judges == "llm":
-        judge_with_llm(
+        saved, _ = judge_with_llm(
             saved,
             prepared.chunks,
             judge_config,

@@ -8,13 +8,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragaudit.data.chunks import Chunk
-from ragaudit.data.records import SavedRun, write_saved_run
+from ragaudit.data.records import write_saved_run
+from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run_summary import summarise_run
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.build import build_generator, prepare
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.costs import combine_llm_costs
 from ragaudit.pipeline.steps import retrieve
-from ragaudit.pipeline.summary import summarise
 
 if TYPE_CHECKING:
     from ragaudit.llm.config import LLMConfig
@@ -31,16 +32,17 @@ def judge_with_llm(
     judge_names: Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
     usage: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> tuple[SavedRun, dict[str, Any]]:
     """Add the LLM judges' verdicts to a saved run, recompute its summary, rewrite it.
 
     Each answered row gets the verdicts of :class:`ragaudit.judges.llm.LLMJudges` merged into
     ``judges`` (offline verdicts of other names are kept) and the judge metrics in ``metrics``;
     a judge that fails records ``judge_error`` and nulls only its own metrics.  The summary is
-    recomputed with :func:`summarise` (so ``n_scored`` and ``metrics_answerable`` cover the new
-    metrics), ``judge_errors`` counts failures per judge, and ``llm`` adds the judges' calls,
-    tokens and cost (cached replies included, so a rerun records the same figure) to those of
-    the generator.  The file at ``saved.path`` is replaced atomically.
+    recomputed with :func:`~ragaudit.data.saved_run_summary.summarise_run` (so ``n_scored``
+    and ``metrics_answerable`` cover the new metrics), ``judge_errors`` counts failures per
+    judge, and ``llm`` adds the judges' calls, tokens and cost (cached replies included, so a
+    rerun records the same figure) to those of the generator.  The file at ``saved.path`` is
+    replaced atomically.
 
     Parameters
     ----------
@@ -60,7 +62,8 @@ def judge_with_llm(
 
     Returns
     -------
-    dict
+    (SavedRun, dict)
+        The judged run as written (``path`` set) and
         :func:`ragaudit.judges.llm.summarize_judges` of the judged rows.
     """
     from ragaudit.judges.llm import JUDGE_NAMES, LLMJudges, judge_saved_run
@@ -72,17 +75,15 @@ def judge_with_llm(
     previous = dict(saved.summary.get("llm") or {}).get("by_stage") or {}
     with LLMClient(llm_config, stage="the LLM judges") as client:
         judges = LLMJudges(client, tuple(judge_names or JUDGE_NAMES), repeats=repeats)
-        report = judge_saved_run(saved, texts, judges, progress)
+        judged, report = judge_saved_run(saved, texts, judges, progress)
         judge_cost = client.run_cost()
         if usage is not None:
             usage["judges"] = client.usage_summary()
-    summary = summarise(saved.rows, int(saved.config["k"]))
+    summary = summarise_run(judged).to_dict()
     stages = {name: cost for name, cost in previous.items() if name != "judges"}
     stages["judges"] = judge_cost
     summary["llm"] = combine_llm_costs(stages)
-    saved.summary = summary
-    write_saved_run(saved.path, saved)
-    return report
+    return write_saved_run(saved.path, judged.replace(summary=summary)), report
 
 
 def plan_llm_run(run: RunConfig) -> dict[str, Any]:

@@ -99,6 +99,7 @@ class Audit:
     version: str
     n_resamples: int
     summary: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())
 
     def dashboard_label(self, i: int) -> str:
         """Label of dashboard row ``i``: ``recall@3`` when every run has k=3, else ``recall@k``."""
@@ -296,27 +297,24 @@ def build_audit(
     audits = tuple(_run_audit(s, labels, chunk_texts, seed, n_resamples) for s in runs)
     names = [a.name for a in audits]
     raw: list[tuple[int, Comparison]] = []
+    notes: list[str] = []
     for j in range(1, len(runs)):
         a, b = runs[0], runs[j]
         metrics_a = {m for q in a.questions for m in q.metrics}
         metrics_b = {m for q in b.questions for m in q.metrics}
         wanted = [m for m in COMPARED_METRICS if m in metrics_a and m in metrics_b]
         if not wanted:
+            notes.append(f"{b.name} not compared with {a.name}: no metric in common")
             continue
-        raw.append(
-            (
-                j,
-                compare_runs(
-                    a,
-                    b,
-                    wanted,
-                    seed=seed,
-                    questions="answerable",
-                    n_resamples=compare_resamples,
-                    n_permutations=compare_resamples,
-                ),
-            )
-        )
+        try:
+            comparison = compare_runs(
+                a, b, wanted, seed=seed, questions="answerable",
+                n_resamples=compare_resamples, n_permutations=compare_resamples,
+            )  # fmt: skip
+        except InputError as exc:
+            notes.append(f"{b.name} not compared with {a.name}: {exc}")
+            continue
+        raw.append((j, comparison))
     pvalues = [m.pvalue for _, c in raw for m in c.metrics]
     adjusted = list(holm_bonferroni(pvalues)) if pvalues else []
     pairs: list[PairView] = []
@@ -338,4 +336,4 @@ def build_audit(
         pairs.append(PairView(0, j, comparison, holm, tuple(discordant)))
     alpha = 0.05
     summary = tuple(_sentence(p, names, alpha) for p in pairs)
-    return Audit(audits, tuple(pairs), seed, version(), n_resamples, summary)
+    return Audit(audits, tuple(pairs), seed, version(), n_resamples, summary, tuple(notes))

@@ -239,6 +239,7 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
             tail.append(
                 f"<details><summary>{_html(qa.qid)}</summary>\n<pre>{_html(body)}</pre>\n</details>"
             )
+    tail += [f"\nNote: {md_escape(n)}" for n in audit.notes]
     tail += ["", "## Configuration", ""]
     keys: list[str] = []
     for run in audit.runs:
@@ -346,6 +347,7 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
         )
         ids = visible(", ".join(qa.qid for qa, _ in pair.discordant) or "none")
         out.append(f"  questions whose correctness changed: {ids}")
+    out += [f"  note: {visible(n)}" for n in audit.notes]
     for sentence in audit.summary:
         out += textwrap.wrap(visible(sentence), 98, initial_indent="  ", subsequent_indent="    ")
     return "\n".join(out) + "\n"

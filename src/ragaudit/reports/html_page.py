@@ -428,6 +428,7 @@ def render_audit_html(audit: Audit) -> str:
     parts.append("<h2 id=config>Configuration</h2>")
     parts.append(_config(audit))
     notes = [(r.name, n) for r in audit.runs for n in r.notes]
+    notes += [("comparison", n) for n in audit.notes]
     if notes:
         parts.append("<h2 id=notes>Notes</h2><ul>")
         parts += [f"<li>{_e(name)}: {_e(note)}</li>" for name, note in notes]

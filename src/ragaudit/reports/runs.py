@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.data.saved_run_metrics import LLM_JUDGE_METRICS
 from ragaudit.data.saved_run_summary import count_judge_errors, metric_means
 from ragaudit.pipeline.summary import RETRIEVAL_METRICS
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
@@ -65,16 +66,6 @@ def cache_report(path: str, info: Any | None) -> Report:
                 Section(title, (Table(("name", "entries"), rows, values=tuple(counts.items())),))
             )
     return Report(f"cache {info.path}", tuple(sections), data=data)
-
-
-_LLM_METRICS = (
-    "sufficiency",
-    "correct",
-    "completeness",
-    "faithfulness",
-    "citation_acc",
-    "answer_relevance",
-)
 
 
 def money(value: float | None) -> str:
@@ -213,8 +204,8 @@ def run_summary_report(
         Section(f"End to end ({judged_by} judges, answerable questions)", (KeyValues(tuple(end)),))
     )
     if judged_by == "LLM":
-        means, counts = metric_means(questions, _LLM_METRICS)
-        llm_rows = tuple((m, means[m], counts[m]) for m in _LLM_METRICS if m in means)
+        means, counts = metric_means(questions, LLM_JUDGE_METRICS)
+        llm_rows = tuple((m, means[m], counts[m]) for m in LLM_JUDGE_METRICS if m in means)
         sections.append(
             Section(
                 "LLM judges (mean over the questions each judge decided)",
