@@ -7,7 +7,7 @@ import statsmodels.api as sm
 from click.testing import CliRunner
 
 from ragaudit.cli import main
-from ragaudit.data.records import RunDocument, write_saved_run
+from ragaudit.data.records import write_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.noise import clustered_means, clustering_summary
 
@@ -42,7 +42,7 @@ def test_clustered_means_equal_statsmodels():
 
 def test_funnel_cluster_by_source(tmp_path):
     path = tmp_path / "run.json"
-    write_saved_run(path, RunDocument("run", {"k": 1}, _rows()))
+    write_saved_run(path, _run_model("run", _rows()))
     out = CliRunner().invoke(main, ["funnel", str(path), "--cluster-by", "source"])
     assert out.exit_code == 0, out.output
     assert "CLUSTERED BY SOURCE" in out.output.upper()
@@ -53,3 +53,7 @@ def test_funnel_cluster_by_source(tmp_path):
         .output
     )
     assert data["clustered"]["cluster_by"] == "source"
+
+
+def _run_model(name, rows):
+    return SavedRun.from_dict({"name": name, "config": {"k": 1}, "rows": rows})

@@ -10,7 +10,8 @@ from ppi_py import classical_mean_ci, ppi_mean_ci
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from ragaudit.cli import main
-from ragaudit.data.records import RunDocument, write_saved_run
+from ragaudit.data.records import write_saved_run
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import RagauditWarning
 
 
@@ -29,7 +30,7 @@ def _setup(tmp_path, n=60, labelled=25, suffix=".jsonl"):
         for i in range(n)
     ]
     run = tmp_path / "run.json"
-    write_saved_run(run, RunDocument("run", {"k": 1}, rows))
+    write_saved_run(run, _run_model("run", rows))
     human = tmp_path / f"human{suffix}"
     if suffix == ".jsonl":
         human.write_text(
@@ -110,3 +111,7 @@ def test_unknown_question_ids_warn_then_fail(tmp_path):
     assert result.exit_code == 2
     assert "ragaudit: warning: 2 human-labelled question(s) have no judged" in result.output
     assert "expected human verdicts on at least 2 judged questions" in result.output
+
+
+def _run_model(name, rows):
+    return SavedRun.from_dict({"name": name, "config": {"k": 1}, "rows": rows})

@@ -8,7 +8,8 @@ import statsmodels.api as sm
 from click.testing import CliRunner
 
 from ragaudit.cli import main
-from ragaudit.data.records import RunDocument, write_saved_run
+from ragaudit.data.records import write_saved_run
+from ragaudit.data.saved_run import SavedRun
 
 
 def _row(i, correct, source, repeats=None):
@@ -39,7 +40,7 @@ def _runs(tmp_path, repeats=False):
             votes = (rng.random(3) < p).astype(int).tolist()
             rows.append(_row(i, votes[0], source, votes if repeats else None))
         path = tmp_path / f"{name}.json"
-        write_saved_run(path, RunDocument(name, {"k": 1}, rows))
+        write_saved_run(path, _run_model(name, rows))
         paths.append(path)
     return paths
 
@@ -122,3 +123,7 @@ def test_cluster_by_renders_in_every_format(tmp_path, output_format):
                      "--format", output_format)  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "design" in result.output.lower() or "cr1" in result.output.lower()
+
+
+def _run_model(name, rows):
+    return SavedRun.from_dict({"name": name, "config": {"k": 1}, "rows": rows})

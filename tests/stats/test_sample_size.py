@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from scipy.stats import norm
 
 from ragaudit.cli import main
-from ragaudit.data.records import RunDocument, write_saved_run
+from ragaudit.data.records import write_saved_run
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.stats.power import mcnemar_power
 from ragaudit.stats.sample_size import design_effect_from_icc, questions_needed
@@ -56,7 +57,7 @@ def _run(path, name, values, sources):
          "gold_docs": [s], "metrics": {"correct": bool(v)}}
         for i, (v, s) in enumerate(zip(values, sources, strict=True))
     ]  # fmt: skip
-    write_saved_run(path, RunDocument(name, {"k": 1}, rows))
+    write_saved_run(path, _run_model(name, rows))
     return path
 
 
@@ -78,3 +79,7 @@ def test_plan_from_two_runs(tmp_path):
     assert "370 questions with design effect 2.20" in icc.output
     bad = CliRunner().invoke(main, ["plan", "--cluster-by", "source"])
     assert bad.exit_code == 2 and "needs --runs A B" in bad.output
+
+
+def _run_model(name, rows):
+    return SavedRun.from_dict({"name": name, "config": {"k": 1}, "rows": rows})
