@@ -19,21 +19,14 @@ from ragaudit.judges.prompts import PROMPTS
 from ragaudit.llm.testing import FakeChatServer, FakeReply, RecordedRequest
 
 from .conftest import SENTINEL_KEY
+from .test_integration import DOCS
+from .test_integration import GOLDEN as BASE_GOLDEN
 
-DOCS = {
-    "leave": "# Leave\nStaff get 25 days of paid leave per year. Up to 5 days carry over.",
-    "travel": "# Travel\nFlights are booked at least 14 days before departure.",
-}
-GOLDEN = """
-- {id: q1, question: How many days of leave do staff get, answer: 25 days of paid leave,
-   sources: [leave], keywords: [25 days]}
-- {id: q2, question: How early are flights booked, answer: At least 14 days before departure,
-   sources: [travel], keywords: [14 days]}
-- {id: q3, question: How much carry-over is allowed, answer: Up to 5 days carry over,
-   sources: [leave], keywords: [5 days]}
-- {id: q4, question: When are flights booked, answer: 14 days before departure,
-   sources: [travel], keywords: [14 days]}
-"""
+# The corpus and golden set of the LLM integration tests, plus a second travel question.
+GOLDEN = BASE_GOLDEN + (
+    "- {id: q4, question: When are flights booked, answer: 14 days before departure,\n"
+    "   sources: [travel], keywords: [14 days]}\n"
+)
 
 
 def sampling_judge(request: RecordedRequest) -> FakeReply:
