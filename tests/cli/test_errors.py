@@ -19,6 +19,7 @@ COMMANDS = [
     ["evaluate", "--qrels", QRELS, "--run", MISSING],
     ["compare", MISSING, K6],
     ["funnel", MISSING],
+    ["show", MISSING],
     ["import", MISSING],
     ["agreement", MISSING, QRELS],
     ["labels", "bias", MISSING, "--labels", QRELS],

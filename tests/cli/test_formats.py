@@ -36,6 +36,7 @@ COMMANDS = {
                     "--resamples", "200", "--permutations", "200"],
     "funnel": ["funnel", "SAVED", "--resamples", "50"],
     "import": ["import", "SAVED"],
+    "show": ["show", "SAVED", "--failures"],
     "cache": ["cache", "stats", "--cache-dir", "CACHE"],
     "run": ["run", *HARNESS, "--out", "OUT", "--limit", "2", "--no-timing"],
 }  # fmt: skip

@@ -182,6 +182,11 @@ def test_demo_runs_offline_and_is_deterministic(tmp_path):
     # "answered" of the run summary and the funnel's stage 3 are told apart
     assert "answered 48/54 (any context); 47 with the evidence in the context" in text
     assert f"report: {(tmp_path / 'a' / 'report.html').as_posix()}" in text
+    # The README and the harness guide show this output as it is (run from the repository root).
+    shown = text.replace((tmp_path / "a").as_posix(), "ragaudit-results") + "\n"
+    root = Path(__file__).parent.parent.parent
+    for doc in ("README.md", "docs/guide/harness.md"):
+        assert shown in (root / doc).read_text(encoding="utf-8"), doc
     k3, k6 = ctx.runs["k3_cs800"], ctx.runs["k6_cs800"]
     # precision@k is arithmetic on the ids: the k=6 context holds at most as many gold docs
     assert k6.summary["metrics"]["precision@k"] < k3.summary["metrics"]["precision@k"]

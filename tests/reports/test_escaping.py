@@ -163,3 +163,6 @@ def test_funnel_and_compare_markdown_with_hostile_ids(tmp_path):
     assert compare.exit_code == 0, compare.output
     assert_safe_markdown(compare.stdout, n_fenced_blocks=compare.stdout.count("paired view of"))
     assert "\\<script>" in compare.stdout or "\\<script>" in funnel.stdout
+    shown = runner.invoke(main, ["show", a, "--format", "markdown"])
+    assert shown.exit_code == 0, shown.output
+    assert_safe_markdown(shown.stdout, n_fenced_blocks=0)

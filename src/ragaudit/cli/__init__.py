@@ -27,6 +27,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("ragaudit.cli.run", "Evaluate a pipeline configuration on a golden set; save the run."),
     "import": ("ragaudit.cli.import_", "Validate a saved run from another pipeline."),
     "funnel": ("ragaudit.cli.funnel", "Where questions die between retrieval and a right answer."),
+    "show": ("ragaudit.cli.show", "One question at a time: chunks, answer, verdicts, stage."),
     "labels": ("ragaudit.cli.labels", "Build chunk-level labels; measure document-label bias."),
     "cache": ("ragaudit.cli.cache", "Inspect or clear the LLM response cache."),
     "judge": ("ragaudit.cli.judge", "Add LLM judge verdicts to a saved run (cached, costed)."),

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import click
 
+from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._options import emit, format_option, seed_option
 from ragaudit.data.records import load_saved_run
 from ragaudit.diagnose.funnel import compute_funnel
 from ragaudit.diagnose.noise import clustered_means
-from ragaudit.exceptions import InputError
 from ragaudit.labels.format import load_chunk_labels
 from ragaudit.reports.funnel import funnel_report
 from ragaudit.reports.noise import with_noise_sections
@@ -19,29 +16,6 @@ from ragaudit.reports.noise import with_noise_sections
 __all__ = ["command"]
 
 _CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
-
-
-def _chunk_texts(corpus_dir: str, config: Mapping[str, Any]) -> dict[str, str]:
-    """``{chunk_id: text}`` of the corpus chunked the way the run was."""
-    from ragaudit.pipeline.chunking import chunk_documents
-    from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
-
-    documents = load_corpus(corpus_dir)
-    expected = config.get("corpus_sha256")
-    if expected and corpus_sha256(documents) != expected:
-        raise InputError(
-            f"{corpus_dir}: this is not the run's corpus (corpus_sha256 "
-            f"{corpus_sha256(documents)[:12]} vs the run's {str(expected)[:12]})"
-        )
-    try:
-        size, overlap = int(config["chunk_size"]), int(config["chunk_overlap"])
-    except (KeyError, TypeError, ValueError):
-        raise InputError(
-            "--corpus: the run does not record chunk_size and chunk_overlap, so its chunks "
-            "cannot be rebuilt"
-        ) from None
-    chunker = str(config.get("chunker") or "fixed")
-    return {c.chunk_id: c.text for c in chunk_documents(documents, size, overlap, chunker)}
 
 
 @click.command("funnel")
@@ -106,7 +80,7 @@ def command(
     """
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
-    texts = None if corpus_dir is None else _chunk_texts(corpus_dir, saved.config)
+    texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     result = compute_funnel(
         saved,
         k=k,

@@ -4,47 +4,22 @@ relevance) to a saved run, with a dry-run cost estimate first if you want one.""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from ragaudit.cli._corpus import run_chunks
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import emit, format_option, quiet_option
 from ragaudit.cli._progress import progress_callback
-from ragaudit.exceptions import InputError
 from ragaudit.reports.report import Report, Section, Text
 from ragaudit.reports.runs import judge_report, money
 
 if TYPE_CHECKING:
-    from ragaudit.data.chunks import Chunk
+    pass
 
 __all__ = ["command"]
-
-
-def _run_chunks(corpus_dir: str, config: Mapping[str, Any]) -> list[Chunk]:
-    """The corpus chunked the way the run was (corpus hash checked)."""
-    from ragaudit.pipeline.chunking import chunk_documents
-    from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
-
-    documents = load_corpus(corpus_dir)
-    expected = config.get("corpus_sha256")
-    found = corpus_sha256(documents)
-    if expected and found != expected:
-        raise InputError(
-            f"--corpus {corpus_dir}: not the run's corpus (corpus_sha256 {found[:12]}, the run "
-            f"has {str(expected)[:12]})"
-        )
-    try:
-        size, overlap = int(config["chunk_size"]), int(config["chunk_overlap"])
-    except (KeyError, TypeError, ValueError):
-        raise InputError(
-            "the run does not record chunk_size and chunk_overlap, so its chunks cannot be "
-            "rebuilt from --corpus"
-        ) from None
-    chunker = str(config.get("chunker") or "fixed")
-    return chunk_documents(documents, size, overlap, chunker)
 
 
 @click.command(name="judge")
@@ -106,7 +81,7 @@ def command(
         else [n.strip() for n in judge_names.split(",") if n.strip()]
     )
     saved = load_saved_run(run)
-    chunks = _run_chunks(corpus_dir, saved.config)
+    chunks = run_chunks(corpus_dir, saved.config)
     config = llm_config_from_cli(**llm_options)
     if dry_run:
         texts = {c.chunk_id: c.text for c in chunks}

@@ -52,14 +52,14 @@ def command(
     or more runs each later run is compared with the first (paired tests, Holm-adjusted).
     The page has no scripts and no external resources; the same inputs give the same bytes.
     """
-    from ragaudit.cli.funnel import _chunk_texts
+    from ragaudit.cli._corpus import chunk_texts
     from ragaudit.data.records import load_saved_run
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.reports.html_data import build_audit
 
     saved = [load_saved_run(path) for path in runs]
     labels = None if labels_path is None else load_chunk_labels(labels_path)
-    texts = None if corpus_dir is None else _chunk_texts(corpus_dir, saved[0].config)
+    texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved[0].config)
     audit = build_audit(saved, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples)
     if output_format == "markdown":
         from ragaudit.reports.html_markdown import render_audit_markdown

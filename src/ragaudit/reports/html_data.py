@@ -28,7 +28,9 @@ __all__ = [
     "PairView",
     "QuestionView",
     "RunAudit",
+    "answer_chunk_sets",
     "build_audit",
+    "question_stages",
     "question_view",
 ]
 
@@ -140,7 +142,7 @@ def _config(config: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple((key, _show(config[key])) for key in order)
 
 
-def _answer_chunk_sets(labels: Any) -> dict[str, set[str]]:
+def answer_chunk_sets(labels: Any) -> dict[str, set[str]]:
     """``{qid: answer chunk ids}`` of chunk labels (grade 2), for the drill-down."""
     questions = getattr(labels, "questions", None)
     if questions is None:
@@ -184,7 +186,9 @@ def question_view(
     )
 
 
-def _stage_of(funnel: FunnelResult) -> dict[str, str]:
+def question_stages(funnel: FunnelResult) -> dict[str, str]:
+    """``{question id: where it died}``: a stage key, ``ok``, ``... (correct by luck)`` or
+    ``unanswerable, answered`` (the drill-down's label, shared with ``ragaudit show``)."""
     stage = {qid: key for key, ids in funnel.died.items() for qid in ids}
     for qid in funnel.lucky:
         stage[qid] = stage.get(qid, "") + " (correct by luck)"
@@ -213,8 +217,8 @@ def _run_audit(
             labels = None
     funnel = compute_funnel(saved, labels=labels, seed=seed, n_resamples=resamples)
     notes = list(funnel.notes) + notes
-    answer_chunks = _answer_chunk_sets(labels) if labels is not None else {}
-    stage = _stage_of(funnel)
+    answer_chunks = answer_chunk_sets(labels) if labels is not None else {}
+    stage = question_stages(funnel)
     failures = tuple(
         question_view(q, stage[q.id], funnel.k, chunk_texts, answer_chunks)
         for q in saved.questions
@@ -319,7 +323,7 @@ def build_audit(
     adjusted = list(holm_bonferroni(pvalues)) if pvalues else []
     pairs: list[PairView] = []
     by_id = [s.by_id() for s in runs]
-    stages = [_stage_of(a.funnel) for a in audits]
+    stages = [question_stages(a.funnel) for a in audits]
     for j, comparison in raw:
         holm = tuple(float(adjusted.pop(0)) for _ in comparison.metrics)
         discordant = []

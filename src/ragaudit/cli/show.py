@@ -1,0 +1,95 @@
+"""``ragaudit show``: the drill-down of single questions of a saved run, in the terminal."""
+
+from __future__ import annotations
+
+import click
+
+from ragaudit.cli._corpus import chunk_texts
+from ragaudit.cli._options import emit, format_option
+from ragaudit.data.records import load_saved_run
+from ragaudit.diagnose.funnel import compute_funnel
+from ragaudit.exceptions import InputError
+from ragaudit.reports.html_data import answer_chunk_sets, question_stages, question_view
+from ragaudit.reports.show import show_report
+
+__all__ = ["STAGES", "command"]
+
+#: ``--stage`` choices: a funnel stage a question died at, or correct by luck.
+STAGES = ("1-retrieval", "2-evidence", "3-refusal", "4-generation", "lucky")
+
+
+@click.command("show")
+@click.argument("run", type=click.Path(dir_okay=False))
+@click.argument("qids", nargs=-1)
+@click.option("--failures", is_flag=True, help="Only the questions that did not end correct.")
+@click.option(
+    "--stage",
+    type=click.Choice(STAGES),
+    default=None,
+    help="Only the questions that died at this stage (lucky: right by luck).",
+)
+@click.option(
+    "--k",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cut-off (default: the run's own k), as in `ragaudit funnel`.",
+)
+@click.option(
+    "--labels",
+    "labels_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Chunk-label file: marks the answer chunks and decides stage 2 as the funnel does.",
+)
+@click.option(
+    "--corpus",
+    "corpus_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="The run's corpus: shows each retrieved chunk's text (re-chunked as the run was).",
+)
+@format_option()
+def command(
+    run: str,
+    qids: tuple[str, ...],
+    failures: bool,
+    stage: str | None,
+    k: int | None,
+    labels_path: str | None,
+    corpus_dir: str | None,
+    output_format: str,
+) -> None:
+    """Per question of a saved RUN: the question, the reference and the model's answer, the
+    retrieved chunks in rank order (gold document and answer chunk marked), the judges'
+    verdicts and the funnel stage it died at.
+
+    Pick questions by id (QIDS), with --failures, or with --stage; default: every question.
+    """
+    from ragaudit.labels.format import load_chunk_labels
+
+    saved = load_saved_run(run)
+    labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
+    texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
+    funnel = compute_funnel(saved, k=k, labels=labels, chunk_texts=texts, n_resamples=1)
+    stages = question_stages(funnel)
+    by_id = saved.by_id()
+    unknown = [q for q in qids if q not in by_id]
+    if unknown:
+        known = ", ".join(list(by_id)[:5])
+        raise InputError(
+            f"{run}: question id: expected ids of the run (e.g. {known}), found "
+            + ", ".join(repr(q) for q in unknown[:5])
+        )
+    selected = [by_id[q] for q in dict.fromkeys(qids)] if qids else list(saved.questions)
+    if failures:
+        selected = [q for q in selected if stages.get(q.id, "ok") != "ok"]
+    if stage == "lucky":
+        selected = [q for q in selected if q.id in set(funnel.lucky)]
+    elif stage is not None:
+        selected = [q for q in selected if q.id in set(funnel.died[stage])]
+    answers = answer_chunk_sets(labels) if labels is not None else {}
+    views = [
+        question_view(q, stages.get(q.id, "excluded"), funnel.k, texts, answers) for q in selected
+    ]
+    note = "" if corpus_dir else "pass --corpus DIR to see each retrieved chunk's text"
+    emit(show_report(saved.name, funnel.k, views, note=note), output_format)

@@ -1,0 +1,99 @@
+"""The drill-down of single questions in a terminal (``ragaudit show``).
+
+The same :class:`~ragaudit.reports.html_data.QuestionView` the report page opens per question:
+the question, the reference answer, the model's answer, the retrieved chunks in rank order
+with the evidence marked, the judges' verdicts and reasons, and the stage it died at.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from ragaudit.reports.html_data import QuestionView
+from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
+
+__all__ = ["show_report"]
+
+#: Characters of chunk text shown per retrieved chunk (whitespace collapsed).
+EXCERPT = 240
+
+
+def _mark(flag: bool | None) -> str:
+    return "-" if flag is None else ("yes" if flag else "no")
+
+
+def _question_section(view: QuestionView) -> Section:
+    facts = KeyValues(
+        (
+            ("stage", view.stage),
+            ("question", view.question or "-"),
+            ("reference answer", view.reference_answer or "-"),
+            ("answer", view.answer or "(no answer)"),
+            ("keywords", ", ".join(view.keywords) or "-"),
+        )
+    )
+    chunks = Table(
+        ("rank", "chunk", "document", "gold doc", "answer chunk"),
+        tuple(
+            (str(c.rank), c.chunk_id, c.doc_id, _mark(c.gold_doc), _mark(c.answer_chunk))
+            for c in view.chunks
+        ),
+        align="rllll",
+    )
+    texts = [
+        line
+        for c in view.chunks
+        if c.text is not None
+        for line in textwrap.wrap(
+            f"[{c.rank}] " + " ".join(c.text.split())[:EXCERPT] or f"[{c.rank}]",
+            width=96,
+            subsequent_indent="    ",
+        )
+    ]
+    judges = (
+        Table(("judge", "verdict"), view.judges, align="ll")
+        if view.judges
+        else Text(("no verdicts",))
+    )
+    # the id goes in the parenthesis, which the terminal renderer does not upper-case
+    blocks = (facts, chunks, *((Text(tuple(texts)),) if texts else ()), judges)
+    return Section(f"Question ({view.qid}, {view.stage})", blocks)
+
+
+def show_report(run_name: str, k: int, views: Sequence[QuestionView], note: str = "") -> Report:
+    """One section per question; the JSON form is the list of question views.
+
+    Examples
+    --------
+    >>> from ragaudit.reports.html_data import ChunkView
+    >>> from ragaudit.reports.render import render
+    >>> view = QuestionView("q1", "3-refusal", "How long?", "Ten days.", "", ("ten days",),
+    ...                     (ChunkView(1, "D#0", "D", True, True, "Ten days of leave."),),
+    ...                     (("abstained", "true"),))
+    >>> print(render(show_report("k3", 3, [view]), "table"), end="")
+    ragaudit show: k3 (k=3, 1 question)
+    <BLANKLINE>
+    QUESTION (q1, 3-refusal)
+      stage             3-refusal
+      question          How long?
+      reference answer  Ten days.
+      answer            (no answer)
+      keywords          ten days
+    <BLANKLINE>
+      rank  chunk  document  gold doc  answer chunk
+         1  D#0    D         yes       yes
+    <BLANKLINE>
+      [1] Ten days of leave.
+    <BLANKLINE>
+      judge      verdict
+      abstained  true
+    """
+    sections = [_question_section(v) for v in views]
+    if not views:
+        sections.append(Section("", (Text(("no question matches",)),)))
+    plural = "" if len(views) == 1 else "s"
+    data = {"run": run_name, "k": k, "questions": [asdict(v) for v in views]}
+    title = f"ragaudit show: {run_name} (k={k}, {len(views)} question{plural})"
+    return Report(title, tuple(sections), data=data, notes=(note,) if note else ())

@@ -1,0 +1,74 @@
+"""``ragaudit show``: one question at a time, the same stages as ``ragaudit funnel``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ragaudit.cli import main
+
+BENCH = "src/ragaudit/benchmark"
+
+
+@pytest.fixture(scope="module")
+def bench_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("show")
+    args = ["run", "--corpus", f"{BENCH}/corpus", "--golden", f"{BENCH}/golden.yaml",
+            "--k", "3", "--out", str(out), "--no-timing"]  # fmt: skip
+    assert CliRunner().invoke(main, args).exit_code == 0
+    path = out / "k3_cs800.json"
+    funnel = CliRunner().invoke(main, ["funnel", str(path), "--format", "json"])
+    return str(path), json.loads(path.read_text()), json.loads(funnel.stdout)
+
+
+def show(*args):
+    result = CliRunner().invoke(main, ["show", *args])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_one_question_shows_what_the_file_holds(bench_run):
+    path, saved, _ = bench_run
+    row = next(r for r in saved["rows"] if r["id"] == "q21")
+    data = json.loads(show(path, "q21", "--format", "json").stdout)
+    (view,) = data["questions"]
+    assert view["qid"] == "q21" and view["stage"] == "3-refusal"
+    assert view["question"] == row["question"]
+    assert view["reference_answer"] == row["reference_answer"]
+    assert view["answer"] == row["answer"]
+    ranked = sorted(row["retrieved"], key=lambda r: r["rank"])[: saved["config"]["k"]]
+    assert [c["chunk_id"] for c in view["chunks"]] == [r["chunk_id"] for r in ranked]
+    assert [c["gold_doc"] for c in view["chunks"]] == [
+        r["doc_id"] in row["gold_docs"] for r in ranked
+    ]
+    assert dict(view["judges"])["abstained"] == "true"
+    text = show(path, "q21", "--corpus", f"{BENCH}/corpus").stdout
+    assert row["question"] in text and "QUESTION (q21, 3-refusal)" in text
+    assert "Passwords must be at least 14 characters" in text  # the gold chunk's text
+
+
+@pytest.mark.parametrize("stage", ["2-evidence", "3-refusal", "4-generation"])
+def test_stage_selects_what_the_funnel_says_died_there(bench_run, stage):
+    path, _, funnel = bench_run
+    data = json.loads(show(path, "--stage", stage, "--format", "json").stdout)
+    assert [q["qid"] for q in data["questions"]] == funnel["died"][stage]
+    assert {q["stage"] for q in data["questions"]} <= {stage, f"{stage} (correct by luck)"}
+
+
+def test_failures_are_every_question_not_ok(bench_run):
+    path, saved, funnel = bench_run
+    data = json.loads(show(path, "--failures", "--format", "json").stdout)
+    died = {q for ids in funnel["died"].values() for q in ids}
+    died |= set(funnel["unanswerable"]["answered_ids"])
+    order = [r["id"] for r in saved["rows"]]
+    assert [q["qid"] for q in data["questions"]] == [q for q in order if q in died]
+
+
+def test_unknown_id_is_one_line_exit_2(bench_run):
+    path, _, _ = bench_run
+    result = CliRunner().invoke(main, ["show", path, "nope"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"ragaudit: error: {path}: question id: expected ids")
+    assert result.stderr.rstrip().endswith("found 'nope'")
