@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import re
 import tempfile
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -21,8 +23,11 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     renamed over the target (``os.replace`` is atomic on POSIX and Windows).
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    target.parent.mkdir(parents=True, exist_ok=True)  # errors: one line in exceptions.py
+    _remove_stale_temps(target)
+    fd, tmp_name = tempfile.mkstemp(
+        prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent
+    )
     try:
         # mkstemp creates the file 0600; give the result the mode a plain open() would have
         # (or keep the mode of the file it replaces), so reports stay readable by others.
@@ -37,6 +42,49 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+
+
+#: Temporary files older than this are stale even when their process id is alive (reused).
+STALE_TEMP_SECONDS = 24 * 3600
+
+
+def _remove_stale_temps(target: Path) -> None:
+    """Delete temporary files of our own naming (``.<name>.<pid>.<random>.tmp``) left for
+    ``target`` by a writer that was killed: its process is gone, or the file is a day old.
+    Files of the old naming (no process id) are stale after an hour."""
+    ours = re.compile(rf"^\.{re.escape(target.name)}\.(?:(\d+)\.)?[A-Za-z0-9_]{{6,}}\.tmp$")
+    try:
+        candidates = list(target.parent.iterdir())
+    except OSError:
+        return
+    now = time.time()
+    for candidate in candidates:
+        match = ours.match(candidate.name)
+        if match is None:
+            continue
+        try:
+            age = now - candidate.lstat().st_mtime
+        except OSError:
+            continue
+        pid = match.group(1)
+        stale = age > STALE_TEMP_SECONDS or (
+            age > 3600 if pid is None else not _process_alive(int(pid))
+        )
+        if stale:
+            with contextlib.suppress(OSError):
+                candidate.unlink()
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: it exists, owned by someone else
+        return True
+    return True
 
 
 def _mode_for(target: Path) -> int:

@@ -162,3 +162,13 @@ def test_labels_bias_formats(run_file, tmp_path):
     assert html.exit_code == 0 and html.stdout == ""
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and page.count("<circle") == 3
+
+
+def test_funnel_ci_picks_the_rate_interval(run_file):
+    wilson = invoke("funnel", run_file, "--ci", "wilson", "--format", "json")
+    assert wilson.exit_code == 0, wilson.output
+    doc = json.loads(wilson.stdout)
+    assert doc["rate_ci_method"] == "Wilson score" and doc["gap_ci_method"] == "Tango score"
+    boot = json.loads(invoke("funnel", run_file, "--ci", "bootstrap", "--format", "json").stdout)
+    assert boot["gap_ci_method"] == "percentile bootstrap"
+    assert invoke("funnel", run_file, "--ci", "exact").exit_code == 2

@@ -368,3 +368,9 @@ def test_labels_without_an_answer_chunk_leave_stage_two_to_the_judges():
     f = compute_funnel(saved(rows), labels=labels, n_resamples=20)
     assert f.stage2_source_counts == {"chunk_labels": 1, "evidence_in_context": 1}
     assert f.died["2-evidence"] == ()  # q1 by its judge; q2's answer chunk G#0 was retrieved
+
+
+def test_to_pandas_has_one_row_per_stage():
+    frame = compute_funnel(chapter_run(), n_resamples=50).to_pandas()
+    assert list(frame.index) == list(STAGE_KEYS)
+    assert list(frame["kept"]) == [42, 40, 38, 35]  # the chapter's table

@@ -170,3 +170,9 @@ def test_chapter_style_inflation_from_one_missed_answer_chunk():
     assert (bias.doc_hit_rate, bias.chunk_hit_rate) == (1.0, 0.95)
     assert round(bias.hit_inflation, 3) == 0.050
     assert bias.phantom_hits == ("q17",)
+
+
+def test_to_pandas_has_one_row_per_scored_question():
+    frame = compute_label_bias(RUN, labels()).to_pandas()
+    assert list(frame.index) == ["qA", "qB", "qC", "qD"]
+    assert frame.loc["qD", "chunk_mrr"] == 0.5  # answer chunk at rank 2

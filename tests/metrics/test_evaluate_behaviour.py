@@ -128,6 +128,10 @@ def test_empty_and_disjoint_runs_raise():
         ("r_precision@5", r"r_precision takes no cutoff, found '@5'"),
         ("ndcg@ten", r"expected an integer cutoff after '@', found 'ten'"),
         ("ndcg@-1", r"expected a cutoff k >= 1, found -1"),
+        # only ASCII digits: int() would read these as 3, 5 and 10
+        ("ndcg@\u0663", r"expected an integer cutoff after '@', found '\u0663'"),
+        ("ndcg@+5", r"expected an integer cutoff after '@', found '\+5'"),
+        ("ndcg@1_0", r"expected an integer cutoff after '@', found '1_0'"),
         ("bleu", r"unknown metric 'bleu'; valid metrics are: .*context_precision@k"),
         (3, r"metric: expected a name such as 'ndcg@10', found 3"),
     ],

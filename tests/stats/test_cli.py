@@ -220,7 +220,10 @@ def test_agreement_command():
             "confidence: expected a number strictly between 0 and 1",
         ),
         (["compare", K3, K6, "--resamples", "0"], "resamples: expected an integer >= 1"),
-        (["compare", K3, K6, "--metric", "nope"], "metric 'nope' is missing from run"),
+        (
+            ["compare", K3, K6, "--metric", "nope"],
+            "unknown metric 'nope'; valid metrics are: hit@k, recall@k",
+        ),
         (
             ["compare", K3, str(DATA / "nope.json")],
             "nope.json: expected an existing file, found nothing at this path",

@@ -140,3 +140,21 @@ def test_the_paired_view_prints_small_p_like_the_table(tmp_path):
     out = out.output
     assert "McNemar exact two-sided p = <0.001" in out
     assert "p = 0.000" not in out
+
+
+def test_ci_choice_applies_where_it_can_and_says_so_where_it_cannot():
+    out = CliRunner().invoke(main, ["compare", K3, K6, "--ci", "wilson"])
+    assert out.exit_code == 2
+    assert "'wilson' is an interval for a single rate" in out.output
+    doc = json.loads(
+        CliRunner()
+        .invoke(main, ["compare", K3, K6, "--ci", "bootstrap", "--format", "json"])
+        .output
+    )
+    assert {row["ci_method"] for row in doc["metrics"]} == {"bootstrap percentile"}
+    doc = json.loads(CliRunner().invoke(main, ["compare", K3, K6, "--format", "json"]).output)
+    methods = {row["metric"]: row["ci_method"] for row in doc["metrics"]}
+    assert methods["correct"] == "Tango score" and methods["ndcg@k"] == "bootstrap percentile"
+    p_methods = {row["metric"]: row["p_method"] for row in doc["metrics"]}
+    assert p_methods["correct"] == "exact (lattice)"  # 0/1: McNemar's exact test
+    assert all(method.startswith("exact") for method in p_methods.values())

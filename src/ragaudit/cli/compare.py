@@ -14,6 +14,7 @@ from ragaudit.diagnose.noise import (
     repeat_scores,
 )
 from ragaudit.exceptions import InputError
+from ragaudit.metrics.registry import resolve_saved_run_metrics
 from ragaudit.reports.noise import with_noise_sections
 from ragaudit.reports.stats import comparison_report, matrix_report
 from ragaudit.stats.compare import CI_METHODS, Comparison, compare_runs
@@ -32,10 +33,12 @@ __all__ = ["command", "noise_sections"]
     help="Compare every pair of saved runs in this directory (needs one --metric).",
 )
 @click.option(
+    "-m",
     "--metric",
     "metrics",
     multiple=True,
-    help="Metric to compare (repeatable); default every metric in both runs.",
+    help="Metric to compare (repeatable; the spellings of evaluate -m, with @k for the run's "
+    "k: recall@k, nDCG@k, chunk_R@k, correct...); default every metric in both runs.",
 )
 @click.option(
     "--resamples", type=int, default=10_000, show_default=True, help="Bootstrap resamples."
@@ -224,6 +227,7 @@ def _apply_gates(result: Comparison, gates: tuple[str, ...]) -> None:
     change is not a regression, and a borderline one is reported but does not fail.
     """
     by_name = {row.metric: row for row in result.metrics}
+    gates = tuple(resolve_saved_run_metrics(gates, list(by_name)))
     missing = [g for g in gates if g not in by_name]
     if missing:
         raise InputError(

@@ -171,12 +171,14 @@ class Checkpoint:
         header = json.dumps({"checkpoint": FORMAT, "config": config}, sort_keys=True)
         done: dict[str, dict[str, Any]] = {}
         if self.path.exists():
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            # Only newline-terminated lines are whole: whatever follows the last newline was
+            # cut short by the interruption (possibly inside a UTF-8 character) and is redone,
+            # as is every line from the first one that does not read back as a row.
+            lines = self.path.read_bytes().split(b"\n")[:-1]
             if lines and _same_header(lines[0], header):
                 for line in lines[1:]:
-                    try:
-                        row = json.loads(line)
-                    except json.JSONDecodeError:
+                    row = _checkpoint_row(line)
+                    if row is None:
                         break  # a line cut short by the interruption: redo that question
                     done[row["id"]] = row
                 # Rewrite without any truncated tail so later appends start on a clean line.
@@ -204,8 +206,19 @@ class Checkpoint:
         self.path.unlink(missing_ok=True)
 
 
-def _same_header(line: str, header: str) -> bool:
+def _same_header(line: bytes, header: str) -> bool:
     try:
-        return json.dumps(json.loads(line), sort_keys=True) == header
-    except json.JSONDecodeError:
+        return json.dumps(json.loads(line.decode("utf-8")), sort_keys=True) == header
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return False
+
+
+def _checkpoint_row(line: bytes) -> dict[str, Any] | None:
+    """One checkpointed row, or None when the line is torn or not a row."""
+    try:
+        row = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+        return None
+    return row

@@ -458,3 +458,18 @@ class SavedRun:
             "summary": _plain(self.summary),
             **_plain(self.extra),
         }
+
+    def to_pandas(self) -> Any:
+        """One row per question (index ``id``): ``answerable``, ``error`` and every metric.
+
+        Needs the ``pandas`` extra.
+        """
+        from ragaudit._frames import records_frame
+
+        return records_frame(
+            [
+                {"id": q.id, "answerable": q.answerable, "error": q.error, **dict(q.metrics)}
+                for q in self.questions
+            ],
+            index="id",
+        )

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from ragaudit._frames import records_frame
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
@@ -230,6 +231,11 @@ class FunnelResult:
             "gap_ci_method": self.gap_ci_method,
             "notes": list(self.notes),
         }
+
+    def to_pandas(self) -> Any:
+        """One row per stage (index ``stage``): kept, rate, conditional, interval,
+        provenance.  Needs the ``pandas`` extra."""
+        return records_frame(self.to_dict()["stages"], index="stage")
 
 
 # ----------------------------------------------------------------------------- saved runs

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from ragaudit._frames import records_frame
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.runs import Run
@@ -180,6 +181,11 @@ class BiasResult:
             "skipped": {reason: list(ids) for reason, ids in self.skipped.items()},
             "notes": list(self.notes),
         }
+
+    def to_pandas(self) -> Any:
+        """One row per question (index ``id``): document- and chunk-level scores and the
+        verdict.  Needs the ``pandas`` extra."""
+        return records_frame(self.to_dict()["questions"], index="id")
 
 
 def _labels_as_qrels(labels: Any, config: Mapping[str, Any]) -> tuple[Qrels, dict[str, int]]:

@@ -1,17 +1,21 @@
 """Offline judges: deterministic checks of an answer that need no model.
 
-Matching rules (shared by the keyword and evidence judges), chosen so that formatting never
-decides a verdict:
+Keywords are matched by :mod:`ragaudit.judges.keywords` (shared with the heuristic labeller),
+chosen so that formatting never decides a verdict and no token matches inside another:
 
 * case, Unicode width and punctuation are ignored;
 * thousands separators are ignored: ``"1,200"`` matches ``"1200"``;
-* letters and digits are separate words, so ``"24 hours"``, ``"24hours"`` and ``"24-hours"``
-  all match each other;
+* numbers are whole numbers with their unit: ``"5%"`` matches ``"5 percent"`` but never a bare
+  ``"5"``, ``"3"`` never matches ``"13"``, ``"3.5"`` or ``"Q3"``;
+* a number and the word after it match however they are spaced: ``"24 hours"``,
+  ``"24hours"`` and ``"24-hours"`` all match each other;
 * plurals are folded by the light stemmer of :mod:`ragaudit._text` (``"hour"`` matches
   ``"hours"``);
 * a keyword matches only whole words in order (``"pto"`` does not match ``"laptop"``);
 * citation markers such as ``[2]`` are removed from answers first, so they never count as the
-  number 2.
+  number 2;
+* a *weak* keyword (only stopwords such as ``"No"``, or a bare number below 100 such as
+  ``"3"``) is matched in answers but is never evidence that a context holds the answer.
 
 A verdict is ``None`` when the judge does not apply (no keywords, no numbers in the reference).
 """
@@ -22,7 +26,8 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from ragaudit._text import REFUSAL, stem, tokenize
+from ragaudit._text import REFUSAL, tokenize
+from ragaudit.judges.keywords import keyword_tokens, match_tokens, strong_keywords
 
 __all__ = [
     "all_keywords",
@@ -58,10 +63,6 @@ _NUMBER_WORDS = {
 _TENS = {20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0}
 
 
-def _words(text: str) -> list[str]:
-    return [stem(t) for t in tokenize(_CITATION.sub(" ", text))]
-
-
 def _normal_refusal(text: str) -> str:
     return " ".join(text.replace("\u2019", "'").replace("\u2014", "-").lower().split())
 
@@ -91,20 +92,6 @@ def is_abstention(answer: str) -> bool:
     return bool(_ABSTAIN.search(text))
 
 
-def match_tokens(needle: Sequence[str], haystack: Sequence[str]) -> bool:
-    """Whether ``needle`` occurs as a contiguous run of ``haystack`` (both token lists).
-
-    >>> match_tokens(["24", "hour"], ["within", "24", "hour"])
-    True
-    >>> match_tokens([], ["x"])
-    False
-    """
-    n = len(needle)
-    if n == 0:
-        return False
-    return any(list(haystack[i : i + n]) == list(needle) for i in range(len(haystack) - n + 1))
-
-
 def keyword_hit(answer: str, keywords: Sequence[str]) -> float | None:
     """Fraction of ``keywords`` present in ``answer`` (matching rules in the module docstring).
 
@@ -120,11 +107,11 @@ def keyword_hit(answer: str, keywords: Sequence[str]) -> float | None:
     >>> keyword_hit("anything", []) is None
     True
     """
-    kws = [k for k in keywords if _words(k)]
+    kws = [k for k in keywords if keyword_tokens(k)]
     if not kws:
         return None
-    words = _words(answer)
-    return sum(match_tokens(_words(k), words) for k in kws) / len(kws)
+    words = keyword_tokens(answer)
+    return sum(match_tokens(keyword_tokens(k), words) for k in kws) / len(kws)
 
 
 def all_keywords(answer: str, keywords: Sequence[str]) -> bool | None:
@@ -189,18 +176,21 @@ def numeric_match(answer: str, reference_answer: str) -> bool | None:
 def evidence_in_context(context_texts: Sequence[str], keywords: Sequence[str]) -> bool | None:
     """Whether every keyword occurs in the context given to the generator.
 
-    Each keyword may occur in a different chunk; None without keywords.
+    Each keyword may occur in a different chunk.  Weak keywords (``"No"``, ``"3"``) are not
+    evidence and are left out; None when no keyword is left.
 
     >>> evidence_in_context(["Laptops last 3 years.", "Ask IT."], ["3 years", "IT"])
     True
     >>> evidence_in_context(["Ask IT."], ["3 years"])
     False
+    >>> evidence_in_context(["No."], ["No"]) is None
+    True
     """
-    kws = [k for k in keywords if _words(k)]
+    kws = strong_keywords(keywords)
     if not kws:
         return None
-    chunk_words = [_words(t) for t in context_texts]
-    return all(any(match_tokens(_words(k), w) for w in chunk_words) for k in kws)
+    chunk_words = [keyword_tokens(t) for t in context_texts]
+    return all(any(match_tokens(keyword_tokens(k), w) for w in chunk_words) for k in kws)
 
 
 def answer_chunk_in_context(

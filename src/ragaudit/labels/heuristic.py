@@ -1,8 +1,9 @@
 """An offline labeller: a chunk's grade comes from the reference keywords it contains.
 
-Keywords are matched with the offline judges' rules (:mod:`ragaudit.judges.offline`: case,
-punctuation and thousands separators ignored, whole words in order, plurals folded), so the
-labels and the ``evidence_in_context`` judge agree on what "contains" means.
+Keywords are matched with the offline judges' rules (:mod:`ragaudit.judges.keywords`: case,
+punctuation and thousands separators ignored, whole words in order, whole numbers with their
+unit, plurals folded, weak keywords such as ``"No"`` or ``"3"`` never taken as evidence), so
+the labels and the ``evidence_in_context`` judge agree on what "contains" means.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ragaudit.data.chunks import Chunk
-from ragaudit.judges.offline import keyword_hit, numeric_match
+from ragaudit.judges.keywords import keyword_tokens, match_tokens, number_phrases, strong_keywords
+from ragaudit.judges.offline import keyword_hit
 
 __all__ = ["HeuristicLabeller"]
 
@@ -21,8 +23,10 @@ class HeuristicLabeller:
     .. math:: g(c) = 2 \\cdot [h(c) = 1] + [0 < h(c) < 1], \\quad
               h(c) = |\\{k \\in K : k \\in c\\}| / |K|
 
-    Without keywords, a chunk stating every number of the reference answer is grade 2; with
-    neither, every chunk is grade 0 (the builder reports such questions).
+    Weak keywords (``"No"``, ``"3"``: see :mod:`ragaudit.judges.keywords`) are left out.
+    Without other keywords, a chunk stating every number of the reference answer with its
+    unit (:func:`~ragaudit.judges.keywords.number_phrases`) is grade 2; with neither, every
+    chunk is grade 0 (the builder reports such questions).
 
     Examples
     --------
@@ -46,10 +50,14 @@ class HeuristicLabeller:
     ) -> dict[str, int]:
         """Grade every candidate (see the class docstring)."""
         grades: dict[str, int] = {}
+        strong = strong_keywords(keywords)
+        numbers = number_phrases(reference_answer)
         for chunk in candidates:
-            hit = keyword_hit(chunk.text, keywords)
-            if hit is None:
-                grades[chunk.chunk_id] = 2 if numeric_match(chunk.text, reference_answer) else 0
-            else:
+            if strong:
+                hit = keyword_hit(chunk.text, strong) or 0.0
                 grades[chunk.chunk_id] = 2 if hit == 1.0 else (1 if hit > 0 else 0)
+            else:
+                words = keyword_tokens(chunk.text)
+                stated = bool(numbers) and all(match_tokens(n, words) for n in numbers)
+                grades[chunk.chunk_id] = 2 if stated else 0
         return grades

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ragaudit._frames import records_frame
 from ragaudit.data.formats import (
     _QID_MIX,
     QrelsColumns,
@@ -110,6 +111,20 @@ class Evaluation:
                 for i, qid in enumerate(self.query_ids)
             }
         return out
+
+    def to_pandas(self) -> Any:
+        """Per-question values: one row per question (index ``qid``), one column per metric.
+
+        Needs the ``pandas`` extra.
+        """
+        columns = {name: values.tolist() for name, values in self.per_query.items()}
+        return records_frame(
+            [
+                {"qid": qid, **{name: columns[name][i] for name in columns}}
+                for i, qid in enumerate(self.query_ids)
+            ],
+            index="qid",
+        )
 
 
 def _evaluate_iv(
@@ -307,7 +322,11 @@ def _ideal_grades(
 def _micro_means(
     specs: Mapping[str, MetricSpec], prepared: RankedGrades, per_query: Mapping[str, Any]
 ) -> dict[str, float]:
-    """Pooled counts: sum of relevant retrieved over sum of relevant (or of k)."""
+    """Pooled counts, by each metric's registry rule (:attr:`MetricInfo.micro`).
+
+    ``recall`` = sum of relevant retrieved / sum of relevant, ``precision`` = the same over
+    ``n * k``, ``f1`` their harmonic mean, ``mean`` the mean of the per-question values.
+    """
     n = prepared.grades.shape[0]
     total_relevant = float(prepared.n_relevant.sum())
     means: dict[str, float] = {}
@@ -316,16 +335,18 @@ def _micro_means(
         found = float(prepared.rel[:, :k].sum()) if k is not None else float(prepared.rel.sum())
         recall = found / total_relevant if total_relevant > 0 else 0.0
         precision = found / (n * k) if n and k else 0.0
-        if spec.family == "hit":
+        rule = spec.info.micro
+        if rule == "mean":
             means[name] = float(np.mean(per_query[name])) if n else 0.0
-        elif spec.family == "recall":
+        elif rule == "recall":
             means[name] = recall
-        elif spec.family == "precision":
+        elif rule == "precision":
             means[name] = precision
-        else:  # f1
-            means[name] = (
-                2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
-            )
+        elif rule == "f1":
+            total = precision + recall
+            means[name] = 2 * precision * recall / total if total > 0 else 0.0
+        else:
+            raise InputError(f"micro-averaging is not defined for {name}")
     return means
 
 

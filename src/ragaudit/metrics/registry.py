@@ -10,14 +10,34 @@ list of supported metrics cannot go stale.  The arithmetic lives in
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ragaudit.data.saved_run_metrics import (
+    CHUNK_PREFIX,
+    METRIC_ALIASES,
+    SAVED_RUN_METRICS,
+    SavedRunMetric,
+)
 from ragaudit.exceptions import InputError
 
-__all__ = ["MetricInfo", "MetricSpec", "get_info", "list_metrics", "parse_metric"]
+__all__ = [
+    "MetricInfo",
+    "MetricSpec",
+    "get_info",
+    "list_metrics",
+    "list_saved_run_metrics",
+    "parse_metric",
+    "resolve_saved_run_metrics",
+    "saved_run_metric_name",
+]
 
 Cutoff = Literal["required", "optional", "none"]
+#: How a metric pools over questions when ``average="micro"``: the mean of the per-question
+#: values, or the precision/recall/F1 of the summed counts (relevant retrieved over relevant
+#: or over n*k).  None: micro-averaging is not defined.
+Micro = Literal["mean", "recall", "precision", "f1"]
 
 
 @dataclass(frozen=True)
@@ -36,8 +56,8 @@ class MetricInfo:
     graded : bool
         True when grades are used as gains; False when items count as relevant or not
         (grade >= relevance threshold).
-    micro : bool
-        Whether micro-averaging (pooling counts over questions) is defined.
+    micro : {"mean", "recall", "precision", "f1"} or None
+        How the metric pools over questions with ``average="micro"`` (None: not defined).
     trec_eval : str or None
         trec_eval's measure name with a cutoff; ``{k}`` stands for k.  None when trec_eval
         has no equivalent.
@@ -55,7 +75,7 @@ class MetricInfo:
     cutoff: Cutoff
     aliases: tuple[str, ...]
     graded: bool
-    micro: bool
+    micro: Micro | None
     trec_eval: str | None
     trec_eval_full: str | None
     formula: str
@@ -115,7 +135,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="required",
         aliases=("success", "hit_rate", "hitrate"),
         graded=False,
-        micro=True,
+        micro="mean",
         trec_eval="success_{k}",
         trec_eval_full=None,
         formula="1 if any relevant item is in the top k, else 0",
@@ -127,7 +147,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="required",
         aliases=("r",),
         graded=False,
-        micro=True,
+        micro="recall",
         trec_eval="recall_{k}",
         trec_eval_full=None,
         formula="|relevant in top k| / |relevant|",
@@ -139,7 +159,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="required",
         aliases=("p",),
         graded=False,
-        micro=True,
+        micro="precision",
         trec_eval="P_{k}",
         trec_eval_full=None,
         formula="|relevant in top k| / k   (k, even when fewer items were retrieved)",
@@ -151,7 +171,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="required",
         aliases=("f",),
         graded=False,
-        micro=True,
+        micro="f1",
         trec_eval=None,
         trec_eval_full=None,
         formula="2 P@k R@k / (P@k + R@k), 0 when both are 0",
@@ -163,7 +183,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="optional",
         aliases=("rr", "recip_rank", "reciprocal_rank"),
         graded=False,
-        micro=False,
+        micro=None,
         trec_eval=None,
         trec_eval_full="recip_rank",
         formula="1 / rank of the first relevant item (within the top k), 0 if none",
@@ -175,7 +195,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="optional",
         aliases=("ap", "average_precision"),
         graded=False,
-        micro=False,
+        micro=None,
         trec_eval="map_cut_{k}",
         trec_eval_full="map",
         formula="sum over relevant ranks i <= k of precision@i, divided by |relevant|",
@@ -187,7 +207,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="optional",
         aliases=(),
         graded=True,
-        micro=False,
+        micro=None,
         trec_eval="ndcg_cut_{k}",
         trec_eval_full="ndcg",
         formula="DCG@k / IDCG@k with gain = grade, discount 1/log2(i+1); 0 when IDCG = 0",
@@ -199,7 +219,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="optional",
         aliases=("ndcg_burges",),
         graded=True,
-        micro=False,
+        micro=None,
         trec_eval=None,
         trec_eval_full=None,
         formula="DCG@k / IDCG@k with gain = 2^grade - 1, discount 1/log2(i+1)",
@@ -211,7 +231,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="optional",
         aliases=(),
         graded=True,
-        micro=False,
+        micro=None,
         trec_eval=None,
         trec_eval_full=None,
         formula="sum over i <= k of grade_i / log2(i+1)",
@@ -223,7 +243,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="none",
         aliases=("rprec", "r-precision", "rprecision"),
         graded=False,
-        micro=False,
+        micro=None,
         trec_eval=None,
         trec_eval_full="Rprec",
         formula="|relevant in top R| / R, where R = |relevant|",
@@ -235,7 +255,7 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         cutoff="required",
         aliases=("ctxp", "context_precision_at"),
         graded=False,
-        micro=False,
+        micro=None,
         trec_eval=None,
         trec_eval_full=None,
         formula="sum over i <= k of precision@i * rel_i / |relevant in top k|; 0 when none",
@@ -316,12 +336,13 @@ def parse_metric(name: str) -> MetricSpec:
                 f"metric {name!r}: {info.family} takes no cutoff, found '@{cutoff_text}'; "
                 f"write {info.family}"
             )
-        try:
-            k = int(cutoff_text.strip())
-        except ValueError:
+        digits = cutoff_text.strip()
+        unsigned = digits.removeprefix("-")
+        if not (unsigned.isascii() and unsigned.isdigit()):  # int() takes '٣', '+5', '1_0'
             raise InputError(
                 f"metric {name!r}: expected an integer cutoff after '@', found {cutoff_text!r}"
-            ) from None
+            )
+        k = int(digits)
         if k < 1:
             raise InputError(f"metric {name!r}: expected a cutoff k >= 1, found {k}")
     elif info.cutoff == "required":
@@ -329,3 +350,88 @@ def parse_metric(name: str) -> MetricSpec:
             f"metric {name!r} needs a cutoff: write {info.family}@k, e.g. {info.family}@5"
         )
     return MetricSpec(family=family, k=k)
+
+
+# ----------------------------------------------------------------------------- saved-run metrics
+
+
+def list_saved_run_metrics() -> tuple[SavedRunMetric, ...]:
+    """Every per-question metric a saved run can hold (declared in
+    :mod:`ragaudit.data.saved_run_metrics`, with its range and aggregation).
+
+    >>> [m.name for m in list_saved_run_metrics()][:3]
+    ['hit@k', 'recall@k', 'precision@k']
+    """
+    return tuple(SAVED_RUN_METRICS.values())
+
+
+def saved_run_metric_name(name: str) -> str | None:
+    """The name a saved run stores for a metric spelled ``name``, or None if unknown.
+
+    Accepts the spellings of :func:`parse_metric` with the literal cutoff ``@k`` (the run's
+    k) or a number, the ``chunk_`` prefix, and older names (``citation_acc``).
+
+    Examples
+    --------
+    >>> saved_run_metric_name("nDCG@k"), saved_run_metric_name("chunk_R@k")
+    ('ndcg@k', 'chunk_recall@k')
+    >>> saved_run_metric_name("P@5"), saved_run_metric_name("citation_acc")
+    ('precision@5', 'citation_accuracy')
+    >>> saved_run_metric_name("rouge_l") is None
+    True
+    """
+    text = name.strip()
+    text = METRIC_ALIASES.get(text, text)
+    if text in SAVED_RUN_METRICS:
+        return text
+    prefix = CHUNK_PREFIX if text.startswith(CHUNK_PREFIX) else ""
+    base, sep, cutoff = text[len(prefix) :].partition("@")
+    family = _BY_ALIAS.get(base.strip().lower())
+    if family is None:
+        return None
+    if sep and cutoff.strip().lower() == "k":
+        candidate = f"{prefix}{family}@k"
+        return candidate if candidate in SAVED_RUN_METRICS else None
+    try:
+        return prefix + parse_metric(text[len(prefix) :]).name
+    except InputError:
+        return None
+
+
+def resolve_saved_run_metrics(names: Iterable[str], available: Sequence[str]) -> list[str]:
+    """Map user-typed metric names to the names present in saved runs (``available``).
+
+    A name is kept when a run holds it as typed (a pipeline's own ``rouge_l``) or under its
+    canonical spelling (:func:`saved_run_metric_name`).
+
+    Raises
+    ------
+    InputError
+        For a name neither declared nor present; the message lists the declared saved-run
+        metrics and the metrics the runs hold.
+
+    Examples
+    --------
+    >>> resolve_saved_run_metrics(["R@k", "citation_acc", "rouge_l"],
+    ...                           ["recall@k", "citation_accuracy", "rouge_l"])
+    ['recall@k', 'citation_accuracy', 'rouge_l']
+    >>> resolve_saved_run_metrics(["recal@k"], ["recall@k"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: unknown metric 'recal@k'; valid metrics are: hit@k, ...
+    """
+    present = set(available)
+    out: list[str] = []
+    for name in names:
+        if name in present:
+            out.append(name)
+            continue
+        canonical = saved_run_metric_name(name)
+        if canonical is None:
+            declared = ", ".join(SAVED_RUN_METRICS)
+            held = ", ".join(m for m in available if m not in SAVED_RUN_METRICS)
+            raise InputError(
+                f"unknown metric {name!r}; valid metrics are: {declared}"
+                + (f"; and in these runs: {held}" if held else "")
+            )
+        out.append(canonical)
+    return list(dict.fromkeys(out))

@@ -61,8 +61,26 @@ def saved_run_path(out_dir: str | Path, name: str, limit: int | None = None) -> 
     >>> saved_run_path("res", "k3_cs800", 5).name
     'k3_cs800.limit5.json'
     """
+    check_run_name(name)
     suffix = "" if limit is None else f".limit{limit}"
     return Path(out_dir) / f"{name}{suffix}.json"
+
+
+def check_run_name(name: str) -> None:
+    """Refuse a run name that would write outside ``--out`` (a path, ``..``, hidden).
+
+    >>> check_run_name("k3_cs800")
+    >>> check_run_name("../x")
+    Traceback (most recent call last):
+    ...
+    ragaudit.exceptions.InputError: --name: expected a file name (letters, digits, ._-), found \
+'../x'; the run is written inside --out
+    """
+    if not name or name in (".", "..") or name.startswith(".") or any(c in name for c in "/\\\0"):
+        raise InputError(
+            f"--name: expected a file name (letters, digits, ._-), found {name!r}; "
+            "the run is written inside --out"
+        )
 
 
 @dataclass(frozen=True)

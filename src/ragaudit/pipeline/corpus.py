@@ -64,6 +64,11 @@ def load_corpus(directory: str | Path) -> list[Document]:
                 "document ids are file stems and must be unique"
             )
         seen[path.stem] = path
+        if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
+            raise InputError(
+                f"{path}: a symbolic link to {path.resolve()}, outside the corpus folder "
+                f"{root}; copy the file into the corpus instead"
+            )
         try:
             raw = path.read_bytes()
         except OSError as exc:

@@ -93,8 +93,10 @@ def answer(
         "tags": list(question.tags),
         "retrieved": found.retrieved,
         "context_ids": [c.chunk_id for c in context],
-        "answer": generation.answer,
-        "abstained": generation.abstained,
+        # A failed generation has no answer (null), not an empty one: "" would read as a
+        # refusal.  The row is kept, counted in n_errors, and its answer metrics are null.
+        "answer": None if generation.error else generation.answer,
+        "abstained": None if generation.error else generation.abstained,
         "citations": list(generation.citations),
         "judges": judges,
         "latency_ms": latency,

@@ -15,6 +15,9 @@ __all__ = ["agreement_report", "comparison_report", "fmt_p", "matrix_report", "p
 
 fmt_p = format_pvalue  # the one display rule for p-values (ragaudit.stats.verdicts)
 
+# The CSV columns of a row's interval and p-value, with the methods that produced them.
+_CSV_INTERVAL_AND_P = ("ci_low", "ci_high", "ci_method", "p", "p_method")
+
 # Short names of the methods, for the table's method columns (JSON keeps the full names).
 _SHORT = {
     "Tango score": "score",
@@ -147,19 +150,7 @@ def comparison_report(result: Comparison) -> Report:
         only=("table", "markdown", "html"),
     )
     csv_table = Table(
-        (
-            "metric",
-            "n",
-            "mean_a",
-            "mean_b",
-            "diff",
-            "ci_low",
-            "ci_high",
-            "ci_method",
-            "p",
-            "p_method",
-            "verdict",
-        ),
+        ("metric", "n", "mean_a", "mean_b", "diff", *_CSV_INTERVAL_AND_P, "verdict"),
         tuple(tuple(str(c) for c in v) for v in values),
         values=values,
         only=("csv",),
@@ -220,18 +211,7 @@ def matrix_report(result: PairwiseMatrix) -> Report:
         only=("table", "markdown", "html"),
     )
     csv_pairs = Table(
-        (
-            "run_a",
-            "run_b",
-            "n",
-            "diff",
-            "ci_low",
-            "ci_high",
-            "ci_method",
-            "p",
-            "p_method",
-            "p_holm",
-        ),
+        ("run_a", "run_b", "n", "diff", *_CSV_INTERVAL_AND_P, "p_holm"),
         tuple(tuple(str(c) for c in v) for v in values),
         values=values,
         only=("csv",),

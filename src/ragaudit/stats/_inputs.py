@@ -19,6 +19,7 @@ from ragaudit.data.per_question import (
     read_per_question_metrics,
 )
 from ragaudit.exceptions import InputError, RagauditWarning
+from ragaudit.metrics.registry import resolve_saved_run_metrics
 
 __all__ = [
     "QUESTION_SUBSETS",
@@ -142,7 +143,7 @@ def pair_runs(
                 f"(A: {', '.join(metrics_a) or 'none'}; B: {', '.join(metrics_b) or 'none'})"
             )
     else:
-        chosen = list(dict.fromkeys(metrics))
+        chosen = resolve_saved_run_metrics(metrics, list(dict.fromkeys(metrics_a + metrics_b)))
         for metric in chosen:
             for run, present in ((run_a, metrics_a), (run_b, metrics_b)):
                 if metric not in present:

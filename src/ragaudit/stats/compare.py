@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ragaudit._frames import records_frame
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.stats._group import (
@@ -228,6 +229,17 @@ class Comparison:
             "only_b": list(self.only_b),
             "metrics": [m.to_dict() for m in self.metrics],
         }
+
+    def to_pandas(self) -> Any:
+        """One row per metric (index ``metric``): n, means, diff, interval, p, verdict.
+
+        Needs the ``pandas`` extra.
+        """
+        flat = [
+            {k: v for k, v in m.to_dict().items() if not isinstance(v, dict | list)}
+            for m in self.metrics
+        ]
+        return records_frame(flat, index="metric")
 
 
 def _check_seed(seed: int) -> int:

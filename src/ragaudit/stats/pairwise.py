@@ -10,8 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from ragaudit._frames import records_frame
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
+from ragaudit.metrics.registry import resolve_saved_run_metrics
 from ragaudit.stats._inputs import (
     PerQuestionMetrics,
     as_per_question_metrics,
@@ -97,6 +99,11 @@ class PairwiseMatrix:
             "distinguishable": [list(pair) for pair in self.distinguishable],
         }
 
+    def to_pandas(self) -> Any:
+        """One row per pair of runs (diff = run_b - run_a, Holm-adjusted p); needs the
+        ``pandas`` extra."""
+        return records_frame(self.to_dict()["pairs"])
+
 
 def compare_all(
     runs: str | os.PathLike[str] | Sequence[PerQuestionMetrics | SavedRun],
@@ -132,6 +139,8 @@ def compare_all(
     if len(loaded) < 2:
         raise InputError(f"compare --all: expected at least 2 runs, found {len(loaded)}")
     names = _unique_names(loaded)
+    held = list(dict.fromkeys(m for run in loaded for m in run.metrics))
+    metric = resolve_saved_run_metrics([metric], held)[0]
     pairs: list[tuple[int, int, MetricComparison]] = []
     for i in range(len(loaded)):
         for j in range(i + 1, len(loaded)):

@@ -114,7 +114,11 @@ def _lattice_steps(magnitudes: np.ndarray) -> np.ndarray | None:
     """Positive integers ``k`` with ``magnitudes = k * unit`` for one unit, or None."""
     unit = magnitudes.min()
     ratios = np.unique(magnitudes) / unit
+    probe = ratios[:: max(1, ratios.size // 8)]  # a few ratios rule most denominators out
     for denominator in range(1, _MAX_DENOMINATOR + 1):
+        probed = probe * denominator
+        if not np.all(np.abs(probed - np.rint(probed)) <= 1e-9 * probed):
+            continue
         scaled = ratios * denominator
         if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-9 * scaled):
             steps = np.rint(magnitudes / unit * denominator).astype(np.int64)

@@ -20,6 +20,7 @@ of a few points of power; this module's numbers are exact.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -98,6 +99,13 @@ def binom_pmf(m: np.ndarray, n: int, p: float) -> np.ndarray:
 
 def _critical_counts(m: np.ndarray, alpha: float) -> np.ndarray:
     """Largest ``k`` with ``2 * P(Bin(m, 1/2) <= k) <= alpha`` per ``m`` (-1 if none)."""
+    return _critical_table(int(m.max(initial=0)), float(alpha))[m]
+
+
+@functools.lru_cache(maxsize=64)
+def _critical_table(n: int, alpha: float) -> np.ndarray:
+    """``_critical_counts`` for ``m = 0..n`` (cached: every 0/1 metric of a comparison asks)."""
+    m = np.arange(n + 1)
     with np.errstate(invalid="ignore"):
         guess = np.nan_to_num(bdtrik(alpha / 2.0, np.maximum(m, 1).astype(float), 0.5), nan=0.0)
     critical = np.floor(guess).astype(np.int64) + 2  # bdtrik is continuous: start above
@@ -106,6 +114,7 @@ def _critical_counts(m: np.ndarray, alpha: float) -> np.ndarray:
         if not too_big.any():
             break
         critical = np.where(too_big, critical - 1, critical)
+    critical.setflags(write=False)
     return critical
 
 

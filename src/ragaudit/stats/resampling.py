@@ -133,13 +133,15 @@ def _bootstrap_means(diffs: np.ndarray, n_resamples: int, rng: np.random.Generat
     columns = [np.ascontiguousarray(diffs[:, j]) for j in range(diffs.shape[1])]
     batch = max(1, min(n_resamples, _BATCH_ENTRIES // n))
     out = np.empty((n_resamples, diffs.shape[1]))
+    ones = np.ones(batch * n)
     for start in range(0, n_resamples, batch):
         rows = min(batch, n_resamples - start)
         indices = rng.integers(0, n, size=(rows, n))
         # How often each question was drawn in each resample; the resampled mean is then
         # one matrix-vector product per metric.
         flat = (indices + (np.arange(rows) * n)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(float)
+        counts = np.bincount(flat, weights=ones[: flat.size], minlength=rows * n)
+        counts = counts.reshape(rows, n)  # float counts straight from bincount: no copy
         for j, column in enumerate(columns):
             out[start : start + rows, j] = counts @ column
     out /= n
