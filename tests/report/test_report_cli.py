@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ragaudit.cli import main
@@ -106,3 +108,32 @@ def test_runs_with_too_few_common_questions_get_a_note_not_a_crash(
     page = out.read_text(encoding="utf-8")
     assert "id=compare" not in page
     assert "not compared with k3" in page
+
+
+def test_faithfulness_from_llm_judges_equals_compare(bench: dict[str, Path], tmp_path: Path):
+    paths = []
+    for name, offset in (("k3", 0), ("k6", 1)):
+        data = json.loads(bench[name].read_text(encoding="utf-8"))
+        for i, row in enumerate(data["rows"]):
+            # supported claims / claims, as the LLM faithfulness judge writes it
+            row["metrics"]["faithfulness"] = ((i + offset) % 4) / 4 if row["answerable"] else None
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        paths.append(path)
+    out = tmp_path / "r.html"
+    cli("report", str(paths[0]), str(paths[1]), "--out", str(out))
+    page = out.read_text(encoding="utf-8")
+    compare = json.loads(
+        cli("compare", str(paths[0]), str(paths[1]), "--questions", "answerable",
+            "--metric", "faithfulness", "--format", "json")
+    )  # fmt: skip
+    row = compare["metrics"][0]
+    for run, side in (("k3", "mean_a"), ("k6", "mean_b")):
+        found = re.search(
+            rf'data-run="{run}" data-metric="faithfulness" data-value="([^"]+)" data-n="(\d+)"',
+            page,
+        )
+        assert found is not None
+        assert float(found.group(1)) == pytest.approx(row[side], abs=1e-12)
+        assert int(found.group(2)) == row["n"]
+    assert "<td>faithfulness</td>" in page  # a row of the paired comparison too

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 
 from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS
-from ragaudit.diagnose.label_bias import BiasResult, QuestionBias
+from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.reports.html_charts import funnel_svg
 from ragaudit.reports.html_dashboard import MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import (
@@ -25,7 +25,7 @@ from ragaudit.reports.html_data import (
     RunAudit,
 )
 from ragaudit.reports.label_bias import bias_report
-from ragaudit.reports.report import ScatterPlot
+from ragaudit.reports.report import ScatterPlot, Table
 from ragaudit.reports.svg import scatter_svg
 
 __all__ = ["highlight", "render_audit_html"]
@@ -256,54 +256,33 @@ def _where(run: RunAudit) -> str:
     )
 
 
+def _report_table(table: Table, rows: Iterable[tuple[str, ...]] | None = None) -> str:
+    """A :class:`~ragaudit.reports.report.Table` of the shared Report as HTML (cells escaped);
+    ``rows`` selects some of its rows."""
+    chosen = table.rows if rows is None else rows
+    return _table(
+        [_e(c) for c in table.columns], ([_e(c) for c in row] for row in chosen), table.align
+    )
+
+
 def _bias(run: RunAudit, bias: BiasResult) -> str:
+    """Label bias from the ``labels bias`` Report: summary, rows that differ, full table, plot."""
     k = bias.k
-
-    def row(q: QuestionBias) -> tuple[str, ...]:
-        chunks = "-" if q.n_candidate_chunks is None else str(q.n_candidate_chunks)
-        return (
-            _e(q.qid),
-            f"{q.doc_hit:.2f}",
-            f"{q.doc_recall:.2f}",
-            f"{q.chunk_hit:.2f}",
-            f"{q.chunk_recall:.2f}",
-            chunks,
-            _e(q.verdict),
-        )
-
-    header = ("id", "doc hit", "doc recall", "chunk hit", "chunk recall", "chunks", "verdict")
-    differ = [q for q in bias.questions if q.verdict]
-    summary = _table(
-        ("metric", "document labels", "chunk labels", "inflation"),
-        [
-            (
-                f"hit rate@{k}",
-                _f(bias.doc_hit_rate),
-                _f(bias.chunk_hit_rate),
-                f"{bias.hit_inflation:+.3f}",
-            ),
-            (
-                f"recall@{k}",
-                _f(bias.doc_recall),
-                _f(bias.chunk_recall),
-                f"{bias.recall_inflation:+.3f}",
-            ),
-        ],
-        "lrrr",
-    )
-    plot = next(
-        (b for s in bias_report(bias).sections for b in s.blocks if isinstance(b, ScatterPlot)),
-        None,
-    )
+    blocks = [b for section in bias_report(bias).sections for b in section.blocks]
+    tables = [b for b in blocks if isinstance(b, Table)]
+    per_question, summary = tables[0], tables[1]
+    differ = [row for row in per_question.rows if row[-1]]
+    plot = next((b for b in blocks if isinstance(b, ScatterPlot)), None)
     rho = "undefined" if bias.spearman is None else f"{bias.spearman:+.3f}"
     return (
-        f"<h3>{_e(run.name)} (k={k}, n={bias.n} questions with chunk labels)</h3>{summary}"
-        f"<p>Questions where document and chunk labels disagree: {len(differ)} of {bias.n}"
-        f" (phantom hits, a document hit without the answer chunk: "
+        f"<h3>{_e(run.name)} (k={k}, n={bias.n} questions with chunk labels)</h3>"
+        + _report_table(summary)
+        + f"<p>Questions where document and chunk labels disagree: {len(differ)} of {bias.n}"
+        + f" (phantom hits, a document hit without the answer chunk: "
         f"{_e(', '.join(bias.phantom_hits)) or 'none'}).</p>"
-        + _table(header, (row(q) for q in differ), "lrrrrr")
+        + _report_table(per_question, differ)
         + f"<details class=full-table><summary>Full table ({bias.n} questions)</summary>"
-        + _table(header, (row(q) for q in bias.questions), "lrrrrr")
+        + _report_table(per_question)
         + "</details>"
         + (
             f"<figure>{scatter_svg(plot)}<figcaption class=note>Spearman rho (candidate chunks "
