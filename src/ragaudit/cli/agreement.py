@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from ragaudit.cli._options import emit, format_option
-from ragaudit.reports.stats import agreement_report
-from ragaudit.stats.agreement import label_agreement, read_labels
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -28,6 +29,9 @@ def command(labels_a: str, labels_b: str, threshold: int | None, output_format: 
     "grade"}), JSON/YAML {qid: {item: grade}} or a ragaudit chunk-label YAML.  Only items both
     labelled are compared (chunk-label files: absent chunks of a labelled question are 0).
     """
+    from ragaudit.reports.stats import agreement_report
+    from ragaudit.stats.agreement import label_agreement, read_labels
+
     qrels_a, implicit_a = read_labels(labels_a)
     qrels_b, implicit_b = read_labels(labels_b)
     result = label_agreement(

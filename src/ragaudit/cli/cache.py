@@ -7,7 +7,6 @@ import click
 from ragaudit.cli._options import emit, format_option
 from ragaudit.llm.cache import LLMCache
 from ragaudit.llm.config import default_cache_path
-from ragaudit.reports.runs import cache_report
 
 __all__ = ["command"]
 
@@ -24,6 +23,8 @@ def command() -> None:
 @format_option()
 def stats(cache_dir: str | None, output_format: str) -> None:
     """Entries, size and the tokens the cached replies cost, by model and prompt version."""
+    from ragaudit.reports.runs import cache_report  # numpy: not for `cache --help`
+
     path = default_cache_path(cache_dir)
     info = None
     if path.exists():

@@ -5,10 +5,9 @@ from __future__ import annotations
 import click
 
 from ragaudit.cli._options import emit, format_option
-from ragaudit.data.human_verdicts import read_human_verdicts
-from ragaudit.data.records import load_saved_run
-from ragaudit.diagnose.calibration import calibrate
-from ragaudit.reports.noise import calibration_report
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -39,6 +38,11 @@ def command(run: str, human_path: str, metric: str, confidence: float, output_fo
     power-tuned; valid even when the judge is biased), human labels only, and judge only
     (which assumes the judge is always right).  See docs/guide/stats.md.
     """
+    from ragaudit.data.human_verdicts import read_human_verdicts
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.calibration import calibrate
+    from ragaudit.reports.noise import calibration_report
+
     result = calibrate(
         load_saved_run(run),
         read_human_verdicts(human_path, metric),

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from ragaudit.cli._options import emit, format_option, seed_option
-from ragaudit.data.records import load_saved_run
-from ragaudit.diagnose.noise import (
-    ClusteredComparison,
-    JudgeNoiseComparison,
-    clustered_comparison,
-    judge_noise_comparison,
-    repeat_scores,
-)
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import resolve_saved_run_metrics
-from ragaudit.reports.noise import with_noise_sections
-from ragaudit.reports.stats import comparison_report, matrix_report
-from ragaudit.stats.compare import CI_METHODS, Comparison, compare_runs
-from ragaudit.stats.pairwise import compare_all
+from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.verdicts import format_pvalue
+
+if TYPE_CHECKING:
+    from ragaudit.diagnose.noise import ClusteredComparison, JudgeNoiseComparison
+    from ragaudit.stats.compare import Comparison
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command", "noise_sections"]
 
@@ -136,6 +134,11 @@ def command(
     affordable) and a verdict, each row naming its methods; for 0/1 metrics also McNemar's
     exact test, the ids of the questions that differ and the power the comparison had.
     """
+    from ragaudit.reports.noise import with_noise_sections
+    from ragaudit.reports.stats import comparison_report, matrix_report
+    from ragaudit.stats.compare import compare_runs
+    from ragaudit.stats.pairwise import compare_all
+
     if (cluster_by or judge_repeats) and all_dir is not None:
         raise InputError("compare: --cluster-by and --judge-repeats need two runs, not --all")
     if gates and all_dir is not None:
@@ -197,6 +200,13 @@ def noise_sections(
     out: dict[str, ClusteredComparison | JudgeNoiseComparison] = {}
     if not cluster_by and not judge_repeats:
         return out
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.noise import (
+        clustered_comparison,
+        judge_noise_comparison,
+        repeat_scores,
+    )
+
     run_a, run_b = load_saved_run(path_a), load_saved_run(path_b)
     if cluster_by:
         out["clustered"] = clustered_comparison(
@@ -211,7 +221,7 @@ def noise_sections(
                 for row in result.metrics
                 if repeat_scores(run_a, row.metric) or repeat_scores(run_b, row.metric)
             ]
-            or [m for m in metrics]
+            or list(metrics)
             or ["correct"]
         )
         for metric in judged:

@@ -28,7 +28,6 @@ from ragaudit.data.saved_run import SavedRun
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import load_corpus
-from ragaudit.pipeline.harness import run_pipeline
 
 __all__ = [
     "CONFIGURATIONS",
@@ -125,6 +124,8 @@ def section_benchmark(ctx: DemoContext, echo: Echo) -> None:
 
 def section_runs(ctx: DemoContext, echo: Echo) -> None:
     """Evaluate each configuration and keep the saved runs (one line each)."""
+    from ragaudit.pipeline.harness import run_pipeline  # numpy, BM25: not for `demo --help`
+
     for config in CONFIGURATIONS:
         run = RunConfig(
             ctx.corpus_dir,

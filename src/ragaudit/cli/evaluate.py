@@ -7,9 +7,10 @@ import warnings
 import click
 
 from ragaudit.cli._options import emit, format_option
-from ragaudit.data.formats import read_chunk_map, read_qrels, read_run
-from ragaudit.metrics import evaluate, list_metrics
-from ragaudit.reports.metrics import evaluate_report
+from ragaudit.metrics.registry import list_metrics
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -90,6 +91,10 @@ def command(
     output_format: str,
 ) -> None:
     """Score a run against relevance labels (trec_eval-exact for trec_eval's metrics)."""
+    from ragaudit.data.formats import read_chunk_map, read_qrels, read_run
+    from ragaudit.metrics.evaluate import evaluate
+    from ragaudit.reports.metrics import evaluate_report
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         qrels = read_qrels(qrels_path, unit=unit)

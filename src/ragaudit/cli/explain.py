@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import click
 
 from ragaudit.cli._options import emit, format_option
-from ragaudit.data import Qrels, Run
 from ragaudit.exceptions import InputError, UndefinedMetricWarning
-from ragaudit.metrics.explain import EXPLAINABLE, Derivation, explain, parse_grades, parse_items
-from ragaudit.reports.metrics import explain_report
+from ragaudit.metrics.registry import EXPLAINABLE
+
+if TYPE_CHECKING:
+    from ragaudit.metrics.explain import Derivation
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
 
 def _labels(relevant: str | None, grades: str | None) -> dict[str, int]:
     """Items from ``--relevant`` get grade 1 unless ``--grades`` says otherwise."""
+    from ragaudit.metrics.explain import parse_grades, parse_items
+
     if relevant is None and grades is None:
         raise InputError("labels: expected --relevant and/or --grades, found neither")
     labels = {item: 1 for item in parse_items(relevant, field="--relevant")} if relevant else {}
@@ -32,6 +39,7 @@ def _labels(relevant: str | None, grades: str | None) -> dict[str, int]:
 
 def _engine_check(derivation: Derivation, labels: dict[str, int], ranking: list[str]) -> str:
     """The same number from ``ragaudit.metrics.evaluate``, so the two can be compared."""
+    from ragaudit.data import Qrels, Run
     from ragaudit.metrics import evaluate
 
     with warnings.catch_warnings():
@@ -78,6 +86,9 @@ def command(
 
     Example: ragaudit explain ndcg --ranking "B A D C E" --relevant "A C"
     """
+    from ragaudit.metrics.explain import explain, parse_items
+    from ragaudit.reports.metrics import explain_report
+
     if gain is not None and metric != "ndcg":
         raise InputError(f"--gain: applies to ndcg only, found it with {metric}")
     items = parse_items(ranking, field="--ranking")

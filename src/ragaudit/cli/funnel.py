@@ -6,12 +6,9 @@ import click
 
 from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._options import emit, format_option, seed_option
-from ragaudit.data.records import load_saved_run
-from ragaudit.diagnose.funnel import compute_funnel
-from ragaudit.diagnose.noise import clustered_means
-from ragaudit.labels.format import load_chunk_labels
-from ragaudit.reports.funnel import funnel_report
-from ragaudit.reports.noise import with_noise_sections
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -47,18 +44,18 @@ _CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
     help="Bootstrap resamples of the questions.",
 )  # fmt: skip
 @click.option(
+    "--ci", "rate_ci", type=click.Choice(["clopper-pearson", "wilson", "wilson-cc", "bootstrap"]),
+    default="clopper-pearson", show_default=True,
+    help="Interval of the stage and abstention rates (the gap gets Tango's paired score "
+    "interval); bootstrap = paired percentile bootstrap for every interval.",
+)  # fmt: skip
+@click.option(
     "--cluster-by",
     metavar="source|tag|FIELD",
     help="Add CR1 cluster-robust and cluster-bootstrap intervals of hit@k, nDCG@k, answered "
     "and end-to-end correctness (answerable questions), the number of clusters and the "
     "design effect.",
 )
-@click.option(
-    "--ci", "rate_ci", type=click.Choice(["clopper-pearson", "wilson", "wilson-cc", "bootstrap"]),
-    default="clopper-pearson", show_default=True,
-    help="Interval of the stage and abstention rates (the gap gets Tango's paired score "
-    "interval); bootstrap = paired percentile bootstrap for every interval.",
-)  # fmt: skip
 @format_option()
 def command(
     run: str,
@@ -67,8 +64,8 @@ def command(
     corpus_dir: str | None,
     seed: int,
     resamples: int,
-    cluster_by: str | None,
     rate_ci: str,
+    cluster_by: str | None,
     output_format: str,
 ) -> None:
     """The funnel of a saved RUN: retrieved -> evidence in context -> answered -> correct.
@@ -78,6 +75,11 @@ def command(
     end-to-end correctness, where each failing question died, the questions answered right
     by luck, and the abstention rate on unanswerable questions.
     """
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.funnel import compute_funnel
+    from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.reports.funnel import funnel_report
+
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
@@ -94,6 +96,9 @@ def command(
         click.echo(f"ragaudit: warning: {note}", err=True)
     report = funnel_report(result)
     if cluster_by:
+        from ragaudit.diagnose.noise import clustered_means
+        from ragaudit.reports.noise import with_noise_sections
+
         clustered = clustered_means(saved, cluster_by, seed=seed, n_resamples=resamples)
         report = with_noise_sections(report, {"clustered": clustered}, _CONFIDENCE)
     emit(report, output_format)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from ragaudit.cli._options import emit, format_option
-from ragaudit.diagnose.illusions import compute_illusions
-from ragaudit.reports.metrics import illusions_report
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -19,4 +20,7 @@ def command(output_format: str) -> None:
     Every number is computed live by the metrics engine on hand-made rankings; the output
     is the same, byte for byte, on every run.
     """
+    from ragaudit.diagnose.illusions import compute_illusions
+    from ragaudit.reports.metrics import illusions_report
+
     emit(illusions_report(compute_illusions()), output_format)

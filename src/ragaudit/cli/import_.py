@@ -5,10 +5,9 @@ from __future__ import annotations
 import click
 
 from ragaudit.cli._options import emit, format_option
-from ragaudit.data.records import load_saved_run, write_saved_run
-from ragaudit.data.saved_run_summary import summarise_run
-from ragaudit.pipeline.config import saved_run_path
-from ragaudit.reports.runs import import_report
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -28,6 +27,11 @@ def command(file: str, out_dir: str | None, output_format: str) -> None:
 
     Problems are reported as FILE: LOCATION: expected ..., found ... (exit code 2).
     """
+    from ragaudit.data.records import load_saved_run, write_saved_run
+    from ragaudit.data.saved_run_summary import summarise_run
+    from ragaudit.pipeline.config import saved_run_path
+    from ragaudit.reports.runs import import_report
+
     saved = load_saved_run(file)
     summary = summarise_run(saved).to_dict()
     target = None

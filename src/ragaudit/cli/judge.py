@@ -14,7 +14,6 @@ from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import emit, format_option, quiet_option
 from ragaudit.cli._progress import progress_callback
 from ragaudit.reports.report import Report, Section, Text
-from ragaudit.reports.runs import judge_report, money
 
 if TYPE_CHECKING:
     pass
@@ -74,6 +73,7 @@ def command(
     from ragaudit.judges.llm import JUDGE_NAMES, METRICS_OF, LLMJudges, items_from_rows
     from ragaudit.llm.client import LLMClient
     from ragaudit.pipeline.llm_stages import judge_with_llm
+    from ragaudit.reports.runs import judge_report, money  # numpy: not for `judge --help`
 
     names = (
         list(JUDGE_NAMES)

@@ -14,13 +14,10 @@ from typing import Any
 import click
 
 from ragaudit.cli._options import emit, format_option
-from ragaudit.data.records import load_saved_run
-from ragaudit.diagnose.planning import plan_from_runs
 from ragaudit.exceptions import InputError
-from ragaudit.reports.noise import sample_size_report
-from ragaudit.reports.stats import plan_report
-from ragaudit.stats.power import planning_table
-from ragaudit.stats.sample_size import design_effect_from_icc, questions_needed
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -101,6 +98,13 @@ def command(
     Exact power of McNemar's exact two-sided test, minimum effect searched on a 0.01 grid up
     to the disagreement rate (an effect cannot exceed it).
     """
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.planning import plan_from_runs
+    from ragaudit.reports.noise import sample_size_report
+    from ragaudit.reports.stats import plan_report
+    from ragaudit.stats.power import planning_table
+    from ragaudit.stats.sample_size import questions_needed
+
     deff = _design_effect(design_effect, icc, cluster_size, cluster_by, runs)
     if runs:
         result = plan_from_runs(
@@ -146,5 +150,7 @@ def _design_effect(
     if (icc is None) != (cluster_size is None):
         raise InputError("--icc and --cluster-size: expected both, found one")
     if icc is not None and cluster_size is not None:
+        from ragaudit.stats.sample_size import design_effect_from_icc
+
         return design_effect_from_icc(cluster_size, icc)
     return design_effect

@@ -13,12 +13,11 @@ from ragaudit.cli._options import emit, format_option, quiet_option, seed_option
 from ragaudit.cli._progress import progress_callback
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.chunking import CHUNKERS
-from ragaudit.pipeline.config import JUDGE_MODES, RunConfig
+from ragaudit.pipeline.config import JUDGE_MODES, RETRIEVERS, RunConfig
 from ragaudit.pipeline.generators import GENERATORS
-from ragaudit.pipeline.harness import run_pipeline
-from ragaudit.pipeline.llm_stages import plan_llm_run
-from ragaudit.pipeline.retrievers import RETRIEVERS
-from ragaudit.reports.runs import dry_run_report, run_summary_report
+
+# The pipeline (numpy, BM25) and the reports are imported inside the command: `ragaudit run
+# --help` loads only what the options need (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
@@ -142,6 +141,10 @@ def command(
     With --generator openai or --judges llm, the --llm-* options (or the RAGAUDIT_LLM_*
     environment variables) name the endpoint; replies are cached, so a rerun sends nothing.
     """
+    from ragaudit.pipeline.harness import run_pipeline
+    from ragaudit.pipeline.llm_stages import plan_llm_run
+    from ragaudit.reports.runs import dry_run_report, run_summary_report
+
     if judge_repeats != 1 and judges != "llm":
         raise InputError("--judge-repeats: only applies with --judges llm")
     llm_config = None

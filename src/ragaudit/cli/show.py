@@ -6,11 +6,10 @@ import click
 
 from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._options import emit, format_option
-from ragaudit.data.records import load_saved_run
-from ragaudit.diagnose.funnel import compute_funnel
 from ragaudit.exceptions import InputError
-from ragaudit.reports.html_data import answer_chunk_sets, question_stages, question_view
-from ragaudit.reports.show import show_report
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
 
 __all__ = ["STAGES", "command"]
 
@@ -65,7 +64,11 @@ def command(
 
     Pick questions by id (QIDS), with --failures, or with --stage; default: every question.
     """
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.funnel import compute_funnel
     from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.reports.html_data import answer_chunk_sets, question_stages, question_view
+    from ragaudit.reports.show import show_report
 
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from ragaudit.data.qrels import Qrels
-from ragaudit.data.runs import Run
+from typing import TYPE_CHECKING
+
+from ragaudit._lazy import lazy_package
+
+if TYPE_CHECKING:
+    from ragaudit.data.qrels import Qrels
+    from ragaudit.data.runs import Run
+
+_WHERE = {
+    "Qrels": "qrels", "Run": "runs",
+}  # fmt: skip
 
 __all__ = ["Qrels", "Run"]
+
+lazy_package(__name__, _WHERE)

@@ -7,17 +7,30 @@ document(s): 2 contains the answer, 1 related, 0 not relevant.
 
 from __future__ import annotations
 
-from ragaudit.labels.build import BuildSummary, build_chunk_labels, make_labeller
-from ragaudit.labels.format import (
-    Chunking,
-    ChunkLabels,
-    QuestionLabels,
-    load_chunk_labels,
-    save_chunk_labels,
-)
-from ragaudit.labels.heuristic import HeuristicLabeller
-from ragaudit.labels.human import HumanLabeller, LabellingStopped
-from ragaudit.labels.protocol import GRADES, Labeller
+from typing import TYPE_CHECKING
+
+from ragaudit._lazy import lazy_package
+
+if TYPE_CHECKING:
+    from ragaudit.labels.build import BuildSummary, build_chunk_labels, make_labeller
+    from ragaudit.labels.format import (
+        Chunking,
+        ChunkLabels,
+        QuestionLabels,
+        load_chunk_labels,
+        save_chunk_labels,
+    )
+    from ragaudit.labels.heuristic import HeuristicLabeller
+    from ragaudit.labels.human import HumanLabeller, LabellingStopped
+    from ragaudit.labels.protocol import GRADES, Labeller
+
+_WHERE = {
+    "BuildSummary": "build", "build_chunk_labels": "build", "make_labeller": "build",
+    "Chunking": "format", "ChunkLabels": "format", "QuestionLabels": "format",
+    "load_chunk_labels": "format", "save_chunk_labels": "format",
+    "HeuristicLabeller": "heuristic", "HumanLabeller": "human", "LabellingStopped": "human",
+    "GRADES": "protocol", "Labeller": "protocol",
+}  # fmt: skip
 
 __all__ = [
     "GRADES",
@@ -34,3 +47,5 @@ __all__ = [
     "make_labeller",
     "save_chunk_labels",
 ]
+
+lazy_package(__name__, _WHERE)

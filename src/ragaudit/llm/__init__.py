@@ -1,26 +1,43 @@
 """The LLM layer: one cached, retrying, accounted client for OpenAI-compatible endpoints.
 
 Importing this package does not import ``openai`` or ``pydantic`` (extra ``llm``); they are
-loaded on the first request.
+loaded on the first request.  Names are imported lazily from their modules, so using
+``ragaudit.llm.config`` (the CLI's options) does not load the client, the cache or the price
+table.
 """
 
 from __future__ import annotations
 
-from ragaudit.llm.cache import CacheStats, LLMCache
-from ragaudit.llm.client import (
-    ChatResult,
-    DryRunEstimate,
-    InvalidReply,
-    JSONOutcome,
-    LLMClient,
-    LLMRequestError,
-    LLMUnavailableError,
-    MalformedReply,
-    PlannedCall,
-    estimate_tokens,
-)
-from ragaudit.llm.config import LLMConfig, default_cache_path
-from ragaudit.llm.prices import ModelPrice, PriceTable
+from typing import TYPE_CHECKING
+
+from ragaudit._lazy import lazy_package
+
+if TYPE_CHECKING:
+    from ragaudit.llm.cache import CacheStats, LLMCache
+    from ragaudit.llm.client import (
+        ChatResult,
+        DryRunEstimate,
+        InvalidReply,
+        JSONOutcome,
+        LLMClient,
+        LLMRequestError,
+        LLMUnavailableError,
+        MalformedReply,
+        PlannedCall,
+        estimate_tokens,
+    )
+    from ragaudit.llm.config import LLMConfig, default_cache_path
+    from ragaudit.llm.prices import ModelPrice, PriceTable
+
+_WHERE = {
+    "CacheStats": "cache", "LLMCache": "cache",
+    "ChatResult": "client", "DryRunEstimate": "client", "InvalidReply": "client",
+    "JSONOutcome": "client", "LLMClient": "client", "LLMRequestError": "client",
+    "LLMUnavailableError": "client", "MalformedReply": "client", "PlannedCall": "client",
+    "estimate_tokens": "client",
+    "LLMConfig": "config", "default_cache_path": "config",
+    "ModelPrice": "prices", "PriceTable": "prices",
+}  # fmt: skip
 
 __all__ = [
     "CacheStats",
@@ -40,3 +57,5 @@ __all__ = [
     "default_cache_path",
     "estimate_tokens",
 ]
+
+lazy_package(__name__, _WHERE)

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from ragaudit.metrics.evaluate import Evaluation, evaluate
-from ragaudit.metrics.registry import MetricInfo, MetricSpec, list_metrics, parse_metric
+from typing import TYPE_CHECKING
+
+from ragaudit._lazy import lazy_package
+
+if TYPE_CHECKING:
+    from ragaudit.metrics.evaluate import Evaluation, evaluate
+    from ragaudit.metrics.registry import MetricInfo, MetricSpec, list_metrics, parse_metric
+
+_WHERE = {
+    "Evaluation": "evaluate", "evaluate": "evaluate", "MetricInfo": "registry",
+    "MetricSpec": "registry", "list_metrics": "registry", "parse_metric": "registry",
+}  # fmt: skip
 
 __all__ = ["Evaluation", "MetricInfo", "MetricSpec", "evaluate", "list_metrics", "parse_metric"]
+
+lazy_package(__name__, _WHERE)

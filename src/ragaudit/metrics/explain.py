@@ -25,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ragaudit.exceptions import InputError, UndefinedMetricWarning
+from ragaudit.metrics.registry import EXPLAINABLE
 
 __all__ = [
     "EXPLAINABLE",
@@ -38,7 +39,6 @@ __all__ = [
 ]
 
 Gain = Literal["linear", "exp"]
-EXPLAINABLE: tuple[str, ...] = ("ndcg", "ap", "context_precision")
 
 Cell = str | int | float
 

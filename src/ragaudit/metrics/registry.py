@@ -23,6 +23,7 @@ from ragaudit.data.saved_run_metrics import (
 from ragaudit.exceptions import InputError
 
 __all__ = [
+    "EXPLAINABLE",
     "MetricInfo",
     "MetricSpec",
     "get_info",
@@ -38,6 +39,9 @@ Cutoff = Literal["required", "optional", "none"]
 #: values, or the precision/recall/F1 of the summed counts (relevant retrieved over relevant
 #: or over n*k).  None: micro-averaging is not defined.
 Micro = Literal["mean", "recall", "precision", "f1"]
+
+#: The metrics ``ragaudit explain`` derives step by step (:mod:`ragaudit.metrics.explain`).
+EXPLAINABLE: tuple[str, ...] = ("ndcg", "ap", "context_precision")
 
 
 @dataclass(frozen=True)

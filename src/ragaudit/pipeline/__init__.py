@@ -6,8 +6,9 @@ harness (or its retrievers' heavy dependencies).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ragaudit._lazy import lazy_package
 
 if TYPE_CHECKING:
     from ragaudit.pipeline.chunking import chunk_documents
@@ -53,8 +54,4 @@ __all__ = [
     "run_pipeline",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(f"ragaudit.pipeline.{_WHERE[name]}"), name)
-    raise AttributeError(f"module 'ragaudit.pipeline' has no attribute {name!r}")
+lazy_package(__name__, _WHERE)

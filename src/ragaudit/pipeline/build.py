@@ -13,11 +13,10 @@ from ragaudit.data.chunks import Chunk
 from ragaudit.data.golden import GoldenSet, load_golden
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.chunking import chunk_documents
-from ragaudit.pipeline.config import RunConfig
+from ragaudit.pipeline.config import RETRIEVERS, RunConfig
 from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
 from ragaudit.pipeline.generators import GENERATORS, ExtractiveReader, Generator
 from ragaudit.pipeline.retrievers import (
-    RETRIEVERS,
     BM25Retriever,
     DenseRetriever,
     PrecomputedRetriever,

@@ -19,8 +19,17 @@ if TYPE_CHECKING:
     from ragaudit.data.qrels import Qrels
     from ragaudit.llm.config import LLMConfig
 
-__all__ = ["JUDGE_MODES", "RunConfig", "check_positive", "default_name", "saved_run_path"]
+__all__ = [
+    "JUDGE_MODES",
+    "RETRIEVERS",
+    "RunConfig",
+    "check_positive",
+    "default_name",
+    "saved_run_path",
+]
 
+#: ``ragaudit run --retriever`` (a ``run_file`` replaces any of them).
+RETRIEVERS: tuple[str, ...] = ("bm25", "dense", "qdrant")
 #: ``ragaudit run --judges``: the offline judges alone, or the LLM judges on top of them.
 JUDGE_MODES: tuple[str, ...] = ("offline", "llm")
 

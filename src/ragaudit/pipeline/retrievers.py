@@ -28,7 +28,6 @@ from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import FormatError, InputError, unreadable
 
 __all__ = [
-    "RETRIEVERS",
     "BM25Retriever",
     "CallableRetriever",
     "DenseRetriever",
@@ -39,7 +38,6 @@ __all__ = [
     "read_run_file",
 ]
 
-RETRIEVERS: tuple[str, ...] = ("bm25", "dense", "qdrant")
 
 
 @runtime_checkable

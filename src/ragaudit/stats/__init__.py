@@ -22,46 +22,74 @@
 
 from __future__ import annotations
 
-from ragaudit.stats._inputs import (
-    PairedMetrics,
-    PerQuestionMetrics,
-    pair_runs,
-    read_per_question_metrics,
-)
-from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement, read_labels
-from ragaudit.stats.clustered import (
-    ClusterBootstrapResult,
-    ClusteredResult,
-    cluster_bootstrap,
-    clustered_mean,
-    clustered_paired_difference,
-)
-from ragaudit.stats.compare import (
-    Comparison,
-    MetricComparison,
-    SubsampleInterval,
-    compare_runs,
-)
-from ragaudit.stats.intervals import (
-    IntervalResult,
-    paired_difference_interval,
-    proportion_interval,
-)
-from ragaudit.stats.judge_noise import JudgeNoiseResult, judge_noise
-from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact, mcnemar_pvalue
-from ragaudit.stats.multiple import holm_bonferroni
-from ragaudit.stats.pairwise import PairwiseMatrix, compare_all
-from ragaudit.stats.permutation import PermutationResult, paired_permutation_test
-from ragaudit.stats.power import (
-    PlanningRow,
-    mcnemar_power,
-    minimum_detectable_effect,
-    observed_power,
-    planning_table,
-)
-from ragaudit.stats.ppi import PPIResult, human_only_mean, judge_only_mean, ppi_mean
-from ragaudit.stats.resampling import BootstrapResult, ConfidenceInterval, paired_bootstrap
-from ragaudit.stats.verdicts import format_pvalue, verdict
+from typing import TYPE_CHECKING
+
+from ragaudit._lazy import lazy_package
+
+if TYPE_CHECKING:
+    from ragaudit.stats._inputs import (
+        PairedMetrics,
+        PerQuestionMetrics,
+        pair_runs,
+        read_per_question_metrics,
+    )
+    from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement, read_labels
+    from ragaudit.stats.clustered import (
+        ClusterBootstrapResult,
+        ClusteredResult,
+        cluster_bootstrap,
+        clustered_mean,
+        clustered_paired_difference,
+    )
+    from ragaudit.stats.compare import (
+        Comparison,
+        MetricComparison,
+        SubsampleInterval,
+        compare_runs,
+    )
+    from ragaudit.stats.intervals import (
+        IntervalResult,
+        paired_difference_interval,
+        proportion_interval,
+    )
+    from ragaudit.stats.judge_noise import JudgeNoiseResult, judge_noise
+    from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact, mcnemar_pvalue
+    from ragaudit.stats.multiple import holm_bonferroni
+    from ragaudit.stats.pairwise import PairwiseMatrix, compare_all
+    from ragaudit.stats.permutation import PermutationResult, paired_permutation_test
+    from ragaudit.stats.power import (
+        PlanningRow,
+        mcnemar_power,
+        minimum_detectable_effect,
+        observed_power,
+        planning_table,
+    )
+    from ragaudit.stats.ppi import PPIResult, human_only_mean, judge_only_mean, ppi_mean
+    from ragaudit.stats.resampling import BootstrapResult, ConfidenceInterval, paired_bootstrap
+    from ragaudit.stats.sample_size import SampleSize, design_effect_from_icc, questions_needed
+    from ragaudit.stats.verdicts import format_pvalue, verdict
+
+_WHERE = {
+    "PairedMetrics": "_inputs", "PerQuestionMetrics": "_inputs", "pair_runs": "_inputs",
+    "read_per_question_metrics": "_inputs", "AgreementResult": "agreement",
+    "cohen_kappa": "agreement", "label_agreement": "agreement", "read_labels": "agreement",
+    "ClusterBootstrapResult": "clustered", "ClusteredResult": "clustered",
+    "cluster_bootstrap": "clustered", "clustered_mean": "clustered",
+    "clustered_paired_difference": "clustered", "Comparison": "compare",
+    "MetricComparison": "compare", "SubsampleInterval": "compare", "compare_runs": "compare",
+    "IntervalResult": "intervals", "paired_difference_interval": "intervals",
+    "proportion_interval": "intervals", "JudgeNoiseResult": "judge_noise",
+    "judge_noise": "judge_noise", "McNemarResult": "mcnemar", "mcnemar_exact": "mcnemar",
+    "mcnemar_pvalue": "mcnemar", "holm_bonferroni": "multiple", "PairwiseMatrix": "pairwise",
+    "compare_all": "pairwise", "PermutationResult": "permutation",
+    "paired_permutation_test": "permutation", "PlanningRow": "power", "mcnemar_power": "power",
+    "minimum_detectable_effect": "power", "observed_power": "power", "planning_table": "power",
+    "PPIResult": "ppi", "human_only_mean": "ppi", "judge_only_mean": "ppi", "ppi_mean": "ppi",
+    "BootstrapResult": "resampling", "ConfidenceInterval": "resampling",
+    "paired_bootstrap": "resampling", "SampleSize": "sample_size",
+    "design_effect_from_icc": "sample_size", "questions_needed": "sample_size",
+    "format_pvalue": "verdicts", "verdict": "verdicts",
+}  # fmt: skip
 
 __all__ = [
     "AgreementResult",
@@ -112,3 +140,5 @@ __all__ = [
     "read_per_question_metrics",
     "verdict",
 ]
+
+lazy_package(__name__, _WHERE)

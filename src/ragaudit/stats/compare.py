@@ -51,6 +51,7 @@ from ragaudit.stats._inputs import (
     pair_runs,
 )
 from ragaudit.stats.mcnemar import McNemarResult, is_binary, mcnemar_exact
+from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.permutation import check_exact_max_n
 from ragaudit.stats.power import mcnemar_power, observed_power
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence, check_count
@@ -64,7 +65,6 @@ __all__ = [
     "compare_runs",
 ]
 
-CI_METHODS = ("auto", "score", "bootstrap", "percentile", "bca")
 
 
 def check_ci_method(method: str) -> str:
