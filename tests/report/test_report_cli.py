@@ -114,6 +114,11 @@ def test_faithfulness_from_llm_judges_equals_compare(bench: dict[str, Path], tmp
     paths = []
     for name, offset in (("k3", 0), ("k6", 1)):
         data = json.loads(bench[name].read_text(encoding="utf-8"))
+        data["config"]["judges"] = "offline+llm"
+        data["config"]["llm_judges"] = {  # what judges.llm records (never the key)
+            "model": "judge-model-x", "endpoint": "http://127.0.0.1:9/v1",
+            "judges": ["faithfulness"], "versions": {"faithfulness": "faithfulness-v1"},
+        }  # fmt: skip
         for i, row in enumerate(data["rows"]):
             # supported claims / claims, as the LLM faithfulness judge writes it
             row["metrics"]["faithfulness"] = ((i + offset) % 4) / 4 if row["answerable"] else None
@@ -137,3 +142,5 @@ def test_faithfulness_from_llm_judges_equals_compare(bench: dict[str, Path], tmp
         assert float(found.group(1)) == pytest.approx(row[side], abs=1e-12)
         assert int(found.group(2)) == row["n"]
     assert "<td>faithfulness</td>" in page  # a row of the paired comparison too
+    # the configuration names the judge model and its prompt version
+    assert "judge-model-x" in page and "faithfulness-v1" in page

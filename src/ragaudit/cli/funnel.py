@@ -77,12 +77,21 @@ def command(
     """
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.funnel import compute_funnel
-    from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.labels.format import load_chunk_labels, retrieved_chunk_ids
     from ragaudit.reports.funnel import funnel_report
 
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
+    if labels is not None:
+        if texts is not None:
+            labels.check_ids(texts, "chunks of the run's corpus and chunking")
+        else:
+            labels.check_ids(
+                retrieved_chunk_ids(saved.rows),
+                "among the chunks this run retrieved for any question",
+                "; if the run only missed them, pass --corpus to check the whole chunking",
+            )
     result = compute_funnel(
         saved,
         k=k,

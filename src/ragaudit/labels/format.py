@@ -29,7 +29,7 @@ and resumed by the next ``ragaudit labels build --labeller human``.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +46,10 @@ __all__ = [
     "ChunkLabels",
     "Chunking",
     "QuestionLabels",
+    "check_label_ids",
     "dump_chunk_labels",
     "load_chunk_labels",
+    "retrieved_chunk_ids",
     "save_chunk_labels",
 ]
 
@@ -192,6 +194,15 @@ differ between chunkings: rebuild the labels with ragaudit labels build --chunk-
             f"{theirs.chunk_overlap} --chunker {theirs.chunker}"
         )
 
+    def labelled_ids(self) -> dict[str, dict[str, int]]:
+        """``{question: {chunk id: grade}}`` of every id the file names (graded ones too)."""
+        return {q: {**lab.graded, **lab.grades()} for q, lab in self.questions.items()}
+
+    def check_ids(self, known: Collection[str], against: str, hint: str = "") -> None:
+        """Refuse labels most of whose chunk ids are unknown (see :func:`check_label_ids`)."""
+        where = self.path or "chunk labels"
+        check_label_ids(self.labelled_ids(), known, where=where, against=against, hint=hint)
+
     def to_dict(self) -> dict[str, Any]:
         """The whole file as plain data (keys in the documented order)."""
         return {
@@ -201,6 +212,53 @@ differ between chunkings: rebuild the labels with ragaudit labels build --chunk-
             "labeller": self.labeller,
             "questions": {q: lab.to_dict() for q, lab in self.questions.items()},
         }
+
+
+def check_label_ids(
+    labelled: Mapping[str, Mapping[str, int]],
+    known: Collection[str],
+    *,
+    where: str,
+    against: str = "chunks of this corpus and chunking",
+    hint: str = "",
+) -> None:
+    """Refuse chunk labels when most labelled chunk ids are not in ``known``.
+
+    Labels made for another corpus or chunking (or another tool's ids) pass every header
+    check and then score every chunk metric 0; more than half of the labelled ids being
+    unknown is taken as that, and the message names a few of them.
+
+    >>> check_label_ids({"q1": {"c1": 2, "x9": 1}}, {"c1", "c2"}, where="l.yaml")
+    >>> check_label_ids({"q1": {"x1": 2, "x2": 1}}, {"c1"}, where="l.yaml")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ragaudit.exceptions.InputError: l.yaml: 2 of 2 labelled chunk ids are not chunks of ...
+    """
+    ids = list(dict.fromkeys(c for grades in labelled.values() for c in grades))
+    unknown = [c for c in ids if c not in known]
+    if ids and 2 * len(unknown) > len(ids):
+        few = ", ".join(repr(c) for c in unknown[:3])
+        raise InputError(
+            f"{where}: {len(unknown)} of {len(ids)} labelled chunk ids are not {against} "
+            f"(e.g. {few}); these labels were made for another corpus or chunking: rebuild "
+            "them with ragaudit labels build --corpus DIR --golden FILE --chunk-size N "
+            f"--chunk-overlap M --out FILE{hint}"
+        )
+
+
+def retrieved_chunk_ids(rows: Iterable[Mapping[str, Any]]) -> set[str]:
+    """Every chunk id a saved run's rows retrieved, for any question.
+
+    >>> sorted(retrieved_chunk_ids([{"retrieved": [{"chunk_id": "c2"}, {"chunk_id": "c1"}]}]))
+    ['c1', 'c2']
+    """
+    return {
+        str(hit["chunk_id"])
+        for row in rows
+        for hit in (row.get("retrieved") or [])
+        if isinstance(hit, Mapping) and hit.get("chunk_id") is not None
+    }
 
 
 def dump_chunk_labels(labels: ChunkLabels) -> str:
@@ -277,7 +335,10 @@ def load_chunk_labels(
     if not isinstance(data, Mapping) or data.get("format") != LABELS_FORMAT:
         found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
         raise FormatError(
-            f"expected {LABELS_FORMAT!r}, found {found!r}", path=where, field="format"
+            f"expected {LABELS_FORMAT!r}, found {found!r}; make a valid file with ragaudit "
+            f"labels build --corpus DIR --golden FILE --out {where}",
+            path=where,
+            field="format",
         )
     if data.get("version") != LABELS_VERSION:
         raise FormatError(

@@ -28,6 +28,7 @@ from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import Checkpoint, write_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run_summary import summarise_run
+from ragaudit.labels.format import check_label_ids
 from ragaudit.pipeline.build import build_generator, prepare
 from ragaudit.pipeline.config import RunConfig, check_positive, saved_run_path
 from ragaudit.pipeline.costs import combine_llm_costs, generator_identity, llm_cost_of_rows
@@ -219,6 +220,12 @@ def run_pipeline(
         run.generator, prepared.chunks, seed=run.seed, llm_config=run.llm_config
     )
     config = prepared.config
+    if run.chunk_labels is not None:
+        check_label_ids(
+            run.chunk_labels.to_dict(),
+            {chunk.chunk_id for chunk in prepared.chunks},
+            where=run.chunk_labels.name or "--chunk-labels",
+        )
     try:
         if run.generator == "openai":
             config["llm_generator"] = generator_identity(the_generator)

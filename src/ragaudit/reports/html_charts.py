@@ -45,7 +45,7 @@ def funnel_svg(result: FunnelResult, title: str = "") -> str:
     ]
     for j, stage in enumerate(result.stages):
         rows.append((f"{j + 1} {stage.name}", stage.rate, stage.ci_low, stage.ci_high, stage.kept))
-    height = _TOP + _ROW * len(rows) + 70
+    height = _TOP + _ROW * len(rows) + 76
     label = title or f"funnel, k={result.k}, n={result.n}"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="funnel" width="{_W}" height="{height}" '
@@ -89,12 +89,13 @@ def funnel_svg(result: FunnelResult, title: str = "") -> str:
     for value in (hit, e2e):
         x = f"{_x(value):.1f}"
         parts.append(
-            f'<line x1="{x}" y1="{_TOP}" x2="{x}" y2="{bottom + 24}" stroke="#b00020" '
+            f'<line x1="{x}" y1="{_TOP}" x2="{x}" y2="{bottom}" stroke="#b00020" '
             'stroke-dasharray="4 3"/>'
         )
-    y = bottom + 24
+    y = bottom + 30
     parts.append(
-        f'<path d="M{_x(e2e):.1f} {y}H{_x(hit):.1f}" stroke="#b00020" stroke-width="2" '
+        f'<path d="M{_x(e2e):.1f} {y - 8}V{y}H{_x(hit):.1f}V{y - 8}" stroke="#b00020" '
+        'stroke-width="2" '
         'fill="none"/>'
     )
     gap_ci = "" if result.gap_ci is None else f" [{result.gap_ci[0]:+.3f}, {result.gap_ci[1]:+.3f}]"

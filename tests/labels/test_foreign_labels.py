@@ -1,0 +1,98 @@
+"""Chunk labels whose ids are not this corpus's chunks are refused (naming a few of them),
+wherever labels are read: run --chunk-labels, funnel --labels (with and without --corpus)
+and labels bias; a file without the header says how to make a valid one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragaudit.cli import main
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "harness"
+CORPUS, GOLDEN = DATA / "corpus", DATA / "golden.yaml"
+CHUNKING = ["--chunk-size", "300", "--chunk-overlap", "0"]
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("foreign")
+    labels = root / "labels.yaml"
+    code, output = invoke("labels", "build", "--corpus", str(CORPUS), "--golden", str(GOLDEN),
+                          *CHUNKING, "--out", str(labels))  # fmt: skip
+    assert code == 0, output
+    code, output = invoke("run", "--corpus", str(CORPUS), "--golden", str(GOLDEN), "--k", "2",
+                          *CHUNKING, "--no-timing", "--name", "r", "--out", str(root))  # fmt: skip
+    assert code == 0, output
+    # The same header, every chunk id replaced by one that is no chunk of this corpus: what
+    # labels made by another tool, or for another corpus without a corpus hash, look like.
+    text = labels.read_text()
+    text = re.sub(r"corpus_sha256: .*", "corpus_sha256: null", text)
+    counter = iter(range(10**6))
+    foreign = root / "foreign.yaml"
+    foreign.write_text(UUID.sub(lambda m: f"book-chunk-{next(counter):04d}", text))
+    assert "book-chunk-0000" in foreign.read_text()
+    headless = root / "headless.yaml"
+    headless.write_text("questions:\n  q1: {answer_chunks: [c1]}\n")
+    return {"labels": labels, "foreign": foreign, "headless": headless, "run": root / "r.json"}
+
+
+MESSAGE = (
+    r"foreign\.yaml: \d+ of \d+ labelled chunk ids are not {against} "
+    r"\(e.g. 'book-chunk-0000', 'book-chunk-0001', 'book-chunk-0002'\); these labels were "
+    r"made for another corpus or chunking: rebuild them with ragaudit labels build"
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "against"),
+    [
+        (["run", "--corpus", str(CORPUS), "--golden", str(GOLDEN), "--k", "2", *CHUNKING,
+          "--no-timing", "--name", "x", "--chunk-labels", "{foreign}", "--out", "{out}"],
+         "chunks of this corpus and chunking"),
+        (["funnel", "{run}", "--labels", "{foreign}"],
+         "among the chunks this run retrieved for any question"),
+        (["funnel", "{run}", "--labels", "{foreign}", "--corpus", str(CORPUS)],
+         "chunks of the run's corpus and chunking"),
+        (["labels", "bias", "{run}", "--labels", "{foreign}"],
+         "among the chunks this run retrieved for any question"),
+    ],
+    ids=["run", "funnel", "funnel-corpus", "labels-bias"],
+)  # fmt: skip
+def test_foreign_chunk_ids_are_refused(
+    files: dict[str, Path], tmp_path: Path, command: list[str], against: str
+) -> None:
+    args = [a.format(foreign=files["foreign"], run=files["run"], out=tmp_path) for a in command]
+    code, output = invoke(*args)
+    assert code == 2, output
+    assert output.startswith("ragaudit: error: ") and output.count("\n") == 1
+    assert re.search(MESSAGE.format(against=re.escape(against)), output), output
+    assert not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["funnel", "{run}", "--labels", "{labels}"],
+        ["labels", "bias", "{run}", "--labels", "{labels}"],
+    ],
+)
+def test_the_corpus_own_labels_pass(files: dict[str, Path], command: list[str]) -> None:
+    code, output = invoke(*[a.format(labels=files["labels"], run=files["run"]) for a in command])
+    assert code == 0, output
+
+
+def test_a_file_without_the_header_says_how_to_make_one(files: dict[str, Path]) -> None:
+    code, output = invoke("funnel", str(files["run"]), "--labels", str(files["headless"]))
+    assert code == 2, output
+    assert "format: expected 'ragaudit.chunk_labels', found None; make a valid file with " in output
+    assert f"ragaudit labels build --corpus DIR --golden FILE --out {files['headless']}" in output
