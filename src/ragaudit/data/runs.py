@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
+from ragaudit._validate import check_int
 from ragaudit.data.qrels import Unit, check_unit
 from ragaudit.exceptions import InputError
 
@@ -218,8 +219,7 @@ class Run(Mapping[str, list[str]]):
 
     def truncate(self, k: int) -> Run:
         """A copy keeping the top ``k`` items of every ranking."""
-        if k < 1:
-            raise InputError(f"k: expected an integer >= 1, found {k}")
+        k = check_int(k, "k")
         self._build()
         rankings: dict[str, RankingInput] = {}
         for qid, ids in self._rankings.items():

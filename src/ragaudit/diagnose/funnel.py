@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from ragaudit._frames import records_frame
+from ragaudit._validate import check_fraction, check_int
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
@@ -397,10 +398,8 @@ def compute_funnel(
     >>> round(f.p_correct, 3), round(f.correct_end_to_end, 3), round(f.gap, 3)
     (0.333, 0.667, 0.0)
     """
-    if not 0.0 < confidence < 1.0:
-        raise InputError(f"confidence: expected a value in (0, 1), found {confidence}")
-    if n_resamples < 1:
-        raise InputError(f"n_resamples: expected an integer >= 1, found {n_resamples}")
+    confidence = check_fraction(confidence, "confidence")
+    n_resamples = check_int(n_resamples, "n_resamples")
     if rate_ci not in (*PROPORTION_METHODS, "bootstrap"):
         raise InputError(
             f"rate_ci: expected one of {', '.join((*PROPORTION_METHODS, 'bootstrap'))}, "
@@ -411,8 +410,7 @@ def compute_funnel(
     run_k = run.k
     if k is None:
         k = run_k
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InputError(f"k: expected an integer >= 1, found {k!r}")
+    k = check_int(k, "k")
 
     questions = run.questions
     ranked = [q.ranked for q in questions]

@@ -25,6 +25,7 @@ import numpy as np
 from scipy import stats
 
 from ragaudit._frames import records_frame
+from ragaudit._validate import check_int
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.runs import Run
@@ -269,8 +270,7 @@ def compute_label_bias(
     where, config = run_source(run), run.config
     if k is None:
         k = run.k
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InputError(f"k: expected an integer >= 1, found {k!r}")
+    k = check_int(k, "k")
     qrels, n_candidates = _labels_as_qrels(labels, config)
 
     ranked: dict[str, list[str]] = {}

@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragaudit._validate import check_int
 from ragaudit.exceptions import InputError
 from ragaudit.judges.llm_rows import (
     METRICS_OF,
@@ -160,11 +161,9 @@ class LLMJudges:
                 f"judges: expected names among {', '.join(JUDGE_NAMES)}, found "
                 f"{', '.join(map(repr, unknown))}"
             )
-        if repeats < 1:
-            raise InputError(f"judge_repeats: expected an integer >= 1, found {repeats!r}")
         self.client = client
         self.judges = tuple(judges)
-        self.repeats = repeats
+        self.repeats = check_int(repeats, "judge_repeats")
 
     @property
     def versions(self) -> dict[str, str]:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragaudit._validate import check_int
 from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import InputError, JudgeError
 from ragaudit.labels.format import Chunking, ChunkLabels, QuestionLabels
@@ -191,8 +192,8 @@ def build_chunk_labels(
     >>> summary.labels.questions["q1"].answer_chunks, summary.labelled
     (['c0'], ('q1',))
     """
-    if limit is not None and limit < 1:
-        raise InputError(f"limit: expected an integer >= 1, found {limit}")
+    if limit is not None:
+        check_int(limit, "limit")
     name = getattr(labeller, "name", type(labeller).__name__)
     if existing is not None and not rebuild:
         if existing.chunking.to_dict() != chunking.to_dict():

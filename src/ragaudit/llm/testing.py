@@ -138,6 +138,7 @@ Responder = Callable[[RecordedRequest], FakeReply]
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256  # the default backlog (5) resets connections at concurrency 64
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         return  # a client that hung up (timeout tests) is expected, not worth a traceback

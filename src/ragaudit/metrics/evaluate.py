@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragaudit._frames import records_frame
+from ragaudit._validate import check_int
 from ragaudit.data.formats import (
     _QID_MIX,
     QrelsColumns,
@@ -145,14 +146,7 @@ def _evaluate_iv(
     if not metrics:
         raise InputError("metrics: expected at least one metric name, e.g. ['ndcg@10']")
     specs = {name: parse_metric(name) for name in metrics}
-    if (
-        isinstance(relevance_threshold, bool)
-        or not isinstance(relevance_threshold, int | np.integer)
-        or relevance_threshold < 1
-    ):
-        raise InputError(
-            f"relevance_threshold: expected an integer >= 1, found {relevance_threshold!r}"
-        )
+    check_int(relevance_threshold, "relevance_threshold")
     if missing not in ("zero", "skip"):
         raise InputError(f"missing: expected 'zero' or 'skip', found {missing!r}")
     if average not in ("macro", "micro"):

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ragaudit._validate import check_int
 from ragaudit.exceptions import InputError, UndefinedMetricWarning
 from ragaudit.metrics.registry import EXPLAINABLE
 
@@ -198,9 +199,7 @@ def _validate(
     _check_unique(items, "ranking")
     cleaned: dict[str, int] = {}
     for item, grade in grades.items():
-        if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)) or grade < 0:
-            raise InputError(f"grades: item {item!r}: expected an integer >= 0, found {grade!r}")
-        cleaned[str(item)] = int(grade)
+        cleaned[str(item)] = check_int(grade, f"grades: item {item!r}", minimum=0)
     if k is None:
         k = len(items)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:

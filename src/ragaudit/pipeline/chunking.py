@@ -20,6 +20,7 @@ import itertools
 import re
 from collections.abc import Iterable
 
+from ragaudit._validate import check_int
 from ragaudit.data.chunks import Chunk, Document, chunk_id
 from ragaudit.exceptions import InputError
 
@@ -37,10 +38,8 @@ _HEADER = re.compile(r"^#{1,6}\s", re.MULTILINE)
 
 
 def _check_sizes(chunk_size: int, chunk_overlap: int) -> None:
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
-        raise InputError(f"chunk_size: expected an integer >= 1, found {chunk_size!r}")
-    if isinstance(chunk_overlap, bool) or not isinstance(chunk_overlap, int) or chunk_overlap < 0:
-        raise InputError(f"chunk_overlap: expected an integer >= 0, found {chunk_overlap!r}")
+    check_int(chunk_size, "chunk_size")
+    check_int(chunk_overlap, "chunk_overlap", minimum=0)
     if chunk_size <= chunk_overlap:
         raise InputError(
             f"chunk_size: expected a value larger than chunk_overlap ({chunk_overlap}), "

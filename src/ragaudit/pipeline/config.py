@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragaudit._validate import check_int
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.chunking import CHUNKERS
 from ragaudit.pipeline.generators import GENERATORS
@@ -40,9 +41,7 @@ def check_positive(name: str, value: Any) -> int:
     >>> check_positive("k", 3)
     3
     """
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(f"{name}: expected an integer >= 1, found {value!r}")
-    return value
+    return check_int(value, name)
 
 
 def default_name(
@@ -178,12 +177,8 @@ class RunConfig:
             raise InputError(
                 f"judges: expected one of {', '.join(JUDGE_MODES)}, found {self.judges!r}"
             )
-        if self.judges == "llm" and (
-            isinstance(self.judge_repeats, bool) or self.judge_repeats < 1
-        ):
-            raise InputError(
-                f"judge_repeats: expected an integer >= 1, found {self.judge_repeats!r}"
-            )
+        if self.judges == "llm":
+            check_int(self.judge_repeats, "judge_repeats")
 
     @property
     def retriever_name(self) -> str:

@@ -24,6 +24,7 @@ import numpy as np
 
 from ragaudit._io import require
 from ragaudit._text import content_tokens
+from ragaudit._validate import check_int
 from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import FormatError, InputError, unreadable
 
@@ -50,8 +51,7 @@ class Retriever(Protocol):
 
 
 def _check_depth(depth: int) -> None:
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise InputError(f"depth: expected an integer >= 1, found {depth!r}")
+    check_int(depth, "depth")
 
 
 def _top(chunk_ids: Sequence[str], scores: np.ndarray, depth: int) -> list[tuple[str, float]]:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ragaudit._frames import records_frame
+from ragaudit._validate import check_int
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.stats._group import (
@@ -243,9 +244,7 @@ class Comparison:
 
 
 def _check_seed(seed: int) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise InputError(f"seed: expected an integer >= 0, found {seed!r}")
-    return int(seed)
+    return check_int(seed, "seed", minimum=0)
 
 
 #: What :func:`compare_runs` accepts as a run: a loaded saved run, per-question values or a file.

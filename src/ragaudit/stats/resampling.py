@@ -26,6 +26,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ragaudit._validate import check_int
 from ragaudit.exceptions import InputError, RagauditWarning
 
 __all__ = [
@@ -93,9 +94,7 @@ def check_confidence(confidence: float) -> float:
 
 def check_count(value: int, name: str) -> int:
     """Validate a resample/permutation count >= 1."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise InputError(f"{name}: expected an integer >= 1, found {value!r}")
-    return int(value)
+    return check_int(value, name)
 
 
 def check_method(method: str) -> CIMethod:

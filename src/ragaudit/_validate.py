@@ -1,0 +1,67 @@
+"""The recurring argument checks, with one message template each.
+
+Every check raises :class:`~ragaudit.exceptions.InputError` as ``name: expected ..., found
+...`` and returns the cleaned value, so a caller writes ``k = check_int(k, "k")``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from ragaudit.exceptions import InputError
+
+__all__ = ["check_choice", "check_fraction", "check_int"]
+
+T = TypeVar("T")
+
+
+def check_int(value: Any, name: str, *, minimum: int = 1) -> int:
+    """``value`` as an ``int`` if it is an integer >= ``minimum`` (booleans are not integers).
+
+    >>> check_int(3, "k"), check_int(0, "seed", minimum=0)
+    (3, 0)
+    >>> check_int(0, "k")
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: k: expected an integer >= 1, found 0
+    >>> check_int(True, "n_resamples")
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: n_resamples: expected an integer >= 1, found True
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise InputError(f"{name}: expected an integer >= {minimum}, found {value!r}")
+    return int(value)
+
+
+def check_fraction(value: Any, name: str) -> float:
+    """``value`` as a ``float`` strictly between 0 and 1 (a confidence level, a rate).
+
+    >>> check_fraction(0.95, "confidence")
+    0.95
+    >>> check_fraction(1, "confidence")
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: confidence: expected a number strictly between 0 and 1, found 1
+    """
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not (ok and math.isfinite(value) and 0.0 < float(value) < 1.0):
+        raise InputError(f"{name}: expected a number strictly between 0 and 1, found {value!r}")
+    return float(value)
+
+
+def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
+    """``value`` if it is one of ``choices``.
+
+    >>> check_choice("macro", "average", ("macro", "micro"))
+    'macro'
+    >>> check_choice("mean", "average", ("macro", "micro"))
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: average: expected one of macro, micro, found 'mean'
+    """
+    options = tuple(choices)
+    if value not in options:
+        raise InputError(
+            f"{name}: expected one of {', '.join(map(str, options))}, found {value!r}"
+        )
+    return value
