@@ -28,8 +28,8 @@ differences matter.  The p-value is computed by the first of these that applies:
    :math:`(\text{count} + 1)/(\text{trials} + 1)` (Phipson & Smyth 2010), never zero.
 
 Every result names the method that produced it.  Each column (metric) is computed on its own
-(one matrix-vector product per column), so a metric's p-value never depends on which other
-metrics are tested alongside it.
+(Monte Carlo: a table of the 256 sums of each group of 8 questions, one look-up per group and
+pattern), so a metric's p-value never depends on which other metrics are tested alongside it.
 """
 
 from __future__ import annotations
@@ -205,21 +205,33 @@ def monte_carlo_pvalues(
 ) -> np.ndarray:
     """Add-one Monte Carlo p per column; every column sees the same sign patterns.
 
-    Each column is its own matrix-vector product, so its p-value does not depend on the
-    other columns (a matrix-matrix product may round differently with more columns).
+    A pattern is drawn as random bytes, one bit per question (bit set = sign flipped).  Each
+    column is turned into a table of the 256 possible sums of every group of 8 questions, so
+    the flipped sum of a pattern is one table look-up per group.  Each column is computed on
+    its own, so its p-value does not depend on the other columns.
     """
     n, n_columns = diffs.shape
-    columns = [np.ascontiguousarray(diffs[:, j]) for j in range(n_columns)]
-    thresholds = [_threshold(c) for c in columns]
-    totals = [float(c.sum()) for c in columns]
-    batch = max(1, min(n_permutations, _BATCH_ENTRIES // n))
+    groups = -(-n // 8)
+    bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)  # (256, 8)
+    tables, thresholds, totals = [], [], []
+    for j in range(n_columns):
+        column = np.ascontiguousarray(diffs[:, j])
+        padded = np.zeros(groups * 8)
+        padded[:n] = column
+        tables.append(np.ascontiguousarray(padded.reshape(groups, 8) @ bits.T))  # (groups, 256)
+        thresholds.append(_threshold(column))
+        totals.append(float(column.sum()))
+    batch = max(1, min(n_permutations, _BATCH_ENTRIES // groups))
+    offsets = (np.arange(groups) * 256)[None, :]
     count = np.zeros(n_columns, dtype=np.int64)
     for start in range(0, n_permutations, batch):
         rows = min(batch, n_permutations - start)
-        flips = rng.integers(0, 2, size=(rows, n), dtype=np.int8).astype(float)
-        for j, column in enumerate(columns):
-            # sum(s_i d_i) with s_i = 1 - 2 * flip_i
-            sums = totals[j] - 2.0 * (flips @ column)
+        patterns = rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
+        cells = offsets + patterns  # index into each column's flattened table
+        for j, table in enumerate(tables):
+            flipped = table.ravel()[cells].sum(axis=1)
+            # sum(s_i d_i) with s_i = -1 for the flipped questions
+            sums = totals[j] - 2.0 * flipped
             count[j] += np.count_nonzero(np.abs(sums) >= thresholds[j])
     return np.asarray((count + 1) / (n_permutations + 1))
 

@@ -41,6 +41,8 @@ SeedLike = int | np.random.Generator
 # Upper bound on the number of entries of one resampling batch (indices or signs), which keeps
 # memory around 16 MB whatever the number of questions.
 _BATCH_ENTRIES = 1 << 21
+# Entries of one block of bootstrap counts that every metric reads in turn (about 1 MB).
+_CACHE_ENTRIES = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -141,8 +143,12 @@ def _bootstrap_means(diffs: np.ndarray, n_resamples: int, rng: np.random.Generat
         flat = (indices + (np.arange(rows) * n)[:, None]).ravel()
         counts = np.bincount(flat, weights=ones[: flat.size], minlength=rows * n)
         counts = counts.reshape(rows, n)  # float counts straight from bincount: no copy
-        for j, column in enumerate(columns):
-            out[start : start + rows, j] = counts @ column
+        # Blocks of rows small enough to stay in cache while every column reads them.
+        step = max(1, _CACHE_ENTRIES // n)
+        for low in range(0, rows, step):
+            block = counts[low : low + step]
+            for j, column in enumerate(columns):
+                out[start + low : start + low + block.shape[0], j] = block @ column
     out /= n
     return out
 
