@@ -293,6 +293,24 @@ def build_audit(
     Returns
     -------
     Audit
+
+    Examples
+    --------
+    Two runs of one question: the answer is right at k=2 only, so correctness moved by +1 on
+    one question, which no test calls significant.
+
+    >>> from ragaudit.data.saved_run import SavedRun
+    >>> def run(k, correct):
+    ...     row = {"id": "q1", "answerable": True, "gold_docs": ["G"],
+    ...            "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
+    ...            "metrics": {"recall@k": 1.0, "correct": float(correct)},
+    ...            "judges": {"abstained": False, "correct": correct, "evidence_in_context": True}}
+    ...     return SavedRun.from_dict({"name": f"k{k}", "config": {"k": k}, "rows": [row]})
+    >>> audit = build_audit([run(1, False), run(2, True)], n_resamples=50, compare_resamples=50)
+    >>> [r.name for r in audit.runs], [d.value for d in audit.runs[1].dashboard][4]
+    (['k1', 'k2'], 1.0)
+    >>> "moved for real: nothing" in audit.summary[0], audit.summary[0].split(". ")[-1]
+    (True, 'On correct, 1 of 1 questions changed between the runs.')
     """
     from ragaudit._version import version
 

@@ -278,7 +278,21 @@ def _fit(head: Sequence[str | list[str]], tail: Sequence[str], limit: int) -> st
 
 def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
     """The short terminal audit: dashboard, funnel, where questions die (ids), the label-bias
-    line, the comparison and what moved.  ``full_bias`` adds the per-question bias rows."""
+    line, the comparison and what moved.  ``full_bias`` adds the per-question bias rows.
+
+    Examples
+    --------
+    >>> from ragaudit.data.saved_run import SavedRun
+    >>> from ragaudit.reports.html_data import build_audit
+    >>> row = {"id": "q1", "answerable": True, "gold_docs": ["G"],
+    ...        "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
+    ...        "metrics": {"answered": 0.0, "correct": 0.0},
+    ...        "judges": {"abstained": True, "correct": False, "evidence_in_context": True}}
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": [row]})
+    >>> text = render_audit_text(build_audit([run], n_resamples=50))
+    >>> [line for line in text.splitlines() if "died" in line]
+    ['  died: 3-refusal q1']
+    """
     out = ["DASHBOARD (95% intervals; MDE = smallest paired change this n can detect)"]
     out += render_table_text(
         Table(
