@@ -61,7 +61,5 @@ def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
     """
     options = tuple(choices)
     if value not in options:
-        raise InputError(
-            f"{name}: expected one of {', '.join(map(str, options))}, found {value!r}"
-        )
+        raise InputError(f"{name}: expected one of {', '.join(map(str, options))}, found {value!r}")
     return value

@@ -40,18 +40,25 @@ states in :attr:`FunnelResult.notes`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ragaudit._frames import records_frame
 from ragaudit._validate import check_fraction, check_int
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.diagnose.funnel_result import (
+    FIX_HINTS,
+    RATE_CI_NAMES,
+    STAGE_KEYS,
+    STAGE_NAMES,
+    FunnelResult,
+    Stage,
+    Unanswerable,
+    text_bar,
+)
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
 from ragaudit.stats.intervals import (
@@ -60,6 +67,7 @@ from ragaudit.stats.intervals import (
     tango_bounds,
     wilson_bounds,
 )
+from ragaudit.stats.resampling import _bootstrap_means
 
 __all__ = [
     "FIX_HINTS",
@@ -73,20 +81,6 @@ __all__ = [
     "text_bar",
 ]
 
-STAGE_NAMES: tuple[str, ...] = (
-    "gold doc retrieved",
-    "evidence in the context",
-    "model answered",
-    "answer correct",
-)
-STAGE_KEYS: tuple[str, ...] = ("1-retrieval", "2-evidence", "3-refusal", "4-generation")
-FIX_HINTS: dict[str, str] = {
-    "1-retrieval": "no gold document in the top-k: work on retrieval (hybrid search, query "
-    "rewriting, a larger k)",
-    "2-evidence": "right document, wrong chunk: revisit chunk size and overlap, add a reranker",
-    "3-refusal": "evidence present, model refused: relax the refusal instruction in the prompt",
-    "4-generation": "evidence present, answer wrong: stronger generator or prompt; audit the judge",
-}
 STAGE2_SOURCES: tuple[str, ...] = (
     "chunk_labels",
     "keywords_in_top_k",
@@ -95,148 +89,6 @@ STAGE2_SOURCES: tuple[str, ...] = (
 )
 RECOMPUTED_SOURCES = frozenset({"chunk_labels", "keywords_in_top_k"})
 ANSWER_GRADE = 2  # chunk grade meaning "contains the answer"
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One funnel stage.
-
-    Attributes
-    ----------
-    name : str
-        Human-readable stage name.
-    kept : int
-        Questions that passed this stage and every earlier one.
-    rate : float
-        ``kept / n``.
-    conditional : float or None
-        ``kept / kept_previous`` (None when no question reached the previous stage).
-    ci_low, ci_high : float or None
-        Interval of ``rate``: Clopper-Pearson by default (None when ``n == 0``).
-    provenance : str
-        ``"re-computed at k=K"`` or ``"carried over from the run (k=R)"``.
-    """
-
-    name: str
-    kept: int
-    rate: float
-    conditional: float | None
-    ci_low: float | None
-    ci_high: float | None
-    provenance: str
-
-
-@dataclass(frozen=True)
-class Unanswerable:
-    """Questions whose right output is "I don't know".
-
-    Attributes
-    ----------
-    n : int
-        Unanswerable questions with an abstention verdict.
-    abstained : int
-        Of those, how many the model correctly refused.
-    rate : float or None
-        ``abstained / n`` (None when ``n == 0``).
-    ci_low, ci_high : float or None
-        Interval of ``rate``: Clopper-Pearson by default.
-    answered_ids : tuple of str
-        Unanswerable questions the model answered anyway.
-    """
-
-    n: int
-    abstained: int
-    rate: float | None
-    ci_low: float | None
-    ci_high: float | None
-    answered_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class FunnelResult:
-    """Everything :func:`compute_funnel` measured (see the module docstring for definitions)."""
-
-    run_name: str | None
-    k: int
-    run_k: int | None
-    n: int
-    stages: tuple[Stage, ...]
-    factors: tuple[float | None, ...]
-    p_correct: float
-    stage1_rate: float
-    correct_end_to_end: float
-    gap: float
-    gap_ci: tuple[float, float] | None
-    died: dict[str, tuple[str, ...]]
-    ok_ids: tuple[str, ...]
-    lucky: tuple[str, ...]
-    stage2_source: str
-    stage2_source_counts: dict[str, int]
-    unanswerable: Unanswerable
-    excluded: dict[str, tuple[str, ...]]
-    seed: int
-    n_resamples: int
-    confidence: float
-    notes: tuple[str, ...] = field(default=())
-    rate_ci_method: str = "Clopper-Pearson exact"
-    gap_ci_method: str = "Tango score"
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (the ``--format json`` output of ``ragaudit funnel``)."""
-        return {
-            "run": self.run_name,
-            "k": self.k,
-            "run_k": self.run_k,
-            "n": self.n,
-            "stages": [
-                {
-                    "stage": STAGE_KEYS[i],
-                    "name": s.name,
-                    "kept": s.kept,
-                    "rate": s.rate,
-                    "conditional": s.conditional,
-                    "ci_low": s.ci_low,
-                    "ci_high": s.ci_high,
-                    "provenance": s.provenance,
-                }
-                for i, s in enumerate(self.stages)
-            ],
-            "factors": list(self.factors),
-            "p_correct": self.p_correct,
-            "stage1_rate": self.stage1_rate,
-            "correct_end_to_end": self.correct_end_to_end,
-            "gap": self.gap,
-            "gap_ci": None if self.gap_ci is None else list(self.gap_ci),
-            "died": {key: list(ids) for key, ids in self.died.items()},
-            "ok": len(self.ok_ids),
-            "lucky": list(self.lucky),
-            "stage2_source": self.stage2_source,
-            "stage2_source_counts": dict(self.stage2_source_counts),
-            "unanswerable": {
-                "n": self.unanswerable.n,
-                "abstained": self.unanswerable.abstained,
-                "correct_abstention_rate": self.unanswerable.rate,
-                "ci_low": self.unanswerable.ci_low,
-                "ci_high": self.unanswerable.ci_high,
-                "answered_ids": list(self.unanswerable.answered_ids),
-            },
-            "excluded": {reason: list(ids) for reason, ids in self.excluded.items()},
-            "bootstrap": {
-                "seed": self.seed,
-                "n_resamples": self.n_resamples,
-                "confidence": self.confidence,
-                "method": "percentile, questions resampled with replacement",
-                "used_for": "every interval with rate_ci='bootstrap'",
-            },
-            "rate_ci_method": self.rate_ci_method,
-            "gap_ci_method": self.gap_ci_method,
-            "notes": list(self.notes),
-        }
-
-    def to_pandas(self) -> Any:
-        """One row per stage (index ``stage``): kept, rate, conditional, interval,
-        provenance.  Needs the ``pandas`` extra."""
-        return records_frame(self.to_dict()["stages"], index="stage")
 
 
 # ----------------------------------------------------------------------------- saved runs
@@ -250,31 +102,15 @@ def run_source(run: SavedRun) -> str:
 # ----------------------------------------------------------------------------- bootstrap
 
 
-def _bootstrap_means(
+def _percentile_means(
     indicators: np.ndarray, n_resamples: int, rng: np.random.Generator, confidence: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval of each column mean, resampling rows (questions).
-
-    Works on index matrices in batches so memory stays bounded (about 2e6 cells per batch).
-    """
-    n, m = indicators.shape
-    means = np.empty((n_resamples, m))
-    batch = max(1, min(n_resamples, 2_000_000 // max(n * m, 1)))
-    for start in range(0, n_resamples, batch):  # loop over resample batches, not questions
-        size = min(batch, n_resamples - start)
-        idx = rng.integers(0, n, size=(size, n))
-        means[start : start + size] = indicators[idx].mean(axis=1)
+    """Percentile bootstrap interval of each column mean, resampling rows (questions), with
+    the one bootstrap kernel of :mod:`ragaudit.stats.resampling` (bounded memory)."""
+    theta_b = _bootstrap_means(indicators, n_resamples, rng)
     alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [alpha, 1.0 - alpha], axis=0)
+    low, high = np.quantile(theta_b, [alpha, 1.0 - alpha], axis=0)
     return low, high
-
-
-RATE_CI_NAMES = {
-    "clopper-pearson": "Clopper-Pearson exact",
-    "wilson": "Wilson score",
-    "wilson-cc": "Wilson score, continuity-corrected",
-    "bootstrap": "percentile bootstrap",
-}
 
 
 def _rate_bounds(
@@ -517,7 +353,7 @@ def compute_funnel(
     rng = np.random.default_rng(seed)
     indicators = np.column_stack([strict, e2e, strict[:, 0].astype(int) - e2e]).astype(float)
     if n:
-        low, high = _bootstrap_means(indicators, n_resamples, rng, confidence)
+        low, high = _percentile_means(indicators, n_resamples, rng, confidence)
         if rate_ci != "bootstrap":
             low[:4], high[:4] = _rate_bounds(kept, n, confidence, rate_ci)
             # The gap is a difference of two rates on the same questions: Tango's paired
@@ -636,7 +472,7 @@ def _unanswerable(
     if not decided:
         return Unanswerable(0, 0, None, None, None, ())
     abstained = np.array([float(bool(q.judges.abstained)) for q in decided])
-    low, high = _bootstrap_means(abstained[:, None], n_resamples, rng, confidence)
+    low, high = _percentile_means(abstained[:, None], n_resamples, rng, confidence)
     if rate_ci != "bootstrap":
         low, high = _rate_bounds(np.array([abstained.sum()]), len(decided), confidence, rate_ci)
     return Unanswerable(
@@ -647,13 +483,3 @@ def _unanswerable(
         ci_high=float(high[0]),
         answered_ids=tuple(q.id for q in decided if not q.judges.abstained),
     )
-
-
-def text_bar(rate: float, width: int = 20) -> str:
-    """A fixed-width bar for a rate in [0, 1].
-
-    >>> text_bar(0.5, 10)
-    '#####.....'
-    """
-    filled = min(width, max(0, math.floor(rate * width + 0.5)))
-    return "#" * filled + "." * (width - filled)

@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 
-
 @runtime_checkable
 class Retriever(Protocol):
     """What the harness needs from a retriever."""

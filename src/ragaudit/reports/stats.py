@@ -18,6 +18,13 @@ fmt_p = format_pvalue  # the one display rule for p-values (ragaudit.stats.verdi
 # The CSV columns of a row's interval and p-value, with the methods that produced them.
 _CSV_INTERVAL_AND_P = ("ci_low", "ci_high", "ci_method", "p", "p_method")
 
+
+def _interval_and_p(row: MetricComparison) -> tuple[float, float, str, float, str]:
+    """A row's values for the ``_CSV_INTERVAL_AND_P`` columns."""
+    ci = row.confidence_interval
+    return ci.low, ci.high, row.ci_method, row.pvalue, row.p_method
+
+
 # Short names of the methods, for the table's method columns (JSON keeps the full names).
 _SHORT = {
     "Tango score": "score",
@@ -107,11 +114,7 @@ def comparison_report(result: Comparison) -> Report:
             row.mean_a,
             row.mean_b,
             row.statistic,
-            row.confidence_interval.low,
-            row.confidence_interval.high,
-            row.ci_method,
-            row.pvalue,
-            row.p_method,
+            *_interval_and_p(row),
             row.verdict,
         )
         for row in result.metrics
@@ -172,11 +175,7 @@ def matrix_report(result: PairwiseMatrix) -> Report:
             result.runs[j],
             row.n,
             row.statistic,
-            row.confidence_interval.low,
-            row.confidence_interval.high,
-            row.ci_method,
-            row.pvalue,
-            row.p_method,
+            *_interval_and_p(row),
             adjusted,
         )
         for (i, j, row), adjusted in zip(result.pairs, result.adjusted_pvalues, strict=True)

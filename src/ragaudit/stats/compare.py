@@ -67,7 +67,6 @@ __all__ = [
 ]
 
 
-
 def check_ci_method(method: str) -> str:
     """Validate the interval choice of a comparison (``wilson`` is for single rates)."""
     if method == "wilson":
