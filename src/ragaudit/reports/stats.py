@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
-from ragaudit.stats.agreement import AgreementResult
-from ragaudit.stats.compare import Comparison, MetricComparison
-from ragaudit.stats.mcnemar import McNemarResult
-from ragaudit.stats.pairwise import PairwiseMatrix
-from ragaudit.stats.power import PlanningRow
 from ragaudit.stats.verdicts import format_pvalue, verdict_rule
+
+if TYPE_CHECKING:  # only annotations: `plan` must not load the comparison machinery
+    from ragaudit.stats.agreement import AgreementResult
+    from ragaudit.stats.compare import Comparison, MetricComparison
+    from ragaudit.stats.mcnemar import McNemarResult
+    from ragaudit.stats.pairwise import PairwiseMatrix
+    from ragaudit.stats.power import PlanningRow
 
 __all__ = ["agreement_report", "comparison_report", "fmt_p", "matrix_report", "plan_report"]
 
