@@ -110,18 +110,8 @@ def _tri(value: Any) -> bool | None:
 
 
 @dataclass(frozen=True)
-class JudgeVerdicts(Mapping[str, Any]):
-    """The raw judge outputs of one question (``rows[i].judges``), read-only.
-
-    A mapping of the keys as written, plus typed access to the verdicts ragaudit reads
-    (``None`` = the judge did not decide).
-
-    Examples
-    --------
-    >>> v = JudgeVerdicts({"abstained": False, "correct": 1, "judge_error": "faith: timeout"})
-    >>> v.answered, v.correct, sorted(v.failed)
-    (True, True, ['faith'])
-    """
+class _FrozenMapping(Mapping[str, Any]):
+    """A read-only mapping over ``data`` (copied and frozen on construction)."""
 
     data: Mapping[str, Any] = field(default_factory=_empty)
 
@@ -136,6 +126,26 @@ class JudgeVerdicts(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self.data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy."""
+        out: dict[str, Any] = _plain(self.data)
+        return out
+
+
+@dataclass(frozen=True)
+class JudgeVerdicts(_FrozenMapping):
+    """The raw judge outputs of one question (``rows[i].judges``), read-only.
+
+    A mapping of the keys as written, plus typed access to the verdicts ragaudit reads
+    (``None`` = the judge did not decide).
+
+    Examples
+    --------
+    >>> v = JudgeVerdicts({"abstained": False, "correct": 1, "judge_error": "faith: timeout"})
+    >>> v.answered, v.correct, sorted(v.failed)
+    (True, True, ['faith'])
+    """
 
     @property
     def abstained(self) -> bool | None:
@@ -179,11 +189,6 @@ class JudgeVerdicts(Mapping[str, Any]):
         parts = (part.split(":", 1)[0].strip() for part in str(text).split(";") if ":" in part)
         names = {n for n in parts if n and " " not in n}
         return frozenset(names or {"?"})
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready copy."""
-        out: dict[str, Any] = _plain(self.data)
-        return out
 
 
 @dataclass(frozen=True)
@@ -301,7 +306,7 @@ class QuestionResult:
 
 
 @dataclass(frozen=True)
-class RunSettings(Mapping[str, Any]):
+class RunSettings(_FrozenMapping):
     """A saved run's ``config``: a read-only mapping in file order, with typed accessors.
 
     ``k`` is required (an integer >= 1); every other key is optional.
@@ -310,20 +315,6 @@ class RunSettings(Mapping[str, Any]):
     >>> cfg.k, cfg["seed"], cfg.judged_by_llm, cfg.retrieval_depth
     (3, 0, True, None)
     """
-
-    data: Mapping[str, Any]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "data", _frozen(self.data))
-
-    def __getitem__(self, key: str) -> Any:
-        return self.data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        return len(self.data)
 
     @property
     def k(self) -> int:
@@ -350,11 +341,6 @@ class RunSettings(Mapping[str, Any]):
     def judged_by_llm(self) -> bool:
         """Whether the LLM judges decided the verdicts."""
         return self.data.get("judges") == JUDGES_OFFLINE_LLM
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready copy."""
-        out: dict[str, Any] = _plain(self.data)
-        return out
 
 
 @dataclass(frozen=True)
