@@ -94,3 +94,14 @@ def test_funnel_prints_clopper_pearson_rates_and_the_tango_gap(tango_oracle):
     assert f.gap_ci == pytest.approx(
         tuple(vars(paired_difference_interval(40, 1, 8, 1).confidence_interval).values())
     )
+
+
+def test_the_dashboard_gives_a_mean_of_zeros_and_ones_a_rate_interval():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from ragaudit.reports.html_dashboard import _mean_row
+
+    row = _mean_row("recall", "recall@k", [1.0] * 54, "src", "", seed=0, resamples=200)
+    low, high = proportion_confint(54, 54, alpha=0.05, method="beta")
+    assert (row.ci_low, row.ci_high) == (pytest.approx(low), pytest.approx(high))
+    assert row.ci_low < 1

@@ -123,6 +123,10 @@ def _mean_row(
 ) -> DashboardRow:
     if not values:
         return DashboardRow(key, label, None, None, None, 0, None, "", None, source, note)
+    if all(v in (0.0, 1.0) for v in values):
+        # Every question scored 0 or 1: the mean is a rate, and a bootstrap of 54 ones is the
+        # zero-width [1, 1]; Clopper-Pearson gives the interval a rate deserves (issue 11).
+        return _rate_row(key, label, int(sum(values)), len(values), source, note)
     low, high = mean_interval(values, seed=seed, n_resamples=resamples)
     return DashboardRow(
         key,
