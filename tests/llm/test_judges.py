@@ -269,6 +269,9 @@ def test_repeats_report_agreement(server: FakeChatServer, make_client: MakeClien
     (verdict,) = run_judges(server, make_client, replies, [ITEM], judges=["relevance"], repeats=3)
     assert verdict["answer_relevance"] == 4
     assert verdict["judge_agreement"] == {"relevance": pytest.approx(2 / 3)}
+    # every repeat's verdict is kept for the judge-noise decomposition (compare --judge-repeats)
+    # (replies reach the repeats in arrival order, so compare as a multiset)
+    assert sorted(verdict["judge_repeat_verdicts"]["answer_relevance"]) == [2, 4, 4]
     assert sorted(r.body["seed"] for r in server.requests) == [0, 1, 2]
     # a rerun with the same repeats costs nothing; each repeat has its own cache entry
     again = LLMJudges(make_client(), judges=["relevance"], repeats=3).judge([ITEM])

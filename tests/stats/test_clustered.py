@@ -103,7 +103,7 @@ def test_constant_values_have_zero_width():
         (lambda: clustered_mean([1.0, 2.0], ["a", "b"], confidence=95), "strictly between"),
         (
             lambda: clustered_paired_difference([1.0, 2.0], [1.0], ["a", "b"]),
-            "equal length, found 2 and 1",
+            r"equal length, found shapes \(2,\) and \(1,\)",
         ),
         (
             lambda: cluster_bootstrap([1.0, 2.0], clusters=["a", "b"], n_resamples=0),

@@ -34,6 +34,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("ragaudit.cli.compare", "Is the difference between two runs real? (paired tests)"),
     "plan": ("ragaudit.cli.plan", "How many questions you need: exact power / detectable effect."),
     "agreement": ("ragaudit.cli.agreement", "Agreement between two labellers (Cohen's kappa)."),
+    "calibrate": ("ragaudit.cli.calibrate", "Judge vs human verdicts; PPI++ calibrated rate."),
     "report": ("ragaudit.cli.report", "One self-contained audit page (HTML or Markdown)."),
 }
 

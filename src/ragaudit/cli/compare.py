@@ -13,12 +13,13 @@ from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.verdicts import format_pvalue
 
 if TYPE_CHECKING:
+    from ragaudit.diagnose.noise import ClusteredComparison, JudgeNoiseComparison
     from ragaudit.stats.compare import Comparison
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
 
-__all__ = ["command"]
+__all__ = ["command", "noise_sections"]
 
 
 @click.command("compare")
@@ -93,6 +94,20 @@ __all__ = ["command"]
     help="Exit with code 1 when run B is SIGNIFICANTLY worse than A on METRIC (repeatable): "
     "a regression gate for CI.",
 )
+@click.option(
+    "--cluster-by",
+    metavar="source|tag|FIELD",
+    help="Questions sharing a gold source, a first tag or a row FIELD are correlated: add "
+    "CR1 cluster-robust and cluster-bootstrap intervals, the number of clusters and the "
+    "design effect (saved runs only).",
+)
+@click.option(
+    "--judge-repeats",
+    "judge_repeats",
+    is_flag=True,
+    help="Split the variance of judged metrics into question sampling and judge noise, from "
+    "the per-repeat verdicts of `ragaudit judge --judge-repeats R` (saved runs only).",
+)
 @format_option()
 def command(
     runs: tuple[str, ...],
@@ -107,6 +122,8 @@ def command(
     allow_partial: bool,
     questions: str,
     gates: tuple[str, ...],
+    cluster_by: str | None,
+    judge_repeats: bool,
     output_format: str,
 ) -> None:
     """Paired comparison of RUN_A and RUN_B (diff = B - A), question by question.
@@ -117,10 +134,13 @@ def command(
     affordable) and a verdict, each row naming its methods; for 0/1 metrics also McNemar's
     exact test, the ids of the questions that differ and the power the comparison had.
     """
+    from ragaudit.reports.noise import with_noise_sections
     from ragaudit.reports.stats import comparison_report, matrix_report
     from ragaudit.stats.compare import compare_runs
     from ragaudit.stats.pairwise import compare_all
 
+    if (cluster_by or judge_repeats) and all_dir is not None:
+        raise InputError("compare: --cluster-by and --judge-repeats need two runs, not --all")
     if gates and all_dir is not None:
         raise InputError("compare: --fail-if-worse needs two runs, not --all")
     if all_dir is not None:
@@ -156,9 +176,58 @@ def command(
         allow_partial=allow_partial,
         questions=questions,
     )
-    emit(comparison_report(result), output_format)
+    extra = noise_sections(
+        runs[0], runs[1], result, cluster_by=cluster_by, judge_repeats=judge_repeats,
+        metrics=metrics, questions=questions, allow_partial=allow_partial,
+    )  # fmt: skip
+    emit(with_noise_sections(comparison_report(result), extra, result.confidence), output_format)
     if gates:
         _apply_gates(result, gates)
+
+
+def noise_sections(
+    path_a: str,
+    path_b: str,
+    result: Comparison,
+    *,
+    cluster_by: str | None,
+    judge_repeats: bool,
+    metrics: tuple[str, ...] = (),
+    questions: str = "all",
+    allow_partial: bool = False,
+) -> dict[str, ClusteredComparison | JudgeNoiseComparison]:
+    """The clustered and judge-noise analyses of two saved runs, keyed for JSON output."""
+    out: dict[str, ClusteredComparison | JudgeNoiseComparison] = {}
+    if not cluster_by and not judge_repeats:
+        return out
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.noise import (
+        clustered_comparison,
+        judge_noise_comparison,
+        repeat_scores,
+    )
+
+    run_a, run_b = load_saved_run(path_a), load_saved_run(path_b)
+    if cluster_by:
+        out["clustered"] = clustered_comparison(
+            run_a, run_b, cluster_by, [row.metric for row in result.metrics],
+            questions=questions, confidence=result.confidence, n_resamples=result.n_resamples,
+            seed=result.seed, allow_partial=allow_partial,
+        )  # fmt: skip
+    if judge_repeats:
+        judged = (
+            [
+                row.metric
+                for row in result.metrics
+                if repeat_scores(run_a, row.metric) or repeat_scores(run_b, row.metric)
+            ]
+            or list(metrics)
+            or ["correct"]
+        )
+        for metric in judged:
+            key = "judge_noise" if len(judged) == 1 else f"judge_noise_{metric}"
+            out[key] = judge_noise_comparison(run_a, run_b, metric, confidence=result.confidence)
+    return out
 
 
 def _apply_gates(result: Comparison, gates: tuple[str, ...]) -> None:

@@ -12,6 +12,8 @@ from ragaudit.cli._options import emit, format_option, seed_option
 
 __all__ = ["command"]
 
+_CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
+
 
 @click.command("funnel")
 @click.argument("run", type=click.Path(dir_okay=False))
@@ -47,6 +49,13 @@ __all__ = ["command"]
     help="Interval of the stage and abstention rates (the gap gets Tango's paired score "
     "interval); bootstrap = paired percentile bootstrap for every interval.",
 )  # fmt: skip
+@click.option(
+    "--cluster-by",
+    metavar="source|tag|FIELD",
+    help="Add CR1 cluster-robust and cluster-bootstrap intervals of hit@k, nDCG@k, answered "
+    "and end-to-end correctness (answerable questions), the number of clusters and the "
+    "design effect.",
+)
 @format_option()
 def command(
     run: str,
@@ -56,6 +65,7 @@ def command(
     seed: int,
     resamples: int,
     rate_ci: str,
+    cluster_by: str | None,
     output_format: str,
 ) -> None:
     """The funnel of a saved RUN: retrieved -> evidence in context -> answered -> correct.
@@ -93,4 +103,11 @@ def command(
     )
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
-    emit(funnel_report(result), output_format)
+    report = funnel_report(result)
+    if cluster_by:
+        from ragaudit.diagnose.noise import clustered_means
+        from ragaudit.reports.noise import with_noise_sections
+
+        clustered = clustered_means(saved, cluster_by, seed=seed, n_resamples=resamples)
+        report = with_noise_sections(report, {"clustered": clustered}, _CONFIDENCE)
+    emit(report, output_format)

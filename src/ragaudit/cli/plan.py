@@ -1,7 +1,14 @@
-"""``ragaudit plan``: how many questions a golden set needs (exact McNemar power)."""
+"""``ragaudit plan``: how many questions a golden set needs (exact McNemar power).
+
+Three modes: the table of minimum detectable effects (default); ``--effect``: the questions
+needed for that effect (the reverse direction); ``--runs A B``: plan from two saved runs'
+observed disagreement.  ``--design-effect``, ``--icc/--cluster-size`` or (with ``--runs``)
+``--cluster-by`` inflate the answer for clustered questions.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -44,17 +51,106 @@ def _numbers(text: str, name: str, kind: type) -> list[Any]:
 )
 @click.option("--power", type=float, default=0.8, show_default=True, help="Target power.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
+@click.option(
+    "--effect",
+    type=float,
+    help="Reverse direction: the questions needed to detect this difference in a 0/1 metric "
+    "(with one --disagree rate, or with --runs).",
+)
+@click.option(
+    "--runs",
+    nargs=2,
+    type=click.Path(dir_okay=False),
+    help="Plan from two saved runs: their observed disagreement and effect on --metric.",
+)
+@click.option("--metric", default="correct", show_default=True, help="0/1 metric for --runs.")
+@click.option(
+    "--cluster-by",
+    metavar="source|tag|FIELD",
+    help="With --runs: use the observed design effect of this cluster structure.",
+)
+@click.option(
+    "--design-effect",
+    type=float,
+    help="Variance inflation from clustered questions (e.g. from compare --cluster-by).",
+)
+@click.option("--icc", type=float, help="Intra-cluster correlation (with --cluster-size).")
+@click.option("--cluster-size", type=float, help="Average questions per cluster (with --icc).")
 @format_option()
-def command(ns: str, disagree: str, power: float, alpha: float, output_format: str) -> None:
-    """Minimum detectable effect for each golden-set size and disagreement rate.
+def command(
+    ns: str,
+    disagree: str,
+    power: float,
+    alpha: float,
+    effect: float | None,
+    runs: tuple[str, str] | None,
+    metric: str,
+    cluster_by: str | None,
+    design_effect: float | None,
+    icc: float | None,
+    cluster_size: float | None,
+    output_format: str,
+) -> None:
+    """Minimum detectable effect for each golden-set size and disagreement rate, or the
+    questions needed for a target --effect (optionally planned from two saved --runs and
+    inflated by a design effect for clustered questions).
 
     Exact power of McNemar's exact two-sided test, minimum effect searched on a 0.01 grid up
     to the disagreement rate (an effect cannot exceed it).
     """
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.planning import plan_from_runs
+    from ragaudit.reports.noise import sample_size_report
     from ragaudit.reports.stats import plan_report
     from ragaudit.stats.power import planning_table
+    from ragaudit.stats.sample_size import questions_needed
 
+    deff = _design_effect(design_effect, icc, cluster_size, cluster_by, runs)
+    if runs:
+        result = plan_from_runs(
+            load_saved_run(runs[0]), load_saved_run(runs[1]), metric, effect=effect,
+            cluster_by=cluster_by, power=power, alpha=alpha,
+        )  # fmt: skip
+        if deff is not None and cluster_by is None:
+            plan = questions_needed(
+                result.plan.effect, result.disagree, power=power, alpha=alpha, design_effect=deff
+            )
+            result = replace(result, plan=plan, design_effect=deff)
+        emit(sample_size_report(result.plan, result), output_format)
+        return
+    if effect is not None:
+        rates = _numbers(disagree, "disagree", float)
+        if len(rates) != 1:
+            raise InputError(f"--effect: expected one --disagree rate, found {len(rates)}")
+        plan = questions_needed(
+            effect, rates[0], power=power, alpha=alpha, design_effect=deff or 1.0
+        )
+        emit(sample_size_report(plan), output_format)
+        return
+    if deff is not None:
+        raise InputError("--design-effect/--icc: apply to --effect or --runs, not the table")
     sizes = _numbers(ns, "n", int)
     rates = _numbers(disagree, "disagree", float)
     rows = planning_table(sizes, rates, power=power, alpha=alpha)
     emit(plan_report(rows, power, alpha), output_format)
+
+
+def _design_effect(
+    design_effect: float | None,
+    icc: float | None,
+    cluster_size: float | None,
+    cluster_by: str | None,
+    runs: tuple[str, str] | None,
+) -> float | None:
+    given = [x is not None for x in (design_effect, icc, cluster_by)]
+    if sum(given) > 1:
+        raise InputError("plan: pass one of --design-effect, --icc/--cluster-size, --cluster-by")
+    if cluster_by is not None and not runs:
+        raise InputError("--cluster-by: needs --runs A B (the observed cluster structure)")
+    if (icc is None) != (cluster_size is None):
+        raise InputError("--icc and --cluster-size: expected both, found one")
+    if icc is not None and cluster_size is not None:
+        from ragaudit.stats.sample_size import design_effect_from_icc
+
+        return design_effect_from_icc(cluster_size, icc)
+    return design_effect

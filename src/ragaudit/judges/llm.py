@@ -91,6 +91,8 @@ _PROMPT_OF: dict[str, Prompt] = {
     "relevance": RELEVANCE,
 }
 #: The key whose value decides agreement between repeats.
+# The verdict kept per repeat (the row metric it feeds), when it is not the primary one.
+_REPEAT_KEY: dict[str, str] = {"correctness": "correct"}
 _PRIMARY: dict[str, str] = {
     "sufficiency": "sufficiency",
     "correctness": "correctness",
@@ -387,6 +389,7 @@ class LLMJudges:
         combined: dict[str, Any] = {}
         errors: dict[str, str] = {}
         agreement: dict[str, float] = {}
+        verdicts: dict[str, list[Any]] = {}
         for judge in self.judges:
             repeats = per_judge.get(judge, [])
             valid = [r for r in repeats if "judge_error" not in r]
@@ -400,10 +403,14 @@ class LLMJudges:
             if self.repeats > 1:
                 # Failed repeats count as disagreeing: they did not confirm the verdict.
                 agreement[judge] = share * len(valid) / len(repeats)
+                # Every repeat's verdict (None = failed), for the judge-noise decomposition.
+                key = _REPEAT_KEY.get(judge, _PRIMARY[judge])
+                verdicts[key] = [r.get(key) if "judge_error" not in r else None for r in repeats]
         combined["judge_versions"] = self.versions
         combined["judge_model"] = self.client.model
         if self.repeats > 1:
             combined["judge_agreement"] = agreement
+            combined["judge_repeat_verdicts"] = verdicts
         if errors:
             combined["judge_errors"] = errors
             combined["judge_error"] = "; ".join(f"{k}: {v}" for k, v in errors.items())

@@ -15,7 +15,9 @@
   cluster-robust (CR1) intervals and the cluster bootstrap for correlated questions;
 * :func:`judge_noise`: judge noise versus question sampling noise;
 * :func:`ppi_mean`, :func:`human_only_mean`, :func:`judge_only_mean`: prediction-powered
-  (PPI++) intervals for a judged rate calibrated against human labels.
+  (PPI++) intervals for a judged rate calibrated against human labels;
+* :func:`questions_needed`, :func:`design_effect_from_icc`: golden-set size for a target
+  effect, inflated for clustered questions.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ if TYPE_CHECKING:
     )
     from ragaudit.stats.ppi import PPIResult, human_only_mean, judge_only_mean, ppi_mean
     from ragaudit.stats.resampling import BootstrapResult, ConfidenceInterval, paired_bootstrap
+    from ragaudit.stats.sample_size import SampleSize, design_effect_from_icc, questions_needed
     from ragaudit.stats.verdicts import format_pvalue, verdict
 
 _WHERE = {
@@ -83,7 +86,9 @@ _WHERE = {
     "minimum_detectable_effect": "power", "observed_power": "power", "planning_table": "power",
     "PPIResult": "ppi", "human_only_mean": "ppi", "judge_only_mean": "ppi", "ppi_mean": "ppi",
     "BootstrapResult": "resampling", "ConfidenceInterval": "resampling",
-    "paired_bootstrap": "resampling", "format_pvalue": "verdicts", "verdict": "verdicts",
+    "paired_bootstrap": "resampling", "SampleSize": "sample_size",
+    "design_effect_from_icc": "sample_size", "questions_needed": "sample_size",
+    "format_pvalue": "verdicts", "verdict": "verdicts",
 }  # fmt: skip
 
 __all__ = [
@@ -103,6 +108,7 @@ __all__ = [
     "PerQuestionMetrics",
     "PermutationResult",
     "PlanningRow",
+    "SampleSize",
     "SubsampleInterval",
     "cluster_bootstrap",
     "clustered_mean",
@@ -110,6 +116,7 @@ __all__ = [
     "cohen_kappa",
     "compare_all",
     "compare_runs",
+    "design_effect_from_icc",
     "format_pvalue",
     "holm_bonferroni",
     "human_only_mean",
@@ -128,6 +135,7 @@ __all__ = [
     "planning_table",
     "ppi_mean",
     "proportion_interval",
+    "questions_needed",
     "read_labels",
     "read_per_question_metrics",
     "verdict",

@@ -32,9 +32,12 @@ import numpy as np
 from scipy.special import stdtrit
 
 from ragaudit.exceptions import InputError
+from ragaudit.stats._vectors import finite_vector
 from ragaudit.stats.resampling import (
     ConfidenceInterval,
     SeedLike,
+    _bootstrap_means,
+    _paired_differences,
     as_generator,
     check_confidence,
     check_count,
@@ -48,8 +51,6 @@ __all__ = [
     "clustered_paired_difference",
 ]
 
-# Upper bound on the entries of one batch of resampled cluster indices (bounded memory).
-_BATCH_ENTRIES = 1 << 21
 # An interval is "widened" by clustering when its half-width grows by more than this share.
 WIDENING_THRESHOLD = 0.10
 
@@ -124,25 +125,12 @@ class ClusterBootstrapResult:
     confidence: float
 
 
-def _values(values: Any, name: str) -> np.ndarray:
-    array = np.asarray(values, dtype=float)
-    if array.ndim != 1:
-        raise InputError(f"{name}: expected a 1-D array, found shape {array.shape}")
-    bad = np.flatnonzero(~np.isfinite(array))
-    if bad.size:
-        raise InputError(
-            f"{name}: expected finite values, found NaN or infinity at position(s) "
-            f"{', '.join(map(str, bad[:10].tolist()))}"
-        )
-    return array
-
-
 def _clustered_iv(
     values: Any, clusters: Sequence[Any] | np.ndarray, confidence: float
 ) -> tuple[np.ndarray, np.ndarray, int, float]:
     """Validate; return values, integer cluster codes ``0..G-1``, ``G`` and the confidence."""
     confidence = check_confidence(confidence)
-    y = _values(values, "values")
+    y = finite_vector(values, "values")
     labels = np.asarray(clusters)
     if labels.shape != y.shape:
         raise InputError(
@@ -291,13 +279,8 @@ def clustered_paired_difference(
     >>> r.statistic, r.standard_error   # d = 1, 1, 0, 0: sqrt(2/1 * (1**2 + 1**2)) / 4
     (0.5, 0.5)
     """
-    a_arr = _values(a, "a")
-    b_arr = _values(b, "b")
-    if a_arr.shape != b_arr.shape:
-        raise InputError(
-            f"expected two arrays of equal length, found {a_arr.size} and {b_arr.size}"
-        )
-    return clustered_mean(b_arr - a_arr, clusters, confidence=confidence)
+    diffs = _paired_differences(np.asarray(a), np.asarray(b))
+    return clustered_mean(diffs, clusters, confidence=confidence)
 
 
 def cluster_bootstrap(
@@ -319,7 +302,7 @@ def cluster_bootstrap(
     .. math:: \hat\theta^*_r = \frac{\sum_g c_{rg} S_g}{\sum_g c_{rg} n_g}
 
     The interval is the percentile interval of :math:`\hat\theta^*`.  Resamples are drawn in
-    bounded batches as a count matrix, so each batch is two matrix-vector products.
+    bounded batches as a count matrix (the paired bootstrap's kernel, clusters as rows).
 
     Parameters
     ----------
@@ -352,26 +335,16 @@ def cluster_bootstrap(
     (1.0, ConfidenceInterval(low=1.0, high=1.0))
     """
     n_resamples = check_count(n_resamples, "resamples")
-    values = _values(a, "a")
+    values = finite_vector(a, "a")
     if b is not None:
-        b_arr = _values(b, "b")
-        if b_arr.shape != values.shape:
-            raise InputError(
-                f"expected two arrays of equal length, found {values.size} and {b_arr.size}"
-            )
-        values = b_arr - values
+        values = _paired_differences(values, np.asarray(b))
     y, codes, n_clusters, confidence = _clustered_iv(values, clusters, confidence)
     sums = np.bincount(codes, weights=y, minlength=n_clusters)
     sizes = np.bincount(codes, minlength=n_clusters).astype(float)
-    generator = as_generator(rng)
-    theta = np.empty(n_resamples)
-    batch = max(1, min(n_resamples, _BATCH_ENTRIES // n_clusters))
-    for start in range(0, n_resamples, batch):
-        rows = min(batch, n_resamples - start)
-        drawn = generator.integers(0, n_clusters, size=(rows, n_clusters))
-        flat = (drawn + (np.arange(rows) * n_clusters)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=rows * n_clusters).reshape(rows, n_clusters)
-        theta[start : start + rows] = (counts @ sums) / (counts @ sizes)
+    # Resampling clusters is resampling the rows (S_g, n_g); the ratio of the two resampled
+    # column means is the pooled mean of the drawn questions.
+    means = _bootstrap_means(np.column_stack([sums, sizes]), n_resamples, as_generator(rng))
+    theta = means[:, 0] / means[:, 1]
     tail = (1.0 - confidence) / 2.0
     low, high = np.percentile(theta, [100 * tail, 100 * (1 - tail)])
     statistic = float(y.mean())

@@ -33,6 +33,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ragaudit.exceptions import InputError
+from ragaudit.stats._vectors import finite_vector
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
 
 __all__ = ["PPIResult", "human_only_mean", "judge_only_mean", "ppi_mean"]
@@ -70,21 +71,6 @@ class PPIResult:
     n_labeled: int
     n_unlabeled: int
     confidence: float
-
-
-def _vector(values: Any, name: str, minimum: int) -> np.ndarray:
-    array = np.asarray(values, dtype=float)
-    if array.ndim != 1:
-        raise InputError(f"{name}: expected a 1-D array, found shape {array.shape}")
-    if array.size < minimum:
-        raise InputError(f"{name}: expected at least {minimum} values, found {array.size}")
-    bad = np.flatnonzero(~np.isfinite(array))
-    if bad.size:
-        raise InputError(
-            f"{name}: expected finite values, found NaN or infinity at position(s) "
-            f"{', '.join(map(str, bad[:10].tolist()))}"
-        )
-    return array
 
 
 def _interval(statistic: float, se: float, confidence: float) -> ConfidenceInterval:
@@ -168,9 +154,9 @@ def ppi_mean(
     0.275993
     """
     confidence = check_confidence(confidence)
-    y_arr = _vector(y, "human labels", 2)
-    yhat_arr = _vector(yhat, "judge verdicts on labelled questions", 2)
-    unlabeled = _vector(yhat_unlabeled, "judge verdicts on unlabelled questions", 1)
+    y_arr = finite_vector(y, "human labels", 2)
+    yhat_arr = finite_vector(yhat, "judge verdicts on labelled questions", 2)
+    unlabeled = finite_vector(yhat_unlabeled, "judge verdicts on unlabelled questions", 1)
     if yhat_arr.shape != y_arr.shape:
         raise InputError(
             f"judge verdicts on labelled questions: expected one per human label ({y_arr.size}), "
@@ -196,6 +182,27 @@ def ppi_mean(
         lam=weight,
         n_labeled=int(y_arr.size),
         n_unlabeled=int(unlabeled.size),
+        confidence=confidence,
+    )
+
+
+def _classical(
+    values: Any, confidence: float, name: str, method: str, label: str, *, labeled: bool
+) -> PPIResult:
+    """Mean ± z * std(ddof=0) / sqrt(n): the CLT interval both baselines use."""
+    confidence = check_confidence(confidence)
+    array = finite_vector(values, name, 2)
+    statistic = float(array.mean())
+    se = float(np.std(array)) / math.sqrt(array.size)
+    return PPIResult(
+        statistic=statistic,
+        standard_error=se,
+        confidence_interval=_interval(statistic, se, confidence),
+        method=method,
+        label=label,
+        lam=math.nan,
+        n_labeled=int(array.size) if labeled else 0,
+        n_unlabeled=0 if labeled else int(array.size),
         confidence=confidence,
     )
 
@@ -226,21 +233,10 @@ def human_only_mean(y: Any, *, confidence: float = 0.95) -> PPIResult:
     >>> r.statistic, round(r.standard_error, 6)   # sqrt(0.1875 / 4)
     (0.75, 0.216506)
     """
-    confidence = check_confidence(confidence)
-    y_arr = _vector(y, "human labels", 2)
-    statistic = float(y_arr.mean())
-    se = float(np.std(y_arr)) / math.sqrt(y_arr.size)
-    return PPIResult(
-        statistic=statistic,
-        standard_error=se,
-        confidence_interval=_interval(statistic, se, confidence),
-        method="human only",
-        label="human labels only (unbiased, ignores the judge)",
-        lam=math.nan,
-        n_labeled=int(y_arr.size),
-        n_unlabeled=0,
-        confidence=confidence,
-    )
+    return _classical(
+        y, confidence, "human labels", "human only",
+        "human labels only (unbiased, ignores the judge)", labeled=True,
+    )  # fmt: skip
 
 
 def judge_only_mean(yhat: Any, *, confidence: float = 0.95) -> PPIResult:
@@ -271,18 +267,7 @@ def judge_only_mean(yhat: Any, *, confidence: float = 0.95) -> PPIResult:
     >>> judge_only_mean([1, 1, 1, 0]).statistic
     0.75
     """
-    confidence = check_confidence(confidence)
-    yhat_arr = _vector(yhat, "judge verdicts", 2)
-    statistic = float(yhat_arr.mean())
-    se = float(np.std(yhat_arr)) / math.sqrt(yhat_arr.size)
-    return PPIResult(
-        statistic=statistic,
-        standard_error=se,
-        confidence_interval=_interval(statistic, se, confidence),
-        method="judge only",
-        label="judge only (assumes the judge is always right; biased if it is not)",
-        lam=math.nan,
-        n_labeled=0,
-        n_unlabeled=int(yhat_arr.size),
-        confidence=confidence,
-    )
+    return _classical(
+        yhat, confidence, "judge verdicts", "judge only",
+        "judge only (assumes the judge is always right; biased if it is not)", labeled=False,
+    )  # fmt: skip

@@ -1,0 +1,181 @@
+"""Calibrate a judged rate against human verdicts on a subset of questions.
+
+:func:`calibrate` takes a saved run (the judge's 0/1 verdict per question, e.g. ``correct``)
+and human verdicts on some of its questions, and returns the judge's agreement with the
+humans (confusion matrix, Cohen's kappa, true and false positive rates) and three intervals
+for the true rate: prediction-powered (PPI++), human labels only, and judge only (labelled
+as what it is).  The statistics are in :mod:`ragaudit.stats.ppi`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ragaudit.data.per_question import PerQuestionMetrics
+from ragaudit.data.saved_run import SavedRun
+from ragaudit.exceptions import InputError, RagauditWarning
+from ragaudit.stats.agreement import cohen_kappa
+from ragaudit.stats.ppi import PPIResult, human_only_mean, judge_only_mean, ppi_mean
+
+__all__ = ["Calibration", "calibrate"]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The judge against the humans, and the calibrated rate.
+
+    Attributes
+    ----------
+    run, metric : str
+    confusion : tuple of tuple of int
+        ``((both 1, human 1 judge 0), (human 0 judge 1, both 0))``.
+    kappa : float
+        Cohen's kappa between judge and humans.
+    tpr, fpr : float
+        ``P(judge 1 | human 1)`` and ``P(judge 1 | human 0)`` (NaN without such questions).
+    ppi : PPIResult or None
+        Prediction-powered interval (None when every judged question has a human label).
+    human_only, judge_only : PPIResult
+    n_labeled, n_unlabeled : int
+    unknown_ids : tuple of str
+        Human-labelled questions that the run has no judge verdict for (ignored).
+    """
+
+    run: str
+    metric: str
+    confusion: tuple[tuple[int, int], tuple[int, int]]
+    kappa: float
+    tpr: float
+    fpr: float
+    ppi: PPIResult | None
+    human_only: PPIResult
+    judge_only: PPIResult
+    n_labeled: int
+    n_unlabeled: int
+    unknown_ids: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready numbers."""
+
+        def interval(result: PPIResult | None) -> dict[str, Any] | None:
+            if result is None:
+                return None
+            ci = result.confidence_interval
+            return {
+                "method": result.method,
+                "label": result.label,
+                "estimate": result.statistic,
+                "se": result.standard_error,
+                "ci": [ci.low, ci.high],
+                "lambda": None if np.isnan(result.lam) else result.lam,
+            }
+
+        def number(value: float) -> float | None:
+            return None if np.isnan(value) else value
+
+        return {
+            "run": self.run,
+            "metric": self.metric,
+            "n_labeled": self.n_labeled,
+            "n_unlabeled": self.n_unlabeled,
+            "confusion": {
+                "human1_judge1": self.confusion[0][0],
+                "human1_judge0": self.confusion[0][1],
+                "human0_judge1": self.confusion[1][0],
+                "human0_judge0": self.confusion[1][1],
+            },
+            "kappa": self.kappa,
+            "tpr": number(self.tpr),
+            "fpr": number(self.fpr),
+            "ppi": interval(self.ppi),
+            "human_only": interval(self.human_only),
+            "judge_only": interval(self.judge_only),
+            "unknown_ids": list(self.unknown_ids),
+        }
+
+
+def _rate(numerator: int, denominator: int) -> float:
+    return numerator / denominator if denominator else float("nan")
+
+
+def calibrate(
+    run: SavedRun,
+    human: Mapping[str, float],
+    *,
+    metric: str = "correct",
+    confidence: float = 0.95,
+) -> Calibration:
+    """Compare the run's judged ``metric`` with human verdicts; PPI++ for the true rate.
+
+    Questions whose judge verdict is null (not applicable or a failed judge) are left out
+    everywhere.  The PPI++ interval uses the judge's verdicts on the questions *without* a
+    human label as the unlabelled sample (Angelopoulos et al. 2023, PPI++ 2024).
+
+    Examples
+    --------
+    >>> verdicts = [1, 1, 0, 1, 0, 1]
+    >>> rows = [{"id": f"q{i}", "retrieved": [], "metrics": {"correct": v}}
+    ...         for i, v in enumerate(verdicts)]
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
+    >>> cal = calibrate(run, {"q0": 1, "q1": 0, "q2": 0, "q3": 1})
+    >>> cal.confusion, cal.tpr, cal.fpr
+    (((2, 0), (1, 1)), 1.0, 0.5)
+    >>> cal.judge_only.statistic, cal.human_only.statistic
+    (0.6666666666666666, 0.5)
+    """
+    judged = {
+        qid: values[metric]
+        for qid, values in PerQuestionMetrics.from_saved_run(run).values.items()
+        if values.get(metric) is not None
+    }
+    if not judged:
+        raise InputError(f"run {run.name!r} has no judged {metric!r} values to calibrate")
+    bad = sorted(q for q, v in judged.items() if v not in (0.0, 1.0))
+    if bad:
+        raise InputError(
+            f"calibrate: expected 0/1 verdicts for {metric!r}, found {judged[bad[0]]!r} for "
+            f"{bad[0]} (calibration needs a binary judged metric such as correct)"
+        )
+    unknown = tuple(sorted(set(human) - set(judged)))
+    if unknown:
+        warnings.warn(
+            f"{len(unknown)} human-labelled question(s) have no judged {metric!r} in run "
+            f"{run.name!r} and are ignored: {', '.join(unknown[:10])}",
+            RagauditWarning,
+            stacklevel=2,
+        )
+    labelled = sorted(set(human) & set(judged))
+    if len(labelled) < 2:
+        raise InputError(
+            f"calibrate: expected human verdicts on at least 2 judged questions of run "
+            f"{run.name!r}, found {len(labelled)}"
+        )
+    others = sorted(set(judged) - set(human))
+    y = np.array([human[q] for q in labelled], dtype=float)
+    yhat = np.array([judged[q] for q in labelled], dtype=float)
+    unlabeled = np.array([judged[q] for q in others], dtype=float)
+    tp = int(np.sum((y == 1) & (yhat == 1)))
+    fn = int(np.sum((y == 1) & (yhat == 0)))
+    fp = int(np.sum((y == 0) & (yhat == 1)))
+    tn = int(np.sum((y == 0) & (yhat == 0)))
+    kappa = cohen_kappa(y.astype(int), yhat.astype(int))  # warns when one class only
+    everything = np.array([judged[q] for q in sorted(judged)], dtype=float)
+    return Calibration(
+        run=run.name,
+        metric=metric,
+        confusion=((tp, fn), (fp, tn)),
+        kappa=float(kappa),
+        tpr=_rate(tp, tp + fn),
+        fpr=_rate(fp, fp + tn),
+        ppi=ppi_mean(y, yhat, unlabeled, confidence=confidence) if unlabeled.size else None,
+        human_only=human_only_mean(y, confidence=confidence),
+        judge_only=judge_only_mean(everything, confidence=confidence),
+        n_labeled=len(labelled),
+        n_unlabeled=len(others),
+        unknown_ids=unknown,
+    )

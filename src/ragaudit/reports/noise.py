@@ -1,0 +1,249 @@
+"""Report sections for the noise analyses: clustered intervals, judge noise, calibration.
+
+Pure functions from result objects to lines of text, wrapped as monospace
+:class:`~ragaudit.reports.report.Text` blocks of a :class:`~ragaudit.reports.report.Report`
+(so every output format shows them); JSON output uses the objects' ``to_dict``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ragaudit.diagnose.calibration import Calibration
+from ragaudit.diagnose.noise import (
+    ClusteredComparison,
+    JudgeNoiseComparison,
+    clustering_summary,
+)
+from ragaudit.diagnose.planning import RunPlan
+from ragaudit.reports.report import Report, Section, Table, Text
+from ragaudit.stats.judge_noise import JudgeNoiseResult
+from ragaudit.stats.resampling import ConfidenceInterval
+from ragaudit.stats.sample_size import SampleSize
+
+__all__ = [
+    "calibration_lines",
+    "calibration_report",
+    "clustered_section",
+    "judge_noise_lines",
+    "sample_size_report",
+    "with_noise_sections",
+]
+
+
+def _ci(ci: ConfidenceInterval, signed: bool = True) -> str:
+    spec = "+.3f" if signed else ".3f"
+    return f"[{ci.low:{spec}}, {ci.high:{spec}}]"
+
+
+def with_noise_sections(
+    report: Report,
+    parts: dict[str, ClusteredComparison | JudgeNoiseComparison],
+    confidence: float,
+) -> Report:
+    """``report`` with a section per clustered / judge-noise analysis, and their JSON."""
+    if not parts:
+        return report
+    sections = list(report.sections)
+    for part in parts.values():
+        if isinstance(part, ClusteredComparison):
+            sections.append(clustered_section(part, confidence))
+        else:
+            lines = judge_noise_lines(part, confidence)
+            sections.append(
+                Section(f"Judge noise: {part.metric}", (Text(tuple(lines), monospace=True),))
+            )
+    data: Any = report.data
+    if isinstance(data, dict):
+        data = {**data, **{key: part.to_dict() for key, part in parts.items()}}
+    return replace(report, sections=tuple(sections), data=data)
+
+
+def clustered_section(result: ClusteredComparison, confidence: float) -> Section:
+    """The clustered-interval table of ``compare``/``funnel --cluster-by``, with its verdicts."""
+    level = f"{100 * confidence:g}%"
+    head = Text(
+        (
+            f"CR1 cluster-robust SE with a t interval on G-1 df (Cameron & Miller 2015) and a "
+            f"cluster bootstrap ({result.n_resamples} resamples of whole clusters"
+            f"{', pairs kept' if result.paired else ''}, seed {result.seed})",
+        )
+    )
+    title = f"Clustered by {result.by}"
+    if not result.rows:
+        return Section(title, (head, Text(("no metric has questions in at least 2 clusters",))))
+    spec = "+.3f" if result.paired else ".3f"
+    rows, values = [], []
+    for row in result.rows:
+        r, b = row.result, row.bootstrap
+        cis = (r.naive_confidence_interval, r.confidence_interval, b.confidence_interval)
+        rows.append(
+            (
+                row.metric, str(r.n), str(r.n_clusters), f"{r.statistic:{spec}}",
+                *(_ci(ci, result.paired) for ci in cis),
+                f"{r.design_effect:.2f}", f"{100 * r.widening:+.0f}%",
+            )
+        )  # fmt: skip
+        values.append(
+            (
+                row.metric, r.n, r.n_clusters, r.statistic,
+                *(bound for ci in cis for bound in (ci.low, ci.high)),
+                r.design_effect, r.widening,
+            )
+        )  # fmt: skip
+    table = Table(
+        ("metric", "n", "G", "B - A" if result.paired else "mean", f"naive {level}",
+         f"CR1 {level}", f"bootstrap {level}", "deff", "widening"),
+        tuple(rows),
+        only=("table", "markdown", "html"),
+    )  # fmt: skip
+    csv_table = Table(
+        ("metric", "n", "clusters", "statistic", "naive_low", "naive_high", "cr1_low",
+         "cr1_high", "bootstrap_low", "bootstrap_high", "design_effect", "widening"),
+        tuple(tuple(str(v) for v in row) for row in values),
+        values=tuple(values),
+        only=("csv",),
+    )  # fmt: skip
+    notes = [clustering_summary(row, result.by) for row in result.rows if row.result.widened]
+    if not notes:
+        notes.append(
+            f"clustering by {result.by} widens no interval by more than 10%: the naive "
+            "intervals stand"
+        )
+    few = min(row.result.n_clusters for row in result.rows)
+    if few < 20:
+        notes.append(
+            f"note: only {few} clusters; with fewer than about 20-50 clusters CR1 intervals "
+            "are approximate (Cameron & Miller 2015, section VI)"
+        )
+    notes.append(
+        "deff = design effect (clustered / naive variance); n / deff is the effective number "
+        "of independent questions; widening = CR1 half-width / naive half-width - 1"
+    )
+    return Section(title, (head, table, csv_table, Text(tuple(notes))))
+
+
+def _share_line(name: str, result: JudgeNoiseResult) -> str:
+    halve = result.repeats_to_halve_judge_share
+    share_text = (
+        f"{halve} repeats would halve its share" if halve is not None else "its share cannot halve"
+    )
+    return (
+        f"  {name:<8}{result.statistic:>+8.3f}{result.n_questions:>5}{result.n_repeats:>4}"
+        f"{100 * result.between_share:>11.1f}%{100 * result.judge_share:>9.1f}%"
+        f"{_ci(result.confidence_interval):>20}{_ci(result.sampling_only_interval):>20}"
+        f"   {result.repeats_to_halve_judge_variance} repeats halve the judge variance; "
+        f"{share_text}"
+    )
+
+
+def judge_noise_lines(result: JudgeNoiseComparison, confidence: float) -> list[str]:
+    """The judge-noise table of ``compare --judge-repeats``."""
+    level = f"{100 * confidence:g}%"
+    lines = [
+        f"judge noise in {result.metric}: variance of the judged mean = between-question "
+        "sigma_b^2/n + judge sigma_w^2/(nR) (one-way random effects; Miller 2024, section 3)",
+        f"  {'':<8}{'mean':>8}{'n':>5}{'R':>4}{'questions':>12}{'judge':>10}"
+        f"{f'{level} CI (both)':>20}{'questions only':>20}",
+    ]
+    for name, part in (("A", result.a), ("B", result.b), ("B - A", result.difference)):
+        if part is None:
+            lines.append(f"  {name:<8}no usable repeats")
+        else:
+            lines.append(_share_line(name, part))
+    if result.dropped:
+        lines.append(
+            f"  {result.dropped} question(s) left out: a repeat failed or was missing in a run"
+        )
+    return lines
+
+
+def calibration_lines(result: Calibration) -> list[str]:
+    """The agreement table and the three intervals of ``ragaudit calibrate``."""
+    (tp, fn), (fp, tn) = result.confusion
+    level = f"{100 * result.human_only.confidence:g}%"
+
+    def rate(value: float) -> str:
+        return "n/a" if value != value else f"{value:.3f}"
+
+    lines = [
+        f"{result.run}: judged {result.metric!r} against human verdicts on "
+        f"{result.n_labeled} question(s); {result.n_unlabeled} judged question(s) have no "
+        "human verdict",
+        "",
+        f"  {'':16}{'judge 1':>9}{'judge 0':>9}",
+        f"  {'human 1':16}{tp:>9}{fn:>9}",
+        f"  {'human 0':16}{fp:>9}{tn:>9}",
+        f"  Cohen's kappa {result.kappa:.3f} | true positive rate {rate(result.tpr)} | false "
+        f"positive rate {rate(result.fpr)}",
+        "",
+        f"  {'interval for the true rate':<30}{'estimate':>9}{f'{level} CI':>18}   what it is",
+    ]
+    parts = [result.ppi, result.human_only, result.judge_only]
+    names = ["PPI++ (calibrated)", "human labels only", "judge only"]
+    for name, part in zip(names, parts, strict=True):
+        if part is None:
+            lines.append(f"  {name:<30}{'-':>9}{'-':>18}   every judged question has a human label")
+            continue
+        ci = part.confidence_interval
+        lines.append(f"  {name:<30}{part.statistic:>9.3f}{_ci(ci, False):>18}   {part.label}")
+    lines.append(
+        "  PPI++: Angelopoulos et al. (2023, Science) with power tuning (Angelopoulos, Duchi & "
+        "Zrnic 2024); valid however biased the judge is"
+    )
+    return lines
+
+
+def calibration_report(result: Calibration) -> Report:
+    """The report of ``ragaudit calibrate``."""
+    section = Section("", (Text(tuple(calibration_lines(result)), monospace=True),))
+    return Report("", (section,), data=result.to_dict())
+
+
+def sample_size_report(plan: SampleSize, source: RunPlan | None = None) -> Report:
+    """``ragaudit plan --effect`` / ``--runs``: the questions needed."""
+    lines = []
+    data: dict[str, Any] = {
+        "effect": plan.effect,
+        "disagree": plan.disagree,
+        "power": plan.target_power,
+        "alpha": plan.alpha,
+        "design_effect": plan.design_effect,
+        "n_independent": plan.n_independent,
+        "n": plan.n,
+        "achieved_power": None if plan.n is None else plan.power,
+    }
+    if source is not None:
+        lines.append(
+            f"from the runs: {source.n_observed} paired questions on {source.metric!r}; they "
+            f"disagree on {100 * source.disagree:.1f}%, observed effect B - A "
+            f"{source.observed_effect:+.3f}"
+            + (
+                f"; {source.n_clusters} clusters, observed design effect {source.design_effect:.2f}"
+                if source.n_clusters is not None
+                else ""
+            )
+        )
+        data.update(
+            metric=source.metric,
+            n_observed=source.n_observed,
+            observed_effect=source.observed_effect,
+            n_clusters=source.n_clusters,
+        )
+    lines.append(
+        f"to detect an effect of {plan.effect:.3f} when the systems disagree on "
+        f"{100 * plan.disagree:.3g}% of questions ({100 * plan.target_power:g}% power, alpha "
+        f"{plan.alpha:g}, McNemar exact test, exact power):"
+    )
+    if plan.n is None or plan.n_independent is None:
+        lines.append("  not reachable with fewer than 1,000,000 questions")
+    else:
+        lines.append(f"  {plan.n_independent} independent questions (exact power {plan.power:.3f})")
+        if plan.design_effect != 1.0:
+            lines.append(
+                f"  {plan.n} questions with design effect {plan.design_effect:.2f} "
+                "(clustered questions carry less information; Miller 2024, section 5)"
+            )
+    section = Section("", (Text(tuple(lines)),))
+    return Report("", (section,), data=data)
