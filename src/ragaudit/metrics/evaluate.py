@@ -179,6 +179,8 @@ def _label_table(
     """Flatten the labels of ``eval_ids``: (row of each label, item ids, grades, id hashes)."""
     columns = getattr(qrels, "columns", None)
     if isinstance(columns, QrelsColumns):  # read from a file: no Python loop over labels
+        if columns.qids == tuple(eval_ids):  # the usual case: one question order everywhere
+            return columns.q, columns.items, columns.grades, columns.item_hash
         eval_index = {qid: i for i, qid in enumerate(eval_ids)}
         row_of_code = np.array([eval_index.get(qid, -1) for qid in columns.qids], dtype=np.int64)
         label_row = row_of_code[columns.q]
@@ -343,6 +345,47 @@ def _micro_means(
     return means
 
 
+def _line_up(
+    qrels: Qrels, run_ids: Sequence[str], missing: str
+) -> tuple[list[str], npt.NDArray[np.int64]]:
+    """Questions to evaluate and each run question's row among them (-1: not evaluated).
+
+    Warns about run questions without labels and labelled questions missing from the run.
+    """
+    labelled = set(qrels)
+    in_run = set(run_ids)
+    if not labelled & in_run:
+        raise InputError(
+            f"the run and the labels share no question id (run: {_name_some(sorted(in_run))}; "
+            f"labels: {_name_some(sorted(labelled))}); check that they describe the same "
+            "questions"
+        )
+    unlabelled = [qid for qid in run_ids if qid not in labelled]
+    if unlabelled:
+        warnings.warn(
+            f"{len(unlabelled)} run question(s) have no labels and are ignored (as trec_eval "
+            f"does): {_name_some(unlabelled)}",
+            RagauditWarning,
+            stacklevel=3,
+        )
+    absent = [qid for qid in qrels if qid not in in_run]
+    if missing == "skip":
+        eval_ids = [qid for qid in qrels if qid in in_run]
+    else:
+        eval_ids = list(qrels)
+        if absent:
+            warnings.warn(
+                f"{len(absent)} labelled question(s) are missing from the run and score 0: "
+                f"{_name_some(absent)}; pass missing='skip' (--missing skip) to drop them "
+                "as trec_eval does without -c",
+                RagauditWarning,
+                stacklevel=3,
+            )
+    eval_index = {qid: i for i, qid in enumerate(eval_ids)}
+    eval_row_of_run_q = np.array([eval_index.get(qid, -1) for qid in run_ids], dtype=np.int64)
+    return eval_ids, eval_row_of_run_q
+
+
 def evaluate(
     qrels: Qrels,
     run: Run,
@@ -408,39 +451,13 @@ def evaluate(
     cols = run_columns(run)
     if cols.n_rows == 0:
         raise InputError("the run is empty: expected at least one ranked item")
-    labelled = set(qrels)
     run_ids = cols.qids
-    in_run = set(run_ids)
-    if not labelled & in_run:
-        raise InputError(
-            f"the run and the labels share no question id (run: {_name_some(sorted(in_run))}; "
-            f"labels: {_name_some(sorted(labelled))}); check that they describe the same "
-            "questions"
-        )
-    unlabelled = [qid for qid in run_ids if qid not in labelled]
-    if unlabelled:
-        warnings.warn(
-            f"{len(unlabelled)} run question(s) have no labels and are ignored (as trec_eval "
-            f"does): {_name_some(unlabelled)}",
-            RagauditWarning,
-            stacklevel=2,
-        )
-    absent = [qid for qid in qrels if qid not in in_run]
-    if missing == "skip":
-        eval_ids = [qid for qid in qrels if qid in in_run]
+    if tuple(qrels) == run_ids:  # the usual case, compared in C: no per-question dicts
+        eval_ids = list(run_ids)
+        eval_row_of_run_q = np.arange(len(run_ids), dtype=np.int64)
     else:
-        eval_ids = list(qrels)
-        if absent:
-            warnings.warn(
-                f"{len(absent)} labelled question(s) are missing from the run and score 0: "
-                f"{_name_some(absent)}; pass missing='skip' (--missing skip) to drop them "
-                "as trec_eval does without -c",
-                RagauditWarning,
-                stacklevel=2,
-            )
+        eval_ids, eval_row_of_run_q = _line_up(qrels, run_ids, missing)
     n_eval = len(eval_ids)
-    eval_index = {qid: i for i, qid in enumerate(eval_ids)}
-    eval_row_of_run_q = np.array([eval_index.get(qid, -1) for qid in run_ids], dtype=np.int64)
 
     label_row, label_items, label_grade, label_hash = _label_table(qrels, eval_ids)
     n_relevant = np.bincount(
