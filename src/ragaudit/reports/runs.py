@@ -97,6 +97,15 @@ def _mean_table(questions: list[QuestionResult], k: int, prefix: str) -> Table:
     )
 
 
+def _means_table(label: str, rows: tuple[tuple[str, float | None, int], ...]) -> Table:
+    """``label | mean | n`` rows (a mean of ``None`` is shown as ``n/a``)."""
+    return Table(
+        (label, "mean", "n"),
+        tuple((m, "n/a" if v is None else f"{v:.3f}", str(n)) for m, v, n in rows),
+        values=rows,
+    )
+
+
 def invocation_line(usage: dict[str, Any]) -> str:
     """What this invocation actually sent (a fully cached rerun sends nothing)."""
     stages = [u for u in usage.values() if isinstance(u, dict)]
@@ -209,13 +218,7 @@ def run_summary_report(
         sections.append(
             Section(
                 "LLM judges (mean over the questions each judge decided)",
-                (
-                    Table(
-                        ("judge", "mean", "n"),
-                        tuple((m, f"{v:.3f}", str(n)) for m, v, n in llm_rows),
-                        values=llm_rows,
-                    ),
-                ),
+                (_means_table("judge", llm_rows),),
             )
         )
     document = saved.to_dict()
@@ -296,16 +299,7 @@ def import_report(
     if means:
         values = tuple((name, v, summary["n_scored"][name]) for name, v in means.items())
         sections.append(
-            Section(
-                "Mean over questions where defined (macro)",
-                (
-                    Table(
-                        ("metric", "mean", "n"),
-                        tuple((m, f"{v:.3f}", str(n)) for m, v, n in values),
-                        values=values,
-                    ),
-                ),
-            )
+            Section("Mean over questions where defined (macro)", (_means_table("metric", values),))
         )
     if saved_to is not None:
         sections.append(Section("", (Text((f"saved: {saved_to}",)),)))
@@ -327,11 +321,7 @@ def judge_report(
         f"(seed {config.seed}, temperature {config.temperature:g})"
     )
     rows = tuple((m, report["means"][m], report["n_decided"][m]) for m in wanted)
-    table = Table(
-        ("judge metric", "mean", "n"),
-        tuple((m, "n/a" if v is None else f"{v:.3f}", str(n)) for m, v, n in rows),
-        values=rows,
-    )
+    table = _means_table("judge metric", rows)
     errors = report["judge_errors"]
     pairs = [("judge errors", ", ".join(f"{k} {v}" for k, v in errors.items()) or "none")]
     if "mean_agreement" in report:

@@ -1,0 +1,239 @@
+"""Every ``ragaudit`` command in docs/guide/*.md and README.md runs as written, and every output
+sample in them is what the command prints today.
+
+A command is a line in a fenced block that starts with ``$ ragaudit``, ``$ uv run ragaudit``,
+``ragaudit`` or ``uv run ragaudit`` (``\\`` continues it on the next line; a trailing
+``# comment`` and ``| head -N`` / ``| tail -N`` are understood).  The lines after a ``$``
+command, up to the next ``$`` line or the end of the block, are its output sample;
+``$ echo $?`` after a command states its exit code, a sample that starts with
+``ragaudit: error:`` documents exit 2, and any other command must exit 0.  Each document
+runs top to bottom in its own sandbox directory, which links ``src``, ``tests`` and ``docs``
+of the repository, so relative paths work exactly as from the repository root and the files
+the commands write stay out of the checkout.  A block preceded by
+``<!-- doc-examples: skip (reason) -->`` is not run (the reason says why).
+
+Regenerate the samples after an intended change of output with ``scripts/regen_docs``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [*sorted((ROOT / "docs" / "guide").glob("*.md")), ROOT / "README.md"]
+SHELL_FENCES = {"", "console", "bash", "sh", "shell", "text"}
+SKIP = re.compile(r"<!--\s*doc-examples:\s*skip\b")
+PIPE = re.compile(r"\s*\|\s*(head|tail)\s+-(?:n\s*)?(\d+)\s*$")
+LINKED = ("src", "tests", "docs", "README.md", "pyproject.toml")
+
+
+def _commands() -> set[str]:
+    from ragaudit.cli import _COMMANDS
+
+    return set(_COMMANDS)
+
+
+COMMANDS = _commands()
+
+
+@dataclass
+class Example:
+    """One command of a document, with its output sample (line numbers are 0-based)."""
+
+    doc: Path
+    line: int
+    command: str
+    prompt: bool
+    sample: list[str] = field(default_factory=list)
+    sample_start: int = 0
+    exit_code: int = 0
+    indent: str = ""
+
+
+def parse(doc: Path) -> list[Example]:
+    """The examples of one Markdown file, in order."""
+    lines = doc.read_text(encoding="utf-8").splitlines()
+    examples: list[Example] = []
+    fence: str | None = None
+    indent = ""
+    run_block = True
+    current: Example | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if fence is None:
+            match = re.match(r"^(\s*)(`{3,})(\w*)\s*$", line)
+            if match:
+                indent, fence = match.group(1), match.group(2)
+                previous = next((x for x in reversed(lines[:i]) if x.strip()), "")
+                run_block = match.group(3) in SHELL_FENCES and not SKIP.search(previous)
+            i += 1
+            continue
+        if stripped == fence:
+            fence, current = None, None
+            i += 1
+            continue
+        if not run_block:
+            i += 1
+            continue
+        command_match = re.match(r"^\$ (.*)$", stripped)
+        text = command_match.group(1) if command_match else stripped
+        verb = re.match(r"^(?:uv run )?ragaudit ([a-z]+)(?: |$)", text)
+        is_command = verb is not None and verb.group(1) in COMMANDS
+        if command_match and text.startswith("echo $?") and current is not None:
+            expected = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            current.exit_code = int(expected)
+            current = None
+            i += 2
+            continue
+        if is_command and (command_match or current is None):
+            start = i
+            while text.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                text = text[:-1].rstrip() + " " + lines[i].strip()
+            current = Example(doc, start, text, command_match is not None, [], i + 1, 0, indent)
+            examples.append(current)
+            if not command_match:
+                current = None
+        elif command_match:
+            current = None  # another shell command: not ours, and no sample
+        elif current is not None and current.prompt:
+            current.sample.append(line[len(indent) :] if line.startswith(indent) else line)
+        i += 1
+    return examples
+
+
+def split(command: str) -> tuple[list[str], tuple[str, int] | None]:
+    """``argv`` after ``ragaudit`` and an optional ``(head|tail, n)`` filter."""
+    pipe = None
+    words = shlex.split(command, comments=True)
+    text = shlex.join(words)
+    match = PIPE.search(command.split("#")[0]) if "|" in command else None
+    if match:
+        pipe = (match.group(1), int(match.group(2)))
+        words = shlex.split(PIPE.sub("", command.split("#")[0]))
+    del text
+    if words[:2] == ["uv", "run"]:
+        words = words[2:]
+    return words[1:], pipe
+
+
+@contextmanager
+def sandbox(tmp: Path) -> Iterator[Path]:
+    for name in LINKED:
+        (tmp / name).symlink_to(ROOT / name)
+    old = Path.cwd()
+    saved_env = dict(os.environ)
+    os.environ["RAGAUDIT_CACHE_DIR"] = str(tmp / ".cache")
+    for name in ("RAGAUDIT_LLM_BASE_URL", "OPENAI_BASE_URL", "RAGAUDIT_LLM_MODEL"):
+        os.environ.pop(name, None)
+    os.chdir(tmp)
+    try:
+        yield tmp
+    finally:
+        os.chdir(old)
+        os.environ.clear()
+        os.environ.update(saved_env)
+
+
+def run(example: Example, where: Path) -> tuple[int, list[str]]:
+    """Exit code and output lines (stdout and stderr as a terminal shows them)."""
+    from ragaudit.cli import main
+
+    argv, pipe = split(example.command)
+    result = CliRunner().invoke(main, argv, catch_exceptions=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(
+            f"{example.doc.name}:{example.line + 1}: {example.command}: raised {result.exception!r}"
+        )
+    out = [line.rstrip() for line in result.output.replace(str(where), ".").splitlines()]
+    if pipe is not None:
+        out = out[: pipe[1]] if pipe[0] == "head" else out[-pipe[1] :]
+    return result.exit_code, out
+
+
+def check(doc: Path, tmp: Path, write: bool = False) -> list[str]:
+    """Run every example of ``doc``; return the problems (and rewrite samples if ``write``)."""
+    problems: list[str] = []
+    examples = parse(doc)
+    replacements: list[tuple[int, int, list[str]]] = []
+    with sandbox(tmp) as where:
+        for ex in examples:
+            if ex.sample and ex.sample[0].startswith("ragaudit: error:"):
+                ex.exit_code = 2  # an error example documents itself
+            code, out = run(ex, where)
+            where_ = f"{doc.relative_to(ROOT)}:{ex.line + 1}: {ex.command}"
+            if code != ex.exit_code:
+                problems.append(f"{where_}: exit {code}, documented {ex.exit_code}: {out[-3:]}")
+            # A command with no sample (another command follows at once) shows no output.
+            if ex.prompt and ex.sample and [s.rstrip() for s in ex.sample] != out:
+                indented = [(ex.indent + line).rstrip() for line in out]
+                replacements.append((ex.sample_start, ex.sample_start + len(ex.sample), indented))
+                if not write:
+                    problems.append(f"{where_}: the output sample is stale (scripts/regen_docs)")
+    if write and replacements:
+        lines = doc.read_text(encoding="utf-8").splitlines()
+        for start, end, out in sorted(replacements, reverse=True):
+            lines[start:end] = out
+        doc.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return problems
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.name)
+def test_doc_examples_run_and_samples_are_current(doc: Path, tmp_path: Path) -> None:
+    examples = parse(doc)
+    assert all(ex.command for ex in examples)
+    assert check(doc, tmp_path) == []
+
+
+def test_the_parser_reads_commands_samples_and_exit_codes(tmp_path: Path) -> None:
+    doc = tmp_path / "x.md"
+    doc.write_text(
+        "```console\n$ ragaudit plan \\\n  --n 20   # comment\nline 1\nline 2\n"
+        "$ ragaudit compare a b | tail -2\nz\n$ echo $?\n1\n```\n"
+        "<!-- doc-examples: skip (needs a model) -->\n```\n$ ragaudit judge x\n```\n"
+        "```bash\nuv run ragaudit demo\n```\n```python\nragaudit.evaluate()\n```\n"
+        "```\nragaudit demo: the output of the demo\n```\n",
+        encoding="utf-8",
+    )
+    examples = parse(doc)
+    assert [e.command for e in examples] == [
+        "ragaudit plan --n 20   # comment",
+        "ragaudit compare a b | tail -2",
+        "uv run ragaudit demo",
+    ]
+    assert examples[0].sample == ["line 1", "line 2"] and examples[0].exit_code == 0
+    assert examples[1].sample == ["z"] and examples[1].exit_code == 1
+    assert not examples[2].prompt and examples[2].sample == []
+    assert split(examples[0].command) == (["plan", "--n", "20"], None)
+    assert split(examples[1].command) == (["compare", "a", "b"], ("tail", 2))
+    assert split(examples[2].command) == (["demo"], None)
+
+
+def main(argv: list[str]) -> int:
+    """``--write`` regenerates every sample; without it, print the problems."""
+    import tempfile
+
+    write = "--write" in argv
+    problems: list[str] = []
+    for doc in DOCS:
+        with tempfile.TemporaryDirectory() as tmp:
+            problems += check(doc, Path(tmp), write=write)
+    print("\n".join(problems) or "docs: every example runs and every sample is current")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
