@@ -66,7 +66,7 @@ def parse_saved_run(data: Any, path: str | None = None) -> SavedRun:
     exactly the same files with the same messages.
     """
     validate_saved_run(data, path=path)
-    return SavedRun._build(data, path)
+    return SavedRun.from_checked(data, path)
 
 
 def load_saved_run(path: str | Path) -> SavedRun:
@@ -128,7 +128,7 @@ def write_saved_run(path: str | Path, saved: SavedRun) -> SavedRun:
     data = saved.to_dict()
     validate_saved_run(data, path=str(path))
     atomic_write_text(path, _dumps(data))
-    return SavedRun._build(data, str(path))
+    return SavedRun.from_checked(data, str(path))
 
 
 def per_question_metrics(saved: SavedRun) -> dict[str, dict[str, float | None]]:

@@ -419,10 +419,12 @@ class SavedRun:
         from ragaudit.data.saved_run_check import validate_saved_run
 
         validate_saved_run(data, path=path, require_header=False)
-        return cls._build(data, path)
+        return cls.from_checked(data, path)
 
     @classmethod
-    def _build(cls, data: Mapping[str, Any], path: str | None) -> SavedRun:
+    def from_checked(cls, data: Mapping[str, Any], path: str | None = None) -> SavedRun:
+        """Build from a document that already passed
+        :func:`~ragaudit.data.saved_run_check.validate_saved_run` (no second validation)."""
         known = {"format", "format_version", "name", "config", "rows", "summary"}
         return cls(
             name=data.get("name", ""),
