@@ -1,21 +1,24 @@
-"""Side-by-side speed of ragaudit, pytrec_eval and ranx on the same TREC files.
+"""Side by side: ragaudit, pytrec_eval, ranx (cold and warm), ir_measures and the floor.
 
-Builds (once, cached under ``benchmarks/_data/``) a seeded run of 100,000 questions x 100
-ranked items with graded labels (about 5 relevant per question), then times each tool in its
-own fresh subprocess so that peak memory (``ru_maxrss``) is the tool's own:
+For each size (questions x depth) a seeded TREC run and qrels are built once (cached under
+``benchmarks/_data/``), then every tool reads the same two files and computes ndcg@10,
+map@100, mrr@10, recall@100 and precision@10, each in its own fresh interpreter, so that the
+time is the whole process (start-up included) and the peak memory (``ru_maxrss``) is the
+tool's own.  The *floor* is the bare columnar read of the same files
+(``pyarrow.csv.read_csv``, space delimiter) and nothing else.  ``ragaudit-stream`` is
+:func:`ragaudit.metrics.evaluate_stream` (batches of whole questions, bounded memory).
 
-* end to end from the files: the tool's own parser plus evaluation of ndcg@10, map@100,
-  mrr@10, recall@100 and precision@10;
-* from in-memory dicts of 20,000 x 100 (parsing excluded);
-* import plus first call on a tiny input (what a CLI user waits for).
-
-ranx is timed cold (empty numba cache, so its JIT compiles) and warm (second run, same cache).
-The means of every metric the tools share are checked to agree to 1e-9.
+Every tool runs ``--repeats`` times (medians and min-max are printed); ranx and ir_measures,
+which take minutes at the large sizes, run ``--slow-repeats`` times from 100k rows up.  ranx
+cold (an empty numba cache, so its JIT compiles) is timed at the smallest size only: the
+compile does not depend on the data.  The means of every metric a tool shares with
+pytrec_eval are checked to agree to 1e-9.
 
 Usage::
 
-    uv run python benchmarks/bench_metrics.py            # full size (several minutes)
-    uv run python benchmarks/bench_metrics.py --questions 10000   # quick look
+    uv run python benchmarks/bench_metrics.py                  # the full grid (~30 min)
+    uv run python benchmarks/bench_metrics.py --sizes 1000x10 --repeats 1   # a quick look
+    uv run python benchmarks/bench_metrics.py --sizes 1000000x100 --tools ragaudit-stream floor
 
 This is a benchmark, not a test: nothing here asserts a timing.
 """
@@ -25,11 +28,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -100,24 +106,107 @@ def build_files(n_questions: int, depth: int, seed: int) -> tuple[Path, Path]:
     return qrels_path, run_path
 
 
+def build_large(n_questions: int, depth: int, seed: int) -> tuple[Path, Path]:
+    """A big seeded pair written by pyarrow's CSV writer in slices (for runs of >= 10M lines).
+
+    Each question retrieves ``depth`` distinct documents with scores rounded to 2 decimals
+    (ties are common); 5 of its retrieved documents are labelled relevant (grades 1-3).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as csv
+
+    DATA.mkdir(exist_ok=True)
+    stem = f"large_q{n_questions}_d{depth}_s{seed}"
+    qrels_path, run_path = DATA / f"{stem}.qrels", DATA / f"{stem}.run"
+    if qrels_path.exists() and run_path.exists():
+        return qrels_path, run_path
+    rng = np.random.default_rng(seed)
+    options = csv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    step = max(1, 5_000_000 // depth)
+
+    def constant(text: str, size: int) -> pa.Array:
+        codes = pa.array(np.zeros(size, dtype=np.int32))
+        return pc.cast(pa.DictionaryArray.from_arrays(codes, pa.array([text])), pa.string())
+
+    run_schema = pa.schema([(n, pa.string()) for n in ("qid", "q0", "docid", "rank")]
+                           + [("score", pa.float64()), ("tag", pa.string())])  # fmt: skip
+    qrels_schema = pa.schema([(n, pa.string()) for n in ("qid", "it", "docid")]
+                             + [("grade", pa.int64())])  # fmt: skip
+    run_tmp, qrels_tmp = str(run_path) + ".tmp", str(qrels_path) + ".tmp"
+    with (
+        csv.CSVWriter(run_tmp, run_schema, write_options=options) as run_out,
+        csv.CSVWriter(qrels_tmp, qrels_schema, write_options=options) as q_out,
+    ):
+        for first in range(0, n_questions, step):
+            n = min(step, n_questions - first)
+            q = np.repeat(np.arange(first, first + n), depth)
+            # distinct documents per question: a random offset plus a stride
+            docs = (rng.integers(0, 10**6, n)[:, None] + np.arange(depth) * 7919) % 10**7
+            scores = np.round(np.sort(rng.random((n, depth)), axis=1)[:, ::-1] * 20, 2)
+            qid = pc.binary_join_element_wise("q", pc.cast(pa.array(q), pa.string()), "")
+            doc = pc.binary_join_element_wise("d", pc.cast(pa.array(docs.ravel()), pa.string()), "")
+            rank = pc.cast(pa.array(np.tile(np.arange(1, depth + 1), n)), pa.string())
+            rows = len(q)
+            run_out.write_table(pa.table([qid, constant("Q0", rows), doc, rank,
+                                          pa.array(scores.ravel()), constant("bench", rows)],
+                                         schema=run_schema))  # fmt: skip
+            picks = (np.arange(n)[:, None] * depth + rng.integers(0, depth, (n, 5))).ravel()
+            picks = np.unique(picks)
+            q_out.write_table(pa.table([pc.take(qid, pa.array(picks)), constant("0", len(picks)),
+                                        pc.take(doc, pa.array(picks)),
+                                        pa.array(rng.integers(1, 4, len(picks)))],
+                                       schema=qrels_schema))  # fmt: skip
+    os.replace(run_tmp, run_path)
+    os.replace(qrels_tmp, qrels_path)
+    return qrels_path, run_path
+
+
 # --------------------------------------------------------------------------------------------
 # workers (each runs in a fresh interpreter)
 # --------------------------------------------------------------------------------------------
+TOOLS = ("floor", "ragaudit", "ragaudit-stream", "pytrec_eval", "ranx", "ir_measures")
+IR_MEASURES = {"ndcg@10": "nDCG@10", "map@100": "AP@100", "mrr@10": "RR@10",
+               "recall@100": "R@100", "precision@10": "P@10"}  # fmt: skip
+
+
 def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def worker_files(tool: str, qrels_path: str, run_path: str) -> dict[str, object]:
+def _floor_read(path: str, names: list[str]) -> int:
+    import pyarrow.csv as csv
+
+    table = csv.read_csv(
+        path,
+        read_options=csv.ReadOptions(column_names=names),
+        parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+    )
+    return table.num_rows
+
+
+def worker(tool: str, qrels_path: str, run_path: str) -> dict[str, object]:
     t0 = time.perf_counter()
-    if tool == "ragaudit":
+    means: dict[str, float] = {}
+    if tool == "floor":
+        _floor_read(qrels_path, ["qid", "iter", "docid", "grade"])
+        _floor_read(run_path, ["qid", "q0", "docid", "rank", "score", "tag"])
+        t_parse = time.perf_counter()
+    elif tool == "ragaudit":
         from ragaudit.data.formats import read_qrels, read_run
         from ragaudit.metrics import evaluate
 
         qrels = read_qrels(qrels_path)
         run = read_run(run_path)
         t_parse = time.perf_counter()
-        ev = evaluate(qrels, run, METRICS, missing="skip")
-        means = dict(ev.means)
+        means = dict(evaluate(qrels, run, METRICS, missing="skip").means)
+    elif tool == "ragaudit-stream":
+        from ragaudit.data.formats import read_qrels
+        from ragaudit.metrics import evaluate_stream
+
+        qrels = read_qrels(qrels_path)
+        t_parse = time.perf_counter()
+        means = dict(evaluate_stream(qrels, run_path, METRICS, missing="skip").means)
     elif tool == "pytrec_eval":
         import pytrec_eval
 
@@ -128,9 +217,8 @@ def worker_files(tool: str, qrels_path: str, run_path: str) -> dict[str, object]
         t_parse = time.perf_counter()
         evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_MEASURES.values()))
         per_query = evaluator.evaluate(run)
-        means = {
-            m: float(np.mean([v[t] for v in per_query.values()])) for m, t in TREC_MEASURES.items()
-        }
+        means = {m: float(np.mean([v[t] for v in per_query.values()]))
+                 for m, t in TREC_MEASURES.items()}  # fmt: skip
     elif tool == "ranx":
         import ranx
 
@@ -138,175 +226,143 @@ def worker_files(tool: str, qrels_path: str, run_path: str) -> dict[str, object]
         run = ranx.Run.from_file(run_path, kind="trec")
         t_parse = time.perf_counter()
         means = {k: float(v) for k, v in ranx.evaluate(qrels, run, METRICS).items()}
+    elif tool == "ir_measures":
+        import ir_measures
+
+        measures = [ir_measures.parse_measure(m) for m in IR_MEASURES.values()]
+        qrels = list(ir_measures.read_trec_qrels(qrels_path))
+        run = list(ir_measures.read_trec_run(run_path))
+        t_parse = time.perf_counter()
+        found = ir_measures.calc_aggregate(measures, qrels, run)
+        means = {ours: float(found[ir_measures.parse_measure(theirs)])
+                 for ours, theirs in IR_MEASURES.items()}  # fmt: skip
     else:
         raise SystemExit(f"unknown tool {tool}")
     t1 = time.perf_counter()
-    return {
-        "total_s": t1 - t0,
-        "parse_s": t_parse - t0,
-        "eval_s": t1 - t_parse,
-        "peak_mb": _peak_mb(),
-        "means": means,
-    }
-
-
-def worker_dicts(tool: str, n_questions: int, depth: int, seed: int) -> dict[str, object]:
-    rng = np.random.default_rng(seed)
-    qrels_d: dict[str, dict[str, int]] = {}
-    run_d: dict[str, dict[str, float]] = {}
-    for i in range(n_questions):
-        docs = [f"d{x}" for x in dict.fromkeys(rng.integers(0, 100_000, depth).tolist())]
-        scores = np.round(rng.random(len(docs)) * 20, 2).tolist()
-        run_d[f"q{i}"] = dict(zip(docs, scores, strict=True))
-        rel = rng.choice(len(docs), size=5, replace=False)
-        qrels_d[f"q{i}"] = {docs[j]: int(rng.integers(0, 4)) for j in rel}
-    t0 = time.perf_counter()
-    if tool == "ragaudit":
-        from ragaudit.data import Qrels, Run
-        from ragaudit.metrics import evaluate
-
-        ev = evaluate(Qrels(qrels_d), Run(run_d), METRICS, missing="skip")
-        means = dict(ev.means)
-    elif tool == "pytrec_eval":
-        import pytrec_eval
-
-        evaluator = pytrec_eval.RelevanceEvaluator(qrels_d, set(TREC_MEASURES.values()))
-        per_query = evaluator.evaluate(run_d)
-        means = {
-            m: float(np.mean([v[t] for v in per_query.values()])) for m, t in TREC_MEASURES.items()
-        }
-    elif tool == "ranx":
-        import ranx
-
-        means = {
-            k: float(v)
-            for k, v in ranx.evaluate(ranx.Qrels(qrels_d), ranx.Run(run_d), METRICS).items()
-        }
-    else:
-        raise SystemExit(f"unknown tool {tool}")
-    return {"total_s": time.perf_counter() - t0, "means": means}
-
-
-def worker_first_call(tool: str) -> dict[str, object]:
-    t0 = time.perf_counter()
-    qrels_d = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}}
-    run_d = {"q1": {"a": 0.9, "x": 0.8, "b": 0.1}, "q2": {"y": 0.5, "c": 0.4}}
-    if tool == "ragaudit":
-        from ragaudit.data import Qrels, Run
-        from ragaudit.metrics import evaluate
-
-        evaluate(Qrels(qrels_d), Run(run_d), METRICS)
-    elif tool == "pytrec_eval":
-        import pytrec_eval
-
-        pytrec_eval.RelevanceEvaluator(qrels_d, set(TREC_MEASURES.values())).evaluate(run_d)
-    elif tool == "ranx":
-        import ranx
-
-        ranx.evaluate(ranx.Qrels(qrels_d), ranx.Run(run_d), METRICS)
-    return {"total_s": time.perf_counter() - t0}
+    return {"parse_s": t_parse - t0, "eval_s": t1 - t_parse, "peak_mb": _peak_mb(),
+            "means": means}  # fmt: skip
 
 
 def _spawn(args: list[str], env: dict[str, str] | None = None) -> dict[str, object]:
+    t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, __file__, *args], capture_output=True, text=True, env=env, check=False
     )
+    wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"worker {args} failed:\n{proc.stderr[-3000:]}")
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["wall_s"] = wall
     return result
 
 
 # --------------------------------------------------------------------------------------------
 # driver
 # --------------------------------------------------------------------------------------------
+DEFAULT_SIZES = "1000x10,1000x100,10000x10,10000x100,100000x10,100000x100,1000000x10"
+
+
+def _runs(tool: str, qrels: Path, run: Path, repeats: int, env: dict[str, str]) -> list[dict]:
+    name = "ranx" if tool.startswith("ranx") else tool
+    return [
+        _spawn(["--worker", name, str(qrels), str(run)], env if name == "ranx" else None)
+        for _ in range(repeats)
+    ]
+
+
+def _summary(label: str, results: list[dict], floor: float, base: float) -> dict[str, object]:
+    walls = [float(r["wall_s"]) for r in results]
+    median = statistics.median(walls)
+    return {
+        "tool": label,
+        "n": len(walls),
+        "median_s": median,
+        "min_s": min(walls),
+        "max_s": max(walls),
+        "parse_s": statistics.median(float(r["parse_s"]) for r in results),
+        "eval_s": statistics.median(float(r["eval_s"]) for r in results),
+        "peak_mb": max(float(r["peak_mb"]) for r in results),
+        "vs_ragaudit": median / base if base else float("nan"),
+        "vs_floor": median / floor if floor else float("nan"),
+        "means": results[0]["means"],
+    }
+
+
+def _check_means(rows: list[dict[str, object]]) -> str:
+    reference = next((r["means"] for r in rows if r["tool"] == "pytrec_eval"), None)
+    if not reference:
+        return "means not checked (pytrec_eval not run)"
+    notes = []
+    for row in rows:
+        means = row["means"]
+        assert isinstance(means, dict) and isinstance(reference, dict)
+        shared = [m for m in reference if m in means]
+        worst = max((abs(means[m] - reference[m]) for m in shared), default=0.0)
+        notes.append(f"{row['tool']} {worst:.1e}")
+    return "largest |mean - pytrec_eval mean| over shared metrics: " + ", ".join(notes[1:])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--questions", type=int, default=100_000)
-    parser.add_argument("--depth", type=int, default=100)
-    parser.add_argument("--dict-questions", type=int, default=20_000)
+    parser.add_argument("--sizes", default=DEFAULT_SIZES, help="questions x depth, comma-separated")
+    parser.add_argument("--tools", nargs="+", default=list(TOOLS), choices=TOOLS)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--slow-repeats", type=int, default=1,
+                        help="runs of ranx and ir_measures from 100k rows up")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=str(HERE / "_results"))
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
-
     if args.worker:
-        kind, tool, *rest = args.worker
-        if kind == "files":
-            out = worker_files(tool, rest[0], rest[1])
-        elif kind == "dicts":
-            out = worker_dicts(tool, int(rest[0]), int(rest[1]), int(rest[2]))
-        else:
-            out = worker_first_call(tool)
-        print(json.dumps(out))
+        print(json.dumps(worker(*args.worker)))
         return
 
-    print(f"seed={args.seed} questions={args.questions} depth={args.depth}", flush=True)
-    t = time.perf_counter()
-    qrels_path, run_path = build_files(args.questions, args.depth, args.seed)
-    print(
-        f"data ready in {time.perf_counter() - t:.1f}s: {run_path.name} "
-        f"({run_path.stat().st_size / 1e6:.0f} MB)",
-        flush=True,
-    )
-
+    load = os.getloadavg()
+    print(f"# bench_metrics  {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC  seed={args.seed}")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}; load average at start {load[0]:.1f}, {load[1]:.1f}, "
+          f"{load[2]:.1f}")  # fmt: skip
     numba_cache = tempfile.mkdtemp(prefix="ranx-numba-")
     env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache)
-    files = {
-        "ragaudit": _spawn(["--worker", "files", "ragaudit", str(qrels_path), str(run_path)]),
-        "pytrec_eval": _spawn(["--worker", "files", "pytrec_eval", str(qrels_path), str(run_path)]),
-        "ranx (cold)": _spawn(["--worker", "files", "ranx", str(qrels_path), str(run_path)], env),
-        "ranx (warm)": _spawn(["--worker", "files", "ranx", str(qrels_path), str(run_path)], env),
-    }
-    dict_args = [str(args.dict_questions), str(args.depth), str(args.seed)]
-    dicts = {
-        tool: _spawn(["--worker", "dicts", tool, *dict_args])
-        for tool in ("ragaudit", "pytrec_eval")
-    }
-    dicts["ranx (warm)"] = _spawn(["--worker", "dicts", "ranx", *dict_args], env)
-    first_env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="ranx-numba-"))
-    first = {
-        "ragaudit": _spawn(["--worker", "first", "ragaudit"]),
-        "pytrec_eval": _spawn(["--worker", "first", "pytrec_eval"]),
-        "ranx (cold)": _spawn(["--worker", "first", "ranx"], first_env),
-    }
-
-    base = float(files["ragaudit"]["total_s"])  # type: ignore[arg-type]
-    print(f"\n### End to end from TREC files ({args.questions:,} questions x {args.depth})\n")
-    print("| tool | parse s | evaluate s | total s | total / ragaudit | peak MB |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for tool, r in files.items():
-        print(
-            f"| {tool} | {r['parse_s']:.2f} | {r['eval_s']:.2f} | {r['total_s']:.2f} | "
-            f"{float(r['total_s']) / base:.1f}x | {r['peak_mb']:.0f} |"
-        )  # type: ignore[arg-type]
-
-    base = float(dicts["ragaudit"]["total_s"])  # type: ignore[arg-type]
-    print(f"\n### From in-memory dicts ({args.dict_questions:,} questions x {args.depth})\n")
-    print("| tool | evaluate s | time / ragaudit |")
-    print("|---|---:|---:|")
-    for tool, r in dicts.items():
-        print(f"| {tool} | {r['total_s']:.2f} | {float(r['total_s']) / base:.1f}x |")  # type: ignore[arg-type]
-
-    print("\n### Import plus first call (tiny input, fresh interpreter)\n")
-    print("| tool | seconds |")
-    print("|---|---:|")
-    for tool, r in first.items():
-        print(f"| {tool} | {r['total_s']:.2f} |")
-
-    print("\n### Agreement of the means")
-    ours = files["ragaudit"]["means"]
-    worst = 0.0
-    for tool in ("pytrec_eval", "ranx (warm)"):
-        theirs = files[tool]["means"]
-        for metric, value in theirs.items():  # type: ignore[union-attr]
-            diff = abs(float(value) - float(ours[metric]))  # type: ignore[index]
-            worst = max(worst, diff)
-            flag = "" if diff <= 1e-9 else "   <-- differs"
-            print(
-                f"  {tool:12s} {metric:13s} ragaudit={ours[metric]:.12f} "  # type: ignore[index]
-                f"theirs={float(value):.12f}{flag}"
-            )
-    print(f"  largest absolute difference: {worst:.2e}")
+    all_rows: dict[str, list[dict[str, object]]] = {}
+    sizes = [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
+    for index, (n_questions, depth) in enumerate(sizes):
+        build = build_large if n_questions * depth >= 50_000_000 else build_files
+        qrels_path, run_path = build(n_questions, depth, args.seed)
+        size_mb = (run_path.stat().st_size + qrels_path.stat().st_size) / 1e6
+        slow = args.slow_repeats if n_questions * depth >= 100_000 * 10 else args.repeats
+        results: dict[str, list[dict]] = {}
+        for tool in args.tools:
+            if tool == "ranx" and index == 0:
+                cold_env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="ranx-"))
+                results["ranx (cold)"] = _runs("ranx", qrels_path, run_path, 1, cold_env)
+            repeats = slow if tool in ("ranx", "ir_measures") else args.repeats
+            label = "ranx (warm)" if tool == "ranx" else tool
+            if tool == "ranx":
+                _runs("ranx", qrels_path, run_path, 1, env)  # compile once into the warm cache
+            results[label] = _runs(tool, qrels_path, run_path, repeats, env)
+            times = ", ".join(f"{r['wall_s']:.2f}s" for r in results[label])
+            print(f"  {n_questions}x{depth} {label}: {times}", flush=True)
+        floor = statistics.median(r["wall_s"] for r in results.get("floor", [{"wall_s": 0}]))
+        base = statistics.median(r["wall_s"] for r in results.get("ragaudit", [{"wall_s": 0}]))
+        rows = [_summary(label, rs, floor, base) for label, rs in results.items()]
+        key = f"{n_questions}x{depth}"
+        all_rows[key] = rows
+        print(f"\n### {n_questions:,} questions x {depth} (run + qrels {size_mb:,.0f} MB)\n")
+        print("| tool | runs | median s | min-max s | parse s | eval s | / ragaudit | / floor "
+              "| peak MB | peak / files |")  # fmt: skip
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['tool']} | {r['n']} | {r['median_s']:.2f} | {r['min_s']:.2f}-"
+                  f"{r['max_s']:.2f} | {r['parse_s']:.2f} | {r['eval_s']:.2f} | "
+                  f"{r['vs_ragaudit']:.2f}x | {r['vs_floor']:.2f}x | {r['peak_mb']:.0f} | "
+                  f"{r['peak_mb'] / size_mb:.2f} |")  # fmt: skip
+        print(f"\n{_check_means(rows)}\n", flush=True)
+    Path(args.out).mkdir(exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M")
+    out = Path(args.out) / f"bench_metrics_{stamp}.json"
+    out.write_text(json.dumps({"load_at_start": load, "sizes": all_rows}, indent=1))
+    print(f"results: {out}  (load average at end {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":

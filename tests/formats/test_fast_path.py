@@ -1,4 +1,5 @@
-"""The vectorised TREC fast path agrees with plain Python parsing, the general path and trec_eval.
+"""The TREC reader (pyarrow fast path, exact Python re-scan) agrees with plain Python parsing,
+with itself on either path, and with trec_eval.
 
 References are computed independently: ``str.split`` + ``float()`` + Python's ``sorted`` with
 trec_eval's rule (score descending, ties by id descending), and pytrec_eval for the metrics.
@@ -10,10 +11,6 @@ import numpy as np
 import pytest
 
 from ragaudit.data.formats import (
-    _parse_decimals,
-    _read_blocks,
-    _token_words,
-    _word_view,
     read_qrels_columns,
     read_run_columns,
     read_trec_qrels,
@@ -168,72 +165,75 @@ def test_malformed_line_is_named_exactly(tmp_path, block_bytes, bad_line, messag
             read_run_columns(path, block_bytes=block_bytes)
 
 
-def test_decimal_parser_equals_float_bitwise(tmp_path):
+FLOAT_TOKENS = [
+    "0",
+    "-0",
+    "-0.0",
+    "+1",
+    "1.",
+    ".5",
+    "-.5",
+    "12.3400",
+    "00012",
+    "9007199254740993",
+    "0.1",
+    "0.30000000000000004",
+    "123456789012345678",
+    "1234567890123456789",
+    "1e5",
+    "1E-3",
+    "12345678901234567890123",
+    "0.000000000000000000000123",
+    "3.14159265358979323846",
+    "2.2250738585072011e-308",
+    "4.9406564584124654e-324",
+    "1.7976931348623157e308",
+    "1_0",  # Python's float() accepts it, pyarrow does not: the exact scan reads it
+]
+
+
+def test_scores_equal_float_bitwise(tmp_path):
     rng = np.random.default_rng(7)
-    tokens = [
-        "0",
-        "-0",
-        "-0.0",
-        "+1",
-        "1.",
-        ".5",
-        "-.5",
-        "12.3400",
-        "00012",
-        "9007199254740993",
-        "0.1",
-        "0.30000000000000004",
-        "123456789012345678",
-        "1234567890123456789",
-        "1e5",
-        "1E-3",
-        "nan",
-        "-inf",
-        "1.2.3",
-        "--1",
-        "1-",
-        ".",
-        "+",
-        "12345678901234567890123",
-        "0.000000000000000000000123",
-        "3.14159265358979323846",
-    ]
+    tokens = list(FLOAT_TOKENS)
     tokens += [repr(float(x)) for x in rng.normal(size=300) * 10.0 ** rng.integers(-8, 8, 300)]
     magnitudes, decimals = rng.normal(size=300) * 1e4, rng.integers(0, 12, 300)
     tokens += [f"{x:.{d}f}" for x, d in zip(magnitudes, decimals, strict=True)]
-    text = "".join(f"{t} x\n" for t in tokens)
-    path = tmp_path / "numbers.txt"
-    path.write_text(text)
-    block, _, _ = next(_read_blocks(path, 1 << 20))
-    starts = np.concatenate(([0], np.flatnonzero(block == 10)[:-1] + 1))
-    lengths = np.array([len(t) for t in tokens])
-    values, parsed = _parse_decimals(_word_view(block), starts, lengths)
-    for token, value, ok in zip(tokens, values.tolist(), parsed.tolist(), strict=True):
-        if ok:
-            expected = float(token)
-            assert value == expected and np.signbit(value) == np.signbit(expected), token
-        else:  # left to float(): anything with an exponent, inf/nan, garbage or > 2**53
-            assert not all(c.isdigit() or c in "+-." for c in token) or (
-                len(token.strip("+-").replace(".", "")) > 15
-                or token.count(".") > 1
-                or not any(c.isdigit() for c in token)
-                or "-" in token[1:]
-                or "+" in token[1:]
-                or token[:2] in ("--", "-+", "+-", "++")
-            ), token
-    assert sum(parsed) > 300  # the common formats do take the fast path
+    tokens += ["0." + "".join(map(str, rng.integers(0, 10, 40))) for _ in range(100)]
+    path = tmp_path / "run.txt"
+    for block_bytes in (1 << 20, 200):
+        for subset in ([t for t in tokens if t != "1_0"], tokens):
+            path.write_text("".join(f"q{i} Q0 d 1 {t} x\n" for i, t in enumerate(subset)))
+            cols = read_run_columns(path, order="given", block_bytes=block_bytes)
+            for token, value in zip(subset, cols.scores.tolist(), strict=True):
+                expected = float(token)
+                assert value == expected and np.signbit(value) == np.signbit(expected), token
 
 
-def test_token_words_hold_each_token_exactly(tmp_path):
-    tokens = ["a", "abcdefgh", "abcdefghi", "x" * 17, "é", "12345678" * 3]
-    path = tmp_path / "t.txt"
-    path.write_text("".join(f"{t}\n" for t in tokens))
-    block, _, _ = next(_read_blocks(path, 1 << 20))
-    starts = np.concatenate(([0], np.flatnonzero(block == 10)[:-1] + 1))
-    lengths = np.array([len(t.encode()) for t in tokens])
-    words = _token_words(_word_view(block), starts, lengths, 3)
-    for token, row in zip(tokens, words, strict=True):
-        assert row.astype("<u8").tobytes().rstrip(b"\0") == token.encode()
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("block_bytes", [1 << 24, 300])
+def test_exact_scan_gives_the_fast_path_columns(tmp_path, seed, block_bytes, monkeypatch):
+    lines = random_run_lines(seed)
+    path = tmp_path / "run.txt"
+    path.write_text(render(lines), encoding="utf-8")
+    fast = read_run_columns(path, block_bytes=block_bytes)
+    import ragaudit.data.formats.trec as trec
+
+    monkeypatch.setattr(trec, "fast_columns", lambda *args, **kwargs: None)
+    exact = read_run_columns(path, block_bytes=block_bytes)
+    assert fast.qids == exact.qids
+    for name in ("offsets", "row_order", "item_hash", "scores"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(exact, name))
+    assert fast.items.decode() == exact.items.decode()
+
+
+def test_tab_separated_files_take_the_fast_path(tmp_path, monkeypatch):
+    lines = random_run_lines(4)
+    path = tmp_path / "run.txt"
+    path.write_text(render(lines, sep="\t"), encoding="utf-8")
+    import ragaudit.data.formats.trec as trec
+
+    monkeypatch.setattr(trec, "exact_columns", None)  # would raise TypeError if called
+    assert_matches_reference(read_trec_run(path), lines)
 
 
 @pytest.mark.parametrize("block_bytes", [1 << 24, 64])

@@ -108,13 +108,13 @@ def test_run_file_errors_name_file_line_and_field(tmp_path):
     with pytest.raises(FormatError, match=r"bad\.trec:2: score: expected a number, found 'high'"):
         read_run_file(trec)
     trec.write_text("q1 c2 1.5\n")
-    with pytest.raises(FormatError, match=r"bad\.trec:1: expected 6 columns"):
+    with pytest.raises(FormatError, match=r"bad\.trec:1: expected 6 whitespace-separated fields"):
         read_run_file(trec)
     jsonl = tmp_path / "bad.jsonl"
     jsonl.write_text(
-        '{"qid": "q1", "chunk_id": "c", "score": 1}\n{"qid": "q1", "chunk_id": 7, "score": 1}\n'
+        '{"qid": "q1", "chunk_id": "c", "score": 1}\n{"qid": "q1", "chunk_id": 7.5, "score": 1}\n'
     )
-    with pytest.raises(FormatError, match=r"bad\.jsonl:2: chunk_id: expected a string, found 7"):
+    with pytest.raises(FormatError, match=r"bad\.jsonl:2: docid: expected a string, found 7\.5"):
         read_run_file(jsonl)
 
 

@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from ragaudit.cli._options import emit, format_option
 
+if TYPE_CHECKING:
+    from ragaudit.data.qrels import Qrels
+
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
 
-__all__ = ["command"]
+__all__ = ["command", "read_label_file"]
+
+
+def read_label_file(path: str) -> tuple[Qrels, bool]:
+    """Labels for ``agreement``, and whether absent items mean grade 0.
+
+    Chunk-label files (``format: ragaudit.chunk_labels``) list positive grades only, so
+    their absent chunks count as 0; any other format goes through the shared reader.
+    """
+    from ragaudit.data.formats import declared_format, read_labels
+
+    if declared_format(path) == "ragaudit.chunk_labels":
+        from ragaudit.labels.format import load_chunk_labels
+
+        return load_chunk_labels(path).to_qrels(), True
+    return read_labels(path), False
 
 
 @click.command("agreement")
@@ -30,10 +50,10 @@ def command(labels_a: str, labels_b: str, threshold: int | None, output_format: 
     labelled are compared (chunk-label files: absent chunks of a labelled question are 0).
     """
     from ragaudit.reports.stats import agreement_report
-    from ragaudit.stats.agreement import label_agreement, read_labels
+    from ragaudit.stats.agreement import label_agreement
 
-    qrels_a, implicit_a = read_labels(labels_a)
-    qrels_b, implicit_b = read_labels(labels_b)
+    qrels_a, implicit_a = read_label_file(labels_a)
+    qrels_b, implicit_b = read_label_file(labels_b)
     result = label_agreement(
         qrels_a, qrels_b, threshold=threshold, implicit_zero=implicit_a and implicit_b
     )

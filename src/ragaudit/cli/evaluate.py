@@ -75,6 +75,11 @@ def _metric_help() -> str:
     show_default=True,
     help="An item listed twice for one question: error, or keep the first.",
 )
+@click.option(
+    "--stream",
+    is_flag=True,
+    help="Read a TREC run in batches of whole questions (runs larger than memory; macro only).",
+)
 @format_option()
 def command(
     qrels_path: str,
@@ -88,30 +93,48 @@ def command(
     missing: str,
     order: str,
     duplicates: str,
+    stream: bool,
     output_format: str,
 ) -> None:
     """Score a run against relevance labels (trec_eval-exact for trec_eval's metrics)."""
     from ragaudit.data.formats import read_chunk_map, read_qrels, read_run
     from ragaudit.metrics.evaluate import evaluate
+    from ragaudit.metrics.stream import evaluate_stream
     from ragaudit.reports.metrics import evaluate_report
 
+    names = list(metrics) or list(DEFAULT_METRICS)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         qrels = read_qrels(qrels_path, unit=unit)
-        run_unit = "chunk" if chunk_map_path else unit
-        run = read_run(run_path, unit=run_unit, order=order, duplicates=duplicates)
-        if chunk_map_path:
-            if unit != "doc":
-                raise click.UsageError("--chunk-map lifts a chunk run to documents: use --unit doc")
-            run = run.to_docs(read_chunk_map(chunk_map_path))
-        ev = evaluate(
-            qrels,
-            run,
-            list(metrics) or list(DEFAULT_METRICS),
-            relevance_threshold=relevance_threshold,
-            missing=missing,
-            average=average,
-        )
+        if stream:
+            if chunk_map_path or average != "macro":
+                raise click.UsageError("--stream scores a TREC run as is: macro averages only")
+            ev = evaluate_stream(
+                qrels,
+                run_path,
+                names,
+                relevance_threshold=relevance_threshold,
+                missing=missing,
+                order=order,
+                duplicates=duplicates,
+            )
+        else:
+            run_unit = "chunk" if chunk_map_path else unit
+            run = read_run(run_path, unit=run_unit, order=order, duplicates=duplicates)
+            if chunk_map_path:
+                if unit != "doc":
+                    raise click.UsageError(
+                        "--chunk-map lifts a chunk run to documents: use --unit doc"
+                    )
+                run = run.to_docs(read_chunk_map(chunk_map_path))
+            ev = evaluate(
+                qrels,
+                run,
+                names,
+                relevance_threshold=relevance_threshold,
+                missing=missing,
+                average=average,
+            )
     for warning in caught:
         click.echo(f"ragaudit: warning: {warning.message}", err=True)
     emit(evaluate_report(ev, per_query), output_format)

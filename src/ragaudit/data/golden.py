@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from ragaudit.data.formats._source import shorten
+from ragaudit.data.formats.yaml_ import compose_yaml, construct_yaml
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import FormatError, unreadable
 
@@ -111,12 +113,12 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def _construct(node: yaml.Node) -> Any:
-    return yaml.SafeLoader("").construct_object(node, deep=True)
+def _construct(node: yaml.Node, path: str | None) -> Any:
+    return construct_yaml(node, path)
 
 
 def _string_list(node: yaml.Node, name: str, where: str, path: str | None) -> tuple[str, ...]:
-    value = _construct(node)
+    value = _construct(node, path)
     if value is None:
         return ()
     if not isinstance(value, list):
@@ -130,7 +132,7 @@ def _string_list(node: yaml.Node, name: str, where: str, path: str | None) -> tu
     for i, (item, item_node) in enumerate(zip(value, node.value, strict=True)):
         if not isinstance(item, str) or not item.strip():
             raise FormatError(
-                f"{where}expected a non-empty string, found {item!r}",
+                f"{where}expected a non-empty string, found {shorten(item)}",
                 path=path,
                 line=_line(item_node),
                 field=f"{name}[{i}]",
@@ -162,14 +164,7 @@ def parse_golden(
     Traceback (most recent call last):
     ragaudit.exceptions.FormatError: g.yaml:1: sources[0]: question 'q1': 'nope' names no ...
     """
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise FormatError(
-            f"invalid YAML: {problem}", path=path, line=None if mark is None else mark.line + 1
-        ) from None
+    root = compose_yaml(text, path)
     if root is None:
         raise FormatError("expected a list of questions, found an empty file", path=path)
     items_node: yaml.Node = root
@@ -187,7 +182,7 @@ def parse_golden(
         items_node = found[0]
     if not isinstance(items_node, yaml.SequenceNode):
         raise FormatError(
-            f"expected a list of questions, found {_type_name(_construct(items_node))}",
+            f"expected a list of questions, found {_type_name(_construct(items_node, path))}",
             path=path,
             line=_line(items_node),
             field="questions",
@@ -221,13 +216,13 @@ def _parse_question(
     if not isinstance(node, yaml.MappingNode):
         raise FormatError(
             f"question #{position + 1}: expected a mapping with id, question, answer, sources; "
-            f"found {_type_name(_construct(node))}",
+            f"found {_type_name(_construct(node, path))}",
             path=path,
             line=line,
         )
     fields: dict[str, yaml.Node] = {}
     for key_node, value_node in node.value:
-        key = str(key_node.value)
+        key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else "?"
         if key in fields:
             raise FormatError(
                 f"question #{position + 1}: field given twice",
@@ -240,11 +235,11 @@ def _parse_question(
         raise FormatError(
             f"question #{position + 1}: missing required field", path=path, line=line, field="id"
         )
-    qid = _construct(fields["id"])
+    qid = _construct(fields["id"], path)
     if not isinstance(qid, str) or not qid.strip():
         hint = ' (quote it: id: "17")' if isinstance(qid, int | float) else ""
         raise FormatError(
-            f"expected a non-empty string, found {qid!r}{hint}",
+            f"expected a non-empty string, found {shorten(qid)}{hint}",
             path=path,
             line=_line(fields["id"]),
             field="id",
@@ -258,14 +253,14 @@ def _parse_question(
                     f"{where}missing required field", path=path, line=line, field=name
                 )
             return default
-        value = _construct(fields[name])
+        value = _construct(fields[name], path)
         if value is None and not required:
             return default
         blank = isinstance(value, str) and required and not value.strip()
         if not isinstance(value, kind) or blank:
             expected = "a non-empty string" if kind is str else _type_name(kind())
             raise FormatError(
-                f"{where}expected {expected}, found {_type_name(value)} {value!r}",
+                f"{where}expected {expected}, found {_type_name(value)} {shorten(value)}",
                 path=path,
                 line=_line(fields[name]),
                 field=name,
@@ -308,7 +303,7 @@ def _parse_question(
                     line=_line(source_node),
                     field=f"sources[{i}]",
                 )
-    extra = {k: _construct(v) for k, v in fields.items() if k not in _KNOWN}
+    extra = {k: _construct(v, path) for k, v in fields.items() if k not in _KNOWN}
     return GoldenQuestion(
         id=qid,
         question=text,

@@ -13,9 +13,11 @@ kinds, non-string ids, NaN scores) take the per-question path; both give the sam
 
 from __future__ import annotations
 
-from collections import Counter
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
+
+import numpy as np
 
 from ragaudit._validate import check_int
 from ragaudit.data.qrels import Unit, check_unit
@@ -74,7 +76,10 @@ class Run(Mapping[str, list[str]]):
     Attributes
     ----------
     tied_groups : int
-        Number of groups of two or more items that share a score within one question.
+        Number of groups of two or more items that share a score within one question.  Scores
+        are compared as trec_eval compares them, as 32-bit floats.
+    float32_tied_groups : int
+        How many of those groups tie only as 32-bit floats (their 64-bit scores differ).
 
     Examples
     --------
@@ -104,6 +109,7 @@ class Run(Mapping[str, list[str]]):
         self._rankings: dict[str, list[str]] = {}
         self._scores: dict[str, list[float]] = {}
         self.tied_groups = 0
+        self.float32_tied_groups = 0
         self.columns: RunColumns | None = None
         self._built = True
         # Imported here: formats builds on this module (the columns share its sort rules).
@@ -117,14 +123,27 @@ class Run(Mapping[str, list[str]]):
             ids, scores = _split(ranking)
             ids, scores = self._dedupe(str(qid), ids, scores, duplicates)
             if scores is not None:
-                self.tied_groups += _count_tied_groups(scores)
+                self._check_finite(str(qid), ids, scores)
+                groups, float32_only = _count_tied_groups(scores)
+                self.tied_groups += groups
+                self.float32_tied_groups += float32_only
                 if order == "score":
-                    # (score, id) descending: ties by id descending; ids are unique here
-                    pairs = sorted(zip(scores, ids, strict=True), reverse=True)
-                    scores = [p[0] for p in pairs]
-                    ids = [p[1] for p in pairs]
+                    # (float32 score, id) descending, as trec_eval; ids are unique here
+                    keys = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
+                    triples = sorted(zip(keys, ids, scores, strict=True), reverse=True)
+                    scores = [t[2] for t in triples]
+                    ids = [t[1] for t in triples]
                 self._scores[str(qid)] = scores
             self._rankings[str(qid)] = ids
+
+    def _check_finite(self, qid: str, ids: list[str], scores: list[float]) -> None:
+        for item, score in zip(ids, scores, strict=True):
+            if not math.isfinite(score):
+                where = f"{self.name}: " if self.name else ""
+                raise InputError(
+                    f"{where}question {qid!r}, item {item!r}: expected a finite score, "
+                    f"found {score}"
+                )
 
     def _dedupe(
         self, qid: str, ids: list[str], scores: list[float] | None, policy: str
@@ -150,6 +169,7 @@ class Run(Mapping[str, list[str]]):
         """Hold ``columns``; the per-question lists are built on first use (:meth:`_build`)."""
         self.columns = columns
         self.tied_groups = columns.tied_groups
+        self.float32_tied_groups = columns.float32_tied_groups
         self._rankings = {}
         self._scores = {}
         self._built = False
@@ -263,5 +283,13 @@ class Run(Mapping[str, list[str]]):
         return Run(lifted, unit="doc", order="given", name=self.name)
 
 
-def _count_tied_groups(scores: list[float]) -> int:
-    return sum(1 for c in Counter(scores).values() if c > 1)
+def _count_tied_groups(scores: list[float]) -> tuple[int, int]:
+    """Groups of >= 2 equal float32 scores, and how many hold distinct float64 scores."""
+    groups: dict[float, set[float]] = {}
+    counts: dict[float, int] = {}
+    keys = np.asarray(scores, dtype=np.float64).astype(np.float32).tolist()
+    for key, score in zip(keys, scores, strict=True):
+        groups.setdefault(key, set()).add(score)
+        counts[key] = counts.get(key, 0) + 1
+    tied = [key for key, count in counts.items() if count > 1]
+    return len(tied), sum(1 for key in tied if len(groups[key]) > 1)

@@ -9,12 +9,22 @@ from ragaudit._lazy import lazy_package
 if TYPE_CHECKING:
     from ragaudit.metrics.evaluate import Evaluation, evaluate
     from ragaudit.metrics.registry import MetricInfo, MetricSpec, list_metrics, parse_metric
+    from ragaudit.metrics.stream import evaluate_stream
 
 _WHERE = {
     "Evaluation": "evaluate", "evaluate": "evaluate", "MetricInfo": "registry",
     "MetricSpec": "registry", "list_metrics": "registry", "parse_metric": "registry",
+    "evaluate_stream": "stream",
 }  # fmt: skip
 
-__all__ = ["Evaluation", "MetricInfo", "MetricSpec", "evaluate", "list_metrics", "parse_metric"]
+__all__ = [
+    "Evaluation",
+    "MetricInfo",
+    "MetricSpec",
+    "evaluate",
+    "evaluate_stream",
+    "list_metrics",
+    "parse_metric",
+]
 
 lazy_package(__name__, _WHERE)

@@ -20,14 +20,8 @@ import numpy.typing as npt
 
 from ragaudit._frames import records_frame
 from ragaudit._validate import check_int
-from ragaudit.data.formats import (
-    _QID_MIX,
-    QrelsColumns,
-    RunColumns,
-    _Strings,
-    items_view,
-    run_columns,
-)
+from ragaudit.data.formats import QrelsColumns, RunColumns, items_view, run_columns
+from ragaudit.data.formats._strings import _QID_MIX, _Strings
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
@@ -68,7 +62,10 @@ class Evaluation:
         Metric name as requested -> parsed metric.
     tied_groups : int
         Groups of items sharing a score within a question in the run (order inside a group
-        is arbitrary: trec_eval's rule breaks it by id, descending).
+        is arbitrary: trec_eval's rule breaks it by id, descending).  Scores are compared as
+        32-bit floats, as trec_eval stores them.
+    float32_tied_groups : int
+        How many of those groups tie only as 32-bit floats (their 64-bit scores differ).
     """
 
     query_ids: tuple[str, ...]
@@ -80,6 +77,7 @@ class Evaluation:
     missing: str
     specs: dict[str, MetricSpec] = field(default_factory=dict)
     tied_groups: int = 0
+    float32_tied_groups: int = 0
 
     @property
     def n_queries(self) -> int:
@@ -94,7 +92,7 @@ class Evaluation:
         >>> ev = evaluate(Qrels({"q1": {"A": 1}}), Run({"q1": ["A"]}), ["hit@1"])
         >>> ev.to_dict()
         {'metrics': {'hit@1': 1.0}, 'n_queries': 1, 'unit': 'doc', 'average': 'macro', \
-'relevance_threshold': 1, 'missing': 'zero', 'tied_groups': 0}
+'relevance_threshold': 1, 'missing': 'zero', 'tied_groups': 0, 'float32_tied_groups': 0}
         """
         out: dict[str, Any] = {
             "metrics": dict(self.means),
@@ -104,6 +102,7 @@ class Evaluation:
             "relevance_threshold": self.relevance_threshold,
             "missing": self.missing,
             "tied_groups": self.tied_groups,
+            "float32_tied_groups": self.float32_tied_groups,
         }
         if per_query:
             columns = {name: values.tolist() for name, values in self.per_query.items()}
@@ -488,4 +487,5 @@ def evaluate(
         missing=missing,
         specs=specs,
         tied_groups=run.tied_groups,
+        float32_tied_groups=getattr(run, "float32_tied_groups", 0),
     )

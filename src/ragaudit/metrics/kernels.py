@@ -183,7 +183,13 @@ def dcg(gains: FloatArray, k: int | None) -> FloatArray:
     [1.0616]
     """
     top = _top(gains, k)
-    return top @ discount(top.shape[1])
+    # Summed rank by rank, as trec_eval sums: a matrix product would let BLAS pick the order
+    # by the row's position, so one question could score 1 ulp apart in two runs.
+    weights = discount(top.shape[1])
+    out = np.zeros(top.shape[0], dtype=np.float64)
+    for rank in range(top.shape[1]):
+        out += top[:, rank] * weights[rank]
+    return out
 
 
 def ndcg(gains: FloatArray, ideal_gains: FloatArray, k: int | None) -> FloatArray:

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -26,7 +25,8 @@ from ragaudit._io import require
 from ragaudit._text import content_tokens
 from ragaudit._validate import check_int
 from ragaudit.data.chunks import Chunk
-from ragaudit.exceptions import FormatError, InputError, unreadable
+from ragaudit.data.formats import read_ranked
+from ragaudit.exceptions import InputError
 
 __all__ = [
     "BM25Retriever",
@@ -328,11 +328,11 @@ class CallableRetriever:
 
 
 def read_run_file(path: str | Path) -> dict[str, list[tuple[str, float]]]:
-    """Read a precomputed run: TREC (``qid Q0 id rank score tag``) or JSONL.
+    """Read a precomputed run with the shared reader (TREC, or JSON/JSONL by content).
 
-    JSONL lines are ``{"qid": ..., "id" | "chunk_id" | "doc_id": ..., "score": ...}``.  The
-    format is chosen by the first non-blank line (``{`` means JSONL).  Rankings are returned
-    best first (score descending; ties keep file order).
+    Rankings come back best first, ranked exactly as ``ragaudit evaluate`` ranks the same file
+    (score descending, ties broken by id descending as trec_eval does); see
+    :func:`ragaudit.data.formats.read_ranked`.
 
     Raises
     ------
@@ -347,65 +347,7 @@ def read_run_file(path: str | Path) -> dict[str, list[tuple[str, float]]]:
     >>> read_run_file(name)
     {'q1': [('c3', 3.0), ('c7', 2.5)]}
     """
-    file = Path(path)
-    try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(file, exc) from None
-    first = next((ln.strip() for ln in lines if ln.strip()), "")
-    if not first:
-        raise FormatError("expected a TREC or JSONL run, found an empty file", path=str(file))
-    is_jsonl = first.startswith("{")
-    rankings: dict[str, list[tuple[str, float]]] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        if is_jsonl:
-            qid, item, score = _parse_jsonl_line(line, str(file), number)
-        else:
-            qid, item, score = _parse_trec_line(line, str(file), number)
-        rankings.setdefault(qid, []).append((item, score))
-    return {q: sorted(r, key=lambda p: -p[1]) for q, r in rankings.items()}
-
-
-def _parse_trec_line(line: str, path: str, number: int) -> tuple[str, str, float]:
-    parts = line.split()
-    if len(parts) != 6:
-        raise FormatError(
-            f"expected 6 columns 'qid Q0 id rank score tag', found {len(parts)}",
-            path=path,
-            line=number,
-        )
-    try:
-        score = float(parts[4])
-    except ValueError:
-        raise FormatError(
-            f"expected a number, found {parts[4]!r}", path=path, line=number, field="score"
-        ) from None
-    return parts[0], parts[2], score
-
-
-def _parse_jsonl_line(line: str, path: str, number: int) -> tuple[str, str, float]:
-    try:
-        record: Any = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg}", path=path, line=number) from None
-    if not isinstance(record, Mapping):
-        raise FormatError(f"expected an object, found {record!r}", path=path, line=number)
-    qid = record.get("qid", record.get("query_id"))
-    item = record.get("chunk_id", record.get("id", record.get("doc_id")))
-    if not isinstance(qid, str | int) or isinstance(qid, bool):
-        raise FormatError(f"expected a string, found {qid!r}", path=path, line=number, field="qid")
-    if not isinstance(item, str):
-        raise FormatError(
-            f"expected a string, found {item!r}", path=path, line=number, field="chunk_id"
-        )
-    score = record.get("score")
-    if isinstance(score, bool) or not isinstance(score, int | float):
-        raise FormatError(
-            f"expected a number, found {score!r}", path=path, line=number, field="score"
-        )
-    return str(qid), item, float(score)
+    return read_ranked(path)
 
 
 class PrecomputedRetriever:

@@ -53,7 +53,13 @@ def evaluate_report(ev: Evaluation, per_query: bool = False) -> Report:
             Text(
                 (
                     f"tied score groups: {ev.tied_groups} (order inside a tie: id descending, "
-                    "as trec_eval)",
+                    "as trec_eval)"
+                    + (
+                        f"; {ev.float32_tied_groups} of them tie only as 32-bit floats, "
+                        "as trec_eval stores scores"
+                        if ev.float32_tied_groups
+                        else ""
+                    ),
                 )
             )
         )

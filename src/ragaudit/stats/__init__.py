@@ -33,7 +33,7 @@ if TYPE_CHECKING:
         pair_runs,
         read_per_question_metrics,
     )
-    from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement, read_labels
+    from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement
     from ragaudit.stats.clustered import (
         ClusterBootstrapResult,
         ClusteredResult,
@@ -72,7 +72,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "PairedMetrics": "_inputs", "PerQuestionMetrics": "_inputs", "pair_runs": "_inputs",
     "read_per_question_metrics": "_inputs", "AgreementResult": "agreement",
-    "cohen_kappa": "agreement", "label_agreement": "agreement", "read_labels": "agreement",
+    "cohen_kappa": "agreement", "label_agreement": "agreement",
     "ClusterBootstrapResult": "clustered", "ClusteredResult": "clustered",
     "cluster_bootstrap": "clustered", "clustered_mean": "clustered",
     "clustered_paired_difference": "clustered", "Comparison": "compare",
@@ -136,7 +136,6 @@ __all__ = [
     "ppi_mean",
     "proportion_interval",
     "questions_needed",
-    "read_labels",
     "read_per_question_metrics",
     "verdict",
 ]

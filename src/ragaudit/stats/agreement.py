@@ -8,21 +8,16 @@ the agreement the two label distributions would produce by chance.
 
 from __future__ import annotations
 
-import json
-import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-from ragaudit.data.qrels import Qrels
-from ragaudit.exceptions import FormatError, InputError, RagauditWarning, unreadable
+from ragaudit.exceptions import InputError, RagauditWarning
 
-__all__ = ["AgreementResult", "cohen_kappa", "label_agreement", "read_labels"]
+__all__ = ["AgreementResult", "cohen_kappa", "label_agreement"]
 
 _WEIGHTS = (None, "linear", "quadratic")
 
@@ -239,96 +234,3 @@ def label_agreement(
         categories=tuple(int(c) for c in categories),
         confusion=tuple(tuple(int(x) for x in row) for row in confusion),
     )
-
-
-# ---------------------------------------------------------------- reading label files
-
-_QID_KEYS = ("qid", "query_id", "question_id", "id")
-_ITEM_KEYS = ("item", "doc_id", "docid", "chunk_id", "item_id")
-_GRADE_KEYS = ("grade", "relevance", "label", "rel")
-
-
-def _first(
-    record: Mapping[str, Any], keys: tuple[str, ...], what: str, where: str, line: int
-) -> Any:
-    for key in keys:
-        if key in record:
-            return record[key]
-    raise FormatError(
-        f"expected one of the keys {', '.join(keys)}, found {sorted(record)}",
-        path=where,
-        line=line,
-        field=what,
-    )
-
-
-def _read_jsonl(text: str, where: str) -> dict[str, dict[str, Any]]:
-    labels: dict[str, dict[str, Any]] = {}
-    for line_no, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"invalid JSON ({exc.msg})", path=where, line=line_no) from None
-        if not isinstance(record, dict):
-            raise FormatError("expected a JSON object", path=where, line=line_no)
-        qid = str(_first(record, _QID_KEYS, "qid", where, line_no))
-        item = str(_first(record, _ITEM_KEYS, "item", where, line_no))
-        labels.setdefault(qid, {})[item] = _first(record, _GRADE_KEYS, "grade", where, line_no)
-    return labels
-
-
-def read_labels(path: str | os.PathLike[str]) -> tuple[Qrels, bool]:
-    """Read relevance labels for :func:`label_agreement`.
-
-    Understood: TREC qrels (``qid iteration item grade``), JSONL (one
-    ``{"qid", "item"|"doc_id"|"chunk_id", "grade"|"relevance"}`` per line), JSON or YAML
-    ``{qid: {item: grade}}``, and ragaudit chunk-label files (``format:
-    ragaudit.chunk_labels``).
-
-    Returns
-    -------
-    (Qrels, implicit_zero) : the labels, and whether absent items mean grade 0 (chunk-label
-        files list positive grades only).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> file = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
-    >>> _ = file.write_text("q1 0 d1 2\\nq1 0 d2 0\\n")
-    >>> read_labels(file)[0].to_dict()
-    {'q1': {'d1': 2, 'd2': 0}}
-    """
-    source = Path(path)
-    where = str(source)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(where, exc) from None
-    suffix = source.suffix.lower()
-    data: Any
-    if suffix == ".jsonl":
-        data = _read_jsonl(text, where)
-    elif suffix in (".json", ".yaml", ".yml"):
-        try:
-            data = yaml.safe_load(text)  # YAML is a superset of JSON
-        except yaml.YAMLError as exc:
-            raise FormatError(
-                f"expected JSON or YAML, found a syntax error ({exc})", path=where
-            ) from None
-        if isinstance(data, dict) and data.get("format") == "ragaudit.chunk_labels":
-            from ragaudit.labels.format import load_chunk_labels
-
-            return load_chunk_labels(source).to_qrels(), True
-        if isinstance(data, dict) and isinstance(data.get("labels"), dict):
-            data = data["labels"]
-        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-            raise FormatError("expected a mapping {question id: {item id: grade}}", path=where)
-    else:
-        from ragaudit.data.formats import read_trec_qrels
-
-        data = read_trec_qrels(source).to_dict()
-    if not data:
-        raise FormatError("no labels found", path=where)
-    return Qrels(data, name=where), False

@@ -1,0 +1,461 @@
+"""The columnar model shared by every reader: runs and qrels as integer-coded numpy columns.
+
+A reader (TREC, JSON, in-memory dicts) produces question codes, item strings and scores or
+grades; the functions here deduplicate, rank by trec_eval's rule (score descending, ties by
+item id descending, scores compared as 32-bit floats as trec_eval stores them) and count
+ties, for all questions at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ragaudit.data.formats._strings import _PAD, _QID_MIX, IntArray, U64Array, _Strings
+from ragaudit.data.qrels import Qrels, check_unit
+from ragaudit.data.runs import Run
+from ragaudit.exceptions import InputError
+
+__all__ = [
+    "QrelsColumns",
+    "RunColumns",
+    "finish_qrels_columns",
+    "finish_run_columns",
+    "items_view",
+]
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """A run as integer-coded columns, rows grouped by question in rank order.
+
+    Attributes
+    ----------
+    qids : tuple of str
+        Question ids in order of first appearance.
+    offsets : int ndarray of shape (n_questions + 1,)
+        Rows ``offsets[q]:offsets[q + 1]`` are question ``q``'s ranking, best first.
+    items : _Strings
+        Item ids, in file order (use ``row_order`` to read them in rank order).
+    row_order : int ndarray
+        ``items`` row of each ranked row.
+    item_hash : uint64 ndarray
+        Hash of each ranked row's item id (for joins; matches are verified exactly).
+    scores : float ndarray or None
+        Score of each ranked row.
+    tied_groups : int
+        Groups of two or more items sharing a score within one question (scores compared as
+        32-bit floats, as trec_eval compares them).
+    float32_tied_groups : int
+        How many of those groups hold scores that differ as 64-bit floats.
+    """
+
+    qids: tuple[str, ...]
+    offsets: IntArray
+    items: _Strings
+    row_order: IntArray
+    item_hash: U64Array
+    scores: npt.NDArray[np.float64] | None
+    tied_groups: int
+    float32_tied_groups: int = 0
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.offsets[-1])
+
+    def question_of_row(self) -> IntArray:
+        """Question index of every ranked row."""
+        return np.repeat(np.arange(len(self.qids)), np.diff(self.offsets))
+
+    def rank_of_row(self) -> IntArray:
+        """0-based rank of every ranked row within its question."""
+        return np.arange(self.n_rows) - np.repeat(self.offsets[:-1], np.diff(self.offsets))
+
+
+def _may_repeat(q: IntArray, item_hash: U64Array) -> bool:
+    """False when no question lists one item hash twice (True may be a hash collision).
+
+    Rows grouped by question are checked with one short sort per question (a padded grid),
+    much cheaper than sorting all keys together.
+    """
+    n = len(q)
+    if n < 2:
+        return False
+    if not np.any(q[1:] < q[:-1]):
+        counts = np.bincount(q)
+        depth = int(counts.max())
+        n_questions = len(counts)
+        if n_questions * depth <= 2 * n + 100_000:
+            # Sort the top 32 bits only (half the memory traffic); a 32-bit match sends
+            # that question to the exact 64-bit check below.
+            high = (item_hash >> np.uint64(32)).astype(np.uint32)
+            if np.all(counts == depth):
+                grid = high.reshape(n_questions, depth)
+            else:
+                # Padding cells hold distinct numbers: at worst a false alarm.
+                grid = np.arange(n_questions * depth, dtype=np.uint32)
+                starts = np.zeros(n_questions, dtype=np.int64)
+                np.cumsum(counts[:-1], out=starts[1:])
+                shift = np.arange(0, n_questions * depth, depth, dtype=np.int64) - starts
+                cell = np.repeat(shift, counts)
+                cell += np.arange(n)
+                grid[cell] = high
+                del cell
+                grid = grid.reshape(n_questions, depth)
+            del high
+            grid.sort(axis=1)
+            suspects = np.flatnonzero((grid[:, 1:] == grid[:, :-1]).any(axis=1))
+            del grid
+            if not suspects.size:
+                return False
+            rows = np.flatnonzero(np.isin(q, suspects))
+            q, item_hash = q[rows], item_hash[rows]
+    keys = item_hash + q.astype(np.uint64) * _QID_MIX
+    keys.sort()
+    return bool(np.any(keys[1:] == keys[:-1]))
+
+
+def _dedupe(
+    q: IntArray,
+    item_hash: U64Array,
+    items: _Strings,
+    qids: Sequence[str],
+    policy: str,
+    name: str | None,
+) -> IntArray:
+    """Rows to keep (file order); duplicates of (question, item) raise or keep the first."""
+    if not _may_repeat(q, item_hash):
+        return np.arange(len(q))
+    keys = item_hash + q.astype(np.uint64) * _QID_MIX
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    if not same.size:
+        return np.arange(len(q))
+    first, second = order[same], order[same + 1]
+    real = (q[first] == q[second]) & items.equal(first, items, second)
+    if not real.any():
+        return np.arange(len(q))  # hash collisions only
+    if policy == "error":
+        row = int(second[real].min())  # the first repeat in row order, as a reader meets it
+        where = f"{name}: " if name else ""
+        raise InputError(
+            f"{where}question {qids[int(q[row])]!r}: item {items.get(row)!r} appears more than "
+            "once in the ranking; pass duplicates='first' (--duplicates first) to keep the first"
+        )
+    # Within a run of equal keys the stable sort put rows in file order: drop all but the first.
+    drop = np.maximum(first[real], second[real])
+    keep = np.ones(len(q), dtype=bool)
+    keep[drop] = False
+    return np.flatnonzero(keep)
+
+
+def as_float32(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
+    """Scores as trec_eval holds them: 32-bit floats (beyond float32's range: +-inf).
+
+    >>> as_float32(np.array([0.812345678, 0.812345671])).tolist()[0] == \\
+    ...     as_float32(np.array([0.812345671])).tolist()[0]
+    True
+    """
+    with np.errstate(over="ignore"):
+        return scores.astype(np.float32)
+
+
+def _rank_rows(
+    q: IntArray, scores: npt.NDArray[np.float64] | None, items: _Strings, n_questions: int
+) -> tuple[IntArray | None, int, int]:
+    """Permutation putting rows in (question, score desc, id desc) order, and tie counts.
+
+    Scores are compared as trec_eval compares them, as 32-bit floats: two scores that differ
+    only beyond float32 precision tie, and the tie is broken by id.  Returns the permutation
+    (None when the rows are already in that order, the usual case for files written by a
+    ranker), the number of tied groups, and how many of those tie only as 32-bit floats.
+    """
+    n = len(q)
+    grouped = n == 0 or not np.any(q[1:] < q[:-1])
+    perm: IntArray | None = None if grouped else np.argsort(q, kind="stable")
+    if scores is None:
+        return perm, 0, 0
+    qs, sc = (q, as_float32(scores)) if perm is None else (q[perm], as_float32(scores[perm]))
+    same_q = qs[1:] == qs[:-1]
+    if np.any(same_q & (sc[1:] > sc[:-1])):
+        # Sorting within questions leaves ``qs`` as it is.  The sort need not be stable:
+        # the order inside every tie is settled by item id below.
+        counts = np.bincount(qs, minlength=n_questions)
+        depth = int(counts.max())
+        order: IntArray
+        if n_questions * depth == n:  # every question has `depth` rows: a full grid as is
+            within = np.argsort(-sc.reshape(n_questions, depth), axis=1)
+            within += np.arange(0, n, depth)[:, None]
+            order = within.reshape(-1)
+        elif n_questions * depth <= 4 * n + 1_000_000:
+            # Row i goes to cell (question, position in question) of a padded grid; the
+            # padding (+inf) sorts last, so a filled cell reads back the row now there.
+            row_start = np.zeros(n_questions, dtype=np.int64)
+            np.cumsum(counts[:-1], out=row_start[1:])
+            row_start = np.repeat(row_start, counts)
+            cell = np.arange(n)
+            cell -= row_start
+            cell += qs * depth
+            grid = np.full(n_questions * depth, np.inf, dtype=np.float32)
+            grid[cell] = -sc
+            within = np.argsort(grid.reshape(n_questions, depth), axis=1).reshape(-1)
+            order = within[cell]
+            order += row_start
+        else:
+            order = np.lexsort((-sc, qs))
+        perm = order if perm is None else perm[order]
+        sc = sc[order]
+    tied = same_q & (sc[1:] == sc[:-1])
+    del qs, sc, same_q
+    pairs = np.flatnonzero(tied)  # row i ties with row i + 1
+    if not pairs.size:
+        return perm, 0, 0
+    # Only rows inside tie blocks move: each block is ordered by item id descending
+    # (trec_eval's rule).  Work on those rows alone.
+    in_tie = np.zeros(n, dtype=bool)
+    in_tie[pairs] = True
+    in_tie[pairs + 1] = True
+    tie_rows = np.flatnonzero(in_tie)
+    block_start = np.ones(len(tie_rows), dtype=bool)
+    block_start[1:] = ~tied[tie_rows[1:] - 1]
+    block_id = np.cumsum(block_start)
+    moved = tie_rows if perm is None else perm[tie_rows]
+    float32_only = _float32_only(scores[moved], np.flatnonzero(block_start))
+    local = np.lexsort((*_descending_keys(items, moved), block_id))
+    if perm is None:
+        perm = np.arange(n)
+    perm[tie_rows] = moved[local]
+    return perm, int(np.count_nonzero(block_start)), float32_only
+
+
+def _float32_only(values: npt.NDArray[np.float64], starts: IntArray) -> int:
+    """Groups (rows ``starts[i]:starts[i+1]`` of ``values``) holding two distinct float64s."""
+    if not len(starts):
+        return 0
+    low = np.minimum.reduceat(values, starts)
+    high = np.maximum.reduceat(values, starts)
+    return int(np.count_nonzero(low != high))
+
+
+def _descending_keys(items: _Strings, rows: IntArray) -> list[U64Array]:
+    """:func:`numpy.lexsort` keys (least significant first) ordering ``items[rows]`` by
+    strcmp descending: big-endian 8-byte words compare like the bytes they hold, and a
+    shorter string's zero padding sorts it before its extensions, as strcmp does."""
+    width = int(items.lengths[rows].max(initial=0))
+    n_words = max(1, -(-width // 8))
+    words = items.token_words(rows, n_words).astype("<u8").view(">u8").astype(np.uint64)
+    return [~words[:, c] for c in range(n_words - 1, -1, -1)]
+
+
+def items_view(items: _Strings, rows: IntArray) -> _Strings:
+    """``items`` restricted to ``rows`` (a copy when rows is not the identity)."""
+    if len(rows) == len(items):
+        return items
+    lengths = items.lengths[rows]
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    positions = np.repeat(items.offsets[rows] - offsets[:-1], lengths) + np.arange(offsets[-1])
+    size = int(offsets[-1])
+    data = np.zeros(size + _PAD, dtype=np.uint8)  # padded: hashing loads 8 bytes at a time
+    np.take(items.data, positions, out=data[:size])
+    return _Strings(data[:size], offsets)
+
+
+def _count_ties(q: IntArray, scores: npt.NDArray[np.float64]) -> tuple[int, int]:
+    """Groups of >= 2 rows sharing (question, float32 score) in any row order, and how many
+    of them tie only as 32-bit floats."""
+    order = np.lexsort((scores, q)) if len(q) else np.zeros(0, dtype=np.int64)
+    qs, sc = q[order], as_float32(scores[order])
+    tied = (qs[1:] == qs[:-1]) & (sc[1:] == sc[:-1])
+    # a group starts where a tie begins after a non-tie
+    starts = tied & ~np.concatenate(([False], tied[:-1]))
+    in_tie = np.zeros(len(q), dtype=bool)
+    in_tie[:-1] |= tied
+    in_tie[1:] |= tied
+    rows = np.flatnonzero(in_tie)
+    block_start = np.ones(len(rows), dtype=bool)
+    block_start[1:] = ~tied[rows[1:] - 1]
+    only = _float32_only(scores[order][rows], np.flatnonzero(block_start))
+    return int(np.count_nonzero(starts)), only
+
+
+class _ColumnarRun(Run):
+    """A :class:`Run` made from :class:`RunColumns`; Python lists are built on first use."""
+
+    def __init__(self, columns: RunColumns, *, unit: str, order: str, name: str | None) -> None:
+        # Run.__init__ is bypassed on purpose: the columns are already ranked and deduplicated.
+        self.unit = check_unit(unit)
+        self.order = order
+        self.name = name
+        self._attach(columns)
+
+
+@dataclass(frozen=True)
+class QrelsColumns:
+    """TREC qrels as integer-coded columns, one row per distinct (question, item) label.
+
+    Attributes
+    ----------
+    qids : tuple of str
+        Question ids in order of first appearance.
+    q : int ndarray
+        Question code (index into ``qids``) of each label.
+    items : _Strings
+        Item id of each label.
+    item_hash : uint64 ndarray
+        Hash of each item id (as :attr:`RunColumns.item_hash`).
+    grades : int ndarray
+        Grade of each label (the last line wins for a repeated pair, as in trec_eval).
+    """
+
+    qids: tuple[str, ...]
+    q: IntArray
+    items: _Strings
+    item_hash: U64Array
+    grades: IntArray
+
+
+class _ColumnarQrels(Qrels):
+    """:class:`Qrels` backed by :class:`QrelsColumns`; the dicts are built on first use."""
+
+    def __init__(self, columns: QrelsColumns, *, unit: str, name: str | None) -> None:
+        # Qrels.__init__ is bypassed on purpose: the reader has validated every grade.
+        self.unit = check_unit(unit)
+        self.name = name
+        self.columns = columns
+        self._built: dict[str, dict[str, int]] | None = None
+        self._known: frozenset[str] | None = None
+
+    def _build(self) -> dict[str, dict[str, int]]:
+        if self._built is None:
+            cols = self.columns
+            built: dict[str, dict[str, int]] = {qid: {} for qid in cols.qids}
+            qids = cols.qids
+            for code, item, grade in zip(
+                cols.q.tolist(), cols.items.decode(), cols.grades.tolist(), strict=True
+            ):
+                built[qids[code]][item] = grade
+            self._built = built
+            self._labels = built
+        return self._built
+
+    def __getitem__(self, qid: str) -> Mapping[str, int]:
+        return self._build()[qid]
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        self._build()
+        return super().to_dict()
+
+    def relevant(self, qid: str, threshold: int = 1) -> list[str]:
+        self._build()
+        return super().relevant(qid, threshold)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.columns.qids)
+
+    def __contains__(self, qid: object) -> bool:
+        if self._known is None:
+            self._known = frozenset(self.columns.qids)
+        return qid in self._known
+
+    def __len__(self) -> int:
+        return len(self.columns.qids)
+
+
+def finish_run_columns(
+    qids: tuple[str, ...],
+    q: IntArray,
+    items: _Strings,
+    scores: npt.NDArray[np.float64],
+    *,
+    order: str,
+    duplicates: str,
+    name: str | None,
+) -> RunColumns:
+    """Deduplicate and rank the rows of a run read in file order (any reader's last step).
+
+    Parameters
+    ----------
+    qids : tuple of str
+        Question ids in order of first appearance.
+    q : int ndarray of shape (n,)
+        Question code (index into ``qids``) of each row, in file order.
+    items : _Strings
+        Item id of each row.
+    scores : float ndarray of shape (n,)
+        Score of each row (finite).
+    order, duplicates, name
+        As :func:`ragaudit.data.formats.read_trec_run`.
+
+    Returns
+    -------
+    RunColumns
+    """
+    item_hash = items.hashes()
+    keep = _dedupe(q, item_hash, items, qids, duplicates, name)
+    if len(keep) != len(q):
+        q, scores, item_hash = q[keep], scores[keep], item_hash[keep]
+    perm, tied_groups, float32_only = _rank_rows(
+        q, scores if order == "score" else None, items_view(items, keep), len(qids)
+    )
+    if order == "given" and len(scores):
+        tied_groups, float32_only = _count_ties(q, scores)
+    return assemble_run_columns(
+        qids, q, items, keep, item_hash, scores, perm, (tied_groups, float32_only)
+    )
+
+
+def assemble_run_columns(
+    qids: tuple[str, ...],
+    q: IntArray,
+    items: _Strings,
+    keep: IntArray,
+    item_hash: U64Array,
+    scores: npt.NDArray[np.float64] | None,
+    perm: IntArray | None,
+    ties: tuple[int, int],
+) -> RunColumns:
+    """:class:`RunColumns` from kept rows (file order) and the permutation that ranks them."""
+    offsets = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(q, minlength=len(qids)), out=offsets[1:])
+    if perm is not None:
+        keep, item_hash = keep[perm], item_hash[perm]
+        scores = None if scores is None else scores[perm]
+    return RunColumns(
+        qids=qids,
+        offsets=offsets,
+        items=items,
+        row_order=keep,
+        item_hash=item_hash,
+        scores=scores,
+        tied_groups=ties[0],
+        float32_tied_groups=ties[1],
+    )
+
+
+def finish_qrels_columns(
+    qids: tuple[str, ...], q: IntArray, items: _Strings, grades: IntArray
+) -> QrelsColumns:
+    """Qrels columns from rows in file order; a repeated (question, item) keeps its last grade.
+
+    That is what trec_eval's reading amounts to (a dict per question); the pair keeps the
+    position of its first line.
+    """
+    item_hash = items.hashes()
+    if _may_repeat(q, item_hash):
+        first: dict[tuple[int, str], int] = {}
+        last_grade: dict[tuple[int, str], int] = {}
+        pairs = zip(q.tolist(), items.decode(), grades.tolist(), strict=True)
+        for row, (code, item, grade) in enumerate(pairs):
+            first.setdefault((code, item), row)
+            last_grade[(code, item)] = grade
+        if len(first) != len(q):
+            keep = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+            q, item_hash = q[keep], item_hash[keep]
+            grades = np.fromiter(last_grade.values(), dtype=np.int64, count=len(first))
+            items = items_view(items, keep)
+    return QrelsColumns(qids, q, items, item_hash, grades)
