@@ -28,6 +28,7 @@ __all__ = [
     "JUDGE_METRICS",
     "LLM_JUDGE_METRICS",
     "METRIC_ALIASES",
+    "OFFLINE_JUDGE_METRICS",
     "RETRIEVAL_FAMILIES",
     "SAVED_RUN_METRICS",
     "SavedRunMetric",
@@ -103,6 +104,14 @@ JUDGE_METRICS: tuple[tuple[str, Kind, str], ...] = (
     ("faithfulness", "unit", "share of the answer's claims the context supports (LLM judge)"),
     ("citation_accuracy", "unit", "share of citations that support their sentence (LLM judge)"),
     ("answer_relevance", "unit", "relevance of the answer, (score - 1) / 4 (LLM judge)"),
+)
+
+#: The per-question metrics the offline judges decide (``ragaudit run``), in file order.
+OFFLINE_JUDGE_METRICS: tuple[str, ...] = (
+    "answered",
+    "correct",
+    "keyword_hit",
+    "evidence_in_context",
 )
 
 #: The per-question metrics the LLM judges decide, in report order.

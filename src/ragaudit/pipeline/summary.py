@@ -18,13 +18,13 @@ import numpy as np
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.data.saved_run import JudgeVerdicts
-from ragaudit.data.saved_run_metrics import RETRIEVAL_FAMILIES
+from ragaudit.data.saved_run_metrics import OFFLINE_JUDGE_METRICS, RETRIEVAL_FAMILIES
 
 __all__ = ["RETRIEVAL_METRICS", "judge_metrics", "metric_key", "retrieval_metrics"]
 
 # Family names; each is evaluated at config.k and stored as e.g. "recall@k".
 RETRIEVAL_METRICS: tuple[str, ...] = RETRIEVAL_FAMILIES
-_JUDGE_METRICS: tuple[str, ...] = ("answered", "correct", "keyword_hit", "evidence_in_context")
+_JUDGE_METRICS = OFFLINE_JUDGE_METRICS
 
 
 def metric_key(family: str, prefix: str = "") -> str:
