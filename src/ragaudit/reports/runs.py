@@ -169,23 +169,18 @@ def run_summary_report(
     )
     sections: list[Section] = []
     scored = [q for q in questions if q.metric("hit@k") is not None]
-    if scored:
-        sections.append(
-            Section(
-                f"Retrieval (document level, k={k}, macro mean over {len(scored)} answerable "
-                "questions)",
-                (_mean_table(scored, k, ""),),
-            )
-        )
-        chunk_scored = [q for q in scored if q.metric("chunk_hit@k") is not None]
-        if chunk_scored:
-            sections.append(
-                Section(
-                    f"Retrieval (chunk level, k={k}, macro mean over {len(chunk_scored)} "
-                    "questions with chunk labels)",
-                    (_mean_table(chunk_scored, k, "chunk_"),),
-                )
-            )
+    chunk_scored = [q for q in scored if q.metric("chunk_hit@k") is not None]
+    levels = (
+        ("", scored, f"document level, k={k}, macro mean over {len(scored)} answerable questions"),
+        (
+            "chunk_",
+            chunk_scored,
+            f"chunk level, k={k}, macro mean over {len(chunk_scored)} questions with chunk labels",
+        ),
+    )
+    for prefix, subset, what in levels:
+        if subset:
+            sections.append(Section(f"Retrieval ({what})", (_mean_table(subset, k, prefix),)))
     judged_by = "LLM" if saved.config.judged_by_llm else "offline"
     end: list[tuple[str, str]] = []
     judged = [q for q in answerable if q.metric("answered") is not None]
