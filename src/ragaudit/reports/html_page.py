@@ -17,7 +17,7 @@ from html import escape
 from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.reports.html_charts import funnel_svg
-from ragaudit.reports.html_dashboard import MDE_DISCORDANCE, DashboardRow
+from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import (
     Audit,
     PairView,
@@ -26,6 +26,7 @@ from ragaudit.reports.html_data import (
 )
 from ragaudit.reports.label_bias import bias_report
 from ragaudit.reports.report import ScatterPlot, Table
+from ragaudit.reports.stats import method_labels
 from ragaudit.reports.svg import scatter_svg
 
 __all__ = ["highlight", "render_audit_html"]
@@ -143,7 +144,7 @@ def _dashboard(audit: Audit) -> str:
         '<p class="note">Six numbers, each gameable alone, so read them together. Each with its '
         "95% interval and n; MDE = the smallest change a paired comparison at this n detects "
         f"with power 0.8 (exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of questions "
-        "discordant).</p>",
+        f"discordant); {_e(INTERVAL_METHODS)}.</p>",
         f'<table class="dash"><thead><tr><th>number</th>{head}<th class=num>MDE</th>'
         "<th>guards against / source</th></tr></thead><tbody>",
     ]
@@ -308,8 +309,10 @@ def _comparison(audit: Audit, pair: PairView) -> str:
             _f(m.mean_b),
             f"{m.statistic:+.3f}",
             f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
+            _e(method_labels(m)[0]),
             _p(m.pvalue),
             _p(holm),
+            _e(method_labels(m)[1]),
             f'<span class="{_verdict_class(m.verdict)}">{_e(m.verdict)}</span>',
         )
         for m, holm in zip(c.metrics, pair.holm, strict=True)
@@ -327,12 +330,26 @@ def _comparison(audit: Audit, pair: PairView) -> str:
     return (
         f"<h3>B = {_e(b)} vs A = {_e(a)} ({c.n_common} paired answerable questions)</h3>"
         + _table(
-            ("metric", "n", "mean A", "mean B", "B - A", f"{pct}% CI", "p", "p (Holm)", "verdict"),
+            (
+                "metric",
+                "n",
+                "mean A",
+                "mean B",
+                "B - A",
+                f"{pct}% CI",
+                "CI method",
+                "p",
+                "p (Holm)",
+                "p method",
+                "verdict",
+            ),
             rows,
-            "lrrrrrrr",
+            "lrrrrrlrrl",
         )
-        + f'<p class="note">Paired bootstrap ({c.n_resamples} resamples, {c.ci_method}), '
-        f"sign-flip permutation p, seed {c.seed}; Holm-Bonferroni across every row of every "
+        + '<p class="note">Each row names its interval method (score = Tango score '
+        f"interval; bootstrap rows use {c.n_resamples} resamples) and how its sign-flip "
+        f"permutation p was computed (exact, or MC = Monte Carlo), seed {c.seed}; "
+        "Holm-Bonferroni across every row of every "
         "pair shown. SIGNIFICANT = p &lt; alpha and the interval excludes 0.</p>"
         + f"<p><strong>Discordant questions on correctness: {len(pair.discordant)}</strong>"
         + (
