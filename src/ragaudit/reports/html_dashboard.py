@@ -37,7 +37,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.label_bias import BiasResult
@@ -45,7 +44,7 @@ from ragaudit.stats.bounded import bounded_mean_interval
 from ragaudit.stats.intervals import proportion_interval
 from ragaudit.stats.power import minimum_detectable_effect
 
-__all__ = ["MDE_DISCORDANCE", "DashboardRow", "INTERVAL_METHODS", "dashboard_rows"]
+__all__ = ["INTERVAL_METHODS", "MDE_DISCORDANCE", "DashboardRow", "dashboard_rows"]
 
 #: The sentence printed under every dashboard: which interval each kind of row gets.
 INTERVAL_METHODS = (
@@ -108,9 +107,7 @@ def _answerable_values(questions: Sequence[QuestionResult], metric: str) -> list
     return [v for v in values if v is not None]
 
 
-def _mean_row(
-    key: str, label: str, values: list[float], source: str, note: str
-) -> DashboardRow:
+def _mean_row(key: str, label: str, values: list[float], source: str, note: str) -> DashboardRow:
     if not values:
         return DashboardRow(key, label, None, None, None, 0, None, "", None, source, note)
     if all(v in (0.0, 1.0) for v in values):

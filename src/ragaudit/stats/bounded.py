@@ -95,8 +95,12 @@ def bounded_mean_bounds(
         rho = np.where((sd_up > 0) & (sd_down > 0), cov / (sd_up * sd_down), 0.0)
     estimate = centre + m_up - m_down
     # MOVER for (centre + up) - down: each limit recovers the variance from the nearer ends.
-    below = (m_up - l_up) ** 2 + (h_down - m_down) ** 2 - 2 * rho * (m_up - l_up) * (h_down - m_down)
-    above = (h_up - m_up) ** 2 + (m_down - l_down) ** 2 - 2 * rho * (h_up - m_up) * (m_down - l_down)
+    below = (
+        (m_up - l_up) ** 2 + (h_down - m_down) ** 2 - 2 * rho * (m_up - l_up) * (h_down - m_down)
+    )
+    above = (
+        (h_up - m_up) ** 2 + (m_down - l_down) ** 2 - 2 * rho * (h_up - m_up) * (m_down - l_down)
+    )
     lower = estimate - np.sqrt(np.maximum(below, 0.0))
     upper = estimate + np.sqrt(np.maximum(above, 0.0))
     return np.clip(lower, low, high), np.clip(upper, low, high)
@@ -112,8 +116,8 @@ def _check_values(values: Sequence[float] | np.ndarray, low: float, high: float)
     bad = np.flatnonzero(~((x >= low - tolerance) & (x <= high + tolerance)))
     if bad.size:
         raise InputError(
-            f"values: expected numbers in [{low:g}, {high:g}], found {float(x[bad[0]])!r} at position "
-            f"{int(bad[0])}; pass bounds=(low, high) for another scale"
+            f"values: expected numbers in [{low:g}, {high:g}], found {float(x[bad[0]])!r} at "
+            f"position {int(bad[0])}; pass bounds=(low, high) for another scale"
         )
     return np.clip(x, low, high)
 
@@ -256,5 +260,6 @@ def paired_mean_interval(
     _check_values(a_arr, low, high)
     _check_values(b_arr, low, high)
     width = high - low
-    return bounded_mean_interval(b_arr - a_arr, bounds=(-width, width), centre=0.0,
-                                 confidence=confidence)
+    return bounded_mean_interval(
+        b_arr - a_arr, bounds=(-width, width), centre=0.0, confidence=confidence
+    )
