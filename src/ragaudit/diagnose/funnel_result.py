@@ -28,9 +28,7 @@ STAGE_NAMES: tuple[str, ...] = (
     "answer correct",
 )
 STAGE_KEYS: tuple[str, ...] = ("1-retrieval", "2-evidence", "3-refusal", "4-generation")
-NO_ANSWERABLE = (
-    "no answerable questions, so every rate of the funnel is 0/0 (undefined, not 0)"
-)
+NO_ANSWERABLE = "no answerable questions, so every rate of the funnel is 0/0 (undefined, not 0)"
 FIX_HINTS: dict[str, str] = {
     "1-retrieval": "no gold document in the top-k: work on retrieval (hybrid search, query "
     "rewriting, a larger k)",
