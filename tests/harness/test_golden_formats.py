@@ -106,8 +106,7 @@ def test_ragas_and_deepeval_column_names(tmp_path):
     ragas = write(
         tmp_path,
         "ragas.jsonl",
-        json.dumps({"user_input": "Q?", "reference": "A.", "reference_context_ids": ["d1"]})
-        + "\n",
+        json.dumps({"user_input": "Q?", "reference": "A.", "reference_context_ids": ["d1"]}) + "\n",
     )
     deepeval = write(
         tmp_path,
@@ -238,7 +237,14 @@ def test_run_reads_a_csv_golden_set_with_map(tmp_path):
     )
     assert len(refused.output.splitlines()) == 1
     result = run_cli(
-        tmp_path, golden, "--map", "question=prompt", "--map", "answer=gold", "--map", "sources=docs"
+        tmp_path,
+        golden,
+        "--map",
+        "question=prompt",
+        "--map",
+        "answer=gold",
+        "--map",
+        "sources=docs",
     )
     assert result.exit_code == 0, result.output
     saved = json.loads((tmp_path / "out" / "k2_cs800.json").read_text(encoding="utf-8"))
