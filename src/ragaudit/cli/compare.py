@@ -165,9 +165,7 @@ def command(
             )
         runs = (baseline, *runs)
     if qrels_path is not None and (all_dir or cluster_by or judge_repeats):
-        raise InputError(
-            "compare --qrels: --all, --cluster-by and --judge-repeats need saved runs"
-        )
+        raise InputError("compare --qrels: --all, --cluster-by and --judge-repeats need saved runs")
     if (cluster_by or judge_repeats) and all_dir is not None:
         raise InputError("compare: --cluster-by and --judge-repeats need two runs, not --all")
     if gates and all_dir is not None:

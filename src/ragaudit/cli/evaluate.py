@@ -149,7 +149,7 @@ def command(
         )
     if not 0.0 < alpha < 1.0:
         raise InputError(f"alpha: expected a number between 0 and 1, found {alpha}")
-    options = {
+    options: dict[str, Any] = {
         "relevance_threshold": relevance_threshold,
         "missing": missing,
         "order": order,
