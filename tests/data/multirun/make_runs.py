@@ -7,18 +7,16 @@ Run from this directory: ``uv run python make_runs.py``.
 
 import random
 
-rng = random.Random(3)
-questions = [f"q{i:02d}" for i in range(40)]
-documents = [f"d{j}" for j in range(30)]
-relevant = {q: rng.sample(documents, 3) for q in questions}
-with open("qrels.txt", "w") as out:
-    out.writelines(f"{q} 0 {d} 1\n" for q in questions for d in relevant[q])
+QUESTIONS = [f"q{i:02d}" for i in range(40)]
+DOCUMENTS = [f"d{j}" for j in range(30)]
 
 
-def write_run(name: str, p_first: float) -> None:
+def write_run(
+    rng: random.Random, relevant: dict[str, list[str]], name: str, p_first: float
+) -> None:
     with open(f"{name}.trec", "w") as out:
-        for q in questions:
-            ranking = rng.sample(documents, 10)
+        for q in QUESTIONS:
+            ranking = rng.sample(DOCUMENTS, 10)
             if rng.random() < p_first:
                 first = rng.choice(relevant[q])
                 if first in ranking:
@@ -29,5 +27,14 @@ def write_run(name: str, p_first: float) -> None:
             )
 
 
-for run_name, p in (("bm25", 0.3), ("dense", 0.8), ("hybrid", 0.35)):
-    write_run(run_name, p)
+def main() -> None:
+    rng = random.Random(3)
+    relevant = {q: rng.sample(DOCUMENTS, 3) for q in QUESTIONS}
+    with open("qrels.txt", "w") as out:
+        out.writelines(f"{q} 0 {d} 1\n" for q in QUESTIONS for d in relevant[q])
+    for run_name, p in (("bm25", 0.3), ("dense", 0.8), ("hybrid", 0.35)):
+        write_run(rng, relevant, run_name, p)
+
+
+if __name__ == "__main__":
+    main()
