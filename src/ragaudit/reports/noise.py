@@ -63,11 +63,19 @@ def with_noise_sections(
 def clustered_section(result: ClusteredComparison, confidence: float) -> Section:
     """The clustered-interval table of ``compare``/``funnel --cluster-by``, with its verdicts."""
     level = f"{100 * confidence:g}%"
+    method = (
+        "CR1 interval: t on G-1 df"
+        if result.paired
+        else "clustered interval: Korn & Graubard (1998) beta interval on the effective n = "
+        "n0 / deff x (t_{n-1} / t_{G-1})^2, at most n0 (n0 = n for 0/1 values; G when every "
+        "value is equal); naive: the same on n0 (Clopper-Pearson for 0/1 values)"
+    )
     head = Text(
         (
-            f"CR1 cluster-robust SE with a t interval on G-1 df (Cameron & Miller 2015) and a "
-            f"cluster bootstrap ({result.n_resamples} resamples of whole clusters"
+            f"CR1 cluster-robust SE (Cameron & Miller 2015) and a cluster bootstrap "
+            f"({result.n_resamples} resamples of whole clusters"
             f"{', pairs kept' if result.paired else ''}, seed {result.seed})",
+            method,
         )
     )
     title = f"Clustered by {result.by}"
@@ -82,7 +90,8 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
             (
                 row.metric, str(r.n), str(r.n_clusters), f"{r.statistic:{spec}}",
                 *(_ci(ci, result.paired) for ci in cis),
-                f"{r.design_effect:.2f}", f"{100 * r.widening:+.0f}%",
+                f"{r.design_effect:.2f}" if r.naive_standard_error > 0 else "n/a",
+                f"{100 * r.widening:+.0f}%",
             )
         )  # fmt: skip
         values.append(
@@ -94,18 +103,23 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
         )  # fmt: skip
     table = Table(
         ("metric", "n", "G", "B - A" if result.paired else "mean", f"naive {level}",
-         f"CR1 {level}", f"bootstrap {level}", "deff", "widening"),
+         f"{'CR1' if result.paired else 'clustered'} {level}", f"bootstrap {level}", "deff",
+         "widening"),
         tuple(rows),
         only=("table", "markdown", "html"),
     )  # fmt: skip
     csv_table = Table(
-        ("metric", "n", "clusters", "statistic", "naive_low", "naive_high", "cr1_low",
-         "cr1_high", "bootstrap_low", "bootstrap_high", "design_effect", "widening"),
+        ("metric", "n", "clusters", "statistic", "naive_low", "naive_high", "clustered_low",
+         "clustered_high", "bootstrap_low", "bootstrap_high", "design_effect", "widening"),
         tuple(tuple(str(v) for v in row) for row in values),
         values=tuple(values),
         only=("csv",),
     )  # fmt: skip
-    notes = [clustering_summary(row, result.by) for row in result.rows if row.result.widened]
+    notes = [
+        clustering_summary(row, result.by)
+        for row in result.rows
+        if row.result.widened or row.result.naive_standard_error == 0
+    ]
     if not notes:
         notes.append(
             f"clustering by {result.by} widens no interval by more than 10%: the naive "
@@ -119,7 +133,7 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
         )
     notes.append(
         "deff = design effect (clustered / naive variance); n / deff is the effective number "
-        "of independent questions; widening = CR1 half-width / naive half-width - 1"
+        "of independent questions; widening = clustered width / naive width - 1"
     )
     return Section(title, (head, table, csv_table, Text(tuple(notes))))
 
