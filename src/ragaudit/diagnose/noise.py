@@ -43,6 +43,7 @@ __all__ = [
     "clustered_metric",
     "clustering_headline",
     "clustering_summary",
+    "describe_clustering",
     "judge_noise_comparison",
     "question_clusters",
     "repeat_scores",
@@ -365,26 +366,34 @@ def clustering_headline(run: SavedRun, by: str = "source", *, seed: int = 0) -> 
     clustering by source (4 clusters): the 95% interval of correct is 71% wider (design
     effect 3.67) - more than 10%: questions that share a source are not independent
     """
-    result = clustered_means(run, by, n_resamples=2000, seed=seed)
+    return describe_clustering(clustered_means(run, by, n_resamples=2000, seed=seed))
+
+
+def describe_clustering(result: ClusteredComparison) -> str:
+    """The one line of :func:`clustering_headline` for an already computed analysis of one run.
+
+    Metrics whose every value is equal are left out of the list (their design effect cannot be
+    measured); the verdict says "more than 10%" when any listed interval widened by that much.
+    """
+    by = result.by
     if not result.rows:
         return f"clustering by {by}: fewer than 2 clusters with scored questions, nothing to adjust"
+    varied = [row for row in result.rows if row.result.naive_standard_error > 0]
     parts = [
-        f"{row.metric} is {100 * row.result.widening:.0f}% "
+        f"{row.metric} is {100 * abs(row.result.widening):.0f}% "
         f"{'wider' if row.result.widening >= 0 else 'narrower'} (design effect "
         f"{row.result.design_effect:.2f})"
-        for row in result.rows
-        if row.result.naive_standard_error > 0
+        for row in varied
     ]
     n_clusters = max(row.result.n_clusters for row in result.rows)
-    level = f"{100 * result.rows[0].result.confidence:g}%"
-    widened = any(row.result.widened for row in result.rows if row.result.naive_standard_error > 0)
-    verdict = (
-        f"more than 10%: questions that share a {by} are not independent"
-        if widened
-        else "within 10%: the naive intervals stand"
-    )
     if not parts:
         return f"clustering by {by} ({n_clusters} clusters): every metric is constant"
+    level = f"{100 * result.rows[0].result.confidence:g}%"
+    verdict = (
+        f"more than 10%: questions that share a {by} are not independent"
+        if any(row.result.widened for row in varied)
+        else "within 10%: the naive intervals stand"
+    )
     return (
         f"clustering by {by} ({n_clusters} clusters): the {level} interval of "
         f"{', '.join(parts)} - {verdict}"

@@ -15,6 +15,7 @@ from ragaudit.diagnose.noise import (
     ClusteredComparison,
     JudgeNoiseComparison,
     clustering_summary,
+    describe_clustering,
 )
 from ragaudit.diagnose.planning import RunPlan
 from ragaudit.reports.report import Report, Section, Table, Text
@@ -25,8 +26,10 @@ from ragaudit.stats.sample_size import SampleSize
 __all__ = [
     "calibration_lines",
     "calibration_report",
+    "calibration_summary",
     "clustered_section",
     "judge_noise_lines",
+    "noise_section",
     "sample_size_report",
     "with_noise_sections",
 ]
@@ -207,6 +210,52 @@ def calibration_lines(result: Calibration) -> list[str]:
         "Zrnic 2024); valid however biased the judge is"
     )
     return lines
+
+
+def calibration_summary(result: Calibration) -> str:
+    """One line: the calibrated rate, what the judge alone says, and how well they agree.
+
+    The line ``report`` and the audit text print; :func:`calibration_lines` has the detail.
+    """
+    level = f"{100 * result.judge_only.confidence:g}%"
+
+    def shown(part: Any) -> str:
+        ci = part.confidence_interval
+        return f"{part.statistic:.3f} {_ci(ci, False)}"
+
+    calibrated = (
+        f"{result.metric} calibrated (PPI++) {shown(result.ppi)}"
+        if result.ppi is not None
+        else f"every judged question has a human verdict: {result.metric} from the human "
+        f"labels {shown(result.human_only)}"
+    )
+    return (
+        f"against {result.n_labeled} human verdict(s): {calibrated}; judge only "
+        f"{shown(result.judge_only)} (assumes the judge is always right); human labels only "
+        f"{shown(result.human_only)}; {level} intervals; Cohen's kappa judge vs humans "
+        f"{result.kappa:.3f}"
+    )
+
+
+def noise_section(
+    run: str,
+    clustered: ClusteredComparison | None,
+    calibration: Calibration | None,
+    confidence: float = 0.95,
+) -> Section | None:
+    """The report page's "where the noise comes from" section for one run (None if empty):
+    the clustering line and table (``--cluster-by``), the calibration line and table
+    (``--human``)."""
+    blocks: list[Any] = []
+    if clustered is not None:
+        blocks.append(Text((describe_clustering(clustered),)))
+        blocks.extend(clustered_section(clustered, confidence).blocks)
+    if calibration is not None:
+        blocks.append(Text((calibration_summary(calibration),)))
+        blocks.append(Text(tuple(calibration_lines(calibration)), monospace=True))
+    if not blocks:
+        return None
+    return Section(f"Where the noise comes from: {run}", tuple(blocks))
 
 
 def calibration_report(result: Calibration) -> Report:
