@@ -134,6 +134,7 @@ def command(
     affordable) and a verdict, each row naming its methods; for 0/1 metrics also McNemar's
     exact test, the ids of the questions that differ and the power the comparison had.
     """
+    from ragaudit.data.per_question_files import read_per_question_metrics, read_run_directory
     from ragaudit.reports.noise import with_noise_sections
     from ragaudit.reports.stats import comparison_report, matrix_report
     from ragaudit.stats.compare import compare_runs
@@ -149,7 +150,7 @@ def command(
         if len(metrics) != 1:
             raise InputError(f"compare --all: expected exactly one --metric, found {len(metrics)}")
         matrix = compare_all(
-            all_dir,
+            read_run_directory(all_dir),
             metrics[0],
             n_resamples=resamples,
             n_permutations=permutations,
@@ -164,8 +165,8 @@ def command(
     if len(runs) != 2:
         raise InputError(f"compare: expected two runs RUN_A RUN_B, found {len(runs)}")
     result = compare_runs(
-        runs[0],
-        runs[1],
+        read_per_question_metrics(runs[0]),
+        read_per_question_metrics(runs[1]),
         list(metrics) or None,
         n_resamples=resamples,
         n_permutations=permutations,

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
         PairedMetrics,
         PerQuestionMetrics,
         pair_runs,
-        read_per_question_metrics,
     )
     from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement
     from ragaudit.stats.clustered import (
@@ -71,7 +70,7 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "PairedMetrics": "_inputs", "PerQuestionMetrics": "_inputs", "pair_runs": "_inputs",
-    "read_per_question_metrics": "_inputs", "AgreementResult": "agreement",
+    "AgreementResult": "agreement",
     "cohen_kappa": "agreement", "label_agreement": "agreement",
     "ClusterBootstrapResult": "clustered", "ClusteredResult": "clustered",
     "cluster_bootstrap": "clustered", "clustered_mean": "clustered",
@@ -136,7 +135,6 @@ __all__ = [
     "ppi_mean",
     "proportion_interval",
     "questions_needed",
-    "read_per_question_metrics",
     "verdict",
 ]
 

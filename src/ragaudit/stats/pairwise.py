@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +14,7 @@ from ragaudit._frames import records_frame
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import resolve_saved_run_metrics
-from ragaudit.stats._inputs import (
-    PerQuestionMetrics,
-    as_per_question_metrics,
-    read_per_question_metrics,
-)
+from ragaudit.stats._inputs import PerQuestionMetrics, as_per_question_metrics
 from ragaudit.stats.compare import MetricComparison, compare_runs
 from ragaudit.stats.multiple import holm_bonferroni
 from ragaudit.stats.resampling import check_confidence
@@ -106,7 +102,7 @@ class PairwiseMatrix:
 
 
 def compare_all(
-    runs: str | os.PathLike[str] | Sequence[PerQuestionMetrics | SavedRun],
+    runs: Sequence[PerQuestionMetrics | SavedRun],
     metric: str,
     *,
     n_resamples: int = 10_000,
@@ -117,7 +113,10 @@ def compare_all(
     exact_max_n: int = 20,
     allow_partial: bool = False,
 ) -> PairwiseMatrix:
-    """Compare every pair of runs (a directory of ``*.json``/``*.jsonl`` files) on one metric.
+    """Compare every pair of runs on one metric.
+
+    ``runs`` are loaded runs (``ragaudit compare --all DIR`` reads the directory with
+    :func:`ragaudit.data.per_question_files.read_run_directory`; stats reads no files).
 
     Each pair is a :func:`compare_runs` on ``metric``; the pairwise permutation p-values are
     adjusted with :func:`~ragaudit.stats.holm_bonferroni`, and a pair is *distinguishable*
@@ -131,11 +130,12 @@ def compare_all(
     >>> matrix.distinguishable
     [('base', 'better'), ('same', 'better')]
     """
-    loaded = (
-        _load_directory(runs)
-        if isinstance(runs, str | os.PathLike)
-        else [as_per_question_metrics(run) for run in runs]
-    )
+    if isinstance(runs, str | PathLike):
+        raise InputError(
+            f"compare_all: expected a list of loaded runs, found the path {str(runs)!r}; read "
+            "a directory with ragaudit.data.per_question_files.read_run_directory"
+        )
+    loaded = [as_per_question_metrics(run) for run in runs]
     if len(loaded) < 2:
         raise InputError(f"compare --all: expected at least 2 runs, found {len(loaded)}")
     names = _unique_names(loaded)
@@ -180,20 +180,6 @@ def compare_all(
         n_permutations=n_permutations,
         confidence=confidence,
     )
-
-
-def _load_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMetrics]:
-    folder = Path(directory)
-    if not folder.is_dir():
-        raise InputError(f"{folder}: expected a directory of saved runs, found no directory")
-    files = sorted(
-        p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".json", ".jsonl")
-    )
-    if len(files) < 2:
-        raise InputError(
-            f"{folder}: expected at least 2 saved runs (*.json or *.jsonl), found {len(files)}"
-        )
-    return [read_per_question_metrics(p) for p in files]
 
 
 def _unique_names(runs: Sequence[PerQuestionMetrics]) -> list[str]:
