@@ -59,8 +59,8 @@ def funnel_svg(result: FunnelResult, title: str = "", *, narrow: bool = False) -
     True
     """
     g = _NARROW if narrow else _WIDE
-    rows: list[tuple[str, float, float | None, float | None, int]] = [
-        ("0 asked", float(bool(result.n)), None, None, result.n)
+    rows: list[tuple[str, float | None, float | None, float | None, int]] = [
+        ("0 asked", 1.0 if result.n else None, None, None, result.n)
     ]
     for j, stage in enumerate(result.stages):
         rows.append((f"{j + 1} {stage.name}", stage.rate, stage.ci_low, stage.ci_high, stage.kept))
@@ -88,10 +88,11 @@ def funnel_svg(result: FunnelResult, title: str = "", *, narrow: bool = False) -
             f'<text {label_at} y="{y + g.text_y:.1f}" font-size="{g.label_size}">'
             f"{escape(name)}</text>"
         )
+        shown = "undefined" if rate is None else f"{rate:.3f}"
         parts.append(
-            f'<rect x="{g.bar_x}" y="{y + g.bar_y}" width="{rate * g.bar_w:.1f}" '
+            f'<rect x="{g.bar_x}" y="{y + g.bar_y}" width="{(rate or 0.0) * g.bar_w:.1f}" '
             f'height="{g.bar_h}" fill="{colour}" fill-opacity="0.85"><title>{escape(name)}: '
-            f"{kept}/{result.n} = {rate:.3f}</title></rect>"
+            f"{kept}/{result.n} = {shown}</title></rect>"
         )
         if low is not None and high is not None:
             mid = y + g.bar_y + g.bar_h / 2
@@ -106,9 +107,17 @@ def funnel_svg(result: FunnelResult, title: str = "", *, narrow: bool = False) -
         )
         parts.append(
             f'<text {value_at} y="{y + g.text_y:.1f}" font-size="{g.value_size}">'
-            f"{kept}  {rate:.3f}{escape(ci)}</text>"
+            f"{kept}  {shown}{escape(ci)}</text>"
         )
-    hit, e2e = result.stage1_rate, result.correct_end_to_end
+    hit, e2e, gap = result.stage1_rate, result.correct_end_to_end, result.gap
+    y = bottom + 30
+    if hit is None or e2e is None or gap is None:
+        parts.append(
+            f'<text x="{4 if g.narrow else g.bar_x}" y="{y + 18}" font-size="12" '
+            f'fill="#b00020">P(correct) undefined: {escape(result.undefined_reason or "")}</text>'
+        )
+        parts.append("</svg>")
+        return "\n".join(parts)
     # one text line each above the bars; a label reads leftwards from its line when it would
     # run off the right edge
     for line, (value, name) in enumerate(
@@ -122,7 +131,6 @@ def funnel_svg(result: FunnelResult, title: str = "", *, narrow: bool = False) -
             f'<text x="{at + shift:.1f}" y="{text_y}" font-size="12" fill="#b00020" '
             f'text-anchor="{anchor}">{escape(name)}</text>'
         )
-    y = bottom + 30
     parts.append(
         f'<path d="M{g.x(e2e):.1f} {y - 8}V{y}H{g.x(hit):.1f}V{y - 8}" stroke="#b00020" '
         'stroke-width="2" fill="none"/>'
@@ -132,7 +140,7 @@ def funnel_svg(result: FunnelResult, title: str = "", *, narrow: bool = False) -
     text_x = min(max(g.x(hit), 200.0), g.width - 4.0) if g.narrow else g.x(hit)
     parts.append(
         f'<text x="{text_x:.1f}" y="{y + 18}" font-size="13" fill="#b00020" '
-        f'text-anchor="end">{lead} {result.gap:+.3f}{escape(gap_ci)}</text>'
+        f'text-anchor="end">{lead} {gap:+.3f}{escape(gap_ci)}</text>'
     )
     parts.append("</svg>")
     return "\n".join(parts)

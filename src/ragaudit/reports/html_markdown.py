@@ -170,8 +170,12 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
             _md_table(("stage", "kept", "of n", "conditional", "95% CI"), rows, "lrrrr"),
             "",
             md_escape(
-                f"gap between hit rate@{f.k} and end-to-end correctness: {f.gap:+.3f}{gap_ci}; "
-                f"answered {run.answered}/{run.n_answerable} (any context), stage 3 keeps "
+                (
+                    f"gap between hit rate@{f.k} and end-to-end correctness: {f.gap:+.3f}{gap_ci}; "
+                    if f.gap is not None
+                    else f"P(correct) and the gap are undefined: {f.undefined_reason}; "
+                )
+                + f"answered {run.answered}/{run.n_answerable} (any context), stage 3 keeps "
                 f"{f.stages[2].kept} (answered with the evidence in the context)"
             ),
         ]
@@ -308,7 +312,11 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
         stages = " -> ".join(f"{s.kept} {s.name}" for s in f.stages)
         out.append(f"  {stages}")
         gap_ci = "" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]"
-        out.append(f"  gap hit rate@{f.k} -> correct: {f.gap:+.3f}{gap_ci}")
+        out.append(
+            f"  gap hit rate@{f.k} -> correct: {f.gap:+.3f}{gap_ci}"
+            if f.gap is not None
+            else f"  P(correct) and the gap are undefined: {f.undefined_reason}"
+        )
         out.append(
             f"  answered {run.answered}/{run.n_answerable} (any context); {f.stages[2].kept} with "
             "the evidence in the context (funnel stage 3)"

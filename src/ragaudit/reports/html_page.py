@@ -200,11 +200,15 @@ def _funnel(run: RunAudit) -> str:
             f'<div class="chart">{funnel_svg(f, f"{run.name}: {title}")}'
             f"{funnel_svg(f, title, narrow=True)}</div>",
             _table(("stage", "kept", "of n", "conditional", f"{pct}% CI"), rows, "lrrrr"),
-            f"<p>P(correct) = {identity} = {f.p_correct:.3f}; end-to-end correct "
-            f"{f.correct_end_to_end:.3f}; the gap between hit rate@{f.k} and correctness "
-            f"<strong>{f.gap:+.3f}</strong>"
-            + ("" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]")
-            + f". Bootstrap: {f.n_resamples} resamples, seed {f.seed}.</p>",
+            (
+                f"<p>P(correct) = {identity} = {_f(f.p_correct)}; end-to-end correct "
+                f"{_f(f.correct_end_to_end)}; the gap between hit rate@{f.k} and correctness "
+                f"<strong>{_f(f.gap, '+.3f')}</strong>"
+                + ("" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]")
+                + f". Bootstrap: {f.n_resamples} resamples, seed {f.seed}.</p>"
+                if f.undefined_reason is None
+                else f"<p>P(correct) = <strong>undefined</strong>: {_e(f.undefined_reason)}.</p>"
+            ),
             f'<p class="note">{answered}</p>',
         ]
     )
