@@ -97,6 +97,11 @@ class DashboardRow:
     source: str
     note: str
 
+    @property
+    def size(self) -> str:
+        """``count/n`` for a 0/1 number (``43/54``), else ``n=54``."""
+        return f"n={self.n}" if self.count is None else f"{self.count}/{self.n}"
+
 
 def _mde(n: int) -> float | None:
     return minimum_detectable_effect(n, MDE_DISCORDANCE) if n else None
