@@ -19,7 +19,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ragaudit._api import Plan, plan
+    from ragaudit._api import Plan, compare_runs, plan
     from ragaudit.data.formats import read_qrels as load_qrels
     from ragaudit.data.formats import read_run as load_run
     from ragaudit.data.qrels import Qrels
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ragaudit.diagnose.label_bias import BiasResult
     from ragaudit.diagnose.label_bias import compute_label_bias as label_bias
     from ragaudit.metrics.evaluate import Evaluation, evaluate
-    from ragaudit.stats.compare import Comparison, compare_runs
+    from ragaudit.stats.compare import Comparison
 
 __all__ = [
     "BiasResult",
@@ -64,7 +64,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "QuestionResult": ("ragaudit.data.saved_run", "QuestionResult"),
     "evaluate": ("ragaudit.metrics.evaluate", "evaluate"),
     "Evaluation": ("ragaudit.metrics.evaluate", "Evaluation"),
-    "compare_runs": ("ragaudit.stats.compare", "compare_runs"),
+    "compare_runs": ("ragaudit._api", "compare_runs"),
     "Comparison": ("ragaudit.stats.compare", "Comparison"),
     "compute_funnel": ("ragaudit.diagnose.funnel", "compute_funnel"),
     "FunnelResult": ("ragaudit.diagnose.funnel", "FunnelResult"),

@@ -5,13 +5,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ragaudit import compare_runs  # the public one: files too (stats itself reads none)
+from ragaudit.data.per_question_files import read_per_question_metrics, read_run_directory
 from ragaudit.exceptions import FormatError, InputError, RagauditWarning
-from ragaudit.stats import (
-    PerQuestionMetrics,
-    compare_all,
-    compare_runs,
-    read_per_question_metrics,
-)
+from ragaudit.stats import PerQuestionMetrics, compare_all
 
 DATA = __import__("pathlib").Path(__file__).parent.parent / "data" / "stats"
 K3, K6 = DATA / "k3.json", DATA / "k6.json"
@@ -229,7 +226,9 @@ def test_metric_null_everywhere_is_skipped_with_a_warning():
 
 
 def test_compare_all_builds_every_pair_with_holm():
-    result = compare_all(DATA / "runs", "ndcg@5", n_resamples=1000, n_permutations=2000)
+    result = compare_all(
+        read_run_directory(DATA / "runs"), "ndcg@5", n_resamples=1000, n_permutations=2000
+    )
     assert result.runs == ("bm25", "bm25_rerank", "hybrid")
     assert [(i, j) for i, j, _ in result.pairs] == [(0, 1), (0, 2), (1, 2)]
     raw = np.array([row.pvalue for _, _, row in result.pairs])
@@ -243,9 +242,20 @@ def test_compare_all_builds_every_pair_with_holm():
 
 def test_compare_all_errors(tmp_path):
     with pytest.raises(InputError, match="expected at least 2 saved runs"):
-        compare_all(tmp_path, "m")
+        read_run_directory(tmp_path)
     with pytest.raises(InputError, match="expected a directory of saved runs"):
-        compare_all(tmp_path / "nope", "m")
+        read_run_directory(tmp_path / "nope")
+    with pytest.raises(InputError, match="expected a list of loaded runs, found the path"):
+        compare_all(tmp_path, "m")
+
+
+def test_stats_reads_no_files_and_says_where_files_are_read():
+    from ragaudit.stats import compare_runs as compare_loaded
+
+    with pytest.raises(InputError, match=r"ragaudit\.stats reads no files; pass paths to"):
+        compare_loaded(K3, K6)
+    loaded = compare_loaded(read_per_question_metrics(K3), read_per_question_metrics(K6))
+    assert loaded.to_dict() == compare_runs(K3, K6).to_dict()
 
 
 def test_no_stray_warnings_on_clean_runs():
@@ -259,8 +269,6 @@ def test_power_at_discordance_is_the_chance_of_six_or_more_one_sided_discordant_
     # 2 * 0.5**m, which is <= 0.05 only when m >= 6 discordant pairs; m ~ Bin(n, d).
     from scipy.stats import binom
 
-    from ragaudit.stats import PerQuestionMetrics, compare_runs
-
     ids = [f"q{i:02d}" for i in range(42)]
     a = {q: {"correct": 1.0} for q in ids}
     b = {q: {"correct": 1.0} for q in ids}
@@ -271,8 +279,6 @@ def test_power_at_discordance_is_the_chance_of_six_or_more_one_sided_discordant_
 
 
 def test_questions_subset_keeps_only_the_answerable_rows_of_saved_runs(tmp_path):
-    from ragaudit.stats import compare_runs
-
     def saved(name, correct):
         rows = [
             {"id": f"q{i}", "answerable": i < 4, "retrieved": [], "metrics": {"correct": c}}

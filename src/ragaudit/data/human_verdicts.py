@@ -18,13 +18,12 @@ ignored.  The field is ``correct`` unless ``calibrate --metric`` names another.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from ragaudit.data.formats._source import json_lines, read_text
+from ragaudit.data.formats.yaml_ import compose_yaml, construct_yaml
 from ragaudit.exceptions import FormatError
 
 __all__ = ["read_human_verdicts"]
@@ -45,15 +44,9 @@ def _verdict(value: Any, where: str, line: int | None, field: str) -> float:
     )  # fmt: skip
 
 
-def _from_jsonl(text: str, where: str, field: str) -> dict[str, float]:
+def _from_jsonl(where: str, field: str) -> dict[str, float]:
     verdicts: dict[str, float] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"invalid JSON ({exc.msg})", path=where, line=number) from None
+    for number, row in json_lines(where):
         if not isinstance(row, dict):
             raise FormatError(
                 f"expected an object, found {type(row).__name__}", path=where, line=number
@@ -75,14 +68,9 @@ def _from_jsonl(text: str, where: str, field: str) -> dict[str, float]:
 
 
 def _from_mapping(text: str, where: str) -> dict[str, float]:
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise FormatError(
-            f"invalid YAML ({getattr(exc, 'problem', exc)})", path=where, line=line
-        ) from None
+    import yaml
+
+    node = compose_yaml(text, where)  # the one safe YAML reader (JSON is YAML too)
     if not isinstance(node, yaml.MappingNode):
         raise FormatError(
             "expected a mapping of question id -> verdict (or a .jsonl file), found "
@@ -92,8 +80,8 @@ def _from_mapping(text: str, where: str) -> dict[str, float]:
     verdicts: dict[str, float] = {}
     for key_node, value_node in node.value:
         line = key_node.start_mark.line + 1
-        qid = yaml.SafeLoader("").construct_object(key_node)
-        value = yaml.SafeLoader("").construct_object(value_node)
+        qid = construct_yaml(key_node, where)
+        value = construct_yaml(value_node, where)
         if str(qid) in verdicts:
             raise FormatError(f"duplicate question id {qid!r}", path=where, line=line)
         verdicts[str(qid)] = _verdict(value, where, line, str(qid))
@@ -118,16 +106,10 @@ def read_human_verdicts(path: str | os.PathLike[str], field: str = "correct") ->
     """
     file = Path(path)
     where = str(file)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FormatError(
-            f"cannot read human labels ({exc.__class__.__name__})", path=where
-        ) from None
     if file.suffix.lower() == ".jsonl":
-        verdicts = _from_jsonl(text, where, field)
+        verdicts = _from_jsonl(where, field)
     else:
-        verdicts = _from_mapping(text, where)
+        verdicts = _from_mapping(read_text(file), where)
     if not verdicts:
         raise FormatError("expected at least one human verdict, found none", path=where)
     return verdicts

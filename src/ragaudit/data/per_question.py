@@ -1,40 +1,26 @@
-"""Per-question metric values of one run, read from a saved run or a plain metrics file.
+"""Per-question metric values of one run: what :mod:`ragaudit.stats` compares.
 
-Three file shapes are understood, so ``ragaudit compare`` works on any pipeline's output:
-
-* a saved run (``docs/saved-run-format.md``), read and validated by the one saved-run loader
-  (:func:`ragaudit.data.records.parse_saved_run`): a file ``ragaudit import`` rejects is
-  rejected here with the same message;
-* JSON ``{question_id: {metric: value}}``;
-* JSONL, one ``{"id": question_id, metric: value, ...}`` per line (a line may instead carry
-  a ``metrics`` dict, as saved-run rows do).
-
-Values are numbers, booleans (read as 1.0 / 0.0) or ``null`` (*not applicable*, excluded
-pairwise); declared metrics must lie in their range
-(:mod:`ragaudit.data.saved_run_metrics`).  Anything else, including NaN and infinities, is a
-:class:`FormatError` naming the file, line (JSONL), question and metric.  Old metric names
-are read under their current spelling (``citation_acc`` as ``citation_accuracy``).
+This module holds the in-memory model only and opens no file (``stats`` imports it, and
+stats reads no files: the import-linter contract in ``pyproject.toml``).  Files, whether saved
+runs, JSON ``{question_id: {metric: value}}`` or JSONL, are read by
+:mod:`ragaudit.data.per_question_files`.
 """
 
 from __future__ import annotations
 
-import json
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from ragaudit.data.records import parse_saved_run, read_json_document
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.data.saved_run_metrics import canonical_metric_name, check_metric_value
-from ragaudit.exceptions import FormatError, InputError, unreadable
+from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
     "QUESTION_SUBSETS",
     "PerQuestionMetrics",
     "as_per_question_metrics",
-    "read_per_question_metrics",
 ]
 
 QUESTION_SUBSETS: tuple[str, ...] = ("all", "answerable", "unanswerable")
@@ -99,6 +85,29 @@ class PerQuestionMetrics:
             answerable={q.id: q.answerable for q in run.questions},
         )
 
+    @classmethod
+    def from_columns(
+        cls,
+        name: str,
+        ids: Sequence[str],
+        columns: Mapping[str, Sequence[float] | Any],
+        path: str | None = None,
+    ) -> PerQuestionMetrics:
+        """Per-question values from metric columns aligned with ``ids`` (NaN read as null).
+
+        This is how an :class:`~ragaudit.metrics.Evaluation` (``query_ids``, ``per_query``)
+        of a retrieval run becomes comparable.
+
+        >>> PerQuestionMetrics.from_columns("r", ["q1", "q2"], {"mrr": [0.5, float("nan")]}).values
+        {'q1': {'mrr': 0.5}, 'q2': {'mrr': None}}
+        """
+        lists = {metric: [float(v) for v in values] for metric, values in columns.items()}
+        values = {
+            qid: {m: (None if math.isnan(col[i]) else col[i]) for m, col in lists.items()}
+            for i, qid in enumerate(ids)
+        }
+        return cls(name=name, values=values, path=path)
+
     @property
     def metrics(self) -> list[str]:
         """Metric names in order of first appearance."""
@@ -109,153 +118,12 @@ class PerQuestionMetrics:
         return list(seen)
 
 
-def _clean_value(
-    value: Any, *, path: str | None, line: int | None, qid: str, metric: str
-) -> float | None:
-    if value is not None and not isinstance(value, bool | int | float):
-        raise FormatError(
-            f"question {qid!r}: expected a number, boolean or null, found {value!r}",
-            path=path,
-            line=line,
-            field=metric,
-        )
-    reason = check_metric_value(metric, value)
-    if reason is not None:
-        raise FormatError(f"question {qid!r}: {reason}", path=path, line=line, field=metric)
-    return None if value is None else float(value)
+def as_per_question_metrics(run: PerQuestionMetrics | SavedRun) -> PerQuestionMetrics:
+    """Per-question metrics of a :class:`SavedRun`, or ``run`` itself.
 
-
-def _clean_row(
-    metrics: Any, *, path: str | None, line: int | None, qid: str
-) -> dict[str, float | None]:
-    if not isinstance(metrics, Mapping):
-        raise FormatError(
-            f"question {qid!r}: expected a mapping of metric -> value, found "
-            f"{type(metrics).__name__}",
-            path=path,
-            line=line,
-            field="metrics",
-        )
-    return {
-        canonical_metric_name(str(metric)): _clean_value(
-            value, path=path, line=line, qid=qid, metric=str(metric)
-        )
-        for metric, value in metrics.items()
-    }
-
-
-def _add(
-    values: dict[str, dict[str, float | None]],
-    qid: Any,
-    row: dict[str, float | None],
-    *,
-    path: str | None,
-    line: int | None,
-) -> None:
-    if not isinstance(qid, str | int) or isinstance(qid, bool):
-        raise FormatError(
-            f"expected a question id string, found {qid!r}", path=path, line=line, field="id"
-        )
-    key = str(qid)
-    if key in values:
-        raise FormatError(
-            f"question {key!r} appears more than once", path=path, line=line, field="id"
-        )
-    values[key] = row
-
-
-def _from_jsonl(text: str, path: str | None) -> dict[str, dict[str, float | None]]:
-    values: dict[str, dict[str, float | None]] = {}
-    for line_no, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"invalid JSON ({exc.msg})", path=path, line=line_no) from None
-        if not isinstance(record, dict) or "id" not in record:
-            raise FormatError(
-                "expected an object with an 'id' key", path=path, line=line_no, field="id"
-            )
-        qid = record["id"]
-        if isinstance(record.get("metrics"), Mapping):
-            metrics = record["metrics"]
-        else:
-            metrics = {k: v for k, v in record.items() if k != "id"}
-        row = _clean_row(metrics, path=path, line=line_no, qid=str(qid))
-        _add(values, qid, row, path=path, line=line_no)
-    return values
-
-
-def _is_saved_run(doc: Any) -> bool:
-    """A JSON document that claims to be a saved run (anything else is a flat mapping)."""
-    return isinstance(doc, dict) and ("format" in doc or isinstance(doc.get("rows"), list))
-
-
-def _from_flat_json(doc: Any, path: str | None) -> dict[str, dict[str, float | None]]:
-    if not isinstance(doc, dict):
-        raise FormatError(
-            "expected a saved run, a {question_id: {metric: value}} object or JSONL lines, "
-            f"found a JSON {type(doc).__name__}",
-            path=path,
-        )
-    return {
-        str(qid): _clean_row(metrics, path=path, line=None, qid=str(qid))
-        for qid, metrics in doc.items()
-    }
-
-
-def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetrics:
-    """Read per-question metric values from a saved run, a JSON mapping or JSONL lines.
-
-    Parameters
-    ----------
-    source : path-like
-        The file.  ``.jsonl`` files are read line by line; anything else is parsed as one JSON
-        document: a saved run when it has a ``format`` key or a ``rows`` list (validated by
-        the saved-run loader), otherwise ``{question_id: {metric: value}}``.
-
-    Returns
-    -------
-    PerQuestionMetrics
-
-    Raises
-    ------
-    FormatError
-        Unreadable file, malformed JSON, an invalid saved run, duplicate ids, or a value that
-        is not a finite number, boolean or null in its metric's range (the message names the
-        question and metric).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "run.jsonl").write_text('{"id": "q1", "hit": true, "cite": null}\\n')
-    >>> read_per_question_metrics(folder / "run.jsonl").values
-    {'q1': {'hit': 1.0, 'cite': None}}
-    """
-    path = Path(source)
-    where = str(path)
-    if path.suffix.lower() == ".jsonl":
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise unreadable(where, exc) from None
-        values = _from_jsonl(text, where)
-    else:
-        doc = read_json_document(path)
-        if _is_saved_run(doc):
-            return PerQuestionMetrics.from_saved_run(parse_saved_run(doc, where))
-        values = _from_flat_json(doc, where)
-    if not values:
-        raise FormatError("no questions found", path=where)
-    return PerQuestionMetrics(name=path.stem, values=values, path=where)
-
-
-def as_per_question_metrics(
-    run: PerQuestionMetrics | SavedRun | str | os.PathLike[str],
-) -> PerQuestionMetrics:
-    """Per-question metrics of a :class:`SavedRun`, a file, or ``run`` itself.
+    A file path is refused: load it first
+    (:func:`ragaudit.data.per_question_files.read_per_question_metrics`), or call the public
+    :func:`ragaudit.compare_runs`, which accepts paths.
 
     >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
     ...     "metrics": {"correct": True}}]})
@@ -267,7 +135,9 @@ def as_per_question_metrics(
     if isinstance(run, SavedRun):
         return PerQuestionMetrics.from_saved_run(run)
     if isinstance(run, str | os.PathLike):
-        return read_per_question_metrics(run)
-    raise InputError(
-        f"expected a SavedRun, PerQuestionMetrics or a file path, found {type(run).__name__}"
-    )
+        raise InputError(
+            f"expected a loaded run (SavedRun or PerQuestionMetrics), found the path {str(run)!r}: "
+            "ragaudit.stats reads no files; pass paths to ragaudit.compare_runs, or load them "
+            "with ragaudit.data.per_question_files.read_per_question_metrics"
+        )
+    raise InputError(f"expected a SavedRun or PerQuestionMetrics, found {type(run).__name__}")

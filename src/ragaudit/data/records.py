@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit._io import atomic_write_text
+from ragaudit.data.formats._source import json_lines, read_json_file
 from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION, SavedRun
 from ragaudit.data.saved_run_check import find_problems, saved_run_schema, validate_saved_run
-from ragaudit.exceptions import FormatError, InputError, unreadable
+from ragaudit.exceptions import InputError
 
 __all__ = [
     "FORMAT",
@@ -34,29 +35,10 @@ __all__ = [
     "load_saved_run",
     "parse_saved_run",
     "per_question_metrics",
-    "read_json_document",
     "saved_run_schema",
     "validate_saved_run",
     "write_saved_run",
 ]
-
-
-def read_json_document(path: str | Path) -> Any:
-    """Parse one UTF-8 JSON file; unreadable files and bad JSON are a :class:`FormatError`.
-
-    The error names the file, and for bad JSON the line and column.
-    """
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(file, exc) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", path=str(file), line=exc.lineno
-        ) from None
 
 
 def parse_saved_run(data: Any, path: str | None = None) -> SavedRun:
@@ -87,7 +69,7 @@ def load_saved_run(path: str | Path) -> SavedRun:
         The file is not JSON (with its line) or does not follow the format (with the
         location, e.g. ``rows[3].metrics.recall@k``, and the question).
     """
-    return parse_saved_run(read_json_document(path), str(Path(path)))
+    return parse_saved_run(read_json_file(path), str(Path(path)))
 
 
 def as_saved_run(
@@ -171,15 +153,16 @@ class Checkpoint:
         header = json.dumps({"checkpoint": FORMAT, "config": config}, sort_keys=True)
         done: dict[str, dict[str, Any]] = {}
         if self.path.exists():
-            # Only newline-terminated lines are whole: whatever follows the last newline was
-            # cut short by the interruption (possibly inside a UTF-8 character) and is redone,
-            # as is every line from the first one that does not read back as a row.
-            lines = self.path.read_bytes().split(b"\n")[:-1]
-            if lines and _same_header(lines[0], header):
-                for line in lines[1:]:
-                    row = _checkpoint_row(line)
-                    if row is None:
-                        break  # a line cut short by the interruption: redo that question
+            # Read with the shared JSON Lines reader's "stop" policy: only newline-terminated
+            # lines are whole; whatever follows the last newline was cut short by the
+            # interruption (possibly inside a UTF-8 character) and is redone, as is every line
+            # from the first one that does not read back as a row.
+            lines = json_lines(self.path, torn="stop")
+            first = next(lines, None)
+            if first is not None and first[0] == 1 and _same_header(first[1], header):
+                for _, row in lines:
+                    if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+                        break  # not a row: redo from that question on
                     done[row["id"]] = row
                 # Rewrite without any truncated tail so later appends start on a clean line.
                 atomic_write_text(
@@ -206,19 +189,5 @@ class Checkpoint:
         self.path.unlink(missing_ok=True)
 
 
-def _same_header(line: bytes, header: str) -> bool:
-    try:
-        return json.dumps(json.loads(line.decode("utf-8")), sort_keys=True) == header
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        return False
-
-
-def _checkpoint_row(line: bytes) -> dict[str, Any] | None:
-    """One checkpointed row, or None when the line is torn or not a row."""
-    try:
-        row = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        return None
-    if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-        return None
-    return row
+def _same_header(value: Any, header: str) -> bool:
+    return json.dumps(value, sort_keys=True) == header

@@ -1,7 +1,9 @@
 """Pair two runs' per-question metric values by question id (no file I/O here).
 
-The values come from :mod:`ragaudit.data.per_question` (which reads saved runs through the
-one saved-run loader, and flat JSON/JSONL metric files); this module only aligns them.
+The values are :class:`~ragaudit.data.per_question.PerQuestionMetrics` or a loaded
+:class:`~ragaudit.data.saved_run.SavedRun`; files are read above stats
+(:mod:`ragaudit.data.per_question_files`, called by the CLI and :func:`ragaudit.compare_runs`).
+This module only aligns them.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from ragaudit.data.per_question import (
     QUESTION_SUBSETS,
     PerQuestionMetrics,
     as_per_question_metrics,
-    read_per_question_metrics,
 )
 from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.metrics.registry import resolve_saved_run_metrics
@@ -27,7 +28,6 @@ __all__ = [
     "PerQuestionMetrics",
     "as_per_question_metrics",
     "pair_runs",
-    "read_per_question_metrics",
 ]
 
 

@@ -26,7 +26,6 @@ alongside it, and the same inputs give byte-identical output.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -246,12 +245,9 @@ def _check_seed(seed: int) -> int:
     return check_int(seed, "seed", minimum=0)
 
 
-#: What :func:`compare_runs` accepts as a run: a loaded saved run, per-question values or a file.
-RunLike = PerQuestionMetrics | SavedRun | str | os.PathLike[str]
-
-
-def _load(run: RunLike) -> PerQuestionMetrics:
-    return as_per_question_metrics(run)
+#: What :func:`compare_runs` accepts as a run: a loaded saved run or per-question values (stats
+#: reads no files: :func:`ragaudit.compare_runs` also takes paths).
+RunLike = PerQuestionMetrics | SavedRun
 
 
 def compare_runs(
@@ -282,9 +278,10 @@ def compare_runs(
 
     Parameters
     ----------
-    run_a, run_b : SavedRun, PerQuestionMetrics or path
-        Saved runs (loaded, or files read by the one saved-run loader) or per-question metric
-        files (see :func:`~ragaudit.data.per_question.read_per_question_metrics`).
+    run_a, run_b : SavedRun or PerQuestionMetrics
+        Loaded runs.  Files are read above stats: the public :func:`ragaudit.compare_runs`
+        takes paths too (read by
+        :func:`~ragaudit.data.per_question_files.read_per_question_metrics`).
     metrics : sequence of str, optional
         Default: every metric present in both runs.
     n_resamples, n_permutations : int, default 10000
@@ -324,7 +321,8 @@ def compare_runs(
     seed = _check_seed(seed)
     exact_max_n = check_exact_max_n(exact_max_n)
     sizes = sorted({check_count(s, "subsample size") for s in subsample_sizes})
-    first, second = _load(run_a).subset(questions), _load(run_b).subset(questions)
+    first = as_per_question_metrics(run_a).subset(questions)
+    second = as_per_question_metrics(run_b).subset(questions)
     paired = pair_runs(first, second, metrics, allow_partial=allow_partial)
     alpha = 1.0 - confidence
     results = _compare_paired(

@@ -1,20 +1,27 @@
-"""Reading a text file or a JSON document the same way in every reader.
+"""Reading a text file, a JSON document or JSON Lines the same way in every reader.
 
-One place strips a leading UTF-8 byte-order mark, turns undecodable bytes into a message
-naming the line, and turns the parser's own failures on hostile input (nesting deep enough
-for a RecursionError, NaN literals) into :class:`~ragaudit.exceptions.FormatError`.
+The one place that strips a leading UTF-8 byte-order mark, turns undecodable bytes into a
+message naming the line, turns the parser's own failures on hostile input (nesting deep
+enough for a RecursionError, integers longer than Python converts) into
+:class:`~ragaudit.exceptions.FormatError`, splits JSON Lines on ``\n`` only (a raw U+2028 or
+U+0085 inside a string is not a line break) and applies the torn-last-line policy.  Every
+JSON or JSONL file of the package is read here: label and run files (:mod:`.jsonl`), saved
+runs (:func:`ragaudit.data.records.load_saved_run`), per-question metric files, human
+verdicts and run checkpoints.  NaN/Infinity literals are parsed, so that the reader of the
+field they stand in refuses them by name.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ragaudit.exceptions import FormatError, unreadable
 
-__all__ = ["load_json", "read_text", "shorten"]
+__all__ = ["json_lines", "load_json", "read_json_file", "read_text", "shorten"]
 
 PathLike = str | os.PathLike[str]
 
@@ -58,7 +65,9 @@ def load_json(text: str, path: str, line: int | None = None) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
-        raise FormatError(f"invalid JSON: {exc.msg}", path=path, line=where) from None
+        raise FormatError(
+            f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=where
+        ) from None
     except ValueError as exc:  # an integer literal longer than Python converts
         raise FormatError(f"invalid JSON: {str(exc)[:80]}", path=path, line=line) from None
     except RecursionError:
@@ -67,3 +76,82 @@ def load_json(text: str, path: str, line: int | None = None) -> Any:
             path=path,
             line=1 if line is None else line,
         ) from None
+
+
+def read_json_file(path: PathLike) -> Any:
+    """Parse one JSON document from a file (BOM, bad bytes, bad JSON: FormatError with line).
+
+    >>> import pathlib, tempfile
+    >>> file = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+    >>> _ = file.write_bytes(b'\\xef\\xbb\\xbf{"a": 1}')
+    >>> read_json_file(file)
+    {'a': 1}
+    """
+    return load_json(read_text(path), str(path))
+
+
+#: What :func:`json_lines` does with a line that does not read back.
+TornPolicy = Literal["error", "stop"]
+
+
+def json_lines(path: PathLike, *, torn: TornPolicy = "error") -> Iterator[tuple[int, Any]]:
+    r"""Yield ``(line number, value)`` for every non-blank line of a JSON Lines file.
+
+    Lines end at ``\n`` (a ``\r`` before it is dropped); other Unicode line breaks are text.
+
+    Parameters
+    ----------
+    path : path-like
+    torn : {"error", "stop"}, default "error"
+        ``"error"`` (files people hand us): any line that is not valid JSON is a
+        :class:`FormatError` naming it; when it is the last line and the file does not end
+        with a newline, the message says the file ends inside a record (an interrupted
+        writer).  ``"stop"`` (append-only files we write, such as run checkpoints): only
+        newline-terminated lines count, and reading stops quietly before the first line that
+        is not UTF-8 or not JSON, since everything from there on was cut short.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> file = pathlib.Path(tempfile.mkdtemp()) / "x.jsonl"
+    >>> _ = file.write_text('{"id": "q1"}\n\n{"id": "q\u2028"}\n{"id": "q3", "an')
+    >>> [n for n, _ in json_lines(file, torn="stop")]
+    [1, 3]
+    >>> try:
+    ...     list(json_lines(file))
+    ... except FormatError as exc:
+    ...     print(exc.line, "ends inside this line" in exc.message)
+    4 True
+    """
+    name = str(path)
+    if torn == "stop":
+        try:
+            raw = Path(path).read_bytes()
+        except OSError as exc:
+            raise unreadable(path, exc) from None
+        raw = raw.removeprefix(b"\xef\xbb\xbf")
+        for number, piece in enumerate(raw.split(b"\n")[:-1], start=1):
+            if not piece.strip():
+                continue
+            try:
+                yield number, load_json(piece.decode("utf-8"), name, number)
+            except (UnicodeDecodeError, FormatError):
+                return
+        return
+    text = read_text(path)
+    lines = text.split("\n")
+    last = len(lines) if lines[-1] else len(lines) - 1
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, load_json(line, name, number)
+        except FormatError as exc:
+            if number == last and not text.endswith("\n"):
+                raise FormatError(
+                    f"{exc.message}; the file ends inside this line without a newline (was "
+                    "its writer interrupted?)",
+                    path=name,
+                    line=number,
+                ) from None
+            raise

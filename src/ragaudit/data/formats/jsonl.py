@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ragaudit._io import atomic_write_text
-from ragaudit.data.formats._source import load_json, read_text, shorten
+from ragaudit.data.formats._source import json_lines, read_json_file, shorten
 from ragaudit.data.formats.trec import MAX_GRADE
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import RankingInput, Run
@@ -50,18 +50,15 @@ KEY_ALIASES: dict[str, tuple[str, ...]] = {
 def json_records(path: PathLike) -> Iterator[tuple[int, Any]]:
     """Yield ``(line number, parsed value)``; a ``.json`` file is one document (line 1).
 
-    A ``.json`` document that is a list yields each element.
+    A ``.json`` document that is a list yields each element.  Lines are read by the shared
+    :func:`~ragaudit.data.formats._source.json_lines` (BOM, bad bytes, torn last line).
     """
-    name = str(path)
-    text = read_text(path)
-    if name.lower().endswith(".json"):
-        document = load_json(text, name)
+    if str(path).lower().endswith(".json"):
+        document = read_json_file(path)
         for record in document if isinstance(document, list) else [document]:
             yield 1, record
         return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            yield number, load_json(line, name, number)
+    yield from json_lines(path)
 
 
 def _object(record: Any, path: str, line: int) -> Mapping[str, Any]:

@@ -1,0 +1,257 @@
+"""Per-question metric values read from files, so ``ragaudit compare`` works on any pipeline's
+output.
+
+Four file shapes are understood:
+
+* a saved run (``docs/saved-run-format.md``), read and validated by the one saved-run loader
+  (:func:`ragaudit.data.records.parse_saved_run`): a file ``ragaudit import`` rejects is
+  rejected here with the same message;
+* JSON ``{question_id: {metric: value}}``;
+* JSONL, one ``{"id": question_id, metric: value, ...}`` per line (a line may instead carry
+  a ``metrics`` dict, as saved-run rows do), read by the shared JSON Lines reader
+  (:func:`ragaudit.data.formats._source.json_lines`);
+* the output of ``ragaudit evaluate --per-query --format json`` (its ``per_query`` mapping;
+  without ``--per-query`` the file holds only means, which is an error that says so).
+
+Values are numbers, booleans (read as 1.0 / 0.0) or ``null`` (*not applicable*, excluded
+pairwise); declared metrics must lie in their range
+(:mod:`ragaudit.data.saved_run_metrics`).  Anything else, including NaN and infinities, is a
+:class:`FormatError` naming the file, line (JSONL), question and metric.  Old metric names
+are read under their current spelling (``citation_acc`` as ``citation_accuracy``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ragaudit.data.formats._source import json_lines, read_json_file
+from ragaudit.data.per_question import PerQuestionMetrics, as_per_question_metrics
+from ragaudit.data.records import parse_saved_run
+from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run_metrics import canonical_metric_name, check_metric_value
+from ragaudit.exceptions import FormatError, InputError
+
+__all__ = ["load_per_question_metrics", "read_per_question_metrics", "read_run_directory"]
+
+
+def _clean_value(
+    value: Any, *, path: str | None, line: int | None, qid: str, metric: str
+) -> float | None:
+    if value is not None and not isinstance(value, bool | int | float):
+        raise FormatError(
+            f"question {qid!r}: expected a number, boolean or null, found {value!r}",
+            path=path,
+            line=line,
+            field=metric,
+        )
+    reason = check_metric_value(metric, value)
+    if reason is not None:
+        raise FormatError(f"question {qid!r}: {reason}", path=path, line=line, field=metric)
+    return None if value is None else float(value)
+
+
+def _clean_row(
+    metrics: Any, *, path: str | None, line: int | None, qid: str
+) -> dict[str, float | None]:
+    if not isinstance(metrics, Mapping):
+        raise FormatError(
+            f"question {qid!r}: expected a mapping of metric -> value, found "
+            f"{type(metrics).__name__}",
+            path=path,
+            line=line,
+            field="metrics",
+        )
+    return {
+        canonical_metric_name(str(metric)): _clean_value(
+            value, path=path, line=line, qid=qid, metric=str(metric)
+        )
+        for metric, value in metrics.items()
+    }
+
+
+def _add(
+    values: dict[str, dict[str, float | None]],
+    qid: Any,
+    row: dict[str, float | None],
+    *,
+    path: str | None,
+    line: int | None,
+) -> None:
+    if not isinstance(qid, str | int) or isinstance(qid, bool):
+        raise FormatError(
+            f"expected a question id string, found {qid!r}", path=path, line=line, field="id"
+        )
+    key = str(qid)
+    if key in values:
+        raise FormatError(
+            f"question {key!r} appears more than once", path=path, line=line, field="id"
+        )
+    values[key] = row
+
+
+def _from_jsonl(path: str) -> dict[str, dict[str, float | None]]:
+    values: dict[str, dict[str, float | None]] = {}
+    for line_no, record in json_lines(path):
+        if not isinstance(record, dict) or "id" not in record:
+            raise FormatError(
+                "expected an object with an 'id' key", path=path, line=line_no, field="id"
+            )
+        qid = record["id"]
+        if isinstance(record.get("metrics"), Mapping):
+            metrics = record["metrics"]
+        else:
+            metrics = {k: v for k, v in record.items() if k != "id"}
+        row = _clean_row(metrics, path=path, line=line_no, qid=str(qid))
+        _add(values, qid, row, path=path, line=line_no)
+    return values
+
+
+def _is_saved_run(doc: Any) -> bool:
+    """A JSON document that claims to be a saved run (anything else is a flat mapping)."""
+    return isinstance(doc, dict) and ("format" in doc or isinstance(doc.get("rows"), list))
+
+
+def _is_evaluate_output(doc: Any) -> bool:
+    """``evaluate --format json`` output: means under ``metrics`` plus ``n_queries``."""
+    return isinstance(doc, dict) and "n_queries" in doc and isinstance(doc.get("metrics"), dict)
+
+
+def _from_evaluate_output(doc: dict[str, Any], path: str | None) -> Any:
+    per_query = doc.get("per_query")
+    if per_query is None:
+        raise FormatError(
+            "expected per-question values, found only the means of `ragaudit evaluate`; "
+            "rerun it with --per-query --format json",
+            path=path,
+            field="per_query",
+        )
+    if not isinstance(per_query, dict):
+        raise FormatError(
+            f"expected a mapping {{question_id: {{metric: value}}}}, found "
+            f"{type(per_query).__name__}",
+            path=path,
+            field="per_query",
+        )
+    return per_query
+
+
+def _looks_like_trec_run(path: Path) -> bool:
+    """The first line has the six fields of a TREC run line (``qid Q0 doc rank score tag``)."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            fields = handle.readline().split()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return len(fields) == 6
+
+
+def _from_flat_json(doc: Any, path: str | None) -> dict[str, dict[str, float | None]]:
+    if _is_evaluate_output(doc):
+        doc = _from_evaluate_output(doc, path)
+    if not isinstance(doc, dict):
+        raise FormatError(
+            "expected a saved run, a {question_id: {metric: value}} object or JSONL lines, "
+            f"found a JSON {type(doc).__name__}",
+            path=path,
+        )
+    return {
+        str(qid): _clean_row(metrics, path=path, line=None, qid=str(qid))
+        for qid, metrics in doc.items()
+    }
+
+
+def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetrics:
+    """Read per-question metric values from a saved run, a JSON mapping or JSONL lines.
+
+    Parameters
+    ----------
+    source : path-like
+        The file.  ``.jsonl`` files are read line by line; anything else is parsed as one JSON
+        document: a saved run when it has a ``format`` key or a ``rows`` list (validated by
+        the saved-run loader), the ``per_query`` values of ``evaluate --per-query --format
+        json`` output (``n_queries`` and ``metrics`` keys), otherwise
+        ``{question_id: {metric: value}}``.
+
+    Returns
+    -------
+    PerQuestionMetrics
+
+    Raises
+    ------
+    FormatError
+        Unreadable file, malformed JSON, an invalid saved run, duplicate ids, or a value that
+        is not a finite number, boolean or null in its metric's range (the message names the
+        question and metric).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "run.jsonl").write_text('{"id": "q1", "hit": true, "cite": null}\\n')
+    >>> read_per_question_metrics(folder / "run.jsonl").values
+    {'q1': {'hit': 1.0, 'cite': None}}
+    """
+    path = Path(source)
+    where = str(path)
+    if path.suffix.lower() == ".jsonl":
+        values = _from_jsonl(where)
+    else:
+        try:
+            doc = read_json_file(path)
+        except FormatError as exc:
+            if exc.line == 1 and _looks_like_trec_run(path):
+                raise FormatError(
+                    "expected per-question metric values, found a TREC run; score it "
+                    "against labels first (compare --qrels LABELS)",
+                    path=where,
+                    line=1,
+                ) from None
+            raise
+        if _is_saved_run(doc):
+            return PerQuestionMetrics.from_saved_run(parse_saved_run(doc, where))
+        values = _from_flat_json(doc, where)
+    if not values:
+        raise FormatError("no questions found", path=where)
+    return PerQuestionMetrics(name=path.stem, values=values, path=where)
+
+
+def load_per_question_metrics(
+    run: PerQuestionMetrics | SavedRun | str | os.PathLike[str],
+) -> PerQuestionMetrics:
+    """Per-question metrics of a :class:`SavedRun`, a file, or ``run`` itself.
+
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
+    ...     "metrics": {"correct": True}}]})
+    >>> load_per_question_metrics(run).values
+    {'q1': {'correct': 1.0}}
+    """
+    if isinstance(run, str | os.PathLike):
+        return read_per_question_metrics(run)
+    return as_per_question_metrics(run)
+
+
+def read_run_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMetrics]:
+    """Every ``*.json`` / ``*.jsonl`` run of a directory, in file-name order
+    (``ragaudit compare --all``).
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b", "a"):
+    ...     _ = (folder / f"{name}.jsonl").write_text('{"id": "q1", "hit": 1}\\n')
+    >>> [run.name for run in read_run_directory(folder)]
+    ['a', 'b']
+    """
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise InputError(f"{folder}: expected a directory of saved runs, found no directory")
+    files = sorted(
+        p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".json", ".jsonl")
+    )
+    if len(files) < 2:
+        raise InputError(
+            f"{folder}: expected at least 2 saved runs (*.json or *.jsonl), found {len(files)}"
+        )
+    return [read_per_question_metrics(p) for p in files]
