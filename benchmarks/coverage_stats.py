@@ -21,6 +21,10 @@ Scenarios
   faithfulness-like scenario (5% of questions scattered between 0 and 0.8) is its known weak
   spot.
 
+* ``compare``'s paired differences of fractional scores (``d = b - a`` in [-1, 1]): most
+  questions do not change (recall, MRR), or all shift together (precision@k when k doubles);
+  the Korn-Graubard MOVER interval and the percentile bootstrap it replaced.
+
 Usage::
 
     uv run python benchmarks/coverage_stats.py            # prints the markdown table
@@ -100,6 +104,27 @@ MEAN_SCENARIOS = {
         [1, 0.8, 0.6, 0.4, 0.2, 0],
         [0.95, 0.02, 0.01, 0.01, 0.005, 0.005],
         50,
+    ),
+}
+
+
+# name: (values, probabilities, n) of one question's paired difference b - a
+PAIRED_SCENARIOS = {
+    "recall@k, 5% of questions change, n=50": ([0, 0.5, -0.5, 1], [0.95, 0.03, 0.01, 0.01], 50),
+    "MRR, 8% change, n=50": (
+        [0, 0.5, -0.5, 1 / 3, -1 / 6, 1],
+        [0.92, 0.02, 0.02, 0.02, 0.01, 0.01],
+        50,
+    ),
+    "precision@k, k doubled (85% at -1/6), n=54": (
+        [-1 / 6, -1 / 3, 0, 1 / 6],
+        [0.85, 0.08, 0.05, 0.02],
+        54,
+    ),
+    "nDCG@k, 30% change, n=54": (
+        [0, 0.37, -0.37, 0.13, -0.13, 0.5, -1],
+        [0.7, 0.08, 0.05, 0.07, 0.04, 0.04, 0.02],
+        54,
     ),
 }
 
@@ -209,6 +234,28 @@ def main() -> None:
             (
                 "",
                 "percentile bootstrap (before)",
+                coverage(low, high, truth),
+                args.bootstrap_datasets,
+                f"{int(np.sum(high - low <= 0))} zero-width",
+            )
+        )
+    for label, (values, probs, n) in PAIRED_SCENARIOS.items():
+        d, modes, truth = mean_datasets(rng, values, probs, n, size)
+        low, high = bounded_mean_bounds(d, modes, -1.0, 1.0, 0.95)
+        rows.append(
+            (
+                f"compare, paired difference: {label}",
+                "Korn-Graubard MOVER (default)",
+                coverage(low, high, truth),
+                size,
+                f"{int(np.sum(high - low <= 0))} zero-width",
+            )
+        )
+        low, high = mean_bootstrap(d[: args.bootstrap_datasets], rng=rng)
+        rows.append(
+            (
+                "",
+                "paired percentile bootstrap (before)",
                 coverage(low, high, truth),
                 args.bootstrap_datasets,
                 f"{int(np.sum(high - low <= 0))} zero-width",
