@@ -11,7 +11,14 @@ import click
 
 from ragaudit._io import atomic_write_text
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
-from ragaudit.cli._options import TEXT_FORMATS, format_option, quiet_option
+from ragaudit.cli._options import (
+    TEXT_FORMATS,
+    corpus_option,
+    format_option,
+    k_option,
+    labels_option,
+    quiet_option,
+)
 from ragaudit.cli._progress import progress_callback
 
 __all__ = ["command"]
@@ -32,13 +39,7 @@ def command() -> None:
 
 
 @command.command("build")
-@click.option(
-    "--corpus",
-    "corpus_dir",
-    required=True,
-    type=click.Path(file_okay=False),
-    help="Folder of .md/.txt documents.",
-)
+@corpus_option("Folder of .md/.txt documents.", required=True)
 @click.option(
     "--golden",
     "golden_path",
@@ -178,10 +179,8 @@ def build(
 
 @command.command("bias")
 @click.argument("run", type=click.Path(dir_okay=False))
-@click.option("--labels", "labels_path", required=True, type=click.Path(dir_okay=False),
-              help="Chunk-label file made for the run's chunking.")  # fmt: skip
-@click.option("--k", type=click.IntRange(min=1), default=None,
-              help="Cut-off (default: the run's own k).")  # fmt: skip
+@labels_option("Chunk-label file made for the run's chunking.", required=True)
+@k_option("Cut-off (default: the run's own k).")
 @format_option(*TEXT_FORMATS, "html")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="Write the report to a file instead of stdout.")  # fmt: skip
