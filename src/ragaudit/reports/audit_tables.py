@@ -22,6 +22,7 @@ from ragaudit.reports.report import Report, Section, Table, Text
 
 __all__ = [
     "DASHBOARD_DETAIL",
+    "audit_data",
     "audit_report",
     "bias_line",
     "comparison_heading",
@@ -204,7 +205,8 @@ def _run_section(run: RunAudit) -> Section:
     )
 
 
-def _audit_data(audit: Audit) -> dict[str, Any]:
+def audit_data(audit: Audit) -> dict[str, Any]:
+    """Every number of the audit as JSON-ready data (``demo --format json``)."""
     return {
         "seed": audit.seed,
         "resamples": audit.n_resamples,
@@ -292,6 +294,6 @@ def audit_report(audit: Audit, title: str = "ragaudit audit") -> Report:
     return Report(
         title,
         tuple(sections),
-        data=_audit_data(audit),
+        data=audit_data(audit),
         notes=tuple(audit.notes) + tuple(audit.summary),
     )
