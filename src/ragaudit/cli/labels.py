@@ -14,6 +14,7 @@ from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import (
     TEXT_FORMATS,
     corpus_option,
+    emit,
     format_option,
     k_option,
     labels_option,
@@ -65,6 +66,7 @@ def command() -> None:
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Label file to write (and to resume from).")  # fmt: skip
 @quiet_option()
+@format_option()
 @add_llm_options
 def build(
     corpus_dir: str,
@@ -77,6 +79,7 @@ def build(
     rebuild: bool,
     out_path: str,
     quiet: bool,
+    output_format: str,
     judge_repeats: int,
     **llm_options: Any,
 ) -> None:
@@ -94,6 +97,7 @@ def build(
     from ragaudit.labels.format import Chunking, load_chunk_labels, save_chunk_labels
     from ragaudit.pipeline.chunking import chunk_documents
     from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
+    from ragaudit.reports.runs import labels_build_report
 
     documents = load_corpus(corpus_dir)
     golden = load_golden(golden_path, doc_ids={d.doc_id for d in documents})
@@ -140,12 +144,6 @@ def build(
         if callable(close):
             close()
     save_chunk_labels(summary.labels, out_path)
-    complete = len(summary.labels.complete_questions())
-    click.echo(
-        f"labelled {len(summary.labelled)} question(s), reused {len(summary.reused)}; "
-        f"{complete} complete in {out_path} ({chunking.describe()}, labeller {labeller})",
-        err=True,
-    )
     if summary.no_answer_chunk:
         click.echo(
             "ragaudit: warning: no chunk got grade 2 (the answer may be split across chunks) "
@@ -160,21 +158,9 @@ def build(
             err=True,
         )
     client = getattr(labeller_obj, "client", None)
-    if labeller == "llm" and client is not None:
-        totals = client.usage_summary()
-        cost = totals["cost_usd"]
-        click.echo(
-            f"LLM {totals['model']}: {totals['calls']} calls ({totals['cache_hits']} cached, "
-            f"{totals['http_requests']} HTTP requests), tokens {totals['input_tokens']} in / "
-            f"{totals['output_tokens']} out, cost "
-            + ("unknown (model not in the price table)" if cost is None else f"${cost:.4f}"),
-            err=True,
-        )
-    if summary.stopped:
-        click.echo(
-            f"stopped: progress saved to {out_path}; run the same command again to resume",
-            err=True,
-        )
+    usage = client.usage_summary() if labeller == "llm" and client is not None else None
+    report = labels_build_report(summary, out_path, chunking.describe(), labeller, usage)
+    emit(report, output_format)
 
 
 @command.command("bias")
