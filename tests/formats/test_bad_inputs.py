@@ -22,6 +22,8 @@ BOM = b"\xef\xbb\xbf"
 GOOD_RUN = b"q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq2 Q0 c 1 1.0 t\n"
 GOOD_QRELS = b"q1 0 a 1\nq2 0 c 1\n"
 DEEP = 100_000
+CHUNK_LABELS_HEAD = b"format: ragaudit.chunk_labels\nversion: 1\n"
+STATS = Path(__file__).parent.parent / "data" / "stats"
 BOMB = b'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + b"".join(
     f"{c}: &{c} [{', '.join(['*' + p] * 9)}]\n".encode()
     for p, c in zip("abcdefgh", "bcdefghi", strict=True)
@@ -33,7 +35,8 @@ class Case:
     """One bad (or edge) input: which command reads it, the file, and the outcome."""
 
     id: str
-    command: str  # "run" (evaluate --run), "qrels", "chunk-map", "labels" (agreement), "golden"
+    command: str  # "run" (evaluate --run), "qrels", "chunk-map", "labels" (agreement),
+    # "chunk-labels" (funnel --labels), "golden"
     name: str
     content: bytes
     message: str | None = None  # regex of the one-line error
@@ -233,6 +236,35 @@ CASES = [
         b'{"q1": {"a": NaN}}',
         r"labels\.json:1: grade: expected an integer, found nan",
     ),
+    # Chunk-label files (funnel --labels): the same safe YAML loader as golden sets
+    Case(
+        "chunk-labels-yaml-tag",
+        "chunk-labels",
+        "chunk_labels.yaml",
+        CHUNK_LABELS_HEAD + b"labeller: !!python/object/apply:os.system [echo hi]\n",
+        r"chunk_labels\.yaml:3: expected plain YAML data, found could not determine a constructor",
+    ),
+    Case(
+        "chunk-labels-yaml-bomb",
+        "chunk-labels",
+        "chunk_labels.yaml",
+        CHUNK_LABELS_HEAD + BOMB,
+        r"chunk_labels\.yaml:1: expected at most 1,000,000 values once aliases",
+    ),
+    Case(
+        "chunk-labels-yaml-deep",
+        "chunk-labels",
+        "chunk_labels.yaml",
+        CHUNK_LABELS_HEAD + b"x: " + b"[" * DEEP + b"]" * DEEP + b"\n",
+        r"chunk_labels\.yaml(:\d+)?: invalid YAML: nested too deeply",
+    ),
+    Case(
+        "chunk-labels-latin1",
+        "chunk-labels",
+        "chunk_labels.yaml",
+        CHUNK_LABELS_HEAD + b"labeller: caf\xe9\n",
+        r"chunk_labels\.yaml:3: expected UTF-8 text, found byte 0xe9",
+    ),
     # Golden sets (run --golden)
     Case(
         "golden-tag",
@@ -287,6 +319,8 @@ def _invoke(case: Case, tmp_path: Path) -> tuple[int, str]:
             args += ["--run", str(path if case.command == "run" else run)]
     elif case.command == "labels":
         args = ["agreement", str(path), str(path)]
+    elif case.command == "chunk-labels":
+        args = ["funnel", str(STATS / "k3.json"), "--labels", str(path)]
     else:
         args = ["run", "--corpus", str(HARNESS / "corpus"), "--golden", str(path)]
         args += ["--out", str(tmp_path / "out"), "--no-timing"]

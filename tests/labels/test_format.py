@@ -72,7 +72,7 @@ def test_load_with_expect_checks_the_chunking(tmp_path):
         ("format: other\n", r"format: expected 'ragaudit.chunk_labels', found 'other'"),
         ("format: ragaudit.chunk_labels\nversion: 9\n", r"version: expected version 1, found 9"),
         ("format: ragaudit.chunk_labels\nversion: 1\n", r"chunking: expected a mapping"),
-        ("a: [1\n", r"expected YAML, found a syntax error"),
+        ("a: [1\n", r"bad\.yaml:2: invalid YAML: expected ',' or ']'"),
         (
             "format: ragaudit.chunk_labels\nversion: 1\n"
             "chunking: {chunker: fixed, chunk_size: 8, chunk_overlap: 1}\n"

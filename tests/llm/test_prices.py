@@ -39,7 +39,8 @@ def test_cost_formula() -> None:
             r"m: output: expected a non-negative number, found 'cheap'",
         ),
         ("- just a list\n", r"prices\.yaml: expected a mapping model -> \{input, output\}"),
-        ("m: {input: 1, output: [\n", r"prices\.yaml:\d+: not valid YAML"),
+        ("m: {input: 1, output: [\n", r"prices\.yaml:\d+: invalid YAML"),
+        ("m: !!python/object/apply:os.system [echo]\n", r"prices\.yaml:1: expected plain YAML"),
     ],
 )
 def test_bad_price_files(tmp_path: Path, text: str, match: str) -> None:

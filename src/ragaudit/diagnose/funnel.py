@@ -51,6 +51,7 @@ from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.diagnose.funnel_result import (
     FIX_HINTS,
+    NO_ANSWERABLE,
     RATE_CI_NAMES,
     STAGE_KEYS,
     STAGE_NAMES,
@@ -365,7 +366,7 @@ def compute_funnel(
                 confidence,
             )
             low[5], high[5] = gap_low[0], gap_high[0]
-    rates = kept / n if n else np.zeros(4)
+    rates: list[float | None] = [float(r) for r in kept / n] if n else [None] * 4
 
     stage_sources = [s for s, k_ in zip(source, keep, strict=True) if k_]
     counts = {s: stage_sources.count(s) for s in STAGE2_SOURCES if s in stage_sources}
@@ -392,7 +393,7 @@ def compute_funnel(
             Stage(
                 name=STAGE_NAMES[j],
                 kept=int(kept[j]),
-                rate=float(rates[j]),
+                rate=rates[j],
                 conditional=conditional,
                 ci_low=float(low[j]) if n else None,
                 ci_high=float(high[j]) if n else None,
@@ -405,7 +406,7 @@ def compute_funnel(
         [questions[i] for i in unanswerable_idx], rng, n_resamples, confidence, rate_ci
     )
 
-    notes: list[str] = []
+    notes: list[str] = [] if n else [NO_ANSWERABLE]
     if resliced:
         carried_n = n - sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES)
         stage2_note = (
@@ -425,9 +426,10 @@ def compute_funnel(
             + ", ".join(excluded_ids)
         )
 
-    p_correct = float(kept[3] / n) if n else 0.0
-    correct_e2e = float(e2e.mean()) if n else 0.0
-    stage1 = float(rates[0])
+    # 0/0 is undefined, not 0: with no answerable question every rate is None
+    p_correct = float(kept[3] / n) if n else None
+    correct_e2e = float(e2e.mean()) if n else None
+    stage1 = rates[0]
     return FunnelResult(
         run_name=run.name,
         k=k,
@@ -438,7 +440,7 @@ def compute_funnel(
         p_correct=p_correct,
         stage1_rate=stage1,
         correct_end_to_end=correct_e2e,
-        gap=stage1 - correct_e2e,
+        gap=None if stage1 is None or correct_e2e is None else stage1 - correct_e2e,
         gap_ci=(float(low[5]), float(high[5])) if n else None,
         died=died,
         ok_ids=tuple(ids_arr[first_fail == 4]),
@@ -453,6 +455,7 @@ def compute_funnel(
         notes=tuple(notes),
         rate_ci_method=RATE_CI_NAMES[rate_ci],
         gap_ci_method="percentile bootstrap" if rate_ci == "bootstrap" else "Tango score",
+        undefined_reason=None if n else NO_ANSWERABLE,
     )
 
 

@@ -11,6 +11,7 @@ from ragaudit._frames import records_frame
 
 __all__ = [
     "FIX_HINTS",
+    "NO_ANSWERABLE",
     "RATE_CI_NAMES",
     "STAGE_KEYS",
     "STAGE_NAMES",
@@ -27,6 +28,7 @@ STAGE_NAMES: tuple[str, ...] = (
     "answer correct",
 )
 STAGE_KEYS: tuple[str, ...] = ("1-retrieval", "2-evidence", "3-refusal", "4-generation")
+NO_ANSWERABLE = "no answerable questions, so every rate of the funnel is 0/0 (undefined, not 0)"
 FIX_HINTS: dict[str, str] = {
     "1-retrieval": "no gold document in the top-k: work on retrieval (hybrid search, query "
     "rewriting, a larger k)",
@@ -46,8 +48,8 @@ class Stage:
         Human-readable stage name.
     kept : int
         Questions that passed this stage and every earlier one.
-    rate : float
-        ``kept / n``.
+    rate : float or None
+        ``kept / n`` (None when ``n == 0``: 0/0 is undefined).
     conditional : float or None
         ``kept / kept_previous`` (None when no question reached the previous stage).
     ci_low, ci_high : float or None
@@ -58,7 +60,7 @@ class Stage:
 
     name: str
     kept: int
-    rate: float
+    rate: float | None
     conditional: float | None
     ci_low: float | None
     ci_high: float | None
@@ -93,7 +95,12 @@ class Unanswerable:
 
 @dataclass(frozen=True)
 class FunnelResult:
-    """Everything :func:`compute_funnel` measured (see the module docstring for definitions)."""
+    """Everything :func:`compute_funnel` measured (see the module docstring for definitions).
+
+    With no answerable question (``n == 0``) every rate is 0/0: ``p_correct``,
+    ``stage1_rate``, ``correct_end_to_end``, ``gap`` and each stage's ``rate`` are None
+    (``null`` in JSON), and ``undefined_reason`` says why.
+    """
 
     run_name: str | None
     k: int
@@ -101,10 +108,10 @@ class FunnelResult:
     n: int
     stages: tuple[Stage, ...]
     factors: tuple[float | None, ...]
-    p_correct: float
-    stage1_rate: float
-    correct_end_to_end: float
-    gap: float
+    p_correct: float | None
+    stage1_rate: float | None
+    correct_end_to_end: float | None
+    gap: float | None
     gap_ci: tuple[float, float] | None
     died: dict[str, tuple[str, ...]]
     ok_ids: tuple[str, ...]
@@ -119,6 +126,7 @@ class FunnelResult:
     notes: tuple[str, ...] = field(default=())
     rate_ci_method: str = "Clopper-Pearson exact"
     gap_ci_method: str = "Tango score"
+    undefined_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the ``--format json`` output of ``ragaudit funnel``)."""
@@ -146,6 +154,7 @@ class FunnelResult:
             "correct_end_to_end": self.correct_end_to_end,
             "gap": self.gap,
             "gap_ci": None if self.gap_ci is None else list(self.gap_ci),
+            "undefined_reason": self.undefined_reason,
             "died": {key: list(ids) for key, ids in self.died.items()},
             "ok": len(self.ok_ids),
             "lucky": list(self.lucky),
@@ -186,11 +195,15 @@ RATE_CI_NAMES = {
 }
 
 
-def text_bar(rate: float, width: int = 20) -> str:
-    """A fixed-width bar for a rate in [0, 1].
+def text_bar(rate: float | None, width: int = 20) -> str:
+    """A fixed-width bar for a rate in [0, 1] (blank for an undefined rate).
 
     >>> text_bar(0.5, 10)
     '#####.....'
+    >>> text_bar(None)
+    ''
     """
+    if rate is None:
+        return ""
     filled = min(width, max(0, math.floor(rate * width + 0.5)))
     return "#" * filled + "." * (width - filled)

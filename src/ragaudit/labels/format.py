@@ -37,8 +37,10 @@ from typing import Any
 import yaml
 
 from ragaudit._io import atomic_write_text
+from ragaudit._yaml import compose_yaml, construct_yaml
+from ragaudit.data.formats._source import read_text, shorten
 from ragaudit.data.qrels import Qrels
-from ragaudit.exceptions import FormatError, InputError, unreadable
+from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
     "LABELS_FORMAT",
@@ -274,12 +276,8 @@ def save_chunk_labels(labels: ChunkLabels, path: str | os.PathLike[str]) -> None
     labels.path = str(path)
 
 
-def _question_lines(text: str) -> dict[str, int]:
-    """1-based line of each question key, for error messages (best effort)."""
-    try:
-        root = yaml.compose(text)
-    except yaml.YAMLError:
-        return {}
+def _question_lines(root: yaml.Node | None) -> dict[str, int]:
+    """1-based line of each question key, for error messages."""
     if not isinstance(root, yaml.MappingNode):
         return {}
     for key, value in root.value:
@@ -293,7 +291,7 @@ def _str_list(value: Any, where: str, line: int | None, field_name: str) -> list
         return []
     if not isinstance(value, list) or not all(isinstance(v, (str, int)) for v in value):
         raise FormatError(
-            f"expected a list of chunk ids, found {value!r}",
+            f"expected a list of chunk ids, found {shorten(value)}",
             path=where,
             line=line,
             field=field_name,
@@ -316,33 +314,27 @@ def load_chunk_labels(
     """
     where = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
+        text = read_text(path)  # the shared text reader: UTF-8, a leading BOM dropped
+    except FormatError as exc:
+        if Path(path).exists():
+            raise
         raise FormatError(
-            f"{unreadable(where, exc).message}; build one with ragaudit labels build", path=where
+            f"{exc.message}; build one with ragaudit labels build", path=where
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(where, exc) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise FormatError(
-            f"expected YAML, found a syntax error ({getattr(exc, 'problem', exc)})",
-            path=where,
-            line=None if mark is None else mark.line + 1,
-        ) from None
+    # the one safe YAML loader: plain data only, bounded alias expansion, short messages
+    root = compose_yaml(text, where)
+    data = None if root is None else construct_yaml(root, where)
     if not isinstance(data, Mapping) or data.get("format") != LABELS_FORMAT:
         found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
         raise FormatError(
-            f"expected {LABELS_FORMAT!r}, found {found!r}; make a valid file with ragaudit "
+            f"expected {LABELS_FORMAT!r}, found {shorten(found)}; make a valid file with ragaudit "
             f"labels build --corpus DIR --golden FILE --out {where}",
             path=where,
             field="format",
         )
     if data.get("version") != LABELS_VERSION:
         raise FormatError(
-            f"expected version {LABELS_VERSION}, found {data.get('version')!r}",
+            f"expected version {LABELS_VERSION}, found {shorten(data.get('version'))}",
             path=where,
             field="version",
         )
@@ -353,27 +345,32 @@ def load_chunk_labels(
             path=where,
             field="chunking",
         )
-    try:
-        chunking = Chunking(
-            str(chunking_raw["chunker"]),
-            int(chunking_raw["chunk_size"]),
-            int(chunking_raw["chunk_overlap"]),
-            None
-            if chunking_raw.get("corpus_sha256") is None
-            else str(chunking_raw["corpus_sha256"]),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
+    sizes = [chunking_raw.get(key) for key in ("chunk_size", "chunk_overlap")]
+    sha = chunking_raw.get("corpus_sha256")
+    if (
+        not isinstance(chunking_raw.get("chunker"), str)
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in sizes)
+        or not (sha is None or isinstance(sha, str))
+    ):
+        found = {key: chunking_raw.get(key) for key in ("chunker", "chunk_size", "chunk_overlap")}
         raise FormatError(
-            f"expected chunker, chunk_size and chunk_overlap, problem: {exc}",
+            "expected chunker (text), chunk_size and chunk_overlap (integers >= 0), found "
+            + shorten(found, 120),
             path=where,
             field="chunking",
-        ) from None
+        )
+    chunking = Chunking(
+        str(chunking_raw["chunker"]),
+        int(chunking_raw["chunk_size"]),
+        int(chunking_raw["chunk_overlap"]),
+        sha,
+    )
     questions_raw = data.get("questions") or {}
     if not isinstance(questions_raw, Mapping):
         raise FormatError(
             "expected a mapping of question id -> labels", path=where, field="questions"
         )
-    lines = _question_lines(text)
+    lines = _question_lines(root)
     questions: dict[str, QuestionLabels] = {}
     for qid_raw, entry in questions_raw.items():
         qid = str(qid_raw)
@@ -384,7 +381,7 @@ def load_chunk_labels(
         n_candidates = entry.get("n_candidate_chunks", 0)
         if isinstance(n_candidates, bool) or not isinstance(n_candidates, int) or n_candidates < 0:
             raise FormatError(
-                f"expected an integer >= 0, found {n_candidates!r}",
+                f"expected an integer >= 0, found {shorten(n_candidates)}",
                 path=where,
                 line=line,
                 field=f"{prefix}.n_candidate_chunks",

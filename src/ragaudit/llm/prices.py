@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from ragaudit._yaml import load_yaml
 from ragaudit.exceptions import FormatError, unreadable
 
 __all__ = ["DEFAULT_PRICES_PATH", "ModelPrice", "PriceTable"]
@@ -63,14 +62,10 @@ class PriceTable:
         # "default" rather than an install path, so saved runs do not depend on the machine.
         label = "default" if path is None else str(path)
         try:
-            raw = yaml.safe_load(source.read_text(encoding="utf-8"))
+            text = source.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise unreadable(source, exc) from None
-        except yaml.YAMLError as exc:
-            line = getattr(getattr(exc, "problem_mark", None), "line", None)
-            raise FormatError(
-                "not valid YAML", path=str(source), line=None if line is None else line + 1
-            ) from exc
+        raw = load_yaml(text, str(source))
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):

@@ -164,7 +164,9 @@ def funnel_lines(run: RunAudit) -> list[str]:
         died.append("unanswerable answered " + ", ".join(f.unanswerable.answered_ids))
     return [
         " -> ".join(f"{s.kept} {s.name}" for s in f.stages),
-        f"gap hit rate@{f.k} -> correct: {f.gap:+.3f}{gap_ci}",
+        f"gap hit rate@{f.k} -> correct: {f.gap:+.3f}{gap_ci}"
+        if f.gap is not None
+        else f"P(correct) and the gap are undefined: {f.undefined_reason}",
         f"answered {run.answered}/{run.n_answerable} (any context); {f.stages[2].kept} with "
         "the evidence in the context (funnel stage 3)",
         "died: " + ("; ".join(died) or "none"),

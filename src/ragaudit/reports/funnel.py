@@ -50,10 +50,10 @@ def funnel_report(result: FunnelResult) -> Report:
         (
             "0 asked",
             str(result.n),
-            _f3(1.0 if result.n else 0.0),
+            _f3(1.0 if result.n else None),
             "",
             "",
-            text_bar(1.0 if result.n else 0.0),
+            text_bar(1.0 if result.n else None),
             "",
         )
     ]
@@ -89,24 +89,34 @@ def funnel_report(result: FunnelResult) -> Report:
         if result.stage2_source in _SOURCE_NAMES
         else f"stage 2 decided by: {result.stage2_source} ({counts})"
     )
-    identity = Text(
-        (
+    intervals = (
+        f"intervals: stage and abstention rates {result.rate_ci_method}; the gap "
+        f"{result.gap_ci_method} (paired)"
+        if result.gap_ci_method != "percentile bootstrap"
+        else f"intervals: paired percentile bootstrap ({result.n_resamples} resamples "
+        f"of questions, seed {result.seed})"
+    )
+    if (
+        result.p_correct is None
+        or result.stage1_rate is None
+        or result.correct_end_to_end is None
+        or result.gap is None
+    ):
+        numbers: tuple[str, ...] = (
+            f"P(correct) = undefined: {result.undefined_reason}",
+            f"stage-1 success (hit rate@{result.k}):   undefined",
+            "end-to-end correct:             undefined",
+            "the gap recall cannot see:      undefined",
+        )
+    else:
+        numbers = (
             f"P(correct) = {factors} = {result.p_correct:.3f}",
             f"stage-1 success (hit rate@{result.k}):   {result.stage1_rate:.3f}",
             f"end-to-end correct:             {result.correct_end_to_end:.3f}   "
             f"(through the funnel {result.p_correct:.3f} + by luck {lucky_share:.3f})",
             f"the gap recall cannot see:      {result.gap:+.3f}{gap_ci}",
-            source_line,
-            (
-                f"intervals: stage and abstention rates {result.rate_ci_method}; the gap "
-                f"{result.gap_ci_method} (paired)"
-                if result.gap_ci_method != "percentile bootstrap"
-                else f"intervals: paired percentile bootstrap ({result.n_resamples} resamples "
-                f"of questions, seed {result.seed})"
-            ),
-        ),
-        monospace=True,
-    )
+        )
+    identity = Text((*numbers, source_line, intervals), monospace=True)
     title = f"The funnel (k={result.k}, n={result.n} answerable questions)"
     sections = [Section(title, (stage_table, identity))]
 

@@ -40,8 +40,8 @@ def funnel_svg(result: FunnelResult, title: str = "") -> str:
     >>> svg.startswith("<svg") and svg.count("<rect") == 5 and "t&lt;1&gt;" in svg
     True
     """
-    rows: list[tuple[str, float, float | None, float | None, int]] = [
-        ("0 asked", float(bool(result.n)), None, None, result.n)
+    rows: list[tuple[str, float | None, float | None, float | None, int]] = [
+        ("0 asked", 1.0 if result.n else None, None, None, result.n)
     ]
     for j, stage in enumerate(result.stages):
         rows.append((f"{j + 1} {stage.name}", stage.rate, stage.ci_low, stage.ci_high, stage.kept))
@@ -67,10 +67,11 @@ def funnel_svg(result: FunnelResult, title: str = "") -> str:
             f'<text x="{_LABEL - 8}" y="{y + 17:.1f}" font-size="12" text-anchor="end">'
             f"{escape(name)}</text>"
         )
+        shown = "undefined" if rate is None else f"{rate:.3f}"
         parts.append(
-            f'<rect x="{_LABEL}" y="{y + 5}" width="{rate * _BAR:.1f}" height="{_ROW - 12}" '
-            f'fill="{colour}" fill-opacity="0.85"><title>{escape(name)}: {kept}/{result.n} = '
-            f"{rate:.3f}</title></rect>"
+            f'<rect x="{_LABEL}" y="{y + 5}" width="{(rate or 0.0) * _BAR:.1f}" '
+            f'height="{_ROW - 12}" fill="{colour}" fill-opacity="0.85"><title>{escape(name)}: '
+            f"{kept}/{result.n} = {shown}</title></rect>"
         )
         if low is not None and high is not None:
             mid = y + _ROW / 2 - 1
@@ -82,17 +83,24 @@ def funnel_svg(result: FunnelResult, title: str = "") -> str:
         ci = "" if low is None else f"  [{low:.3f}, {high:.3f}]"
         parts.append(
             f'<text x="{_LABEL + _BAR + 8}" y="{y + 17:.1f}" font-size="11">'
-            f"{kept}  {rate:.3f}{escape(ci)}</text>"
+            f"{kept}  {shown}{escape(ci)}</text>"
         )
     bottom = _TOP + _ROW * len(rows)
-    hit, e2e = result.stage1_rate, result.correct_end_to_end
+    hit, e2e, gap = result.stage1_rate, result.correct_end_to_end, result.gap
+    y = bottom + 30
+    if hit is None or e2e is None or gap is None:
+        parts.append(
+            f'<text x="{_LABEL}" y="{y + 18}" font-size="12" fill="#b00020">'
+            f"P(correct) undefined: {escape(result.undefined_reason or '')}</text>"
+        )
+        parts.append("</svg>")
+        return "\n".join(parts)
     for value in (hit, e2e):
         x = f"{_x(value):.1f}"
         parts.append(
             f'<line x1="{x}" y1="{_TOP}" x2="{x}" y2="{bottom}" stroke="#b00020" '
             'stroke-dasharray="4 3"/>'
         )
-    y = bottom + 30
     parts.append(
         f'<path d="M{_x(e2e):.1f} {y - 8}V{y}H{_x(hit):.1f}V{y - 8}" stroke="#b00020" '
         'stroke-width="2" '
@@ -101,7 +109,7 @@ def funnel_svg(result: FunnelResult, title: str = "") -> str:
     gap_ci = "" if result.gap_ci is None else f" [{result.gap_ci[0]:+.3f}, {result.gap_ci[1]:+.3f}]"
     parts.append(
         f'<text x="{_x(hit):.1f}" y="{y + 18}" font-size="12" fill="#b00020" '
-        f'text-anchor="end">the gap recall cannot see: {result.gap:+.3f}{escape(gap_ci)}'
+        f'text-anchor="end">the gap recall cannot see: {gap:+.3f}{escape(gap_ci)}'
         "</text>"
     )
     parts.append("</svg>")

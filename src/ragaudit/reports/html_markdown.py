@@ -17,6 +17,7 @@ from html import escape
 
 from ragaudit.diagnose.funnel import STAGE_KEYS
 from ragaudit.diagnose.label_bias import QuestionBias
+from ragaudit.diagnose.noise import describe_clustering
 from ragaudit.reports._escape import md_inline, visible
 from ragaudit.reports.audit_tables import (
     DASHBOARD_DETAIL,
@@ -32,8 +33,9 @@ from ragaudit.reports.audit_tables import (
 )
 from ragaudit.reports.html_dashboard import MDE_DISCORDANCE
 from ragaudit.reports.html_data import Audit, QuestionView
-from ragaudit.reports.render import render_table_text
-from ragaudit.reports.report import Table
+from ragaudit.reports.noise import calibration_summary, noise_section
+from ragaudit.reports.render import render_markdown, render_table_text
+from ragaudit.reports.report import Report, Table
 
 __all__ = ["MARKDOWN_LIMIT", "md_escape", "render_audit_markdown", "render_audit_text"]
 
@@ -142,8 +144,12 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
             _md_table(funnel_table(run)),
             "",
             md_escape(
-                f"gap between hit rate@{f.k} and end-to-end correctness: {f.gap:+.3f}{gap_ci}; "
-                f"answered {run.answered}/{run.n_answerable} (any context), stage 3 keeps "
+                (
+                    f"gap between hit rate@{f.k} and end-to-end correctness: {f.gap:+.3f}{gap_ci}; "
+                    if f.gap is not None
+                    else f"P(correct) and the gap are undefined: {f.undefined_reason}; "
+                )
+                + f"answered {run.answered}/{run.n_answerable} (any context), stage 3 keeps "
                 f"{f.stages[2].kept} (answered with the evidence in the context)"
             ),
         ]
@@ -169,6 +175,10 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
                 "",
                 _md_table(_bias_table(differ)),
             ]
+    for run in audit.runs:
+        section = noise_section(run.name, run.clustered, run.calibration)
+        if section is not None:
+            head += ["", render_markdown(Report("", (section,))).rstrip("\n")]
     tail: list[str] = []
     for pair in audit.pairs:
         c = pair.comparison
@@ -243,6 +253,16 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
             if full_bias:
                 differ = [q for q in run.bias.questions if q.verdict]
                 out += render_table_text(_bias_table(differ), "    ")
+        if run.clustered is not None:
+            out += textwrap.wrap(
+                visible(describe_clustering(run.clustered)), 98, initial_indent="  ",
+                subsequent_indent="    ",
+            )  # fmt: skip
+        if run.calibration is not None:
+            out += textwrap.wrap(
+                visible(calibration_summary(run.calibration)), 98,
+                initial_indent="  calibrated ", subsequent_indent="    ",
+            )  # fmt: skip
     for pair in audit.pairs:
         out += ["", f"COMPARISON {visible(comparison_heading(pair))}"]
         columns = ["metric", "B - A", comparison_table(pair).columns[5], "p (Holm)", "verdict"]

@@ -32,6 +32,8 @@ from ragaudit.reports.html_data import (
     RunAudit,
 )
 from ragaudit.reports.label_bias import bias_report
+from ragaudit.reports.noise import noise_section
+from ragaudit.reports.render import render_section_html
 from ragaudit.reports.report import ScatterPlot, Table
 from ragaudit.reports.svg import scatter_svg
 
@@ -172,11 +174,15 @@ def _funnel(run: RunAudit) -> str:
             f"<h3>{_e(run.name)} (k={f.k}, n={f.n} answerable questions)</h3>",
             funnel_svg(f, f"{run.name}: share of questions still in, {pct}% intervals"),
             _report_table(funnel_table(run)),
-            f"<p>P(correct) = {identity} = {f.p_correct:.3f}; end-to-end correct "
-            f"{f.correct_end_to_end:.3f}; the gap between hit rate@{f.k} and correctness "
-            f"<strong>{f.gap:+.3f}</strong>"
-            + ("" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]")
-            + f". Bootstrap: {f.n_resamples} resamples, seed {f.seed}.</p>",
+            (
+                f"<p>P(correct) = {identity} = {fmt(f.p_correct)}; end-to-end correct "
+                f"{fmt(f.correct_end_to_end)}; the gap between hit rate@{f.k} and correctness "
+                f"<strong>{fmt(f.gap, '+.3f')}</strong>"
+                + ("" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]")
+                + f". Bootstrap: {f.n_resamples} resamples, seed {f.seed}.</p>"
+                if f.undefined_reason is None
+                else f"<p>P(correct) = <strong>undefined</strong>: {_e(f.undefined_reason)}.</p>"
+            ),
             f'<p class="note">{answered}</p>',
         ]
     )
@@ -320,6 +326,16 @@ def _comparison(audit: Audit, pair: PairView) -> str:
     )
 
 
+def _noise(audit: Audit) -> list[str]:
+    """Per run, with ``--cluster-by`` / ``--human``: clustered intervals and the calibrated rate."""
+    out = []
+    for run in audit.runs:
+        section = noise_section(run.name, run.clustered, run.calibration)
+        if section is not None:
+            out += render_section_html(section)
+    return out
+
+
 def _config(audit: Audit) -> str:
     table = config_table(audit)
     rows = [(f"<code>{_e(row[0])}</code>", *(_e(v) for v in row[1:])) for row in table.rows]
@@ -374,6 +390,7 @@ def render_audit_html(audit: Audit) -> str:
     if with_bias:
         parts.append("<h2 id=labels>Label bias: document vs chunk labels</h2>")
         parts += [_bias(r, r.bias) for r in with_bias if r.bias is not None]
+    parts += _noise(audit)
     if audit.pairs:
         parts.append("<h2 id=compare>Paired comparison</h2>")
         parts += [_comparison(audit, p) for p in audit.pairs]
