@@ -144,6 +144,10 @@ def build(
         if callable(close):
             close()
     save_chunk_labels(summary.labels, out_path)
+    client = getattr(labeller_obj, "client", None)
+    usage = client.usage_summary() if labeller == "llm" and client is not None else None
+    report = labels_build_report(summary, out_path, chunking.describe(), labeller, usage)
+    emit(report, output_format)
     if summary.no_answer_chunk:
         click.echo(
             "ragaudit: warning: no chunk got grade 2 (the answer may be split across chunks) "
@@ -157,10 +161,6 @@ def build(
             + "; ".join(f"{qid} ({reason})" for qid, reason in summary.failed.items()),
             err=True,
         )
-    client = getattr(labeller_obj, "client", None)
-    usage = client.usage_summary() if labeller == "llm" and client is not None else None
-    report = labels_build_report(summary, out_path, chunking.describe(), labeller, usage)
-    emit(report, output_format)
 
 
 @command.command("bias")
