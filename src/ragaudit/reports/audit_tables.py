@@ -259,14 +259,17 @@ def audit_report(audit: Audit, title: str = "ragaudit audit") -> Report:
 
     Examples
     --------
+    Two questions, the gold document retrieved for both, one answer correct:
+
     >>> from ragaudit.data.saved_run import SavedRun
     >>> from ragaudit.reports.html_data import build_audit
-    >>> row = {"id": "q1", "answerable": True, "gold_docs": ["G"],
-    ...        "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
-    ...        "metrics": {"answered": 1.0, "correct": 1.0},
-    ...        "judges": {"abstained": False, "correct": True, "evidence_in_context": True}}
-    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": [row]})
-    >>> report = audit_report(build_audit([run], n_resamples=50))
+    >>> rows = [{"id": q, "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#0", "doc_id": "D",
+    ...          "rank": 1}], "judges": {"evidence_in_context": True, "abstained": False,
+    ...          "correct": ok}} for q, ok in (("q1", True), ("q2", False))]
+    >>> report = audit_report(build_audit([SavedRun.from_dict({"name": "r", "config": {"k": 1},
+    ...                                    "rows": rows})], n_resamples=50))
+    >>> report.sections[1].blocks[0].rows[-1]   # stage 4: 1 of 2, Clopper-Pearson [.013, .987]
+    ('4 answer correct', '1', '0.500', '0.500', '[0.013, 0.987]')
     >>> [section.title.split(" (")[0] for section in report.sections]
     ['Dashboard', 'Funnel r', 'Configuration']
     """
