@@ -22,6 +22,7 @@ from ragaudit.reports.report import Report, Section, Table, Text
 
 __all__ = [
     "DASHBOARD_DETAIL",
+    "SHORT_COMPARISON",
     "audit_data",
     "audit_report",
     "bias_line",
@@ -37,6 +38,7 @@ __all__ = [
     "mde_text",
     "p_text",
     "pick_columns",
+    "short_comparison_table",
 ]
 
 
@@ -62,12 +64,12 @@ def p_text(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def dashboard_number(row: DashboardRow) -> str:
-    """``value [low, high] count/n=N``, or ``n/a`` when the run cannot measure it."""
+def dashboard_number(row: DashboardRow, width: int = 0) -> str:
+    """``value [low, high] size`` (size ``43/54`` or ``n=54``, padded to ``width`` so a
+    column's intervals align), or ``n/a`` when the run cannot measure it."""
     if row.value is None:
         return "n/a"
-    count = "" if row.count is None else f"{row.count}/"
-    return f"{row.value:.3f} [{fmt(row.ci_low)}, {fmt(row.ci_high)}] {count}n={row.n}"
+    return f"{row.value:.3f} [{fmt(row.ci_low)}, {fmt(row.ci_high)}] {row.size:<{width}}"
 
 
 def mde_text(rows: Sequence[DashboardRow]) -> str:
@@ -79,10 +81,11 @@ def mde_text(rows: Sequence[DashboardRow]) -> str:
 
 def dashboard_table(audit: Audit) -> Table:
     """One row per dashboard number: each run's value with interval and n, and the MDE."""
+    width = max(len(row.size) for r in audit.runs for row in r.dashboard)
     rows = tuple(
         (
             audit.dashboard_label(i),
-            *(dashboard_number(r.dashboard[i]) for r in audit.runs),
+            *(dashboard_number(r.dashboard[i], width) for r in audit.runs),
             mde_text([r.dashboard[i] for r in audit.runs]),
         )
         for i in range(len(audit.runs[0].dashboard))
@@ -110,7 +113,8 @@ def funnel_table(run: RunAudit) -> Table:
 
 
 def comparison_table(pair: PairView) -> Table:
-    """One row per compared metric: n, means, B - A, interval, p, Holm p and verdict."""
+    """One row per compared metric: n, means, B - A, interval and its method, p, Holm p, the
+    p method and the verdict (:data:`SHORT_COMPARISON` is the same without the methods)."""
     c = pair.comparison
     rows = tuple(
         (
@@ -120,15 +124,28 @@ def comparison_table(pair: PairView) -> Table:
             fmt(m.mean_b),
             f"{m.statistic:+.3f}",
             f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
+            m.ci_method,
             p_text(m.pvalue),
             p_text(holm),
+            m.p_method,
             m.verdict,
         )
         for m, holm in zip(c.metrics, pair.holm, strict=True)
     )
     pct = round(c.confidence * 100)
-    columns = ("metric", "n", "mean A", "mean B", "B - A", f"{pct}% CI", "p", "p (Holm)", "verdict")
-    return Table(columns, rows, "lrrrrrrrl")
+    columns = ("metric", "n", "mean A", "mean B", "B - A", f"{pct}% CI", "CI method", "p")
+    return Table((*columns, "p (Holm)", "p method", "verdict"), rows, "lrrrrrlrrll")
+
+
+#: The comparison columns of the Markdown comment (the HTML page adds the two methods).
+SHORT_COMPARISON = ("metric", "n", "mean A", "mean B", "B - A", "CI", "p", "p (Holm)", "verdict")
+
+
+def short_comparison_table(pair: PairView, columns: Sequence[str] = SHORT_COMPARISON) -> Table:
+    """:func:`comparison_table` with only ``columns`` (``CI`` stands for the interval column,
+    whatever its confidence)."""
+    table = comparison_table(pair)
+    return pick_columns(table, [table.columns[5] if c == "CI" else c for c in columns])
 
 
 def config_table(audit: Audit) -> Table:

@@ -23,13 +23,12 @@ from ragaudit.reports.audit_tables import (
     DASHBOARD_DETAIL,
     bias_line,
     comparison_heading,
-    comparison_table,
     config_table,
     dashboard_table,
     discordant_line,
     funnel_lines,
     funnel_table,
-    pick_columns,
+    short_comparison_table,
 )
 from ragaudit.reports.html_dashboard import MDE_DISCORDANCE
 from ragaudit.reports.html_data import Audit, QuestionView
@@ -186,7 +185,7 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
             "",
             f"## {md_escape(c.name_b)} vs {md_escape(c.name_a)} (paired, n={c.n_common})",
             "",
-            _md_table(comparison_table(pair)),
+            _md_table(short_comparison_table(pair)),
             "",
             f"Discordant questions on correctness: {len(pair.discordant)}",
         ]
@@ -265,8 +264,8 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
             )  # fmt: skip
     for pair in audit.pairs:
         out += ["", f"COMPARISON {visible(comparison_heading(pair))}"]
-        columns = ["metric", "B - A", comparison_table(pair).columns[5], "p (Holm)", "verdict"]
-        out += render_table_text(pick_columns(comparison_table(pair), columns))
+        columns = ("metric", "B - A", "CI", "p (Holm)", "verdict")
+        out += render_table_text(short_comparison_table(pair, columns))
         out.append(f"  {visible(discordant_line(pair))}")
     out += [f"  note: {visible(n)}" for n in audit.notes]
     for sentence in audit.summary:
