@@ -16,16 +16,18 @@ from typing import Any
 
 from ragaudit.diagnose.funnel import STAGE_KEYS
 from ragaudit.diagnose.label_bias import BiasResult
-from ragaudit.reports.html_dashboard import MDE_DISCORDANCE, DashboardRow
+from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import Audit, PairView, RunAudit
 from ragaudit.reports.report import Report, Section, Table, Text
+from ragaudit.reports.stats import method_labels
+from ragaudit.stats.compare import MetricComparison
 
 __all__ = [
     "DASHBOARD_DETAIL",
-    "SHORT_COMPARISON",
     "audit_data",
     "audit_report",
     "bias_line",
+    "comparison_columns",
     "comparison_heading",
     "comparison_table",
     "config_table",
@@ -38,7 +40,6 @@ __all__ = [
     "mde_text",
     "p_text",
     "pick_columns",
-    "short_comparison_table",
 ]
 
 
@@ -112,10 +113,15 @@ def funnel_table(run: RunAudit) -> Table:
     return Table(("stage", "kept", "of n", "conditional", f"{pct}% CI"), rows, "lrrrr")
 
 
-def comparison_table(pair: PairView) -> Table:
+def comparison_table(pair: PairView, *, short_methods: bool = True) -> Table:
     """One row per compared metric: n, means, B - A, interval and its method, p, Holm p, the
-    p method and the verdict (:data:`SHORT_COMPARISON` is the same without the methods)."""
+    p method and the verdict.  ``short_methods``: the methods' short names
+    (:func:`ragaudit.reports.stats.method_labels`), else their full names."""
     c = pair.comparison
+
+    def methods(m: MetricComparison) -> tuple[str, str]:
+        return method_labels(m) if short_methods else (m.ci_method, m.p_method)
+
     rows = tuple(
         (
             m.metric,
@@ -124,10 +130,10 @@ def comparison_table(pair: PairView) -> Table:
             fmt(m.mean_b),
             f"{m.statistic:+.3f}",
             f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
-            m.ci_method,
+            methods(m)[0],
             p_text(m.pvalue),
             p_text(holm),
-            m.p_method,
+            methods(m)[1],
             m.verdict,
         )
         for m, holm in zip(c.metrics, pair.holm, strict=True)
@@ -137,11 +143,7 @@ def comparison_table(pair: PairView) -> Table:
     return Table((*columns, "p (Holm)", "p method", "verdict"), rows, "lrrrrrlrrll")
 
 
-#: The comparison columns of the Markdown comment (the HTML page adds the two methods).
-SHORT_COMPARISON = ("metric", "n", "mean A", "mean B", "B - A", "CI", "p", "p (Holm)", "verdict")
-
-
-def short_comparison_table(pair: PairView, columns: Sequence[str] = SHORT_COMPARISON) -> Table:
+def comparison_columns(pair: PairView, columns: Sequence[str]) -> Table:
     """:func:`comparison_table` with only ``columns`` (``CI`` stands for the interval column,
     whatever its confidence)."""
     table = comparison_table(pair)
@@ -299,6 +301,7 @@ def audit_report(audit: Audit, title: str = "ragaudit audit") -> Report:
                     (
                         f"MDE: power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of "
                         "questions discordant",
+                        INTERVAL_METHODS,
                     )
                 ),
             ),

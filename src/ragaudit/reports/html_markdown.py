@@ -22,15 +22,16 @@ from ragaudit.reports._escape import md_inline, visible
 from ragaudit.reports.audit_tables import (
     DASHBOARD_DETAIL,
     bias_line,
+    comparison_columns,
     comparison_heading,
+    comparison_table,
     config_table,
     dashboard_table,
     discordant_line,
     funnel_lines,
     funnel_table,
-    short_comparison_table,
 )
-from ragaudit.reports.html_dashboard import MDE_DISCORDANCE
+from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE
 from ragaudit.reports.html_data import Audit, QuestionView
 from ragaudit.reports.noise import calibration_summary, noise_section
 from ragaudit.reports.render import render_markdown, render_table_text
@@ -127,7 +128,8 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
         "## Dashboard",
         "",
         f"95% intervals and n; MDE = smallest change a paired comparison at this n detects "
-        f"(power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} discordant).",
+        f"(power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} discordant); "
+        f"{INTERVAL_METHODS}.",
         "",
         _md_table(dashboard_table(audit)),
         "",
@@ -185,7 +187,7 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
             "",
             f"## {md_escape(c.name_b)} vs {md_escape(c.name_a)} (paired, n={c.n_common})",
             "",
-            _md_table(short_comparison_table(pair)),
+            _md_table(comparison_table(pair)),
             "",
             f"Discordant questions on correctness: {len(pair.discordant)}",
         ]
@@ -243,6 +245,7 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
     """
     out = [f"DASHBOARD {DASHBOARD_DETAIL}"]
     out += render_table_text(dashboard_table(audit))
+    out.append(f"  {INTERVAL_METHODS}")
     for run in audit.runs:
         f = run.funnel
         out += ["", f"FUNNEL {visible(run.name)} (k={f.k}, n={f.n} answerable)"]
@@ -264,8 +267,8 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
             )  # fmt: skip
     for pair in audit.pairs:
         out += ["", f"COMPARISON {visible(comparison_heading(pair))}"]
-        columns = ("metric", "B - A", "CI", "p (Holm)", "verdict")
-        out += render_table_text(short_comparison_table(pair, columns))
+        columns = ("metric", "B - A", "CI", "CI method", "p (Holm)", "p method", "verdict")
+        out += render_table_text(comparison_columns(pair, columns))
         out.append(f"  {visible(discordant_line(pair))}")
     out += [f"  note: {visible(n)}" for n in audit.notes]
     for sentence in audit.summary:

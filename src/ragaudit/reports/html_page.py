@@ -24,7 +24,7 @@ from ragaudit.reports.audit_tables import (
     mde_text,
 )
 from ragaudit.reports.html_charts import funnel_svg
-from ragaudit.reports.html_dashboard import MDE_DISCORDANCE, DashboardRow
+from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import (
     Audit,
     PairView,
@@ -156,7 +156,7 @@ def _dashboard(audit: Audit) -> str:
         '<p class="note">Six numbers, each gameable alone, so read them together. Each with its '
         "95% interval and n; MDE = the smallest change a paired comparison at this n detects "
         f"with power 0.8 (exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of questions "
-        "discordant).</p>",
+        f"discordant); {_e(INTERVAL_METHODS)}.</p>",
         f'<div class="scroll"><table class="dash"><thead><tr><th>number</th>{head}'
         "<th class=num>MDE</th><th>guards against / source</th></tr></thead><tbody>",
     ]
@@ -308,7 +308,7 @@ def _verdict_class(verdict: str) -> str:
 def _comparison(audit: Audit, pair: PairView) -> str:
     c = pair.comparison
     a, b = audit.runs[pair.a].name, audit.runs[pair.b].name
-    table = comparison_table(pair)
+    table = comparison_table(pair, short_methods=False)
     rows = [
         (
             *(_e(cell) for cell in row[:-1]),
