@@ -7,18 +7,24 @@ format chosen by the shared ``--format`` option.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 from typing import Any
 
 import click
 
+from ragaudit._io import append_text
 from ragaudit.reports.render import render
 from ragaudit.reports.report import Report
 
 __all__ = [
+    "STEP_SUMMARY",
     "TEXT_FORMATS",
+    "append_step_summary",
     "emit",
     "format_option",
+    "golden_map_option",
     "quiet_option",
     "render_json",
     "seed_option",
@@ -40,6 +46,27 @@ def format_option(*choices: str, default: str = "table") -> Any:
     )
 
 
+def golden_map_option() -> Any:
+    """``--map FIELD=COLUMN`` (repeatable): which column of the golden set holds a field."""
+
+    def convert(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:
+        from ragaudit.data.golden_fields import parse_column_map
+
+        return parse_column_map(value) or None
+
+    return click.option(
+        "--map",
+        "golden_columns",
+        multiple=True,
+        metavar="FIELD=COLUMN",
+        callback=convert,
+        help="Golden-set column holding FIELD (repeatable), e.g. --map answer=expected_output; "
+        "overrides the recognised names (question/user_input/input, answer/ground_truth/"
+        "reference/expected_output, sources/reference_context_ids/doc_ids, "
+        "reference_contexts/contexts).",
+    )
+
+
 def seed_option(default: int = 0) -> Any:
     """``--seed`` for every random procedure (the seed is always printed in the output)."""
     return click.option("--seed", type=int, default=default, show_default=True, help="Random seed.")
@@ -55,6 +82,24 @@ def emit(report: Report | Any, output_format: str) -> None:
     if not isinstance(report, Report):
         report = report.to_report()
     click.echo(render(report, output_format), nl=False)
+
+
+#: The file GitHub Actions renders as the job's summary page (Markdown).
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+def append_step_summary(report: Report | Any, title: str) -> None:
+    """Append ``report`` as Markdown titled ``title`` to ``$GITHUB_STEP_SUMMARY`` when set.
+
+    One append of the whole text (:func:`ragaudit._io.append_text`): earlier steps' summaries
+    are kept, and nothing is written when the variable is unset or empty.
+    """
+    target = os.environ.get(STEP_SUMMARY)
+    if not target:
+        return
+    if not isinstance(report, Report):
+        report = report.to_report()
+    append_text(target, render(dataclasses.replace(report, title=title), "markdown") + "\n")
 
 
 def render_json(obj: Any) -> str:
