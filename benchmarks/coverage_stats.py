@@ -147,6 +147,25 @@ def mean_bootstrap(x, n_resamples=2000, rng=None):
     return lows, highs
 
 
+def bounded_rows(rng, prefix, scenarios, bounds, before, size, bootstrap_size):
+    """Table rows of the Korn-Graubard MOVER interval and the bootstrap, per scenario."""
+    rows = []
+    for label, (values, probs, n) in scenarios.items():
+        x, modes, truth = mean_datasets(rng, values, probs, n, size)
+        for scenario, name, (low, high), count in (
+            (
+                f"{prefix}: {label}",
+                "Korn-Graubard MOVER (default)",
+                bounded_mean_bounds(x, modes, *bounds, 0.95),
+                size,
+            ),
+            ("", before, mean_bootstrap(x[:bootstrap_size], rng=rng), bootstrap_size),
+        ):
+            zero = f"{int(np.sum(high - low <= 0))} zero-width"
+            rows.append((scenario, name, coverage(low, high, truth), count, zero))
+    return rows
+
+
 def coverage(low, high, truth) -> float:
     return float(np.mean((low <= truth + 1e-12) & (truth - 1e-12 <= high)))
 
@@ -216,51 +235,16 @@ def main() -> None:
             "",
         )
     )
-    for label, (values, probs, n) in MEAN_SCENARIOS.items():
-        x, modes, truth = mean_datasets(rng, values, probs, n, size)
-        low, high = bounded_mean_bounds(x, modes, 0.0, 1.0, 0.95)
-        zero = int(np.sum(high - low <= 0))
-        rows.append(
-            (
-                f"dashboard mean: {label}",
-                "Korn-Graubard MOVER (default)",
-                coverage(low, high, truth),
-                size,
-                f"{zero} zero-width",
-            )
-        )
-        low, high = mean_bootstrap(x[: args.bootstrap_datasets], rng=rng)
-        rows.append(
-            (
-                "",
-                "percentile bootstrap (before)",
-                coverage(low, high, truth),
-                args.bootstrap_datasets,
-                f"{int(np.sum(high - low <= 0))} zero-width",
-            )
-        )
-    for label, (values, probs, n) in PAIRED_SCENARIOS.items():
-        d, modes, truth = mean_datasets(rng, values, probs, n, size)
-        low, high = bounded_mean_bounds(d, modes, -1.0, 1.0, 0.95)
-        rows.append(
-            (
-                f"compare, paired difference: {label}",
-                "Korn-Graubard MOVER (default)",
-                coverage(low, high, truth),
-                size,
-                f"{int(np.sum(high - low <= 0))} zero-width",
-            )
-        )
-        low, high = mean_bootstrap(d[: args.bootstrap_datasets], rng=rng)
-        rows.append(
-            (
-                "",
-                "paired percentile bootstrap (before)",
-                coverage(low, high, truth),
-                args.bootstrap_datasets,
-                f"{int(np.sum(high - low <= 0))} zero-width",
-            )
-        )
+    for prefix, scenarios, bounds, before in (
+        ("dashboard mean", MEAN_SCENARIOS, (0.0, 1.0), "percentile bootstrap (before)"),
+        (
+            "compare, paired difference",
+            PAIRED_SCENARIOS,
+            (-1.0, 1.0),
+            "paired percentile bootstrap (before)",
+        ),
+    ):
+        rows += bounded_rows(rng, prefix, scenarios, bounds, before, size, args.bootstrap_datasets)
     print(f"seed {args.seed}; nominal level 0.95; error = Monte Carlo standard error")
     print()
     print("| scenario | interval | coverage | ± error | datasets | note |")

@@ -78,6 +78,20 @@ def group_pvalues(
     return [value for value in out if value is not None]
 
 
+def _column_intervals(
+    part: np.ndarray, size: int, low: np.ndarray, high: np.ndarray
+) -> list[SubsampleInterval]:
+    """One :class:`SubsampleInterval` per column of ``part`` (the mean and its bounds)."""
+    return [
+        SubsampleInterval(
+            size,
+            float(np.ascontiguousarray(part[:, k]).mean()),
+            ConfidenceInterval(float(low[k]), float(high[k])),
+        )
+        for k in range(part.shape[1])
+    ]
+
+
 def group_intervals(
     diffs: np.ndarray,
     scored: Sequence[int],
@@ -122,14 +136,8 @@ def group_intervals(
             # one row per metric: each metric's interval is computed from its own column only
             centre = np.array([mode(part[:, k], 2.0) for k in range(len(bounded))])
             low, high = bounded_mean_bounds(part.T, centre, -1.0, 1.0, confidence)
-            for k, j in enumerate(bounded):
-                by_column[j].append(
-                    SubsampleInterval(
-                        size,
-                        float(np.ascontiguousarray(part[:, k]).mean()),
-                        ConfidenceInterval(float(low[k]), float(high[k])),
-                    )
-                )
+            for j, interval in zip(bounded, _column_intervals(part, size, low, high), strict=True):
+                by_column[j].append(interval)
         out.update({j: (tuple(v), MOVER) for j, v in by_column.items()})
     if booted:
         method: CIMethod = "bca" if ci_method == "bca" else "percentile"
@@ -143,13 +151,7 @@ def group_intervals(
                     warnings.simplefilter("ignore", RagauditWarning)  # BCa fallbacks, tiny sets
                 theta_b = _bootstrap_means(part, n_resamples, rng)
                 low, high = _snap_constant(part, *_interval(theta_b, part, confidence, method))
-            for k, j in enumerate(booted):
-                by_column[j].append(
-                    SubsampleInterval(
-                        size,
-                        float(np.ascontiguousarray(part[:, k]).mean()),
-                        ConfidenceInterval(float(low[k]), float(high[k])),
-                    )
-                )
+            for j, interval in zip(booted, _column_intervals(part, size, low, high), strict=True):
+                by_column[j].append(interval)
         out.update({j: (tuple(v), label) for j, v in by_column.items()})
     return out
