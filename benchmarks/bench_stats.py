@@ -14,6 +14,10 @@ for every metric.
   ``scipy.stats.binomtest``; Tango's score interval of the 4 binary differences vs the scipy
   paired bootstrap it replaces; Clopper-Pearson for 4 funnel rates vs
   ``scipy.stats.binomtest(...).proportion_ci(method="exact")``;
+* the Korn-Graubard MOVER interval of the 3 fractional differences (``compare``'s default for
+  scores in [0, 1]) vs the scipy paired bootstrap it replaces; ``compare_runs`` both with its
+  default intervals and with ``method="bootstrap"`` (the bootstrap for every metric, the
+  workload above);
 * planning: the exact 5 x 3 planning table (``planning_table``) against a Monte Carlo estimate
   of the same table with 600 trials per candidate effect, the chapter's method.
 
@@ -39,6 +43,7 @@ import numpy as np
 from scipy import stats
 
 from ragaudit.stats import PerQuestionMetrics, compare_runs, planning_table
+from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds
 from ragaudit.stats.permutation import exact_pvalue, monte_carlo_pvalues
 from ragaudit.stats.resampling import _bootstrap_means, _interval
@@ -117,6 +122,18 @@ def main() -> None:
             subsample_sizes=(),
         ),
     )
+    t_compare_boot, _ = best_of(
+        args.repeat,
+        lambda: compare_runs(
+            run_a,
+            run_b,
+            n_resamples=RESAMPLES,
+            n_permutations=PERMUTATIONS,
+            seed=args.seed,
+            subsample_sizes=(),
+            method="bootstrap",
+        ),
+    )
 
     def our_bootstrap() -> tuple[np.ndarray, np.ndarray]:
         theta = _bootstrap_means(diffs, RESAMPLES, np.random.default_rng(args.seed))
@@ -154,6 +171,24 @@ def main() -> None:
         args.repeat,
         lambda: stats.bootstrap(
             (a[3:], b[3:]),
+            mean_diff,
+            paired=True,
+            vectorized=True,
+            axis=-1,
+            n_resamples=RESAMPLES,
+            method="percentile",
+            rng=args.seed,
+        ),
+    )
+    fractional = diffs[:, :3].T
+    t_mover, _ = best_of(
+        args.repeat,
+        lambda: bounded_mean_bounds(fractional, np.median(fractional, axis=1), -1.0, 1.0, 0.95),
+    )
+    t_sp_boot_fractional, _ = best_of(
+        args.repeat,
+        lambda: stats.bootstrap(
+            (a[:3], b[:3]),
             mean_diff,
             paired=True,
             vectorized=True,
@@ -216,8 +251,18 @@ def main() -> None:
         ("Tango score interval, 4 binary x 1000 (vs paired bootstrap)", t_tango, t_sp_boot_binary),
         ("Clopper-Pearson, 4 rates (vs binomtest proportion_ci exact)", t_cp, t_sp_cp),
         (
-            "both, full `compare_runs` (ours) vs bootstrap + permutation (scipy)",
+            "Korn-Graubard MOVER interval, 3 fractional x 1000 (vs paired bootstrap)",
+            t_mover,
+            t_sp_boot_fractional,
+        ),
+        (
+            "both, full `compare_runs` (ours, default) vs bootstrap + permutation (scipy)",
             t_compare,
+            t_sp_boot + t_sp_perm,
+        ),
+        (
+            "both, full `compare_runs --ci bootstrap` (ours) vs bootstrap + permutation (scipy)",
+            t_compare_boot,
             t_sp_boot + t_sp_perm,
         ),
     ]
