@@ -13,7 +13,11 @@
 3. the harness runs every question with a retriever that returns the matched chunks and a
    generator that returns the recorded answer (abstention and ``[n]`` citations read from its
    text as for the LLM generator), so the offline judges, the retrieval metrics and the
-   summary are computed exactly as for a run ragaudit made itself.
+   summary are computed exactly as for a run ragaudit made itself;
+4. reference contexts (``reference_contexts``, DeepEval's ``context``, or the golden set's)
+   that match a chunk label it an answer chunk (grade 2): the rows get the chunk-level
+   metrics (``chunk_hit@k`` ...) and the ``answer_chunk_in_context`` verdict, which the funnel
+   uses for stage 2 when no keyword judge decided it.
 
 The saved run's ``k`` is ``--k`` or the largest number of contexts of a question; its
 ``retrieval_depth`` equals ``k`` (nothing deeper was retrieved).
@@ -36,6 +40,7 @@ from ragaudit.data.golden import (
     golden_from_records,
     sources_from_contexts,
 )
+from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import FormatError, InputError
 from ragaudit.judges.offline import is_abstention
@@ -247,6 +252,12 @@ def import_results(
         "golden_sha256": golden_set.sha256,
         "ragaudit_version": version(),
     }
+    answer_chunks = {
+        q.id: {m.chunk_id: 2 for m in map(index.match, q.reference_contexts) if m.chunk_id}
+        for q in golden_set
+        if q.answerable and q.reference_contexts
+    }
+    chunk_labels = Qrels(answer_chunks, unit="chunk") if answer_chunks else None
     replay = _Replay(rankings, answers)
     saved = evaluate_configuration(
         golden_set,
@@ -256,6 +267,7 @@ def import_results(
         config=config,
         name=name or Path(file).stem,
         out_dir=out_dir,
+        chunk_labels=chunk_labels,
         record_latency=False,
         depth=depth,
     )
