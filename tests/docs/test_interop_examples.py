@@ -5,7 +5,7 @@ benchmark's runs at k=1 and k=3 look like in RAGAS's layout (``user_input``,
 documents that hold at least one of its keywords (case-insensitive substrings), as a RAGAS test
 set carries the passages each question was written from.
 
-Regenerate them with ``RAGAUDIT_REGEN_EXAMPLES=1 uv run pytest tests/docs/test_interop_examples.py``.
+Regenerate them with ``RAGAUDIT_REGEN_EXAMPLES=1 uv run pytest`` on this file.
 """
 
 import json

@@ -270,3 +270,11 @@ def test_run_with_a_malformed_jsonl_golden_set_exits_2(tmp_path):
     assert result.output.startswith(
         f"ragaudit: error: {golden}:1: sources[0]: question 'q1': 'nope' names no document"
     )
+
+
+def test_golden_set_to_pandas_round_trips_through_the_dataframe_reader(tmp_path):
+    pytest.importorskip("pandas")
+    path = write(tmp_path, "g.jsonl", "".join(json.dumps(r) + "\n" for r in RECORDS))
+    frame = load_golden(path).to_pandas()
+    assert list(frame.index) == ["q1", "q2"]
+    assert fields(golden_from_dataframe(frame.reset_index())) == EXPECTED

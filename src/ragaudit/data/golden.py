@@ -100,6 +100,24 @@ class GoldenSet(Sequence[GoldenQuestion]):
         """``{id: question}``."""
         return {q.id: q for q in self.questions}
 
+    def to_pandas(self) -> Any:
+        """One row per question (index ``id``): question, answer, sources, answerable,
+        keywords, tags, reference contexts.  Needs the ``pandas`` extra."""
+        from ragaudit._frames import records_frame
+
+        return records_frame(
+            [
+                {
+                    "id": q.id, "question": q.question, "answer": q.answer,
+                    "sources": list(q.sources), "answerable": q.answerable,
+                    "keywords": list(q.keywords), "tags": list(q.tags),
+                    "reference_contexts": list(q.reference_contexts),
+                }
+                for q in self.questions
+            ],
+            index="id",
+        )  # fmt: skip
+
     def qrels(self) -> Qrels:
         """Document-level labels: every source of an answerable question gets grade 1.
 

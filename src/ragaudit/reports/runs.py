@@ -229,6 +229,9 @@ def run_summary_report(
             + f", tokens {llm.get('input_tokens', 0)} in / {llm.get('output_tokens', 0)} out, "
             f"cost {money(llm.get('cost_usd'))} (cached replies included)"
         )
+    expansion = saved.config.get("run_file_expansion")
+    if expansion:
+        tail.append(f"run file: {expansion}")
     if usage:
         tail.append(invocation_line(usage))
     if saved_to is not None:
