@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._options import TEXT_FORMATS, emit, format_option
-from ragaudit.pipeline.chunking import CHUNKERS
+from ragaudit.cli._options import TEXT_FORMATS, chunking_options, emit, format_option
 
 # The corpus loader and the report are imported inside the command (fast --help).
 
@@ -20,17 +19,7 @@ __all__ = ["command"]
     required=True,
     help="Directory of .md/.txt documents (doc id = file stem).",
 )
-@click.option(
-    "--chunk-size", type=int, default=800, show_default=True, help="Characters per chunk."
-)
-@click.option(
-    "--chunk-overlap",
-    type=int,
-    default=100,
-    show_default=True,
-    help="Characters shared by consecutive chunks.",
-)
-@click.option("--chunker", type=click.Choice(CHUNKERS), default="fixed", show_default=True)
+@chunking_options
 @click.option(
     "--words",
     type=click.IntRange(min=1),

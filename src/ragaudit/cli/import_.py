@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._options import emit, format_option, golden_map_option
-from ragaudit.pipeline.chunking import CHUNKERS
+from ragaudit.cli._options import chunking_options, emit, format_option, golden_map_option
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
@@ -48,10 +47,7 @@ _LAYOUTS = ("ragaudit", "ragas", "deepeval", "jsonl")
     default=None,
     help="Cut-off of the saved run [default: the most contexts a question has].",
 )
-@click.option("--chunk-size", type=int, default=800, show_default=True,
-              help="Characters per chunk of the corpus the contexts are matched to.")  # fmt: skip
-@click.option("--chunk-overlap", type=int, default=100, show_default=True)
-@click.option("--chunker", type=click.Choice(CHUNKERS), default="fixed", show_default=True)
+@chunking_options
 @click.option(
     "--min-overlap",
     type=click.FloatRange(0, 1, min_open=True),
