@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.data.saved_run_summary import count_judge_errors
 from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
 from ragaudit.diagnose.label_bias import BiasResult, compute_label_bias
 from ragaudit.exceptions import InputError
@@ -78,6 +79,7 @@ class RunAudit:
     answered: int
     n_answerable: int
     notes: tuple[str, ...] = ()
+    errors: str = ""  # generation and judge errors, counted (empty when there are none)
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,17 @@ def _run_audit(
     )
     answerable = [q for q in saved.questions if q.answerable]
     answered = sum(1 for q in answerable if q.metric("answered"))
+    failed = [q.id for q in saved.questions if q.generation_error]
+    judge_errors = count_judge_errors(saved.questions)
+    errors = ""
+    if failed or judge_errors:
+        errors = (
+            f"errors: {len(failed)} generation errors"
+            + (f" (no answer: {', '.join(failed)})" if failed else "")
+            + "; judge errors: "
+            + (", ".join(f"{j} {n}" for j, n in judge_errors.items()) or "none")
+            + "; such questions are left out of the numbers they have no verdict for"
+        )
     return RunAudit(
         name=str(saved.name),
         k=funnel.k,
@@ -237,6 +250,7 @@ def _run_audit(
         answered=answered,
         n_answerable=len(answerable),
         notes=tuple(notes),
+        errors=errors,
     )
 
 

@@ -178,6 +178,8 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
                 f"{f.stages[2].kept} (answered with the evidence in the context)"
             ),
         ]
+        if run.errors:
+            head += ["", md_escape(run.errors)]
         die = [(key, str(len(f.died[key])), ", ".join(f.died[key])) for key in STAGE_KEYS]
         die.append(
             (
@@ -320,6 +322,8 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
             f"  answered {run.answered}/{run.n_answerable} (any context); {f.stages[2].kept} with "
             "the evidence in the context (funnel stage 3)"
         )
+        if run.errors:
+            out.append(f"  {visible(run.errors)}")
         died = [f"{key} {', '.join(f.died[key])}" for key in STAGE_KEYS if f.died[key]]
         if f.unanswerable.answered_ids:
             died.append("unanswerable answered " + ", ".join(f.unanswerable.answered_ids))
