@@ -13,7 +13,7 @@ from types import ModuleType
 
 from ragaudit.exceptions import MissingExtraError
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "require"]
+__all__ = ["append_text", "atomic_write_bytes", "atomic_write_text", "require"]
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
@@ -99,6 +99,23 @@ def _mode_for(target: Path) -> int:
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Atomically write UTF-8 text (see :func:`atomic_write_bytes`)."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def append_text(path: str | os.PathLike[str], text: str) -> None:
+    """Append UTF-8 ``text`` to ``path`` in one ``write`` on an ``O_APPEND`` descriptor, fsync'ed.
+
+    Other writers appending to the same file (a CI step summary) never interleave with it,
+    and what was there before is kept.  The file is created if missing.
+    """
+    data = text.encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def require(module: str, *, extra: str, feature: str) -> ModuleType:

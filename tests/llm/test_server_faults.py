@@ -158,7 +158,9 @@ def test_a_rerun_retries_exactly_the_faults(
     # q3: its generation and its 5 judge calls; q1: its sufficiency judge
     assert len(server.requests) - sent == 1 + 5 + 1
     rows = by_id(load(tmp_path / "out" / "llm.json"))
-    assert rows["q3"]["generation_error"] is None and rows["q1"]["metrics"]["sufficiency"] is not None
+    assert (
+        rows["q3"]["generation_error"] is None and rows["q1"]["metrics"]["sufficiency"] is not None
+    )
 
 
 def test_the_malformed_catalogue_covers_the_reported_faults() -> None:

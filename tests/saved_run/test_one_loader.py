@@ -131,7 +131,11 @@ def test_optional_fields_take_their_documented_defaults():
     assert question.answerable is True and question.question == ""
     assert dict(question.metrics) == {} and dict(question.judges) == {}
     assert question.gold_docs == () and question.keywords == () and question.context_ids is None
-    assert question.answer is None and question.generation_error is None and question.latency_ms is None
+    assert (
+        question.answer is None
+        and question.generation_error is None
+        and question.latency_ms is None
+    )
     assert run.name == ""
 
 

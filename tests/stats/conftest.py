@@ -1,6 +1,10 @@
 """Independent oracles for the interval tests (scipy.optimize and scipy.stats, no ragaudit)."""
 
+import itertools
 import math
+from fractions import Fraction
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from scipy import optimize, stats
@@ -46,3 +50,72 @@ def tango_interval(both, a_only, b_only, neither, confidence=0.95):
 @pytest.fixture
 def tango_oracle():
     return tango_interval
+
+
+# Retrieval runs whose per-question values are known by construction (multi-run evaluate and
+# compare --qrels tests): one relevant document per question, at the rank written here.
+N = 30
+QIDS = [f"q{i:02d}" for i in range(N)]
+# Rank of the one relevant document per question (None: not retrieved in the top 5).
+RANKS = {
+    "base": [1] * 10 + [3] * 20,
+    "strong": [1] * 22 + [3] * 8,
+    "mixed": [2, 2] + [1] * 8 + [1, 2, 2, 1, 5, 1, None, 2, 1, 1] + [3] * 10,
+}
+
+
+def write_files(folder: Path, names=("base", "strong", "mixed")) -> tuple[str, list[str]]:
+    qrels = folder / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 rel 1\n" for q in QIDS))
+    paths = []
+    for name in names:
+        lines = []
+        for q, rank in zip(QIDS, RANKS[name], strict=True):
+            ranking = [f"x{j}" for j in range(5)]
+            if rank is not None:
+                ranking.insert(rank - 1, "rel")
+            ranking = ranking[:5]
+            lines += [f"{q} Q0 {d} {i + 1} {10 - i} {name}\n" for i, d in enumerate(ranking)]
+        path = folder / f"{name}.trec"
+        path.write_text("".join(lines))
+        paths.append(str(path))
+    return str(qrels), paths
+
+
+def hand_values(name: str) -> dict[str, list[float]]:
+    ranks = RANKS[name]
+    return {
+        "hit@1": [1.0 if r == 1 else 0.0 for r in ranks],
+        "mrr": [0.0 if r is None else 1.0 / r for r in ranks],
+    }
+
+
+def sign_flip_p(a: list[float], b: list[float]) -> float:
+    """Two-sided exact sign-flip p by enumerating every pattern of the non-zero differences."""
+    diffs = [Fraction(y).limit_denominator(100) - Fraction(x).limit_denominator(100)
+             for x, y in zip(a, b, strict=True)]  # fmt: skip
+    nonzero = [d for d in diffs if d != 0]
+    observed = abs(sum(nonzero))
+    hits = sum(
+        abs(sum(s * d for s, d in zip(signs, nonzero, strict=True))) >= observed
+        for signs in itertools.product((1, -1), repeat=len(nonzero))
+    )
+    return hits / 2 ** len(nonzero)
+
+
+def mcnemar_p(a: list[float], b: list[float]) -> float:
+    a_only = sum(x == 1 and y == 0 for x, y in zip(a, b, strict=True))
+    b_only = sum(x == 0 and y == 1 for x, y in zip(a, b, strict=True))
+    return stats.binomtest(b_only, a_only + b_only, 0.5).pvalue
+
+
+@pytest.fixture
+def ranked_runs():
+    """Writers and hand oracles of the RANKS runs (hit@1 = rank 1, MRR = 1/rank)."""
+    return SimpleNamespace(
+        write_files=write_files,
+        hand_values=hand_values,
+        mcnemar_p=mcnemar_p,
+        sign_flip_p=sign_flip_p,
+        ranks=RANKS,
+    )

@@ -7,16 +7,21 @@ format chosen by the shared ``--format`` option.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 from typing import Any
 
 import click
 
+from ragaudit._io import append_text
 from ragaudit.reports.render import render
 from ragaudit.reports.report import Report
 
 __all__ = [
+    "STEP_SUMMARY",
     "TEXT_FORMATS",
+    "append_step_summary",
     "emit",
     "format_option",
     "quiet_option",
@@ -55,6 +60,24 @@ def emit(report: Report | Any, output_format: str) -> None:
     if not isinstance(report, Report):
         report = report.to_report()
     click.echo(render(report, output_format), nl=False)
+
+
+#: The file GitHub Actions renders as the job's summary page (Markdown).
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+def append_step_summary(report: Report | Any, title: str) -> None:
+    """Append ``report`` as Markdown titled ``title`` to ``$GITHUB_STEP_SUMMARY`` when set.
+
+    One append of the whole text (:func:`ragaudit._io.append_text`): earlier steps' summaries
+    are kept, and nothing is written when the variable is unset or empty.
+    """
+    target = os.environ.get(STEP_SUMMARY)
+    if not target:
+        return
+    if not isinstance(report, Report):
+        report = report.to_report()
+    append_text(target, render(dataclasses.replace(report, title=title), "markdown") + "\n")
 
 
 def render_json(obj: Any) -> str:

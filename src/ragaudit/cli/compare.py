@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ragaudit.cli._options import emit, format_option, seed_option
+from ragaudit.cli._options import append_step_summary, emit, format_option, seed_option
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import resolve_saved_run_metrics
 from ragaudit.stats.options import CI_METHODS
@@ -14,7 +14,7 @@ from ragaudit.stats.verdicts import format_pvalue
 
 if TYPE_CHECKING:
     from ragaudit.diagnose.noise import ClusteredComparison, JudgeNoiseComparison
-    from ragaudit.stats.compare import Comparison
+    from ragaudit.stats.compare import Comparison, RunLike
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
@@ -24,6 +24,19 @@ __all__ = ["command", "noise_sections"]
 
 @click.command("compare")
 @click.argument("runs", nargs=-1, type=click.Path(dir_okay=False))
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False),
+    help="Run A: a baseline kept in the repository (see `ragaudit baseline update`); then "
+    "pass only the candidate run.",
+)
+@click.option(
+    "--qrels",
+    "qrels_path",
+    type=click.Path(dir_okay=False),
+    help="Relevance labels: the runs are retrieval runs (TREC, JSONL or JSON, as `evaluate` "
+    "reads them), scored per question with the -m metrics (default: evaluate's) first.",
+)
 @click.option(
     "--all",
     "all_dir",
@@ -111,6 +124,8 @@ __all__ = ["command", "noise_sections"]
 @format_option()
 def command(
     runs: tuple[str, ...],
+    baseline: str | None,
+    qrels_path: str | None,
     all_dir: str | None,
     metrics: tuple[str, ...],
     resamples: int,
@@ -128,8 +143,11 @@ def command(
 ) -> None:
     """Paired comparison of RUN_A and RUN_B (diff = B - A), question by question.
 
-    Each run is a saved run, a JSON {question_id: {metric: value}} file or JSONL lines
-    {"id": question_id, metric: value}.  For every metric: a confidence interval (Tango score
+    Each run is a saved run, the output of `evaluate --per-query --format json`, a JSON
+    {question_id: {metric: value}} file or JSONL lines {"id": question_id, metric: value};
+    with --qrels, a retrieval run (TREC, JSONL or JSON).  With --baseline FILE, FILE is A and
+    the one RUN is B.  When $GITHUB_STEP_SUMMARY is set, the comparison is also appended to
+    that file as Markdown.  For every metric: a confidence interval (Tango score
     for 0/1 metrics, paired bootstrap otherwise), a paired permutation p-value (exact whenever
     affordable) and a verdict, each row naming its methods; for 0/1 metrics also McNemar's
     exact test, the ids of the questions that differ and the power the comparison had.
@@ -140,6 +158,15 @@ def command(
     from ragaudit.stats.compare import compare_runs
     from ragaudit.stats.pairwise import compare_all
 
+    if baseline is not None:
+        if all_dir is not None or len(runs) != 1:
+            raise InputError(
+                f"compare --baseline: expected one candidate run, found {len(runs)}"
+                + (" and --all" if all_dir is not None else "")
+            )
+        runs = (baseline, *runs)
+    if qrels_path is not None and (all_dir or cluster_by or judge_repeats):
+        raise InputError("compare --qrels: --all, --cluster-by and --judge-repeats need saved runs")
     if (cluster_by or judge_repeats) and all_dir is not None:
         raise InputError("compare: --cluster-by and --judge-repeats need two runs, not --all")
     if gates and all_dir is not None:
@@ -161,12 +188,18 @@ def command(
             allow_partial=allow_partial,
         )
         emit(matrix_report(matrix), output_format)
+        append_step_summary(matrix_report(matrix), f"ragaudit compare --all {all_dir}")
         return
     if len(runs) != 2:
         raise InputError(f"compare: expected two runs RUN_A RUN_B, found {len(runs)}")
+    if qrels_path is not None:
+        pair = _score_runs(qrels_path, runs, metrics)
+        metrics = ()
+    else:
+        pair = (read_per_question_metrics(runs[0]), read_per_question_metrics(runs[1]))
     result = compare_runs(
-        read_per_question_metrics(runs[0]),
-        read_per_question_metrics(runs[1]),
+        pair[0],
+        pair[1],
         list(metrics) or None,
         n_resamples=resamples,
         n_permutations=permutations,
@@ -181,9 +214,32 @@ def command(
         runs[0], runs[1], result, cluster_by=cluster_by, judge_repeats=judge_repeats,
         metrics=metrics, questions=questions, allow_partial=allow_partial,
     )  # fmt: skip
-    emit(with_noise_sections(comparison_report(result), extra, result.confidence), output_format)
+    report = with_noise_sections(comparison_report(result), extra, result.confidence)
+    emit(report, output_format)
+    append_step_summary(report, f"ragaudit compare: {result.name_b} vs {result.name_a}")
     if gates:
         _apply_gates(result, gates)
+
+
+def _score_runs(
+    qrels_path: str, runs: tuple[str, ...], metrics: tuple[str, ...]
+) -> tuple[RunLike, RunLike]:
+    """Two retrieval runs scored per question against the labels, as ``evaluate`` scores them."""
+    from pathlib import Path
+
+    from ragaudit.cli.evaluate import DEFAULT_METRICS, score_run
+    from ragaudit.data.formats import read_qrels
+    from ragaudit.data.per_question import PerQuestionMetrics
+
+    qrels = read_qrels(qrels_path)
+    names = list(metrics) or list(DEFAULT_METRICS)
+    scored = []
+    for path in runs:
+        ev = score_run(qrels, path, names)
+        scored.append(
+            PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
+        )
+    return scored[0], scored[1]
 
 
 def noise_sections(

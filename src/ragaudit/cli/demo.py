@@ -168,8 +168,8 @@ def section_labels(ctx: DemoContext, echo: Echo) -> None:
 
 
 def section_audit(ctx: DemoContext, echo: Echo) -> None:
-    """The short audit (dashboard, funnel, where questions die, bias line, comparison) and the
-    one-page report written next to the runs."""
+    """The short audit (dashboard, funnel, where questions die, bias line, clustering by source,
+    comparison) and the one-page report written next to the runs."""
     from ragaudit._io import atomic_write_text
     from ragaudit.reports.html_data import build_audit
     from ragaudit.reports.html_markdown import render_audit_text
@@ -181,6 +181,7 @@ def section_audit(ctx: DemoContext, echo: Echo) -> None:
         labels=ctx.extra.get("chunk_labels"),
         chunk_texts=texts,
         seed=ctx.seed,
+        cluster_by="source",  # the benchmark's questions share source documents
     )
     ctx.extra["audit"] = audit
     echo(render_audit_text(audit, full_bias=bool(ctx.extra.get("full"))).rstrip("\n"))

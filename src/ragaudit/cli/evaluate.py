@@ -1,18 +1,29 @@
-"""``ragaudit evaluate``: score a run file against a labels file."""
+"""``ragaudit evaluate``: score one run file, or several side by side, against a labels file.
+
+With several ``--run``, each run is scored exactly as it would be alone, and each is compared
+with the first (or every pair, ``--pairs all``) by ragaudit's paired tests with Holm's
+correction (:func:`ragaudit.stats.pairwise.compare_all`).
+"""
 
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ragaudit.cli._options import emit, format_option
+from ragaudit.cli._options import emit, format_option, seed_option
+from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import list_metrics
+
+if TYPE_CHECKING:
+    from ragaudit.data import Qrels
+    from ragaudit.metrics import Evaluation
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
 
-__all__ = ["command"]
+__all__ = ["DEFAULT_METRICS", "command", "score_run"]
 
 DEFAULT_METRICS = ("ndcg@10", "recall@5", "precision@5", "mrr", "map")
 
@@ -24,7 +35,14 @@ def _metric_help() -> str:
 
 @click.command("evaluate")
 @click.option("--qrels", "qrels_path", required=True, help="Labels: TREC qrels or JSONL/JSON.")
-@click.option("--run", "run_path", required=True, help="Run: TREC run or JSONL/JSON.")
+@click.option(
+    "--run",
+    "run_paths",
+    required=True,
+    multiple=True,
+    help="Run: TREC run or JSONL/JSON. Repeat it for one table of several runs, each compared "
+    "with the first (paired tests, Holm-corrected).",
+)
 @click.option("-m", "--metric", "metrics", multiple=True, help=_metric_help())
 @click.option("--per-query", is_flag=True, help="Also print every question's values.")
 @click.option(
@@ -80,10 +98,25 @@ def _metric_help() -> str:
     is_flag=True,
     help="Read a TREC run in batches of whole questions (runs larger than memory; macro only).",
 )
+@click.option(
+    "--pairs",
+    type=click.Choice(["first", "all"]),
+    default="first",
+    show_default=True,
+    help="Several runs: compare each with the first, or every pair.",
+)
+@click.option(
+    "--alpha",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="Several runs: significance level of the markers (Holm-adjusted p < alpha).",
+)
+@seed_option()
 @format_option()
 def command(
     qrels_path: str,
-    run_path: str,
+    run_paths: tuple[str, ...],
     metrics: tuple[str, ...],
     per_query: bool,
     average: str,
@@ -94,47 +127,118 @@ def command(
     order: str,
     duplicates: str,
     stream: bool,
+    pairs: str,
+    alpha: float,
+    seed: int,
     output_format: str,
 ) -> None:
-    """Score a run against relevance labels (trec_eval-exact for trec_eval's metrics)."""
-    from ragaudit.data.formats import read_chunk_map, read_qrels, read_run
-    from ragaudit.metrics.evaluate import evaluate
-    from ragaudit.metrics.stream import evaluate_stream
+    """Score a run against relevance labels (trec_eval-exact for trec_eval's metrics).
+
+    Several --run give one table, a row per run and a column per metric; each run's numbers
+    are those of `evaluate` with that run alone, and markers show the differences that are
+    significant after Holm's correction (the legend names the test, alpha and the seed).
+    """
+    from ragaudit.data.formats import read_qrels
     from ragaudit.reports.metrics import evaluate_report
 
     names = list(metrics) or list(DEFAULT_METRICS)
+    if len(run_paths) > 1 and average != "macro":
+        raise InputError(
+            "evaluate: several runs are compared on per-question values, whose mean is the "
+            "macro average; use --average macro (or one --run for a micro average)"
+        )
+    if not 0.0 < alpha < 1.0:
+        raise InputError(f"alpha: expected a number between 0 and 1, found {alpha}")
+    options: dict[str, Any] = {
+        "relevance_threshold": relevance_threshold,
+        "missing": missing,
+        "order": order,
+        "duplicates": duplicates,
+        "average": average,
+        "chunk_map_path": chunk_map_path,
+        "stream": stream,
+    }
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         qrels = read_qrels(qrels_path, unit=unit)
-        if stream:
-            if chunk_map_path or average != "macro":
-                raise click.UsageError("--stream scores a TREC run as is: macro averages only")
-            ev = evaluate_stream(
-                qrels,
-                run_path,
-                names,
-                relevance_threshold=relevance_threshold,
-                missing=missing,
-                order=order,
-                duplicates=duplicates,
-            )
-        else:
-            run_unit = "chunk" if chunk_map_path else unit
-            run = read_run(run_path, unit=run_unit, order=order, duplicates=duplicates)
-            if chunk_map_path:
-                if unit != "doc":
-                    raise click.UsageError(
-                        "--chunk-map lifts a chunk run to documents: use --unit doc"
-                    )
-                run = run.to_docs(read_chunk_map(chunk_map_path))
-            ev = evaluate(
-                qrels,
-                run,
-                names,
-                relevance_threshold=relevance_threshold,
-                missing=missing,
-                average=average,
-            )
-    for warning in caught:
-        click.echo(f"ragaudit: warning: {warning.message}", err=True)
-    emit(evaluate_report(ev, per_query), output_format)
+        evaluations = [score_run(qrels, path, names, unit=unit, **options) for path in run_paths]
+        if len(run_paths) > 1:
+            report = _several_runs(evaluations, run_paths, pairs, alpha, seed, per_query)
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"ragaudit: warning: {message}", err=True)
+    if len(run_paths) == 1:
+        report = evaluate_report(evaluations[0], per_query)
+    emit(report, output_format)
+
+
+def score_run(
+    qrels: Qrels,
+    run_path: str,
+    names: list[str],
+    *,
+    unit: str = "doc",
+    relevance_threshold: int = 1,
+    missing: str = "zero",
+    order: str = "score",
+    duplicates: str = "error",
+    average: str = "macro",
+    chunk_map_path: str | None = None,
+    stream: bool = False,
+) -> Evaluation:
+    """Score one run file as ``evaluate`` does (shared with ``compare --qrels``)."""
+    from ragaudit.data.formats import read_chunk_map, read_run
+    from ragaudit.metrics.evaluate import evaluate
+    from ragaudit.metrics.stream import evaluate_stream
+
+    if stream:
+        if chunk_map_path or average != "macro":
+            raise click.UsageError("--stream scores a TREC run as is: macro averages only")
+        return evaluate_stream(
+            qrels,
+            run_path,
+            names,
+            relevance_threshold=relevance_threshold,
+            missing=missing,
+            order=order,
+            duplicates=duplicates,
+        )
+    run_unit = "chunk" if chunk_map_path else unit
+    run = read_run(run_path, unit=run_unit, order=order, duplicates=duplicates)
+    if chunk_map_path:
+        if unit != "doc":
+            raise click.UsageError("--chunk-map lifts a chunk run to documents: use --unit doc")
+        run = run.to_docs(read_chunk_map(chunk_map_path))
+    return evaluate(
+        qrels,
+        run,
+        names,
+        relevance_threshold=relevance_threshold,
+        missing=missing,
+        average=average,
+    )
+
+
+def _several_runs(
+    evaluations: list[Evaluation],
+    paths: tuple[str, ...],
+    pairs: str,
+    alpha: float,
+    seed: int,
+    per_query: bool,
+) -> Any:
+    """The multi-run report: every metric's runs compared in pairs, Holm-adjusted."""
+    from pathlib import Path
+
+    from ragaudit.data.per_question import PerQuestionMetrics
+    from ragaudit.reports.multirun import multirun_report
+    from ragaudit.stats.pairwise import compare_all
+
+    runs = [
+        PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
+        for path, ev in zip(paths, evaluations, strict=True)
+    ]
+    matrices = [
+        compare_all(runs, metric, pairs=pairs, confidence=1.0 - alpha, seed=seed)
+        for metric in evaluations[0].means
+    ]
+    return multirun_report(evaluations, matrices, list(paths), per_query)

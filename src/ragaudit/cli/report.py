@@ -31,6 +31,16 @@ __all__ = ["command"]
     "--corpus", "corpus_dir", type=click.Path(file_okay=False), default=None,
     help="The runs' corpus: shows the retrieved chunk texts in the drill-down.",
 )  # fmt: skip
+@click.option(
+    "--cluster-by", "cluster_by", default=None, metavar="source|tag|FIELD",
+    help="Clustered intervals per run (CR1 / Korn-Graubard, cluster bootstrap), and a line "
+    "saying when clustering widens an interval by more than 10%.",
+)  # fmt: skip
+@click.option(
+    "--human", "human_paths", multiple=True, type=click.Path(dir_okay=False),
+    help="Human verdicts on correctness (as for `ragaudit calibrate`), repeated once per run "
+    "in order: shows the calibrated (PPI++) correctness next to the judge-only one.",
+)  # fmt: skip
 @seed_option()
 @click.option(
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
@@ -42,6 +52,8 @@ def command(
     output_format: str,
     labels_path: str | None,
     corpus_dir: str | None,
+    cluster_by: str | None,
+    human_paths: tuple[str, ...],
     seed: int,
     resamples: int,
 ) -> None:
@@ -50,9 +62,12 @@ def command(
     The dashboard shows six numbers with 95% intervals, n and the minimum detectable effect;
     every failing question opens to its retrieved chunks, answer and judge verdicts.  With two
     or more runs each later run is compared with the first (paired tests, Holm-adjusted).
-    The page has no scripts and no external resources; the same inputs give the same bytes.
+    With --cluster-by each run gets clustered intervals; with --human, its correctness
+    calibrated against people (PPI++).  The page has no scripts and no external resources;
+    the same inputs give the same bytes.
     """
     from ragaudit.cli._corpus import chunk_texts
+    from ragaudit.data.human_verdicts import read_human_verdicts
     from ragaudit.data.records import load_saved_run
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.reports.html_data import build_audit
@@ -60,7 +75,11 @@ def command(
     saved = [load_saved_run(path) for path in runs]
     labels = None if labels_path is None else load_chunk_labels(labels_path)
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved[0].config)
-    audit = build_audit(saved, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples)
+    human = [read_human_verdicts(path) for path in human_paths]
+    audit = build_audit(
+        saved, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples,
+        cluster_by=cluster_by, human=human,
+    )  # fmt: skip
     if output_format == "markdown":
         from ragaudit.reports.html_markdown import render_audit_markdown
 

@@ -8,8 +8,11 @@ runs, JSON ``{question_id: {metric: value}}`` or JSONL, are read by
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import FormatError, InputError
@@ -81,6 +84,29 @@ class PerQuestionMetrics:
             path=run.path,
             answerable={q.id: q.answerable for q in run.questions},
         )
+
+    @classmethod
+    def from_columns(
+        cls,
+        name: str,
+        ids: Sequence[str],
+        columns: Mapping[str, Sequence[float] | Any],
+        path: str | None = None,
+    ) -> PerQuestionMetrics:
+        """Per-question values from metric columns aligned with ``ids`` (NaN read as null).
+
+        This is how an :class:`~ragaudit.metrics.Evaluation` (``query_ids``, ``per_query``)
+        of a retrieval run becomes comparable.
+
+        >>> PerQuestionMetrics.from_columns("r", ["q1", "q2"], {"mrr": [0.5, float("nan")]}).values
+        {'q1': {'mrr': 0.5}, 'q2': {'mrr': None}}
+        """
+        lists = {metric: [float(v) for v in values] for metric, values in columns.items()}
+        values = {
+            qid: {m: (None if math.isnan(col[i]) else col[i]) for m, col in lists.items()}
+            for i, qid in enumerate(ids)
+        }
+        return cls(name=name, values=values, path=path)
 
     @property
     def metrics(self) -> list[str]:

@@ -1,7 +1,7 @@
 """Per-question metric values read from files, so ``ragaudit compare`` works on any pipeline's
 output.
 
-Three file shapes are understood:
+Four file shapes are understood:
 
 * a saved run (``docs/saved-run-format.md``), read and validated by the one saved-run loader
   (:func:`ragaudit.data.records.parse_saved_run`): a file ``ragaudit import`` rejects is
@@ -9,7 +9,9 @@ Three file shapes are understood:
 * JSON ``{question_id: {metric: value}}``;
 * JSONL, one ``{"id": question_id, metric: value, ...}`` per line (a line may instead carry
   a ``metrics`` dict, as saved-run rows do), read by the shared JSON Lines reader
-  (:func:`ragaudit.data.formats._source.json_lines`).
+  (:func:`ragaudit.data.formats._source.json_lines`);
+* the output of ``ragaudit evaluate --per-query --format json`` (its ``per_query`` mapping;
+  without ``--per-query`` the file holds only means, which is an error that says so).
 
 Values are numbers, booleans (read as 1.0 / 0.0) or ``null`` (*not applicable*, excluded
 pairwise); declared metrics must lie in their range
@@ -112,7 +114,43 @@ def _is_saved_run(doc: Any) -> bool:
     return isinstance(doc, dict) and ("format" in doc or isinstance(doc.get("rows"), list))
 
 
+def _is_evaluate_output(doc: Any) -> bool:
+    """``evaluate --format json`` output: means under ``metrics`` plus ``n_queries``."""
+    return isinstance(doc, dict) and "n_queries" in doc and isinstance(doc.get("metrics"), dict)
+
+
+def _from_evaluate_output(doc: dict[str, Any], path: str | None) -> Any:
+    per_query = doc.get("per_query")
+    if per_query is None:
+        raise FormatError(
+            "expected per-question values, found only the means of `ragaudit evaluate`; "
+            "rerun it with --per-query --format json",
+            path=path,
+            field="per_query",
+        )
+    if not isinstance(per_query, dict):
+        raise FormatError(
+            f"expected a mapping {{question_id: {{metric: value}}}}, found "
+            f"{type(per_query).__name__}",
+            path=path,
+            field="per_query",
+        )
+    return per_query
+
+
+def _looks_like_trec_run(path: Path) -> bool:
+    """The first line has the six fields of a TREC run line (``qid Q0 doc rank score tag``)."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            fields = handle.readline().split()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return len(fields) == 6
+
+
 def _from_flat_json(doc: Any, path: str | None) -> dict[str, dict[str, float | None]]:
+    if _is_evaluate_output(doc):
+        doc = _from_evaluate_output(doc, path)
     if not isinstance(doc, dict):
         raise FormatError(
             "expected a saved run, a {question_id: {metric: value}} object or JSONL lines, "
@@ -133,7 +171,9 @@ def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetr
     source : path-like
         The file.  ``.jsonl`` files are read line by line; anything else is parsed as one JSON
         document: a saved run when it has a ``format`` key or a ``rows`` list (validated by
-        the saved-run loader), otherwise ``{question_id: {metric: value}}``.
+        the saved-run loader), the ``per_query`` values of ``evaluate --per-query --format
+        json`` output (``n_queries`` and ``metrics`` keys), otherwise
+        ``{question_id: {metric: value}}``.
 
     Returns
     -------
@@ -159,7 +199,17 @@ def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetr
     if path.suffix.lower() == ".jsonl":
         values = _from_jsonl(where)
     else:
-        doc = read_json_file(path)
+        try:
+            doc = read_json_file(path)
+        except FormatError as exc:
+            if exc.line == 1 and _looks_like_trec_run(path):
+                raise FormatError(
+                    "expected per-question metric values, found a TREC run; score it "
+                    "against labels first (compare --qrels LABELS)",
+                    path=where,
+                    line=1,
+                ) from None
+            raise
         if _is_saved_run(doc):
             return PerQuestionMetrics.from_saved_run(parse_saved_run(doc, where))
         values = _from_flat_json(doc, where)

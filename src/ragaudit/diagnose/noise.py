@@ -30,6 +30,7 @@ from ragaudit.stats.clustered import (
     cluster_bootstrap,
     clustered_mean,
     clustered_paired_difference,
+    clustered_rate,
 )
 from ragaudit.stats.judge_noise import JudgeNoiseResult, judge_noise
 
@@ -42,6 +43,7 @@ __all__ = [
     "clustered_metric",
     "clustering_headline",
     "clustering_summary",
+    "describe_clustering",
     "judge_noise_comparison",
     "question_clusters",
     "repeat_scores",
@@ -82,7 +84,9 @@ class ClusteredMetric:
             "naive_se": r.naive_standard_error,
             "naive_ci": [r.naive_confidence_interval.low, r.naive_confidence_interval.high],
             "cr1_se": r.standard_error,
-            "cr1_ci": [r.confidence_interval.low, r.confidence_interval.high],
+            "clustered_ci": [r.confidence_interval.low, r.confidence_interval.high],
+            "interval_method": r.method,
+            "effective_n": r.effective_n,
             "bootstrap_ci": [b.confidence_interval.low, b.confidence_interval.high],
             "design_effect": r.design_effect,
             "widening": r.widening,
@@ -115,7 +119,12 @@ class ClusteredComparison:
         """JSON-ready numbers."""
         return {
             "cluster_by": self.by,
-            "method": "CR1 (t, G-1 df) and cluster bootstrap (percentile)",
+            "method": (
+                "CR1 (t, G-1 df) and cluster bootstrap (percentile)"
+                if self.paired
+                else "CR1 variance (Korn-Graubard beta interval for values in [0, 1], else t "
+                "on G-1 df) and cluster bootstrap (percentile)"
+            ),
             "n_resamples": self.n_resamples,
             "seed": self.seed,
             "metrics": [row.to_dict() for row in self.rows],
@@ -184,7 +193,9 @@ def _analyse(
             n_resamples=n_resamples, rng=seed,
         )  # fmt: skip
     else:
-        result = clustered_mean(kept[0], labels[keep], confidence=confidence)
+        bounded = kept[0].min() >= 0 and kept[0].max() <= 1  # a rate or a score in [0, 1]
+        interval = clustered_rate if bounded else clustered_mean
+        result = interval(kept[0], labels[keep], confidence=confidence)
         boot = cluster_bootstrap(
             kept[0], clusters=labels[keep], confidence=confidence, n_resamples=n_resamples,
             rng=seed,
@@ -317,6 +328,12 @@ def clustering_summary(row: ClusteredMetric, by: str) -> str:
     """
     r = row.result
     level = f"{100 * r.confidence:g}%"
+    if r.naive_standard_error == 0 and r.effective_n is not None:
+        return (
+            f"{row.metric}: every question scored {r.statistic:g}, so the correlation within a "
+            f"{by} cannot be measured; the clustered {level} interval assumes the worst case, "
+            f"one independent draw per {by} ({r.n_clusters} instead of {r.n})."
+        )
     head = (
         f"{row.metric}: clustering by {by} ({r.n_clusters} clusters, design effect "
         f"{r.design_effect:.2f})"
@@ -340,34 +357,43 @@ def clustering_headline(run: SavedRun, by: str = "source", *, seed: int = 0) -> 
     >>> rows = [{"id": f"q{i}", "gold_docs": [f"d{i // 3}"], "answerable": True,
     ...          "retrieved": [], "metrics": {"correct": i // 3 % 2}} for i in range(12)]
 
-    Whole sources right or wrong: deff = (4/3 * 4 * 1.5**2 / 144) / (3 / 11 / 12) = 3.67, and
-    the half-width grows from t(11) * 0.151 to t(3) * 0.289, i.e. by 177%:
+    Whole sources right or wrong: deff = (4/3 * 4 * 1.5**2 / 144) / (3 / 11 / 12) = 3.67, so
+    the 12 questions count as n* = 12 / 3.67 * (t(11) / t(3))**2 = 1.57; the beta interval on
+    1.57, [0.005, 0.995], is 71% wider than Clopper-Pearson's on 12, [0.211, 0.789]:
 
     >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
     >>> print(clustering_headline(run))  # doctest: +NORMALIZE_WHITESPACE
-    clustering by source (4 clusters): the 95% interval of correct is 177% wider (design
+    clustering by source (4 clusters): the 95% interval of correct is 71% wider (design
     effect 3.67) - more than 10%: questions that share a source are not independent
     """
-    result = clustered_means(run, by, n_resamples=2000, seed=seed)
+    return describe_clustering(clustered_means(run, by, n_resamples=2000, seed=seed))
+
+
+def describe_clustering(result: ClusteredComparison) -> str:
+    """The one line of :func:`clustering_headline` for an already computed analysis of one run.
+
+    Metrics whose every value is equal are left out of the list (their design effect cannot be
+    measured); the verdict says "more than 10%" when any listed interval widened by that much.
+    """
+    by = result.by
     if not result.rows:
         return f"clustering by {by}: fewer than 2 clusters with scored questions, nothing to adjust"
+    varied = [row for row in result.rows if row.result.naive_standard_error > 0]
     parts = [
-        f"{row.metric} is {100 * row.result.widening:.0f}% "
+        f"{row.metric} is {100 * abs(row.result.widening):.0f}% "
         f"{'wider' if row.result.widening >= 0 else 'narrower'} (design effect "
         f"{row.result.design_effect:.2f})"
-        for row in result.rows
-        if row.result.naive_standard_error > 0
+        for row in varied
     ]
     n_clusters = max(row.result.n_clusters for row in result.rows)
-    level = f"{100 * result.rows[0].result.confidence:g}%"
-    widened = any(row.result.widened for row in result.rows)
-    verdict = (
-        f"more than 10%: questions that share a {by} are not independent"
-        if widened
-        else "within 10%: the naive intervals stand"
-    )
     if not parts:
         return f"clustering by {by} ({n_clusters} clusters): every metric is constant"
+    level = f"{100 * result.rows[0].result.confidence:g}%"
+    verdict = (
+        f"more than 10%: questions that share a {by} are not independent"
+        if any(row.result.widened for row in varied)
+        else "within 10%: the naive intervals stand"
+    )
     return (
         f"clustering by {by} ({n_clusters} clusters): the {level} interval of "
         f"{', '.join(parts)} - {verdict}"

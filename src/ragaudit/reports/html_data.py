@@ -15,8 +15,10 @@ from typing import Any
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.data.saved_run_summary import count_judge_errors
+from ragaudit.diagnose.calibration import Calibration, calibrate
 from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
 from ragaudit.diagnose.label_bias import BiasResult, compute_label_bias
+from ragaudit.diagnose.noise import ClusteredComparison, clustered_means
 from ragaudit.exceptions import InputError
 from ragaudit.reports.html_dashboard import DashboardRow, dashboard_rows
 from ragaudit.stats.compare import Comparison, compare_runs
@@ -80,6 +82,8 @@ class RunAudit:
     n_answerable: int
     notes: tuple[str, ...] = ()
     errors: str = ""  # generation and judge errors, counted (empty when there are none)
+    clustered: ClusteredComparison | None = None
+    calibration: Calibration | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +211,8 @@ def _run_audit(
     chunk_texts: Mapping[str, str] | None,
     seed: int,
     resamples: int,
+    cluster_by: str | None = None,
+    human: Mapping[str, float] | None = None,
 ) -> RunAudit:
     notes: list[str] = []
     bias = None
@@ -251,6 +257,10 @@ def _run_audit(
         n_answerable=len(answerable),
         notes=tuple(notes),
         errors=errors,
+        clustered=None
+        if cluster_by is None
+        else clustered_means(saved, cluster_by, seed=seed, n_resamples=resamples),
+        calibration=None if human is None else calibrate(saved, human),
     )
 
 
@@ -285,6 +295,8 @@ def build_audit(
     seed: int = 0,
     n_resamples: int = 2000,
     compare_resamples: int = 10_000,
+    cluster_by: str | None = None,
+    human: Sequence[Mapping[str, float] | None] = (),
 ) -> Audit:
     """Compute the audit page of one or more saved runs.
 
@@ -303,6 +315,14 @@ def build_audit(
         Bootstrap resamples of the funnel and the dashboard intervals (as ``funnel``).
     compare_resamples : int, default 10000
         Resamples and permutations of the paired comparison (as ``compare``).
+    cluster_by : str, optional
+        ``source``, ``tag`` or a row field: each run's answerable questions get clustered
+        intervals (CR1 / Korn-Graubard and the cluster bootstrap, ``n_resamples``, ``seed``)
+        and the one-line verdict of :func:`~ragaudit.diagnose.noise.describe_clustering`.
+    human : sequence of mappings, optional
+        Human verdicts ``{question id: 0 or 1}`` on ``correct``, one per run in order (None,
+        or a shorter sequence, leaves a run uncalibrated): the run's correctness calibrated
+        against them (PPI++, :func:`~ragaudit.diagnose.calibration.calibrate`).
 
     Returns
     -------
@@ -330,7 +350,16 @@ def build_audit(
 
     if not runs:
         raise InputError("report: expected at least one saved run, found none")
-    audits = tuple(_run_audit(s, labels, chunk_texts, seed, n_resamples) for s in runs)
+    if len(human) > len(runs):
+        raise InputError(
+            f"--human: expected at most one file of human verdicts per run ({len(runs)}), "
+            f"found {len(human)}"
+        )
+    verdicts = [*human, *([None] * (len(runs) - len(human)))]
+    audits = tuple(
+        _run_audit(s, labels, chunk_texts, seed, n_resamples, cluster_by, h)
+        for s, h in zip(runs, verdicts, strict=True)
+    )
     names = [a.name for a in audits]
     raw: list[tuple[int, Comparison]] = []
     notes: list[str] = []

@@ -16,11 +16,13 @@ from collections.abc import Iterable, Sequence
 from html import escape
 
 from ragaudit.diagnose.funnel import STAGE_KEYS
+from ragaudit.diagnose.noise import describe_clustering
 from ragaudit.reports._escape import md_inline, visible
 from ragaudit.reports.html_dashboard import MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import Audit, QuestionView
-from ragaudit.reports.render import render_table_text
-from ragaudit.reports.report import Table
+from ragaudit.reports.noise import calibration_summary, noise_section
+from ragaudit.reports.render import render_markdown, render_table_text
+from ragaudit.reports.report import Report, Table
 
 __all__ = ["MARKDOWN_LIMIT", "md_escape", "render_audit_markdown", "render_audit_text"]
 
@@ -208,6 +210,10 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
                     "lrr",
                 ),
             ]
+    for run in audit.runs:
+        section = noise_section(run.name, run.clustered, run.calibration)
+        if section is not None:
+            head += ["", render_markdown(Report("", (section,))).rstrip("\n")]
     tail: list[str] = []
     for pair in audit.pairs:
         c = pair.comparison
@@ -348,6 +354,16 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
                     ),
                     "    ",
                 )
+        if run.clustered is not None:
+            out += textwrap.wrap(
+                visible(describe_clustering(run.clustered)), 98, initial_indent="  ",
+                subsequent_indent="    ",
+            )  # fmt: skip
+        if run.calibration is not None:
+            out += textwrap.wrap(
+                visible(calibration_summary(run.calibration)), 98,
+                initial_indent="  calibrated ", subsequent_indent="    ",
+            )  # fmt: skip
     for pair in audit.pairs:
         c = pair.comparison
         out += [

@@ -25,6 +25,8 @@ from ragaudit.reports.html_data import (
     RunAudit,
 )
 from ragaudit.reports.label_bias import bias_report
+from ragaudit.reports.noise import noise_section
+from ragaudit.reports.render import render_section_html
 from ragaudit.reports.report import ScatterPlot, Table
 from ragaudit.reports.svg import scatter_svg
 
@@ -349,6 +351,16 @@ def _comparison(audit: Audit, pair: PairView) -> str:
     )
 
 
+def _noise(audit: Audit) -> list[str]:
+    """Per run, with ``--cluster-by`` / ``--human``: clustered intervals and the calibrated rate."""
+    out = []
+    for run in audit.runs:
+        section = noise_section(run.name, run.clustered, run.calibration)
+        if section is not None:
+            out += render_section_html(section)
+    return out
+
+
 def _config(audit: Audit) -> str:
     keys: list[str] = []
     for run in audit.runs:
@@ -406,6 +418,7 @@ def render_audit_html(audit: Audit) -> str:
     if with_bias:
         parts.append("<h2 id=labels>Label bias: document vs chunk labels</h2>")
         parts += [_bias(r, r.bias) for r in with_bias if r.bias is not None]
+    parts += _noise(audit)
     if audit.pairs:
         parts.append("<h2 id=compare>Paired comparison</h2>")
         parts += [_comparison(audit, p) for p in audit.pairs]

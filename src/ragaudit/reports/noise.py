@@ -15,6 +15,7 @@ from ragaudit.diagnose.noise import (
     ClusteredComparison,
     JudgeNoiseComparison,
     clustering_summary,
+    describe_clustering,
 )
 from ragaudit.diagnose.planning import RunPlan
 from ragaudit.reports.report import Report, Section, Table, Text
@@ -25,8 +26,10 @@ from ragaudit.stats.sample_size import SampleSize
 __all__ = [
     "calibration_lines",
     "calibration_report",
+    "calibration_summary",
     "clustered_section",
     "judge_noise_lines",
+    "noise_section",
     "sample_size_report",
     "with_noise_sections",
 ]
@@ -63,11 +66,19 @@ def with_noise_sections(
 def clustered_section(result: ClusteredComparison, confidence: float) -> Section:
     """The clustered-interval table of ``compare``/``funnel --cluster-by``, with its verdicts."""
     level = f"{100 * confidence:g}%"
+    method = (
+        "CR1 interval: t on G-1 df"
+        if result.paired
+        else "clustered interval: Korn & Graubard (1998) beta interval on the effective n = "
+        "n0 / deff x (t_{n-1} / t_{G-1})^2, at most n0 (n0 = n for 0/1 values; G when every "
+        "value is equal); naive: the same on n0 (Clopper-Pearson for 0/1 values)"
+    )
     head = Text(
         (
-            f"CR1 cluster-robust SE with a t interval on G-1 df (Cameron & Miller 2015) and a "
-            f"cluster bootstrap ({result.n_resamples} resamples of whole clusters"
+            f"CR1 cluster-robust SE (Cameron & Miller 2015) and a cluster bootstrap "
+            f"({result.n_resamples} resamples of whole clusters"
             f"{', pairs kept' if result.paired else ''}, seed {result.seed})",
+            method,
         )
     )
     title = f"Clustered by {result.by}"
@@ -82,7 +93,8 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
             (
                 row.metric, str(r.n), str(r.n_clusters), f"{r.statistic:{spec}}",
                 *(_ci(ci, result.paired) for ci in cis),
-                f"{r.design_effect:.2f}", f"{100 * r.widening:+.0f}%",
+                f"{r.design_effect:.2f}" if r.naive_standard_error > 0 else "n/a",
+                f"{100 * r.widening:+.0f}%",
             )
         )  # fmt: skip
         values.append(
@@ -94,18 +106,23 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
         )  # fmt: skip
     table = Table(
         ("metric", "n", "G", "B - A" if result.paired else "mean", f"naive {level}",
-         f"CR1 {level}", f"bootstrap {level}", "deff", "widening"),
+         f"{'CR1' if result.paired else 'clustered'} {level}", f"bootstrap {level}", "deff",
+         "widening"),
         tuple(rows),
         only=("table", "markdown", "html"),
     )  # fmt: skip
     csv_table = Table(
-        ("metric", "n", "clusters", "statistic", "naive_low", "naive_high", "cr1_low",
-         "cr1_high", "bootstrap_low", "bootstrap_high", "design_effect", "widening"),
+        ("metric", "n", "clusters", "statistic", "naive_low", "naive_high", "clustered_low",
+         "clustered_high", "bootstrap_low", "bootstrap_high", "design_effect", "widening"),
         tuple(tuple(str(v) for v in row) for row in values),
         values=tuple(values),
         only=("csv",),
     )  # fmt: skip
-    notes = [clustering_summary(row, result.by) for row in result.rows if row.result.widened]
+    notes = [
+        clustering_summary(row, result.by)
+        for row in result.rows
+        if row.result.widened or row.result.naive_standard_error == 0
+    ]
     if not notes:
         notes.append(
             f"clustering by {result.by} widens no interval by more than 10%: the naive "
@@ -119,7 +136,7 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
         )
     notes.append(
         "deff = design effect (clustered / naive variance); n / deff is the effective number "
-        "of independent questions; widening = CR1 half-width / naive half-width - 1"
+        "of independent questions; widening = clustered width / naive width - 1"
     )
     return Section(title, (head, table, csv_table, Text(tuple(notes))))
 
@@ -193,6 +210,52 @@ def calibration_lines(result: Calibration) -> list[str]:
         "Zrnic 2024); valid however biased the judge is"
     )
     return lines
+
+
+def calibration_summary(result: Calibration) -> str:
+    """One line: the calibrated rate, what the judge alone says, and how well they agree.
+
+    The line ``report`` and the audit text print; :func:`calibration_lines` has the detail.
+    """
+    level = f"{100 * result.judge_only.confidence:g}%"
+
+    def shown(part: Any) -> str:
+        ci = part.confidence_interval
+        return f"{part.statistic:.3f} {_ci(ci, False)}"
+
+    calibrated = (
+        f"{result.metric} calibrated (PPI++) {shown(result.ppi)}"
+        if result.ppi is not None
+        else f"every judged question has a human verdict: {result.metric} from the human "
+        f"labels {shown(result.human_only)}"
+    )
+    return (
+        f"against {result.n_labeled} human verdict(s): {calibrated}; judge only "
+        f"{shown(result.judge_only)} (assumes the judge is always right); human labels only "
+        f"{shown(result.human_only)}; {level} intervals; Cohen's kappa judge vs humans "
+        f"{result.kappa:.3f}"
+    )
+
+
+def noise_section(
+    run: str,
+    clustered: ClusteredComparison | None,
+    calibration: Calibration | None,
+    confidence: float = 0.95,
+) -> Section | None:
+    """The report page's "where the noise comes from" section for one run (None if empty):
+    the clustering line and table (``--cluster-by``), the calibration line and table
+    (``--human``)."""
+    blocks: list[Any] = []
+    if clustered is not None:
+        blocks.append(Text((describe_clustering(clustered),)))
+        blocks.extend(clustered_section(clustered, confidence).blocks)
+    if calibration is not None:
+        blocks.append(Text((calibration_summary(calibration),)))
+        blocks.append(Text(tuple(calibration_lines(calibration)), monospace=True))
+    if not blocks:
+        return None
+    return Section(f"Where the noise comes from: {run}", tuple(blocks))
 
 
 def calibration_report(result: Calibration) -> Report:

@@ -39,6 +39,7 @@ __all__ = [
     "render_html",
     "render_json",
     "render_markdown",
+    "render_section_html",
     "render_table_text",
     "render_text",
 ]
@@ -254,6 +255,18 @@ def _html_block(block: Block) -> list[str]:
     return ["<figure>", scatter_svg(block), "</figure>"]
 
 
+def render_section_html(section: Section) -> list[str]:
+    """HTML lines of one section (``<h2>`` title and its blocks), for pages built elsewhere.
+
+    >>> render_section_html(Section("S", (Text(("a<b",)),)))
+    ['<h2>S</h2>', '<p>a&lt;b</p>']
+    """
+    out = [f"<h2>{escape(section.title)}</h2>"] if section.title else []
+    for block in _shown(section.blocks, "html"):
+        out.extend(_html_block(block))
+    return out
+
+
 def render_html(report: Report) -> str:
     """A standalone HTML page (inline CSS, inline SVG plots, no scripts).
 
@@ -273,10 +286,7 @@ def render_html(report: Report) -> str:
         f"<h1>{escape(report.title)}</h1>",
     ]
     for section in _sections(report):
-        if section.title:
-            out.append(f"<h2>{escape(section.title)}</h2>")
-        for block in _shown(section.blocks, "html"):
-            out.extend(_html_block(block))
+        out.extend(render_section_html(section))
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"
 

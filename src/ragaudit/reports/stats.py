@@ -223,7 +223,9 @@ def matrix_report(result: PairwiseMatrix) -> Report:
     title = (
         f"{result.metric}: {len(result.runs)} runs, {len(result.pairs)} pairs | seed "
         f"{result.seed} | {result.n_resamples} bootstrap resamples | {result.n_permutations} "
-        f"permutations | Holm-Bonferroni over all pairs, alpha {result.alpha:g}"
+        f"permutations | Holm-Bonferroni over "
+        f"{'all pairs' if result.compared == 'all' else 'the comparisons with the first run'}"
+        f", alpha {result.alpha:g}"
     )
     found = [f"{a} vs {b}" for a, b in result.distinguishable]
     summary = f"distinguishable (Holm-adjusted p < {result.alpha:g} and CI excludes 0): " + (

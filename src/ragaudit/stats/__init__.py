@@ -11,8 +11,9 @@
   power of McNemar's test, for sizing a golden set;
 * :func:`cohen_kappa`, :func:`label_agreement`: agreement between two labellers;
 * :func:`holm_bonferroni`: multiple-comparison adjustment;
-* :func:`clustered_mean`, :func:`clustered_paired_difference`, :func:`cluster_bootstrap`:
-  cluster-robust (CR1) intervals and the cluster bootstrap for correlated questions;
+* :func:`clustered_mean`, :func:`clustered_rate`, :func:`clustered_paired_difference`,
+  :func:`cluster_bootstrap`: cluster-robust (CR1) intervals (Korn-Graubard for rates) and the
+  cluster bootstrap for correlated questions;
 * :func:`judge_noise`: judge noise versus question sampling noise;
 * :func:`ppi_mean`, :func:`human_only_mean`, :func:`judge_only_mean`: prediction-powered
   (PPI++) intervals for a judged rate calibrated against human labels;
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         cluster_bootstrap,
         clustered_mean,
         clustered_paired_difference,
+        clustered_rate,
     )
     from ragaudit.stats.compare import (
         Comparison,
@@ -74,7 +76,8 @@ _WHERE = {
     "cohen_kappa": "agreement", "label_agreement": "agreement",
     "ClusterBootstrapResult": "clustered", "ClusteredResult": "clustered",
     "cluster_bootstrap": "clustered", "clustered_mean": "clustered",
-    "clustered_paired_difference": "clustered", "Comparison": "compare",
+    "clustered_paired_difference": "clustered", "clustered_rate": "clustered",
+    "Comparison": "compare",
     "MetricComparison": "compare", "SubsampleInterval": "compare", "compare_runs": "compare",
     "IntervalResult": "intervals", "paired_difference_interval": "intervals",
     "proportion_interval": "intervals", "JudgeNoiseResult": "judge_noise",
@@ -112,6 +115,7 @@ __all__ = [
     "cluster_bootstrap",
     "clustered_mean",
     "clustered_paired_difference",
+    "clustered_rate",
     "cohen_kappa",
     "compare_all",
     "compare_runs",

@@ -1,4 +1,5 @@
-"""Every pair of runs compared on one metric (``ragaudit compare --all``), Holm-adjusted."""
+"""Several runs compared on one metric, Holm-adjusted: every pair (``ragaudit compare --all``)
+or each run against the first (``ragaudit evaluate --run A --run B ...``)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,15 @@ from ragaudit.stats.compare import MetricComparison, compare_runs
 from ragaudit.stats.multiple import holm_bonferroni
 from ragaudit.stats.resampling import check_confidence
 
-__all__ = ["PairwiseMatrix", "compare_all"]
+__all__ = ["PAIRS", "PairwiseMatrix", "compare_all"]
+
+#: Which pairs :func:`compare_all` compares: every pair, or each run against the first.
+PAIRS = ("all", "first")
 
 
 @dataclass(frozen=True)
 class PairwiseMatrix:
-    """Every pair of runs compared on one metric, with Holm-Bonferroni adjusted p-values.
+    """Runs compared in pairs on one metric, with Holm-Bonferroni adjusted p-values.
 
     Attributes
     ----------
@@ -34,9 +38,10 @@ class PairwiseMatrix:
     means : tuple of float
         Each run's mean of the metric on its own non-null questions.
     pairs : tuple of (int, int, MetricComparison)
-        ``(i, j, comparison)`` with ``diff = run j - run i``, for every ``i < j``.
+        ``(i, j, comparison)`` with ``diff = run j - run i``, for every ``i < j`` (or, when
+        ``compared == "first"``, for ``i = 0`` only).
     adjusted_pvalues : tuple of float
-        Holm-Bonferroni adjusted, aligned with ``pairs``.
+        Holm-Bonferroni adjusted over ``pairs`` (the family), aligned with ``pairs``.
     alpha : float
     seed, n_resamples, n_permutations : int
     confidence : float
@@ -52,6 +57,7 @@ class PairwiseMatrix:
     n_resamples: int
     n_permutations: int
     confidence: float
+    compared: str = "all"
 
     @property
     def distinguishable(self) -> list[tuple[str, str]]:
@@ -72,6 +78,7 @@ class PairwiseMatrix:
             "permutations": self.n_permutations,
             "confidence": self.confidence,
             "alpha": self.alpha,
+            "pairs_compared": self.compared,
             "runs": [
                 {"name": name, "mean": mean}
                 for name, mean in zip(self.runs, self.means, strict=True)
@@ -112,15 +119,18 @@ def compare_all(
     seed: int = 0,
     exact_max_n: int = 20,
     allow_partial: bool = False,
+    pairs: str = "all",
 ) -> PairwiseMatrix:
-    """Compare every pair of runs on one metric.
+    """Compare runs in pairs on one metric: every pair, or each run against the first.
 
     ``runs`` are loaded runs (``ragaudit compare --all DIR`` reads the directory with
     :func:`ragaudit.data.per_question_files.read_run_directory`; stats reads no files).
 
     Each pair is a :func:`compare_runs` on ``metric``; the pairwise permutation p-values are
-    adjusted with :func:`~ragaudit.stats.holm_bonferroni`, and a pair is *distinguishable*
-    when its adjusted p-value is below ``alpha = 1 - confidence`` and its interval excludes 0.
+    adjusted with :func:`~ragaudit.stats.holm_bonferroni` over the pairs compared, and a pair
+    is *distinguishable* when its adjusted p-value is below ``alpha = 1 - confidence`` and its
+    interval excludes 0.  ``pairs="all"`` compares every pair (:math:`m = r(r-1)/2` tests for
+    *r* runs); ``pairs="first"`` each run against the first (:math:`m = r - 1`).
 
     Examples
     --------
@@ -129,7 +139,11 @@ def compare_all(
     >>> matrix = compare_all(runs, "hit", n_resamples=200)
     >>> matrix.distinguishable
     [('base', 'better'), ('same', 'better')]
+    >>> [(i, j) for i, j, _ in compare_all(runs, "hit", n_resamples=200, pairs="first").pairs]
+    [(0, 1), (0, 2)]
     """
+    if pairs not in PAIRS:
+        raise InputError(f"pairs: expected one of {', '.join(PAIRS)}, found {pairs!r}")
     if isinstance(runs, str | PathLike):
         raise InputError(
             f"compare_all: expected a list of loaded runs, found the path {str(runs)!r}; read "
@@ -141,8 +155,8 @@ def compare_all(
     names = _unique_names(loaded)
     held = list(dict.fromkeys(m for run in loaded for m in run.metrics))
     metric = resolve_saved_run_metrics([metric], held)[0]
-    pairs: list[tuple[int, int, MetricComparison]] = []
-    for i in range(len(loaded)):
+    compared: list[tuple[int, int, MetricComparison]] = []
+    for i in range(1 if pairs == "first" else len(loaded)):
         for j in range(i + 1, len(loaded)):
             result = compare_runs(
                 loaded[i],
@@ -161,8 +175,8 @@ def compare_all(
                 raise InputError(
                     f"metric {metric!r} is null everywhere for runs {names[i]!r} and {names[j]!r}"
                 )
-            pairs.append((i, j, result.metrics[0]))
-    adjusted = holm_bonferroni([row.pvalue for _, _, row in pairs])
+            compared.append((i, j, result.metrics[0]))
+    adjusted = holm_bonferroni([row.pvalue for _, _, row in compared])
     means = []
     for run in loaded:
         values = [row.get(metric) for row in run.values.values()]
@@ -172,13 +186,14 @@ def compare_all(
         metric=metric,
         runs=tuple(names),
         means=tuple(means),
-        pairs=tuple(pairs),
+        pairs=tuple(compared),
         adjusted_pvalues=tuple(float(p) for p in adjusted),
         alpha=round(1.0 - check_confidence(confidence), 12),
         seed=seed,
         n_resamples=n_resamples,
         n_permutations=n_permutations,
         confidence=confidence,
+        compared=pairs,
     )
 
 
