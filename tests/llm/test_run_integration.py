@@ -334,7 +334,8 @@ def test_a_failed_generation_is_kept_unjudged(
     # 2 generator attempts for q3, no judge calls for it
     assert len(server.requests) == N_CALLS + 1 - 5
     assert re.search(
-        r"generation errors +1 \(see each row's 'generation_error'; their answer metrics are null\)",
+        r"generation errors +1 \(see each row's 'generation_error'; their answer metrics "
+        r"are null\)",
         result.output,
     )
 
