@@ -28,7 +28,8 @@ def count_judge_errors(questions: Iterable[QuestionResult]) -> dict[str, int]:
 
     >>> from ragaudit.data.saved_run import JudgeVerdicts as V
     >>> count_judge_errors([QuestionResult("q1", judges=V({"judge_errors": {"x": "?"}})),
-    ...                     QuestionResult("q2", error="x", judges=V({"judge_error": "y: ?"}))])
+    ...                     QuestionResult("q2", generation_error="x",
+    ...                                judges=V({"judge_error": "y: ?"}))])
     {'x': 1}
     """
     counts: dict[str, int] = {}
