@@ -154,9 +154,10 @@ def run_summary_report(
       1.000     1.000        0.500  1.000   1.000  1.000
     <BLANKLINE>
     END TO END (offline judges, answerable questions)
-      answered        1/1   = 1.000
-      correct         0/1   = 0.000
-      judge errors  none
+      answered             1/1   = 1.000
+      correct              0/1   = 0.000
+      generation errors  none
+      judge errors       none
     <BLANKLINE>
     """
     k = saved.k
