@@ -81,7 +81,23 @@ class RunAudit:
     answered: int
     n_answerable: int
     notes: tuple[str, ...] = ()
-    errors: str = ""  # generation and judge errors, counted (empty when there are none)
+    generation_errors: tuple[str, ...] = ()  # ids of the questions with no answer
+    judge_errors: Mapping[str, int] = field(default_factory=dict)  # failures per judge
+
+    @property
+    def errors(self) -> str:
+        """The generation and judge errors in one sentence ("" when there are none)."""
+        if not self.generation_errors and not self.judge_errors:
+            return ""
+        failed = self.generation_errors
+        return (
+            f"errors: {len(failed)} generation errors"
+            + (f" (no answer: {', '.join(failed)})" if failed else "")
+            + "; judge errors: "
+            + (", ".join(f"{j} {n}" for j, n in self.judge_errors.items()) or "none")
+            + "; such questions are left out of the numbers they have no verdict for"
+        )
+
     clustered: ClusteredComparison | None = None
     calibration: Calibration | None = None
 
@@ -234,29 +250,19 @@ def _run_audit(
     )
     answerable = [q for q in saved.questions if q.answerable]
     answered = sum(1 for q in answerable if q.metric("answered"))
-    failed = [q.id for q in saved.questions if q.generation_error]
-    judge_errors = count_judge_errors(saved.questions)
-    errors = ""
-    if failed or judge_errors:
-        errors = (
-            f"errors: {len(failed)} generation errors"
-            + (f" (no answer: {', '.join(failed)})" if failed else "")
-            + "; judge errors: "
-            + (", ".join(f"{j} {n}" for j, n in judge_errors.items()) or "none")
-            + "; such questions are left out of the numbers they have no verdict for"
-        )
     return RunAudit(
         name=str(saved.name),
         k=funnel.k,
         config=_config(saved.config),
-        dashboard=dashboard_rows(saved, funnel, bias, seed, resamples),
+        dashboard=dashboard_rows(saved, funnel, bias),
         funnel=funnel,
         bias=bias,
         failures=failures,
         answered=answered,
         n_answerable=len(answerable),
         notes=tuple(notes),
-        errors=errors,
+        generation_errors=tuple(q.id for q in saved.questions if q.generation_error),
+        judge_errors=count_judge_errors(saved.questions),
         clustered=None
         if cluster_by is None
         else clustered_means(saved, cluster_by, seed=seed, n_resamples=resamples),

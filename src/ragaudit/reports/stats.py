@@ -14,7 +14,14 @@ if TYPE_CHECKING:  # only annotations: `plan` must not load the comparison machi
     from ragaudit.stats.pairwise import PairwiseMatrix
     from ragaudit.stats.power import PlanningRow
 
-__all__ = ["agreement_report", "comparison_report", "fmt_p", "matrix_report", "plan_report"]
+__all__ = [
+    "agreement_report",
+    "comparison_report",
+    "fmt_p",
+    "matrix_report",
+    "method_labels",
+    "plan_report",
+]
 
 
 fmt_p = format_pvalue  # the one display rule for p-values (ragaudit.stats.verdicts)
@@ -39,6 +46,11 @@ _SHORT = {
     "exact (distinct values)": "exact",
     "Monte Carlo": "MC",
 }
+
+
+def method_labels(row: MetricComparison) -> tuple[str, str]:
+    """Short names of a row's interval and p-value methods, for a table's method columns."""
+    return _SHORT.get(row.ci_method, row.ci_method), _SHORT.get(row.p_method, row.p_method)
 
 
 def _ci(low: float, high: float) -> str:
