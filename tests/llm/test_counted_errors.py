@@ -71,10 +71,15 @@ def test_generation_and_judge_errors_are_counted_and_named_in_every_output(
     result = invoke(["report", str(run_file), "--format", "markdown", "--out", str(page),
                      "--resamples", "20"])  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert (
-        "errors: 1 generation errors (no answer: q3); judge errors: sufficiency 1"
-        in page.read_text(encoding="utf-8")
-    )
+    text = page.read_text(encoding="utf-8")
+    assert "errors: 1 generation errors (no answer: q3); judge errors: sufficiency 1" in text
+    # the question is among the failing questions of the drill-down, with its reason
+    assert "excluded (generation error): q3" in text
+
+    shown = invoke(["show", str(run_file), "q3"])
+    assert shown.exit_code == 0, shown.output
+    assert "stage             excluded (generation error)" in shown.stdout
+    assert re.search(r"\n  answer +\(no answer: .*failed after 1 attempts", shown.stdout)
 
 
 def test_a_run_whose_every_generation_failed_has_an_undefined_funnel(

@@ -201,7 +201,7 @@ def question_view(
         stage=stage,
         question=q.question,
         reference_answer=q.reference_answer or "",
-        answer=q.answer or "",
+        answer=q.answer or ("" if not q.generation_error else f"(no answer: {q.generation_error})"),
         keywords=q.keywords,
         chunks=chunks,
         judges=tuple((str(key), _show(value)) for key, value in q.judges.items()),
@@ -209,9 +209,12 @@ def question_view(
 
 
 def question_stages(funnel: FunnelResult) -> dict[str, str]:
-    """``{question id: where it died}``: a stage key, ``ok``, ``... (correct by luck)`` or
-    ``unanswerable, answered`` (the drill-down's label, shared with ``ragaudit show``)."""
+    """``{question id: where it died}``: a stage key, ``ok``, ``... (correct by luck)``,
+    ``unanswerable, answered`` or ``excluded (reason)`` (a generation or judge error; the
+    drill-down's label, shared with ``ragaudit show``)."""
     stage = {qid: key for key, ids in funnel.died.items() for qid in ids}
+    for reason, ids in funnel.excluded.items():
+        stage.update(dict.fromkeys(ids, f"excluded ({reason})"))
     for qid in funnel.lucky:
         stage[qid] = stage.get(qid, "") + " (correct by luck)"
     for qid in funnel.ok_ids:
