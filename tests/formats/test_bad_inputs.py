@@ -328,7 +328,7 @@ CASES = [
         "saved-run",
         "run.json",
         BOM + SAVED_RUN_HEAD + b'"config": {"k": 0}, "rows": []}',
-        r"run\.json: config\.k: expected a value between 1 and 2147483647, found 0",
+        r"run\.json: config\.k: expected a value >= 1, found 0",
     ),
     Case(
         "saved-run-deep",
