@@ -97,6 +97,11 @@ def test_a_run_whose_every_generation_failed_has_an_undefined_funnel(
     funnel = invoke(["funnel", str(out / "llm.json")])
     assert funnel.exit_code == 0, funnel.output
     assert (
+        "ragaudit: warning: 2 unanswerable question(s) left out of the abstention rate "
+        "(generation error): q7, q8" in funnel.stderr
+    )
+    assert "UNANSWERABLE QUESTIONS (n=0)" in funnel.stdout
+    assert (
         "P(correct) = undefined: all 6 answerable questions are excluded (generation error)"
         in funnel.stdout
     )

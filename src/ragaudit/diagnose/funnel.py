@@ -438,6 +438,12 @@ def compute_funnel(
             f"{len(excluded_ids)} answerable question(s) excluded ({reason}): "
             + ", ".join(excluded_ids)
         )
+    unanswered = [questions[i].id for i in unanswerable_idx if questions[i].generation_error]
+    if unanswered:
+        notes.append(
+            f"{len(unanswered)} unanswerable question(s) left out of the abstention rate "
+            "(generation error): " + ", ".join(unanswered)
+        )
 
     # 0/0 is undefined, not 0: with no answerable question every rate is None
     p_correct = float(kept[3] / n) if n else None
