@@ -118,11 +118,8 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
     head: list[str | list[str]] = [
         f"# ragaudit report: {md_escape(names)}",
         "",
-        # escaped as one line: the version alone would read as a line start ("0.1." a list)
-        md_escape(
-            f"ragaudit {audit.version} · seed {audit.seed} · {audit.n_resamples} "
-            "bootstrap resamples"
-        ),
+        f"ragaudit {md_escape(audit.version)} · seed {audit.seed} · {audit.n_resamples} "
+        "bootstrap resamples",
     ]
     for sentence in audit.summary:
         head += ["", f"> {md_escape(sentence)}"]
