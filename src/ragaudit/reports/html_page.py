@@ -206,6 +206,7 @@ def _funnel(run: RunAudit) -> str:
             ),
             f'<p class="note">{answered}</p>',
         ]
+        + ([f'<p class="note">{_e(run.errors)}</p>'] if run.errors else [])
     )
 
 
