@@ -303,12 +303,14 @@ def _check_means(rows: list[dict[str, object]]) -> str:
         return "means not checked (pytrec_eval not run)"
     notes = []
     for row in rows:
+        if row["tool"] in ("floor", "pytrec_eval"):
+            continue
         means = row["means"]
         assert isinstance(means, dict) and isinstance(reference, dict)
         shared = [m for m in reference if m in means]
         worst = max((abs(means[m] - reference[m]) for m in shared), default=0.0)
         notes.append(f"{row['tool']} {worst:.1e}")
-    return "largest |mean - pytrec_eval mean| over shared metrics: " + ", ".join(notes[1:])
+    return "largest |mean - pytrec_eval mean| over shared metrics: " + ", ".join(notes)
 
 
 def _cell(row: dict[str, object]) -> str:
@@ -366,9 +368,9 @@ def main() -> None:
                         help="runs of ranx and ir_measures from 100k rows up")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(HERE / "_results"))
-    parser.add_argument("--readme", action="store_true",
-                        help="also write the output into README.md (between the bench_metrics "
-                        "markers)")  # fmt: skip
+    parser.add_argument("--readme", nargs="?", const="bench_metrics", metavar="MARKER",
+                        help="also write the summary into README.md, between <!-- MARKER --> "
+                        "and <!-- /MARKER --> (default marker: bench_metrics)")  # fmt: skip
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -443,8 +445,8 @@ def main() -> None:
     if args.readme:
         from _readme import splice
 
-        splice("bench_metrics", summary)
-        print("README.md updated (between <!-- bench_metrics --> markers)")
+        splice(args.readme, summary)
+        print(f"README.md updated (between the <!-- {args.readme} --> markers)")
 
 
 if __name__ == "__main__":

@@ -61,26 +61,58 @@ def _line(label: str, walls: list[float], cpus: list[float]) -> str:
     )
 
 
+def _row(label: str, walls: list[float], cpus: list[float]) -> str:
+    ms = 1000.0
+    return (
+        f"| {label} | {statistics.median(walls) * ms:.0f} ({min(walls) * ms:.0f}-"
+        f"{max(walls) * ms:.0f}) | {statistics.median(cpus) * ms:.0f} |"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--readme", action="store_true", help="also write the table into README.md")
     parser.add_argument("commands", nargs="*", default=list(COMMANDS))
     options = parser.parse_args()
     exe = shutil.which("ragaudit") or sys.exit("ragaudit is not on PATH (use `uv run`)")
     load = os.getloadavg()
-    print(f"# bench_startup  {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+    started = datetime.now(timezone.utc)
+    print(f"# bench_startup  {started:%Y-%m-%d %H:%M} UTC")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}; load average at start {load[0]:.1f}, {load[1]:.1f}, "
           f"{load[2]:.1f}")  # fmt: skip
     print(f"{options.runs} runs each (after one warm-up that writes .pyc); {sys.executable}")
+    rows = []
     floors = {"python -c pass": "pass", "python -c 'import click'": "import click"}
-    for label, code in floors.items():
-        print(_line(label, *_time([sys.executable, "-c", code], options.runs)), flush=True)
-    for command in options.commands:
-        args = [exe, *command.split(), "--help"]
-        print(_line(f"ragaudit {command} --help", *_time(args, options.runs)), flush=True)
-    print(_line("ragaudit plan", *_time([exe, "plan"], options.runs)), flush=True)
-    print(f"load average at end {os.getloadavg()[0]:.1f}")
+    jobs = [(label, [sys.executable, "-c", code]) for label, code in floors.items()]
+    jobs += [(f"ragaudit {c} --help".replace("  ", " "), [exe, *c.split(), "--help"])
+             for c in options.commands]  # fmt: skip
+    jobs.append(("ragaudit plan", [exe, "plan"]))
+    for label, args in jobs:
+        walls, cpus = _time(args, options.runs)
+        print(_line(label, walls, cpus), flush=True)
+        rows.append(_row(f"`{label}`", walls, cpus))
+    end_load = os.getloadavg()[0]
+    print(f"load average at end {end_load:.1f}")
+    summary = "\n".join([
+        f"Measured {started:%Y-%m-%d %H:%M}-{datetime.now(timezone.utc):%H:%M} UTC on "
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"load average {load[0]:.1f} at start, {end_load:.1f} at end.  "
+        f"`bench_startup.py {' '.join(sys.argv[1:])}`: {options.runs} fresh processes per "
+        "command after one warm-up; wall median (min-max) and the median CPU time (user + "
+        "sys) of the child, which a loaded machine inflates less than the wall clock.",
+        "",
+        "| command | wall ms | CPU ms |",
+        "|---|---:|---:|",
+        *rows,
+    ])  # fmt: skip
+    print("\n" + summary)
+    if options.readme:
+        from _readme import splice
+
+        splice("bench_startup", summary)
+        print("README.md updated (between the <!-- bench_startup --> markers)")
 
 
 if __name__ == "__main__":

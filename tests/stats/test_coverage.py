@@ -8,6 +8,7 @@ true coverage 0.95 fails the 0.93 bar with probability below 1e-8.
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from ragaudit.diagnose.funnel import compute_funnel
 from ragaudit.stats import PerQuestionMetrics, compare_runs, paired_difference_interval
@@ -54,11 +55,10 @@ def test_funnel_gap_covers_at_n_50():
 
 
 def _draw(rng, values, probs, n, size=DATASETS):
-    """``size`` datasets of ``n`` scores, each row's most common value, and the true mean."""
+    """``size`` datasets of ``n`` scores, each row's median (the centre), and the true mean."""
     values, probs = np.asarray(values, dtype=float), np.asarray(probs, dtype=float)
-    idx = rng.choice(len(values), size=(size, n), p=probs)
-    modes = values[np.argmax((idx[:, :, None] == np.arange(len(values))).sum(axis=1), axis=1)]
-    return values[idx], modes, float(values @ probs)
+    x = values[rng.choice(len(values), size=(size, n), p=probs)]
+    return x, np.median(x, axis=1), float(values @ probs)
 
 
 # The dashboard's fractional means on RAG-like data: most questions share one value.  The
@@ -77,8 +77,8 @@ DASHBOARD_SCENARIOS = {
 @pytest.mark.parametrize("scenario", DASHBOARD_SCENARIOS)
 def test_dashboard_mean_interval_covers_means_near_a_boundary(scenario):
     values, probs, n = DASHBOARD_SCENARIOS[scenario]
-    x, modes, truth = _draw(np.random.default_rng(20264), values, probs, n)
-    low, high = bounded_mean_bounds(x, modes, 0.0, 1.0, 0.95)
+    x, centres, truth = _draw(np.random.default_rng(20264), values, probs, n)
+    low, high = bounded_mean_bounds(x, centres, 0.0, 1.0, 0.95)
     assert np.all(high > low)  # all-equal samples are not the zero-width [v, v]
     assert _covered(low, high, truth) >= 0.94
 
@@ -102,10 +102,29 @@ PAIRED_SCENARIOS = {
 @pytest.mark.parametrize("scenario", PAIRED_SCENARIOS)
 def test_compare_paired_interval_of_fractional_scores_covers(scenario):
     values, probs, n = PAIRED_SCENARIOS[scenario]
-    d, modes, truth = _draw(np.random.default_rng(20265), values, probs, n)
-    low, high = bounded_mean_bounds(d, modes, -1.0, 1.0, 0.95)
+    d, centres, truth = _draw(np.random.default_rng(20265), values, probs, n)
+    low, high = bounded_mean_bounds(d, centres, -1.0, 1.0, 0.95)
     assert np.all(high > low)
     assert _covered(low, high, truth) >= 0.94
+
+
+@pytest.mark.slow
+def test_bounded_interval_covers_continuous_scores():
+    # Spread-out scores, all values distinct: the median splits them into two dense sides and
+    # the interval is about as wide as a t interval.
+    rng = np.random.default_rng(20266)
+    dense = rng.beta(8, 3, (DATASETS, 50))
+    low, high = bounded_mean_bounds(dense, np.median(dense, axis=1), 0.0, 1.0, 0.95)
+    assert _covered(low, high, 8 / 11) >= 0.94
+    near_one = np.where(rng.random((DATASETS, 50)) < 0.7, 1.0, rng.beta(5, 2, (DATASETS, 50)))
+    low, high = bounded_mean_bounds(near_one, np.median(near_one, axis=1), 0.0, 1.0, 0.95)
+    assert _covered(low, high, 0.7 + 0.3 * 5 / 7) >= 0.94
+    # paired: 40% of questions unchanged, the rest shift by N(0.05, 0.1) (never near +-1)
+    d = np.where(rng.random((DATASETS, 50)) < 0.4, 0.0, rng.normal(0.05, 0.1, (DATASETS, 50)))
+    low, high = bounded_mean_bounds(d, np.median(d, axis=1), -1.0, 1.0, 0.95)
+    assert _covered(low, high, 0.6 * 0.05) >= 0.94
+    t = stats.t.ppf(0.975, 49) * d.std(axis=1, ddof=1) / np.sqrt(50)
+    assert np.median(high - low) < 1.2 * np.median(2 * t)
 
 
 # The simulations above call the kernels; these check that compare and funnel print them.

@@ -214,7 +214,7 @@ def compute_funnel(
         Stages with ``kept``, ``rate = kept/n``, ``conditional = kept_j/kept_{j-1}`` and
         intervals; ``p_correct = prod(conditional) = kept_4/n``; ``died`` (first
         failed stage -> ids); ``lucky`` ids; the unanswerable block; ``excluded`` questions
-        whose verdicts are missing (judge errors), by reason.
+        whose verdicts are missing (generation errors, judge errors), by reason.
 
     Raises
     ------
@@ -327,19 +327,23 @@ def compute_funnel(
     evidence_arr = np.array(evidence, dtype=int)
     answered_arr = np.array(answered, dtype=int)
     correct_arr = np.array(correct, dtype=int)
-    no_stage2 = evidence_arr < 0
-    no_verdict = (answered_arr < 0) | ((answered_arr == 1) & (correct_arr < 0))
-    if len(ids) and no_stage2.all():
+    # a question whose answer could not be generated has no verdicts: excluded and counted
+    failed = np.array([bool(questions[i].generation_error) for i in answerable_idx], dtype=bool)
+    no_stage2 = (evidence_arr < 0) & ~failed
+    no_verdict = ((answered_arr < 0) | ((answered_arr == 1) & (correct_arr < 0))) & ~failed
+    if (~failed).any() and no_stage2[~failed].all():
         raise InputError(
             f"{where}: stage 2 cannot be decided: the rows have no 'sufficiency' or "
             "'evidence_in_context' judge; pass chunk labels (--labels FILE)"
         )
     excluded: dict[str, tuple[str, ...]] = {}
+    if failed.any():
+        excluded["generation error"] = tuple(ids_arr[failed])
     if no_stage2.any():
         excluded["no stage-2 verdict"] = tuple(ids_arr[no_stage2])
     if (no_verdict & ~no_stage2).any():
         excluded["judge error"] = tuple(ids_arr[no_verdict & ~no_stage2])
-    keep = ~(no_stage2 | no_verdict)
+    keep = ~(failed | no_stage2 | no_verdict)
 
     ids_arr = ids_arr[keep]
     raw = np.column_stack(
@@ -415,7 +419,16 @@ def compute_funnel(
         [questions[i] for i in unanswerable_idx], rng, n_resamples, confidence, rate_ci
     )
 
-    notes: list[str] = [] if n else [NO_ANSWERABLE]
+    undefined = None
+    if not n:
+        n_excluded = sum(len(v) for v in excluded.values())
+        undefined = (
+            f"all {n_excluded} answerable questions are excluded "
+            f"({', '.join(excluded)}), so every rate of the funnel is 0/0 (undefined, not 0)"
+            if n_excluded
+            else NO_ANSWERABLE
+        )
+    notes: list[str] = [] if undefined is None else [undefined]
     if resliced:
         carried_n = n - sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES)
         stage2_note = (
@@ -433,6 +446,12 @@ def compute_funnel(
         notes.append(
             f"{len(excluded_ids)} answerable question(s) excluded ({reason}): "
             + ", ".join(excluded_ids)
+        )
+    unanswered = [questions[i].id for i in unanswerable_idx if questions[i].generation_error]
+    if unanswered:
+        notes.append(
+            f"{len(unanswered)} unanswerable question(s) left out of the abstention rate "
+            "(generation error): " + ", ".join(unanswered)
         )
 
     # 0/0 is undefined, not 0: with no answerable question every rate is None
@@ -464,7 +483,7 @@ def compute_funnel(
         notes=tuple(notes),
         rate_ci_method=RATE_CI_NAMES[rate_ci],
         gap_ci_method="percentile bootstrap" if rate_ci == "bootstrap" else "Tango score",
-        undefined_reason=None if n else NO_ANSWERABLE,
+        undefined_reason=undefined,
     )
 
 

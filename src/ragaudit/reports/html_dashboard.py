@@ -22,9 +22,9 @@ Intervals: a 0/1 number (correctness, wrong abstention, a recall that is 0 or 1 
 question) gets :func:`~ragaudit.stats.intervals.proportion_interval` (Clopper-Pearson exact,
 Clopper & Pearson 1934: coverage never below 95%, which matters for rates near 1); a mean of
 fractional per-question scores gets :func:`~ragaudit.stats.bounded.bounded_mean_interval`
-(Korn & Graubard 1998 effective-sample-size Clopper-Pearson on the deviations from the most
-common value, combined by MOVER, Zou & Donner 2008).  The percentile bootstrap it replaces
-covered 0.23-0.78 for recall-like means near 1 at n = 50 (most questions at 1.0) and was the
+(Korn & Graubard 1998 effective-sample-size Clopper-Pearson on the deviations above and below
+the median, combined by MOVER, Zou & Donner 2008).  The percentile bootstrap it replaces
+covered 0.41-0.77 for recall-like means near 1 at n = 50 (most questions at 1.0) and was the
 zero-width ``[v, v]`` whenever every question scored the same; the new interval covers
 0.98-0.99 there and 0.95-0.97 on dense scores (``tests/stats/test_coverage.py``).
 Beside each number, the minimum detectable effect at its n

@@ -218,9 +218,10 @@ def run_summary_report(
       1.000     1.000        0.500  1.000   1.000  1.000
     <BLANKLINE>
     END TO END (offline judges, answerable questions)
-      answered        1/1   = 1.000
-      correct         0/1   = 0.000
-      judge errors  none
+      answered             1/1   = 1.000
+      correct              0/1   = 0.000
+      generation errors  none
+      judge errors       none
     <BLANKLINE>
     """
     k = saved.k
@@ -264,9 +265,15 @@ def run_summary_report(
     if refusals:
         abstained = sum(int(q.metric("correct") or 0) for q in refusals)
         end.append(("refused (unanswerable)", _fraction(abstained, len(refusals))))
-    errors = sum(1 for q in questions if q.error)
-    if errors:
-        end.append(("generation errors", f"{errors} (see each row's 'error')"))
+    errors = sum(1 for q in questions if q.generation_error)
+    end.append(
+        (
+            "generation errors",
+            f"{errors} (see each row's 'generation_error'; their answer metrics are null)"
+            if errors
+            else "none",
+        )
+    )
     end.append(("judge errors", _judge_error_text(count_judge_errors(questions))))
     sections.append(
         Section(f"End to end ({judged_by} judges, answerable questions)", (KeyValues(tuple(end)),))
@@ -352,7 +359,8 @@ def import_report(
         (
             f"{file}: valid ragaudit.run v1, name {saved.name!r}",
             f"{summary['n']} questions ({summary['n_answerable']} answerable, "
-            f"{summary['n_unanswerable']} unanswerable, {summary['n_errors']} with errors)",
+            f"{summary['n_unanswerable']} unanswerable; {summary['n_generation_errors']} "
+            f"generation errors, {summary['n_judge_errors']} judge errors)",
             f"k={saved.k}, retrieved per question: {depth}",
         )
     )
@@ -386,6 +394,13 @@ def judge_report(
     table = _means_table("judge metric", rows)
     errors = report["judge_errors"]
     pairs = [("judge errors", ", ".join(f"{k} {v}" for k, v in errors.items()) or "none")]
+    if report.get("n_generation_errors"):
+        pairs.append(
+            (
+                "not judged",
+                f"{report['n_generation_errors']} (generation_error: no answer to judge)",
+            )
+        )
     if "mean_agreement" in report:
         pairs.append(
             (

@@ -17,7 +17,7 @@ import numpy as np
 
 from ragaudit.exceptions import RagauditWarning
 from ragaudit.stats.bounded import METHOD as MOVER
-from ragaudit.stats.bounded import bounded_mean_bounds, mode
+from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.intervals import tango_bounds
 from ragaudit.stats.permutation import MONTE_CARLO, exact_pvalue, monte_carlo_pvalues
 from ragaudit.stats.resampling import (
@@ -134,8 +134,7 @@ def group_intervals(
         for size in steps:
             part = diffs[:size, list(bounded)]
             # one row per metric: each metric's interval is computed from its own column only
-            centre = np.array([mode(part[:, k], 2.0) for k in range(len(bounded))])
-            low, high = bounded_mean_bounds(part.T, centre, -1.0, 1.0, confidence)
+            low, high = bounded_mean_bounds(part.T, np.median(part, axis=0), -1.0, 1.0, confidence)
             for j, interval in zip(bounded, _column_intervals(part, size, low, high), strict=True):
                 by_column[j].append(interval)
         out.update({j: (tuple(v), MOVER) for j, v in by_column.items()})

@@ -179,9 +179,10 @@ def arrow_string_buffers(array: Any) -> tuple[IntArray, npt.NDArray[np.uint8]]:
     return offsets, np.frombuffer(data_buffer, dtype=np.uint8)[start:end]
 
 
-def _arrow_floats(array: Any) -> npt.NDArray[np.float64]:
-    """A null-free pyarrow float64 array as numpy, without pyarrow's pandas shim."""
-    data = np.frombuffer(array.buffers()[1], dtype=np.float64)
+def arrow_values(array: Any, dtype: Any) -> npt.NDArray[Any]:
+    """The values of a null-free fixed-width pyarrow array as numpy, without a copy (and
+    without pyarrow's ``to_numpy``, which can import pandas)."""
+    data = np.frombuffer(array.buffers()[1], dtype=dtype)
     return data[array.offset : array.offset + len(array)]
 
 
@@ -205,9 +206,7 @@ def arrow_code_keys(keys: Any) -> tuple[Any, IntArray]:
         return arrow_strings(_Strings.concat([])), np.zeros(0, dtype=np.int64)
     changed = pc.indices_nonzero(pc.not_equal(keys.slice(1), keys.slice(0, n - 1)))
     heads = np.zeros(len(changed) + 1, dtype=np.int64)
-    heads[1:] = np.frombuffer(changed.buffers()[1], dtype=np.uint64)[
-        changed.offset : changed.offset + len(changed)
-    ]
+    heads[1:] = arrow_values(changed, np.uint64)
     heads[1:] += 1
     counts = np.diff(np.append(heads, n))
     return keys.take(arrow_ints(heads)), np.repeat(np.arange(len(heads)), counts)
@@ -223,10 +222,7 @@ def distinct_names(columns: TextColumns) -> TextColumns:
     encoded = pc.dictionary_encode(names)
     if len(encoded.dictionary) == len(names):
         return columns
-    indices = encoded.indices
-    remap = np.frombuffer(indices.buffers()[1], dtype=np.int32)[
-        indices.offset : indices.offset + len(indices)
-    ]
+    remap = arrow_values(encoded.indices, np.int32)
     return TextColumns(
         encoded.dictionary, remap[columns.keys].astype(np.int64), columns.items, columns.values
     )
@@ -323,7 +319,7 @@ def fast_columns(
         return None
     if table.num_rows == 0:
         return None
-    values = _arrow_floats(table.column(value_field).combine_chunks())
+    values = arrow_values(table.column(value_field).combine_chunks(), np.float64)
     if not np.isfinite(values).all():
         return None
     names, codes = arrow_code_keys(table.column(key_field).combine_chunks())

@@ -20,6 +20,7 @@ from ragaudit._io import atomic_write_text
 from ragaudit.data.formats._chunks import (
     Column,
     TextColumns,
+    arrow_values,
     distinct_names,
     exact_columns,
     fast_columns,
@@ -172,10 +173,7 @@ def _unify_codes(names: list[Any], provisional: np.ndarray) -> tuple[tuple[str, 
     import pyarrow.compute as pc
 
     encoded = pc.dictionary_encode(pa.chunked_array(names, pa.large_string())).combine_chunks()
-    indices = encoded.indices
-    remap = np.frombuffer(indices.buffers()[1], dtype=np.int32)[
-        indices.offset : indices.offset + len(indices)
-    ]
+    remap = arrow_values(encoded.indices, np.int32)
     if len(remap) != len(encoded.dictionary) or np.any(remap != np.arange(len(remap))):
         provisional = remap[provisional].astype(np.int64)
     return tuple(encoded.dictionary.to_pylist()), provisional
