@@ -10,7 +10,8 @@ tokens, cache hits, costs) are what ragaudit prints against it; the verdicts are
 * sufficiency: one fact, in the context when every number of the reference is in it;
 * correctness: "correct" when every number of the reference is in the answer, else "wrong";
 * faithfulness: one claim (the answer), supported when its first six words are in a passage;
-* citations: sentence 1 supported by chunk 1; relevance: 4; labeller: chunk 1 answers.
+* citations: every (sentence, passage) pair asked about is supported; relevance: 4;
+  labeller: chunk 1 answers.
 
 Usage is reported as characters / 4 of the messages and of the reply.
 """
@@ -72,7 +73,12 @@ def _verdict(name: str, user: str) -> object:
         head = " ".join(re.sub(r"\[\d+\]", "", answer).split()[:6])
         return {"claims": [{"claim": answer, "supported": head in " ".join(context.split())}]}
     if name == "citations":
-        return {"verdicts": [{"sentence": 1, "chunk": 1, "supported": True}]}
+        pairs = [
+            (int(i), int(n))
+            for i, cites in re.findall(r'<sentence id="(\d+)" cites="([\d,]+)">', user)
+            for n in cites.split(",")
+        ]
+        return {"verdicts": [{"sentence": i, "chunk": n, "supported": True} for i, n in pairs]}
     if name == "relevance":
         return {"score": 4, "reason": "addresses the question"}
     if name == "labeller":

@@ -24,6 +24,7 @@ GOOD_QRELS = b"q1 0 a 1\nq2 0 c 1\n"
 DEEP = 100_000
 CHUNK_LABELS_HEAD = b"format: ragaudit.chunk_labels\nversion: 1\n"
 STATS = Path(__file__).parent.parent / "data" / "stats"
+SAVED_RUN_HEAD = b'{"format": "ragaudit.run", "format_version": 1, "name": "r", '
 BOMB = b'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + b"".join(
     f"{c}: &{c} [{', '.join(['*' + p] * 9)}]\n".encode()
     for p, c in zip("abcdefgh", "bcdefghi", strict=True)
@@ -36,7 +37,7 @@ class Case:
 
     id: str
     command: str  # "run" (evaluate --run), "qrels", "chunk-map", "labels" (agreement),
-    # "chunk-labels" (funnel --labels), "golden"
+    # "chunk-labels" (funnel --labels), "golden", "saved-run" (import), "human" (calibrate)
     name: str
     content: bytes
     message: str | None = None  # regex of the one-line error
@@ -298,6 +299,59 @@ CASES = [
         b"[" * DEEP + b"]" * DEEP,
         r"golden\.yaml(:1)?: invalid YAML: nested too deeply",
     ),
+    # Saved runs (import; the one saved-run loader every command uses)
+    Case(
+        "saved-run-huge-k",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 99999999999999999999999}, "rows": []}',
+        r"run\.json: config\.k: expected a value between 1 and 2147483647, found 9999",
+    ),
+    Case(
+        "saved-run-nan-metric",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [], '
+        b'"metrics": {"recall@k": NaN}}]}',
+        r"run\.json: rows\[0\]\.metrics\.recall@k: expected a finite number, found nan "
+        r"\(question 'q1'\)",
+    ),
+    Case(
+        "saved-run-latin1-id",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1}, "rows": [{"id": "q\xe91", "retrieved": []}]}',
+        r"run\.json:1: expected UTF-8 text, found byte 0xe9",
+    ),
+    Case(
+        "saved-run-bom",
+        "saved-run",
+        "run.json",
+        BOM + SAVED_RUN_HEAD + b'"config": {"k": 0}, "rows": []}',
+        r"run\.json: config\.k: expected a value >= 1, found 0",
+    ),
+    Case(
+        "saved-run-deep",
+        "saved-run",
+        "run.json",
+        b"[" * DEEP + b"]" * DEEP,
+        r"run\.json:1: invalid JSON: nested too deeply",
+    ),
+    # Human verdicts (calibrate --human)
+    Case(
+        "human-verdict-inf",
+        "human",
+        "human.jsonl",
+        b'{"id": "q01", "correct": 1e400}\n',
+        r"human\.jsonl:1: correct: expected true/false, 1/0 or 'correct'/'wrong', found inf",
+    ),
+    Case(
+        "human-verdict-yaml-tag",
+        "human",
+        "human.yaml",
+        b"q01: !!python/object/apply:os.system [echo hi]\n",
+        r"human\.yaml:1: expected plain YAML data",
+    ),
 ]
 
 
@@ -321,6 +375,10 @@ def _invoke(case: Case, tmp_path: Path) -> tuple[int, str]:
         args = ["agreement", str(path), str(path)]
     elif case.command == "chunk-labels":
         args = ["funnel", str(STATS / "k3.json"), "--labels", str(path)]
+    elif case.command == "saved-run":
+        args = ["import", str(path)]
+    elif case.command == "human":
+        args = ["calibrate", str(STATS / "k3.json"), "--human", str(path)]
     else:
         args = ["run", "--corpus", str(HARNESS / "corpus"), "--golden", str(path)]
         args += ["--out", str(tmp_path / "out"), "--no-timing"]

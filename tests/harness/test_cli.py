@@ -109,7 +109,7 @@ def test_import_valid_file_prints_summary_and_can_copy(tmp_path):
     depths = [len(r["retrieved"]) for r in rows]
     assert result.output.splitlines()[:3] == [
         f"{source}: valid ragaudit.run v1, name 'k2_cs800'",
-        "8 questions (6 answerable, 2 unanswerable, 0 with errors)",
+        "8 questions (6 answerable, 2 unanswerable; 0 generation errors, 0 judge errors)",
         f"k=2, retrieved per question: {min(depths)}-{max(depths)}",
     ]
     cells = {line.split()[0]: line.split()[1:] for line in result.output.splitlines() if line}

@@ -226,9 +226,9 @@ def test_generation_errors_are_kept_flagged_and_not_judged(tmp_path):
         golden, chunks, retriever, Failing(), config={"k": 2}, name="x", out_dir=tmp_path
     )
     row = saved.rows[0]
-    assert row["error"] == "rate limited" and row["judges"] == {}
+    assert row["generation_error"] == "rate limited" and row["judges"] == {}
     assert row["metrics"]["correct"] is None and row["metrics"]["hit@k"] == 1.0
-    assert saved.summary["n_errors"] == len(golden)
+    assert saved.summary["n_generation_errors"] == len(golden)
 
 
 def test_a_retriever_returning_foreign_chunk_ids_is_an_error(tmp_path):

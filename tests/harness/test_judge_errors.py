@@ -50,7 +50,8 @@ def test_summaries_always_count_judge_errors() -> None:
     rows = [
         {"id": "q1", "judges": {"judge_errors": {"sufficiency": "x"}}},
         {"id": "q2", "judges": {"judge_errors": {"sufficiency": "x", "citations": "y"}}},
-        # a failed generation is counted in n_errors, never as a judge error
+        # a failed generation is counted in n_generation_errors, never as a judge error;
+        # "error" is the key's old name and is read as generation_error
         {"id": "q3", "error": "boom", "judges": {"judge_error": "sufficiency: z"}},
     ]
     run = SavedRun.from_dict(
@@ -59,7 +60,7 @@ def test_summaries_always_count_judge_errors() -> None:
     assert count_judge_errors(run.questions) == {"citations": 1, "sufficiency": 2}
     summary = summarise_run(run).to_dict()
     assert summary["judge_errors"] == {"citations": 1, "sufficiency": 2}
-    assert summary["n_judge_errors"] == 3 and summary["n_errors"] == 1
+    assert summary["n_judge_errors"] == 3 and summary["n_generation_errors"] == 1
     offline = SavedRun.from_dict(
         {"config": {"k": 3}, "rows": [{"id": "q1", "retrieved": [], "judges": OFFLINE}]}
     )

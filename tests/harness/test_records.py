@@ -36,7 +36,7 @@ VALID = {
             "judges": {"abstained": False, "correct": True},
             "metrics": {"hit@k": 1.0, "correct": True, "faithfulness": None},
             "latency_ms": {"total": 1.5},
-            "error": None,
+            "generation_error": None,
             "my_extra_field": {"kept": True},
         }
     ],

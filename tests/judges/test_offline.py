@@ -9,6 +9,7 @@ from ragaudit.judges.offline import (
     keyword_hit,
     numbers_in,
     numeric_match,
+    quantities_in,
 )
 from ragaudit.pipeline.generators import REFUSAL
 
@@ -145,3 +146,38 @@ def test_judge_offline_unanswerable_cases():
     hallucinated = judge_offline(answer="Dogs are welcome on Fridays [1].", **kwargs)
     assert hallucinated["correct"] is False and hallucinated["abstained"] is False
     assert hallucinated["keyword_hit"] is None and hallucinated["evidence_in_context"] is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "expected"),
+    [
+        # the number with another unit, or as a percentage, is not the reference's number
+        ("About 25 % of them.", "25 days", False),
+        ("Room 25 on the second floor.", "25 days", False),
+        ("It costs 25 EUR.", "25 days", False),
+        ("5 days", "5%", False),
+        ("Only 5.", "5 %", False),
+        # the same quantity, however it is written
+        ("5 percent", "5%", True),
+        ("five percent", "5 %", True),
+        ("three years", "3 years", True),
+        ("EUR 210 a night [1]", "210 EUR per night.", True),
+        ("25 working days", "25 days", True),
+        ("You get 25.", "25 days", True),  # a number standing alone counts as stated
+        ("It was founded in 2014 by Ines.", "Founded in 2014, in Aldermoor.", True),
+        ("1,200 EUR", "1200 eur", True),
+    ],
+)
+def test_numeric_match_wants_the_unit(answer, reference, expected):
+    assert numeric_match(answer, reference) is expected
+
+
+def test_quantities_carry_their_unit():
+    found = quantities_in("Employees receive twenty-five (25) days, 5 % more, at 01:30 UTC [2].")
+    assert [(q.value, q.percent, q.unit) for q in found] == [
+        (25.0, False, ""),
+        (25.0, False, "day"),
+        (5.0, True, ""),
+        (1.0, False, ""),
+        (30.0, False, "utc"),
+    ]

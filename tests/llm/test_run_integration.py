@@ -322,14 +322,22 @@ def test_a_failed_generation_is_kept_unjudged(
     assert result.exit_code == 0, result.output
     data = load(tmp_path / "out" / "llm.json")
     q3 = by_id(data)["q3"]
-    assert "HTTP 500" in q3["error"] and q3.get("answer") is None and q3.get("abstained") is None
+    assert (
+        "HTTP 500" in q3["generation_error"]
+        and q3.get("answer") is None
+        and q3.get("abstained") is None
+    )
     assert q3["metrics"]["correct"] is None and q3["metrics"].get("sufficiency") is None
     assert "sufficiency" not in q3["judges"]
     assert q3["metrics"]["hit@k"] is not None  # retrieval is still scored
-    assert data["summary"]["n_errors"] == 1
+    assert data["summary"]["n_generation_errors"] == 1
     # 2 generator attempts for q3, no judge calls for it
     assert len(server.requests) == N_CALLS + 1 - 5
-    assert re.search(r"generation errors +1 \(see each row's 'error'\)", result.output)
+    assert re.search(
+        r"generation errors +1 \(see each row's 'generation_error'; their answer metrics "
+        r"are null\)",
+        result.output,
+    )
 
 
 def test_dry_run_sends_and_writes_nothing(

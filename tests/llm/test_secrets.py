@@ -89,7 +89,7 @@ def test_an_echoed_key_is_not_stored_in_the_saved_run(
     result = invoke(run_args(tmp_path / "out"))
     assert result.exit_code == 0, result.output
     rows = by_id(load(tmp_path / "out" / "llm.json"))
-    assert "[redacted]" in rows["q3"]["error"]
+    assert "[redacted]" in rows["q3"]["generation_error"]
     assert "[redacted]" in rows["q1"]["judges"]["judge_errors"]["relevance"]
     for path in tmp_path.rglob("*"):
         if path.is_file():

@@ -103,10 +103,10 @@ def test_run_judge_and_labels_build_count_each_malformed_reply_as_an_error(
     rows = by_id(data)
     # generation: a counted error that nulls the answer metrics, never an (empty) answer
     q3 = rows["q3"]
-    assert q3["error"] and "failed after 1 attempts" in q3["error"]
+    assert q3["generation_error"] and "failed after 1 attempts" in q3["generation_error"]
     assert q3.get("answer") is None and q3.get("abstained") is None  # not an (empty) answer
     assert q3["metrics"]["correct"] is None and q3["metrics"]["answered"] is None
-    assert data["summary"]["n_errors"] == 1
+    assert data["summary"]["n_generation_errors"] == 1
     # judging: a counted judge_error that nulls only that judge's metric
     q1 = rows["q1"]
     assert list(q1["judges"]["judge_errors"]) == ["sufficiency"]
@@ -158,7 +158,9 @@ def test_a_rerun_retries_exactly_the_faults(
     # q3: its generation and its 5 judge calls; q1: its sufficiency judge
     assert len(server.requests) - sent == 1 + 5 + 1
     rows = by_id(load(tmp_path / "out" / "llm.json"))
-    assert rows["q3"]["error"] is None and rows["q1"]["metrics"]["sufficiency"] is not None
+    assert (
+        rows["q3"]["generation_error"] is None and rows["q1"]["metrics"]["sufficiency"] is not None
+    )
 
 
 def test_the_malformed_catalogue_covers_the_reported_faults() -> None:

@@ -131,7 +131,11 @@ def test_optional_fields_take_their_documented_defaults():
     assert question.answerable is True and question.question == ""
     assert dict(question.metrics) == {} and dict(question.judges) == {}
     assert question.gold_docs == () and question.keywords == () and question.context_ids is None
-    assert question.answer is None and question.error is None and question.latency_ms is None
+    assert (
+        question.answer is None
+        and question.generation_error is None
+        and question.latency_ms is None
+    )
     assert run.name == ""
 
 
@@ -155,4 +159,4 @@ def test_the_model_is_frozen_and_round_trips(tmp_path):
     assert SavedRun.from_dict(run.to_dict(), path=str(path)) == run
     # written back, the optional fields appear with their defaults
     row = run.to_dict()["rows"][0]
-    assert (row["reference_answer"], row["keywords"], row["error"]) == (None, [], None)
+    assert (row["reference_answer"], row["keywords"], row["generation_error"]) == (None, [], None)

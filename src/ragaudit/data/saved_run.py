@@ -12,7 +12,13 @@ A saved run (``docs/saved-run-format.md``) is read into frozen dataclasses:
 Every optional field has exactly one default, stated here and in the format documentation:
 ``answerable`` true, ``question`` ``""``, ``metrics`` ``{}``, ``judges`` ``{}``,
 ``gold_docs`` and ``keywords`` empty, ``context_ids`` absent (the top-k retrieved chunks are
-the context), ``reference_answer``, ``answer``, ``latency_ms`` and ``error`` null.
+the context), ``reference_answer``, ``answer``, ``latency_ms`` and ``generation_error`` null.
+
+A question whose answer could not be generated (the model endpoint failed after its retries)
+has ``generation_error`` set (the reason), no answer, and null answer metrics; it is counted in
+the summary's ``n_generation_errors``.  Files written before the key was named so call it
+``error``; it is read under the new name (:func:`generation_error_of`).  A judge that failed on
+a question records ``judge_error`` in ``judges`` (see :attr:`JudgeVerdicts.failed`).
 
 :meth:`SavedRun.from_dict` validates (schema, value ranges, unique ids) before it builds
 anything; :func:`ragaudit.data.records.load_saved_run` reads a file through it.  Unknown keys
@@ -37,12 +43,28 @@ __all__ = [
     "Retrieved",
     "RunSettings",
     "SavedRun",
+    "generation_error_of",
 ]
 
 FORMAT = "ragaudit.run"
 FORMAT_VERSION = 1
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+_LEGACY_GENERATION_ERROR = "error"  # the key's name before format 1 named it generation_error
+
+
+def generation_error_of(row: Mapping[str, Any]) -> str | None:
+    """The reason a row's generation failed (``generation_error``, or the old ``error``).
+
+    >>> generation_error_of({"generation_error": "timeout"}), generation_error_of({"error": "x"})
+    ('timeout', 'x')
+    >>> generation_error_of({"id": "q1"}) is None
+    True
+    """
+    value = row.get("generation_error")
+    if value is None:
+        value = row.get(_LEGACY_GENERATION_ERROR)
+    return None if value is None else str(value)
 
 
 def _empty() -> Mapping[str, Any]:
@@ -213,7 +235,7 @@ class QuestionResult:
     citations: tuple[int, ...] | None = None
     judges: JudgeVerdicts = field(default_factory=JudgeVerdicts)
     latency_ms: Mapping[str, float | None] | None = None
-    error: str | None = None
+    generation_error: str | None = None
     usage: Mapping[str, Any] | None = None
     metrics: Mapping[str, float | bool | None] = field(default_factory=_empty)
     extra: Mapping[str, Any] = field(default_factory=_empty)
@@ -222,7 +244,7 @@ class QuestionResult:
     KEYS = (
         "id", "question", "answerable", "reference_answer", "keywords", "gold_docs", "tags",
         "retrieved", "context_ids", "answer", "abstained", "citations", "judges", "latency_ms",
-        "error", "usage", "metrics",
+        "generation_error", "usage", "metrics",
     )  # fmt: skip
     _ALWAYS = frozenset({"id", "question", "answerable", "retrieved", "metrics"})
 
@@ -250,12 +272,18 @@ class QuestionResult:
             citations=seq("citations"),
             judges=JudgeVerdicts(data.get("judges") or {}),
             latency_ms=None if latency is None else _frozen(latency),
-            error=data.get("error"),
+            generation_error=generation_error_of(data),
             usage=None if usage is None else _frozen(usage),
             metrics=_frozen(
                 {canonical_metric_name(k): v for k, v in (data.get("metrics") or {}).items()}
             ),
-            extra=_frozen({k: v for k, v in data.items() if k not in cls.KEYS}),
+            extra=_frozen(
+                {
+                    k: v
+                    for k, v in data.items()
+                    if k not in cls.KEYS and k != _LEGACY_GENERATION_ERROR
+                }
+            ),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -275,7 +303,7 @@ class QuestionResult:
             "citations": None if self.citations is None else list(self.citations),
             "judges": self.judges.to_dict(),
             "latency_ms": _plain(self.latency_ms),
-            "error": self.error,
+            "generation_error": self.generation_error,
             "usage": _plain(self.usage),
             "metrics": _plain(self.metrics),
         }
@@ -448,7 +476,8 @@ class SavedRun:
         }
 
     def to_pandas(self) -> Any:
-        """One row per question (index ``id``): ``answerable``, ``error`` and every metric.
+        """One row per question (index ``id``): ``answerable``, ``generation_error`` and every
+        metric.
 
         Needs the ``pandas`` extra.
         """
@@ -456,7 +485,12 @@ class SavedRun:
 
         return records_frame(
             [
-                {"id": q.id, "answerable": q.answerable, "error": q.error, **dict(q.metrics)}
+                {
+                    "id": q.id,
+                    "answerable": q.answerable,
+                    "generation_error": q.generation_error,
+                    **dict(q.metrics),
+                }
                 for q in self.questions
             ],
             index="id",

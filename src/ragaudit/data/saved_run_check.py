@@ -41,6 +41,8 @@ def saved_run_schema() -> dict[str, Any]:
     return schema
 
 
+_INT_LIMIT = 2**31 - 1  # the bound on counts and cut-offs (trec_eval's C int)
+
 _TYPE_NAMES = {
     "string": "a string", "integer": "an integer", "number": "a number", "boolean": "a boolean",
     "object": "an object", "array": "an array", "null": "null",
@@ -116,7 +118,7 @@ def _walk(
         return
     number = _is_type(value, "number")
     if "minimum" in schema and number and value < schema["minimum"]:
-        if "maximum" in schema:
+        if schema.get("maximum", _INT_LIMIT) < _INT_LIMIT:  # a range such as [0, 1]
             problems.append(
                 f"{label}: expected a value between {schema['minimum']} and "
                 f"{schema['maximum']}, found {_show(value)}"

@@ -28,12 +28,13 @@ def count_judge_errors(questions: Iterable[QuestionResult]) -> dict[str, int]:
 
     >>> from ragaudit.data.saved_run import JudgeVerdicts as V
     >>> count_judge_errors([QuestionResult("q1", judges=V({"judge_errors": {"x": "?"}})),
-    ...                     QuestionResult("q2", error="x", judges=V({"judge_error": "y: ?"}))])
+    ...                     QuestionResult("q2", generation_error="x",
+    ...                                judges=V({"judge_error": "y: ?"}))])
     {'x': 1}
     """
     counts: dict[str, int] = {}
     for question in questions:
-        if question.error:
+        if question.generation_error:
             continue
         for judge in question.judges.failed:
             counts[judge] = counts.get(judge, 0) + 1
@@ -72,7 +73,10 @@ class RunSummary:
 
     Attributes
     ----------
-    n, n_answerable, n_unanswerable, n_errors : int
+    n, n_answerable, n_unanswerable : int
+    n_generation_errors : int
+        Questions whose answer could not be generated (``generation_error`` set); their
+        answer metrics are null, so they are in no answer mean.
     k : int
     metrics : dict
         Means over every question where each metric is not null (so ``correct`` includes
@@ -82,7 +86,8 @@ class RunSummary:
     metrics_answerable : dict
         Means over the answerable questions only.
     judge_errors : dict
-        Failures per judge (never folded into a mean).
+        Failures per judge (``judge_error``; never folded into a mean): the judge's metrics
+        are null on those questions.
     unit, averaging : str
         ``"doc"`` and ``"macro"``.
     """
@@ -90,7 +95,7 @@ class RunSummary:
     n: int
     n_answerable: int
     n_unanswerable: int
-    n_errors: int
+    n_generation_errors: int
     k: int
     metrics: Mapping[str, float]
     n_scored: Mapping[str, int]
@@ -111,7 +116,7 @@ class RunSummary:
             "n": self.n,
             "n_answerable": self.n_answerable,
             "n_unanswerable": self.n_unanswerable,
-            "n_errors": self.n_errors,
+            "n_generation_errors": self.n_generation_errors,
             "k": self.k,
             "unit": self.unit,
             "averaging": self.averaging,
@@ -139,7 +144,7 @@ def summarise_questions(questions: Sequence[QuestionResult], k: int) -> RunSumma
         n=len(questions),
         n_answerable=len(answerable),
         n_unanswerable=len(questions) - len(answerable),
-        n_errors=sum(1 for q in questions if q.error),
+        n_generation_errors=sum(1 for q in questions if q.generation_error),
         k=k,
         metrics=means,
         n_scored=counts,
@@ -155,6 +160,6 @@ def summarise_run(run: SavedRun) -> RunSummary:
     tokens and cost) are carried over in ``extra``.
     """
     computed = summarise_questions(run.questions, run.k)
-    own = set(computed.to_dict())
+    own = set(computed.to_dict()) | {"n_errors"}  # n_errors: the old name, not carried over
     carried = {key: value for key, value in run.summary.items() if key not in own}
     return RunSummary(**{**computed.__dict__, "extra": carried})

@@ -33,7 +33,9 @@ Re-slicing at another k
 re-computed from ``retrieved[:k]``; stage 2 is re-computed only when chunk labels decide it
 (an answer chunk among the top-k retrieved chunks) or, given the chunk texts, from the
 reference keywords (all of them in the top-k chunk texts, the offline evidence judge's rule);
-otherwise judge verdicts (``sufficiency``, ``evidence_in_context``) are carried over.  Stages
+otherwise judge verdicts (``sufficiency``, ``evidence_in_context``) are carried over.  The
+run's own ``answer_chunk_in_context`` verdict decides stage 2 only at the run's k, when no
+other judge did.  Stages
 3-4 were produced from the run's own context and are always carried over, which the result
 states in :attr:`FunnelResult.notes`.
 """
@@ -87,6 +89,7 @@ STAGE2_SOURCES: tuple[str, ...] = (
     "keywords_in_top_k",
     "sufficiency",
     "evidence_in_context",
+    "answer_chunk_in_context",
 )
 RECOMPUTED_SOURCES = frozenset({"chunk_labels", "keywords_in_top_k"})
 ANSWER_GRADE = 2  # chunk grade meaning "contains the answer"
@@ -183,7 +186,9 @@ def compute_funnel(
         Chunk-level labels; a labelled question passes stage 2 when one of its answer chunks
         (grade 2) is in the context (``context_ids`` at the run's k, ``retrieved[:k]``
         otherwise).  Unlabelled questions fall back to the ``sufficiency`` judge, then to the
-        ``evidence_in_context`` judge.
+        ``evidence_in_context`` judge, then (at the run's own k) to the run's
+        ``answer_chunk_in_context`` verdict (chunk labels given when the run was made, e.g.
+        reference contexts of an imported run).
     chunk_texts : mapping of str to str, optional
         ``{chunk_id: text}``.  Used only when ``k`` differs from the run's k: an unlabelled
         question with ``keywords`` passes stage 2 when every keyword occurs in its top-k
@@ -209,7 +214,7 @@ def compute_funnel(
         Stages with ``kept``, ``rate = kept/n``, ``conditional = kept_j/kept_{j-1}`` and
         intervals; ``p_correct = prod(conditional) = kept_4/n``; ``died`` (first
         failed stage -> ids); ``lucky`` ids; the unanswerable block; ``excluded`` questions
-        whose verdicts are missing (judge errors), by reason.
+        whose verdicts are missing (generation errors, judge errors), by reason.
 
     Raises
     ------
@@ -301,12 +306,16 @@ def compute_funnel(
         else:
             suff = _tri_state(judges.sufficiency)
             eic = _tri_state(judges.evidence_in_context)
+            acic = _tri_state(judges.get("answer_chunk_in_context"))
             if suff >= 0:
                 evidence.append(suff)
                 source.append("sufficiency")
             elif eic >= 0:
                 evidence.append(eic)
                 source.append("evidence_in_context")
+            elif acic >= 0 and not resliced:
+                evidence.append(acic)
+                source.append("answer_chunk_in_context")
             else:
                 evidence.append(-1)
                 source.append("")
@@ -318,19 +327,23 @@ def compute_funnel(
     evidence_arr = np.array(evidence, dtype=int)
     answered_arr = np.array(answered, dtype=int)
     correct_arr = np.array(correct, dtype=int)
-    no_stage2 = evidence_arr < 0
-    no_verdict = (answered_arr < 0) | ((answered_arr == 1) & (correct_arr < 0))
-    if len(ids) and no_stage2.all():
+    # a question whose answer could not be generated has no verdicts: excluded and counted
+    failed = np.array([bool(questions[i].generation_error) for i in answerable_idx], dtype=bool)
+    no_stage2 = (evidence_arr < 0) & ~failed
+    no_verdict = ((answered_arr < 0) | ((answered_arr == 1) & (correct_arr < 0))) & ~failed
+    if (~failed).any() and no_stage2[~failed].all():
         raise InputError(
             f"{where}: stage 2 cannot be decided: the rows have no 'sufficiency' or "
             "'evidence_in_context' judge; pass chunk labels (--labels FILE)"
         )
     excluded: dict[str, tuple[str, ...]] = {}
+    if failed.any():
+        excluded["generation error"] = tuple(ids_arr[failed])
     if no_stage2.any():
         excluded["no stage-2 verdict"] = tuple(ids_arr[no_stage2])
     if (no_verdict & ~no_stage2).any():
         excluded["judge error"] = tuple(ids_arr[no_verdict & ~no_stage2])
-    keep = ~(no_stage2 | no_verdict)
+    keep = ~(failed | no_stage2 | no_verdict)
 
     ids_arr = ids_arr[keep]
     raw = np.column_stack(
@@ -406,7 +419,16 @@ def compute_funnel(
         [questions[i] for i in unanswerable_idx], rng, n_resamples, confidence, rate_ci
     )
 
-    notes: list[str] = [] if n else [NO_ANSWERABLE]
+    undefined = None
+    if not n:
+        n_excluded = sum(len(v) for v in excluded.values())
+        undefined = (
+            f"all {n_excluded} answerable questions are excluded "
+            f"({', '.join(excluded)}), so every rate of the funnel is 0/0 (undefined, not 0)"
+            if n_excluded
+            else NO_ANSWERABLE
+        )
+    notes: list[str] = [] if undefined is None else [undefined]
     if resliced:
         carried_n = n - sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES)
         stage2_note = (
@@ -424,6 +446,12 @@ def compute_funnel(
         notes.append(
             f"{len(excluded_ids)} answerable question(s) excluded ({reason}): "
             + ", ".join(excluded_ids)
+        )
+    unanswered = [questions[i].id for i in unanswerable_idx if questions[i].generation_error]
+    if unanswered:
+        notes.append(
+            f"{len(unanswered)} unanswerable question(s) left out of the abstention rate "
+            "(generation error): " + ", ".join(unanswered)
         )
 
     # 0/0 is undefined, not 0: with no answerable question every rate is None
@@ -455,7 +483,7 @@ def compute_funnel(
         notes=tuple(notes),
         rate_ci_method=RATE_CI_NAMES[rate_ci],
         gap_ci_method="percentile bootstrap" if rate_ci == "bootstrap" else "Tango score",
-        undefined_reason=None if n else NO_ANSWERABLE,
+        undefined_reason=undefined,
     )
 
 

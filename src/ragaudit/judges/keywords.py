@@ -29,7 +29,14 @@ from collections.abc import Sequence
 
 from ragaudit._text import STOPWORDS, normalise_text, stem
 
-__all__ = ["is_weak_keyword", "keyword_tokens", "match_tokens", "number_phrases", "strong_keywords"]
+__all__ = [
+    "is_weak_keyword",
+    "keyword_tokens",
+    "match_tokens",
+    "number_phrases",
+    "strong_keywords",
+    "unstemmed_tokens",
+]
 
 _CITATION = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
 _PERCENT_WORD = re.compile(r"(?<=\d)\s*(?:%|\bper\s*cent\b|\bpercent\b|\bpct\b)")
@@ -47,11 +54,15 @@ def keyword_tokens(text: str) -> list[str]:
     >>> keyword_tokens("15 %") == keyword_tokens("15%") == keyword_tokens("15 per cent")
     True
     """
-    return [t if any(c.isdigit() for c in t) else stem(t) for t in _raw_tokens(text)]
+    return [t if any(c.isdigit() for c in t) else stem(t) for t in unstemmed_tokens(text)]
 
 
-def _raw_tokens(text: str) -> list[str]:
-    """The tokens before stemming (stopwords are tested on these)."""
+def unstemmed_tokens(text: str) -> list[str]:
+    """The tokens before stemming (stopwords are tested on these).
+
+    >>> unstemmed_tokens("Five percent of 1,200 rooms [2]")
+    ['five', 'percent', 'of', '1200', 'rooms']
+    """
     return _TOKEN.findall(_PERCENT_WORD.sub("%", normalise_text(_CITATION.sub(" ", text))))
 
 
@@ -79,7 +90,7 @@ def is_weak_keyword(keyword: str) -> bool:
     >>> [is_weak_keyword(k) for k in ["No", "3", "5 %", "14 days", "2014", "the", "Q3"]]
     [True, True, False, False, False, True, False]
     """
-    raw = _raw_tokens(keyword)
+    raw = unstemmed_tokens(keyword)
     if not raw:
         return True
     if all(t in STOPWORDS for t in raw):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run import SavedRun, generation_error_of
 from ragaudit.data.saved_run_metrics import JUDGES_OFFLINE_LLM, LLM_JUDGE_METRICS
 from ragaudit.exceptions import InputError
 
@@ -149,7 +149,7 @@ def items_from_rows(
     ...                   "context_ids": ["c1"], "answerable": True}], {"c1": "text"})[1][0].context
     ['text']
     """
-    todo = [i for i, row in enumerate(rows) if not row.get("error")]
+    todo = [i for i, row in enumerate(rows) if not generation_error_of(row)]
     items = []
     for i in todo:
         row = rows[i]
@@ -185,14 +185,15 @@ def judge_rows(
 
     Returns new rows: the LLM keys are merged into ``judges`` over any offline verdicts of the
     same name (``correct``, ``numeric_match``), other offline keys are kept.  Rows whose
-    generation failed (``error`` set) are returned unchanged and cost nothing.
+    generation failed (``generation_error`` set) are returned unchanged and cost nothing.
 
     Examples
     --------
     >>> from ragaudit.judges.llm import LLMJudges
     >>> from ragaudit.llm import LLMClient, LLMConfig
     >>> cfg = LLMConfig(base_url="http://127.0.0.1:9/v1", model="m", use_cache=False)
-    >>> row = {"id": "q1", "question": "Q?", "answer": "", "error": "timeout", "judges": {}}
+    >>> row = {"id": "q1", "question": "Q?", "answer": None, "generation_error": "timeout",
+    ...        "judges": {}}
     >>> with LLMClient(cfg) as client:
     ...     judge_rows([row], {}, LLMJudges(client)) == [row]
     True
@@ -250,16 +251,19 @@ def judge_saved_run(
     Its ``summary`` is the input's: recompute it with
     :func:`ragaudit.data.saved_run_summary.summarise_run` (the one place a summary is made).
 
-    Returns ``(judged run, summarize_judges of the judged rows)``.
+    Returns ``(judged run, summarize_judges of the judged rows)``; the summary also counts
+    the rows not judged because their generation failed (``n_generation_errors``).
     """
     rows = judge_rows(saved.rows, chunk_texts, judges, progress)
     wanted = [m for name in judges.judges for m in METRICS_OF[name]]
     for row in rows:
-        if row.get("error"):
+        if generation_error_of(row):
             continue
         values = judge_metrics(row["judges"])
         row["metrics"] = {**(row.get("metrics") or {}), **{m: values[m] for m in wanted}}
-    report = summarize_judges([r["judges"] for r in rows if not r.get("error")])
+    report = summarize_judges([r["judges"] for r in rows if not generation_error_of(r)])
+    # rows without an answer are not judged: counted, never folded into a judge's mean
+    report["n_generation_errors"] = sum(1 for r in rows if generation_error_of(r))
     client = judges.client
     config = {
         **saved.config.to_dict(),

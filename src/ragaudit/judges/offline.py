@@ -6,7 +6,9 @@ chosen so that formatting never decides a verdict and no token matches inside an
 * case, Unicode width and punctuation are ignored;
 * thousands separators are ignored: ``"1,200"`` matches ``"1200"``;
 * numbers are whole numbers with their unit: ``"5%"`` matches ``"5 percent"`` but never a bare
-  ``"5"``, ``"3"`` never matches ``"13"``, ``"3.5"`` or ``"Q3"``;
+  ``"5"``, ``"3"`` never matches ``"13"``, ``"3.5"`` or ``"Q3"``; the numeric judge
+  (:func:`numeric_match`, used when a question has no keywords) likewise wants each number of
+  the reference with its unit (``"25 days"`` is not stated by ``"25 %"``);
 * a number and the word after it match however they are spaced: ``"24 hours"``,
   ``"24hours"`` and ``"24-hours"`` all match each other;
 * plurals are folded by the light stemmer of :mod:`ragaudit._text` (``"hour"`` matches
@@ -24,12 +26,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from ragaudit._text import REFUSAL, tokenize
-from ragaudit.judges.keywords import keyword_tokens, match_tokens, strong_keywords
+from ragaudit._text import REFUSAL, STOPWORDS, stem, tokenize
+from ragaudit.judges.keywords import (
+    keyword_tokens,
+    match_tokens,
+    strong_keywords,
+    unstemmed_tokens,
+)
 
 __all__ = [
+    "Quantity",
     "all_keywords",
     "answer_chunk_in_context",
     "evidence_in_context",
@@ -39,6 +48,7 @@ __all__ = [
     "match_tokens",
     "numbers_in",
     "numeric_match",
+    "quantities_in",
 ]
 
 _CITATION = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
@@ -155,22 +165,107 @@ def numbers_in(text: str) -> set[float]:
     return values
 
 
-def numeric_match(answer: str, reference_answer: str) -> bool | None:
-    """Whether every number of the reference answer is stated in ``answer``.
+@dataclass(frozen=True)
+class Quantity:
+    """A number stated in a text, with what stands next to it.
 
-    None when the reference states no number.
+    Attributes
+    ----------
+    value : float
+        The number (``"1,200"`` -> 1200.0, ``"twenty-five"`` -> 25.0).
+    percent : bool
+        Stated as a percentage (``"5%"``, ``"5 percent"``).
+    unit : str
+        The word right after the number, stemmed (``"days"`` -> ``"day"``); ``""`` when the
+        next token is not a word or is a stopword (``"in 2014, in ..."``).
+    near : frozenset of str
+        The words next to the number: the one before it and up to two after it (stopwords
+        skipped), stemmed.  An answer may put the unit first (``"EUR 210"``) or qualify it
+        (``"25 working days"``).
+    """
+
+    value: float
+    percent: bool
+    unit: str
+    near: frozenset[str]
+
+
+def quantities_in(text: str) -> list[Quantity]:
+    """The numbers stated in ``text`` with their units, in order (rules in :class:`Quantity`).
+
+    >>> [(q.value, q.percent, q.unit) for q in quantities_in("25 days, 5 % and EUR 1,200 [3]")]
+    [(25.0, False, 'day'), (5.0, True, ''), (1200.0, False, '')]
+    >>> sorted(quantities_in("EUR 1,200")[0].near)
+    ['eur']
+    """
+    tokens: list[tuple[str, float | None, bool]] = []  # (word, number, percent)
+    spelled: list[bool] = []
+    for raw in unstemmed_tokens(text):
+        if raw[0].isdigit():
+            tokens.append(("", float(raw.rstrip("%")), raw.endswith("%")))
+            spelled.append(False)
+        elif raw in _NUMBER_WORDS:
+            value = float(_NUMBER_WORDS[raw])
+            if spelled and spelled[-1] and tokens[-1][1] in _TENS and 1 <= value <= 9:
+                tokens[-1] = ("", (tokens[-1][1] or 0.0) + value, False)  # twenty-five
+                spelled[-1] = False
+                continue
+            tokens.append(("", value, False))
+            spelled.append(True)
+        elif raw in ("percent", "pct") and tokens and tokens[-1][1] is not None:
+            tokens[-1] = ("", tokens[-1][1], True)  # "five percent"
+            spelled[-1] = False
+        else:
+            tokens.append(("" if raw in STOPWORDS else stem(raw), None, False))
+            spelled.append(False)
+    found: list[Quantity] = []
+    for i, (_, number, percent) in enumerate(tokens):
+        if number is None:
+            continue
+        after: list[str] = []
+        for word, next_number, _ in tokens[i + 1 : i + 4]:
+            if next_number is not None or len(after) == 2:
+                break
+            if word:
+                after.append(word)
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ("", 0.0, False)
+        unit = nxt[0] if nxt[1] is None and not percent else ""
+        before = tokens[i - 1][0] if i and tokens[i - 1][1] is None else ""
+        near = frozenset(w for w in (before, *after) if w)
+        found.append(Quantity(number, percent, unit, near))
+    return found
+
+
+def numeric_match(answer: str, reference_answer: str) -> bool | None:
+    """Whether ``answer`` states every number of the reference answer, with its unit.
+
+    A number of the reference matches a number of the answer with the same value and the
+    same kind (a percentage only matches a percentage), whose neighbouring words include the
+    reference's unit (:func:`quantities_in`): ``"25 days"`` is not stated by ``"25 %"`` nor by
+    ``"room 25"``.  A number standing alone in the answer (``"You get 25."``: no word next to
+    it but stopwords) is taken as stated; a reference number without a unit (``"founded in
+    2014"``) only needs its value.  None when the reference states no number.
 
     >>> numeric_match("You get 25 days [1].", "Employees receive twenty-five (25) days.")
     True
-    >>> numeric_match("You get 20 days.", "25 days")
-    False
+    >>> numeric_match("You get 20 days.", "25 days"), numeric_match("About 25 %.", "25 days")
+    (False, False)
     >>> numeric_match("Yes.", "Ask your manager.") is None
     True
     """
-    wanted = numbers_in(reference_answer)
+    wanted = quantities_in(reference_answer)
     if not wanted:
         return None
-    return wanted <= numbers_in(answer)
+    stated = quantities_in(answer)
+    return all(
+        any(
+            s.value == w.value
+            and s.percent == w.percent
+            and (not w.unit or not s.near or w.unit in s.near)
+            for s in stated
+        )
+        for w in wanted
+    )
 
 
 def evidence_in_context(context_texts: Sequence[str], keywords: Sequence[str]) -> bool | None:

@@ -62,7 +62,7 @@ class PriceTable:
         # "default" rather than an install path, so saved runs do not depend on the machine.
         label = "default" if path is None else str(path)
         try:
-            text = source.read_text(encoding="utf-8")
+            text = source.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise unreadable(source, exc) from None
         raw = load_yaml(text, str(source))

@@ -94,13 +94,13 @@ def answer(
         "retrieved": found.retrieved,
         "context_ids": [c.chunk_id for c in context],
         # A failed generation has no answer (null), not an empty one: "" would read as a
-        # refusal.  The row is kept, counted in n_errors, and its answer metrics are null.
+        # refusal.  The row is kept, counted in n_generation_errors, its answer metrics null.
         "answer": None if generation.error else generation.answer,
         "abstained": None if generation.error else generation.abstained,
         "citations": list(generation.citations),
         "judges": judges,
         "latency_ms": latency,
-        "error": generation.error,
+        "generation_error": generation.error,
     }
     if generation.usage is not None:
         # Whether a reply came from the cache differs between runs; the file must not.

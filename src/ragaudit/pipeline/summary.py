@@ -17,7 +17,7 @@ import numpy as np
 
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
-from ragaudit.data.saved_run import JudgeVerdicts
+from ragaudit.data.saved_run import JudgeVerdicts, generation_error_of
 from ragaudit.data.saved_run_metrics import OFFLINE_JUDGE_METRICS, RETRIEVAL_FAMILIES
 
 __all__ = ["RETRIEVAL_METRICS", "judge_metrics", "metric_key", "retrieval_metrics"]
@@ -94,7 +94,7 @@ _DECIDED_BY: dict[str, str] = {"correct": "correctness"}
 def judge_metrics(row: Mapping[str, Any]) -> dict[str, float | None]:
     """The offline judges' metrics of one row (all null when generation failed)."""
     judges = row.get("judges") or {}
-    if row.get("error"):
+    if generation_error_of(row):
         return dict.fromkeys(_JUDGE_METRICS)
 
     def number(value: Any) -> float | None:

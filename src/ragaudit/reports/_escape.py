@@ -30,8 +30,9 @@ _MD_SPECIAL = re.compile(r"([\\`*|~])")
 _MD_CONTEXT = re.compile(
     r"(<(?=[A-Za-z/!?])|&(?=#?\w+;)|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|\](?=[(\[:]))"
 )
-# At the start of a line: headings, block quotes, list items, setext underlines.
-_MD_LINE_START = re.compile(r"^([#>+=-]|\d+[.)])")
+# At the start of a line: headings, block quotes, list items, setext underlines.  An ordered
+# list marker is escaped at its `.` or `)`: a backslash before a digit is shown as is.
+_MD_LINE_START = re.compile(r"^(\d{1,9}(?=[.)])|)([#>+=.)-])")
 
 
 def visible(text: str) -> str:
@@ -60,13 +61,13 @@ def md_inline(text: str, *, line_start: bool = False) -> str:
     '">\\<img src=x onerror=alert(1)> \\| k3_cs800 \\_x\\_ p <0.001'
     >>> md_inline("[x](javascript:alert(1))")
     '[x\\](javascript:alert(1))'
-    >>> md_inline("- item", line_start=True)
-    '\\- item'
+    >>> md_inline("- item", line_start=True), md_inline("1. item", line_start=True)
+    ('\\- item', '1\\. item')
     """
     out = _MD_SPECIAL.sub(r"\\\1", visible(text))
     out = _MD_CONTEXT.sub(r"\\\1", out)
     if line_start:
-        out = _MD_LINE_START.sub(r"\\\1", out)
+        out = _MD_LINE_START.sub(r"\1\\\2", out)
     return out
 
 

@@ -176,7 +176,8 @@ def pick_columns(table: Table, columns: Sequence[str]) -> Table:
 
 
 def funnel_lines(run: RunAudit) -> list[str]:
-    """The funnel in four lines: stages kept, the gap, answered, and where questions died."""
+    """The funnel in four lines: stages kept, the gap, answered, and where questions died
+    (a fifth, before the last, counts the generation and judge errors when there are any)."""
     f = run.funnel
     gap_ci = "" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]"
     died = [f"{key} {', '.join(f.died[key])}" for key in STAGE_KEYS if f.died[key]]
@@ -189,6 +190,7 @@ def funnel_lines(run: RunAudit) -> list[str]:
         else f"P(correct) and the gap are undefined: {f.undefined_reason}",
         f"answered {run.answered}/{run.n_answerable} (any context); {f.stages[2].kept} with "
         "the evidence in the context (funnel stage 3)",
+        *([run.errors] if run.errors else []),
         "died: " + ("; ".join(died) or "none"),
     ]
 
@@ -255,6 +257,8 @@ def audit_data(audit: Audit) -> dict[str, Any]:
                 ],
                 "answered": run.answered,
                 "n_answerable": run.n_answerable,
+                "generation_errors": list(run.generation_errors),
+                "judge_errors": dict(run.judge_errors),
                 "funnel": run.funnel.to_dict(),
                 "label_bias": None if run.bias is None else run.bias.to_dict(),
                 "clustered": None if run.clustered is None else run.clustered.to_dict(),

@@ -15,13 +15,14 @@ from ragaudit.diagnose.funnel import (
 from ragaudit.reports.render import render_text
 from ragaudit.reports.report import Report, Section, Table, Text
 
-__all__ = ["funnel_report", "funnel_section"]
+__all__ = ["funnel_report", "funnel_section", "interval_note"]
 
 _SOURCE_NAMES = {
     "chunk_labels": "chunk labels (an answer chunk, grade 2, is in the context)",
     "keywords_in_top_k": "reference keywords found in the top-k chunk texts",
     "sufficiency": "the LLM sufficiency judge",
     "evidence_in_context": "the offline evidence-in-context judge",
+    "answer_chunk_in_context": "the run's chunk labels (an answer chunk was in the context)",
 }
 
 
@@ -31,6 +32,29 @@ def _f3(value: float | None) -> str:
 
 def _ids(ids: tuple[str, ...]) -> str:
     return ", ".join(ids)
+
+
+def interval_note(result: FunnelResult) -> str:
+    """How the funnel's intervals were computed, in one line (the terminal report and the page).
+
+    Examples
+    --------
+    >>> from ragaudit.diagnose.funnel import compute_funnel
+    >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
+    ...        "gold_docs": ["G"], "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
+    ...        "judges": {"abstained": False, "correct": True, "evidence_in_context": True}}]}
+    >>> interval_note(compute_funnel(run, n_resamples=10))
+    'intervals: stage and abstention rates Clopper-Pearson exact; the gap Tango score (paired)'
+    """
+    if result.gap_ci_method != "percentile bootstrap":
+        return (
+            f"intervals: stage and abstention rates {result.rate_ci_method}; the gap "
+            f"{result.gap_ci_method} (paired)"
+        )
+    return (
+        f"intervals: paired percentile bootstrap ({result.n_resamples} resamples of questions, "
+        f"seed {result.seed})"
+    )
 
 
 def funnel_report(result: FunnelResult) -> Report:
@@ -89,13 +113,7 @@ def funnel_report(result: FunnelResult) -> Report:
         if result.stage2_source in _SOURCE_NAMES
         else f"stage 2 decided by: {result.stage2_source} ({counts})"
     )
-    intervals = (
-        f"intervals: stage and abstention rates {result.rate_ci_method}; the gap "
-        f"{result.gap_ci_method} (paired)"
-        if result.gap_ci_method != "percentile bootstrap"
-        else f"intervals: paired percentile bootstrap ({result.n_resamples} resamples "
-        f"of questions, seed {result.seed})"
-    )
+    intervals = interval_note(result)
     if (
         result.p_correct is None
         or result.stage1_rate is None

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.data.saved_run_summary import count_judge_errors
 from ragaudit.diagnose.calibration import Calibration, calibrate
 from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
 from ragaudit.diagnose.label_bias import BiasResult, compute_label_bias
@@ -80,6 +81,23 @@ class RunAudit:
     answered: int
     n_answerable: int
     notes: tuple[str, ...] = ()
+    generation_errors: tuple[str, ...] = ()  # ids of the questions with no answer
+    judge_errors: Mapping[str, int] = field(default_factory=dict)  # failures per judge
+
+    @property
+    def errors(self) -> str:
+        """The generation and judge errors in one sentence ("" when there are none)."""
+        if not self.generation_errors and not self.judge_errors:
+            return ""
+        failed = self.generation_errors
+        return (
+            f"errors: {len(failed)} generation errors"
+            + (f" (no answer: {', '.join(failed)})" if failed else "")
+            + "; judge errors: "
+            + (", ".join(f"{j} {n}" for j, n in self.judge_errors.items()) or "none")
+            + "; such questions are left out of the numbers they have no verdict for"
+        )
+
     clustered: ClusteredComparison | None = None
     calibration: Calibration | None = None
 
@@ -183,7 +201,7 @@ def question_view(
         stage=stage,
         question=q.question,
         reference_answer=q.reference_answer or "",
-        answer=q.answer or "",
+        answer=q.answer or ("" if not q.generation_error else f"(no answer: {q.generation_error})"),
         keywords=q.keywords,
         chunks=chunks,
         judges=tuple((str(key), _show(value)) for key, value in q.judges.items()),
@@ -191,9 +209,12 @@ def question_view(
 
 
 def question_stages(funnel: FunnelResult) -> dict[str, str]:
-    """``{question id: where it died}``: a stage key, ``ok``, ``... (correct by luck)`` or
-    ``unanswerable, answered`` (the drill-down's label, shared with ``ragaudit show``)."""
+    """``{question id: where it died}``: a stage key, ``ok``, ``... (correct by luck)``,
+    ``unanswerable, answered`` or ``excluded (reason)`` (a generation or judge error; the
+    drill-down's label, shared with ``ragaudit show``)."""
     stage = {qid: key for key, ids in funnel.died.items() for qid in ids}
+    for reason, ids in funnel.excluded.items():
+        stage.update(dict.fromkeys(ids, f"excluded ({reason})"))
     for qid in funnel.lucky:
         stage[qid] = stage.get(qid, "") + " (correct by luck)"
     for qid in funnel.ok_ids:
@@ -243,6 +264,8 @@ def _run_audit(
         answered=answered,
         n_answerable=len(answerable),
         notes=tuple(notes),
+        generation_errors=tuple(q.id for q in saved.questions if q.generation_error),
+        judge_errors=count_judge_errors(saved.questions),
         clustered=None
         if cluster_by is None
         else clustered_means(saved, cluster_by, seed=seed, n_resamples=resamples),

@@ -154,6 +154,8 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
                 f"{f.stages[2].kept} (answered with the evidence in the context)"
             ),
         ]
+        if run.errors:
+            head += ["", md_escape(run.errors)]
         die = [(key, str(len(f.died[key])), ", ".join(f.died[key])) for key in STAGE_KEYS]
         die.append(
             (

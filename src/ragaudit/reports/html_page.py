@@ -23,6 +23,7 @@ from ragaudit.reports.audit_tables import (
     funnel_table,
     mde_text,
 )
+from ragaudit.reports.funnel import interval_note
 from ragaudit.reports.html_charts import funnel_svg
 from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import (
@@ -199,12 +200,13 @@ def _funnel(run: RunAudit) -> str:
                 f"{fmt(f.correct_end_to_end)}; the gap between hit rate@{f.k} and correctness "
                 f"<strong>{fmt(f.gap, '+.3f')}</strong>"
                 + ("" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]")
-                + f". Bootstrap: {f.n_resamples} resamples, seed {f.seed}.</p>"
+                + f". {_e(interval_note(f)[0].upper() + interval_note(f)[1:])}.</p>"
                 if f.undefined_reason is None
                 else f"<p>P(correct) = <strong>undefined</strong>: {_e(f.undefined_reason)}.</p>"
             ),
             f'<p class="note">{answered}</p>',
         ]
+        + ([f'<p class="note">{_e(run.errors)}</p>'] if run.errors else [])
     )
 
 
@@ -407,7 +409,7 @@ def render_audit_html(audit: Audit) -> str:
         f"<style>{_CSS}</style></head><body>",
         f"<h1>ragaudit report: {_e(names)}</h1>",
         f'<p class="meta">ragaudit {_e(audit.version)} · seed {audit.seed} · '
-        f"{audit.n_resamples} bootstrap resamples for the dashboard and funnel intervals · "
+        f"{audit.n_resamples} resamples wherever an interval is bootstrapped · "
         f"{len(audit.runs)} run{'s' if len(audit.runs) > 1 else ''}</p>",
     ]
     if audit.summary:

@@ -15,6 +15,7 @@ __all__ = [
     "cache_clear_report",
     "cache_report",
     "dry_run_report",
+    "foreign_import_report",
     "import_report",
     "invocation_line",
     "judge_report",
@@ -217,9 +218,10 @@ def run_summary_report(
       1.000     1.000        0.500  1.000   1.000  1.000
     <BLANKLINE>
     END TO END (offline judges, answerable questions)
-      answered        1/1   = 1.000
-      correct         0/1   = 0.000
-      judge errors  none
+      answered             1/1   = 1.000
+      correct              0/1   = 0.000
+      generation errors  none
+      judge errors       none
     <BLANKLINE>
     """
     k = saved.k
@@ -263,9 +265,15 @@ def run_summary_report(
     if refusals:
         abstained = sum(int(q.metric("correct") or 0) for q in refusals)
         end.append(("refused (unanswerable)", _fraction(abstained, len(refusals))))
-    errors = sum(1 for q in questions if q.error)
-    if errors:
-        end.append(("generation errors", f"{errors} (see each row's 'error')"))
+    errors = sum(1 for q in questions if q.generation_error)
+    end.append(
+        (
+            "generation errors",
+            f"{errors} (see each row's 'generation_error'; their answer metrics are null)"
+            if errors
+            else "none",
+        )
+    )
     end.append(("judge errors", _judge_error_text(count_judge_errors(questions))))
     sections.append(
         Section(f"End to end ({judged_by} judges, answerable questions)", (KeyValues(tuple(end)),))
@@ -291,6 +299,9 @@ def run_summary_report(
             + f", tokens {llm.get('input_tokens', 0)} in / {llm.get('output_tokens', 0)} out, "
             f"cost {money(llm.get('cost_usd'))} (cached replies included)"
         )
+    expansion = saved.config.get("run_file_expansion")
+    if expansion:
+        tail.append(f"run file: {expansion}")
     if usage:
         tail.append(invocation_line(usage))
     if saved_to is not None:
@@ -348,7 +359,8 @@ def import_report(
         (
             f"{file}: valid ragaudit.run v1, name {saved.name!r}",
             f"{summary['n']} questions ({summary['n_answerable']} answerable, "
-            f"{summary['n_unanswerable']} unanswerable, {summary['n_errors']} with errors)",
+            f"{summary['n_unanswerable']} unanswerable; {summary['n_generation_errors']} "
+            f"generation errors, {summary['n_judge_errors']} judge errors)",
             f"k={saved.k}, retrieved per question: {depth}",
         )
     )
@@ -382,6 +394,13 @@ def judge_report(
     table = _means_table("judge metric", rows)
     errors = report["judge_errors"]
     pairs = [("judge errors", ", ".join(f"{k} {v}" for k, v in errors.items()) or "none")]
+    if report.get("n_generation_errors"):
+        pairs.append(
+            (
+                "not judged",
+                f"{report['n_generation_errors']} (generation_error: no answer to judge)",
+            )
+        )
     if "mean_agreement" in report:
         pairs.append(
             (
@@ -400,3 +419,63 @@ def judge_report(
     ]
     data = {"name": name, "model": config.model, **report, "usage": totals, "written_to": target}
     return Report(title, (Section("Verdicts", (table, KeyValues(tuple(pairs)))),), data=data)
+
+
+def foreign_import_report(layout: str, results: list[tuple[str, Any, dict[str, Any]]]) -> Report:
+    """What ``ragaudit import --from LAYOUT`` made of each file: how its contexts matched the
+    corpus's chunks, the saved run's means, and where it was written.
+
+    ``results`` holds ``(file, ImportResult, summary)`` per file.
+    """
+    sections = []
+    data = []
+    for file, result, summary in results:
+        saved = result.saved
+        head = Text(
+            (
+                f"{file}: {summary['n']} questions from {layout} -> saved run {saved.name!r} "
+                f"(k={saved.k})",
+                f"contexts: {result.n_contexts}; matched to a chunk by exact text "
+                f"{result.exact}, by token overlap >= {result.min_overlap:g} {result.overlap}; "
+                f"unmatched (dropped) {result.unmatched}; same chunk twice (kept once) "
+                f"{result.repeated}",
+            )
+        )
+        blocks: list[Any] = [head]
+        if result.unmatched_ids:
+            shown = ", ".join(result.unmatched_ids[:10])
+            more = (
+                f" (+{len(result.unmatched_ids) - 10} more)"
+                if len(result.unmatched_ids) > 10
+                else ""
+            )
+            blocks.append(Text((f"questions with unmatched contexts: {shown}{more}",)))
+        sections.append(Section("", tuple(blocks)))
+        means = summary["metrics"]
+        if means:
+            values = tuple((n, v, summary["n_scored"][n]) for n, v in means.items())
+            sections.append(
+                Section(
+                    "Mean over questions where defined (macro)", (_means_table("metric", values),)
+                )
+            )
+        sections.append(Section("", (Text((f"saved: {saved.path}",)),)))
+        data.append(
+            {
+                "file": file,
+                "from": layout,
+                "name": saved.name,
+                "saved": str(saved.path),
+                "contexts": {
+                    "total": result.n_contexts,
+                    "exact": result.exact,
+                    "overlap": result.overlap,
+                    "unmatched": result.unmatched,
+                    "repeated": result.repeated,
+                    "min_overlap": result.min_overlap,
+                    "questions_with_unmatched": list(result.unmatched_ids),
+                },
+                "summary": summary,
+            }
+        )
+    return Report("", tuple(sections), data={"imports": data})
