@@ -270,3 +270,28 @@ def test_run_with_a_malformed_jsonl_golden_set_exits_2(tmp_path):
     assert result.output.startswith(
         f"ragaudit: error: {golden}:1: sources[0]: question 'q1': 'nope' names no document"
     )
+
+
+def test_golden_set_to_pandas_round_trips_through_the_dataframe_reader(tmp_path):
+    pytest.importorskip("pandas")
+    path = write(tmp_path, "g.jsonl", "".join(json.dumps(r) + "\n" for r in RECORDS))
+    frame = load_golden(path).to_pandas()
+    assert list(frame.index) == ["q1", "q2"]
+    assert fields(golden_from_dataframe(frame.reset_index())) == EXPECTED
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("g.jsonl", '{"question": "A?", "answer": "a", "sources": ["d"]}\n{"question"\n', ":2: "),
+        ("g.json", '[{"question": "A?", "answer": 3, "sources": ["d"]}]', ":1: answer: "),
+        ("g.csv", "question,answer,sources\nA?,a,d\nB?,b,\n", ":3: sources: "),
+        ("g.yaml", "- id: a\n  question: A\n  answer: a\n  sources: d\n", ":4: sources: "),
+    ],
+)
+def test_malformed_golden_sets_exit_2_with_one_line(tmp_path, name, text, where):
+    path = write(tmp_path, name, text)
+    result = CliRunner().invoke(main, ["export", str(path), "--to", "trec-qrels"])
+    assert result.exit_code == 2
+    assert len(result.output.splitlines()) == 1
+    assert result.output.startswith(f"ragaudit: error: {path}{where}"), result.output

@@ -86,7 +86,7 @@ def test_html_renderer_escapes_and_is_standalone():
 def test_render_dispatch_and_json():
     assert render(TINY, "json") == '{\n  "k": 2\n}\n'
     assert render(TINY, "table") == render_text(TINY)
-    expected = r"format: expected one of table, json, csv, markdown, html, found 'pdf'"
+    expected = r"format: expected one of table, json, csv, markdown, html, tsv, found 'pdf'"
     with pytest.raises(InputError, match=expected):
         render(TINY, "pdf")
 
@@ -266,3 +266,11 @@ def test_nice_ticks_and_svg_coordinates():
     assert '<circle cx="500.0" cy="36.0"' in svg
     assert "t &amp; u" in svg and "a&lt;b" in svg
     assert scatter_svg(plot) == svg
+
+
+def test_tsv_renderer_gives_one_line_per_row():
+    table = Table(
+        ("id", "text", "x"), (("c1", "a\tb\nc", "0.5"),), values=(("c1", "a\tb\nc", 0.5),)
+    )
+    report = Report("T", (Section("S", (Text(("skipped",)), table, table)),))
+    assert render(report, "tsv") == "id\ttext\tx\nc1\ta b c\t0.5\n\nid\ttext\tx\nc1\ta b c\t0.5\n"

@@ -22,6 +22,7 @@ __all__ = [
     "STEP_SUMMARY",
     "TEXT_FORMATS",
     "append_step_summary",
+    "chunking_options",
     "corpus_option",
     "emit",
     "format_option",
@@ -48,6 +49,29 @@ def format_option(*choices: str, default: str = "table") -> Any:
         show_default=True,
         help="Output format.",
     )
+
+
+def chunking_options(command: Any) -> Any:
+    """``--chunk-size``, ``--chunk-overlap`` and ``--chunker``: how a corpus is chunked (the
+    same defaults in every command, so chunk ids agree between them)."""
+    from ragaudit.pipeline.chunking import CHUNKERS
+
+    options = [
+        click.option(
+            "--chunk-size", type=int, default=800, show_default=True, help="Characters per chunk."
+        ),
+        click.option(
+            "--chunk-overlap",
+            type=int,
+            default=100,
+            show_default=True,
+            help="Characters shared by consecutive chunks.",
+        ),
+        click.option("--chunker", type=click.Choice(CHUNKERS), default="fixed", show_default=True),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 def golden_map_option() -> Any:

@@ -1,43 +1,132 @@
-"""``ragaudit import``: check a saved run written by another pipeline and summarise it."""
+"""``ragaudit import``: a saved run from another pipeline, checked; or another tool's results
+(RAGAS, DeepEval, JSONL) turned into a saved run."""
 
 from __future__ import annotations
 
 import click
 
-from ragaudit.cli._options import emit, format_option
+from ragaudit.cli._options import chunking_options, emit, format_option, golden_map_option
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
 
 __all__ = ["command"]
 
+_LAYOUTS = ("ragaudit", "ragas", "deepeval", "jsonl")
+
 
 @click.command(name="import")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--from",
+    "layout",
+    type=click.Choice(_LAYOUTS),
+    default="ragaudit",
+    show_default=True,
+    help="ragaudit: FILE is a saved run, validated; ragas/deepeval/jsonl: FILE holds another "
+    "tool's per-question results (question, retrieved contexts as text, answer, optional "
+    "reference), written out as a saved run.",
+)
+@click.option(
+    "--corpus",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="The documents the contexts came from (needed with --from ragas/deepeval/jsonl).",
+)
+@click.option(
+    "--golden",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Golden set giving ids, sources, keywords and answerability (default: the file's "
+    "own reference and reference contexts).",
+)
+@golden_map_option()
+@click.option(
+    "--k",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cut-off of the saved run [default: the most contexts a question has].",
+)
+@chunking_options
+@click.option(
+    "--min-overlap",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=0.5,
+    show_default=True,
+    help="A context that is no chunk's exact text goes to the chunk holding the largest share "
+    "of its tokens, if that share is at least this; otherwise it is dropped and counted.",
+)
+@click.option("--name", default=None, help="Run name [default: the file's stem].")
 @click.option(
     "--out",
     "out_dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Also copy the validated run to <out>/<name>.json (with a fresh summary).",
+    help="Results directory [--from ragaudit: also copy the validated run there; "
+    "other layouts: default ragaudit-results].",
 )
 @format_option()
-def command(file: str, out_dir: str | None, output_format: str) -> None:
-    """Validate FILE against the saved-run format and print what it holds.
+def command(
+    files: tuple[str, ...],
+    layout: str,
+    corpus: str | None,
+    golden: str | None,
+    golden_columns: dict[str, str] | None,
+    k: int | None,
+    chunk_size: int,
+    chunk_overlap: int,
+    chunker: str,
+    min_overlap: float,
+    name: str | None,
+    out_dir: str | None,
+    output_format: str,
+) -> None:
+    """Validate saved runs, or import FILES of another tool's results as saved runs.
 
-    Problems are reported as FILE: LOCATION: expected ..., found ... (exit code 2).
+    Each retrieved context is matched to a chunk of --corpus (chunked with --chunk-size,
+    --chunk-overlap, --chunker): its exact text first, then the chunk holding the largest share
+    of its tokens (at least --min-overlap); unmatched contexts are dropped and counted.  The
+    answers are judged by the offline judges, as in `ragaudit run`.  Problems are reported as
+    FILE:LINE: FIELD: expected ..., found ... (exit code 2).
     """
+    from ragaudit.exceptions import InputError
+
+    if name is not None and len(files) > 1:
+        raise InputError("--name: only with a single FILE (each run is named after its file)")
+    if layout == "ragaudit":
+        _validate(files, out_dir, output_format)
+        return
+    if corpus is None:
+        raise InputError(f"--corpus: required with --from {layout} (the contexts' documents)")
+    from ragaudit.data.saved_run_summary import summarise_run
+    from ragaudit.pipeline.replay import import_results
+    from ragaudit.reports.runs import foreign_import_report
+
+    results = []
+    for file in files:
+        result = import_results(
+            file, layout, corpus, golden=golden, golden_columns=golden_columns, k=k,
+            chunk_size=chunk_size, chunk_overlap=chunk_overlap, chunker=chunker,
+            min_overlap=min_overlap, name=name, out_dir=out_dir or "ragaudit-results",
+        )  # fmt: skip
+        results.append((file, result, summarise_run(result.saved).to_dict()))
+    emit(foreign_import_report(layout, results), output_format)
+
+
+def _validate(files: tuple[str, ...], out_dir: str | None, output_format: str) -> None:
     from ragaudit.data.records import load_saved_run, write_saved_run
     from ragaudit.data.saved_run_summary import summarise_run
     from ragaudit.pipeline.config import saved_run_path
     from ragaudit.reports.runs import import_report
 
-    saved = load_saved_run(file)
-    summary = summarise_run(saved).to_dict()
-    target = None
-    if out_dir is not None:
-        target = saved_run_path(out_dir, saved.name)
-        write_saved_run(target, saved.replace(summary=summary))
-    emit(
-        import_report(file, saved, summary, None if target is None else str(target)), output_format
-    )
+    for file in files:
+        saved = load_saved_run(file)
+        summary = summarise_run(saved).to_dict()
+        target = None
+        if out_dir is not None:
+            target = saved_run_path(out_dir, saved.name)
+            write_saved_run(target, saved.replace(summary=summary))
+        emit(
+            import_report(file, saved, summary, None if target is None else str(target)),
+            output_format,
+        )

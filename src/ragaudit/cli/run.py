@@ -10,6 +10,7 @@ import click
 
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import (
+    chunking_options,
     emit,
     format_option,
     golden_map_option,
@@ -19,7 +20,6 @@ from ragaudit.cli._options import (
 )
 from ragaudit.cli._progress import progress_callback
 from ragaudit.exceptions import InputError
-from ragaudit.pipeline.chunking import CHUNKERS
 from ragaudit.pipeline.config import JUDGE_MODES, RETRIEVERS, RunConfig
 from ragaudit.pipeline.generators import GENERATORS
 
@@ -51,17 +51,7 @@ __all__ = ["command"]
     show_default=True,
     help="Chunks given to the generator (and the cut-off of the metrics).",
 )
-@click.option(
-    "--chunk-size", type=int, default=800, show_default=True, help="Characters per chunk."
-)
-@click.option(
-    "--chunk-overlap",
-    type=int,
-    default=100,
-    show_default=True,
-    help="Characters shared by consecutive chunks.",
-)
-@click.option("--chunker", type=click.Choice(CHUNKERS), default="fixed", show_default=True)
+@chunking_options
 @click.option("--retriever", type=click.Choice(RETRIEVERS), default="bm25", show_default=True)
 @click.option(
     "--run-file",

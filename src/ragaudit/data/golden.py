@@ -100,6 +100,24 @@ class GoldenSet(Sequence[GoldenQuestion]):
         """``{id: question}``."""
         return {q.id: q for q in self.questions}
 
+    def to_pandas(self) -> Any:
+        """One row per question (index ``id``): question, answer, sources, answerable,
+        keywords, tags, reference contexts.  Needs the ``pandas`` extra."""
+        from ragaudit._frames import records_frame
+
+        return records_frame(
+            [
+                {
+                    "id": q.id, "question": q.question, "answer": q.answer,
+                    "sources": list(q.sources), "answerable": q.answerable,
+                    "keywords": list(q.keywords), "tags": list(q.tags),
+                    "reference_contexts": list(q.reference_contexts),
+                }
+                for q in self.questions
+            ],
+            index="id",
+        )  # fmt: skip
+
     def qrels(self) -> Qrels:
         """Document-level labels: every source of an answerable question gets grade 1.
 
@@ -302,6 +320,7 @@ def golden_from_records(
     doc_ids: Collection[str] | None = None,
     text_cells: bool = False,
     require_sources: bool = True,
+    require_answer: bool = True,
     sha256: str = "",
 ) -> GoldenSet:
     """A golden set from flat records ``(line, {column: value})`` (JSON, JSONL, CSV, frames).
@@ -343,6 +362,7 @@ def golden_from_records(
             doc_ids=doc_ids,
             text_cells=text_cells,
             require_sources=require_sources,
+            require_answer=require_answer,
         )
         extra = {str(k): v for k, v in record.items() if k not in used}
         questions.append(GoldenQuestion(**checked, line=line, extra=extra))
@@ -438,27 +458,16 @@ def load_golden(
         raise unreadable(file, exc) from None
     digest = hashlib.sha256(raw).hexdigest()
     suffix = file.suffix.lower()
-    if suffix in _JSON or (
-        suffix not in (".yaml", ".yml", ".csv")
-        and raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+    if (
+        suffix in _JSON
+        or suffix == ".csv"
+        or (suffix not in (".yaml", ".yml") and raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"))
     ):
-        from ragaudit.data.formats.jsonl import json_records
+        from ragaudit.data.formats.records import read_records
 
-        records: list[tuple[int | None, Any]] = []
-        for line, record in json_records(file):
-            if isinstance(record, Mapping) and isinstance(record.get("questions"), list):
-                records.extend((line, item) for item in record["questions"])
-            else:
-                records.append((line, record))
+        records, text_cells = read_records(file)
         return golden_from_records(
-            records, path=str(file), columns=columns, doc_ids=doc_ids,
+            records, path=str(file), columns=columns, doc_ids=doc_ids, text_cells=text_cells,
             require_sources=require_sources, sha256=digest,
-        )  # fmt: skip
-    if suffix == ".csv":
-        from ragaudit.data.formats.csv_ import csv_records
-
-        return golden_from_records(
-            csv_records(file), path=str(file), columns=columns, doc_ids=doc_ids,
-            text_cells=True, require_sources=require_sources, sha256=digest,
         )  # fmt: skip
     return parse_golden(read_text(file), path=str(file), doc_ids=doc_ids, columns=columns)

@@ -39,6 +39,7 @@ from ragaudit.exceptions import FormatError, InputError
 __all__ = [
     "GOLDEN_COLUMNS",
     "accepted_names",
+    "cell_list",
     "parse_column_map",
     "question_fields",
     "resolve_columns",
@@ -159,7 +160,7 @@ def type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def _cell_list(value: str, field: str) -> Any:
+def cell_list(value: str, field: str) -> Any:
     """A list written into one CSV cell: a JSON list, a Python list literal (what pandas'
     ``to_csv`` writes), or ``;``-separated items (``reference_contexts``: one text)."""
     text = value.strip()
@@ -186,7 +187,7 @@ def _from_cell(value: Any, field: str) -> Any:
     if not isinstance(value, str):
         return value
     if field in _LISTS:
-        return _cell_list(value, field)
+        return cell_list(value, field)
     if field == "answerable" and value.strip().lower() in _TRUE | _FALSE:
         return value.strip().lower() in _TRUE
     return value
@@ -206,6 +207,7 @@ def question_fields(
     text_cells: bool = False,
     integer_ids: bool = True,
     require_sources: bool = True,
+    require_answer: bool = True,
 ) -> dict[str, Any]:
     """Check one question's fields; the keyword arguments of a ``GoldenQuestion``.
 
@@ -226,6 +228,8 @@ def question_fields(
         Accept an integer id (as its decimal string); YAML refuses it (``017`` would be 17).
     require_sources : bool, default True
         An answerable question needs sources or reference contexts.
+    require_answer : bool, default True
+        An answerable question needs a reference answer.
 
     Examples
     --------
@@ -282,7 +286,7 @@ def question_fields(
 
     text = scalar("question", str, True, "")
     answerable = scalar("answerable", bool, False, True)
-    answer = scalar("answer", str, answerable, "")
+    answer = scalar("answer", str, answerable and require_answer, "")
     sources = strings("sources")
     contexts = strings("reference_contexts")
     keywords = strings("keywords")

@@ -33,7 +33,9 @@ Re-slicing at another k
 re-computed from ``retrieved[:k]``; stage 2 is re-computed only when chunk labels decide it
 (an answer chunk among the top-k retrieved chunks) or, given the chunk texts, from the
 reference keywords (all of them in the top-k chunk texts, the offline evidence judge's rule);
-otherwise judge verdicts (``sufficiency``, ``evidence_in_context``) are carried over.  Stages
+otherwise judge verdicts (``sufficiency``, ``evidence_in_context``) are carried over.  The
+run's own ``answer_chunk_in_context`` verdict decides stage 2 only at the run's k, when no
+other judge did.  Stages
 3-4 were produced from the run's own context and are always carried over, which the result
 states in :attr:`FunnelResult.notes`.
 """
@@ -87,6 +89,7 @@ STAGE2_SOURCES: tuple[str, ...] = (
     "keywords_in_top_k",
     "sufficiency",
     "evidence_in_context",
+    "answer_chunk_in_context",
 )
 RECOMPUTED_SOURCES = frozenset({"chunk_labels", "keywords_in_top_k"})
 ANSWER_GRADE = 2  # chunk grade meaning "contains the answer"
@@ -183,7 +186,9 @@ def compute_funnel(
         Chunk-level labels; a labelled question passes stage 2 when one of its answer chunks
         (grade 2) is in the context (``context_ids`` at the run's k, ``retrieved[:k]``
         otherwise).  Unlabelled questions fall back to the ``sufficiency`` judge, then to the
-        ``evidence_in_context`` judge.
+        ``evidence_in_context`` judge, then (at the run's own k) to the run's
+        ``answer_chunk_in_context`` verdict (chunk labels given when the run was made, e.g.
+        reference contexts of an imported run).
     chunk_texts : mapping of str to str, optional
         ``{chunk_id: text}``.  Used only when ``k`` differs from the run's k: an unlabelled
         question with ``keywords`` passes stage 2 when every keyword occurs in its top-k
@@ -301,12 +306,16 @@ def compute_funnel(
         else:
             suff = _tri_state(judges.sufficiency)
             eic = _tri_state(judges.evidence_in_context)
+            acic = _tri_state(judges.get("answer_chunk_in_context"))
             if suff >= 0:
                 evidence.append(suff)
                 source.append("sufficiency")
             elif eic >= 0:
                 evidence.append(eic)
                 source.append("evidence_in_context")
+            elif acic >= 0 and not resliced:
+                evidence.append(acic)
+                source.append("answer_chunk_in_context")
             else:
                 evidence.append(-1)
                 source.append("")

@@ -152,4 +152,7 @@ def prepare(run: RunConfig) -> Prepared:
         config["embedding_model"] = run.embedding_model
     if run.run_file is not None:
         config["run_file"] = Path(run.run_file).name
+        rule = getattr(the_retriever, "expansion_rule", None)
+        if rule:
+            config["run_file_expansion"] = rule
     return Prepared(list(documents), list(chunks), golden, the_retriever, config)

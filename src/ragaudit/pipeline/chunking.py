@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ragaudit._validate import check_int
 from ragaudit.data.chunks import Chunk, Document, chunk_id
@@ -28,6 +28,7 @@ __all__ = [
     "CHUNKERS",
     "chunk_document",
     "chunk_documents",
+    "chunk_offsets",
     "split_fixed",
     "split_markdown_sections",
 ]
@@ -155,3 +156,35 @@ def chunk_documents(
     """
     _check_sizes(chunk_size, chunk_overlap)
     return [c for doc in documents for c in chunk_document(doc, chunk_size, chunk_overlap, chunker)]
+
+
+def chunk_offsets(documents: Iterable[Document], chunks: Sequence[Chunk]) -> list[tuple[int, int]]:
+    """``(start, end)`` of each chunk in its document's text (character positions, end
+    exclusive), so that ``document.text[start:end] == chunk.text``.
+
+    Each chunk is searched from just after the previous chunk of the same document (chunks
+    advance through their document), else from the start.
+
+    Examples
+    --------
+    >>> docs = [Document("a", "one two three four")]
+    >>> chunk_offsets(docs, chunk_documents(docs, 10, 4))
+    [(0, 7), (4, 13), (8, 18)]
+    """
+    texts = {d.doc_id: d.text for d in documents}
+    last: dict[str, int] = {}
+    out: list[tuple[int, int]] = []
+    for chunk in chunks:
+        text = texts.get(chunk.doc_id)
+        if text is None:
+            raise InputError(f"chunk {chunk.chunk_id!r}: document {chunk.doc_id!r} is not given")
+        start = text.find(chunk.text, last.get(chunk.doc_id, -1) + 1)
+        if start < 0:
+            start = text.find(chunk.text)
+        if start < 0:
+            raise InputError(
+                f"chunk {chunk.chunk_id!r}: its text is not in document {chunk.doc_id!r}"
+            )
+        last[chunk.doc_id] = start
+        out.append((start, start + len(chunk.text)))
+    return out

@@ -61,6 +61,7 @@ def evaluate_configuration(
     chunk_labels: Qrels | None = None,
     record_latency: bool = True,
     on_row: RowCallback | None = None,
+    depth: int | None = None,
 ) -> SavedRun:
     """Run every golden question through one configuration and write its saved run.
 
@@ -86,6 +87,8 @@ def evaluate_configuration(
         Without latency every byte of the file is reproducible.
     on_row : callable, optional
         Called with each finished row (progress bars).
+    depth : int, optional
+        Chunks retrieved per question (``retrieval_depth``); default ``max(20, k)``.
 
     Returns
     -------
@@ -95,7 +98,7 @@ def evaluate_configuration(
     k = check_positive("k", config.get("k"))
     if limit is not None:
         check_positive("limit", limit)
-    depth = max(20, k)
+    depth = max(20, k) if depth is None else check_positive("depth", depth)
     full_config = {**config, "retrieval_depth": depth}
     questions = list(golden)[:limit] if limit is not None else list(golden)
     path = saved_run_path(out_dir, name, limit)

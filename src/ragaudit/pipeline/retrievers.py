@@ -357,7 +357,8 @@ class PrecomputedRetriever:
     ----------
     rankings : mapping of question id to ranked ``[(id, score)]``
         Ids may be chunk ids of this chunking, or document ids; a document id is expanded into
-        that document's chunks in chunk order, all with the document's score.
+        that document's chunks in chunk order, all with the document's score
+        (:attr:`expansion_rule` states this for the run's output).
     question_ids : mapping of question text to question id
         How a question (the retriever protocol's input) is found in the run.
     chunks : sequence of Chunk
@@ -387,14 +388,18 @@ class PrecomputedRetriever:
         for c in sorted(chunks, key=lambda c: (c.doc_id, c.index)):
             doc_chunks.setdefault(c.doc_id, []).append(c.chunk_id)
         self._rankings: dict[str, list[tuple[str, float]]] = {}
+        self.n_chunk_ids = 0
+        self.n_doc_ids = 0
         for qid, ranking in rankings.items():
             expanded: list[tuple[str, float]] = []
             seen: set[str] = set()
             for item, score in ranking:
                 if item in known_chunks:
                     ids = [item]
+                    self.n_chunk_ids += 1
                 elif item in doc_chunks:
                     ids = doc_chunks[item]
+                    self.n_doc_ids += 1
                 else:
                     raise InputError(
                         f"{where}question {qid!r}: id {item!r} is neither a chunk id of this "
@@ -406,6 +411,25 @@ class PrecomputedRetriever:
             self._rankings[str(qid)] = expanded
         self._question_ids = dict(question_ids)
         self._name = name
+
+    @property
+    def expansion_rule(self) -> str | None:
+        """How document ids of the run were turned into chunks (None for a chunk-level run).
+
+        >>> chunks = [Chunk("c1", "A", 0, "x"), Chunk("c2", "A", 1, "y")]
+        >>> rule = PrecomputedRetriever({"q1": [("A", 2.0)]}, {"Why?": "q1"}, chunks).expansion_rule
+        >>> rule.split(":")[0]
+        'document-level run (1 document ids, 0 chunk ids)'
+        """
+        if not self.n_doc_ids:
+            return None
+        kind = "document-level run" if not self.n_chunk_ids else "mixed run"
+        return (
+            f"{kind} ({self.n_doc_ids} document ids, {self.n_chunk_ids} chunk ids): each "
+            "document id was expanded into all its chunks, in document order, each with the "
+            "document's score; the top k are chunks, so document metrics count the documents "
+            "of the top-k chunks (evaluate on the same file ranks documents, and can differ)"
+        )
 
     def retrieve(self, question: str, depth: int) -> list[tuple[str, float]]:
         """The stored ranking of the question, first ``depth`` entries; [] if it has none."""

@@ -22,6 +22,7 @@ _SOURCE_NAMES = {
     "keywords_in_top_k": "reference keywords found in the top-k chunk texts",
     "sufficiency": "the LLM sufficiency judge",
     "evidence_in_context": "the offline evidence-in-context judge",
+    "answer_chunk_in_context": "the run's chunk labels (an answer chunk was in the context)",
 }
 
 

@@ -3,6 +3,7 @@
 * :func:`render_text`: aligned plain text for a terminal (plots are skipped);
 * :func:`render_markdown`: GitHub-flavoured Markdown (plots are skipped);
 * :func:`render_csv`: the report's tables as CSV (typed values at full precision);
+* :func:`render_tsv`: the same tables tab-separated, one line per row (for ``cut`` and ``awk``);
 * :func:`render_json`: the report's ``data``;
 * :func:`render_html`: a standalone page with inline CSS and inline SVG plots, no scripts and
   no external resources.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from html import escape
 from typing import Any
 
@@ -42,6 +44,7 @@ __all__ = [
     "render_section_html",
     "render_table_text",
     "render_text",
+    "render_tsv",
 ]
 
 _INDENT = "  "
@@ -222,6 +225,39 @@ def render_csv(report: Report) -> str:
     return "\n".join(parts)
 
 
+_TSV_BLANKS = re.compile(r"[\t\r\n]")
+
+
+def render_tsv(report: Report) -> str:
+    r"""The report's tables as tab-separated lines, one blank line between tables.
+
+    No quoting: a tab or line break inside a cell becomes a space, so every row is one line.
+
+    Examples
+    --------
+    >>> t = Table(("id", "text"), (("c1", "a\tb"),))
+    >>> render_tsv(Report("", (Section("", (t,)),)))
+    'id\ttext\nc1\ta b\n'
+    """
+    parts: list[str] = []
+    for section in _sections(report):
+        for block in _shown(section.blocks, "tsv"):
+            if not isinstance(block, Table):
+                continue
+            lines = ["\t".join(block.columns)]
+            for row in block.typed_rows:
+                cells = (
+                    repr(v) if isinstance(v, float) else ("" if v is None else str(v)) for v in row
+                )
+                lines.append(
+                    "\t".join(
+                        " ".join(c.split("\t")).replace("\n", " ").replace("\r", " ") for c in cells
+                    )
+                )
+            parts.append("\n".join(lines) + "\n")
+    return "\n".join(parts)
+
+
 def render_json(report: Report) -> str:
     """The report's ``data`` as indented JSON (NaN is an error, not ``NaN``)."""
     return json.dumps(report.data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
@@ -300,6 +336,7 @@ _RENDERERS = {
     "table": render_text,
     "json": render_json,
     "csv": render_csv,
+    "tsv": render_tsv,
     "markdown": render_markdown,
     "html": render_html,
 }

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
         run_to_dataframe,
     )
     from ragaudit.data.formats.trec import (
+        format_trec_qrels,
+        format_trec_run,
         iter_run_chunks,
         load_arrays,
         read_qrels_columns,
@@ -64,6 +66,8 @@ _WHERE = {
     "RunColumns": "columns",
     "columns_from_rankings": "from_dicts",
     "declared_format": "dispatch",
+    "format_trec_qrels": "trec",
+    "format_trec_run": "trec",
     "items_view": "columns",
     "iter_run_chunks": "trec",
     "load_arrays": "trec",
@@ -95,6 +99,8 @@ __all__ = [
     "RunColumns",
     "columns_from_rankings",
     "declared_format",
+    "format_trec_qrels",
+    "format_trec_run",
     "items_view",
     "iter_run_chunks",
     "load_arrays",

@@ -42,6 +42,8 @@ from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
     "MAX_GRADE",
+    "format_trec_qrels",
+    "format_trec_run",
     "iter_run_chunks",
     "load_arrays",
     "read_qrels_columns",
@@ -368,13 +370,21 @@ def write_trec_qrels(path: PathLike, qrels: Mapping[str, Mapping[str, int]]) -> 
     >>> path.read_text()
     'q1 0 A 2\\n'
     """
-    lines = [
-        f"{qid} 0 {item} {int(grade)}"
+    atomic_write_text(path, format_trec_qrels(qrels))
+
+
+def format_trec_qrels(qrels: Mapping[str, Mapping[str, int]]) -> str:
+    """Qrels as the text of a TREC qrels file (what :func:`write_trec_qrels` writes).
+
+    >>> format_trec_qrels({"q1": {"A": 2, "B": 0}})
+    'q1 0 A 2\\nq1 0 B 0\\n'
+    """
+    _check_ids(qrels)
+    return "".join(
+        f"{qid} 0 {item} {int(grade)}\n"
         for qid, items in qrels.items()
         for item, grade in items.items()
-    ]
-    _check_ids(qrels)
-    atomic_write_text(path, "".join(line + "\n" for line in lines))
+    )
 
 
 def write_trec_run(path: PathLike, run: Run, tag: str = "ragaudit") -> None:
@@ -391,6 +401,15 @@ def write_trec_run(path: PathLike, run: Run, tag: str = "ragaudit") -> None:
     q1 Q0 A 1 2.0 ragaudit
     q1 Q0 B 2 1.0 ragaudit
     """
+    atomic_write_text(path, format_trec_run(run, tag))
+
+
+def format_trec_run(run: Run, tag: str = "ragaudit") -> str:
+    """A run as the text of a TREC run file (what :func:`write_trec_run` writes).
+
+    >>> format_trec_run(Run({"q1": {"A": 0.5}}), tag="x")
+    'q1 Q0 A 1 0.5 x\\n'
+    """
     if not tag or any(ch.isspace() for ch in tag):
         raise InputError(f"tag: expected a non-empty string without spaces, found {tag!r}")
     _check_ids({qid: run[qid] for qid in run})
@@ -402,7 +421,7 @@ def write_trec_run(path: PathLike, run: Run, tag: str = "ragaudit") -> None:
             scores = [float(len(ids) - i) for i in range(len(ids))]
         for rank, (item, score) in enumerate(zip(ids, scores, strict=True), start=1):
             out.append(f"{qid} Q0 {item} {rank} {_format_score(score)} {tag}\n")
-    atomic_write_text(path, "".join(out))
+    return "".join(out)
 
 
 def _check_ids(data: Mapping[str, Any]) -> None:
