@@ -7,6 +7,8 @@ table comes from that script's output").
 from __future__ import annotations
 
 import os
+import platform
+from datetime import datetime, timezone
 from pathlib import Path
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -23,3 +25,27 @@ def splice(name: str, text: str, readme: Path = README) -> None:
     tmp = readme.with_suffix(".md.tmp")
     tmp.write_text(f"{head}{begin}\n{text.strip()}\n{end}{tail}", encoding="utf-8")
     os.replace(tmp, readme)
+
+
+def machine() -> str:
+    """Architecture, cores and Python version."""
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def start(title: str) -> tuple[datetime, float]:
+    """Print the run's header (time, machine, load) and return its start time and load."""
+    started, load = datetime.now(timezone.utc), os.getloadavg()
+    print(f"# {title}  {started:%Y-%m-%d %H:%M} UTC")
+    print(
+        f"machine: {machine()}; load average at start {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}"
+    )
+    return started, load[0]
+
+
+def measured(started: datetime, load: float) -> str:
+    """``Measured <date> <start>-<end> UTC on <machine>; load average ...`` for a summary."""
+    end = datetime.now(timezone.utc)
+    return (
+        f"Measured {started:%Y-%m-%d %H:%M}-{end:%H:%M} UTC on {machine()}; load average "
+        f"{load:.1f} at start, {os.getloadavg()[0]:.1f} at end."
+    )

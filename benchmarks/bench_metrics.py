@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -39,6 +38,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+from _readme import measured, splice, start
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data"
@@ -377,12 +377,7 @@ def main() -> None:
         print(json.dumps(worker(*args.worker)))
         return
 
-    load = os.getloadavg()
-    started = datetime.now(timezone.utc)
-    print(f"# bench_metrics  {started:%Y-%m-%d %H:%M} UTC  seed={args.seed}")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}; load average at start {load[0]:.1f}, {load[1]:.1f}, "
-          f"{load[2]:.1f}")  # fmt: skip
+    started, load = start(f"bench_metrics  seed={args.seed}")
     sizes_mb: dict[str, float] = {}
     checks: list[str] = []
     numba_cache = tempfile.mkdtemp(prefix="ranx-numba-")
@@ -427,11 +422,8 @@ def main() -> None:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M")
     out = Path(args.out) / f"bench_metrics_{stamp}.json"
     out.write_text(json.dumps({"load_at_start": load, "sizes": all_rows}, indent=1))
-    end_load = os.getloadavg()
     summary = "\n".join([
-        f"Measured {started:%Y-%m-%d %H:%M}-{datetime.now(timezone.utc):%H:%M} UTC on "
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-        f"load average {load[0]:.1f} at start, {end_load[0]:.1f} at end.  "
+        f"{measured(started, load)}  "
         f"`{' '.join(['bench_metrics.py', *sys.argv[1:]])}`: median (min-max) seconds of "
         f"{args.repeats} fresh processes per tool (ranx and ir_measures: {args.slow_repeats} "
         "from 1M rows up), peak RSS of the tool's process.",
@@ -441,10 +433,8 @@ def main() -> None:
         *[f"- {line}" for line in checks],
     ])  # fmt: skip
     print("\n## summary\n\n" + summary + "\n")
-    print(f"results: {out}  (load average at end {end_load[0]:.1f})")
+    print(f"results: {out}  (load average at end {os.getloadavg()[0]:.1f})")
     if args.readme:
-        from _readme import splice
-
         splice(args.readme, summary)
         print(f"README.md updated (between the <!-- {args.readme} --> markers)")
 

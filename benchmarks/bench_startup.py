@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+
+from _readme import measured, splice, start
 
 COMMANDS = (
     "", "evaluate", "compare", "plan", "run", "demo", "judge", "labels build", "labels bias",
@@ -76,12 +76,7 @@ def main() -> None:
     parser.add_argument("commands", nargs="*", default=list(COMMANDS))
     options = parser.parse_args()
     exe = shutil.which("ragaudit") or sys.exit("ragaudit is not on PATH (use `uv run`)")
-    load = os.getloadavg()
-    started = datetime.now(timezone.utc)
-    print(f"# bench_startup  {started:%Y-%m-%d %H:%M} UTC")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}; load average at start {load[0]:.1f}, {load[1]:.1f}, "
-          f"{load[2]:.1f}")  # fmt: skip
+    started, load = start("bench_startup")
     print(f"{options.runs} runs each (after one warm-up that writes .pyc); {sys.executable}")
     rows = []
     floors = {"python -c pass": "pass", "python -c 'import click'": "import click"}
@@ -93,12 +88,9 @@ def main() -> None:
         walls, cpus = _time(args, options.runs)
         print(_line(label, walls, cpus), flush=True)
         rows.append(_row(f"`{label}`", walls, cpus))
-    end_load = os.getloadavg()[0]
-    print(f"load average at end {end_load:.1f}")
+    print(f"load average at end {os.getloadavg()[0]:.1f}")
     summary = "\n".join([
-        f"Measured {started:%Y-%m-%d %H:%M}-{datetime.now(timezone.utc):%H:%M} UTC on "
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-        f"load average {load[0]:.1f} at start, {end_load:.1f} at end.  "
+        f"{measured(started, load)}  "
         f"`bench_startup.py {' '.join(sys.argv[1:])}`: {options.runs} fresh processes per "
         "command after one warm-up; wall median (min-max) and the median CPU time (user + "
         "sys) of the child, which a loaded machine inflates less than the wall clock.",
@@ -109,8 +101,6 @@ def main() -> None:
     ])  # fmt: skip
     print("\n" + summary)
     if options.readme:
-        from _readme import splice
-
         splice("bench_startup", summary)
         print("README.md updated (between the <!-- bench_startup --> markers)")
 
