@@ -111,9 +111,9 @@ class PerQuestionMetrics:
     def means(self) -> dict[str, float | None]:
         """Each metric's mean over the questions where it is not null (None: null everywhere).
 
-        >>> run = PerQuestionMetrics("r", {"q1": {"hit": 1.0}, "q2": {"hit": 0.0}, "q3": {"hit": None}})
+        >>> run = PerQuestionMetrics("r", {"q1": {"hit": 1.0}, "q2": {"hit": None}})
         >>> run.means()
-        {'hit': 0.5}
+        {'hit': 1.0}
         """
         out: dict[str, float | None] = {}
         for metric in self.metrics:
