@@ -2,8 +2,8 @@
 
     uv run python scripts/report_screenshot.py [OUT_PNG]
 
-Runs the offline demo into a temporary directory, opens report.html with one failing
-question's drill-down open, and saves the top of the page (dashboard, funnel) as a PNG.
+Runs the offline demo into a temporary directory, opens report.html and saves the top of the
+page as a PNG: the summary, the dashboard and the first run's funnel (chart and table).
 """
 
 from __future__ import annotations
@@ -29,9 +29,11 @@ def main() -> None:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             page = browser.new_page(viewport={"width": 1100, "height": 900})
             page.goto(Path(report).resolve().as_uri())
-            page.screenshot(
-                path=str(out), full_page=True, clip={"x": 0, "y": 0, "width": 1100, "height": 1480}
-            )
+            table = page.locator("#funnel ~ .scroll").first.bounding_box()
+            assert table is not None
+            height = round(table["y"] + table["height"] + 16)
+            clip = {"x": 0, "y": 0, "width": 1100, "height": height}
+            page.screenshot(path=str(out), full_page=True, clip=clip)
             browser.close()
     print(f"wrote {out}")
 

@@ -71,10 +71,31 @@ def test_benchmark_page_loads_offline_without_errors(bench: dict[str, Path], ope
     assert loaded.network_requests == []
     assert loaded.requests == [bench["html"].resolve().as_uri()]  # the page is the only file
     assert loaded.page.locator("script").count() == 0
-    assert loaded.page.locator("svg.funnel").count() == 2
+    assert loaded.page.locator("svg.funnel:not(.narrow)").count() == 2
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     loaded.page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
     assert (ARTIFACTS / "report.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_page_fits_the_screen_at_phone_and_desktop_width(
+    bench: dict[str, Path], open_page: Any, width: int
+):
+    """No page-wide horizontal scrolling: wide tables scroll inside their own box, and the
+    funnel chart is drawn in the form made for the width (labels above the bars on a phone)."""
+    page = open_page(bench["html"], width=width).page
+    for details in page.locator("details").all():
+        details.evaluate("d => { d.open = true }")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    narrow, wide = page.locator("svg.funnel.narrow"), page.locator("svg.funnel:not(.narrow)")
+    shown, hidden = (narrow, wide) if width < 640 else (wide, narrow)
+    assert shown.count() == hidden.count() == 2
+    for i in range(2):
+        assert shown.nth(i).is_visible() and not hidden.nth(i).is_visible()
+        box = shown.nth(i).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"report-{width}px.png"), full_page=True)
 
 
 def test_dashboard_equals_the_commands_json(bench: dict[str, Path], open_page: Any):
@@ -113,7 +134,7 @@ def test_dashboard_equals_the_commands_json(bench: dict[str, Path], open_page: A
         faith = page.locator(f'td[data-run="{run}"][data-metric="faithfulness"]')
         assert faith.inner_text() == "n/a"
     # the paired comparison shows compare's differences
-    text = page.locator("#compare ~ table").first.inner_text()
+    text = page.locator("table.compare").first.inner_text()
     for metric in ("recall@k", "ndcg@k", "precision@k", "correct"):
         assert f"{means[metric]['diff']:+.3f}" in text
 

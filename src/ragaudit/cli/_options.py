@@ -24,6 +24,7 @@ __all__ = [
     "append_step_summary",
     "emit",
     "format_option",
+    "golden_map_option",
     "quiet_option",
     "render_json",
     "seed_option",
@@ -42,6 +43,27 @@ def format_option(*choices: str, default: str = "table") -> Any:
         default=default,
         show_default=True,
         help="Output format.",
+    )
+
+
+def golden_map_option() -> Any:
+    """``--map FIELD=COLUMN`` (repeatable): which column of the golden set holds a field."""
+
+    def convert(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:
+        from ragaudit.data.golden_fields import parse_column_map
+
+        return parse_column_map(value) or None
+
+    return click.option(
+        "--map",
+        "golden_columns",
+        multiple=True,
+        metavar="FIELD=COLUMN",
+        callback=convert,
+        help="Golden-set column holding FIELD (repeatable), e.g. --map answer=expected_output; "
+        "overrides the recognised names (question/user_input/input, answer/ground_truth/"
+        "reference/expected_output, sources/reference_context_ids/doc_ids, "
+        "reference_contexts/contexts).",
     )
 
 

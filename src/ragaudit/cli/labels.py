@@ -11,7 +11,7 @@ import click
 
 from ragaudit._io import atomic_write_text
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
-from ragaudit.cli._options import TEXT_FORMATS, format_option, quiet_option
+from ragaudit.cli._options import TEXT_FORMATS, format_option, golden_map_option, quiet_option
 from ragaudit.cli._progress import progress_callback
 
 __all__ = ["command"]
@@ -44,8 +44,9 @@ def command() -> None:
     "golden_path",
     required=True,
     type=click.Path(dir_okay=False),
-    help="Golden-set YAML (questions, reference answers, keywords, sources).",
+    help="Golden set, YAML/JSON/JSONL/CSV (questions, reference answers, keywords, sources).",
 )
+@golden_map_option()
 @click.option("--chunk-size", type=int, default=800, show_default=True)
 @click.option("--chunk-overlap", type=int, default=100, show_default=True)
 @click.option("--chunker", type=click.Choice(["fixed", "markdown"]), default="fixed",
@@ -68,6 +69,7 @@ def command() -> None:
 def build(
     corpus_dir: str,
     golden_path: str,
+    golden_columns: dict[str, str] | None,
     chunk_size: int,
     chunk_overlap: int,
     chunker: str,
@@ -87,16 +89,16 @@ def build(
     (or RAGAUDIT_LLM_* variables) name the endpoint; a question the model gives no valid
     labels for is left incomplete and reported, and the next build retries it.
     """
-    from ragaudit.data.golden import load_golden
     from ragaudit.exceptions import InputError
     from ragaudit.labels.build import build_chunk_labels, make_labeller
     from ragaudit.labels.format import Chunking, load_chunk_labels, save_chunk_labels
+    from ragaudit.pipeline.build import golden_for_corpus
     from ragaudit.pipeline.chunking import chunk_documents
     from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
 
     documents = load_corpus(corpus_dir)
-    golden = load_golden(golden_path, doc_ids={d.doc_id for d in documents})
     chunks = chunk_documents(documents, chunk_size, chunk_overlap, chunker)
+    golden = golden_for_corpus(golden_path, documents, chunks, columns=golden_columns)
     chunking = Chunking(chunker, chunk_size, chunk_overlap, corpus_sha256(documents))
     existing = None
     if Path(out_path).exists() and not rebuild:

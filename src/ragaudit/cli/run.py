@@ -9,7 +9,13 @@ from typing import Any
 import click
 
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
-from ragaudit.cli._options import emit, format_option, quiet_option, seed_option
+from ragaudit.cli._options import (
+    emit,
+    format_option,
+    golden_map_option,
+    quiet_option,
+    seed_option,
+)
 from ragaudit.cli._progress import progress_callback
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.chunking import CHUNKERS
@@ -30,8 +36,12 @@ __all__ = ["command"]
     help="Directory of .md/.txt documents (doc id = file stem).",
 )
 @click.option(
-    "--golden", type=click.Path(dir_okay=False), required=True, help="Golden-set YAML file."
+    "--golden",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="Golden set: YAML, JSON, JSONL or CSV.",
 )
+@golden_map_option()
 @click.option(
     "--k",
     "k",
@@ -113,6 +123,7 @@ __all__ = ["command"]
 def command(
     corpus: str,
     golden: str,
+    golden_columns: dict[str, str] | None,
     k: int,
     chunk_size: int,
     chunk_overlap: int,
@@ -161,7 +172,7 @@ def command(
         chunker=chunker, retriever=retriever, generator=generator, judges=judges,
         run_file=run_file, embedding_model=embedding_model, qdrant_url=qdrant_url, name=name,
         out_dir=out_dir, limit=limit, seed=seed, record_latency=timing,
-        llm_config=llm_config, judge_repeats=judge_repeats,
+        llm_config=llm_config, judge_repeats=judge_repeats, golden_columns=golden_columns,
     )  # fmt: skip
     if dry_run:
         if llm_config is None:

@@ -1,6 +1,7 @@
 """Golden sets: the questions, their reference answers and the documents that hold the answer.
 
-A golden file is YAML: either a list of questions or ``{questions: [...]}``.  Each question::
+A golden set is a YAML, JSON, JSON Lines or CSV file, or a pandas DataFrame.  In YAML it is a
+list of questions or ``{questions: [...]}``; each question::
 
     - id: q01                       # unique string
       question: How many days of annual leave do I get?
@@ -9,30 +10,49 @@ A golden file is YAML: either a list of questions or ``{questions: [...]}``.  Ea
       answerable: true              # optional, default true
       keywords: ["25 days"]         # optional: what a correct answer must contain
       tags: [lookup]                # optional
+      reference_contexts: [...]     # optional: passages that hold the answer (text)
+
+JSON holds a list of such objects (or ``{questions: [...]}``), JSON Lines one object per line,
+CSV one question per row (a list cell is a JSON list, a Python list literal as pandas writes
+it, or ``;``-separated).  Other tools' column names are recognised (``user_input``,
+``reference``, ``expected_output``, ``reference_context_ids``, ...; the table is
+:data:`~ragaudit.data.golden_fields.GOLDEN_COLUMNS`) and ``columns`` (``--map``) overrides
+the guess.  Without an id column questions are numbered ``q1``, ``q2``, ...
 
 Unanswerable questions (``answerable: false``) have no sources and the answer may be empty.
-Unknown keys are kept in :attr:`GoldenQuestion.extra`.  Every validation error names the
-file, the line (taken from the YAML node marks) and the field.
+An answerable question needs sources, or reference contexts from which a corpus gives them
+(:func:`ragaudit.data.context_match.sources_from_contexts`).  Unknown keys are kept in
+:attr:`GoldenQuestion.extra`.  Every validation error names the file, the line (in YAML the
+value's own line) and the field.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ragaudit.data.formats._source import shorten
+from ragaudit.data.context_match import ContextIndex
 from ragaudit.data.formats.yaml_ import compose_yaml, construct_yaml
+from ragaudit.data.golden_fields import question_fields, resolve_columns, type_name
 from ragaudit.data.qrels import Qrels
-from ragaudit.exceptions import FormatError, unreadable
+from ragaudit.exceptions import FormatError, InputError, unreadable
 
-__all__ = ["GoldenQuestion", "GoldenSet", "load_golden", "parse_golden"]
+__all__ = [
+    "GoldenQuestion",
+    "GoldenSet",
+    "golden_from_dataframe",
+    "golden_from_records",
+    "load_golden",
+    "parse_golden",
+    "sources_from_contexts",
+]
 
-_KNOWN = ("id", "question", "answer", "sources", "answerable", "keywords", "tags")
+_type_name = type_name
 
 
 @dataclass(frozen=True)
@@ -46,6 +66,7 @@ class GoldenQuestion:
     answerable: bool = True
     keywords: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    reference_contexts: tuple[str, ...] = ()
     line: int | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -96,52 +117,59 @@ class GoldenSet(Sequence[GoldenQuestion]):
         )
 
 
+def sources_from_contexts(golden: GoldenSet, index: ContextIndex) -> GoldenSet:
+    """Give each question that has reference contexts but no sources the documents of the
+    chunks its contexts match (:class:`~ragaudit.data.context_match.ContextIndex`).
+
+    Raises
+    ------
+    FormatError
+        An answerable question none of whose reference contexts matches a chunk.
+
+    Examples
+    --------
+    >>> from ragaudit.data.chunks import Chunk
+    >>> golden = golden_from_records([(1, {"question": "Leave?", "answer": "25 days.",
+    ...     "reference_contexts": ["Staff get 25 days of leave."]})])
+    >>> index = ContextIndex([Chunk("c1", "leave", 0, "Staff get 25 days of leave.")])
+    >>> sources_from_contexts(golden, index)[0].sources
+    ('leave',)
+    """
+    questions = []
+    for q in golden:
+        if q.sources or not q.reference_contexts:
+            questions.append(q)
+            continue
+        matches = [index.match(text) for text in q.reference_contexts]
+        docs = tuple(dict.fromkeys(m.doc_id for m in matches if m.doc_id is not None))
+        if q.answerable and not docs:
+            best = max(m.overlap for m in matches)
+            raise FormatError(
+                f"question {q.id!r}: none of its {len(matches)} reference contexts matches a "
+                f"chunk of the corpus (best overlap {best:.2f} < {index.min_overlap:g}); give "
+                "sources, or check --corpus and the chunking",
+                path=golden.path,
+                line=q.line,
+                field="reference_contexts",
+            )
+        questions.append(replace(q, sources=docs))
+    return GoldenSet(tuple(questions), golden.path, golden.sha256)
+
+
 def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-        dict: "a mapping",
-    }.get(type(value), type(value).__name__)
 
 
 def _construct(node: yaml.Node, path: str | None) -> Any:
     return construct_yaml(node, path)
 
 
-def _string_list(node: yaml.Node, name: str, where: str, path: str | None) -> tuple[str, ...]:
-    value = _construct(node, path)
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise FormatError(
-            f"{where}expected a list of strings, found {_type_name(value)}",
-            path=path,
-            line=_line(node),
-            field=name,
-        )
-    assert isinstance(node, yaml.SequenceNode)
-    for i, (item, item_node) in enumerate(zip(value, node.value, strict=True)):
-        if not isinstance(item, str) or not item.strip():
-            raise FormatError(
-                f"{where}expected a non-empty string, found {shorten(item)}",
-                path=path,
-                line=_line(item_node),
-                field=f"{name}[{i}]",
-            )
-    return tuple(value)
-
-
 def parse_golden(
-    text: str, *, path: str | None = None, doc_ids: Collection[str] | None = None
+    text: str,
+    *,
+    path: str | None = None,
+    doc_ids: Collection[str] | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> GoldenSet:
     """Validate golden-set YAML text (see :func:`load_golden`).
 
@@ -191,10 +219,19 @@ def parse_golden(
         raise FormatError(
             "expected at least one question, found none", path=path, line=_line(items_node)
         )
-    questions: list[GoldenQuestion] = []
+    items = [_yaml_fields(node, position, path) for position, node in enumerate(items_node.value)]
+    names = [key for fields in items for key in fields]
+    resolved = resolve_columns(names, columns, path=path)
+    questions = []
+    for position, (node, fields) in enumerate(zip(items_node.value, items, strict=True)):
+        questions.append(_yaml_question(node, fields, resolved, position, path, doc_ids))
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _golden_set(questions, path, digest)
+
+
+def _golden_set(questions: Sequence[GoldenQuestion], path: str | None, digest: str) -> GoldenSet:
     seen: dict[str, int] = {}
-    for position, node in enumerate(items_node.value):
-        question = _parse_question(node, position, path, doc_ids)
+    for question in questions:
         if question.id in seen:
             raise FormatError(
                 f"duplicate question id {question.id!r} (first used on line {seen[question.id]}); "
@@ -204,21 +241,16 @@ def parse_golden(
                 field="id",
             )
         seen[question.id] = question.line or 0
-        questions.append(question)
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return GoldenSet(tuple(questions), path, digest)
 
 
-def _parse_question(
-    node: yaml.Node, position: int, path: str | None, doc_ids: Collection[str] | None
-) -> GoldenQuestion:
-    line = _line(node)
+def _yaml_fields(node: yaml.Node, position: int, path: str | None) -> dict[str, yaml.Node]:
     if not isinstance(node, yaml.MappingNode):
         raise FormatError(
             f"question #{position + 1}: expected a mapping with id, question, answer, sources; "
             f"found {_type_name(_construct(node, path))}",
             path=path,
-            line=line,
+            line=_line(node),
         )
     fields: dict[str, yaml.Node] = {}
     for key_node, value_node in node.value:
@@ -231,100 +263,160 @@ def _parse_question(
                 field=key,
             )
         fields[key] = value_node
-    if "id" not in fields:
-        raise FormatError(
-            f"question #{position + 1}: missing required field", path=path, line=line, field="id"
-        )
-    qid = _construct(fields["id"], path)
-    if not isinstance(qid, str) or not qid.strip():
-        hint = ' (quote it: id: "17")' if isinstance(qid, int | float) else ""
-        raise FormatError(
-            f"expected a non-empty string, found {shorten(qid)}{hint}",
-            path=path,
-            line=_line(fields["id"]),
-            field="id",
-        )
-    where = f"question {qid!r}: "
+    return fields
 
-    def scalar(name: str, kind: type, required: bool, default: Any) -> Any:
-        if name not in fields:
-            if required:
-                raise FormatError(
-                    f"{where}missing required field", path=path, line=line, field=name
-                )
-            return default
-        value = _construct(fields[name], path)
-        if value is None and not required:
-            return default
-        blank = isinstance(value, str) and required and not value.strip()
-        if not isinstance(value, kind) or blank:
-            expected = "a non-empty string" if kind is str else _type_name(kind())
+
+def _yaml_question(
+    node: yaml.Node,
+    fields: Mapping[str, yaml.Node],
+    resolved: Mapping[str, str],
+    position: int,
+    path: str | None,
+    doc_ids: Collection[str] | None,
+) -> GoldenQuestion:
+    nodes = {field: fields[column] for field, column in resolved.items() if column in fields}
+    values = {field: _construct(value, path) for field, value in nodes.items()}
+
+    def line_of(name: str) -> int:
+        base, _, index = name.partition("[")
+        value_node = nodes.get(base)
+        if value_node is None:
+            return _line(node)
+        if index and isinstance(value_node, yaml.SequenceNode):
+            return _line(value_node.value[int(index.rstrip("]"))])
+        return _line(value_node)
+
+    checked = question_fields(
+        values, line_of, position, path=path, doc_ids=doc_ids, integer_ids=False
+    )
+    used = set(resolved.values())
+    extra = {k: _construct(v, path) for k, v in fields.items() if k not in used}
+    return GoldenQuestion(**checked, line=_line(node), extra=extra)
+
+
+def golden_from_records(
+    records: Iterable[tuple[int | None, Mapping[str, Any]]],
+    *,
+    path: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    doc_ids: Collection[str] | None = None,
+    text_cells: bool = False,
+    require_sources: bool = True,
+    sha256: str = "",
+) -> GoldenSet:
+    """A golden set from flat records ``(line, {column: value})`` (JSON, JSONL, CSV, frames).
+
+    Columns are recognised through :data:`~ragaudit.data.golden_fields.GOLDEN_COLUMNS`
+    (``columns`` overrides, as ``--map`` does).  Without an id column the questions are
+    numbered ``q1``, ``q2``, ... in file order.
+
+    Examples
+    --------
+    >>> golden = golden_from_records([(1, {"user_input": "Why?", "reference": "Because.",
+    ...                                    "reference_context_ids": ["A"]})])
+    >>> golden[0].id, golden[0].answer, golden[0].sources
+    ('q1', 'Because.', ('A',))
+    """
+    rows = list(records)
+    if not rows:
+        raise FormatError("expected at least one question, found none", path=path)
+    for line, record in rows:
+        if not isinstance(record, Mapping):
             raise FormatError(
-                f"{where}expected {expected}, found {_type_name(value)} {shorten(value)}",
+                f"expected an object of question fields, found {_type_name(record)}",
                 path=path,
-                line=_line(fields[name]),
-                field=name,
+                line=line,
             )
-        return value
-
-    text = scalar("question", str, True, "")
-    answerable = scalar("answerable", bool, False, True)
-    answer = scalar("answer", str, answerable, "")
-    sources = _string_list(fields["sources"], "sources", where, path) if "sources" in fields else ()
-    keywords = (
-        _string_list(fields["keywords"], "keywords", where, path) if "keywords" in fields else ()
-    )
-    tags = _string_list(fields["tags"], "tags", where, path) if "tags" in fields else ()
-    if answerable and not sources:
-        raise FormatError(
-            f"{where}an answerable question needs at least one source document, found "
-            + ("an empty list" if "sources" in fields else "no 'sources' field")
-            + " (or set answerable: false)",
+    names = [str(key) for _, record in rows for key in record]
+    resolved = resolve_columns(names, columns, path=path)
+    used = set(resolved.values())
+    questions = []
+    for position, (line, record) in enumerate(rows):
+        values = {field: record[column] for field, column in resolved.items() if column in record}
+        if "id" not in resolved:
+            values["id"] = f"q{position + 1}"
+        checked = question_fields(
+            values,
+            _fixed_line(line),
+            position,
             path=path,
-            line=_line(fields.get("sources", node)),
-            field="sources",
+            doc_ids=doc_ids,
+            text_cells=text_cells,
+            require_sources=require_sources,
         )
-    if not answerable and sources:
-        raise FormatError(
-            f"{where}an unanswerable question must have no sources, found {len(sources)}",
-            path=path,
-            line=_line(fields["sources"]),
-            field="sources",
-        )
-    if doc_ids is not None:
-        known = set(doc_ids)
-        for i, source in enumerate(sources):
-            if source not in known:
-                listing = ", ".join(sorted(known)[:8]) + (", ..." if len(known) > 8 else "")
-                source_node = fields["sources"].value[i]
-                raise FormatError(
-                    f"{where}{source!r} names no document in the corpus (known: {listing})",
-                    path=path,
-                    line=_line(source_node),
-                    field=f"sources[{i}]",
-                )
-    extra = {k: _construct(v, path) for k, v in fields.items() if k not in _KNOWN}
-    return GoldenQuestion(
-        id=qid,
-        question=text,
-        answer=answer,
-        sources=sources,
-        answerable=answerable,
-        keywords=keywords,
-        tags=tags,
-        line=line,
-        extra=extra,
-    )
+        extra = {str(k): v for k, v in record.items() if k not in used}
+        questions.append(GoldenQuestion(**checked, line=line, extra=extra))
+    return _golden_set(questions, path, sha256)
 
 
-def load_golden(path: str | Path, *, doc_ids: Collection[str] | None = None) -> GoldenSet:
-    """Load and validate a golden-set YAML file.
+def _fixed_line(line: int | None) -> Callable[[str], int | None]:
+    def line_of(_field: str) -> int | None:
+        return line
+
+    return line_of
+
+
+def golden_from_dataframe(
+    frame: Any,
+    *,
+    columns: Mapping[str, str] | None = None,
+    doc_ids: Collection[str] | None = None,
+    name: str = "DataFrame",
+) -> GoldenSet:
+    """A golden set from a pandas DataFrame (one row per question; NaN = missing).
+
+    Columns are recognised as in :func:`golden_from_records`; messages name the row as its
+    1-based position (``DataFrame:3: answer: ...``).  List cells may be lists, tuples or arrays.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"input": ["Why?"], "expected_output": ["So."], "doc_ids": [["A"]]})
+    >>> golden_from_dataframe(frame)[0].sources
+    ('A',)
+    """
+    records = getattr(frame, "to_dict", None)
+    if records is None:
+        raise InputError(f"{name}: expected a pandas DataFrame, found {type(frame).__name__}")
+    rows = [(i + 1, _plain_cells(row)) for i, row in enumerate(frame.to_dict("records"))]
+    return golden_from_records(rows, path=name, columns=columns, doc_ids=doc_ids)
+
+
+def _plain_cells(row: Mapping[Any, Any]) -> dict[str, Any]:
+    """numpy scalars and arrays as Python values (a frame's cells are numpy types)."""
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if hasattr(value, "tolist"):
+            value = value.tolist()
+        out[str(key)] = value
+    return out
+
+
+_JSON = (".json", ".jsonl", ".ndjson")
+
+
+def load_golden(
+    path: str | Path,
+    *,
+    doc_ids: Collection[str] | None = None,
+    columns: Mapping[str, str] | None = None,
+    require_sources: bool = True,
+) -> GoldenSet:
+    """Load and validate a golden-set file: YAML, JSON, JSON Lines or CSV (by extension).
+
+    ``.json``/``.jsonl``/``.ndjson`` and ``.csv`` go through the shared readers of
+    :mod:`ragaudit.data.formats`; anything else is YAML, unless its first character is ``{``
+    (JSON Lines under another name).
 
     Parameters
     ----------
     path : str or Path
     doc_ids : collection of str, optional
         The corpus's document ids; when given, every source must name one of them.
+    columns : mapping, optional
+        ``{field: column}`` overriding the recognised column names (``--map``).
+    require_sources : bool, default True
+        An answerable question needs sources or reference contexts.
 
     Returns
     -------
@@ -333,12 +425,40 @@ def load_golden(path: str | Path, *, doc_ids: Collection[str] | None = None) -> 
     Raises
     ------
     FormatError
-        ``FILE:LINE: FIELD: message`` for invalid YAML, a missing field, a value of the wrong
-        type, a duplicate id, or a source naming no document.
+        ``FILE:LINE: FIELD: message`` for a file that does not parse, an unrecognised layout
+        (listing the columns found and the names accepted), a missing field, a value of the
+        wrong type, a duplicate id, or a source naming no document.
     """
+    from ragaudit.data.formats._source import read_text
+
     file = Path(path)
     try:
-        text = file.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = file.read_bytes()
+    except OSError as exc:
         raise unreadable(file, exc) from None
-    return parse_golden(text, path=str(file), doc_ids=doc_ids)
+    digest = hashlib.sha256(raw).hexdigest()
+    suffix = file.suffix.lower()
+    if suffix in _JSON or (
+        suffix not in (".yaml", ".yml", ".csv")
+        and raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+    ):
+        from ragaudit.data.formats.jsonl import json_records
+
+        records: list[tuple[int | None, Any]] = []
+        for line, record in json_records(file):
+            if isinstance(record, Mapping) and isinstance(record.get("questions"), list):
+                records.extend((line, item) for item in record["questions"])
+            else:
+                records.append((line, record))
+        return golden_from_records(
+            records, path=str(file), columns=columns, doc_ids=doc_ids,
+            require_sources=require_sources, sha256=digest,
+        )  # fmt: skip
+    if suffix == ".csv":
+        from ragaudit.data.formats.csv_ import csv_records
+
+        return golden_from_records(
+            csv_records(file), path=str(file), columns=columns, doc_ids=doc_ids,
+            text_cells=True, require_sources=require_sources, sha256=digest,
+        )  # fmt: skip
+    return parse_golden(read_text(file), path=str(file), doc_ids=doc_ids, columns=columns)

@@ -3,14 +3,15 @@ generator, and the configuration stored in the saved run."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragaudit._version import version
 from ragaudit.data.chunks import Chunk
-from ragaudit.data.golden import GoldenSet, load_golden
+from ragaudit.data.context_match import ContextIndex
+from ragaudit.data.golden import GoldenSet, load_golden, sources_from_contexts
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RETRIEVERS, RunConfig
@@ -28,7 +29,7 @@ from ragaudit.pipeline.retrievers import (
 if TYPE_CHECKING:
     from ragaudit.llm.config import LLMConfig
 
-__all__ = ["Prepared", "build_generator", "build_retriever", "prepare"]
+__all__ = ["Prepared", "build_generator", "build_retriever", "golden_for_corpus", "prepare"]
 
 
 def build_retriever(
@@ -86,6 +87,27 @@ def build_generator(
     raise InputError(f"generator: expected one of {', '.join(GENERATORS)}, found {kind!r}")
 
 
+def golden_for_corpus(
+    path: str | Path,
+    documents: Sequence[Any],
+    chunks: Sequence[Chunk],
+    *,
+    columns: Mapping[str, str] | None = None,
+    require_sources: bool = True,
+) -> GoldenSet:
+    """Load a golden set against a corpus: sources must name its documents, and questions
+    given only reference contexts get the documents of the chunks those texts match."""
+    golden = load_golden(
+        path,
+        doc_ids={d.doc_id for d in documents},
+        columns=columns,
+        require_sources=require_sources,
+    )
+    if any(q.reference_contexts and not q.sources for q in golden):
+        golden = sources_from_contexts(golden, ContextIndex(chunks))
+    return golden
+
+
 @dataclass
 class Prepared:
     """A run's loaded inputs, its retriever, and the ``config`` its saved run will store."""
@@ -104,7 +126,7 @@ def prepare(run: RunConfig) -> Prepared:
     """
     documents = load_corpus(run.corpus)
     chunks = chunk_documents(documents, run.chunk_size, run.chunk_overlap, run.chunker)
-    golden = load_golden(run.golden, doc_ids={d.doc_id for d in documents})
+    golden = golden_for_corpus(run.golden, documents, chunks, columns=run.golden_columns)
     the_retriever = build_retriever(
         run.retriever,
         chunks,

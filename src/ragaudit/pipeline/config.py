@@ -7,6 +7,7 @@ dozen keyword arguments; progress callbacks, which do not change the result, sta
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -130,6 +131,9 @@ class RunConfig:
     llm_config : LLMConfig, optional
         Endpoint of the LLM generator and judges (default: the environment).
     judge_repeats : int, default 1
+    golden_columns : mapping, optional
+        ``{field: column}`` naming the golden set's columns (``--map``), overriding the names
+        recognised by :data:`~ragaudit.data.golden_fields.GOLDEN_COLUMNS`.
 
     Examples
     --------
@@ -160,6 +164,7 @@ class RunConfig:
     record_latency: bool = True
     llm_config: LLMConfig | None = None
     judge_repeats: int = 1
+    golden_columns: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         check_positive("k", self.k)

@@ -89,6 +89,11 @@ class DashboardRow:
     source: str
     note: str
 
+    @property
+    def size(self) -> str:
+        """``count/n`` for a 0/1 number (``43/54``), else ``n=54``."""
+        return f"n={self.n}" if self.count is None else f"{self.count}/{self.n}"
+
 
 def mean_interval(
     values: Sequence[float], *, seed: int = 0, n_resamples: int = 2000

@@ -70,11 +70,11 @@ def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str =
     return "\n".join(lines)
 
 
-def _number(row: DashboardRow) -> str:
+def _number(row: DashboardRow, width: int = 0) -> str:
+    """``value [low, high] n``; ``width`` pads the ``n`` part so a column's intervals align."""
     if row.value is None:
         return "n/a"
-    count = "" if row.count is None else f"{row.count}/"
-    return f"{row.value:.3f} [{_f(row.ci_low)}, {_f(row.ci_high)}] {count}n={row.n}"
+    return f"{row.value:.3f} [{_f(row.ci_low)}, {_f(row.ci_high)}] {row.size:<{width}}"
 
 
 def _mde(rows: Sequence[DashboardRow]) -> str:
@@ -83,10 +83,11 @@ def _mde(rows: Sequence[DashboardRow]) -> str:
 
 
 def _dashboard_rows(audit: Audit) -> list[tuple[str, ...]]:
+    width = max(len(row.size) for r in audit.runs for row in r.dashboard)
     return [
         (
             audit.dashboard_label(i),
-            *(_number(r.dashboard[i]) for r in audit.runs),
+            *(_number(r.dashboard[i], width) for r in audit.runs),
             _mde([r.dashboard[i] for r in audit.runs]),
         )
         for i, row in enumerate(audit.runs[0].dashboard)

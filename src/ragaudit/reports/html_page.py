@@ -29,6 +29,7 @@ from ragaudit.reports.noise import noise_section
 from ragaudit.reports.render import render_section_html
 from ragaudit.reports.report import ScatterPlot, Table
 from ragaudit.reports.svg import scatter_svg
+from ragaudit.stats.verdicts import verdict_rule
 
 __all__ = ["highlight", "render_audit_html"]
 
@@ -67,8 +68,18 @@ mark{background:#ffe27a;padding:0 .1rem}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:.8rem}
 .pair>div{min-width:0}code{font-size:.85em;overflow-wrap:anywhere}
 svg{max-width:100%;height:auto}
-table.config{table-layout:fixed;width:100%}table.config th:first-child{width:12rem}
-table.config td{overflow-wrap:anywhere}
+.scroll{overflow-x:auto;max-width:100%}.scroll>table{margin-top:0}
+.chart{overflow-x:auto}.chart svg{max-width:none}.chart svg.narrow{display:none}
+.dash td.note{min-width:18rem}
+table.compare td{white-space:nowrap}table.compare td:last-child{white-space:normal}
+table.config{table-layout:fixed;width:100%;min-width:36rem}
+table.config th:first-child{width:12rem}table.config td{overflow-wrap:anywhere}
+@media (max-width:40rem){body{font-size:14px;padding:1rem .7rem 3rem}h1{font-size:1.3rem}
+.dash tbody th{min-width:8rem}dl{grid-template-columns:1fr;gap:0}dt{font-weight:600;
+margin-top:.4rem}.pair{grid-template-columns:1fr}summary .stage{min-width:0;margin-right:.3rem}
+table.config th:first-child{width:9rem}table:not(.config) td:first-child{white-space:nowrap}
+.chart svg{display:none}
+.chart svg.narrow{display:block}}
 """
 
 
@@ -122,18 +133,20 @@ def _table(
         "<tr>" + "".join(f"<td{c[i]}>{v}</td>" for i, v in enumerate(row)) + "</tr>" for row in rows
     )
     klass = f' class="{cls}"' if cls else ""
-    return f"<table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return (
+        f'<div class="scroll"><table{klass}><thead><tr>{head}</tr></thead><tbody>{body}'
+        "</tbody></table></div>"
+    )
 
 
 def _dash_cell(run: str, row: DashboardRow) -> str:
     if row.value is None:
         return f'<td class="val none" data-run="{_e(run)}" data-metric="{row.key}">n/a</td>'
-    count = "" if row.count is None else f"{row.count}/"
     return (
         f'<td class="val num" data-run="{_e(run)}" data-metric="{row.key}" '
         f'data-value="{row.value!r}" data-n="{row.n}" data-low="{row.ci_low!r}" '
         f'data-high="{row.ci_high!r}">{row.value:.3f}'
-        f'<span class="ci">[{_f(row.ci_low)}, {_f(row.ci_high)}] {count}n={row.n}</span></td>'
+        f'<span class="ci">[{_f(row.ci_low)}, {_f(row.ci_high)}] {row.size}</span></td>'
     )
 
 
@@ -146,8 +159,8 @@ def _dashboard(audit: Audit) -> str:
         "95% interval and n; MDE = the smallest change a paired comparison at this n detects "
         f"with power 0.8 (exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of questions "
         "discordant).</p>",
-        f'<table class="dash"><thead><tr><th>number</th>{head}<th class=num>MDE</th>'
-        "<th>guards against / source</th></tr></thead><tbody>",
+        f'<div class="scroll"><table class="dash"><thead><tr><th>number</th>{head}'
+        "<th class=num>MDE</th><th>guards against / source</th></tr></thead><tbody>",
     ]
     for i, row in enumerate(runs[0].dashboard):
         cells = "".join(_dash_cell(r.name, r.dashboard[i]) for r in runs)
@@ -157,7 +170,7 @@ def _dashboard(audit: Audit) -> str:
             f"<tr><th>{_e(audit.dashboard_label(i))}</th>{cells}<td class=num>{_e(mde)}</td>"
             f'<td class="note">{_e(row.note)}<br><code>{_e(row.source)}</code></td></tr>'
         )
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "\n".join(out)
 
 
@@ -182,10 +195,12 @@ def _funnel(run: RunAudit) -> str:
         + (f" ({extra} answered without it)." if extra > 0 else ".")
     )
     identity = " x ".join(_f(x) for x in f.factors)
+    title = f"share of questions still in, {pct}% intervals"
     return "\n".join(
         [
             f"<h3>{_e(run.name)} (k={f.k}, n={f.n} answerable questions)</h3>",
-            funnel_svg(f, f"{run.name}: share of questions still in, {pct}% intervals"),
+            f'<div class="chart">{funnel_svg(f, f"{run.name}: {title}")}'
+            f"{funnel_svg(f, title, narrow=True)}</div>",
             _table(("stage", "kept", "of n", "conditional", f"{pct}% CI"), rows, "lrrrr"),
             (
                 f"<p>P(correct) = {identity} = {_f(f.p_correct)}; end-to-end correct "
@@ -314,8 +329,10 @@ def _comparison(audit: Audit, pair: PairView) -> str:
             _f(m.mean_b),
             f"{m.statistic:+.3f}",
             f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
+            _e(m.ci_method),
             _p(m.pvalue),
             _p(holm),
+            _e(m.p_method),
             f'<span class="{_verdict_class(m.verdict)}">{_e(m.verdict)}</span>',
         )
         for m, holm in zip(c.metrics, pair.holm, strict=True)
@@ -330,16 +347,19 @@ def _comparison(audit: Audit, pair: PairView) -> str:
             f"</h4><p>{highlight(qb.answer, qb.keywords)}</p></div></div></details>"
         )
     pct = round(c.confidence * 100)
+    header = ["metric", "n", "mean A", "mean B", "B - A", f"{pct}% CI", "CI method", "p"]
+    header += ["p (Holm)", "p method", "verdict"]
     return (
         f"<h3>B = {_e(b)} vs A = {_e(a)} ({c.n_common} paired answerable questions)</h3>"
-        + _table(
-            ("metric", "n", "mean A", "mean B", "B - A", f"{pct}% CI", "p", "p (Holm)", "verdict"),
-            rows,
-            "lrrrrrrr",
-        )
-        + f'<p class="note">Paired bootstrap ({c.n_resamples} resamples, {c.ci_method}), '
-        f"sign-flip permutation p, seed {c.seed}; Holm-Bonferroni across every row of every "
-        "pair shown. SIGNIFICANT = p &lt; alpha and the interval excludes 0.</p>"
+        + _table(header, rows, "lrrrrrlrr", cls="compare")
+        + f'<p class="note">Seed {c.seed}. Intervals: Tango score for 0/1 metrics, paired '
+        f"bootstrap ({c.n_resamples} resamples) otherwise; p: the exact sign-flip "
+        f"distribution where affordable, else {c.n_permutations} random flips, "
+        "(count+1)/(trials+1); each row names its methods, as <code>ragaudit compare</code> "
+        "does. p (Holm): Holm-Bonferroni across every row of every pair shown; the summary at "
+        "the top counts a metric as moved only when that p is below alpha and the interval "
+        f"excludes 0. The verdict column is compare's, on the unadjusted p: "
+        f"{_e(verdict_rule(c.alpha))}</p>"
         + f"<p><strong>Discordant questions on correctness: {len(pair.discordant)}</strong>"
         + (
             " (the rows that changed; read them before believing a summary)</p>"
@@ -395,7 +415,8 @@ def render_audit_html(audit: Audit) -> str:
         f"<style>{_CSS}</style></head><body>",
         f"<h1>ragaudit report: {_e(names)}</h1>",
         f'<p class="meta">ragaudit {_e(audit.version)} · seed {audit.seed} · '
-        f"{audit.n_resamples} bootstrap resamples · {len(audit.runs)} run(s)</p>",
+        f"{audit.n_resamples} bootstrap resamples for the dashboard and funnel intervals · "
+        f"{len(audit.runs)} run{'s' if len(audit.runs) > 1 else ''}</p>",
     ]
     if audit.summary:
         parts.append(
