@@ -225,34 +225,34 @@ def _grade_matrix(
     lengths = np.diff(cols.offsets)
     row_eval = np.repeat(eval_row_of_run_q, lengths)
     use: npt.NDArray[np.int64] | None = None  # None: every run row takes part
+    # The usual case: run question i is evaluated as row i (row_eval = each row's question).
+    identity = bool(np.array_equal(eval_row_of_run_q, np.arange(len(eval_row_of_run_q))))
     if eval_row_of_run_q.min() >= 0 and lengths.max() <= depth:
         run_keys = _join_keys(row_eval, cols.item_hash, n_eval)
     else:
         use = np.flatnonzero((row_eval >= 0) & (cols.rank_of_row() < depth))
         run_keys = _join_keys(row_eval[use], cols.item_hash[use], n_eval)
     label_keys = _join_keys(label_row, label_hash, n_eval)
-    order = np.argsort(label_keys)
+    # Labels come grouped by question, and the question sits in the high bits of the keys:
+    # a stable sort (timsort, runs already in order) is several times faster than quicksort.
+    order = np.argsort(label_keys, kind="stable")
     sorted_keys = label_keys[order]
-    # Most ranked items are unjudged: a bitmap of the label keys (a one-hash Bloom filter)
-    # drops nearly all of them before the binary search.
-    table_bits = int(min(26, max(10, int(np.ceil(np.log2(8 * len(label_keys)))))))
-    table = np.zeros(1 << table_bits, dtype=bool)
-    table[_slot(label_keys, table_bits)] = True
-    candidate = table[_slot(run_keys, table_bits)]
-    del table
-    use = np.flatnonzero(candidate) if use is None else use[candidate]
-    run_keys = run_keys[candidate]
-    # Rows come grouped by question and the question sits in the high bits of the keys, so
-    # consecutive look-ups touch the same few cache lines of the sorted label keys.
-    pos = np.minimum(np.searchsorted(sorted_keys, run_keys), len(sorted_keys) - 1)
-    hit = sorted_keys[pos] == run_keys
-    use, pos = use[hit], pos[hit]
+    # Rows come grouped by question too, so consecutive look-ups touch the same few cache
+    # lines of the sorted label keys.
+    pos = np.searchsorted(sorted_keys, run_keys)
+    np.minimum(pos, len(sorted_keys) - 1, out=pos)
+    hit = np.flatnonzero(sorted_keys[pos] == run_keys)
+    pos = pos[hit]
+    use = hit if use is None else use[hit]
     label_index = order[pos]
     exact = (label_row[label_index] == row_eval[use]) & label_items.equal(
         label_index, cols.items, cols.row_order[use]
     )
     use, label_index = use[exact], label_index[exact]
-    rank = use - cols.offsets[np.searchsorted(cols.offsets, use, side="right") - 1]
+    if identity:
+        rank = use - cols.offsets[row_eval[use]]
+    else:
+        rank = use - cols.offsets[np.searchsorted(cols.offsets, use, side="right") - 1]
     grades[row_eval[use], rank] = label_grade[label_index]
     if np.any(sorted_keys[1:] == sorted_keys[:-1]):
         # Two labels of one question share a join key: redo those questions exactly.
@@ -270,13 +270,6 @@ def _join_keys(
         keys |= hashes >> np.uint64(24)
         return keys
     return hashes + rows.astype(np.uint64) * _QID_MIX
-
-
-def _slot(keys: npt.NDArray[np.uint64], bits: int) -> npt.NDArray[np.uint64]:
-    """Top ``bits`` bits of ``keys`` times an odd constant (multiplicative hashing)."""
-    mixed = keys * _QID_MIX
-    mixed >>= np.uint64(64 - bits)
-    return mixed
 
 
 def _exact_rows(
@@ -305,7 +298,10 @@ def _ideal_grades(
     """Each question's positive grades, best first, zero padded."""
     positive = label_grade > 0
     rows, grades = label_row[positive], label_grade[positive]
-    order = np.lexsort((-grades, rows))
+    # One int64 key per label: question first, then grade descending.  Labels come grouped
+    # by question, so a stable sort (timsort) finds long ordered runs.
+    key = rows * (int(grades.max(initial=0)) + 1) + (int(grades.max(initial=0)) - grades)
+    order = np.argsort(key, kind="stable")
     rows, grades = rows[order], grades[order]
     counts = np.bincount(rows, minlength=n_eval)
     ideal = np.zeros((n_eval, int(counts.max(initial=0))), dtype=np.int64)

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ragaudit.data.formats._strings import _PAD, IntArray, _Strings, _token_words, _word_view
+from ragaudit.data.formats._strings import IntArray, _Strings
 from ragaudit.exceptions import FormatError, unreadable
 
-__all__ = ["Chunk", "TextColumns", "read_chunks"]
+__all__ = ["Chunk", "TextColumns", "arrow_code_keys", "arrow_string_buffers", "read_chunks"]
 
 PathLike = str | os.PathLike[str]
 _BOM = b"\xef\xbb\xbf"
@@ -31,11 +31,27 @@ _BLANKS = (b" ", b"\t", b"\x0b", b"\x0c")
 
 @dataclass(frozen=True)
 class Chunk:
-    """Whole lines of a file: ``data`` starts at byte ``offset`` (after a leading BOM)."""
+    """Whole lines of a file: the first ``size`` bytes of ``buffer``, which start at byte
+    ``offset`` of the file (after a leading BOM).  Bytes of ``buffer`` past ``size`` belong
+    to the next chunk (they are not copied away)."""
 
-    data: bytes
+    buffer: bytes
+    size: int
     offset: int
     path: str
+
+    @property
+    def data(self) -> bytes:
+        """The chunk's bytes (a copy when ``buffer`` holds more)."""
+        return self.buffer if self.size == len(self.buffer) else self.buffer[: self.size]
+
+    def has(self, byte: bytes) -> bool:
+        """Whether the chunk holds ``byte``."""
+        return self.buffer.find(byte, 0, self.size) >= 0
+
+    def count(self, text: bytes) -> int:
+        """Occurrences of ``text`` in the chunk."""
+        return self.buffer.count(text, 0, self.size)
 
     def first_line(self) -> int:
         """1-based number of the chunk's first line (counted only when an error needs it)."""
@@ -54,38 +70,41 @@ class Chunk:
 
 
 def read_chunks(path: PathLike, block_bytes: int) -> Iterator[Chunk]:
-    """Yield chunks of about ``block_bytes`` ending at a newline; a leading BOM is dropped."""
+    """Yield chunks of about ``block_bytes`` ending at a newline; a leading BOM is dropped.
+
+    A chunk's text is not copied out of the block read from the file: the bytes after its
+    last newline are read again, as the start of the next block.
+    """
     name = str(path)
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
     except OSError as exc:
         raise unreadable(name, exc) from None
     try:
-        carry = b""
         offset = 0
-        first = True
         while True:
             try:
                 block = handle.read(block_bytes)
-            except OSError as exc:
-                raise unreadable(name, exc) from None
-            if first:
-                first = False
-                if block.startswith(_BOM):
+                if offset == 0 and block.startswith(_BOM):
                     block = block[len(_BOM) :]
                     offset = len(_BOM)
+                while block and b"\n" not in block:  # a line longer than the block
+                    more = handle.read(block_bytes)
+                    if not more:
+                        break
+                    block += more
+            except OSError as exc:
+                raise unreadable(name, exc) from None
             if not block:
-                if carry:
-                    yield Chunk(carry + b"\n", offset, name)
                 return
-            data = carry + block if carry else block
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                carry = data
-                continue
-            carry = data[cut:]
-            yield Chunk(data[:cut] if carry else data, offset, name)
+            cut = block.rfind(b"\n") + 1
+            if cut == 0:  # the end of the file, without a final newline
+                yield Chunk(block + b"\n", len(block) + 1, offset, name)
+                return
+            yield Chunk(block, cut, offset, name)
             offset += cut
+            if cut < len(block):
+                handle.seek(offset)
     finally:
         handle.close()
 
@@ -94,28 +113,62 @@ def read_chunks(path: PathLike, block_bytes: int) -> Iterator[Chunk]:
 class TextColumns:
     """The columns a reader keeps from one chunk, rows in file order.
 
-    ``keys`` holds the question id of each row as block-local codes into ``key_names``;
-    ``items`` the item ids; ``values`` the numbers of the value column (score or grade).
+    ``keys`` holds the question id of each row as block-local codes into ``names`` (a list of
+    str, or a pyarrow string array from the fast path: see :attr:`key_names`); ``items``
+    the item ids; ``values`` the numbers of the value column (score or grade).
     """
 
-    key_names: list[str]
+    names: Any
     keys: IntArray
     items: _Strings
     values: npt.NDArray[np.float64]
 
+    @property
+    def key_names(self) -> list[str]:
+        """The distinct question ids of the chunk, in order of first appearance."""
+        names = self.names
+        return names if isinstance(names, list) else names.to_pylist()
 
-def _arrow_strings(array: Any) -> _Strings:
-    """A pyarrow (large_)string array as :class:`_Strings` (data copied into a padded buffer)."""
+    def arrow_names(self) -> Any:
+        """:attr:`key_names` as a pyarrow ``large_string`` array."""
+        names = self.names
+        if not isinstance(names, list):
+            return names
+        strings = _Strings.from_list(names) if names else _Strings.concat([])
+        return arrow_strings(strings)
+
+
+def arrow_strings(strings: _Strings) -> Any:
+    """:class:`_Strings` as a pyarrow ``large_string`` array (``pyarrow.array`` is avoided:
+    it imports pandas to look for pandas objects)."""
+    pa = _pa()
+    return pa.Array.from_buffers(
+        pa.large_string(),
+        len(strings),
+        [None, pa.py_buffer(np.ascontiguousarray(strings.offsets)), pa.py_buffer(strings.data)],
+    )
+
+
+def arrow_ints(values: IntArray) -> Any:
+    """An int64 numpy array as a pyarrow array (without ``pyarrow.array``; see above)."""
+    pa = _pa()
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+
+
+def arrow_string_buffers(array: Any) -> tuple[IntArray, npt.NDArray[np.uint8]]:
+    """Offsets (from 0, int64) and bytes of a pyarrow (large_)string array, without copying
+    the bytes (the offsets are copied when they are 32-bit or do not start at 0)."""
     n = len(array)
     offsets_buffer, data_buffer = array.buffers()[1], array.buffers()[2]
     dtype = np.int64 if array.type.equals(_pa().large_string()) else np.int32
     offsets = np.frombuffer(offsets_buffer, dtype=dtype)[array.offset : array.offset + n + 1]
-    offsets = offsets.astype(np.int64)
     start, end = int(offsets[0]), int(offsets[-1])
-    data = np.zeros(end - start + _PAD, dtype=np.uint8)
-    if data_buffer is not None and end > start:
-        data[: end - start] = np.frombuffer(data_buffer, dtype=np.uint8)[start:end]
-    return _Strings(data[: end - start], offsets - start)
+    if dtype is np.int32 or start:
+        offsets = offsets.astype(np.int64) - start
+    if data_buffer is None or end == start:
+        return offsets, np.zeros(0, dtype=np.uint8)
+    return offsets, np.frombuffer(data_buffer, dtype=np.uint8)[start:end]
 
 
 def _arrow_floats(array: Any) -> npt.NDArray[np.float64]:
@@ -130,36 +183,78 @@ def _pa() -> Any:
     return pyarrow
 
 
-def code_keys(strings: _Strings) -> tuple[list[str], IntArray]:
-    """Block-local codes of ``strings`` in order of first appearance, and the distinct names.
+def arrow_code_keys(keys: Any) -> tuple[Any, IntArray]:
+    """Block-local codes of the pyarrow string array ``keys`` (first appearance order) and
+    the distinct names as a pyarrow array.
 
-    Consecutive equal ids (the usual layout: a question's lines together) are found by
-    comparing 8-byte words, so only the first row of each run of equal ids is decoded.
+    Consecutive equal ids (the usual layout: a question's lines together) are compared in
+    pyarrow, so only the first row of each run of equal ids is hashed (dictionary-encoded).
     """
-    n = len(strings)
+    import pyarrow.compute as pc
+
+    n = len(keys)
     if n == 0:
-        return [], np.zeros(0, dtype=np.int64)
-    lengths = strings.lengths
-    n_words = max(1, -(-int(lengths.max()) // 8))
-    words = _token_words(_word_view(strings.data), strings.offsets[:-1], lengths, n_words)
-    changes = np.ones(n, dtype=bool)
-    changes[1:] = (words[1:] != words[:-1]).any(axis=1) | (lengths[1:] != lengths[:-1])
-    del words
-    heads = np.flatnonzero(changes)
-    index: dict[str, int] = {}
-    codes = np.fromiter(
-        (index.setdefault(name, len(index)) for name in strings.decode(heads)),
-        dtype=np.int64,
-        count=len(heads),
-    )
-    return list(index), np.repeat(codes, np.diff(np.append(heads, n)))
+        return arrow_strings(_Strings.concat([])), np.zeros(0, dtype=np.int64)
+    changed = pc.indices_nonzero(pc.not_equal(keys.slice(1), keys.slice(0, n - 1)))
+    heads = np.zeros(len(changed) + 1, dtype=np.int64)
+    heads[1:] = np.frombuffer(changed.buffers()[1], dtype=np.uint64)[
+        changed.offset : changed.offset + len(changed)
+    ]
+    heads[1:] += 1
+    encoded = pc.dictionary_encode(keys.take(arrow_ints(heads)))
+    indices = encoded.indices
+    head_codes = np.frombuffer(indices.buffers()[1], dtype=np.int32)[
+        indices.offset : indices.offset + len(indices)
+    ]
+    counts = np.diff(np.append(heads, n))
+    return encoded.dictionary, np.repeat(head_codes.astype(np.int64), counts)
 
 
-def _regular_bytes(data: bytes, delimiter: bytes) -> bool:
-    """No blank other than ``delimiter`` and the line ends, no lone carriage return."""
-    if any(blank in data for blank in _BLANKS if blank != delimiter):
+def _regular_bytes(chunk: Chunk, delimiter: bytes) -> bool:
+    """No blank other than ``delimiter`` and the line ends, no lone carriage return, and no
+    empty field (two delimiters in a row, or one at the start or end of a line)."""
+    if any(chunk.has(blank) for blank in _BLANKS if blank != delimiter):
         return False
-    return b"\r" not in data or data.count(b"\r") == data.count(b"\r\n")
+    carriage = chunk.has(b"\r")
+    if carriage and chunk.count(b"\r") != chunk.count(b"\r\n"):
+        return False
+    return not (
+        chunk.buffer.startswith(delimiter)
+        or _empty_field(chunk.buffer, chunk.size, ord(delimiter), carriage)
+    )
+
+
+def _empty_field(data: bytes, size: int, delimiter: int, carriage: bool) -> bool:
+    """Whether the first ``size`` bytes of ``data`` hold a delimiter next to another one or
+    next to a line end (``carriage``: the data holds a carriage return).
+
+    Scanned in slices of 1 MiB whose temporaries are reused (cache-sized, no fresh pages).
+    """
+    step = 1 << 20
+    codes = np.frombuffer(data, dtype=np.uint8, count=size)
+    is_delimiter = np.empty(step + 1, dtype=bool)
+    blank = np.empty(step + 1, dtype=bool)
+    spare = np.empty(step + 1, dtype=bool)
+    pairs = np.empty(step, dtype=bool)
+    for start in range(0, size, step):
+        part = codes[start : start + step + 1]  # one byte of overlap with the next slice
+        n = len(part)
+        d, b, t = is_delimiter[:n], blank[:n], spare[:n]
+        np.equal(part, delimiter, out=d)
+        np.equal(part, 0x0A, out=b)
+        if carriage:
+            np.equal(part, 0x0D, out=t)
+            b |= t
+        b |= d
+        # Two blanks or line ends in a row: fine only when neither is a delimiter (an
+        # empty line).
+        p = pairs[: n - 1]
+        np.logical_and(b[1:], b[:-1], out=p)
+        if p.any():
+            np.logical_or(d[1:], d[:-1], out=t[: n - 1])
+            if np.logical_and(p, t[: n - 1], out=p).any():
+                return True
+    return False
 
 
 def sniff_delimiter(path: PathLike) -> bytes:
@@ -177,17 +272,17 @@ def fast_columns(
     chunk: Chunk, fields: Sequence[str], value_field: str, delimiter: bytes, threads: bool
 ) -> TextColumns | None:
     """Columns of a regular chunk read by pyarrow, or None (then :func:`exact_columns`)."""
-    if not _regular_bytes(chunk.data, delimiter):
+    if not _regular_bytes(chunk, delimiter):
         return None
     pa = _pa()
-    import pyarrow.compute as pc
     import pyarrow.csv as csv
 
-    types = {name: pa.large_string() for name in fields}
+    key_field, item_field = fields[0], fields[2]
+    types = {key_field: pa.large_string(), item_field: pa.large_string()}
     types[value_field] = pa.float64()
     try:
         table = csv.read_csv(
-            pa.BufferReader(chunk.data),
+            pa.BufferReader(pa.py_buffer(chunk.buffer).slice(0, chunk.size)),
             read_options=csv.ReadOptions(
                 column_names=list(fields), use_threads=threads, block_size=1 << 22
             ),
@@ -196,6 +291,7 @@ def fast_columns(
             ),
             convert_options=csv.ConvertOptions(
                 column_types=types,
+                include_columns=[key_field, item_field, value_field],
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
@@ -205,19 +301,12 @@ def fast_columns(
         return None
     if table.num_rows == 0:
         return None
-    for name in fields:
-        if name == value_field:
-            continue
-        column = table.column(name)
-        if pc.min(pc.binary_length(column)).as_py() == 0:
-            return None  # an empty field: two delimiters in a row
     values = _arrow_floats(table.column(value_field).combine_chunks())
     if not np.isfinite(values).all():
         return None
-    keys = _arrow_strings(table.column(fields[0]).combine_chunks())
-    key_names, codes = code_keys(keys)
-    items = _arrow_strings(table.column(fields[2]).combine_chunks())
-    return TextColumns(key_names, codes, items, np.ascontiguousarray(values, np.float64))
+    names, codes = arrow_code_keys(table.column(key_field).combine_chunks())
+    offsets, data = arrow_string_buffers(table.column(item_field).combine_chunks())
+    return TextColumns(names, codes, _Strings(data, offsets), values)
 
 
 def exact_columns(

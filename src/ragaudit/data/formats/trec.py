@@ -112,7 +112,7 @@ def _chunk_columns(
         columns = fast_columns(chunk, fields, value_field, delimiter, threads > 1)
         if columns is None or (fields is _QRELS_FIELDS and not _good_grades(columns.values)):
             columns = exact_columns(chunk, fields, value_field, convert)
-        yield columns, len(chunk.data)
+        yield columns, chunk.size
 
 
 def _file_size(path: PathLike) -> int:
@@ -126,7 +126,8 @@ def _gather(
     path: PathLike, fields: tuple[str, ...], block_bytes: int, threads: int
 ) -> tuple[tuple[str, ...], np.ndarray, _Strings, np.ndarray]:
     """Question ids, question codes, items and values of a whole TREC file, in file order."""
-    index: dict[str, int] = {}
+    names: list[Any] = []  # each chunk's distinct question ids (pyarrow arrays)
+    n_names = 0
     q_parts = Column(np.int64)
     item_data = Column(np.uint8, pad=_PAD)
     item_lengths = Column(np.int64)
@@ -135,21 +136,46 @@ def _gather(
     for columns, chunk_bytes in _chunk_columns(path, fields, block_bytes, threads):
         if not len(columns.keys):
             continue
-        # Chunk-local codes become file-wide codes in file order: first appearance wins.
-        to_global = np.array(
-            [index.setdefault(qid, len(index)) for qid in columns.key_names], dtype=np.int64
-        )
         n = len(columns.keys)
         expect = 1 + int(n * size / max(chunk_bytes, 1) * 1.02)  # rows in the whole file
-        q_parts.append(to_global[columns.keys], expect)
+        # Provisional codes: chunk-local codes shifted past the earlier chunks' names.
+        q_parts.append(columns.keys + n_names, expect)
+        chunk_names = columns.arrow_names()
+        names.append(chunk_names)
+        n_names += len(chunk_names)
         item_data.append(columns.items.data, int(expect * len(columns.items.data) / n))
-        item_lengths.append(columns.items.lengths, expect)
+        item_lengths.append(np.diff(columns.items.offsets), expect)
         value_parts.append(columns.values, expect)
+        del columns
+    qids, q = _unify_codes(names, q_parts.result())
     lengths = item_lengths.result()
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     items = _Strings(item_data.result(), offsets)
-    return tuple(index), q_parts.result(), items, value_parts.result()
+    return qids, q, items, value_parts.result()
+
+
+def _unify_codes(names: list[Any], provisional: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
+    """File-wide question codes in order of first appearance, from the chunks' names.
+
+    ``provisional`` indexes the concatenation of the chunks' names (a question whose lines
+    straddle chunks appears in two of them); pyarrow's dictionary encoding of that
+    concatenation, which numbers values in order of first appearance, maps it to the final
+    codes.
+    """
+    if not names:
+        return (), provisional
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(pa.chunked_array(names, pa.large_string())).combine_chunks()
+    indices = encoded.indices
+    remap = np.frombuffer(indices.buffers()[1], dtype=np.int32)[
+        indices.offset : indices.offset + len(indices)
+    ]
+    if len(remap) != len(encoded.dictionary) or np.any(remap != np.arange(len(remap))):
+        provisional = remap[provisional].astype(np.int64)
+    return tuple(encoded.dictionary.to_pylist()), provisional
 
 
 def _check_policies(order: str, duplicates: str) -> None:
