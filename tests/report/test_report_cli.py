@@ -89,7 +89,10 @@ def test_comparison_rows_and_holm_match_compare_and_statsmodels(bench: dict[str,
         assert cells[0] == row["metric"]
         assert cells[4] == f"{row['diff']:+.3f}"
         assert cells[5] == f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
-        assert cells[7] == p_shown and cells[8] == row["verdict"]
+        short = {"Tango score": "score", "bootstrap percentile": "bootstrap"}
+        assert cells[6] == short[row["ci_method"]]
+        assert cells[8] == p_shown and cells[10] == row["verdict"]
+        assert cells[9] == ("exact" if row["p_method"].startswith("exact") else "MC")
     moved = [r["metric"] for r, p in zip(rows, holm, strict=True)
              if p < 0.05 and (r["ci_low"] > 0 or r["ci_high"] < 0)]  # fmt: skip
     assert moved == ["precision@k"]

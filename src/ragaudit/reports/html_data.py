@@ -236,7 +236,7 @@ def _run_audit(
         name=str(saved.name),
         k=funnel.k,
         config=_config(saved.config),
-        dashboard=dashboard_rows(saved, funnel, bias, seed, resamples),
+        dashboard=dashboard_rows(saved, funnel, bias),
         funnel=funnel,
         bias=bias,
         failures=failures,

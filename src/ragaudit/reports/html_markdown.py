@@ -18,11 +18,12 @@ from html import escape
 from ragaudit.diagnose.funnel import STAGE_KEYS
 from ragaudit.diagnose.noise import describe_clustering
 from ragaudit.reports._escape import md_inline, visible
-from ragaudit.reports.html_dashboard import MDE_DISCORDANCE, DashboardRow
+from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import Audit, QuestionView
 from ragaudit.reports.noise import calibration_summary, noise_section
 from ragaudit.reports.render import render_markdown, render_table_text
 from ragaudit.reports.report import Report, Table
+from ragaudit.reports.stats import method_labels
 
 __all__ = ["MARKDOWN_LIMIT", "md_escape", "render_audit_markdown", "render_audit_text"]
 
@@ -142,7 +143,8 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
         "## Dashboard",
         "",
         f"95% intervals and n; MDE = smallest change a paired comparison at this n detects "
-        f"(power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} discordant).",
+        f"(power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} discordant); "
+        f"{INTERVAL_METHODS}.",
         "",
         _md_table(
             ("number", *(r.name for r in audit.runs), "MDE"),
@@ -224,8 +226,10 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
                 _f(m.mean_b),
                 f"{m.statistic:+.3f}",
                 f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
+                method_labels(m)[0],
                 _p(m.pvalue),
                 _p(h),
+                method_labels(m)[1],
                 m.verdict,
             )
             for m, h in zip(c.metrics, pair.holm, strict=True)
@@ -235,9 +239,21 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
             f"## {md_escape(c.name_b)} vs {md_escape(c.name_a)} (paired, n={c.n_common})",
             "",
             _md_table(
-                ("metric", "n", "mean A", "mean B", "B - A", "95% CI", "p", "p (Holm)", "verdict"),
+                (
+                    "metric",
+                    "n",
+                    "mean A",
+                    "mean B",
+                    "B - A",
+                    "95% CI",
+                    "CI method",
+                    "p",
+                    "p (Holm)",
+                    "p method",
+                    "verdict",
+                ),
                 rows,
-                "lrrrrrrr",
+                "lrrrrrlrrl",
             ),
             "",
             f"Discordant questions on correctness: {len(pair.discordant)}",
@@ -312,6 +328,7 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
             "l" + "r" * (len(audit.runs) + 1),
         )
     )
+    out.append(f"  {INTERVAL_METHODS}")
     for run in audit.runs:
         f = run.funnel
         out += ["", f"FUNNEL {visible(run.name)} (k={f.k}, n={f.n} answerable)"]
@@ -370,18 +387,20 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
         ]
         out += render_table_text(
             Table(
-                ("metric", "B - A", "95% CI", "p (Holm)", "verdict"),
+                ("metric", "B - A", "95% CI", "CI method", "p (Holm)", "p method", "verdict"),
                 tuple(
                     (
                         m.metric,
                         f"{m.statistic:+.3f}",
                         f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
+                        method_labels(m)[0],
                         _p(h),
+                        method_labels(m)[1],
                         m.verdict,
                     )
                     for m, h in zip(c.metrics, pair.holm, strict=True)
                 ),
-                "lrrrl",
+                "lrrlrll",
             )
         )
         ids = visible(", ".join(qa.qid for qa, _ in pair.discordant) or "none")

@@ -17,7 +17,7 @@ from html import escape
 from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.reports.html_charts import funnel_svg
-from ragaudit.reports.html_dashboard import MDE_DISCORDANCE, DashboardRow
+from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import (
     Audit,
     PairView,
@@ -158,7 +158,7 @@ def _dashboard(audit: Audit) -> str:
         '<p class="note">Six numbers, each gameable alone, so read them together. Each with its '
         "95% interval and n; MDE = the smallest change a paired comparison at this n detects "
         f"with power 0.8 (exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of questions "
-        "discordant).</p>",
+        f"discordant); {_e(INTERVAL_METHODS)}.</p>",
         f'<div class="scroll"><table class="dash"><thead><tr><th>number</th>{head}'
         "<th class=num>MDE</th><th>guards against / source</th></tr></thead><tbody>",
     ]

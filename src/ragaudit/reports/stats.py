@@ -21,6 +21,7 @@ __all__ = [
     "comparison_report",
     "fmt_p",
     "matrix_report",
+    "method_labels",
     "plan_report",
 ]
 
@@ -47,6 +48,11 @@ _SHORT = {
     "exact (distinct values)": "exact",
     "Monte Carlo": "MC",
 }
+
+
+def method_labels(row: MetricComparison) -> tuple[str, str]:
+    """Short names of a row's interval and p-value methods, for a table's method columns."""
+    return _SHORT.get(row.ci_method, row.ci_method), _SHORT.get(row.p_method, row.p_method)
 
 
 def _ci(low: float, high: float) -> str:
