@@ -243,10 +243,19 @@ def worker(tool: str, qrels_path: str, run_path: str) -> dict[str, object]:
             "means": means}  # fmt: skip
 
 
+# Workers may write .pyc files, as an installed package has them after its first run
+# (PYTHONDONTWRITEBYTECODE, set in some shells, would make every worker compile from source).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def _spawn(args: list[str], env: dict[str, str] | None = None) -> dict[str, object]:
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, __file__, *args], capture_output=True, text=True, env=env, check=False
+        [sys.executable, __file__, *args],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in (env or ENV).items() if k != "PYTHONDONTWRITEBYTECODE"},
+        check=False,
     )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
@@ -302,6 +311,52 @@ def _check_means(rows: list[dict[str, object]]) -> str:
     return "largest |mean - pytrec_eval mean| over shared metrics: " + ", ".join(notes[1:])
 
 
+def _cell(row: dict[str, object]) -> str:
+    return f"{row['median_s']:.2f} ({row['min_s']:.2f}-{row['max_s']:.2f})"
+
+
+def summary_table(all_rows: dict[str, list[dict[str, object]]], sizes_mb: dict[str, float]) -> str:
+    """One markdown table over all sizes: each tool's median (min-max) seconds and the ratios."""
+    tools = list(dict.fromkeys(r["tool"] for rows in all_rows.values() for r in rows))
+    others = [t for t in tools if t not in ("floor", "ragaudit")]
+    head = ["size (run + qrels)"] + [f"{t} s" for t in tools]
+    if "floor" in tools and "ragaudit" in tools:
+        head.append("ragaudit / floor")
+    if "ragaudit" in tools:
+        head += [f"{t} / ragaudit" for t in others]
+    head += [f"{t} peak MB (/ files)" for t in tools if t.startswith("ragaudit")]
+    lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
+    for key, rows in all_rows.items():
+        by_tool = {str(r["tool"]): r for r in rows}
+        n_questions, depth = (int(x) for x in key.split("x"))
+        mb = sizes_mb[key]
+        cells = [
+            f"{n_questions:,} × {depth} ({mb:,.0f} MB)"
+            if mb >= 10
+            else f"{n_questions:,} × {depth} ({mb:.1f} MB)"
+        ]
+        cells += [_cell(by_tool[t]) if t in by_tool else "-" for t in tools]
+        base = by_tool.get("ragaudit")
+        if "floor" in tools and "ragaudit" in tools:
+            floor = by_tool.get("floor")
+            ok = base is not None and floor is not None
+            cells.append(
+                f"{float(base['median_s']) / float(floor['median_s']):.2f}x" if ok else "-"
+            )  # type: ignore[index]
+        if "ragaudit" in tools:
+            for t in others:
+                ok = base is not None and t in by_tool
+                ratio = float(by_tool[t]["median_s"]) / float(base["median_s"]) if ok else 0.0  # type: ignore[index]
+                cells.append(f"{ratio:.2f}x" if ok else "-")
+        for t in tools:
+            if t.startswith("ragaudit"):
+                r = by_tool.get(t)
+                peak = float(r["peak_mb"]) if r else 0.0
+                cells.append(f"{peak:,.0f} ({peak / sizes_mb[key]:.2f}x)" if r else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help="questions x depth, comma-separated")
@@ -311,6 +366,9 @@ def main() -> None:
                         help="runs of ranx and ir_measures from 100k rows up")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(HERE / "_results"))
+    parser.add_argument("--readme", action="store_true",
+                        help="also write the output into README.md (between the bench_metrics "
+                        "markers)")  # fmt: skip
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -318,10 +376,13 @@ def main() -> None:
         return
 
     load = os.getloadavg()
-    print(f"# bench_metrics  {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC  seed={args.seed}")
+    started = datetime.now(timezone.utc)
+    print(f"# bench_metrics  {started:%Y-%m-%d %H:%M} UTC  seed={args.seed}")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}; load average at start {load[0]:.1f}, {load[1]:.1f}, "
           f"{load[2]:.1f}")  # fmt: skip
+    sizes_mb: dict[str, float] = {}
+    checks: list[str] = []
     numba_cache = tempfile.mkdtemp(prefix="ranx-numba-")
     env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache)
     all_rows: dict[str, list[dict[str, object]]] = {}
@@ -348,6 +409,7 @@ def main() -> None:
         rows = [_summary(label, rs, floor, base) for label, rs in results.items()]
         key = f"{n_questions}x{depth}"
         all_rows[key] = rows
+        sizes_mb[key] = size_mb
         print(f"\n### {n_questions:,} questions x {depth} (run + qrels {size_mb:,.0f} MB)\n")
         print("| tool | runs | median s | min-max s | parse s | eval s | / ragaudit | / floor "
               "| peak MB | peak / files |")  # fmt: skip
@@ -357,12 +419,32 @@ def main() -> None:
                   f"{r['max_s']:.2f} | {r['parse_s']:.2f} | {r['eval_s']:.2f} | "
                   f"{r['vs_ragaudit']:.2f}x | {r['vs_floor']:.2f}x | {r['peak_mb']:.0f} | "
                   f"{r['peak_mb'] / size_mb:.2f} |")  # fmt: skip
-        print(f"\n{_check_means(rows)}\n", flush=True)
+        checks.append(f"{n_questions:,} × {depth}: {_check_means(rows)}")
+        print(f"\n{checks[-1]}\n", flush=True)
     Path(args.out).mkdir(exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M")
     out = Path(args.out) / f"bench_metrics_{stamp}.json"
     out.write_text(json.dumps({"load_at_start": load, "sizes": all_rows}, indent=1))
-    print(f"results: {out}  (load average at end {os.getloadavg()[0]:.1f})")
+    end_load = os.getloadavg()
+    summary = "\n".join([
+        f"Measured {started:%Y-%m-%d %H:%M}-{datetime.now(timezone.utc):%H:%M} UTC on "
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"load average {load[0]:.1f} at start, {end_load[0]:.1f} at end.  "
+        f"`{' '.join(['bench_metrics.py', *sys.argv[1:]])}`: median (min-max) seconds of "
+        f"{args.repeats} fresh processes per tool (ranx and ir_measures: {args.slow_repeats} "
+        "from 1M rows up), peak RSS of the tool's process.",
+        "",
+        summary_table(all_rows, sizes_mb),
+        "",
+        *[f"- {line}" for line in checks],
+    ])  # fmt: skip
+    print("\n## summary\n\n" + summary + "\n")
+    print(f"results: {out}  (load average at end {end_load[0]:.1f})")
+    if args.readme:
+        from _readme import splice
+
+        splice("bench_metrics", summary)
+        print("README.md updated (between <!-- bench_metrics --> markers)")
 
 
 if __name__ == "__main__":

@@ -17,12 +17,15 @@ This is a benchmark, not a test: the laziness itself is tested in tests/cli/test
 from __future__ import annotations
 
 import argparse
+import os
+import platform
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import time
+from datetime import datetime, timezone
 
 COMMANDS = (
     "", "evaluate", "compare", "plan", "run", "demo", "judge", "labels build", "labels bias",
@@ -30,13 +33,18 @@ COMMANDS = (
 )  # fmt: skip
 
 
+# Children may write .pyc files: an installed package has them after its first run, and
+# PYTHONDONTWRITEBYTECODE (set in some shells) would make every run compile from source.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def _time(args: list[str], runs: int) -> tuple[list[float], list[float]]:
-    subprocess.run(args, capture_output=True, check=True)  # warm-up (disk cache, .pyc)
+    subprocess.run(args, capture_output=True, check=True, env=ENV)  # warm-up (disk cache, .pyc)
     walls, cpus = [], []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        subprocess.run(args, capture_output=True, check=True)
+        subprocess.run(args, capture_output=True, check=True, env=ENV)
         walls.append(time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -59,7 +67,12 @@ def main() -> None:
     parser.add_argument("commands", nargs="*", default=list(COMMANDS))
     options = parser.parse_args()
     exe = shutil.which("ragaudit") or sys.exit("ragaudit is not on PATH (use `uv run`)")
-    print(f"{options.runs} runs each (after one warm-up); {sys.executable}")
+    load = os.getloadavg()
+    print(f"# bench_startup  {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}; load average at start {load[0]:.1f}, {load[1]:.1f}, "
+          f"{load[2]:.1f}")  # fmt: skip
+    print(f"{options.runs} runs each (after one warm-up that writes .pyc); {sys.executable}")
     floors = {"python -c pass": "pass", "python -c 'import click'": "import click"}
     for label, code in floors.items():
         print(_line(label, *_time([sys.executable, "-c", code], options.runs)), flush=True)
@@ -67,6 +80,7 @@ def main() -> None:
         args = [exe, *command.split(), "--help"]
         print(_line(f"ragaudit {command} --help", *_time(args, options.runs)), flush=True)
     print(_line("ragaudit plan", *_time([exe, "plan"], options.runs)), flush=True)
+    print(f"load average at end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,8 @@ COMMANDS = {
     "import": ["import", "SAVED"],
     "show": ["show", "SAVED", "--failures"],
     "cache": ["cache", "stats", "--cache-dir", "CACHE"],
+    "cache-clear": ["cache", "clear", "--cache-dir", "CACHE", "--yes"],
+    "labels-build": ["labels", "build", *HARNESS, "--out", "LABELS"],
     "run": ["run", *HARNESS, "--out", "OUT", "--limit", "2", "--no-timing"],
 }  # fmt: skip
 
@@ -46,7 +48,12 @@ COMMANDS = {
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_every_command_takes_every_format(name, fmt, saved_run, tmp_path):
     args = [
-        {"SAVED": saved_run, "CACHE": str(tmp_path), "OUT": str(tmp_path)}.get(a, a)
+        {
+            "SAVED": saved_run,
+            "CACHE": str(tmp_path),
+            "OUT": str(tmp_path),
+            "LABELS": str(tmp_path / "labels.yaml"),
+        }.get(a, a)
         for a in COMMANDS[name]
     ]
     result = CliRunner().invoke(main, [*args, "--format", fmt])
@@ -63,6 +70,28 @@ def test_every_command_takes_every_format(name, fmt, saved_run, tmp_path):
             assert len({len(r) for r in rows}) == 1  # rectangular
     elif fmt == "markdown":
         assert "Traceback" not in out and out.strip()
+
+
+def test_labels_build_and_cache_clear_report_what_they_did(tmp_path):
+    labels = tmp_path / "labels.yaml"
+    built = CliRunner().invoke(
+        main, ["labels", "build", *HARNESS, "--out", str(labels), "--format", "json"]
+    )
+    assert built.exit_code == 0, built.output
+    doc = json.loads(built.stdout)
+    import yaml
+
+    written = yaml.safe_load(labels.read_text(encoding="utf-8"))["questions"]
+    assert doc["complete"] == len(doc["labelled"]) == len(written) and doc["reused"] == []
+    assert doc["out"] == str(labels) and doc["labeller"] == "heuristic" and doc["llm"] is None
+    again = CliRunner().invoke(main, ["labels", "build", *HARNESS, "--out", str(labels)])
+    assert again.stdout.startswith(f"labelled 0 question(s), reused {len(written)};")
+    cleared = CliRunner().invoke(
+        main, ["cache", "clear", "--cache-dir", str(tmp_path), "--format", "json"]
+    )
+    assert json.loads(cleared.stdout) == {"path": str(tmp_path / "llm.sqlite"), "removed": 0}
+    text = CliRunner().invoke(main, ["cache", "clear", "--cache-dir", str(tmp_path)])
+    assert text.stdout == f"cache {tmp_path / 'llm.sqlite'}: nothing to clear\n"
 
 
 def test_csv_keeps_full_precision():

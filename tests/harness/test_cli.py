@@ -187,10 +187,40 @@ def test_demo_runs_offline_and_is_deterministic(tmp_path):
     root = Path(__file__).parent.parent.parent
     for doc in ("README.md", "docs/guide/harness.md"):
         assert shown in (root / doc).read_text(encoding="utf-8"), doc
+    _demo_formats_show_the_same_numbers(ctx, text)
     k3, k6 = ctx.runs["k3_cs800"], ctx.runs["k6_cs800"]
     # precision@k is arithmetic on the ids: the k=6 context holds at most as many gold docs
     assert k6.summary["metrics"]["precision@k"] < k3.summary["metrics"]["precision@k"]
     assert k6.summary["metrics"]["recall@k"] >= k3.summary["metrics"]["recall@k"]
+
+
+def _demo_formats_show_the_same_numbers(ctx, text):
+    """``demo --format json|csv|markdown`` renders the same audit through the one renderer."""
+    from ragaudit.cli.demo import demo_report
+    from ragaudit.reports.render import render
+
+    report = demo_report(ctx)
+    data = json.loads(render(report, "json"))
+    markdown, table_csv = render(report, "markdown"), render(report, "csv")
+    assert data["benchmark"]["questions"] == 60 and data["benchmark"]["answerable"] == 54
+    for run in data["runs"]:
+        for stage in run["funnel"]["stages"]:
+            kept = f"| {stage['kept']} | {stage['rate']:.3f} |"
+            assert kept in markdown, (run["name"], stage)
+    (comparison,) = data["comparisons"]
+    for metric, p_holm in zip(comparison["metrics"], comparison["p_holm"], strict=True):
+        diff = f"{metric['diff']:+.3f}"
+        ci = f"[{metric['ci_low']:+.3f}, {metric['ci_high']:+.3f}]"
+        # the terminal audit's row and the Markdown row carry the same numbers
+        assert any(
+            line.split()[:1] == [metric["metric"]] and diff in line and ci in line
+            for line in text.splitlines()
+        ), metric["metric"]
+        assert f"| {metric['metric']} | {metric['n']} |" in markdown
+        assert p_holm >= metric["p_value"]
+    assert "number,k3_cs800,k6_cs800,MDE" in table_csv
+    help_text = CliRunner().invoke(main, ["demo", "--help"]).output
+    assert "[table|json|csv|markdown]" in help_text
 
 
 def test_run_with_chunk_labels_adds_chunk_metrics_and_checks_the_chunking(tmp_path):

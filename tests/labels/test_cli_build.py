@@ -30,7 +30,7 @@ def test_heuristic_build_writes_the_file_with_its_chunking(corpus, tmp_path):
     out = tmp_path / "labels.yaml"
     result = CliRunner().invoke(main, args(corpus, out, "heuristic"))
     assert result.exit_code == 0, result.output
-    assert "labelled 4 question(s), reused 0; 4 complete" in result.stderr
+    assert "labelled 4 question(s), reused 0; 4 complete" in result.stdout
     assert "no chunk got grade 2 (the answer may be split across chunks) for: q3" in result.stderr
     labels = load_chunk_labels(out)
     assert labels.chunking.to_dict() == {
@@ -41,7 +41,7 @@ def test_heuristic_build_writes_the_file_with_its_chunking(corpus, tmp_path):
     }
     assert labels.questions["q1"].answer_chunks == [chunk_ids(corpus)["leave", 0]]
     again = CliRunner().invoke(main, args(corpus, out, "heuristic"))
-    assert "labelled 0 question(s), reused 4" in again.stderr
+    assert "labelled 0 question(s), reused 4" in again.stdout
 
 
 def test_human_session_saves_every_answer_and_resumes(corpus, tmp_path):
@@ -53,7 +53,7 @@ def test_human_session_saves_every_answer_and_resumes(corpus, tmp_path):
     assert "QUESTION: How many days of paid leave do employees get?" in first.output
     assert "REFERENCE ANSWER: Twenty days per year." in first.output
     assert "Employees receive twenty days of paid leave per year." in first.output
-    assert "stopped: progress saved" in first.stderr
+    assert "stopped: progress saved" in first.stdout
     partial = load_chunk_labels(out).questions["q1"]
     assert partial.complete is False
     assert partial.graded == {ids["leave", 0]: 2, ids["leave", 1]: 0}

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ragaudit.llm import LLMClient, LLMConfig, PlannedCall, PriceTable
-from ragaudit.llm.client import InvalidReply, LLMRequestError, LLMUnavailableError
+from ragaudit.llm.replies import InvalidReply, LLMRequestError, LLMUnavailableError
 from ragaudit.llm.testing import FakeChatServer, FakeReply, RecordedRequest
 
 from .conftest import SENTINEL_KEY, SleepRecorder

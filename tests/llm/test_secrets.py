@@ -12,8 +12,8 @@ import pytest
 from ragaudit.judges.llm import JudgeItem, LLMJudges
 from ragaudit.llm import LLMCache, LLMClient, LLMConfig
 from ragaudit.llm.cache import CachedReply
-from ragaudit.llm.client import LLMRequestError
 from ragaudit.llm.config import redact_url
+from ragaudit.llm.replies import LLMRequestError
 from ragaudit.llm.testing import FakeChatServer, FakeReply
 from ragaudit.llm.transport import redact_secrets
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ragaudit.llm import LLMClient
-from ragaudit.llm.client import LLMRequestError
+from ragaudit.llm.replies import LLMRequestError
 from ragaudit.llm.testing import MALFORMED, FakeChatServer, FakeReply
 
 from .conftest import SleepRecorder

@@ -6,8 +6,9 @@ import warnings
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from ppi_py import classical_mean_ci, ppi_mean_ci
+from ppi_py import ppi_mean_ci
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
+from statsmodels.stats.proportion import proportion_confint
 
 from ragaudit.cli import main
 from ragaudit.data.records import write_saved_run
@@ -67,8 +68,11 @@ def test_calibrate_matches_sklearn_and_ppi_python(tmp_path, suffix):
     )
     low, high = ppi_mean_ci(y.astype(float), yhat.astype(float), rest.astype(float), alpha=0.05)
     assert out["ppi"]["ci"] == pytest.approx([float(low[0]), float(high[0])], abs=1e-9)
-    low, high = classical_mean_ci(y.astype(float), alpha=0.05)
+    low, high = proportion_confint(int(y.sum()), y.size, alpha=0.05, method="beta")
     assert out["human_only"]["ci"] == pytest.approx([low, high], abs=1e-9)
+    assert out["ppi_small_sample"]["lambda"] == 1.0
+    small = out["ppi_small_sample"]["ci"]
+    assert 0 <= small[0] <= out["ppi_small_sample"]["estimate"] <= small[1] <= 1
     assert out["judge_only"]["estimate"] == pytest.approx(judge.mean())
     assert "assumes the judge is always right" in out["judge_only"]["label"]
 
@@ -77,7 +81,8 @@ def test_calibrate_table_labels_each_interval(tmp_path):
     run, human, _, _ = _setup(tmp_path)
     result = _invoke("calibrate", run, "--human", human)
     assert result.exit_code == 0, result.output
-    for text in ("PPI++ (calibrated)", "human labels only", "judge only", "Cohen's kappa"):
+    for text in ("PPI++ (calibrated)", "PPI, small-sample limits", "human labels only",
+                 "judge only", "Cohen's kappa", "caution: with 25 human labels"):  # fmt: skip
         assert text in result.output
 
 

@@ -22,9 +22,12 @@ __all__ = [
     "STEP_SUMMARY",
     "TEXT_FORMATS",
     "append_step_summary",
+    "corpus_option",
     "emit",
     "format_option",
     "golden_map_option",
+    "k_option",
+    "labels_option",
     "quiet_option",
     "render_json",
     "seed_option",
@@ -70,6 +73,27 @@ def golden_map_option() -> Any:
 def seed_option(default: int = 0) -> Any:
     """``--seed`` for every random procedure (the seed is always printed in the output)."""
     return click.option("--seed", type=int, default=default, show_default=True, help="Random seed.")
+
+
+def k_option(help: str) -> Any:
+    """``--k``: a cut-off of a saved run's ranking (default None: the run's own k)."""
+    return click.option("--k", type=click.IntRange(min=1), default=None, help=help)
+
+
+def labels_option(help: str, *, required: bool = False) -> Any:
+    """``--labels FILE``: a chunk-label file (``ragaudit labels build``) -> ``labels_path``."""
+    return click.option(
+        "--labels", "labels_path", type=click.Path(dir_okay=False), required=required,
+        default=None, help=help,
+    )  # fmt: skip
+
+
+def corpus_option(help: str, *, required: bool = False) -> Any:
+    """``--corpus DIR``: the documents a run was made from -> ``corpus_dir``."""
+    return click.option(
+        "--corpus", "corpus_dir", type=click.Path(file_okay=False), required=required,
+        default=None, help=help,
+    )  # fmt: skip
 
 
 def quiet_option() -> Any:

@@ -36,14 +36,16 @@ def stats(cache_dir: str | None, output_format: str) -> None:
 @command.command(name="clear")
 @click.option("--cache-dir", default=None, help=_CACHE_DIR_HELP)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-def clear(cache_dir: str | None, yes: bool) -> None:
+@format_option()
+def clear(cache_dir: str | None, yes: bool, output_format: str) -> None:
     """Delete every cached reply (the next run pays for its calls again)."""
+    from ragaudit.reports.runs import cache_clear_report  # numpy: not for `cache --help`
+
     path = default_cache_path(cache_dir)
-    if not path.exists():
-        click.echo(f"cache {path}: nothing to clear")
-        return
-    if not yes:
-        click.confirm(f"Delete every entry of {path}?", abort=True, err=True)
-    with LLMCache(path) as cache:
-        removed = cache.clear()
-    click.echo(f"cache {path}: removed {removed} entries")
+    removed = None
+    if path.exists():
+        if not yes:
+            click.confirm(f"Delete every entry of {path}?", abort=True, err=True)
+        with LLMCache(path) as cache:
+            removed = cache.clear()
+    emit(cache_clear_report(str(path), removed), output_format)

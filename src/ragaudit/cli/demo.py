@@ -22,12 +22,14 @@ from typing import Any
 
 import click
 
+from ragaudit.cli._options import emit, format_option
 from ragaudit.data.chunks import Chunk, Document
 from ragaudit.data.golden import GoldenSet, load_golden
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import load_corpus
+from ragaudit.reports.report import KeyValues, Report, Section
 
 __all__ = [
     "CONFIGURATIONS",
@@ -35,6 +37,7 @@ __all__ = [
     "DemoContext",
     "benchmark_paths",
     "command",
+    "demo_report",
     "run_demo",
     "section_audit",
     "section_benchmark",
@@ -263,10 +266,50 @@ def run_demo(
     help="Results directory.",
 )
 @click.option("--full", is_flag=True, help="Also print the full label-bias and comparison tables.")
-def command(out_dir: str, full: bool) -> None:
+@format_option()
+def command(out_dir: str, full: bool, output_format: str) -> None:
     """Run the full offline audit on the bundled benchmark (no network, no model).
 
     Prints a short audit (dashboard, funnel, where questions die, the label-bias line, the
     k=3 vs k=6 comparison) and writes the one-page report.html next to the saved runs.
+    --format json|csv|markdown prints the same audit through the one renderer instead.
     """
-    run_demo(out_dir, full=full)
+    if output_format == "table":
+        run_demo(out_dir, full=full)
+        return
+    ctx = run_demo(out_dir, echo=lambda line: None, full=full)
+    emit(demo_report(ctx), output_format)
+
+
+def demo_report(ctx: DemoContext) -> Report:
+    """The demo as one :class:`~ragaudit.reports.report.Report`: the benchmark, the files
+    written, then the audit (:func:`~ragaudit.reports.audit_tables.audit_report`)."""
+    from ragaudit.reports.audit_tables import audit_data, audit_report
+
+    audit = audit_report(ctx.extra["audit"])
+    golden = ctx.golden
+    answerable = 0 if golden is None else sum(1 for q in golden if q.answerable)
+    first = CONFIGURATIONS[0]
+    benchmark = {
+        "documents": len(ctx.documents),
+        "chunks": len(ctx.chunks),
+        "chunk_size": first["chunk_size"],
+        "chunk_overlap": first["chunk_overlap"],
+        "questions": 0 if golden is None else len(golden),
+        "answerable": answerable,
+        "seed": ctx.seed,
+    }
+    files = {
+        **{name: Path(run.path or "").as_posix() for name, run in ctx.runs.items()},
+        "chunk labels": (ctx.out_dir / "chunk_labels.yaml").as_posix(),
+        "report": Path(ctx.extra["report"]).as_posix(),
+    }
+    head = (
+        Section(
+            "Benchmark (bundled handbook, offline)",
+            (KeyValues(tuple((key, str(value)) for key, value in benchmark.items())),),
+        ),
+        Section("Files written", (KeyValues(tuple(files.items())),)),
+    )
+    data = {"benchmark": benchmark, "files": files, **audit_data(ctx.extra["audit"])}
+    return Report("ragaudit demo", head + audit.sections, data=data, notes=audit.notes)

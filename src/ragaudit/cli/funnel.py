@@ -5,7 +5,14 @@ from __future__ import annotations
 import click
 
 from ragaudit.cli._corpus import chunk_texts
-from ragaudit.cli._options import emit, format_option, seed_option
+from ragaudit.cli._options import (
+    corpus_option,
+    emit,
+    format_option,
+    k_option,
+    labels_option,
+    seed_option,
+)
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
@@ -17,26 +24,11 @@ _CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
 
 @click.command("funnel")
 @click.argument("run", type=click.Path(dir_okay=False))
-@click.option(
-    "--k",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Cut-off (default: the run's own k). Re-slices a run that retrieved deeper.",
-)
-@click.option(
-    "--labels",
-    "labels_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Chunk-label file (ragaudit labels build): decides stage 2 from answer chunks.",
-)
-@click.option(
-    "--corpus",
-    "corpus_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="The run's corpus: with --k != the run's k, re-decides stage 2 from the keywords in "
-    "the top-k chunk texts (re-chunked with the run's chunking).",
+@k_option("Cut-off (default: the run's own k). Re-slices a run that retrieved deeper.")
+@labels_option("Chunk-label file (ragaudit labels build): decides stage 2 from answer chunks.")
+@corpus_option(
+    "The run's corpus: with --k != the run's k, re-decides stage 2 from the keywords in the "
+    "top-k chunk texts (re-chunked with the run's chunking)."
 )
 @seed_option()
 @click.option(

@@ -11,7 +11,7 @@ import click
 
 from ragaudit.cli._corpus import run_chunks
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
-from ragaudit.cli._options import emit, format_option, quiet_option
+from ragaudit.cli._options import corpus_option, emit, format_option, quiet_option
 from ragaudit.cli._progress import progress_callback
 from ragaudit.reports.report import Report, Section, Text
 
@@ -23,13 +23,7 @@ __all__ = ["command"]
 
 @click.command(name="judge")
 @click.argument("run", type=click.Path(dir_okay=False))
-@click.option(
-    "--corpus",
-    "corpus_dir",
-    required=True,
-    type=click.Path(file_okay=False),
-    help="The corpus the run was made from (chunks are rebuilt from it).",
-)
+@corpus_option("The corpus the run was made from (chunks are rebuilt from it).", required=True)
 @click.option(
     "--judges",
     "judge_names",

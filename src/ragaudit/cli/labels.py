@@ -11,7 +11,16 @@ import click
 
 from ragaudit._io import atomic_write_text
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
-from ragaudit.cli._options import TEXT_FORMATS, format_option, golden_map_option, quiet_option
+from ragaudit.cli._options import (
+    TEXT_FORMATS,
+    corpus_option,
+    emit,
+    format_option,
+    golden_map_option,
+    k_option,
+    labels_option,
+    quiet_option,
+)
 from ragaudit.cli._progress import progress_callback
 
 __all__ = ["command"]
@@ -32,13 +41,7 @@ def command() -> None:
 
 
 @command.command("build")
-@click.option(
-    "--corpus",
-    "corpus_dir",
-    required=True,
-    type=click.Path(file_okay=False),
-    help="Folder of .md/.txt documents.",
-)
+@corpus_option("Folder of .md/.txt documents.", required=True)
 @click.option(
     "--golden",
     "golden_path",
@@ -65,6 +68,7 @@ def command() -> None:
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Label file to write (and to resume from).")  # fmt: skip
 @quiet_option()
+@format_option()
 @add_llm_options
 def build(
     corpus_dir: str,
@@ -78,6 +82,7 @@ def build(
     rebuild: bool,
     out_path: str,
     quiet: bool,
+    output_format: str,
     judge_repeats: int,
     **llm_options: Any,
 ) -> None:
@@ -95,6 +100,7 @@ def build(
     from ragaudit.pipeline.build import golden_for_corpus
     from ragaudit.pipeline.chunking import chunk_documents
     from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
+    from ragaudit.reports.runs import labels_build_report
 
     documents = load_corpus(corpus_dir)
     chunks = chunk_documents(documents, chunk_size, chunk_overlap, chunker)
@@ -141,12 +147,10 @@ def build(
         if callable(close):
             close()
     save_chunk_labels(summary.labels, out_path)
-    complete = len(summary.labels.complete_questions())
-    click.echo(
-        f"labelled {len(summary.labelled)} question(s), reused {len(summary.reused)}; "
-        f"{complete} complete in {out_path} ({chunking.describe()}, labeller {labeller})",
-        err=True,
-    )
+    client = getattr(labeller_obj, "client", None)
+    usage = client.usage_summary() if labeller == "llm" and client is not None else None
+    report = labels_build_report(summary, out_path, chunking.describe(), labeller, usage)
+    emit(report, output_format)
     if summary.no_answer_chunk:
         click.echo(
             "ragaudit: warning: no chunk got grade 2 (the answer may be split across chunks) "
@@ -160,30 +164,12 @@ def build(
             + "; ".join(f"{qid} ({reason})" for qid, reason in summary.failed.items()),
             err=True,
         )
-    client = getattr(labeller_obj, "client", None)
-    if labeller == "llm" and client is not None:
-        totals = client.usage_summary()
-        cost = totals["cost_usd"]
-        click.echo(
-            f"LLM {totals['model']}: {totals['calls']} calls ({totals['cache_hits']} cached, "
-            f"{totals['http_requests']} HTTP requests), tokens {totals['input_tokens']} in / "
-            f"{totals['output_tokens']} out, cost "
-            + ("unknown (model not in the price table)" if cost is None else f"${cost:.4f}"),
-            err=True,
-        )
-    if summary.stopped:
-        click.echo(
-            f"stopped: progress saved to {out_path}; run the same command again to resume",
-            err=True,
-        )
 
 
 @command.command("bias")
 @click.argument("run", type=click.Path(dir_okay=False))
-@click.option("--labels", "labels_path", required=True, type=click.Path(dir_okay=False),
-              help="Chunk-label file made for the run's chunking.")  # fmt: skip
-@click.option("--k", type=click.IntRange(min=1), default=None,
-              help="Cut-off (default: the run's own k).")  # fmt: skip
+@labels_option("Chunk-label file made for the run's chunking.", required=True)
+@k_option("Cut-off (default: the run's own k).")
 @format_option(*TEXT_FORMATS, "html")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="Write the report to a file instead of stdout.")  # fmt: skip

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ragaudit._io import atomic_write_text
-from ragaudit.cli._options import seed_option
+from ragaudit.cli._options import corpus_option, labels_option, seed_option
 
 __all__ = ["command"]
 
@@ -22,15 +22,11 @@ __all__ = ["command"]
     "--format", "output_format", type=click.Choice(["html", "markdown"]), default="html",
     show_default=True, help="html: one self-contained page; markdown: a pull-request comment.",
 )  # fmt: skip
-@click.option(
-    "--labels", "labels_path", type=click.Path(dir_okay=False), default=None,
-    help="Chunk-label file (ragaudit labels build): chunk-level recall, label bias, answer "
-    "chunks in the drill-down.",
-)  # fmt: skip
-@click.option(
-    "--corpus", "corpus_dir", type=click.Path(file_okay=False), default=None,
-    help="The runs' corpus: shows the retrieved chunk texts in the drill-down.",
-)  # fmt: skip
+@labels_option(
+    "Chunk-label file (ragaudit labels build): chunk-level recall, label bias, answer chunks "
+    "in the drill-down."
+)
+@corpus_option("The runs' corpus: shows the retrieved chunk texts in the drill-down.")
 @click.option(
     "--cluster-by", "cluster_by", default=None, metavar="source|tag|FIELD",
     help="Clustered intervals per run (CR1 / Korn-Graubard, cluster bootstrap), and a line "

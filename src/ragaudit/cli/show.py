@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ragaudit.cli._corpus import chunk_texts
-from ragaudit.cli._options import emit, format_option
+from ragaudit.cli._options import corpus_option, emit, format_option, k_option, labels_option
 from ragaudit.exceptions import InputError
 
 # Library modules are imported inside the command, so `--help` stays instant
@@ -27,26 +27,9 @@ STAGES = ("1-retrieval", "2-evidence", "3-refusal", "4-generation", "lucky")
     default=None,
     help="Only the questions that died at this stage (lucky: right by luck).",
 )
-@click.option(
-    "--k",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Cut-off (default: the run's own k), as in `ragaudit funnel`.",
-)
-@click.option(
-    "--labels",
-    "labels_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Chunk-label file: marks the answer chunks and decides stage 2 as the funnel does.",
-)
-@click.option(
-    "--corpus",
-    "corpus_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="The run's corpus: shows each retrieved chunk's text (re-chunked as the run was).",
-)
+@k_option("Cut-off (default: the run's own k), as in `ragaudit funnel`.")
+@labels_option("Chunk-label file: marks the answer chunks and decides stage 2 as the funnel does.")
+@corpus_option("The run's corpus: shows each retrieved chunk's text (re-chunked as the run was).")
 @format_option()
 def command(
     run: str,

@@ -22,8 +22,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ragaudit._yaml import compose_yaml, construct_yaml
 from ragaudit.data.formats._source import json_lines, read_text
-from ragaudit.data.formats.yaml_ import compose_yaml, construct_yaml
 from ragaudit.exceptions import FormatError
 
 __all__ = ["read_human_verdicts"]

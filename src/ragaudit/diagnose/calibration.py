@@ -20,7 +20,13 @@ from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.stats.agreement import cohen_kappa
-from ragaudit.stats.ppi import PPIResult, human_only_mean, judge_only_mean, ppi_mean
+from ragaudit.stats.ppi import (
+    PPIResult,
+    human_only_rate,
+    judge_only_mean,
+    ppi_mean,
+    ppi_rate_small_sample,
+)
 
 __all__ = ["Calibration", "calibrate"]
 
@@ -40,7 +46,9 @@ class Calibration:
         ``P(judge 1 | human 1)`` and ``P(judge 1 | human 0)`` (NaN without such questions).
     ppi : PPIResult or None
         Prediction-powered interval (None when every judged question has a human label).
-    human_only, judge_only : PPIResult
+    human_only : PPIResult
+        Clopper-Pearson exact interval of the human labels alone.
+    judge_only : PPIResult
     n_labeled, n_unlabeled : int
     unknown_ids : tuple of str
         Human-labelled questions that the run has no judge verdict for (ignored).
@@ -58,6 +66,8 @@ class Calibration:
     n_labeled: int
     n_unlabeled: int
     unknown_ids: tuple[str, ...] = ()
+    ppi_small: PPIResult | None = None
+    """Prediction-powered rate with small-sample limits (Wilson + Tango, MOVER)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers."""
@@ -93,6 +103,7 @@ class Calibration:
             "tpr": number(self.tpr),
             "fpr": number(self.fpr),
             "ppi": interval(self.ppi),
+            "ppi_small_sample": interval(self.ppi_small),
             "human_only": interval(self.human_only),
             "judge_only": interval(self.judge_only),
             "unknown_ids": list(self.unknown_ids),
@@ -111,6 +122,10 @@ def calibrate(
     confidence: float = 0.95,
 ) -> Calibration:
     """Compare the run's judged ``metric`` with human verdicts; PPI++ for the true rate.
+
+    Also the PPI rate with small-sample limits (:func:`~ragaudit.stats.ppi.ppi_rate_small_sample`,
+    which keeps its coverage with few labels and rates near 1, where PPI++'s normal
+    approximation does not) and the exact human-only interval.
 
     Questions whose judge verdict is null (not applicable or a failed judge) are left out
     everywhere.  The PPI++ interval uses the judge's verdicts on the questions *without* a
@@ -173,9 +188,12 @@ def calibrate(
         tpr=_rate(tp, tp + fn),
         fpr=_rate(fp, fp + tn),
         ppi=ppi_mean(y, yhat, unlabeled, confidence=confidence) if unlabeled.size else None,
-        human_only=human_only_mean(y, confidence=confidence),
+        human_only=human_only_rate(y, confidence=confidence),
         judge_only=judge_only_mean(everything, confidence=confidence),
         n_labeled=len(labelled),
         n_unlabeled=len(others),
         unknown_ids=unknown,
+        ppi_small=ppi_rate_small_sample(y, yhat, unlabeled, confidence=confidence)
+        if unlabeled.size
+        else None,
     )

@@ -61,7 +61,8 @@ from ragaudit.judges.prompts import (
     numbered_chunks,
 )
 from ragaudit.llm.citations import split_cited_sentences
-from ragaudit.llm.client import DryRunEstimate, LLMClient, PlannedCall
+from ragaudit.llm.client import LLMClient
+from ragaudit.llm.replies import DryRunEstimate, PlannedCall
 
 __all__ = [
     "JUDGE_NAMES",

@@ -18,8 +18,9 @@ from typing import Any
 from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import JudgeError
 from ragaudit.judges.prompts import LABELLER, data_block, numbered_chunks
-from ragaudit.llm.client import DryRunEstimate, LLMClient, PlannedCall
+from ragaudit.llm.client import LLMClient
 from ragaudit.llm.config import LLMConfig
+from ragaudit.llm.replies import DryRunEstimate, PlannedCall
 
 __all__ = ["LLMLabeller", "LabelRequest"]
 

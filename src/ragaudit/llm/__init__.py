@@ -14,27 +14,27 @@ from ragaudit._lazy import lazy_package
 
 if TYPE_CHECKING:
     from ragaudit.llm.cache import CacheStats, LLMCache
-    from ragaudit.llm.client import (
+    from ragaudit.llm.client import LLMClient
+    from ragaudit.llm.config import LLMConfig, default_cache_path
+    from ragaudit.llm.prices import ModelPrice, PriceTable
+    from ragaudit.llm.replies import (
         ChatResult,
         DryRunEstimate,
         InvalidReply,
         JSONOutcome,
-        LLMClient,
         LLMRequestError,
         LLMUnavailableError,
         MalformedReply,
         PlannedCall,
         estimate_tokens,
     )
-    from ragaudit.llm.config import LLMConfig, default_cache_path
-    from ragaudit.llm.prices import ModelPrice, PriceTable
 
 _WHERE = {
     "CacheStats": "cache", "LLMCache": "cache",
-    "ChatResult": "client", "DryRunEstimate": "client", "InvalidReply": "client",
-    "JSONOutcome": "client", "LLMClient": "client", "LLMRequestError": "client",
-    "LLMUnavailableError": "client", "MalformedReply": "client", "PlannedCall": "client",
-    "estimate_tokens": "client",
+    "LLMClient": "client",
+    "ChatResult": "replies", "DryRunEstimate": "replies", "InvalidReply": "replies",
+    "JSONOutcome": "replies", "LLMRequestError": "replies", "LLMUnavailableError": "replies",
+    "MalformedReply": "replies", "PlannedCall": "replies", "estimate_tokens": "replies",
     "LLMConfig": "config", "default_cache_path": "config",
     "ModelPrice": "prices", "PriceTable": "prices",
 }  # fmt: skip

@@ -30,8 +30,6 @@ from ragaudit.llm.replies import (
     InvalidReply,
     JSONOutcome,
     LLMRequestError,
-    LLMUnavailableError,
-    MalformedReply,
     Message,
     PlannedCall,
     estimate_tokens,
@@ -39,20 +37,7 @@ from ragaudit.llm.replies import (
 )
 from ragaudit.llm.transport import redact_secrets, send_with_retries, short
 
-__all__ = [
-    "ChatResult",
-    "DryRunEstimate",
-    "InvalidReply",
-    "JSONOutcome",
-    "LLMClient",
-    "LLMRequestError",
-    "LLMUnavailableError",
-    "MalformedReply",
-    "Message",
-    "PlannedCall",
-    "estimate_tokens",
-    "extract_json",
-]
+__all__ = ["LLMClient"]  # the reply types live in ragaudit.llm.replies
 
 T = TypeVar("T")
 R = TypeVar("R")

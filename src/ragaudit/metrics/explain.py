@@ -202,9 +202,7 @@ def _validate(
         cleaned[str(item)] = check_int(grade, f"grades: item {item!r}", minimum=0)
     if k is None:
         k = len(items)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(f"k: expected an integer >= 1, found {k!r}")
-    return items, cleaned, int(k)
+    return items, cleaned, check_int(k, "k")
 
 
 def _gain(grade: int, gain: str) -> float:

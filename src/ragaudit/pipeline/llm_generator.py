@@ -15,8 +15,9 @@ from typing import Any
 from ragaudit.data.chunks import Chunk
 from ragaudit.judges.prompts import GENERATOR, data_block, numbered_chunks
 from ragaudit.llm.citations import extract_citations
-from ragaudit.llm.client import DryRunEstimate, LLMClient, LLMRequestError, PlannedCall
+from ragaudit.llm.client import LLMClient
 from ragaudit.llm.config import LLMConfig
+from ragaudit.llm.replies import DryRunEstimate, LLMRequestError, PlannedCall
 from ragaudit.pipeline.generators import Generation
 
 __all__ = ["LLMGenerator", "make_generator"]

@@ -12,18 +12,30 @@ cut mid-way.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from html import escape
 
 from ragaudit.diagnose.funnel import STAGE_KEYS
+from ragaudit.diagnose.label_bias import QuestionBias
 from ragaudit.diagnose.noise import describe_clustering
 from ragaudit.reports._escape import md_inline, visible
-from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
+from ragaudit.reports.audit_tables import (
+    DASHBOARD_DETAIL,
+    bias_line,
+    comparison_columns,
+    comparison_heading,
+    comparison_table,
+    config_table,
+    dashboard_table,
+    discordant_line,
+    funnel_lines,
+    funnel_table,
+)
+from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE
 from ragaudit.reports.html_data import Audit, QuestionView
 from ragaudit.reports.noise import calibration_summary, noise_section
 from ragaudit.reports.render import render_markdown, render_table_text
 from ragaudit.reports.report import Report, Table
-from ragaudit.reports.stats import method_labels
 
 __all__ = ["MARKDOWN_LIMIT", "md_escape", "render_audit_markdown", "render_audit_text"]
 
@@ -53,46 +65,19 @@ def _html(text: str) -> str:
     return escape(text, quote=False).replace("[", "&#91;").replace("]", "&#93;")
 
 
-def _f(value: float | None, fmt: str = ".3f") -> str:
-    return "-" if value is None else format(value, fmt)
-
-
-def _p(value: float) -> str:
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> str:
-    align = align.ljust(len(header), "l")
+def _md_table(table: Table) -> str:
     lines = [
-        "| " + " | ".join(_cell(h) for h in header) + " |",
-        "| " + " | ".join("---:" if a == "r" else ":---" for a in align) + " |",
+        "| " + " | ".join(_cell(h) for h in table.columns) + " |",
+        "| " + " | ".join("---:" if a == "r" else ":---" for a in table.align) + " |",
     ]
-    lines += ["| " + " | ".join(_cell(c) or " " for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(_cell(c) or " " for c in row) + " |" for row in table.rows]
     return "\n".join(lines)
 
 
-def _number(row: DashboardRow, width: int = 0) -> str:
-    """``value [low, high] n``; ``width`` pads the ``n`` part so a column's intervals align."""
-    if row.value is None:
-        return "n/a"
-    return f"{row.value:.3f} [{_f(row.ci_low)}, {_f(row.ci_high)}] {row.size:<{width}}"
-
-
-def _mde(rows: Sequence[DashboardRow]) -> str:
-    values = sorted({_f(r.mde, ".2f") for r in rows if r.n})
-    return " / ".join(v if v != "-" else "not detectable" for v in values) or "-"
-
-
-def _dashboard_rows(audit: Audit) -> list[tuple[str, ...]]:
-    width = max(len(row.size) for r in audit.runs for row in r.dashboard)
-    return [
-        (
-            audit.dashboard_label(i),
-            *(_number(r.dashboard[i], width) for r in audit.runs),
-            _mde([r.dashboard[i] for r in audit.runs]),
-        )
-        for i, row in enumerate(audit.runs[0].dashboard)
-    ]
+def _bias_table(differ: Sequence[QuestionBias]) -> Table:
+    """The questions whose document and chunk labels disagree."""
+    rows = tuple((q.qid, f"{q.doc_recall:.2f}", f"{q.chunk_recall:.2f}", q.verdict) for q in differ)
+    return Table(("id", "doc recall", "chunk recall", "verdict"), rows, "lrrl")
 
 
 def _details(q: QuestionView) -> str:
@@ -146,32 +131,18 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
         f"(power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} discordant); "
         f"{INTERVAL_METHODS}.",
         "",
-        _md_table(
-            ("number", *(r.name for r in audit.runs), "MDE"),
-            _dashboard_rows(audit),
-            "l" + "r" * (len(audit.runs) + 1),
-        ),
+        _md_table(dashboard_table(audit)),
         "",
         "## The funnel",
     ]
     for run in audit.runs:
         f = run.funnel
-        rows: list[tuple[str, ...]] = [
-            (
-                f"{j + 1} {s.name}",
-                str(s.kept),
-                _f(s.rate),
-                _f(s.conditional),
-                "" if s.ci_low is None else f"[{s.ci_low:.3f}, {s.ci_high:.3f}]",
-            )
-            for j, s in enumerate(f.stages)
-        ]
         gap_ci = "" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]"
         head += [
             "",
             f"### {md_escape(run.name)} (k={f.k}, n={f.n} answerable)",
             "",
-            _md_table(("stage", "kept", "of n", "conditional", "95% CI"), rows, "lrrrr"),
+            _md_table(funnel_table(run)),
             "",
             md_escape(
                 (
@@ -191,7 +162,8 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
                 ", ".join(f.unanswerable.answered_ids),
             )
         )
-        head += ["", "Where questions die:", "", _md_table(("stage", "n", "ids"), die, "lr")]
+        die_table = Table(("stage", "n", "ids"), tuple(die), "lrl")
+        head += ["", "Where questions die:", "", _md_table(die_table)]
         head += ["", [_details(q) for q in run.failures]]
         if run.bias is not None:
             b = run.bias
@@ -202,14 +174,7 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
                 f"and hit rate by {b.hit_inflation:+.3f} ({len(differ)} of {b.n} questions "
                 "differ):",
                 "",
-                _md_table(
-                    ("id", "doc recall", "chunk recall", "verdict"),
-                    (
-                        (q.qid, f"{q.doc_recall:.2f}", f"{q.chunk_recall:.2f}", q.verdict)
-                        for q in differ
-                    ),
-                    "lrr",
-                ),
+                _md_table(_bias_table(differ)),
             ]
     for run in audit.runs:
         section = noise_section(run.name, run.clustered, run.calibration)
@@ -218,43 +183,11 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
     tail: list[str] = []
     for pair in audit.pairs:
         c = pair.comparison
-        rows = [
-            (
-                m.metric,
-                str(m.n),
-                _f(m.mean_a),
-                _f(m.mean_b),
-                f"{m.statistic:+.3f}",
-                f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
-                method_labels(m)[0],
-                _p(m.pvalue),
-                _p(h),
-                method_labels(m)[1],
-                m.verdict,
-            )
-            for m, h in zip(c.metrics, pair.holm, strict=True)
-        ]
         tail += [
             "",
             f"## {md_escape(c.name_b)} vs {md_escape(c.name_a)} (paired, n={c.n_common})",
             "",
-            _md_table(
-                (
-                    "metric",
-                    "n",
-                    "mean A",
-                    "mean B",
-                    "B - A",
-                    "95% CI",
-                    "CI method",
-                    "p",
-                    "p (Holm)",
-                    "p method",
-                    "verdict",
-                ),
-                rows,
-                "lrrrrrlrrl",
-            ),
+            _md_table(comparison_table(pair)),
             "",
             f"Discordant questions on correctness: {len(pair.discordant)}",
         ]
@@ -267,17 +200,7 @@ def render_audit_markdown(audit: Audit, limit: int = MARKDOWN_LIMIT) -> str:
                 f"<details><summary>{_html(qa.qid)}</summary>\n<pre>{_html(body)}</pre>\n</details>"
             )
     tail += [f"\nNote: {md_escape(n)}" for n in audit.notes]
-    tail += ["", "## Configuration", ""]
-    keys: list[str] = []
-    for run in audit.runs:
-        keys += [k for k, _ in run.config if k not in keys]
-    values = [dict(r.config) for r in audit.runs]
-    tail.append(
-        _md_table(
-            ("setting", *(r.name for r in audit.runs)),
-            ((k, *(v.get(k, "-") for v in values)) for k in keys),
-        )
-    )
+    tail += ["", "## Configuration", "", _md_table(config_table(audit))]
     return _fit(head, tail, limit)
 
 
@@ -320,54 +243,18 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
     >>> [line for line in text.splitlines() if "died" in line]
     ['  died: 3-refusal q1']
     """
-    out = ["DASHBOARD (95% intervals; MDE = smallest paired change this n can detect)"]
-    out += render_table_text(
-        Table(
-            ("number", *(r.name for r in audit.runs), "MDE"),
-            tuple(_dashboard_rows(audit)),
-            "l" + "r" * (len(audit.runs) + 1),
-        )
-    )
+    out = [f"DASHBOARD {DASHBOARD_DETAIL}"]
+    out += render_table_text(dashboard_table(audit))
     out.append(f"  {INTERVAL_METHODS}")
     for run in audit.runs:
         f = run.funnel
         out += ["", f"FUNNEL {visible(run.name)} (k={f.k}, n={f.n} answerable)"]
-        stages = " -> ".join(f"{s.kept} {s.name}" for s in f.stages)
-        out.append(f"  {stages}")
-        gap_ci = "" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]"
-        out.append(
-            f"  gap hit rate@{f.k} -> correct: {f.gap:+.3f}{gap_ci}"
-            if f.gap is not None
-            else f"  P(correct) and the gap are undefined: {f.undefined_reason}"
-        )
-        out.append(
-            f"  answered {run.answered}/{run.n_answerable} (any context); {f.stages[2].kept} with "
-            "the evidence in the context (funnel stage 3)"
-        )
-        died = [f"{key} {', '.join(f.died[key])}" for key in STAGE_KEYS if f.died[key]]
-        if f.unanswerable.answered_ids:
-            died.append("unanswerable answered " + ", ".join(f.unanswerable.answered_ids))
-        out.append("  died: " + visible("; ".join(died) or "none"))
+        out += [f"  {visible(line)}" for line in funnel_lines(run)]
         if run.bias is not None:
-            b = run.bias
-            differ = [q for q in b.questions if q.verdict]
-            out.append(
-                f"  label bias: document labels inflate recall@{b.k} {b.recall_inflation:+.3f}, "
-                f"hit rate {b.hit_inflation:+.3f}; {len(differ)}/{b.n} questions differ"
-                + ("" if full_bias else " (--full)")
-            )
+            out.append(f"  {bias_line(run.bias)}" + ("" if full_bias else " (--full)"))
             if full_bias:
-                out += render_table_text(
-                    Table(
-                        ("id", "doc recall", "chunk recall", "verdict"),
-                        tuple(
-                            (q.qid, f"{q.doc_recall:.2f}", f"{q.chunk_recall:.2f}", q.verdict)
-                            for q in differ
-                        ),
-                        "lrrl",
-                    ),
-                    "    ",
-                )
+                differ = [q for q in run.bias.questions if q.verdict]
+                out += render_table_text(_bias_table(differ), "    ")
         if run.clustered is not None:
             out += textwrap.wrap(
                 visible(describe_clustering(run.clustered)), 98, initial_indent="  ",
@@ -379,32 +266,10 @@ def render_audit_text(audit: Audit, *, full_bias: bool = False) -> str:
                 initial_indent="  calibrated ", subsequent_indent="    ",
             )  # fmt: skip
     for pair in audit.pairs:
-        c = pair.comparison
-        out += [
-            "",
-            f"COMPARISON B = {visible(c.name_b)} vs A = {visible(c.name_a)} ({c.n_common} "
-            f"paired, seed {c.seed}; Holm across the rows)",
-        ]
-        out += render_table_text(
-            Table(
-                ("metric", "B - A", "95% CI", "CI method", "p (Holm)", "p method", "verdict"),
-                tuple(
-                    (
-                        m.metric,
-                        f"{m.statistic:+.3f}",
-                        f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
-                        method_labels(m)[0],
-                        _p(h),
-                        method_labels(m)[1],
-                        m.verdict,
-                    )
-                    for m, h in zip(c.metrics, pair.holm, strict=True)
-                ),
-                "lrrlrll",
-            )
-        )
-        ids = visible(", ".join(qa.qid for qa, _ in pair.discordant) or "none")
-        out.append(f"  questions whose correctness changed: {ids}")
+        out += ["", f"COMPARISON {visible(comparison_heading(pair))}"]
+        columns = ("metric", "B - A", "CI", "CI method", "p (Holm)", "p method", "verdict")
+        out += render_table_text(comparison_columns(pair, columns))
+        out.append(f"  {visible(discordant_line(pair))}")
     out += [f"  note: {visible(n)}" for n in audit.notes]
     for sentence in audit.summary:
         out += textwrap.wrap(visible(sentence), 98, initial_indent="  ", subsequent_indent="    ")

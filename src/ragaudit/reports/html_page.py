@@ -16,6 +16,13 @@ from html import escape
 
 from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS
 from ragaudit.diagnose.label_bias import BiasResult
+from ragaudit.reports.audit_tables import (
+    comparison_table,
+    config_table,
+    fmt,
+    funnel_table,
+    mde_text,
+)
 from ragaudit.reports.html_charts import funnel_svg
 from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import (
@@ -87,15 +94,6 @@ def _e(text: object) -> str:
     return escape(str(text), quote=True)
 
 
-def _f(value: float | None, fmt: str = ".3f") -> str:
-    return "-" if value is None else format(value, fmt)
-
-
-def _p(value: float) -> str:
-    """A p-value as ``compare`` prints it (``<0.001`` below 0.001)."""
-    return "&lt;0.001" if value < 0.001 else f"{value:.3f}"
-
-
 def highlight(text: str, keywords: Iterable[str]) -> str:
     """Escape ``text`` and wrap case-insensitive keyword matches in ``<mark>``.
 
@@ -146,7 +144,7 @@ def _dash_cell(run: str, row: DashboardRow) -> str:
         f'<td class="val num" data-run="{_e(run)}" data-metric="{row.key}" '
         f'data-value="{row.value!r}" data-n="{row.n}" data-low="{row.ci_low!r}" '
         f'data-high="{row.ci_high!r}">{row.value:.3f}'
-        f'<span class="ci">[{_f(row.ci_low)}, {_f(row.ci_high)}] {row.size}</span></td>'
+        f'<span class="ci">[{fmt(row.ci_low)}, {fmt(row.ci_high)}] {row.size}</span></td>'
     )
 
 
@@ -164,8 +162,7 @@ def _dashboard(audit: Audit) -> str:
     ]
     for i, row in enumerate(runs[0].dashboard):
         cells = "".join(_dash_cell(r.name, r.dashboard[i]) for r in runs)
-        mdes = sorted({_f(r.dashboard[i].mde, ".2f") for r in runs if r.dashboard[i].n})
-        mde = " / ".join(m if m != "-" else "not detectable" for m in mdes) or "-"
+        mde = mde_text([r.dashboard[i] for r in runs])
         out.append(
             f"<tr><th>{_e(audit.dashboard_label(i))}</th>{cells}<td class=num>{_e(mde)}</td>"
             f'<td class="note">{_e(row.note)}<br><code>{_e(row.source)}</code></td></tr>'
@@ -177,16 +174,6 @@ def _dashboard(audit: Audit) -> str:
 def _funnel(run: RunAudit) -> str:
     f = run.funnel
     pct = round(f.confidence * 100)
-    rows = [
-        (
-            f"{j + 1} {_e(s.name)}",
-            str(s.kept),
-            _f(s.rate),
-            _f(s.conditional),
-            "" if s.ci_low is None else f"[{s.ci_low:.3f}, {s.ci_high:.3f}]",
-        )
-        for j, s in enumerate(f.stages)
-    ]
     extra = run.answered - f.stages[2].kept
     answered = (
         f"Answered: {run.answered}/{run.n_answerable} answerable questions got an answer (the run "
@@ -194,18 +181,18 @@ def _funnel(run: RunAudit) -> str:
         "<em>with the evidence in the context</em>"
         + (f" ({extra} answered without it)." if extra > 0 else ".")
     )
-    identity = " x ".join(_f(x) for x in f.factors)
+    identity = " x ".join(fmt(x) for x in f.factors)
     title = f"share of questions still in, {pct}% intervals"
     return "\n".join(
         [
             f"<h3>{_e(run.name)} (k={f.k}, n={f.n} answerable questions)</h3>",
             f'<div class="chart">{funnel_svg(f, f"{run.name}: {title}")}'
             f"{funnel_svg(f, title, narrow=True)}</div>",
-            _table(("stage", "kept", "of n", "conditional", f"{pct}% CI"), rows, "lrrrr"),
+            _report_table(funnel_table(run)),
             (
-                f"<p>P(correct) = {identity} = {_f(f.p_correct)}; end-to-end correct "
-                f"{_f(f.correct_end_to_end)}; the gap between hit rate@{f.k} and correctness "
-                f"<strong>{_f(f.gap, '+.3f')}</strong>"
+                f"<p>P(correct) = {identity} = {fmt(f.p_correct)}; end-to-end correct "
+                f"{fmt(f.correct_end_to_end)}; the gap between hit rate@{f.k} and correctness "
+                f"<strong>{fmt(f.gap, '+.3f')}</strong>"
                 + ("" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]")
                 + f". Bootstrap: {f.n_resamples} resamples, seed {f.seed}.</p>"
                 if f.undefined_reason is None
@@ -321,21 +308,13 @@ def _verdict_class(verdict: str) -> str:
 def _comparison(audit: Audit, pair: PairView) -> str:
     c = pair.comparison
     a, b = audit.runs[pair.a].name, audit.runs[pair.b].name
+    table = comparison_table(pair, short_methods=False)
     rows = [
         (
-            _e(m.metric),
-            str(m.n),
-            _f(m.mean_a),
-            _f(m.mean_b),
-            f"{m.statistic:+.3f}",
-            f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
-            _e(m.ci_method),
-            _p(m.pvalue),
-            _p(holm),
-            _e(m.p_method),
-            f'<span class="{_verdict_class(m.verdict)}">{_e(m.verdict)}</span>',
+            *(_e(cell) for cell in row[:-1]),
+            f'<span class="{_verdict_class(row[-1])}">{_e(row[-1])}</span>',
         )
-        for m, holm in zip(c.metrics, pair.holm, strict=True)
+        for row in table.rows
     ]
     side = []
     for qa, qb in pair.discordant:
@@ -346,12 +325,9 @@ def _comparison(audit: Audit, pair: PairView) -> str:
             f"{highlight(qa.answer, qa.keywords)}</p></div><div><h4>{_e(b)}: {_e(qb.stage)}"
             f"</h4><p>{highlight(qb.answer, qb.keywords)}</p></div></div></details>"
         )
-    pct = round(c.confidence * 100)
-    header = ["metric", "n", "mean A", "mean B", "B - A", f"{pct}% CI", "CI method", "p"]
-    header += ["p (Holm)", "p method", "verdict"]
     return (
         f"<h3>B = {_e(b)} vs A = {_e(a)} ({c.n_common} paired answerable questions)</h3>"
-        + _table(header, rows, "lrrrrrlrr", cls="compare")
+        + _table([_e(h) for h in table.columns], rows, table.align, cls="compare")
         + f'<p class="note">Seed {c.seed}. Intervals: Tango score for 0/1 metrics, paired '
         f"bootstrap ({c.n_resamples} resamples) otherwise; p: the exact sign-flip "
         f"distribution where affordable, else {c.n_permutations} random flips, "
@@ -381,12 +357,9 @@ def _noise(audit: Audit) -> list[str]:
 
 
 def _config(audit: Audit) -> str:
-    keys: list[str] = []
-    for run in audit.runs:
-        keys += [k for k, _ in run.config if k not in keys]
-    values = [dict(r.config) for r in audit.runs]
-    rows = [(f"<code>{_e(k)}</code>", *(_e(v.get(k, "-")) for v in values)) for k in keys]
-    return _table(("setting", *(_e(r.name) for r in audit.runs)), rows, cls="config")
+    table = config_table(audit)
+    rows = [(f"<code>{_e(row[0])}</code>", *(_e(v) for v in row[1:])) for row in table.rows]
+    return _table([_e(h) for h in table.columns], rows, cls="config")
 
 
 def render_audit_html(audit: Audit) -> str:

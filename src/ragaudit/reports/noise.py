@@ -197,8 +197,8 @@ def calibration_lines(result: Calibration) -> list[str]:
         "",
         f"  {'interval for the true rate':<30}{'estimate':>9}{f'{level} CI':>18}   what it is",
     ]
-    parts = [result.ppi, result.human_only, result.judge_only]
-    names = ["PPI++ (calibrated)", "human labels only", "judge only"]
+    parts = [result.ppi, result.ppi_small, result.human_only, result.judge_only]
+    names = ["PPI++ (calibrated)", "PPI, small-sample limits", "human labels only", "judge only"]
     for name, part in zip(names, parts, strict=True):
         if part is None:
             lines.append(f"  {name:<30}{'-':>9}{'-':>18}   every judged question has a human label")
@@ -209,6 +209,13 @@ def calibration_lines(result: Calibration) -> list[str]:
         "  PPI++: Angelopoulos et al. (2023, Science) with power tuning (Angelopoulos, Duchi & "
         "Zrnic 2024); valid however biased the judge is"
     )
+    if result.n_labeled < 100:
+        lines.append(
+            f"  caution: with {result.n_labeled} human labels PPI++ is a normal approximation "
+            "that can undercover (0.54-0.86 in simulations with 16 labels and rates 0.8-0.95, "
+            "where it sees few disagreements); the small-sample row (Wilson + Tango combined "
+            "by MOVER, Zou & Donner 2008) covered at least 0.95 there"
+        )
     return lines
 
 
@@ -229,8 +236,13 @@ def calibration_summary(result: Calibration) -> str:
         else f"every judged question has a human verdict: {result.metric} from the human "
         f"labels {shown(result.human_only)}"
     )
+    small = (
+        ""
+        if result.ppi_small is None
+        else f", with small-sample limits {_ci(result.ppi_small.confidence_interval, False)}"
+    )
     return (
-        f"against {result.n_labeled} human verdict(s): {calibrated}; judge only "
+        f"against {result.n_labeled} human verdict(s): {calibrated}{small}; judge only "
         f"{shown(result.judge_only)} (assumes the judge is always right); human labels only "
         f"{shown(result.human_only)}; {level} intervals; Cohen's kappa judge vs humans "
         f"{result.kappa:.3f}"

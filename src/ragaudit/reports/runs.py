@@ -1,4 +1,5 @@
-"""Reports of the commands that make, check or judge saved runs: run, import, judge, cache."""
+"""Reports of the commands that make, check or judge saved runs: run, import, judge, cache,
+and the summary of ``labels build``."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from ragaudit.pipeline.summary import RETRIEVAL_METRICS
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
 __all__ = [
+    "cache_clear_report",
     "cache_report",
     "dry_run_report",
     "import_report",
     "invocation_line",
     "judge_report",
+    "labels_build_report",
     "money",
     "run_summary_report",
 ]
@@ -66,6 +69,66 @@ def cache_report(path: str, info: Any | None) -> Report:
                 Section(title, (Table(("name", "entries"), rows, values=tuple(counts.items())),))
             )
     return Report(f"cache {info.path}", tuple(sections), data=data)
+
+
+def cache_clear_report(path: str, removed: int | None) -> Report:
+    """What ``cache clear`` did (``removed`` None: there was no cache).
+
+    >>> from ragaudit.reports.render import render
+    >>> print(render(cache_clear_report("/tmp/llm.sqlite", 3), "table"), end="")
+    cache /tmp/llm.sqlite: removed 3 entries
+    """
+    line = f"cache {path}: " + (
+        "nothing to clear" if removed is None else f"removed {removed} entries"
+    )
+    machine = KeyValues((("path", path), ("removed", str(removed or 0))), only=("csv",))
+    return Report(line, (Section("", (machine,)),), data={"path": path, "removed": removed or 0})
+
+
+def labels_build_report(
+    summary: Any, out_path: str, chunking: str, labeller: str, usage: dict[str, Any] | None
+) -> Report:
+    """What ``labels build`` did: questions labelled and reused, complete ones in the file,
+    the LLM calls and cost (``usage``: the client's ``usage_summary()``), and whether a person
+    stopped the session early (``summary``: a :class:`~ragaudit.labels.build.BuildSummary`).
+    """
+    complete = len(summary.labels.complete_questions())
+    lines = [
+        f"labelled {len(summary.labelled)} question(s), reused {len(summary.reused)}; "
+        f"{complete} complete in {out_path} ({chunking}, labeller {labeller})"
+    ]
+    if usage is not None:
+        lines.append(
+            f"LLM {usage['model']}: {usage['calls']} calls ({usage['cache_hits']} cached, "
+            f"{usage['http_requests']} HTTP requests), tokens {usage['input_tokens']} in / "
+            f"{usage['output_tokens']} out, cost {money(usage['cost_usd'])}"
+        )
+    if summary.stopped:
+        lines.append(f"stopped: progress saved to {out_path}; run the same command again to resume")
+    data = {
+        "out": out_path,
+        "chunking": chunking,
+        "labeller": labeller,
+        "labelled": list(summary.labelled),
+        "reused": list(summary.reused),
+        "complete": complete,
+        "no_answer_chunk": list(summary.no_answer_chunk),
+        "failed": dict(summary.failed),
+        "stopped": summary.stopped,
+        "llm": usage,
+    }
+    machine = KeyValues(
+        (
+            ("labelled", str(len(summary.labelled))),
+            ("reused", str(len(summary.reused))),
+            ("complete", str(complete)),
+            ("failed", str(len(summary.failed))),
+            ("stopped", str(summary.stopped).lower()),
+            ("out", out_path),
+        ),
+        only=("csv",),
+    )
+    return Report("", (Section("", (Text(tuple(lines)), machine)),), data=data)
 
 
 def money(value: float | None) -> str:

@@ -15,7 +15,8 @@
   :func:`cluster_bootstrap`: cluster-robust (CR1) intervals (Korn-Graubard for rates) and the
   cluster bootstrap for correlated questions;
 * :func:`judge_noise`: judge noise versus question sampling noise;
-* :func:`ppi_mean`, :func:`human_only_mean`, :func:`judge_only_mean`: prediction-powered
+* :func:`ppi_mean`, :func:`ppi_rate_small_sample`, :func:`human_only_mean`,
+  :func:`human_only_rate`, :func:`judge_only_mean`: prediction-powered
   (PPI++) intervals for a judged rate calibrated against human labels;
 * :func:`questions_needed`, :func:`design_effect_from_icc`: golden-set size for a target
   effect, inflated for clustered questions.
@@ -65,7 +66,14 @@ if TYPE_CHECKING:
         observed_power,
         planning_table,
     )
-    from ragaudit.stats.ppi import PPIResult, human_only_mean, judge_only_mean, ppi_mean
+    from ragaudit.stats.ppi import (
+        PPIResult,
+        human_only_mean,
+        human_only_rate,
+        judge_only_mean,
+        ppi_mean,
+        ppi_rate_small_sample,
+    )
     from ragaudit.stats.resampling import BootstrapResult, ConfidenceInterval, paired_bootstrap
     from ragaudit.stats.sample_size import SampleSize, design_effect_from_icc, questions_needed
     from ragaudit.stats.verdicts import format_pvalue, verdict
@@ -87,6 +95,7 @@ _WHERE = {
     "paired_permutation_test": "permutation", "PlanningRow": "power", "mcnemar_power": "power",
     "minimum_detectable_effect": "power", "observed_power": "power", "planning_table": "power",
     "PPIResult": "ppi", "human_only_mean": "ppi", "judge_only_mean": "ppi", "ppi_mean": "ppi",
+    "human_only_rate": "ppi", "ppi_rate_small_sample": "ppi",
     "BootstrapResult": "resampling", "ConfidenceInterval": "resampling",
     "paired_bootstrap": "resampling", "SampleSize": "sample_size",
     "design_effect_from_icc": "sample_size", "questions_needed": "sample_size",
@@ -123,6 +132,7 @@ __all__ = [
     "format_pvalue",
     "holm_bonferroni",
     "human_only_mean",
+    "human_only_rate",
     "judge_noise",
     "judge_only_mean",
     "label_agreement",
@@ -137,6 +147,7 @@ __all__ = [
     "paired_permutation_test",
     "planning_table",
     "ppi_mean",
+    "ppi_rate_small_sample",
     "proportion_interval",
     "questions_needed",
     "verdict",

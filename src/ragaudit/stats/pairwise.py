@@ -25,6 +25,9 @@ __all__ = ["PAIRS", "PairwiseMatrix", "compare_all"]
 #: Which pairs :func:`compare_all` compares: every pair, or each run against the first.
 PAIRS = ("all", "first")
 
+#: The keys of a pair's row in ``compare --all --format json`` (those of ``compare``'s rows).
+_PAIR_KEYS = ("n", "diff", "ci_low", "ci_high", "p_value", "p_method", "ci_method", "verdict")
+
 
 @dataclass(frozen=True)
 class PairwiseMatrix:
@@ -87,17 +90,11 @@ class PairwiseMatrix:
                 {
                     "run_a": self.runs[i],
                     "run_b": self.runs[j],
-                    "n": row.n,
-                    "diff": row.statistic,
-                    "ci_low": row.confidence_interval.low,
-                    "ci_high": row.confidence_interval.high,
-                    "p_value": row.pvalue,
-                    "p_method": row.p_method,
-                    "ci_method": row.ci_method,
-                    "verdict": row.verdict,
+                    **{key: row_dict[key] for key in _PAIR_KEYS},
                     "p_holm": adjusted,
                 }
                 for (i, j, row), adjusted in zip(self.pairs, self.adjusted_pvalues, strict=True)
+                for row_dict in [row.to_dict()]
             ],
             "distinguishable": [list(pair) for pair in self.distinguishable],
         }

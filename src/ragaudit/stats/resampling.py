@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ragaudit._validate import check_int
+from ragaudit._validate import check_fraction, check_int
 from ragaudit.exceptions import InputError, RagauditWarning
 
 __all__ = [
@@ -85,13 +85,8 @@ def as_generator(rng: SeedLike | None) -> np.random.Generator:
 
 
 def check_confidence(confidence: float) -> float:
-    """Validate a confidence level in (0, 1)."""
-    if not (isinstance(confidence, int | float) and 0.0 < float(confidence) < 1.0):
-        raise InputError(
-            f"confidence: expected a number strictly between 0 and 1 (e.g. 0.95), "
-            f"found {confidence!r}"
-        )
-    return float(confidence)
+    """Validate a confidence level in (0, 1) (:func:`~ragaudit._validate.check_fraction`)."""
+    return check_fraction(confidence, "confidence")
 
 
 def check_count(value: int, name: str) -> int:

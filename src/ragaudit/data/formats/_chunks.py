@@ -22,7 +22,14 @@ import numpy.typing as npt
 from ragaudit.data.formats._strings import IntArray, _Strings
 from ragaudit.exceptions import FormatError, unreadable
 
-__all__ = ["Chunk", "TextColumns", "arrow_code_keys", "arrow_string_buffers", "read_chunks"]
+__all__ = [
+    "Chunk",
+    "TextColumns",
+    "arrow_code_keys",
+    "arrow_string_buffers",
+    "distinct_names",
+    "read_chunks",
+]
 
 PathLike = str | os.PathLike[str]
 _BOM = b"\xef\xbb\xbf"
@@ -115,7 +122,8 @@ class TextColumns:
 
     ``keys`` holds the question id of each row as block-local codes into ``names`` (a list of
     str, or a pyarrow string array from the fast path: see :attr:`key_names`); ``items``
-    the item ids; ``values`` the numbers of the value column (score or grade).
+    the item ids; ``values`` the numbers of the value column (score or grade).  The fast
+    path's names may repeat (one per run of equal ids; see :func:`distinct_names`).
     """
 
     names: Any
@@ -184,11 +192,11 @@ def _pa() -> Any:
 
 
 def arrow_code_keys(keys: Any) -> tuple[Any, IntArray]:
-    """Block-local codes of the pyarrow string array ``keys`` (first appearance order) and
-    the distinct names as a pyarrow array.
+    """Codes of the runs of equal ids in the pyarrow string array ``keys``, and their names.
 
-    Consecutive equal ids (the usual layout: a question's lines together) are compared in
-    pyarrow, so only the first row of each run of equal ids is hashed (dictionary-encoded).
+    Each run of consecutive equal ids (the usual layout: a question's lines together) gets
+    the next code; the ids are compared in pyarrow, not hashed.  A question whose lines are
+    not together therefore has two codes here; :func:`distinct_names` merges them.
     """
     import pyarrow.compute as pc
 
@@ -201,13 +209,27 @@ def arrow_code_keys(keys: Any) -> tuple[Any, IntArray]:
         changed.offset : changed.offset + len(changed)
     ]
     heads[1:] += 1
-    encoded = pc.dictionary_encode(keys.take(arrow_ints(heads)))
+    counts = np.diff(np.append(heads, n))
+    return keys.take(arrow_ints(heads)), np.repeat(np.arange(len(heads)), counts)
+
+
+def distinct_names(columns: TextColumns) -> TextColumns:
+    """``columns`` with distinct names (first appearance order), codes renumbered to match."""
+    names = columns.names
+    if isinstance(names, list):
+        return columns  # the exact reader numbers distinct ids already
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(names)
+    if len(encoded.dictionary) == len(names):
+        return columns
     indices = encoded.indices
-    head_codes = np.frombuffer(indices.buffers()[1], dtype=np.int32)[
+    remap = np.frombuffer(indices.buffers()[1], dtype=np.int32)[
         indices.offset : indices.offset + len(indices)
     ]
-    counts = np.diff(np.append(heads, n))
-    return encoded.dictionary, np.repeat(head_codes.astype(np.int64), counts)
+    return TextColumns(
+        encoded.dictionary, remap[columns.keys].astype(np.int64), columns.items, columns.values
+    )
 
 
 def _regular_bytes(chunk: Chunk, delimiter: bytes) -> bool:

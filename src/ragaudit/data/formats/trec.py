@@ -20,6 +20,7 @@ from ragaudit._io import atomic_write_text
 from ragaudit.data.formats._chunks import (
     Column,
     TextColumns,
+    distinct_names,
     exact_columns,
     fast_columns,
     read_chunks,
@@ -130,7 +131,7 @@ def _gather(
     n_names = 0
     q_parts = Column(np.int64)
     item_data = Column(np.uint8, pad=_PAD)
-    item_lengths = Column(np.int64)
+    item_ends = Column(np.int64)  # end offset of each item in item_data
     value_parts = Column(np.float64)
     size = _file_size(path) + 1
     for columns, chunk_bytes in _chunk_columns(path, fields, block_bytes, threads):
@@ -143,14 +144,14 @@ def _gather(
         chunk_names = columns.arrow_names()
         names.append(chunk_names)
         n_names += len(chunk_names)
+        item_ends.append(columns.items.offsets[1:] + item_data.size, expect)
         item_data.append(columns.items.data, int(expect * len(columns.items.data) / n))
-        item_lengths.append(np.diff(columns.items.offsets), expect)
         value_parts.append(columns.values, expect)
         del columns
     qids, q = _unify_codes(names, q_parts.result())
-    lengths = item_lengths.result()
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+    ends = item_ends.result()
+    offsets = np.zeros(len(ends) + 1, dtype=np.int64)
+    offsets[1:] = ends
     items = _Strings(item_data.result(), offsets)
     return qids, q, items, value_parts.result()
 
@@ -235,11 +236,12 @@ def iter_run_chunks(
 ) -> Iterator[TextColumns]:
     """The rows of a TREC run, chunk by chunk in file order (for streaming evaluation).
 
-    Each :class:`TextColumns` holds whole lines; question codes are local to the chunk.
+    Each :class:`TextColumns` holds whole lines; question codes are local to the chunk, and
+    its names are distinct.
     """
     for columns, _ in _chunk_columns(path, _RUN_FIELDS, block_bytes, threads):
         if len(columns.keys):
-            yield columns
+            yield distinct_names(columns)
 
 
 def read_trec_qrels(path: PathLike, unit: str = "doc") -> Qrels:

@@ -1,0 +1,324 @@
+"""The audit's tables, with their cells formatted once for every form of the audit.
+
+The terminal audit (``ragaudit demo``), the Markdown comment and the HTML page
+(:mod:`ragaudit.reports.html_markdown`, :mod:`ragaudit.reports.html_page`) show the same
+dashboard, funnel, comparison and configuration tables.  Their cells are formatted here as
+:class:`~ragaudit.reports.report.Table` blocks of raw (unescaped) text; each form only escapes
+and lays them out.  :func:`audit_report` puts the whole audit in one
+:class:`~ragaudit.reports.report.Report`, which the one renderer prints as ``table``, ``json``,
+``csv`` or ``markdown`` (``ragaudit demo --format``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ragaudit.diagnose.funnel import STAGE_KEYS
+from ragaudit.diagnose.label_bias import BiasResult
+from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
+from ragaudit.reports.html_data import Audit, PairView, RunAudit
+from ragaudit.reports.report import Report, Section, Table, Text
+from ragaudit.reports.stats import method_labels
+from ragaudit.stats.compare import MetricComparison
+
+__all__ = [
+    "DASHBOARD_DETAIL",
+    "audit_data",
+    "audit_report",
+    "bias_line",
+    "comparison_columns",
+    "comparison_heading",
+    "comparison_table",
+    "config_table",
+    "dashboard_number",
+    "dashboard_table",
+    "discordant_line",
+    "fmt",
+    "funnel_lines",
+    "funnel_table",
+    "mde_text",
+    "p_text",
+    "pick_columns",
+]
+
+
+#: What the dashboard's intervals and MDE column are (after the title "Dashboard").
+DASHBOARD_DETAIL = "(95% intervals; MDE = smallest paired change this n can detect)"
+
+
+def fmt(value: float | None, spec: str = ".3f") -> str:
+    """A number with ``spec``, ``-`` for None.
+
+    >>> fmt(1 / 3), fmt(None), fmt(0.25, ".2f")
+    ('0.333', '-', '0.25')
+    """
+    return "-" if value is None else format(value, spec)
+
+
+def p_text(value: float) -> str:
+    """A p-value as ``compare`` prints it (``<0.001`` below 0.001).
+
+    >>> p_text(0.0004), p_text(0.0421)
+    ('<0.001', '0.042')
+    """
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def dashboard_number(row: DashboardRow, width: int = 0) -> str:
+    """``value [low, high] size`` (size ``43/54`` or ``n=54``, padded to ``width`` so a
+    column's intervals align), or ``n/a`` when the run cannot measure it."""
+    if row.value is None:
+        return "n/a"
+    return f"{row.value:.3f} [{fmt(row.ci_low)}, {fmt(row.ci_high)}] {row.size:<{width}}"
+
+
+def mde_text(rows: Sequence[DashboardRow]) -> str:
+    """The minimum detectable effects of one dashboard row across runs (``a / b`` when the
+    runs' n differ; ``not detectable`` when no effect is)."""
+    values = sorted({fmt(r.mde, ".2f") for r in rows if r.n})
+    return " / ".join(v if v != "-" else "not detectable" for v in values) or "-"
+
+
+def dashboard_table(audit: Audit) -> Table:
+    """One row per dashboard number: each run's value with interval and n, and the MDE."""
+    width = max(len(row.size) for r in audit.runs for row in r.dashboard)
+    rows = tuple(
+        (
+            audit.dashboard_label(i),
+            *(dashboard_number(r.dashboard[i], width) for r in audit.runs),
+            mde_text([r.dashboard[i] for r in audit.runs]),
+        )
+        for i in range(len(audit.runs[0].dashboard))
+    )
+    return Table(
+        ("number", *(r.name for r in audit.runs), "MDE"), rows, "l" + "r" * (len(audit.runs) + 1)
+    )
+
+
+def funnel_table(run: RunAudit) -> Table:
+    """The four funnel stages: kept, share of n, conditional rate and its interval."""
+    f = run.funnel
+    rows = tuple(
+        (
+            f"{j + 1} {s.name}",
+            str(s.kept),
+            fmt(s.rate),
+            fmt(s.conditional),
+            "" if s.ci_low is None else f"[{s.ci_low:.3f}, {s.ci_high:.3f}]",
+        )
+        for j, s in enumerate(f.stages)
+    )
+    pct = round(f.confidence * 100)
+    return Table(("stage", "kept", "of n", "conditional", f"{pct}% CI"), rows, "lrrrr")
+
+
+def comparison_table(pair: PairView, *, short_methods: bool = True) -> Table:
+    """One row per compared metric: n, means, B - A, interval and its method, p, Holm p, the
+    p method and the verdict.  ``short_methods``: the methods' short names
+    (:func:`ragaudit.reports.stats.method_labels`), else their full names."""
+    c = pair.comparison
+
+    def methods(m: MetricComparison) -> tuple[str, str]:
+        return method_labels(m) if short_methods else (m.ci_method, m.p_method)
+
+    rows = tuple(
+        (
+            m.metric,
+            str(m.n),
+            fmt(m.mean_a),
+            fmt(m.mean_b),
+            f"{m.statistic:+.3f}",
+            f"[{m.confidence_interval.low:+.3f}, {m.confidence_interval.high:+.3f}]",
+            methods(m)[0],
+            p_text(m.pvalue),
+            p_text(holm),
+            methods(m)[1],
+            m.verdict,
+        )
+        for m, holm in zip(c.metrics, pair.holm, strict=True)
+    )
+    pct = round(c.confidence * 100)
+    columns = ("metric", "n", "mean A", "mean B", "B - A", f"{pct}% CI", "CI method", "p")
+    return Table((*columns, "p (Holm)", "p method", "verdict"), rows, "lrrrrrlrrll")
+
+
+def comparison_columns(pair: PairView, columns: Sequence[str]) -> Table:
+    """:func:`comparison_table` with only ``columns`` (``CI`` stands for the interval column,
+    whatever its confidence)."""
+    table = comparison_table(pair)
+    return pick_columns(table, [table.columns[5] if c == "CI" else c for c in columns])
+
+
+def config_table(audit: Audit) -> Table:
+    """Every configuration key of any run (first-seen order), one column per run."""
+    keys: list[str] = []
+    for run in audit.runs:
+        keys += [k for k, _ in run.config if k not in keys]
+    values = [dict(r.config) for r in audit.runs]
+    rows = tuple((k, *(v.get(k, "-") for v in values)) for k in keys)
+    return Table(("setting", *(r.name for r in audit.runs)), rows, "l" * (len(audit.runs) + 1))
+
+
+def pick_columns(table: Table, columns: Sequence[str]) -> Table:
+    """The same table with only ``columns`` (in that order).
+
+    >>> pick_columns(Table(("a", "b", "c"), (("1", "2", "3"),), "lrl"), ["c", "a"]).rows
+    (('3', '1'),)
+    """
+    index = [table.columns.index(c) for c in columns]
+    return Table(
+        tuple(columns),
+        tuple(tuple(row[i] for i in index) for row in table.rows),
+        "".join(table.align[i] for i in index),
+    )
+
+
+def funnel_lines(run: RunAudit) -> list[str]:
+    """The funnel in four lines: stages kept, the gap, answered, and where questions died."""
+    f = run.funnel
+    gap_ci = "" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]"
+    died = [f"{key} {', '.join(f.died[key])}" for key in STAGE_KEYS if f.died[key]]
+    if f.unanswerable.answered_ids:
+        died.append("unanswerable answered " + ", ".join(f.unanswerable.answered_ids))
+    return [
+        " -> ".join(f"{s.kept} {s.name}" for s in f.stages),
+        f"gap hit rate@{f.k} -> correct: {f.gap:+.3f}{gap_ci}"
+        if f.gap is not None
+        else f"P(correct) and the gap are undefined: {f.undefined_reason}",
+        f"answered {run.answered}/{run.n_answerable} (any context); {f.stages[2].kept} with "
+        "the evidence in the context (funnel stage 3)",
+        "died: " + ("; ".join(died) or "none"),
+    ]
+
+
+def bias_line(bias: BiasResult) -> str:
+    """How much document labels inflate recall and hit rate, and how many questions differ."""
+    differ = sum(1 for q in bias.questions if q.verdict)
+    return (
+        f"label bias: document labels inflate recall@{bias.k} {bias.recall_inflation:+.3f}, "
+        f"hit rate {bias.hit_inflation:+.3f}; {differ}/{bias.n} questions differ"
+    )
+
+
+def comparison_heading(pair: PairView) -> str:
+    """``B = name vs A = name (n paired, seed s; Holm across the rows)``."""
+    c = pair.comparison
+    return (
+        f"B = {c.name_b} vs A = {c.name_a} ({c.n_common} paired, seed {c.seed}; Holm across "
+        "the rows)"
+    )
+
+
+def discordant_line(pair: PairView) -> str:
+    """The ids of the questions whose correctness changed between the two runs."""
+    ids = ", ".join(qa.qid for qa, _ in pair.discordant) or "none"
+    return f"questions whose correctness changed: {ids}"
+
+
+def _run_section(run: RunAudit) -> Section:
+    f = run.funnel
+    lines = funnel_lines(run)[1:]
+    if run.bias is not None:
+        lines.append(bias_line(run.bias))
+    return Section(
+        f"Funnel {run.name} (k={f.k}, n={f.n} answerable)", (funnel_table(run), Text(tuple(lines)))
+    )
+
+
+def audit_data(audit: Audit) -> dict[str, Any]:
+    """Every number of the audit as JSON-ready data (``demo --format json``)."""
+    return {
+        "seed": audit.seed,
+        "resamples": audit.n_resamples,
+        "version": audit.version,
+        "runs": [
+            {
+                "name": run.name,
+                "k": run.k,
+                "config": dict(run.config),
+                "dashboard": [
+                    {
+                        "key": row.key,
+                        "label": row.label,
+                        "value": row.value,
+                        "ci_low": row.ci_low,
+                        "ci_high": row.ci_high,
+                        "n": row.n,
+                        "count": row.count,
+                        "interval": row.interval,
+                        "mde": row.mde,
+                        "source": row.source,
+                    }
+                    for row in run.dashboard
+                ],
+                "answered": run.answered,
+                "n_answerable": run.n_answerable,
+                "funnel": run.funnel.to_dict(),
+                "label_bias": None if run.bias is None else run.bias.to_dict(),
+            }
+            for run in audit.runs
+        ],
+        "comparisons": [
+            {
+                **pair.comparison.to_dict(),
+                "p_holm": list(pair.holm),
+                "discordant_ids": [qa.qid for qa, _ in pair.discordant],
+            }
+            for pair in audit.pairs
+        ],
+        "summary": list(audit.summary),
+        "notes": list(audit.notes),
+    }
+
+
+def audit_report(audit: Audit, title: str = "ragaudit audit") -> Report:
+    """The audit as one :class:`~ragaudit.reports.report.Report`: dashboard, each run's
+    funnel, each comparison and the configuration; ``data`` holds every number for JSON.
+
+    Examples
+    --------
+    Two questions, the gold document retrieved for both, one answer correct:
+
+    >>> from ragaudit.data.saved_run import SavedRun
+    >>> from ragaudit.reports.html_data import build_audit
+    >>> rows = [{"id": q, "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#0", "doc_id": "D",
+    ...          "rank": 1}], "judges": {"evidence_in_context": True, "abstained": False,
+    ...          "correct": ok}} for q, ok in (("q1", True), ("q2", False))]
+    >>> report = audit_report(build_audit([SavedRun.from_dict({"name": "r", "config": {"k": 1},
+    ...                                    "rows": rows})], n_resamples=50))
+    >>> report.sections[1].blocks[0].rows[-1]   # stage 4: 1 of 2, Clopper-Pearson [.013, .987]
+    ('4 answer correct', '1', '0.500', '0.500', '[0.013, 0.987]')
+    >>> [section.title.split(" (")[0] for section in report.sections]
+    ['Dashboard', 'Funnel r', 'Configuration']
+    """
+    sections = [
+        Section(
+            f"Dashboard {DASHBOARD_DETAIL}",
+            (
+                dashboard_table(audit),
+                Text(
+                    (
+                        f"MDE: power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of "
+                        "questions discordant",
+                        INTERVAL_METHODS,
+                    )
+                ),
+            ),
+        ),
+        *(_run_section(run) for run in audit.runs),
+    ]
+    for pair in audit.pairs:
+        sections.append(
+            Section(
+                f"Comparison {comparison_heading(pair)}",
+                (comparison_table(pair), Text((discordant_line(pair),))),
+            )
+        )
+    sections.append(Section("Configuration", (config_table(audit),)))
+    return Report(
+        title,
+        tuple(sections),
+        data=audit_data(audit),
+        notes=tuple(audit.notes) + tuple(audit.summary),
+    )
