@@ -72,3 +72,14 @@ def test_unknown_id_is_one_line_exit_2(bench_run):
     assert result.exit_code == 2
     assert result.stderr.startswith(f"ragaudit: error: {path}: question id: expected ids")
     assert result.stderr.rstrip().endswith("found 'nope'")
+
+
+def test_long_chunk_text_is_shown_around_the_evidence(bench_run):
+    """q14's answer chunk (the FAQ) states "8 days" far past the first 240 characters: the
+    excerpt is cut around it, and the cuts are marked."""
+    path = bench_run[0]
+    text = show(path, "q14", "--corpus", f"{BENCH}/corpus").stdout
+    chunk_lines = text.split("  [3] ", 1)[1].split("\n\n", 1)[0]
+    flat = " ".join(chunk_lines.split())
+    assert flat.startswith("...") and flat.endswith("...")
+    assert "up to 8 days" in flat

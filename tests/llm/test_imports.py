@@ -37,7 +37,7 @@ def test_missing_pydantic_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> No
     schemas.models.cache_clear()
     monkeypatch.setitem(sys.modules, "pydantic", None)
     try:
-        with pytest.raises(MissingExtraError, match=r"the LLM judges needs .*'pydantic'"):
+        with pytest.raises(MissingExtraError, match=r"the LLM judge stage needs .*'pydantic'"):
             schemas.parse_relevance({"score": 3})
     finally:
         schemas.models.cache_clear()

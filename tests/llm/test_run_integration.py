@@ -404,10 +404,10 @@ def test_the_api_key_is_never_written_or_printed(
          "the LLM generator needs an endpoint: pass --llm-base-url or set RAGAUDIT_LLM_BASE_URL "
          "(or OPENAI_BASE_URL)"),
         (["run", "--judges", "llm"], {},
-         "the LLM judges needs an endpoint: pass --llm-base-url or set RAGAUDIT_LLM_BASE_URL "
+         "the LLM judge stage needs an endpoint: pass --llm-base-url or set RAGAUDIT_LLM_BASE_URL "
          "(or OPENAI_BASE_URL)"),
         (["run", "--judges", "llm", "--llm-base-url", "http://127.0.0.1:9/v1"], {},
-         "the LLM judges needs a model name: pass --llm-model or set RAGAUDIT_LLM_MODEL"),
+         "the LLM judge stage needs a model name: pass --llm-model or set RAGAUDIT_LLM_MODEL"),
         (["run", "--generator", "openai"], {"RAGAUDIT_LLM_BASE_URL": "http://127.0.0.1:9/v1"},
          "the LLM generator needs a model name: pass --llm-model or set RAGAUDIT_LLM_MODEL"),
         (["labels", "build", "--labeller", "llm", "--llm-model", "m"], {},

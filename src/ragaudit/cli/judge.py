@@ -79,7 +79,7 @@ def command(
     config = llm_config_from_cli(**llm_options)
     if dry_run:
         texts = {c.chunk_id: c.text for c in chunks}
-        with LLMClient(config, stage="the LLM judges") as client:
+        with LLMClient(config, stage="the LLM judge stage") as client:
             judges = LLMJudges(client, names, repeats=judge_repeats)
             _, items = items_from_rows(saved.rows, texts)
             estimate = judges.dry_run(items)

@@ -166,7 +166,7 @@ def command(
         if generator == "openai":
             llm_config.require_endpoint("the LLM generator")
         if judges == "llm":
-            llm_config.require_endpoint("the LLM judges")
+            llm_config.require_endpoint("the LLM judge stage")
     run = RunConfig(
         corpus, golden, k=k, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
         chunker=chunker, retriever=retriever, generator=generator, judges=judges,

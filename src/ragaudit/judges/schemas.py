@@ -38,7 +38,7 @@ def models() -> SimpleNamespace:
     >>> m.Relevance.model_validate({"score": 4, "reason": "on topic"}).score
     4
     """
-    require("pydantic", extra="llm", feature="the LLM judges")
+    require("pydantic", extra="llm", feature="the LLM judge stage")
     from typing import Literal
 
     from pydantic import BaseModel, ConfigDict, Field
@@ -104,7 +104,7 @@ def models() -> SimpleNamespace:
 
 
 def _validate(model_name: str, value: Any) -> Any:
-    pydantic = require("pydantic", extra="llm", feature="the LLM judges")
+    pydantic = require("pydantic", extra="llm", feature="the LLM judge stage")
     model = getattr(models(), model_name)
     try:
         return model.model_validate(value)

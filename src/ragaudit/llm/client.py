@@ -71,7 +71,7 @@ class LLMClient:
     sleep : callable, default time.sleep
         Used for backoff waits (tests record them instead of waiting).
     stage : str
-        Named in the missing-endpoint message ("the LLM judges needs an endpoint...").
+        Named in the missing-endpoint message ("the LLM judge stage needs an endpoint...").
 
     Examples
     --------

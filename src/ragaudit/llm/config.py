@@ -231,10 +231,10 @@ class LLMConfig:
 
         Examples
         --------
-        >>> LLMConfig(model="m").require_endpoint("the LLM judges")  # doctest: +ELLIPSIS
+        >>> LLMConfig(model="m").require_endpoint("the LLM judge stage")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ragaudit.exceptions.InputError: the LLM judges needs an endpoint: pass --llm-base-url ...
+        ragaudit.exceptions.InputError: the LLM judge stage needs an endpoint: pass ...
         """
         if not self.base_url:
             raise InputError(

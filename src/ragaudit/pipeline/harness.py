@@ -215,7 +215,7 @@ def run_pipeline(
             run.llm_config if run.llm_config is not None else LLMConfig.from_env_and_flags()
         )
         # Fail before any answer is generated, not after the whole run.
-        judge_config.require_endpoint("the LLM judges")
+        judge_config.require_endpoint("the LLM judge stage")
     the_generator = build_generator(
         run.generator, prepared.chunks, seed=run.seed, llm_config=run.llm_config
     )

@@ -73,7 +73,7 @@ def judge_with_llm(
         raise InputError("judge_with_llm: the saved run has no path to write to")
     texts = {c.chunk_id: c.text for c in chunks}
     previous = dict(saved.summary.get("llm") or {}).get("by_stage") or {}
-    with LLMClient(llm_config, stage="the LLM judges") as client:
+    with LLMClient(llm_config, stage="the LLM judge stage") as client:
         judges = LLMJudges(client, tuple(judge_names or JUDGE_NAMES), repeats=repeats)
         judged, report = judge_saved_run(saved, texts, judges, progress)
         judge_cost = client.run_cost()
@@ -156,7 +156,7 @@ def plan_llm_run(run: RunConfig) -> dict[str, Any]:
             for f, answer in zip(found, answers, strict=True)
         ]
         _, items = items_from_rows(rows, {c.chunk_id: c.text for c in prepared.chunks})
-        with LLMClient(llm_config, stage="the LLM judges") as client:
+        with LLMClient(llm_config, stage="the LLM judge stage") as client:
             estimates["judges"] = (
                 LLMJudges(client, repeats=run.judge_repeats).dry_run(items).to_dict()
             )

@@ -137,6 +137,11 @@ def _table(
     )
 
 
+def _code_spans(escaped: str) -> str:
+    """`` `x` `` in already-escaped text of our own notes -> ``<code>x</code>``."""
+    return re.sub(r"`([^`<>]+)`", r"<code>\1</code>", escaped)
+
+
 def _dash_cell(run: str, row: DashboardRow) -> str:
     if row.value is None:
         return f'<td class="val none" data-run="{_e(run)}" data-metric="{row.key}">n/a</td>'
@@ -165,7 +170,8 @@ def _dashboard(audit: Audit) -> str:
         mde = mde_text([r.dashboard[i] for r in runs])
         out.append(
             f"<tr><th>{_e(audit.dashboard_label(i))}</th>{cells}<td class=num>{_e(mde)}</td>"
-            f'<td class="note">{_e(row.note)}<br><code>{_e(row.source)}</code></td></tr>'
+            f'<td class="note">{_code_spans(_e(row.note))}<br><code>{_e(row.source)}</code>'
+            "</td></tr>"
         )
     out.append("</tbody></table></div>")
     return "\n".join(out)

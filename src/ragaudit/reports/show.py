@@ -14,10 +14,36 @@ from dataclasses import asdict
 from ragaudit.reports.html_data import QuestionView
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
-__all__ = ["show_report"]
+__all__ = ["excerpt", "show_report"]
 
 #: Characters of chunk text shown per retrieved chunk (whitespace collapsed).
 EXCERPT = 240
+
+
+def excerpt(text: str, keywords: tuple[str, ...] = (), size: int = EXCERPT) -> str:
+    """``size`` characters of ``text`` (whitespace collapsed), around the first evidence keyword
+    when the text is longer; ``...`` marks what was cut.
+
+    Examples
+    --------
+    >>> excerpt("a b  c", ())
+    'a b c'
+    >>> text = "Founded long ago in the north. The carry-over limit is 8 days since 2025, not 5."
+    >>> excerpt(text, ("8 days",), size=30)
+    '... limit is 8 days since 2025, n ...'
+    >>> excerpt("abcdefgh", (), size=4)
+    'abcd ...'
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= size:
+        return flat
+    lower = flat.lower()
+    found = [i for i in (lower.find(k.lower()) for k in keywords if k.strip()) if i >= 0]
+    start = max(0, min(found) - size // 3) if found else 0
+    end = min(len(flat), start + size)
+    start = max(0, end - size)
+    cut = flat[start:end].strip()
+    return ("... " if start else "") + cut + (" ..." if end < len(flat) else "")
 
 
 def _mark(flag: bool | None) -> str:
@@ -47,7 +73,7 @@ def _question_section(view: QuestionView) -> Section:
         for c in view.chunks
         if c.text is not None
         for line in textwrap.wrap(
-            f"[{c.rank}] " + " ".join(c.text.split())[:EXCERPT] or f"[{c.rank}]",
+            f"[{c.rank}] " + excerpt(c.text, view.keywords),
             width=96,
             subsequent_indent="    ",
         )
