@@ -147,3 +147,28 @@ def test_faithfulness_from_llm_judges_equals_compare(bench: dict[str, Path], tmp
     assert "<td>faithfulness</td>" in page  # a row of the paired comparison too
     # the configuration names the judge model and its prompt version
     assert "judge-model-x" in page and "faithfulness-v1" in page
+
+
+def test_json_csv_and_table_carry_the_page_numbers(bench: dict[str, Path], tmp_path: Path):
+    """--format json|csv|table: the same audit through the one renderer (the HTML page's
+    numbers: its dashboard cells carry the value and interval as data attributes)."""
+    args = [str(bench["k3"]), str(bench["k6"]), "--labels", str(bench["labels"])]
+    for fmt in ("json", "csv", "table"):
+        cli("report", *args, "--format", fmt, "--out", str(tmp_path / f"r.{fmt}"))
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    page = bench["html"].read_text(encoding="utf-8")
+    table = (tmp_path / "r.table").read_text(encoding="utf-8")
+    for run in data["runs"]:
+        for row in run["dashboard"]:
+            if row["value"] is None:
+                continue
+            cell = (
+                f'data-run="{run["name"]}" data-metric="{row["key"]}" '
+                f'data-value="{row["value"]!r}" data-n="{row["n"]}"'
+            )
+            assert cell in page, (run["name"], row["key"])
+            assert f"{row['value']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]" in table
+    (pair,) = data["comparisons"]
+    assert (pair["run_a"], pair["run_b"]) == ("k3", "k6")
+    assert "COMPARISON (B = k6 vs A = k3;" in table
+    assert (tmp_path / "r.csv").read_text(encoding="utf-8").startswith("number,k3,k6,MDE")

@@ -64,6 +64,32 @@ RANKS = {
 }
 
 
+def korn_graubard_interval(y, groups, confidence=0.95):
+    """Korn & Graubard (1998) beta interval of a clustered mean of values in [0, 1]:
+    statsmodels' CR1 standard error, scipy's t and beta quantiles.  Returns (n*, low, high)."""
+    import numpy as np
+    import statsmodels.api as sm
+
+    y = np.asarray(y, dtype=float)
+    n, p = y.size, y.mean()
+    ones = np.ones(n)
+    cluster_se = sm.OLS(y, ones).fit(cov_type="cluster", cov_kwds={"groups": groups}).bse[0]
+    naive_se = sm.OLS(y, ones).fit().bse[0]
+    tail = (1 + confidence) / 2
+    df_ratio = stats.t.ppf(tail, n - 1) / stats.t.ppf(tail, len(np.unique(groups)) - 1)
+    n_0 = n * p * (1 - p) / np.var(y)
+    n_eff = min(n_0, n_0 * (naive_se / cluster_se) ** 2 * df_ratio**2)
+    x = p * n_eff
+    low = stats.beta.ppf((1 - confidence) / 2, x, n_eff - x + 1) if x > 0 else 0.0
+    high = stats.beta.ppf(tail, x + 1, n_eff - x) if x < n_eff else 1.0
+    return n_eff, low, high
+
+
+@pytest.fixture
+def korn_graubard_oracle():
+    return korn_graubard_interval
+
+
 def write_files(folder: Path, names=("base", "strong", "mixed")) -> tuple[str, list[str]]:
     qrels = folder / "qrels.txt"
     qrels.write_text("".join(f"{q} 0 rel 1\n" for q in QIDS))

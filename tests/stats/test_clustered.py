@@ -187,30 +187,17 @@ def test_cluster_bootstrap_coverage_with_icc_03():
 # --- clustered_rate: the Korn-Graubard beta interval for rates and scores in [0, 1] ---------
 
 
-def _korn_graubard(y, groups, confidence):
-    """Independent oracle: statsmodels' CR1 SE, scipy's t and beta quantiles, the 1998 formula."""
-    n, p = y.size, y.mean()
-    cluster_se = _ols_cluster(y, np.ones(n), groups).bse[0]
-    naive_se = sm.OLS(y, np.ones(n)).fit().bse[0]
-    tail = (1 + confidence) / 2
-    df_ratio = stats.t.ppf(tail, n - 1) / stats.t.ppf(tail, len(np.unique(groups)) - 1)
-    n_0 = n * p * (1 - p) / np.var(y)
-    n_eff = min(n_0, n_0 * (naive_se / cluster_se) ** 2 * df_ratio**2)
-    x = p * n_eff
-    low = stats.beta.ppf((1 - confidence) / 2, x, n_eff - x + 1) if x > 0 else 0.0
-    high = stats.beta.ppf(tail, x + 1, n_eff - x) if x < n_eff else 1.0
-    return n_eff, low, high
-
-
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize(("n", "n_clusters", "rate"), [(54, 14, 0.9), (200, 40, 0.7), (30, 6, 0.5)])
-def test_rate_interval_equals_korn_graubard_formula(seed, n, n_clusters, rate):
+def test_rate_interval_equals_korn_graubard_formula(
+    seed, n, n_clusters, rate, korn_graubard_oracle
+):
     rng = np.random.default_rng(seed)
     groups = rng.integers(0, n_clusters, n)
     shift = rng.normal(0, 1.0, n_clusters)[groups]
     y = (rng.random(n) < 1 / (1 + np.exp(-(np.log(rate / (1 - rate)) + shift)))).astype(float)
     ours = clustered_rate(y, groups, confidence=0.9)
-    n_eff, low, high = _korn_graubard(y, groups, 0.9)
+    n_eff, low, high = korn_graubard_oracle(y, groups, 0.9)
     assert ours.method == "korn-graubard"
     assert ours.effective_n == pytest.approx(n_eff, rel=1e-9)
     assert abs(ours.confidence_interval.low - low) < 1e-9
@@ -224,12 +211,12 @@ def test_rate_interval_equals_korn_graubard_formula(seed, n, n_clusters, rate):
     assert ours.standard_error == pytest.approx(clustered_mean(y, groups).standard_error)
 
 
-def test_rate_interval_of_fractional_scores_equals_the_formula():
+def test_rate_interval_of_fractional_scores_equals_the_formula(korn_graubard_oracle):
     rng = np.random.default_rng(11)
     groups = np.repeat(np.arange(12), 4)
     y = np.where(rng.random(48) < 0.7, 1.0, rng.random(48))
     ours = clustered_rate(y, groups)
-    n_eff, low, high = _korn_graubard(y, groups, 0.95)
+    n_eff, low, high = korn_graubard_oracle(y, groups, 0.95)
     assert ours.effective_n == pytest.approx(n_eff, rel=1e-9)
     assert (ours.confidence_interval.low, ours.confidence_interval.high) == pytest.approx(
         (low, high), abs=1e-9

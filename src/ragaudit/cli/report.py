@@ -16,11 +16,13 @@ __all__ = ["command"]
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option(
     "--out", "out_path", type=click.Path(dir_okay=False), default=None,
-    help="File to write [default: report.html, or report.md with --format markdown].",
+    help="File to write [default: report.html; report.md, .json, .csv or .txt by --format].",
 )  # fmt: skip
 @click.option(
-    "--format", "output_format", type=click.Choice(["html", "markdown"]), default="html",
-    show_default=True, help="html: one self-contained page; markdown: a pull-request comment.",
+    "--format", "output_format", type=click.Choice(["html", "markdown", "json", "csv", "table"]),
+    default="html", show_default=True,
+    help="html: one self-contained page; markdown: a pull-request comment; json, csv, table: "
+    "the audit's numbers through the one renderer (as `demo --format`).",
 )  # fmt: skip
 @labels_option(
     "Chunk-label file (ragaudit labels build): chunk-level recall, label bias, answer chunks "
@@ -81,6 +83,13 @@ def command(
 
         text = render_audit_markdown(audit)
         target = Path(out_path or "report.md")
+    elif output_format in ("json", "csv", "table"):
+        from ragaudit.reports.audit_tables import audit_report
+        from ragaudit.reports.render import render
+
+        text = render(audit_report(audit, "ragaudit report"), output_format)
+        suffix = {"json": "json", "csv": "csv", "table": "txt"}[output_format]
+        target = Path(out_path or f"report.{suffix}")
     else:
         from ragaudit.reports.html_page import render_audit_html
 

@@ -18,6 +18,7 @@ from ragaudit.diagnose.funnel import STAGE_KEYS
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import Audit, PairView, RunAudit
+from ragaudit.reports.noise import noise_section
 from ragaudit.reports.report import Report, Section, Table, Text
 from ragaudit.reports.stats import method_labels
 from ragaudit.stats.compare import MetricComparison
@@ -222,7 +223,7 @@ def _run_section(run: RunAudit) -> Section:
     if run.bias is not None:
         lines.append(bias_line(run.bias))
     return Section(
-        f"Funnel {run.name} (k={f.k}, n={f.n} answerable)", (funnel_table(run), Text(tuple(lines)))
+        f"Funnel ({run.name}: k={f.k}, n={f.n} answerable)", (funnel_table(run), Text(tuple(lines)))
     )
 
 
@@ -256,6 +257,8 @@ def audit_data(audit: Audit) -> dict[str, Any]:
                 "n_answerable": run.n_answerable,
                 "funnel": run.funnel.to_dict(),
                 "label_bias": None if run.bias is None else run.bias.to_dict(),
+                "clustered": None if run.clustered is None else run.clustered.to_dict(),
+                "calibration": None if run.calibration is None else run.calibration.to_dict(),
             }
             for run in audit.runs
         ],
@@ -290,7 +293,7 @@ def audit_report(audit: Audit, title: str = "ragaudit audit") -> Report:
     >>> report.sections[1].blocks[0].rows[-1]   # stage 4: 1 of 2, Clopper-Pearson [.013, .987]
     ('4 answer correct', '1', '0.500', '0.500', '[0.013, 0.987]')
     >>> [section.title.split(" (")[0] for section in report.sections]
-    ['Dashboard', 'Funnel r', 'Configuration']
+    ['Dashboard', 'Funnel', 'Configuration']
     """
     sections = [
         Section(
@@ -308,10 +311,16 @@ def audit_report(audit: Audit, title: str = "ragaudit audit") -> Report:
         ),
         *(_run_section(run) for run in audit.runs),
     ]
+    for run in audit.runs:  # --cluster-by / --human
+        noise = noise_section(run.name, run.clustered, run.calibration)
+        if noise is not None:
+            sections.append(noise)
     for pair in audit.pairs:
+        c = pair.comparison
         sections.append(
-            Section(
-                f"Comparison {comparison_heading(pair)}",
+            Section(  # names inside the parentheses: a terminal title upper-cases the rest
+                f"Comparison (B = {c.name_b} vs A = {c.name_a}; {c.n_common} paired, seed "
+                f"{c.seed}; Holm across the rows)",
                 (comparison_table(pair), Text((discordant_line(pair),))),
             )
         )

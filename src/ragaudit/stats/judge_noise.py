@@ -26,6 +26,8 @@ import numpy as np
 from scipy.special import stdtrit
 
 from ragaudit.exceptions import InputError
+from ragaudit.stats.clustered import clustered_rate
+from ragaudit.stats.intervals import clopper_pearson_bounds
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
 
 __all__ = ["JudgeNoiseResult", "judge_noise"]
@@ -55,9 +57,14 @@ class JudgeNoiseResult:
     standard_error : float
         ``sqrt(variance)``.
     confidence_interval : ConfidenceInterval
-        ``statistic ± t_{n-1} * standard_error``: both sources included.
+        Both sources included: ``statistic ± t_{n-1} * standard_error``, or for verdicts in
+        [0, 1] the Korn-Graubard beta interval of
+        :func:`~ragaudit.stats.clustered.clustered_rate` over every verdict with the questions
+        as clusters (same variance when MSB >= MSW; stays in [0, 1], keeps its coverage near 1).
     sampling_only_interval : ConfidenceInterval
-        The interval without the judge component (what an infinitely repeated judge would give).
+        The interval without the judge component (what an infinitely repeated judge would give);
+        for verdicts in [0, 1] the beta interval on the effective n scaled by
+        ``variance / between_component``.
     repeats_to_halve_judge_variance : int
         ``2R``: the judge component is :math:`\\sigma^2_w/(nR)`.
     repeats_to_halve_judge_share : int or None
@@ -128,6 +135,10 @@ def judge_noise(scores: Any, *, confidence: float = 0.95) -> JudgeNoiseResult:
     When :math:`\mathrm{MSB} \ge \mathrm{MSW}` the two components add up to
     :math:`\mathrm{MSB}/(nR) = s^2_{\bar y_i}/n`, the usual standard error of the question
     means, so the interval :math:`\bar y \pm t_{n-1}\sqrt{\cdot}` includes both sources.
+    For verdicts in [0, 1] (a judged rate) the interval is instead Korn and Graubard's beta
+    interval on the same CR1 variance (:func:`~ragaudit.stats.clustered.clustered_rate`,
+    questions as clusters): the ``t`` interval crosses 1 and covers only 0.73-0.89 for judged
+    rates of 0.95-0.98, the beta interval at least 0.95 (``tests/stats/test_judge_noise.py``).
     Repeating the judge only shrinks the second term; doubling ``R`` halves it.
 
     Parameters
@@ -176,6 +187,17 @@ def judge_noise(scores: Any, *, confidence: float = 0.95) -> JudgeNoiseResult:
         to_halve_share: int | None = math.ceil(2 * repeats + msw / between - 1e-9)
     else:
         to_halve_share = None
+    interval = ConfidenceInterval(grand - t * se, grand + t * se)
+    sampling_only = ConfidenceInterval(grand - sampling_half, grand + sampling_half)
+    if y.min() >= 0 and y.max() <= 1:  # judged rates: an interval that stays in [0, 1]
+        rate = clustered_rate(y.ravel(), np.repeat(np.arange(n), repeats), confidence=confidence)
+        interval = rate.confidence_interval
+        if between_component > 0 and rate.effective_n is not None:
+            size = np.array([rate.effective_n * variance / between_component])
+            low, high = clopper_pearson_bounds(grand * size, size, confidence)
+            sampling_only = ConfidenceInterval(float(low[0]), float(high[0]))
+        else:
+            sampling_only = ConfidenceInterval(grand, grand)
     return JudgeNoiseResult(
         statistic=grand,
         n_questions=n,
@@ -188,8 +210,8 @@ def judge_noise(scores: Any, *, confidence: float = 0.95) -> JudgeNoiseResult:
         between_share=between_component / variance if variance > 0 else 0.0,
         judge_share=judge_component / variance if variance > 0 else 0.0,
         standard_error=se,
-        confidence_interval=ConfidenceInterval(grand - t * se, grand + t * se),
-        sampling_only_interval=ConfidenceInterval(grand - sampling_half, grand + sampling_half),
+        confidence_interval=interval,
+        sampling_only_interval=sampling_only,
         repeats_to_halve_judge_variance=2 * repeats,
         repeats_to_halve_judge_share=to_halve_share,
         confidence=confidence,

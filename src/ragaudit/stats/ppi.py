@@ -31,6 +31,7 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,6 +101,33 @@ def _tuned_lam(y: np.ndarray, yhat: np.ndarray, yhat_unlabeled: np.ndarray) -> f
     return float(np.clip(cov / ((1.0 + n / big_n) * var), 0.0, 1.0))
 
 
+def _binary(values: Any, name: str, minimum: int) -> np.ndarray:
+    array = finite_vector(values, name, minimum)
+    if not np.all((array == 0) | (array == 1)):
+        bad = array[(array != 0) & (array != 1)][0]
+        raise InputError(f"{name}: expected 0/1 verdicts, found {bad:g}")
+    return array
+
+
+def _ppi_iv(
+    y: Any,
+    yhat: Any,
+    yhat_unlabeled: Any,
+    vector: Callable[[Any, str, int], np.ndarray],
+    minimum: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate human labels, the judge on them (same length) and the judge on the rest."""
+    y_arr = vector(y, "human labels", minimum)
+    yhat_arr = vector(yhat, "judge verdicts on labelled questions", minimum)
+    unlabeled = vector(yhat_unlabeled, "judge verdicts on unlabelled questions", 1)
+    if yhat_arr.shape != y_arr.shape:
+        raise InputError(
+            f"judge verdicts on labelled questions: expected one per human label ({y_arr.size}), "
+            f"found {yhat_arr.size}"
+        )
+    return y_arr, yhat_arr, unlabeled
+
+
 def ppi_mean(
     y: Any,
     yhat: Any,
@@ -167,14 +195,7 @@ def ppi_mean(
     0.275993
     """
     confidence = check_confidence(confidence)
-    y_arr = finite_vector(y, "human labels", 2)
-    yhat_arr = finite_vector(yhat, "judge verdicts on labelled questions", 2)
-    unlabeled = finite_vector(yhat_unlabeled, "judge verdicts on unlabelled questions", 1)
-    if yhat_arr.shape != y_arr.shape:
-        raise InputError(
-            f"judge verdicts on labelled questions: expected one per human label ({y_arr.size}), "
-            f"found {yhat_arr.size}"
-        )
+    y_arr, yhat_arr, unlabeled = _ppi_iv(y, yhat, yhat_unlabeled, finite_vector, 2)
     if lam is None:
         weight = _tuned_lam(y_arr, yhat_arr, unlabeled)
     elif isinstance(lam, bool) or not 0.0 <= float(lam) <= 1.0:
@@ -197,14 +218,6 @@ def ppi_mean(
         n_unlabeled=int(unlabeled.size),
         confidence=confidence,
     )
-
-
-def _binary(values: Any, name: str, minimum: int) -> np.ndarray:
-    array = finite_vector(values, name, minimum)
-    if not np.all((array == 0) | (array == 1)):
-        bad = array[(array != 0) & (array != 1)][0]
-        raise InputError(f"{name}: expected 0/1 verdicts, found {bad:g}")
-    return array
 
 
 def ppi_rate_small_sample(
@@ -264,14 +277,7 @@ def ppi_rate_small_sample(
     0.275
     """
     confidence = check_confidence(confidence)
-    y_arr = _binary(y, "human labels", 1)
-    yhat_arr = _binary(yhat, "judge verdicts on labelled questions", 1)
-    unlabeled = _binary(yhat_unlabeled, "judge verdicts on unlabelled questions", 1)
-    if yhat_arr.shape != y_arr.shape:
-        raise InputError(
-            f"judge verdicts on labelled questions: expected one per human label ({y_arr.size}), "
-            f"found {yhat_arr.size}"
-        )
+    y_arr, yhat_arr, unlabeled = _ppi_iv(y, yhat, yhat_unlabeled, _binary, 1)
     both = int(np.sum((y_arr == 1) & (yhat_arr == 1)))
     human_only = int(np.sum((y_arr == 1) & (yhat_arr == 0)))
     judge_only = int(np.sum((y_arr == 0) & (yhat_arr == 1)))
