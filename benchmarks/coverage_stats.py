@@ -21,6 +21,10 @@ Scenarios
   faithfulness-like scenario (5% of questions scattered between 0 and 0.8) is its known weak
   spot.
 
+* ``compare``'s paired differences of fractional scores (``d = b - a`` in [-1, 1]): most
+  questions do not change (recall, MRR), or all shift together (precision@k when k doubles);
+  the Korn-Graubard MOVER interval and the percentile bootstrap it replaced.
+
 Usage::
 
     uv run python benchmarks/coverage_stats.py            # prints the markdown table
@@ -104,6 +108,27 @@ MEAN_SCENARIOS = {
 }
 
 
+# name: (values, probabilities, n) of one question's paired difference b - a
+PAIRED_SCENARIOS = {
+    "recall@k, 5% of questions change, n=50": ([0, 0.5, -0.5, 1], [0.95, 0.03, 0.01, 0.01], 50),
+    "MRR, 8% change, n=50": (
+        [0, 0.5, -0.5, 1 / 3, -1 / 6, 1],
+        [0.92, 0.02, 0.02, 0.02, 0.01, 0.01],
+        50,
+    ),
+    "precision@k, k doubled (85% at -1/6), n=54": (
+        [-1 / 6, -1 / 3, 0, 1 / 6],
+        [0.85, 0.08, 0.05, 0.02],
+        54,
+    ),
+    "nDCG@k, 30% change, n=54": (
+        [0, 0.37, -0.37, 0.13, -0.13, 0.5, -1],
+        [0.7, 0.08, 0.05, 0.07, 0.04, 0.04, 0.02],
+        54,
+    ),
+}
+
+
 def mean_datasets(rng, values, probs, n, size):
     """``size`` datasets of scores, each row's most common value, and the true mean."""
     values, probs = np.asarray(values, dtype=float), np.asarray(probs, dtype=float)
@@ -120,6 +145,25 @@ def mean_bootstrap(x, n_resamples=2000, rng=None):
         low, high = _interval(theta, row[:, None], 0.95, "percentile")
         lows[i], highs[i] = low[0], high[0]
     return lows, highs
+
+
+def bounded_rows(rng, prefix, scenarios, bounds, before, size, bootstrap_size):
+    """Table rows of the Korn-Graubard MOVER interval and the bootstrap, per scenario."""
+    rows = []
+    for label, (values, probs, n) in scenarios.items():
+        x, modes, truth = mean_datasets(rng, values, probs, n, size)
+        for scenario, name, (low, high), count in (
+            (
+                f"{prefix}: {label}",
+                "Korn-Graubard MOVER (default)",
+                bounded_mean_bounds(x, modes, *bounds, 0.95),
+                size,
+            ),
+            ("", before, mean_bootstrap(x[:bootstrap_size], rng=rng), bootstrap_size),
+        ):
+            zero = f"{int(np.sum(high - low <= 0))} zero-width"
+            rows.append((scenario, name, coverage(low, high, truth), count, zero))
+    return rows
 
 
 def coverage(low, high, truth) -> float:
@@ -191,29 +235,16 @@ def main() -> None:
             "",
         )
     )
-    for label, (values, probs, n) in MEAN_SCENARIOS.items():
-        x, modes, truth = mean_datasets(rng, values, probs, n, size)
-        low, high = bounded_mean_bounds(x, modes, 0.0, 1.0, 0.95)
-        zero = int(np.sum(high - low <= 0))
-        rows.append(
-            (
-                f"dashboard mean: {label}",
-                "Korn-Graubard MOVER (default)",
-                coverage(low, high, truth),
-                size,
-                f"{zero} zero-width",
-            )
-        )
-        low, high = mean_bootstrap(x[: args.bootstrap_datasets], rng=rng)
-        rows.append(
-            (
-                "",
-                "percentile bootstrap (before)",
-                coverage(low, high, truth),
-                args.bootstrap_datasets,
-                f"{int(np.sum(high - low <= 0))} zero-width",
-            )
-        )
+    for prefix, scenarios, bounds, before in (
+        ("dashboard mean", MEAN_SCENARIOS, (0.0, 1.0), "percentile bootstrap (before)"),
+        (
+            "compare, paired difference",
+            PAIRED_SCENARIOS,
+            (-1.0, 1.0),
+            "paired percentile bootstrap (before)",
+        ),
+    ):
+        rows += bounded_rows(rng, prefix, scenarios, bounds, before, size, args.bootstrap_datasets)
     print(f"seed {args.seed}; nominal level 0.95; error = Monte Carlo standard error")
     print()
     print("| scenario | interval | coverage | ± error | datasets | note |")

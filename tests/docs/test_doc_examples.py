@@ -10,21 +10,26 @@ command, up to the next ``$`` line or the end of the block, are its output sampl
 runs top to bottom in its own sandbox directory, which links ``src``, ``tests`` and ``docs``
 of the repository, so relative paths work exactly as from the repository root and the files
 the commands write stay out of the checkout.  A block preceded by
-``<!-- doc-examples: skip (reason) -->`` is not run (the reason says why).
+``<!-- doc-examples: skip (reason) -->`` is not run (the reason says why).  A block preceded by
+``<!-- doc-examples: llm-server -->`` runs with ``RAGAUDIT_LLM_BASE_URL`` pointing at a
+scripted chat-completions server on 127.0.0.1 (tests/docs/doc_model.py) and
+``RAGAUDIT_LLM_MODEL=gpt-4o-mini``; every other block runs with no endpoint configured.
 
 Regenerate the samples after an intended change of output with ``scripts/regen_docs``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shlex
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -33,6 +38,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = [*sorted((ROOT / "docs" / "guide").glob("*.md")), ROOT / "README.md"]
 SHELL_FENCES = {"", "console", "bash", "sh", "shell", "text"}
 SKIP = re.compile(r"<!--\s*doc-examples:\s*skip\b")
+LLM_SERVER = re.compile(r"<!--\s*doc-examples:\s*llm-server\b")
+DOC_MODEL = "gpt-4o-mini"
 PIPE = re.compile(r"\s*\|\s*(head|tail)\s+-(?:n\s*)?(\d+)\s*$")
 LINKED = ("src", "tests", "docs", "README.md", "pyproject.toml")
 
@@ -58,6 +65,7 @@ class Example:
     sample_start: int = 0
     exit_code: int = 0
     indent: str = ""
+    llm: bool = False
 
 
 def parse(doc: Path) -> list[Example]:
@@ -67,6 +75,7 @@ def parse(doc: Path) -> list[Example]:
     fence: str | None = None
     indent = ""
     run_block = True
+    llm_block = False
     current: Example | None = None
     i = 0
     while i < len(lines):
@@ -78,6 +87,7 @@ def parse(doc: Path) -> list[Example]:
                 indent, fence = match.group(1), match.group(2)
                 previous = next((x for x in reversed(lines[:i]) if x.strip()), "")
                 run_block = match.group(3) in SHELL_FENCES and not SKIP.search(previous)
+                llm_block = bool(LLM_SERVER.search(previous))
             i += 1
             continue
         if stripped == fence:
@@ -102,7 +112,9 @@ def parse(doc: Path) -> list[Example]:
             while text.endswith("\\") and i + 1 < len(lines):
                 i += 1
                 text = text[:-1].rstrip() + " " + lines[i].strip()
-            current = Example(doc, start, text, command_match is not None, [], i + 1, 0, indent)
+            current = Example(
+                doc, start, text, command_match is not None, [], i + 1, 0, indent, llm_block
+            )
             examples.append(current)
             if not command_match:
                 current = None
@@ -147,6 +159,19 @@ def sandbox(tmp: Path) -> Iterator[Path]:
         os.environ.update(saved_env)
 
 
+def _model_server() -> Any:
+    """The scripted chat server of tests/docs/doc_model.py (loaded by path: this file also
+    runs as a script)."""
+    from ragaudit.llm.testing import FakeChatServer
+
+    path = Path(__file__).with_name("doc_model.py")
+    spec = importlib.util.spec_from_file_location("doc_model", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return FakeChatServer(responder=module.reply)
+
+
 def run(example: Example, where: Path) -> tuple[int, list[str]]:
     """Exit code and output lines (stdout and stderr as a terminal shows them)."""
     from ragaudit.cli import main
@@ -168,11 +193,19 @@ def check(doc: Path, tmp: Path, write: bool = False) -> list[str]:
     problems: list[str] = []
     examples = parse(doc)
     replacements: list[tuple[int, int, list[str]]] = []
-    with sandbox(tmp) as where:
+    with sandbox(tmp) as where, ExitStack() as stack:
+        server: Any = None
         for ex in examples:
             if ex.sample and ex.sample[0].startswith("ragaudit: error:"):
                 ex.exit_code = 2  # an error example documents itself
+            if ex.llm and server is None:
+                server = stack.enter_context(_model_server())
+            if ex.llm:
+                os.environ["RAGAUDIT_LLM_BASE_URL"] = server.base_url
+                os.environ["RAGAUDIT_LLM_MODEL"] = DOC_MODEL
             code, out = run(ex, where)
+            for name in ("RAGAUDIT_LLM_BASE_URL", "RAGAUDIT_LLM_MODEL"):
+                os.environ.pop(name, None)
             where_ = f"{doc.relative_to(ROOT)}:{ex.line + 1}: {ex.command}"
             if code != ex.exit_code:
                 problems.append(f"{where_}: exit {code}, documented {ex.exit_code}: {out[-3:]}")

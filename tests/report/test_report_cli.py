@@ -89,7 +89,11 @@ def test_comparison_rows_and_holm_match_compare_and_statsmodels(bench: dict[str,
         assert cells[0] == row["metric"]
         assert cells[4] == f"{row['diff']:+.3f}"
         assert cells[5] == f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
-        short = {"Tango score": "score", "bootstrap percentile": "bootstrap"}
+        short = {
+            "Tango score": "score",
+            "Korn-Graubard MOVER": "KG-MOVER",
+            "bootstrap percentile": "bootstrap",
+        }
         assert cells[6] == short[row["ci_method"]]
         assert cells[8] == p_shown and cells[10] == row["verdict"]
         assert cells[9] == ("exact" if row["p_method"].startswith("exact") else "MC")

@@ -134,3 +134,43 @@ def test_bad_input_messages(kwargs, match):
 def test_paired_lengths_must_match():
     with pytest.raises(InputError, match="expected two sequences of equal length, found 2 and 1"):
         paired_mean_interval([0.1, 0.2], [0.3])
+
+
+@pytest.mark.parametrize("metric", ["recall@k", "ndcg@k", "precision@k"])
+def test_compare_gives_fractional_scores_the_paired_interval(metric):
+    import json
+    from pathlib import Path
+
+    from ragaudit import compare_runs  # the public one reads files
+
+    k3, k6 = (Path(__file__).parents[1] / "data" / "stats" / f"{k}.json" for k in ("k3", "k6"))
+    a, b = (
+        {r["id"]: r["metrics"][metric] for r in json.loads(p.read_text())["rows"]} for p in (k3, k6)
+    )
+    d = np.array([b[q] - a[q] for q in sorted(a)])
+    values, counts = np.unique(np.round(d, 9), return_counts=True)
+    low, high = _oracle(d, float(values[np.argmax(counts)]), -1.0, 1.0)
+    row = compare_runs(k3, k6, [metric]).metrics[0]
+    assert row.ci_method == "Korn-Graubard MOVER"
+    assert row.confidence_interval.low == pytest.approx(low, abs=1e-7)
+    assert row.confidence_interval.high == pytest.approx(high, abs=1e-7)
+    assert row.confidence_interval.low < row.statistic < row.confidence_interval.high
+
+
+def test_compare_keeps_the_bootstrap_for_metrics_outside_0_1():
+    from ragaudit.stats import PerQuestionMetrics
+    from ragaudit.stats import compare_runs as compare_loaded
+
+    ids = [f"q{i}" for i in range(20)]
+    runs = [
+        PerQuestionMetrics(
+            name,
+            {q: {"latency_s": 1.0 + shift + i / 10, "score": 0.5} for i, q in enumerate(ids)},
+        )
+        for name, shift in (("A", 0.0), ("B", 0.3))
+    ]
+    rows = {r.metric: r for r in compare_loaded(*runs, n_resamples=200).metrics}
+    assert rows["latency_s"].ci_method == "bootstrap percentile"
+    assert rows["score"].ci_method == "Korn-Graubard MOVER"
+    ci = rows["score"].confidence_interval  # no question changed: not the zero-width [0, 0]
+    assert ci.low < 0 < ci.high

@@ -33,12 +33,13 @@ def test_paired_binary_difference_covers_at_n_30(a_only, b_only):
 
 
 @pytest.mark.slow
-def test_funnel_stage_rate_near_one_covers_at_n_50():
+@pytest.mark.parametrize("rate,n", [(0.98, 50), (0.9, 6)])  # stage 1; the unanswerable block
+def test_funnel_stage_rate_near_one_covers_at_n_50(rate, n):
     rng = np.random.default_rng(20262)
-    kept = rng.binomial(50, 0.98, DATASETS)
-    low, high = clopper_pearson_bounds(kept, np.full(DATASETS, 50), 0.95)
+    kept = rng.binomial(n, rate, DATASETS)
+    low, high = clopper_pearson_bounds(kept, np.full(DATASETS, n), 0.95)
     assert np.all(low < 1)  # 50/50 no longer prints [1, 1]
-    assert _covered(low, high, 0.98) >= 0.93
+    assert _covered(low, high, rate) >= 0.93
 
 
 @pytest.mark.slow
@@ -79,6 +80,31 @@ def test_dashboard_mean_interval_covers_means_near_a_boundary(scenario):
     x, modes, truth = _draw(np.random.default_rng(20264), values, probs, n)
     low, high = bounded_mean_bounds(x, modes, 0.0, 1.0, 0.95)
     assert np.all(high > low)  # all-equal samples are not the zero-width [v, v]
+    assert _covered(low, high, truth) >= 0.94
+
+
+# compare's paired differences of fractional scores (d = b - a in [-1, 1]): most questions do
+# not change, or all shift together (precision@k when k doubles).  The percentile bootstrap
+# covered 0.87 / 0.89 / 0.92 / 0.93 here (benchmarks/coverage_stats.py).
+PAIRED_SCENARIOS = {
+    "recall@k, 5% of questions change": ([0, 0.5, -0.5, 1], [0.95, 0.03, 0.01, 0.01], 50),
+    "MRR, 8% change": ([0, 0.5, -0.5, 1 / 3, -1 / 6, 1], [0.92, 0.02, 0.02, 0.02, 0.01, 0.01], 50),
+    "precision@k, k doubled": ([-1 / 6, -1 / 3, 0, 1 / 6], [0.85, 0.08, 0.05, 0.02], 54),
+    "nDCG@k, 30% change": (
+        [0, 0.37, -0.37, 0.13, -0.13, 0.5, -1],
+        [0.7, 0.08, 0.05, 0.07, 0.04, 0.04, 0.02],
+        54,
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", PAIRED_SCENARIOS)
+def test_compare_paired_interval_of_fractional_scores_covers(scenario):
+    values, probs, n = PAIRED_SCENARIOS[scenario]
+    d, modes, truth = _draw(np.random.default_rng(20265), values, probs, n)
+    low, high = bounded_mean_bounds(d, modes, -1.0, 1.0, 0.95)
+    assert np.all(high > low)
     assert _covered(low, high, truth) >= 0.94
 
 

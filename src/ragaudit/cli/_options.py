@@ -30,6 +30,7 @@ __all__ = [
     "labels_option",
     "quiet_option",
     "render_json",
+    "results_dir_option",
     "seed_option",
 ]
 
@@ -93,6 +94,14 @@ def corpus_option(help: str, *, required: bool = False) -> Any:
     return click.option(
         "--corpus", "corpus_dir", type=click.Path(file_okay=False), required=required,
         default=None, help=help,
+    )  # fmt: skip
+
+
+def results_dir_option() -> Any:
+    """``--out DIR`` (default ``ragaudit-results``): where saved runs and reports go."""
+    return click.option(
+        "--out", "out_dir", type=click.Path(file_okay=False), default="ragaudit-results",
+        show_default=True, help="Results directory.",
     )  # fmt: skip
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from ragaudit.cli._options import emit, format_option
+from ragaudit.cli._options import emit, format_option, results_dir_option
 from ragaudit.data.chunks import Chunk, Document
 from ragaudit.data.golden import GoldenSet, load_golden
 from ragaudit.data.saved_run import SavedRun
@@ -257,14 +257,7 @@ def run_demo(
 
 
 @click.command(name="demo")
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    default="ragaudit-results",
-    show_default=True,
-    help="Results directory.",
-)
+@results_dir_option()
 @click.option("--full", is_flag=True, help="Also print the full label-bias and comparison tables.")
 @format_option()
 def command(out_dir: str, full: bool, output_format: str) -> None:

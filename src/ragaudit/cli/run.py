@@ -14,6 +14,7 @@ from ragaudit.cli._options import (
     format_option,
     golden_map_option,
     quiet_option,
+    results_dir_option,
     seed_option,
 )
 from ragaudit.cli._progress import progress_callback
@@ -83,14 +84,7 @@ __all__ = ["command"]
 )
 @click.option("--generator", type=click.Choice(GENERATORS), default="extractive", show_default=True)
 @click.option("--name", default=None, help="Configuration name [default: k<K>_cs<SIZE>...].")
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False),
-    default="ragaudit-results",
-    show_default=True,
-    help="Results directory.",
-)
+@results_dir_option()
 @click.option(
     "--limit",
     type=int,

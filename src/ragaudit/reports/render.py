@@ -89,9 +89,14 @@ def _key_values_text(block: KeyValues, indent: str) -> list[str]:
 
 
 def _shout(title: str) -> str:
-    """Upper-case a section title up to its parenthesised details ("k=5" stays lower case)."""
-    head, sep, rest = title.partition(" (")
-    return head.upper() + sep + rest
+    """Upper-case a section title up to its parenthesised details or a ``": "`` that names
+    something (``k=5``, run names and metric names keep their case).
+
+    >>> _shout("Graded labels (k=5)"), _shout("Where the noise comes from: k3_cs800")
+    ('GRADED LABELS (k=5)', 'WHERE THE NOISE COMES FROM: k3_cs800')
+    """
+    cut = min((i for i in (title.find(" ("), title.find(": ")) if i >= 0), default=len(title))
+    return title[:cut].upper() + title[cut:]
 
 
 def render_text(report: Report) -> str:

@@ -1,6 +1,7 @@
 """Is the improvement real?  Paired statistics, power planning and label agreement.
 
-* :func:`compare_runs` / :func:`compare_all`: paired bootstrap intervals, permutation p-values,
+* :func:`compare_runs` / :func:`compare_all`: paired intervals (score, Korn-Graubard MOVER or
+  bootstrap, each row naming its method), permutation p-values,
   McNemar's exact test and verdicts for two (or every pair of) saved runs;
 * :func:`paired_bootstrap`, :func:`paired_permutation_test` (exact whenever affordable),
   :func:`mcnemar_exact`: the tests;
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
         pair_runs,
     )
     from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement
+    from ragaudit.stats.bounded import bounded_mean_interval, paired_mean_interval
     from ragaudit.stats.clustered import (
         ClusterBootstrapResult,
         ClusteredResult,
@@ -82,6 +84,7 @@ _WHERE = {
     "PairedMetrics": "_inputs", "PerQuestionMetrics": "_inputs", "pair_runs": "_inputs",
     "AgreementResult": "agreement",
     "cohen_kappa": "agreement", "label_agreement": "agreement",
+    "bounded_mean_interval": "bounded", "paired_mean_interval": "bounded",
     "ClusterBootstrapResult": "clustered", "ClusteredResult": "clustered",
     "cluster_bootstrap": "clustered", "clustered_mean": "clustered",
     "clustered_paired_difference": "clustered", "clustered_rate": "clustered",
@@ -121,6 +124,7 @@ __all__ = [
     "PlanningRow",
     "SampleSize",
     "SubsampleInterval",
+    "bounded_mean_interval",
     "cluster_bootstrap",
     "clustered_mean",
     "clustered_paired_difference",
@@ -144,6 +148,7 @@ __all__ = [
     "pair_runs",
     "paired_bootstrap",
     "paired_difference_interval",
+    "paired_mean_interval",
     "paired_permutation_test",
     "planning_table",
     "ppi_mean",

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragaudit.exceptions import RagauditWarning
+from ragaudit.stats.bounded import METHOD as MOVER
+from ragaudit.stats.bounded import bounded_mean_bounds, mode
 from ragaudit.stats.intervals import tango_bounds
 from ragaudit.stats.permutation import MONTE_CARLO, exact_pvalue, monte_carlo_pvalues
 from ragaudit.stats.resampling import (
@@ -26,7 +28,15 @@ from ragaudit.stats.resampling import (
     _snap_constant,
 )
 
-__all__ = ["BCA", "PERCENTILE", "SCORE", "SubsampleInterval", "group_intervals", "group_pvalues"]
+__all__ = [
+    "BCA",
+    "MOVER",
+    "PERCENTILE",
+    "SCORE",
+    "SubsampleInterval",
+    "group_intervals",
+    "group_pvalues",
+]
 
 _BOOTSTRAP, _PERMUTATION, _SUBSAMPLE = 0, 1, 2
 SCORE, PERCENTILE, BCA = "Tango score", "bootstrap percentile", "bootstrap BCa"
@@ -68,9 +78,24 @@ def group_pvalues(
     return [value for value in out if value is not None]
 
 
+def _column_intervals(
+    part: np.ndarray, size: int, low: np.ndarray, high: np.ndarray
+) -> list[SubsampleInterval]:
+    """One :class:`SubsampleInterval` per column of ``part`` (the mean and its bounds)."""
+    return [
+        SubsampleInterval(
+            size,
+            float(np.ascontiguousarray(part[:, k]).mean()),
+            ConfidenceInterval(float(low[k]), float(high[k])),
+        )
+        for k in range(part.shape[1])
+    ]
+
+
 def group_intervals(
     diffs: np.ndarray,
     scored: Sequence[int],
+    bounded: Sequence[int],
     booted: Sequence[int],
     n_resamples: int,
     confidence: float,
@@ -81,7 +106,10 @@ def group_intervals(
 ) -> dict[int, tuple[tuple[SubsampleInterval, ...], str]]:
     """Per column: intervals on the first 10, 20, ... questions and on all, and the method.
 
-    The subsamples are the first ``size`` questions in id order: deterministic, no draw.
+    ``scored`` columns (0/1 metrics) get Tango's score interval, ``bounded`` columns (scores in
+    [0, 1]) the Korn-Graubard MOVER interval of the paired difference, ``booted`` columns the
+    bootstrap.  The subsamples are the first ``size`` questions in id order: deterministic,
+    no draw.
     """
     n = diffs.shape[0]
     steps = [s for s in sizes if s < n] + [n]
@@ -101,6 +129,16 @@ def group_intervals(
                     )
                 )
         out.update({j: (tuple(v), SCORE) for j, v in by_column.items()})
+    if bounded:
+        by_column = {j: [] for j in bounded}
+        for size in steps:
+            part = diffs[:size, list(bounded)]
+            # one row per metric: each metric's interval is computed from its own column only
+            centre = np.array([mode(part[:, k], 2.0) for k in range(len(bounded))])
+            low, high = bounded_mean_bounds(part.T, centre, -1.0, 1.0, confidence)
+            for j, interval in zip(bounded, _column_intervals(part, size, low, high), strict=True):
+                by_column[j].append(interval)
+        out.update({j: (tuple(v), MOVER) for j, v in by_column.items()})
     if booted:
         method: CIMethod = "bca" if ci_method == "bca" else "percentile"
         label = BCA if method == "bca" else PERCENTILE
@@ -113,13 +151,7 @@ def group_intervals(
                     warnings.simplefilter("ignore", RagauditWarning)  # BCa fallbacks, tiny sets
                 theta_b = _bootstrap_means(part, n_resamples, rng)
                 low, high = _snap_constant(part, *_interval(theta_b, part, confidence, method))
-            for k, j in enumerate(booted):
-                by_column[j].append(
-                    SubsampleInterval(
-                        size,
-                        float(np.ascontiguousarray(part[:, k]).mean()),
-                        ConfidenceInterval(float(low[k]), float(high[k])),
-                    )
-                )
+            for j, interval in zip(booted, _column_intervals(part, size, low, high), strict=True):
+                by_column[j].append(interval)
         out.update({j: (tuple(v), label) for j, v in by_column.items()})
     return out

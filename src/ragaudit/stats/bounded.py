@@ -45,10 +45,22 @@ from ragaudit.exceptions import InputError
 from ragaudit.stats.intervals import IntervalResult
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
 
-__all__ = ["METHOD", "bounded_mean_bounds", "bounded_mean_interval", "paired_mean_interval"]
+__all__ = [
+    "METHOD",
+    "bounded_mean_bounds",
+    "bounded_mean_interval",
+    "mode",
+    "paired_mean_interval",
+]
 
 #: The name every printed row gives this interval.
 METHOD = "Korn-Graubard MOVER"
+
+# Values closer than this (relative to the range) count as equal: a paired difference such as
+# 0.5 - 1/3 and 1/3 - 1/6 differs in the last bits.
+_TOLERANCE = 1e-9
+# Beyond this effective sample size the beta quantiles are a normal interval anyway.
+_MAX_N_EFF = 1e12
 
 
 def _side_bounds(y: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -56,10 +68,11 @@ def _side_bounds(y: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarr
     n = y.shape[-1]
     alpha = 1.0 - confidence
     mean = y.mean(axis=-1)
-    var_mean = y.var(axis=-1) / n
-    spread = var_mean > 0
+    # Equal values can leave a variance of 1e-35 in floating point: spread means a real range.
+    spread = np.ptp(y, axis=-1) > _TOLERANCE
+    var_mean = np.where(spread, y.var(axis=-1) / n, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        n_eff = np.where(spread, mean * (1.0 - mean) / np.where(spread, var_mean, 1.0), n)
+        n_eff = np.where(spread, np.minimum(mean * (1.0 - mean) / var_mean, _MAX_N_EFF), n)
         if n > 1:
             n_eff = n_eff * (ndtri(1.0 - alpha / 2) / stdtrit(n - 1, 1.0 - alpha / 2)) ** 2
         k_eff = mean * n_eff
@@ -84,9 +97,11 @@ def bounded_mean_bounds(
     centre = np.broadcast_to(np.asarray(centre, dtype=float), x.shape[:1])
     room_up = np.maximum(high - centre, 0.0)[:, None]
     room_down = np.maximum(centre - low, 0.0)[:, None]
+    offset = x - centre[:, None]
+    offset = np.where(np.abs(offset) <= _TOLERANCE * (high - low), 0.0, offset)
     with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.where(room_up > 0, np.maximum(x - centre[:, None], 0.0) / room_up, 0.0)
-        down = np.where(room_down > 0, np.maximum(centre[:, None] - x, 0.0) / room_down, 0.0)
+        up = np.where(room_up > 0, np.maximum(offset, 0.0) / room_up, 0.0)
+        down = np.where(room_down > 0, np.maximum(-offset, 0.0) / room_down, 0.0)
     m_up, l_up, h_up = (v * room_up[:, 0] for v in _side_bounds(up, confidence))
     m_down, l_down, h_down = (v * room_down[:, 0] for v in _side_bounds(down, confidence))
     sd_up, sd_down = up.std(axis=-1), down.std(axis=-1)
@@ -122,9 +137,18 @@ def _check_values(values: Sequence[float] | np.ndarray, low: float, high: float)
     return np.clip(x, low, high)
 
 
-def _mode(x: np.ndarray) -> float:
-    values, counts = np.unique(x, return_counts=True)
-    return float(values[int(np.argmax(counts))])
+def mode(x: np.ndarray, scale: float) -> float:
+    """The most common value of ``x`` (the smallest on ties), the default centre.
+
+    Values closer than ``1e-9 * scale`` (``scale``: the width of the range) count as one.
+
+    Examples
+    --------
+    >>> abs(mode(np.array([0.5 - 1 / 3, 1 / 3 - 1 / 6, 0.0]), 2.0) - 1 / 6) < 1e-9
+    True
+    """
+    values, counts = np.unique(np.round(x / (_TOLERANCE * scale)), return_counts=True)
+    return float(values[int(np.argmax(counts))] * _TOLERANCE * scale)
 
 
 def bounded_mean_interval(
@@ -200,7 +224,7 @@ def bounded_mean_interval(
     low, high = (float(b) for b in bounds)
     x = _check_values(values, low, high)
     confidence = check_confidence(confidence)
-    c = _mode(x) if centre is None else float(centre)
+    c = mode(x, high - low) if centre is None else float(centre)
     if not low <= c <= high:
         raise InputError(f"centre: expected a value in [{low:g}, {high:g}], found {centre!r}")
     lower, upper = bounded_mean_bounds(x[None, :], np.array([c]), low, high, confidence)
@@ -221,11 +245,12 @@ def paired_mean_interval(
 ) -> IntervalResult:
     r"""Interval for the mean paired difference ``mean(b - a)`` of a score bounded in ``bounds``.
 
-    :func:`bounded_mean_interval` of :math:`d_i = b_i - a_i` on
-    ``(low - high, high - low)``, centred at 0: the questions that did not change are the
-    centre, those where B gained and those where A gained are the two sides.  No question
-    favouring A still leaves room for one in the population (``1 - (alpha/2)^{1/n}`` of the
-    questions), so the interval never ends at exactly 0 the way a bootstrap does.
+    :func:`bounded_mean_interval` of :math:`d_i = b_i - a_i` on ``(low - high, high - low)``,
+    centred at the most common difference: 0 when most questions did not change (then the
+    questions where B gained and those where A gained are the two sides), or a shift every
+    question shares (precision@k when k doubles).  No question favouring A still leaves room for
+    one in the population (``1 - (alpha/2)^{1/n}`` of the questions), so the interval never
+    ends at exactly 0 the way a bootstrap does.
 
     Parameters
     ----------
@@ -260,6 +285,4 @@ def paired_mean_interval(
     _check_values(a_arr, low, high)
     _check_values(b_arr, low, high)
     width = high - low
-    return bounded_mean_interval(
-        b_arr - a_arr, bounds=(-width, width), centre=0.0, confidence=confidence
-    )
+    return bounded_mean_interval(b_arr - a_arr, bounds=(-width, width), confidence=confidence)

@@ -8,8 +8,11 @@ interval and its p-value.
 
 * Interval (``method``): ``"auto"`` (default) gives 0/1 metrics Tango's score interval for
   the difference of paired proportions (:func:`~ragaudit.stats.paired_difference_interval`)
-  and every other metric a paired percentile bootstrap; ``"score"`` is the same;
-  ``"bootstrap"`` (alias ``"percentile"``) and ``"bca"`` use the bootstrap for every metric.
+  other scores in [0, 1] the Korn-Graubard MOVER interval of the paired difference
+  (:func:`~ragaudit.stats.bounded.paired_mean_interval`: built for differences where most
+  questions do not change, never zero-width), and metrics outside [0, 1] a paired percentile
+  bootstrap; ``"score"`` is the same; ``"bootstrap"`` (alias ``"percentile"``) and ``"bca"``
+  use the bootstrap for every metric.
 * p-value: exact whenever affordable (lattice convolution, enumeration of the non-zero
   differences, distinct values), Monte Carlo otherwise
   (:func:`~ragaudit.stats.paired_permutation_test`).  For a 0/1 metric it equals McNemar's
@@ -299,9 +302,11 @@ def compare_runs(
     For metric *j* with non-null paired values on questions :math:`i \in S_j`,
     :math:`d_i = b_i - a_i`, the statistic is :math:`\bar d = \frac1{|S_j|}\sum d_i`; the
     interval is Tango's score interval for 0/1 metrics
-    (:func:`~ragaudit.stats.paired_difference_interval`) and a paired bootstrap otherwise
-    (:func:`~ragaudit.stats.paired_bootstrap`); the p-value a paired sign-flip permutation
-    test (:func:`~ragaudit.stats.paired_permutation_test`), exact whenever affordable.  0/1
+    (:func:`~ragaudit.stats.paired_difference_interval`), the Korn-Graubard MOVER interval
+    for other scores in [0, 1] (:func:`~ragaudit.stats.bounded.paired_mean_interval`) and a
+    paired bootstrap otherwise (:func:`~ragaudit.stats.paired_bootstrap`); the p-value a
+    paired sign-flip permutation test (:func:`~ragaudit.stats.paired_permutation_test`), exact
+    whenever affordable.  0/1
     metrics add McNemar's exact test and the exact power of that test for the observed
     effect at the observed discordance.
 
@@ -316,7 +321,8 @@ def compare_runs(
     n_resamples, n_permutations : int, default 10000
     confidence : float in (0, 1), default 0.95
     method : {"auto", "score", "bootstrap", "percentile", "bca"}, default "auto"
-        ``auto``/``score``: Tango for 0/1 metrics, percentile bootstrap otherwise;
+        ``auto``/``score``: Tango for 0/1 metrics, Korn-Graubard MOVER for other scores in
+        [0, 1], percentile bootstrap otherwise;
         ``bootstrap``/``percentile``/``bca``: that bootstrap interval for every metric.
     seed : int >= 0, default 0
     exact_max_n : int, default 20
@@ -382,6 +388,11 @@ def compare_runs(
     )
 
 
+def _unit(values: np.ndarray) -> bool:
+    """Every value in [0, 1]: a score whose paired difference lies in [-1, 1]."""
+    return bool(np.all((values >= 0.0) & (values <= 1.0)))
+
+
 def _compare_paired(
     paired: PairedMetrics,
     n_resamples: int,
@@ -419,10 +430,16 @@ def _compare_paired(
         binary = [
             is_binary(a_values[:, j]) and is_binary(b_values[:, j]) for j in range(len(members))
         ]
-        scored = [j for j in range(len(members)) if binary[j] and ci_method in ("auto", "score")]
-        booted = [j for j in range(len(members)) if j not in scored]
+        auto = ci_method in ("auto", "score")
+        scored = [j for j in range(len(members)) if binary[j] and auto]
+        bounded = [
+            j
+            for j in range(len(members))
+            if auto and not binary[j] and _unit(a_values[:, j]) and _unit(b_values[:, j])
+        ]
+        booted = [j for j in range(len(members)) if j not in scored and j not in bounded]
         intervals = group_intervals(
-            diffs, scored, booted, n_resamples, confidence, ci_method, seed, mask, sizes
+            diffs, scored, bounded, booted, n_resamples, confidence, ci_method, seed, mask, sizes
         )
         pvalues = group_pvalues(diffs, n_permutations, exact_max_n, seed, mask)
         for column, metric in enumerate(members):
