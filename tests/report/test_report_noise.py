@@ -108,3 +108,15 @@ def test_demo_says_what_clustering_by_source_does(tmp_path):
     text = " ".join(result.stdout.split())
     assert "clustering by source (14 clusters): the 95% interval of ndcg@k is" in text
     assert f"(design effect {deff:.2f})" in text
+
+
+def test_noise_sections_fit_a_phone_screen(bench: dict[str, Path], open_page, tmp_path):
+    out = tmp_path / "r.html"
+    cli("report", str(bench["k3"]), "--cluster-by", "source", "--human", str(HUMAN),
+        "--out", str(out))  # fmt: skip
+    loaded = open_page(out, width=390)
+    page = loaded.page
+    assert page.locator("h2", has_text="Where the noise comes from: k3").count() == 1
+    # Wide tables and the calibration block scroll in their own box, not the page.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert loaded.console_errors == [] and loaded.network_requests == []

@@ -33,8 +33,7 @@ from ragaudit.reports.html_data import (
 )
 from ragaudit.reports.label_bias import bias_report
 from ragaudit.reports.noise import noise_section
-from ragaudit.reports.render import render_section_html
-from ragaudit.reports.report import ScatterPlot, Table
+from ragaudit.reports.report import ScatterPlot, Table, Text
 from ragaudit.reports.svg import scatter_svg
 from ragaudit.stats.verdicts import verdict_rule
 
@@ -354,12 +353,25 @@ def _comparison(audit: Audit, pair: PairView) -> str:
 
 
 def _noise(audit: Audit) -> list[str]:
-    """Per run, with ``--cluster-by`` / ``--human``: clustered intervals and the calibrated rate."""
+    """Per run, with ``--cluster-by`` / ``--human``: clustered intervals and the calibrated rate
+    (the Report section of :func:`~ragaudit.reports.noise.noise_section`; wide tables and
+    monospace blocks scroll inside their own box)."""
     out = []
     for run in audit.runs:
         section = noise_section(run.name, run.clustered, run.calibration)
-        if section is not None:
-            out += render_section_html(section)
+        if section is None:
+            continue
+        out.append(f"<h2>{_e(section.title)}</h2>")
+        for block in section.blocks:
+            if block.only and "html" not in block.only:
+                continue
+            if isinstance(block, Table):
+                out.append(_report_table(block))
+            elif isinstance(block, Text) and block.monospace:
+                text = _e("\n".join(block.lines))
+                out.append(f'<div class="scroll"><pre>{text}</pre></div>')
+            elif isinstance(block, Text):
+                out += [f'<p class="note">{_e(line)}</p>' for line in block.lines]
     return out
 
 
