@@ -86,7 +86,7 @@ def test_html_renderer_escapes_and_is_standalone():
 def test_render_dispatch_and_json():
     assert render(TINY, "json") == '{\n  "k": 2\n}\n'
     assert render(TINY, "table") == render_text(TINY)
-    expected = r"format: expected one of table, json, csv, markdown, html, tsv, found 'pdf'"
+    expected = r"format: expected one of table, json, csv, markdown, html, tsv, latex, found 'pdf'"
     with pytest.raises(InputError, match=expected):
         render(TINY, "pdf")
 

@@ -153,3 +153,22 @@ def test_bad_alpha_is_one_line(files):
     qrels, paths = files
     result = invoke("--qrels", qrels, *run_args(paths), "--alpha", "1.5")
     assert result.exit_code == 2 and "alpha: expected a number between 0 and 1" in result.stderr
+
+
+def test_latex_table_is_well_formed_and_escaped(files, ranked_runs):
+    qrels, paths = files
+    result = invoke("--qrels", qrels, *run_args(paths), "-m", "hit@1", "-m", "mrr",
+                    "--format", "latex")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == r"% ragaudit output; needs \usepackage{booktabs,amssymb}"
+    start = lines.index(r"\begin{tabular}{llrrr}")
+    body = lines[start + 4 : start + 7]
+    assert [row.count(" & ") for row in body] == [4, 4, 4]
+    strong_mrr = np.mean(ranked_runs.hand_values("strong")["mrr"])
+    assert body[1] == (
+        rf"b & strong & 30 & {22 / 30:.4f} \ensuremath{{\blacktriangle}} & "
+        rf"{strong_mrr:.4f} \ensuremath{{\blacktriangle}} \\"
+    )
+    assert "relevance\\_threshold=1" in result.stdout and "95\\% interval" in result.stdout
+    assert result.stdout.count(r"\begin{tabular}") == result.stdout.count(r"\end{tabular}") == 2

@@ -34,6 +34,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "cache": ("ragaudit.cli.cache", "Inspect or clear the LLM response cache."),
     "judge": ("ragaudit.cli.judge", "Add LLM judge verdicts to a saved run (cached, costed)."),
     "compare": ("ragaudit.cli.compare", "Is the difference between two runs real? (paired tests)"),
+    "baseline": ("ragaudit.cli.baseline", "Write the baseline run a CI gate compares against."),
     "plan": ("ragaudit.cli.plan", "How many questions you need: exact power / detectable effect."),
     "agreement": ("ragaudit.cli.agreement", "Agreement between two labellers (Cohen's kappa)."),
     "calibrate": ("ragaudit.cli.calibrate", "Judge vs human verdicts; PPI++ calibrated rate."),

@@ -8,7 +8,6 @@ import click
 
 from ragaudit.cli._options import append_step_summary, emit, format_option, seed_option
 from ragaudit.exceptions import InputError
-from ragaudit.metrics.registry import resolve_saved_run_metrics
 from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.verdicts import format_pvalue
 
@@ -295,19 +294,10 @@ def _apply_gates(result: Comparison, gates: tuple[str, ...]) -> None:
     Only a SIGNIFICANT verdict with a negative difference fails the gate: "no evidence" of a
     change is not a regression, and a borderline one is reported but does not fail.
     """
-    by_name = {row.metric: row for row in result.metrics}
-    gates = tuple(resolve_saved_run_metrics(gates, list(by_name)))
-    missing = [g for g in gates if g not in by_name]
-    if missing:
-        raise InputError(
-            f"--fail-if-worse: {', '.join(missing)} not compared; compared metrics: "
-            f"{', '.join(by_name) or 'none'}"
-        )
-    failed = [
-        by_name[g]
-        for g in gates
-        if by_name[g].verdict == "SIGNIFICANT" and by_name[g].statistic < 0
-    ]
+    try:
+        failed = result.regressions(gates)
+    except InputError as exc:
+        raise InputError(f"--fail-if-worse: {exc}") from None
     for row in failed:
         low, high = row.confidence_interval.low, row.confidence_interval.high
         click.echo(

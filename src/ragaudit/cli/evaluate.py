@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ragaudit.cli._options import emit, format_option, seed_option
+from ragaudit.cli._options import TEXT_FORMATS, emit, format_option, seed_option
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import list_metrics
 
@@ -113,7 +113,7 @@ def _metric_help() -> str:
     help="Several runs: significance level of the markers (Holm-adjusted p < alpha).",
 )
 @seed_option()
-@format_option()
+@format_option(*TEXT_FORMATS, "latex")
 def command(
     qrels_path: str,
     run_paths: tuple[str, ...],

@@ -108,6 +108,20 @@ class PerQuestionMetrics:
         }
         return cls(name=name, values=values, path=path)
 
+    def means(self) -> dict[str, float | None]:
+        """Each metric's mean over the questions where it is not null (None: null everywhere).
+
+        >>> run = PerQuestionMetrics("r", {"q1": {"hit": 1.0}, "q2": {"hit": None}})
+        >>> run.means()
+        {'hit': 1.0}
+        """
+        out: dict[str, float | None] = {}
+        for metric in self.metrics:
+            column = [row.get(metric) for row in self.values.values()]
+            present = [v for v in column if v is not None]
+            out[metric] = math.fsum(present) / len(present) if present else None
+        return out
+
     @property
     def metrics(self) -> list[str]:
         """Metric names in order of first appearance."""

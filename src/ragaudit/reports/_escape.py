@@ -11,6 +11,8 @@ every string through the function for its format:
 * :func:`md_inline` (Markdown text and table cells): :func:`visible`, then a backslash before
   every character that Markdown or its inline HTML would interpret;
 * :func:`md_fence`: a code fence longer than any run of backticks in the block;
+* :func:`latex` (LaTeX text and table cells): :func:`visible`, then every character TeX
+  treats specially as its text command, and the significance markers as math symbols;
 * HTML uses :func:`html.escape` with ``quote=True``.
 """
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["md_fence", "md_inline", "visible"]
+__all__ = ["latex", "md_fence", "md_inline", "visible"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -81,3 +83,33 @@ def md_fence(lines: tuple[str, ...] | list[str]) -> str:
     """
     longest = max((len(run) for line in lines for run in re.findall("`+", line)), default=0)
     return "`" * max(3, longest + 1)
+
+
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "\u25b2": r"\ensuremath{\blacktriangle}",
+    "\u25bc": r"\ensuremath{\blacktriangledown}",
+}
+_LATEX_SPECIAL = re.compile("|".join(re.escape(c) for c in _LATEX))
+
+
+def latex(text: str) -> str:
+    r"""Text safe inside a LaTeX paragraph or tabular cell (markers need ``amssymb``).
+
+    Examples
+    --------
+    >>> print(latex("recall@5 50% a_b ▲a,c"))
+    recall@5 50\% a\_b \ensuremath{\blacktriangle}a,c
+    """
+    return _LATEX_SPECIAL.sub(lambda m: _LATEX[m.group(0)], visible(text))

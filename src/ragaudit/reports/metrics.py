@@ -45,7 +45,7 @@ def evaluate_report(ev: Evaluation, per_query: bool = False) -> Report:
             for name, value in ev.means.items()
         ),
         align="lrrl",
-        only=("table", "markdown", "html"),
+        only=("table", "markdown", "html", "latex"),
     )
     blocks: list[Any] = [header, means]
     if ev.tied_groups:

@@ -126,7 +126,7 @@ def _comparisons(matrices: Sequence[PairwiseMatrix]) -> tuple[Table, Table, list
             for metric, a, b, n, d, lo, hi, _cm, p, _pm, q, sig in values
         ),
         align="lllrrrrrl",
-        only=("table", "markdown", "html"),
+        only=("table", "markdown", "html", "latex"),
     )
     keys = (
         "metric",
@@ -184,7 +184,7 @@ def multirun_report(
         ("", "run", "n", *metrics),
         rows,
         align="llr" + "r" * len(metrics),
-        only=("table", "markdown", "html"),
+        only=("table", "markdown", "html", "latex"),
     )
     csv_values = tuple(
         (letters[r], names[r], ev.n_queries, *(ev.means[m] for m in metrics))

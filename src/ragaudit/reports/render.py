@@ -23,7 +23,7 @@ from html import escape
 from typing import Any
 
 from ragaudit.exceptions import InputError
-from ragaudit.reports._escape import md_fence, md_inline, visible
+from ragaudit.reports._escape import latex, md_fence, md_inline, visible
 from ragaudit.reports.report import (
     FORMATS,
     Block,
@@ -40,6 +40,7 @@ __all__ = [
     "render_csv",
     "render_html",
     "render_json",
+    "render_latex",
     "render_markdown",
     "render_section_html",
     "render_table_text",
@@ -332,6 +333,58 @@ def render_html(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
+def _latex_block(block: Block) -> list[str]:
+    if isinstance(block, Table):
+        return [
+            r"\begin{tabular}{" + block.align + "}",
+            r"\toprule",
+            " & ".join(latex(c) for c in block.columns) + r" \\",
+            r"\midrule",
+            *(" & ".join(latex(c) for c in row) + r" \\" for row in block.rows),
+            r"\bottomrule",
+            r"\end{tabular}",
+        ]
+    if isinstance(block, KeyValues):
+        return [" \\\\\n".join(f"{latex(k)}: {latex(v)}" for k, v in block.pairs)]
+    if isinstance(block, Text):
+        if block.monospace:
+            return [
+                r"\begin{verbatim}",
+                *(visible(line) for line in block.lines),
+                r"\end{verbatim}",
+            ]
+        return [" \\\\\n".join(latex(line) for line in block.lines)]
+    return []
+
+
+def render_latex(report: Report) -> str:
+    """A LaTeX fragment: booktabs tables, escaped paragraphs (needs ``booktabs``, ``amssymb``).
+
+    Examples
+    --------
+    >>> r = Report("", (Section("", (Table(("run", "mrr"), (("a_1", "0.5 ▲"),)),)),))
+    >>> print(render_latex(r), end="")
+    % ragaudit output; needs \\usepackage{booktabs,amssymb}
+    <BLANKLINE>
+    \\begin{tabular}{lr}
+    \\toprule
+    run & mrr \\\\
+    \\midrule
+    a\\_1 & 0.5 \\ensuremath{\\blacktriangle} \\\\
+    \\bottomrule
+    \\end{tabular}
+    """
+    out = [r"% ragaudit output; needs \usepackage{booktabs,amssymb}"]
+    if report.title:
+        out += ["", r"\section*{" + latex(report.title) + "}"]
+    for section in _sections(report):
+        if section.title:
+            out += ["", r"\subsection*{" + latex(section.title) + "}"]
+        for block in _shown(section.blocks, "latex"):
+            out += ["", *_latex_block(block)]
+    return "\n".join(out) + "\n"
+
+
 _RENDERERS = {
     "table": render_text,
     "json": render_json,
@@ -339,6 +392,7 @@ _RENDERERS = {
     "tsv": render_tsv,
     "markdown": render_markdown,
     "html": render_html,
+    "latex": render_latex,
 }
 
 

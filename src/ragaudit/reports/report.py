@@ -18,7 +18,7 @@ from ragaudit.exceptions import InputError
 __all__ = ["FORMATS", "Block", "KeyValues", "Report", "ScatterPlot", "Section", "Table", "Text"]
 
 #: Every output format a report can be rendered in.
-FORMATS = ("table", "json", "csv", "markdown", "html", "tsv")
+FORMATS = ("table", "json", "csv", "markdown", "html", "tsv", "latex")
 
 
 @dataclass(frozen=True)

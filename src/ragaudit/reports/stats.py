@@ -8,6 +8,7 @@ from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 from ragaudit.stats.verdicts import format_pvalue, verdict_rule
 
 if TYPE_CHECKING:  # only annotations: `plan` must not load the comparison machinery
+    from ragaudit.data.per_question import PerQuestionMetrics
     from ragaudit.stats.agreement import AgreementResult
     from ragaudit.stats.compare import Comparison, MetricComparison
     from ragaudit.stats.mcnemar import McNemarResult
@@ -16,6 +17,7 @@ if TYPE_CHECKING:  # only annotations: `plan` must not load the comparison machi
 
 __all__ = [
     "agreement_report",
+    "baseline_report",
     "comparison_report",
     "fmt_p",
     "matrix_report",
@@ -338,3 +340,51 @@ def agreement_report(result: AgreementResult, name_a: str, name_b: str) -> Repor
         (Section("", (head,)), Section("", (scores,)), Section("", (confusion,))),
         data=data,
     )
+
+
+def baseline_report(
+    target: str,
+    source: str,
+    new: PerQuestionMetrics,
+    old: PerQuestionMetrics | None,
+    unchanged: bool,
+) -> Report:
+    """What ``ragaudit baseline update`` wrote: the file, its source and the means it moved.
+
+    >>> from ragaudit.data.per_question import PerQuestionMetrics
+    >>> from ragaudit.reports.render import render_text
+    >>> new = PerQuestionMetrics("k3", {"q1": {"hit": 1.0}, "q2": {"hit": 0.0}})
+    >>> print(render_text(baseline_report("b.json", "k3.json", new, None, False)), end="")
+    baseline b.json <- k3.json (2 questions; no previous baseline)
+    metric  before    now
+    hit          -  0.500
+    """
+    before = old.means() if old is not None else {}
+    after = new.means()
+    names = list(dict.fromkeys([*after, *before]))
+    values = tuple((m, before.get(m), after.get(m)) for m in names)
+    state = (
+        "unchanged: the same bytes"
+        if unchanged
+        else "replaces the previous baseline"
+        if old is not None
+        else "no previous baseline"
+    )
+    head = Text((f"baseline {target} <- {source} ({len(new.values)} questions; {state})",))
+    table = Table(
+        ("metric", "before", "now"),
+        tuple(
+            (m, "-" if b is None else f"{b:.3f}", "-" if a is None else f"{a:.3f}")
+            for m, b, a in values
+        ),
+        values=values,
+    )
+    data = {
+        "baseline": target,
+        "source": source,
+        "questions": len(new.values),
+        "unchanged": unchanged,
+        "previous": old is not None,
+        "means": {m: {"before": b, "now": a} for m, b, a in values},
+    }
+    return Report("", (Section("", (head, table)),), data=data)

@@ -40,6 +40,7 @@ from ragaudit._frames import records_frame
 from ragaudit._validate import check_int
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
+from ragaudit.metrics.registry import resolve_saved_run_metrics
 from ragaudit.stats._group import (
     MONTE_CARLO,
     PERCENTILE,
@@ -231,6 +232,34 @@ class Comparison:
             "only_b": list(self.only_b),
             "metrics": [m.to_dict() for m in self.metrics],
         }
+
+    def regressions(self, metrics: Sequence[str] | None = None) -> list[MetricComparison]:
+        """Rows where run B is *significantly* worse than run A (the CI regression gate).
+
+        Only a ``SIGNIFICANT`` verdict with ``B - A < 0`` counts: "no evidence" of a change is
+        not a regression, and a borderline one does not fail a gate.  ``metrics`` (default:
+        every compared metric) are spelled as for ``compare -m``; a metric that was not
+        compared is an :class:`InputError` listing those that were.
+
+        >>> a = PerQuestionMetrics("A", {f"q{i}": {"hit": 1.0} for i in range(8)})
+        >>> b = PerQuestionMetrics("B", {f"q{i}": {"hit": float(i < 1)} for i in range(8)})
+        >>> [row.metric for row in compare_runs(a, b).regressions(["hit"])]  # p = 2/2^7
+        ['hit']
+        """
+        by_name = {row.metric: row for row in self.metrics}
+        wanted = list(by_name) if metrics is None else list(metrics)
+        gated = resolve_saved_run_metrics(wanted, list(by_name))
+        missing = [g for g in gated if g not in by_name]
+        if missing:
+            raise InputError(
+                f"{', '.join(missing)} not compared; compared metrics: "
+                f"{', '.join(by_name) or 'none'}"
+            )
+        return [
+            by_name[g]
+            for g in gated
+            if by_name[g].verdict == "SIGNIFICANT" and by_name[g].statistic < 0
+        ]
 
     def to_pandas(self) -> Any:
         """One row per metric (index ``metric``): n, means, diff, interval, p, verdict.

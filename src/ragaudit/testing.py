@@ -1,0 +1,171 @@
+"""A regression gate for pytest: fail a test only when a candidate run is significantly worse.
+
+::
+
+    from ragaudit.testing import assert_not_worse
+
+    def test_rag_is_not_worse_than_the_baseline():
+        assert_not_worse("ci/baseline.json", "results/candidate.json",
+                         metrics=["correct", "recall@k"], alpha=0.05)
+
+The runs are compared question by question with :func:`ragaudit.compare_runs` (the same
+tests, intervals and verdicts as ``ragaudit compare``), and the test fails with the comparison
+table and the ids of the questions that got worse.  The rule is ``compare --fail-if-worse``'s:
+only a ``SIGNIFICANT`` verdict with a negative difference fails.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ragaudit.data.per_question import PerQuestionMetrics
+from ragaudit.data.per_question_files import load_per_question_metrics
+from ragaudit.data.saved_run import SavedRun
+from ragaudit.exceptions import InputError
+from ragaudit.metrics import Evaluation
+from ragaudit.reports.render import render
+from ragaudit.reports.stats import comparison_report
+from ragaudit.stats.compare import Comparison, MetricComparison, compare_runs
+from ragaudit.stats.verdicts import format_pvalue
+
+__all__ = ["assert_not_worse"]
+
+#: What :func:`assert_not_worse` compares: a file, a saved run, per-question values or an
+#: :class:`~ragaudit.metrics.Evaluation` of a retrieval run.
+RunInput = str | os.PathLike[str] | SavedRun | PerQuestionMetrics | Evaluation
+
+_SHOWN_IDS = 20
+
+
+def _as_run(run: RunInput, name: str) -> PerQuestionMetrics:
+    if isinstance(run, Evaluation):
+        return PerQuestionMetrics.from_columns(name, run.query_ids, run.per_query)
+    if isinstance(run, str | os.PathLike | SavedRun | PerQuestionMetrics):
+        return load_per_question_metrics(run)
+    raise InputError(
+        "expected a file path, a SavedRun, PerQuestionMetrics or an Evaluation, found "
+        f"{type(run).__name__}"
+    )
+
+
+def _worse_ids(
+    row: MetricComparison, baseline: PerQuestionMetrics, candidate: PerQuestionMetrics
+) -> list[str]:
+    """Questions where the candidate's value is below the baseline's (sorted by id)."""
+    out = []
+    for qid in sorted(set(baseline.values) & set(candidate.values)):
+        a, b = baseline.values[qid].get(row.metric), candidate.values[qid].get(row.metric)
+        if a is not None and b is not None and b < a:
+            out.append(qid)
+    return out
+
+
+def _failure_message(
+    result: Comparison,
+    failed: list[MetricComparison],
+    baseline: PerQuestionMetrics,
+    candidate: PerQuestionMetrics,
+) -> str:
+    lines = [
+        f"candidate {result.name_b!r} is significantly worse than baseline {result.name_a!r} "
+        f"on {', '.join(row.metric for row in failed)} (alpha {result.alpha:g})",
+    ]
+    for row in failed:
+        ci = row.confidence_interval
+        worse = _worse_ids(row, baseline, candidate)
+        shown = ", ".join(worse[:_SHOWN_IDS]) + (
+            f", ... ({len(worse)} in all)" if len(worse) > _SHOWN_IDS else ""
+        )
+        lines.append(
+            f"  {row.metric}: {row.statistic:+.4f} (CI [{ci.low:+.4f}, {ci.high:+.4f}], "
+            f"p {format_pvalue(row.pvalue)}, {row.p_method}); worse on {len(worse)} "
+            f"question(s): {shown}"
+        )
+        if row.mcnemar is not None:
+            m = row.mcnemar
+            lines.append(
+                f"    discordant: {m.a_only} right only in the baseline, {m.b_only} only in the "
+                f"candidate: {', '.join(m.discordant_ids)}"
+            )
+    return "\n".join(lines) + "\n\n" + render(comparison_report(result), "table")
+
+
+def assert_not_worse(
+    baseline: RunInput,
+    candidate: RunInput,
+    metrics: Sequence[str] | None = None,
+    alpha: float = 0.05,
+    *,
+    seed: int = 0,
+    questions: str = "all",
+    allow_partial: bool = False,
+    **options: Any,
+) -> Comparison:
+    r"""Fail (``AssertionError``) only if ``candidate`` is significantly worse than ``baseline``.
+
+    For each metric, with :math:`d_i = \text{candidate}_i - \text{baseline}_i` over the
+    questions both runs hold, the test fails when the verdict of :func:`compare_runs` at
+    ``confidence = 1 - alpha`` is ``SIGNIFICANT`` (paired permutation p < alpha *and* the
+    interval of :math:`\bar d` excludes 0) and :math:`\bar d < 0`.  A change without evidence
+    passes; so does any improvement.
+
+    Parameters
+    ----------
+    baseline, candidate : path, SavedRun, PerQuestionMetrics or Evaluation
+        Files are read as ``ragaudit compare`` reads them (saved runs, ``evaluate --per-query
+        --format json`` output, JSON or JSONL per-question metrics).
+    metrics : sequence of str, optional
+        Metrics to gate (the spellings of ``compare -m``); default every metric both hold.
+    alpha : float in (0, 1), default 0.05
+    seed : int, default 0
+        Seed of the bootstrap and Monte Carlo parts (printed in the failure message).
+    questions : {"all", "answerable", "unanswerable"}, default "all"
+    allow_partial : bool, default False
+    **options
+        Passed to :func:`compare_runs` (``n_resamples``, ``n_permutations``, ``method``...).
+
+    Returns
+    -------
+    Comparison
+        The comparison, when no gated metric regressed.
+
+    Raises
+    ------
+    AssertionError
+        The message is the list of regressions, with the ids of the questions that got worse
+        (and, for 0/1 metrics, the discordant ones), then the full comparison table.
+
+    Examples
+    --------
+    >>> base = PerQuestionMetrics("base", {f"q{i}": {"hit": 1.0} for i in range(10)})
+    >>> same = PerQuestionMetrics("new", {f"q{i}": {"hit": float(i != 3)} for i in range(10)})
+    >>> assert_not_worse(base, same, ["hit"]).metrics[0].verdict  # one question: no evidence
+    'too few differing questions'
+    >>> worse = PerQuestionMetrics("new", {f"q{i}": {"hit": float(i < 2)} for i in range(10)})
+    >>> assert_not_worse(base, worse, ["hit"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    AssertionError: candidate 'new' is significantly worse than baseline 'base' on hit (alpha 0.05)
+      hit: -0.8000 (CI ..., p 0.008, exact (lattice)); worse on 8 question(s): q2, q3, ...
+    ...
+    """
+    if not 0.0 < alpha < 1.0:
+        raise InputError(f"alpha: expected a number between 0 and 1, found {alpha!r}")
+    first, second = _as_run(baseline, "baseline"), _as_run(candidate, "candidate")
+    result = compare_runs(
+        first,
+        second,
+        list(metrics) if metrics is not None else None,
+        confidence=1.0 - alpha,
+        seed=seed,
+        questions=questions,
+        allow_partial=allow_partial,
+        **options,
+    )
+    failed = result.regressions(metrics)
+    if failed:
+        raise AssertionError(
+            _failure_message(result, failed, first.subset(questions), second.subset(questions))
+        )
+    return result
