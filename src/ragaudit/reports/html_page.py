@@ -336,7 +336,7 @@ def _comparison(audit: Audit, pair: PairView) -> str:
         f"<h3>B = {_e(b)} vs A = {_e(a)} ({c.n_common} paired answerable questions)</h3>"
         + _table([_e(h) for h in table.columns], rows, table.align, cls="compare")
         + f'<p class="note">Seed {c.seed}. Intervals: Tango score for 0/1 metrics, '
-        "Korn-Graubard MOVER for other scores in [0, 1], paired bootstrap "
+        "betting (Waudby-Smith-Ramdas) for other scores in [0, 1], paired bootstrap "
         f"({c.n_resamples} resamples) otherwise; p: the exact sign-flip "
         f"distribution where affordable, else {c.n_permutations} random flips, "
         "(count+1)/(trials+1); each row names its methods, as <code>ragaudit compare</code> "
