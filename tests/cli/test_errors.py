@@ -75,3 +75,63 @@ def test_output_path_under_a_file(tmp_path):
 )
 def test_error_line_for_os_errors(exc, line):
     assert error_line(exc) == line
+
+
+def _leaf_commands():
+    """``(words, command)`` for every command and group subcommand the CLI registers."""
+    import click
+
+    ctx = click.Context(main)
+    out = []
+    for name in main.list_commands(ctx):
+        command = main.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            for sub in command.list_commands(ctx):
+                out.append(([name, sub], command.get_command(ctx, sub)))
+        else:
+            out.append(([name], command))
+    return out
+
+
+def _a_value(param):
+    """A value click's parser accepts for ``param`` (nothing is run: a required option that
+    is left out stops the command before its body)."""
+    import click
+
+    if isinstance(param.type, click.Choice):
+        return [str(param.type.choices[0])]
+    if isinstance(param.type, click.types.FloatParamType):
+        return ["0.5"]
+    if isinstance(param.type, click.types.IntParamType):
+        return ["1"]
+    return ["x"] * (param.nargs if param.nargs > 0 else 1)
+
+
+def _required_options():
+    import click
+
+    cases = []
+    for words, command in _leaf_commands():
+        required = [p for p in command.params if p.required]
+        for left_out in (p for p in required if isinstance(p, click.Option)):
+            args = list(words)
+            for param in required:
+                if param is left_out:
+                    continue
+                if isinstance(param, click.Option):
+                    args.append(param.opts[0])
+                args.extend(_a_value(param))
+            cases.append(pytest.param(args, left_out.opts[0], id=f"{' '.join(words)} {left_out.opts[0]}"))
+    return cases
+
+
+@pytest.mark.parametrize(("args", "option"), _required_options())
+def test_a_required_option_left_out_is_a_usage_error_not_a_traceback(args, option):
+    # Regression: with click >= 8.3, `required=True` beside an explicit `default=None` was not
+    # enforced, so `labels bias RUN`, `labels build` and `judge` without --labels/--corpus ran
+    # on and crashed with a TypeError traceback.
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert not isinstance(result.exception, TypeError | AttributeError)
+    assert f"Missing option '{option}'" in result.output
+    assert "Traceback" not in result.output

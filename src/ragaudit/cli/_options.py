@@ -107,9 +107,11 @@ def k_option(help: str) -> Any:
 
 def labels_option(help: str, *, required: bool = False) -> Any:
     """``--labels FILE``: a chunk-label file (``ragaudit labels build``) -> ``labels_path``."""
+    # No default=None beside required=True: click >= 8.3 counts an explicit None as a value
+    # and then no longer enforces required (a traceback instead of "Missing option").
     return click.option(
         "--labels", "labels_path", type=click.Path(dir_okay=False), required=required,
-        default=None, help=help,
+        help=help,
     )  # fmt: skip
 
 
@@ -117,7 +119,7 @@ def corpus_option(help: str, *, required: bool = False) -> Any:
     """``--corpus DIR``: the documents a run was made from -> ``corpus_dir``."""
     return click.option(
         "--corpus", "corpus_dir", type=click.Path(file_okay=False), required=required,
-        default=None, help=help,
+        help=help,
     )  # fmt: skip
 
 
