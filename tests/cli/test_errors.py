@@ -121,7 +121,8 @@ def _required_options():
                 if isinstance(param, click.Option):
                     args.append(param.opts[0])
                 args.extend(_a_value(param))
-            cases.append(pytest.param(args, left_out.opts[0], id=f"{' '.join(words)} {left_out.opts[0]}"))
+            name = f"{' '.join(words)} {left_out.opts[0]}"
+            cases.append(pytest.param(args, left_out.opts[0], id=name))
     return cases
 
 
