@@ -136,3 +136,26 @@ def test_a_required_option_left_out_is_a_usage_error_not_a_traceback(args, optio
     assert not isinstance(result.exception, TypeError | AttributeError)
     assert f"Missing option '{option}'" in result.output
     assert "Traceback" not in result.output
+
+
+LABELS_EMPTY = "the labels are empty: expected at least one labelled question"
+RUN_EMPTY = "the run is empty: expected at least one ranked item"
+
+
+@pytest.mark.parametrize(
+    ("args", "empty", "message"),
+    [
+        (["evaluate", "--qrels", "{e}", "--run", RUN, "-m", "hit@3"], "q.txt", LABELS_EMPTY),
+        (["evaluate", "--qrels", QRELS, "--run", "{e}", "-m", "hit@3"], "r.txt", RUN_EMPTY),
+        (["evaluate", "--qrels", QRELS, "--run", RUN, "--run", "{e}", "-m", "hit@3"], "r.txt",
+         RUN_EMPTY),
+        (["compare", RUN, RUN, "--qrels", "{e}", "-m", "hit@3"], "q.txt", LABELS_EMPTY),
+    ],
+)  # fmt: skip
+def test_an_empty_labels_or_run_file_is_named(tmp_path, args, empty, message):
+    # Regression: "ragaudit: error: the labels are empty: ..." did not say which file.
+    path = tmp_path / empty
+    path.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(main, [a.replace("{e}", str(path)) for a in args])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1] == f"ragaudit: error: {path}: {message}"
