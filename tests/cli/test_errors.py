@@ -52,7 +52,7 @@ def test_output_path_under_a_file(tmp_path):
     )  # fmt: skip
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"ragaudit: error: {blocker}")
-    assert "expected a directory, found a file where a directory should be" in result.stderr
+    assert "expected a writable path, found a file where a directory should be" in result.stderr
     assert "Errno" not in result.stderr and len(result.stderr.splitlines()) == 1
 
 
@@ -159,3 +159,26 @@ def test_an_empty_labels_or_run_file_is_named(tmp_path, args, empty, message):
     result = CliRunner().invoke(main, [a.replace("{e}", str(path)) for a in args])
     assert result.exit_code == 2, result.output
     assert result.stderr.splitlines()[-1] == f"ragaudit: error: {path}: {message}"
+
+
+def test_unwritable_outputs_are_one_line_naming_the_output(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    saved = "tests/data/stats/k6.json"
+    for args, target in (
+        (["export", saved, "--to", "trec-run", "--out", f"{blocker}/r.run"], f"{blocker}/r.run"),
+        (["baseline", "update", saved, "--to", f"{blocker}/b.json"], f"{blocker}/b.json"),
+    ):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert result.stderr == (
+            f"ragaudit: error: {target}: expected a writable path, found a file where a "
+            "directory should be\n"
+        )
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path))  # a directory
+    result = CliRunner().invoke(main, ["compare", saved, saved, "-m", "correct"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1] == (
+        f"ragaudit: error: {tmp_path}: $GITHUB_STEP_SUMMARY: expected a writable path, found a "
+        "directory"
+    )

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from ragaudit._io import append_text
+from ragaudit.exceptions import FormatError
 from ragaudit.reports.render import render
 from ragaudit.reports.report import Report
 
@@ -158,7 +159,11 @@ def append_step_summary(report: Report | Any, title: str) -> None:
         return
     if not isinstance(report, Report):
         report = report.to_report()
-    append_text(target, render(dataclasses.replace(report, title=title), "markdown") + "\n")
+    text = render(dataclasses.replace(report, title=title), "markdown") + "\n"
+    try:
+        append_text(target, text)
+    except FormatError as exc:  # name the variable the path came from
+        raise FormatError(exc.message, path=exc.path, field=f"${STEP_SUMMARY}") from None
 
 
 def render_json(obj: Any) -> str:
