@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from ragaudit._io import append_text
-from ragaudit.reports.render import render
+from ragaudit.reports.renderer import render
 from ragaudit.reports.report import Report
 
 __all__ = [
