@@ -80,7 +80,10 @@ def test_html_renderer_escapes_and_is_standalone():
     assert '<tr><td>q1</td><td class="r">1.00</td><td>a|b</td></tr>' in page
     assert "<p>first line</p>\n<p>second line</p>" in page
     assert "<pre>P = 1 x 2</pre>" in page
-    assert "<script" not in page and "http" not in page.replace("http://www.w3.org", "")
+    assert "Content-Security-Policy" in page  # scripts forbidden even if one slipped in
+    csp = 'http-equiv="Content-Security-Policy"'
+    assert "<script" not in page
+    assert "http" not in page.replace("http://www.w3.org", "").replace(csp, "")
 
 
 def test_render_dispatch_and_json():

@@ -21,8 +21,9 @@ __all__ = ["command"]
 @click.option(
     "--format", "output_format", type=click.Choice(["html", "markdown", "json", "csv", "table"]),
     default="html", show_default=True,
-    help="html: one self-contained page; markdown: a pull-request comment; json, csv, table: "
-    "the audit's numbers through the one renderer (as `demo --format`).",
+    help="html: one self-contained page; markdown: a pull-request comment; table: the terminal "
+    "audit `demo` prints, with the funnel and comparison tables and the configuration; json, "
+    "csv: the audit's numbers.  One report, one renderer.",
 )  # fmt: skip
 @labels_option(
     "Chunk-label file (ragaudit labels build): chunk-level recall, label bias, answer chunks "
@@ -78,22 +79,11 @@ def command(
         saved, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples,
         cluster_by=cluster_by, human=human,
     )  # fmt: skip
-    if output_format == "markdown":
-        from ragaudit.reports.html_markdown import render_audit_markdown
+    from ragaudit.reports.audit_page import audit_report
+    from ragaudit.reports.render import render
 
-        text = render_audit_markdown(audit)
-        target = Path(out_path or "report.md")
-    elif output_format in ("json", "csv", "table"):
-        from ragaudit.reports.audit_tables import audit_report
-        from ragaudit.reports.render import render
-
-        text = render(audit_report(audit, "ragaudit report"), output_format)
-        suffix = {"json": "json", "csv": "csv", "table": "txt"}[output_format]
-        target = Path(out_path or f"report.{suffix}")
-    else:
-        from ragaudit.reports.html_page import render_audit_html
-
-        text = render_audit_html(audit)
-        target = Path(out_path or "report.html")
+    text = render(audit_report(audit, detail=True), output_format)
+    suffix = {"markdown": "md", "table": "txt"}.get(output_format, output_format)
+    target = Path(out_path or f"report.{suffix}")
     atomic_write_text(target, text)
     click.echo(f"wrote {target.as_posix()} ({len(text.encode('utf-8')):,} bytes)", err=True)
