@@ -240,9 +240,7 @@ def test_bad_files_are_one_line_errors(run, tmp_path):
     missing = error(tmp_path / "nope.json", "--out", tmp_path / "h.jsonl")
     assert "nope.json: expected an existing file" in missing
     # --out under a regular file cannot be written
-    assert f"--out {run}/h.jsonl: expected a file it can write" in error(
-        run, "--out", f"{run}/h.jsonl"
-    )
+    assert f"{run}/h.jsonl: expected a writable path" in error(run, "--out", f"{run}/h.jsonl")
     assert "expected a .jsonl file" in error(run, "--out", tmp_path / "h.yaml")
     hand = tmp_path / "hand.jsonl"
     hand.write_text('{"id": "q1", "correct": true}\n')

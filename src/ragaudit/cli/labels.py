@@ -320,14 +320,7 @@ def verdicts(
 
     def save() -> None:
         current = HumanVerdicts(tuple(entries.items()), metric, saved.name, sample)
-        try:
-            save_human_verdicts(current, out_path)
-        except OSError as exc:
-            where = f": {exc.filename}" if exc.filename else ""
-            raise InputError(
-                f"--out {out_path}: expected a file it can write, found an error "
-                f"({exc.strerror or exc}{where})"
-            ) from None
+        save_human_verdicts(current, out_path)  # an unwritable path: one line, exit 2
 
     save()  # the header now: an unwritable --out fails before anyone grades
     click.echo(
