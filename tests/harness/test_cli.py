@@ -197,7 +197,7 @@ def test_demo_runs_offline_and_is_deterministic(tmp_path):
 def _demo_formats_show_the_same_numbers(ctx, text):
     """``demo --format json|csv|markdown`` renders the same audit through the one renderer."""
     from ragaudit.cli.demo import demo_report
-    from ragaudit.reports.render import render
+    from ragaudit.reports.renderer import render
 
     report = demo_report(ctx)
     data = json.loads(render(report, "json"))

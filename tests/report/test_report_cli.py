@@ -59,7 +59,7 @@ def test_markdown_drops_whole_drilldowns_to_fit(bench: dict[str, Path]):
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.html_data import build_audit
-    from ragaudit.reports.render import render_markdown
+    from ragaudit.reports.renderer import render_markdown
 
     runs = [load_saved_run(bench["k3"]), load_saved_run(bench["k6"])]
     audit = build_audit(runs, labels=load_chunk_labels(bench["labels"]), n_resamples=200)

@@ -12,7 +12,7 @@ from ragaudit.exceptions import InputError
 from ragaudit.reports import Report, ScatterPlot, Section, Table, Text, render
 from ragaudit.reports.funnel import funnel_report
 from ragaudit.reports.label_bias import bias_report
-from ragaudit.reports.render import render_html, render_markdown, render_text
+from ragaudit.reports.renderer import render_html, render_markdown, render_text
 from ragaudit.reports.svg import nice_ticks, scatter_svg
 
 TINY = Report(
@@ -277,3 +277,14 @@ def test_tsv_renderer_gives_one_line_per_row():
     )
     report = Report("T", (Section("S", (Text(("skipped",)), table, table)),))
     assert render(report, "tsv") == "id\ttext\tx\nc1\ta b c\t0.5\n\nid\ttext\tx\nc1\ta b c\t0.5\n"
+
+
+def test_no_submodule_shadows_the_render_function():
+    # A module named like the exported function let pytest's importlib mode replace
+    # ragaudit.reports.render (the function) with the module when it collected that file first.
+    import importlib.util
+
+    import ragaudit.reports
+
+    assert importlib.util.find_spec("ragaudit.reports.render") is None
+    assert callable(ragaudit.reports.render)

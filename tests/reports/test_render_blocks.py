@@ -21,7 +21,7 @@ from ragaudit.reports import (
     Text,
     render,
 )
-from ragaudit.reports.render import render_markdown
+from ragaudit.reports.renderer import render_markdown
 
 SCRIPT = "<script>alert(1)</script>"
 

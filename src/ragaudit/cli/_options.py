@@ -16,7 +16,7 @@ import click
 
 from ragaudit._io import append_text
 from ragaudit.exceptions import FormatError
-from ragaudit.reports.render import render
+from ragaudit.reports.renderer import render
 from ragaudit.reports.report import Report
 
 __all__ = [

@@ -178,7 +178,7 @@ def section_audit(ctx: DemoContext, echo: Echo) -> None:
     from ragaudit._io import atomic_write_text
     from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.html_data import build_audit
-    from ragaudit.reports.render import render_html, render_text
+    from ragaudit.reports.renderer import render_html, render_text
 
     texts = {c.chunk_id: c.text for c in ctx.chunks}
     audit = build_audit(
@@ -204,7 +204,7 @@ def section_full(ctx: DemoContext, echo: Echo) -> None:
     if not ctx.extra.get("full"):
         return
     from ragaudit.reports.label_bias import bias_section
-    from ragaudit.reports.render import render_text
+    from ragaudit.reports.renderer import render_text
     from ragaudit.reports.stats import comparison_report
     from ragaudit.stats.compare import compare_runs
 

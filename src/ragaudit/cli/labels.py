@@ -189,7 +189,7 @@ def bias(
     from ragaudit.diagnose.label_bias import compute_label_bias
     from ragaudit.labels.format import load_chunk_labels, retrieved_chunk_ids
     from ragaudit.reports.label_bias import bias_report
-    from ragaudit.reports.render import render
+    from ragaudit.reports.renderer import render
 
     saved = load_saved_run(run)
     labels = load_chunk_labels(labels_path, expect=saved.config)

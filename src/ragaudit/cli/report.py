@@ -80,7 +80,7 @@ def command(
         cluster_by=cluster_by, human=human,
     )  # fmt: skip
     from ragaudit.reports.audit_page import audit_report
-    from ragaudit.reports.render import render
+    from ragaudit.reports.renderer import render
 
     text = render(audit_report(audit, detail=True), output_format)
     suffix = {"markdown": "md", "table": "txt"}.get(output_format, output_format)

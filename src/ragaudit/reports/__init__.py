@@ -8,7 +8,7 @@ included).  Escaping happens in the renderer and only there.
 
 from __future__ import annotations
 
-from ragaudit.reports.render import (
+from ragaudit.reports.renderer import (
     render,
     render_csv,
     render_html,

@@ -1,7 +1,7 @@
 """The audit as one :class:`~ragaudit.reports.report.Report`: the page of ``ragaudit report``.
 
 :func:`audit_report` builds it from the :class:`~ragaudit.reports.html_data.Audit`; the one
-renderer (:mod:`ragaudit.reports.render`) prints every form of it:
+renderer (:mod:`ragaudit.reports.renderer`) prints every form of it:
 
 * ``html``: the self-contained page (theme ``audit``): dashboard, funnel charts, failing
   questions that open to their chunks, label bias, noise, the paired comparison, configuration;
@@ -401,7 +401,7 @@ def audit_report(audit: Audit, *, full_bias: bool = False, detail: bool = False)
 
     >>> from ragaudit.data.saved_run import SavedRun
     >>> from ragaudit.reports.html_data import build_audit
-    >>> from ragaudit.reports.render import render
+    >>> from ragaudit.reports.renderer import render
     >>> rows = [{"id": q, "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#0", "doc_id": "D",
     ...          "rank": 1}], "answer": "<script>", "judges": {"evidence_in_context": True,
     ...          "abstained": False, "correct": ok}} for q, ok in (("q1", True), ("q2", False))]

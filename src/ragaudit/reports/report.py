@@ -2,7 +2,7 @@
 details, plus the JSON payload.
 
 Every command builds one :class:`Report` (or a result with a ``to_report()``); the renderers in
-:mod:`ragaudit.reports.render` turn it into terminal text, Markdown, CSV, JSON or a standalone
+:mod:`ragaudit.reports.renderer` turn it into terminal text, Markdown, CSV, JSON or a standalone
 HTML page, so every output format shows the same numbers.  Cells are pre-formatted strings: the
 producer decides precision once.  A table may also carry its typed ``values`` (floats at full
 precision, ints, ``None``) for the machine formats.  Nothing here is escaped (the one

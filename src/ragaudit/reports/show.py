@@ -138,7 +138,7 @@ def show_report(run_name: str, k: int, views: Sequence[QuestionView], note: str 
     Examples
     --------
     >>> from ragaudit.reports.html_data import ChunkView
-    >>> from ragaudit.reports.render import render
+    >>> from ragaudit.reports.renderer import render
     >>> view = QuestionView("q1", "3-refusal", "How long?", "Ten days.", "", ("ten days",),
     ...                     (ChunkView(1, "D#0", "D", True, True, "Ten days of leave."),),
     ...                     (("abstained", "true"),))

@@ -352,7 +352,7 @@ def baseline_report(
     """What ``ragaudit baseline update`` wrote: the file, its source and the means it moved.
 
     >>> from ragaudit.data.per_question import PerQuestionMetrics
-    >>> from ragaudit.reports.render import render_text
+    >>> from ragaudit.reports.renderer import render_text
     >>> new = PerQuestionMetrics("k3", {"q1": {"hit": 1.0}, "q2": {"hit": 0.0}})
     >>> print(render_text(baseline_report("b.json", "k3.json", new, None, False)), end="")
     baseline b.json <- k3.json (2 questions; no previous baseline)
