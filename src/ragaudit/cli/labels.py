@@ -272,7 +272,7 @@ def verdicts(
     from ragaudit.exceptions import InputError
     from ragaudit.labels.verdicts import grade_answers, sample_order
     from ragaudit.reports.html_data import question_view
-    from ragaudit.reports.render import render
+    from ragaudit.reports.renderer import render
     from ragaudit.reports.show import grading_report
 
     saved = load_saved_run(run)

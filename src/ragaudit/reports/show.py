@@ -103,7 +103,7 @@ def grading_report(view: QuestionView, *, show_judge: bool = False, note: str = 
     Examples
     --------
     >>> from ragaudit.reports.html_data import ChunkView
-    >>> from ragaudit.reports.render import render
+    >>> from ragaudit.reports.renderer import render
     >>> view = QuestionView("q1", "ok", "How long?", "Ten days.", "Ten days.", ("ten days",),
     ...                     (ChunkView(1, "D#0", "D", True, None, "Ten days of leave."),),
     ...                     (("correct", "true"),))
