@@ -182,3 +182,21 @@ def test_unwritable_outputs_are_one_line_naming_the_output(tmp_path, monkeypatch
         f"ragaudit: error: {tmp_path}: $GITHUB_STEP_SUMMARY: expected a writable path, found a "
         "directory"
     )
+
+
+def test_a_question_twice_in_evaluate_per_query_output_is_refused(tmp_path):
+    # Regression: json.loads keeps the last of two equal keys, so a per_query mapping with a
+    # question written twice lost the other question silently and compare went on without it.
+    text = (
+        '{"metrics": {"hit@3": 1.0}, "n_queries": 2, "per_query": {\n'
+        '  "q1": {"hit@3": 1.0},\n'
+        '  "q1": {"hit@3": 0.0}\n'
+        "}}\n"
+    )
+    path = tmp_path / "a.json"
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["compare", str(path), str(path)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"ragaudit: error: {path}:3: q1: expected each key once in an object, found it twice\n"
+    )
