@@ -92,7 +92,7 @@ def test_comparison_rows_and_holm_match_compare_and_statsmodels(bench: dict[str,
         assert cells[5] == f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
         short = {
             "Tango score": "score",
-            "Korn-Graubard MOVER": "KG-MOVER",
+            "betting (Waudby-Smith-Ramdas)": "betting",
             "bootstrap percentile": "bootstrap",
         }
         assert cells[6] == short[row["ci_method"]]

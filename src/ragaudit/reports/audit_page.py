@@ -296,13 +296,13 @@ def _comparison(audit: Audit, pair: PairView) -> Section:
     )
     short = comparison_table(pair)
     note = (
-        f"Seed {c.seed}. Intervals: Tango score for 0/1 metrics, Korn-Graubard MOVER for other "
-        f"scores in [0, 1], paired bootstrap ({c.n_resamples} resamples) otherwise; p: the exact "
-        f"sign-flip distribution where affordable, else {c.n_permutations} random flips, "
-        "(count+1)/(trials+1); each row names its methods, as `ragaudit compare` does. p (Holm): "
-        "Holm-Bonferroni across every row of every pair shown; the summary at the top counts a "
-        "metric as moved only when that p is below alpha and the interval excludes 0. The "
-        f"verdict column is compare's, on the unadjusted p: {verdict_rule(c.alpha)}"
+        f"Seed {c.seed}. Intervals: Tango score for 0/1 metrics, betting (Waudby-Smith-Ramdas) "
+        f"for other scores in [0, 1], paired bootstrap ({c.n_resamples} resamples) otherwise; "
+        f"p: the exact sign-flip distribution where affordable, else {c.n_permutations} random "
+        "flips, (count+1)/(trials+1); each row names its methods, as `ragaudit compare` does. "
+        "p (Holm): Holm-Bonferroni across every row of every pair shown; the summary at the top "
+        "counts a metric as moved only when that p is below alpha and the interval excludes 0. "
+        f"The verdict column is compare's, on the unadjusted p: {verdict_rule(c.alpha)}"
     )
     count = (
         Span(f"Discordant questions on correctness: {len(pair.discordant)}", "strong"),
