@@ -27,6 +27,18 @@ Scenarios
   three intervals.  ``width`` is the mean width of the intervals: the price of a guarantee for
   every distribution.
 
+* the interval *switch*: the dashboard (``_mean_row``) gives a mean whose observed values are
+  all 0/1 Clopper-Pearson, else betting; ``compare`` gives a metric whose observed values are
+  all 0/1 in both runs Tango, else betting.  A fractional metric whose population is nearly
+  binary (recall@k with two gold documents: a few questions at 0.5) often gives all-0/1
+  samples, so the printed interval is a data-dependent mixture of two methods.  Measured
+  through the real dispatch code (``_mean_row``, ``compare_runs``) at n = 10, 20, 50, 200:
+  means near 1, 0.5 and 0, and paired differences with few changes, some of them half-steps.
+  Both intervals depend on the counts of each value only, so each distinct count vector is
+  computed once.  The note gives the share of datasets that got the 0/1 method (and its
+  coverage on them) and the share missed on each side ("low": the interval lies below the
+  truth).
+
 Usage::
 
     uv run python benchmarks/coverage_stats.py            # prints the markdown table
@@ -40,6 +52,8 @@ import argparse
 
 import numpy as np
 
+from ragaudit.reports.html_dashboard import _mean_row
+from ragaudit.stats import PerQuestionMetrics, compare_runs
 from ragaudit.stats.bounded import bounded_mean_bounds, kg_mover_bounds
 from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds, wilson_bounds
 from ragaudit.stats.resampling import _bootstrap_means, _interval
@@ -180,6 +194,78 @@ def bounded_rows(rng, prefix, scenarios, bounds, before, size, bootstrap_size):
     return rows
 
 
+# name: (values, probabilities) of one question's score (the dashboard's switch)
+SWITCH_MEANS = {
+    "near 1 (97% at 1, 2% at 0.5, 1% at 0)": ([1.0, 0.5, 0.0], [0.97, 0.02, 0.01]),
+    "near 0.5 (48% at 1, 48% at 0, 4% at 0.5)": ([1.0, 0.0, 0.5], [0.48, 0.48, 0.04]),
+    "near 0 (95% at 0, 5% at 0.5)": ([0.0, 0.5], [0.95, 0.05]),
+}
+
+# name: ((a, b) pairs, probabilities) of one question (compare's switch)
+SWITCH_PAIRS = {
+    "93% unchanged, 3% 0->1, 1% 1->0, 3% 0.5->1": (
+        [(1.0, 1.0), (0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (0.5, 1.0)],
+        [0.5, 0.43, 0.03, 0.01, 0.03],
+    ),
+    "97% at (1, 1), 1% 1->0, 2% 1->0.5": ([(1.0, 1.0), (1.0, 0.0), (1.0, 0.5)], [0.97, 0.01, 0.02]),
+}
+
+
+def switch_mean(values, counts):
+    """The dashboard's interval of a sample with ``counts`` of each of ``values``."""
+    row = _mean_row("m", "m", np.repeat(values, counts).tolist(), "benchmark", "")
+    return row.ci_low, row.ci_high, row.interval
+
+
+def switch_paired(pairs, counts):
+    """``compare``'s interval of ``B - A`` for ``counts`` of each ``(a, b)`` pair."""
+    drawn = np.repeat(np.asarray(pairs), counts, axis=0)
+    ids = [f"q{i:03d}" for i in range(len(drawn))]
+    runs = [
+        PerQuestionMetrics(name, {q: {"m": float(v)} for q, v in zip(ids, col, strict=True)})
+        for name, col in (("A", drawn[:, 0]), ("B", drawn[:, 1]))
+    ]
+    row = compare_runs(*runs, n_resamples=1, n_permutations=1, subsample_sizes=()).metrics[0]
+    return row.confidence_interval.low, row.confidence_interval.high, row.ci_method
+
+
+def switch_rows(rng, size):
+    """Rows of the observed-data switch: coverage of the interval each dataset is printed."""
+    rows = []
+    for prefix, scenarios, interval, binary_method in (
+        ("dashboard mean", SWITCH_MEANS, switch_mean, "Clopper-Pearson exact"),
+        ("compare, paired difference", SWITCH_PAIRS, switch_paired, "Tango score"),
+    ):
+        for label, (values, probs) in scenarios.items():
+            values, probs = np.asarray(values, dtype=float), np.asarray(probs, dtype=float)
+            diff = values if values.ndim == 1 else values[:, 1] - values[:, 0]
+            truth = float(diff @ probs)
+            for n in (10, 20, 50, 200):
+                unique, weight = np.unique(
+                    rng.multinomial(n, probs, size=size), axis=0, return_counts=True
+                )
+                low, high, methods = zip(
+                    *(interval(values, counts) for counts in unique), strict=True
+                )
+                low, high, weight = np.array(low), np.array(high), weight / size
+                is_binary = np.array(methods) == binary_method
+                missed_low, missed_high = high < truth - 1e-12, low > truth + 1e-12
+                binary = weight[is_binary].sum()
+                below, above = weight[missed_low].sum(), weight[missed_high].sum()
+                there = weight[is_binary & ~missed_low & ~missed_high].sum() / max(binary, 1e-300)
+                share = f"{binary:.1%} (covers {there:.3f} there)" if binary else "0%"
+                rows.append(
+                    (
+                        f"switch, {prefix}: {label}, n={n}",
+                        f"{binary_method} if all 0/1, else betting (default)",
+                        1.0 - below - above,
+                        size,
+                        f"0/1 method on {share}; missed low {below:.4f}, high {above:.4f}",
+                    )
+                )
+    return rows
+
+
 def coverage(low, high, truth) -> float:
     return float(np.mean((low <= truth + 1e-12) & (truth - 1e-12 <= high)))
 
@@ -259,6 +345,7 @@ def main() -> None:
         ),
     ):
         rows += bounded_rows(rng, prefix, scenarios, bounds, before, size, args.bootstrap_datasets)
+    rows += switch_rows(rng, size)
     print(f"seed {args.seed}; nominal level 0.95; error = Monte Carlo standard error")
     print()
     print("| scenario | interval | coverage | ± error | datasets | note |")

@@ -23,10 +23,13 @@ question) gets :func:`~ragaudit.stats.intervals.proportion_interval` (Clopper-Pe
 Clopper & Pearson 1934: coverage never below 95%, which matters for rates near 1); a mean of
 fractional per-question scores gets :func:`~ragaudit.stats.bounded.bounded_mean_interval`
 (betting, Waudby-Smith & Ramdas 2024: coverage at least 95% for every distribution of the
-scores in [0, 1]).  The percentile bootstrap covered 0.41-0.77 for recall-like means near 1 at
-n = 50 (most questions at 1.0) and was the zero-width ``[v, v]`` whenever every question scored
-the same; the Korn-Graubard MOVER interval that followed it covered 0.47 when 1% of questions
-score 0 and 4% score 0.95; the betting interval covers 0.997-1.000 in every scenario of
+scores in [0, 1]).  The choice follows the sample, not the metric: a nearly binary recall (a
+few questions at 0.5) often gives an all-0/1 sample and Clopper-Pearson; that mixture covers
+0.979-1.000 at n = 10-200 (``tests/stats/test_coverage_switch.py``).  The percentile
+bootstrap covered 0.41-0.77 for recall-like means near 1 at n = 50 (most questions at 1.0)
+and was the zero-width ``[v, v]`` whenever every question scored the same; the
+Korn-Graubard MOVER interval that followed it covered 0.47 when 1% of questions score 0 and
+4% score 0.95; the betting interval covers 0.997-1.000 in every scenario of
 ``benchmarks/coverage_stats.py`` (``tests/stats/test_coverage.py``).
 Beside each number, the minimum detectable effect at its n
 (:func:`~ragaudit.stats.minimum_detectable_effect`: exact McNemar power 0.8, alpha 0.05, 20%
