@@ -18,6 +18,7 @@ Usage::
 
     uv run python benchmarks/bench_llm.py                 # 200 ms, c = 1, 8, 32, 64
     uv run python benchmarks/bench_llm.py --latency 0.05 --repeats 5
+    uv run python benchmarks/bench_llm.py --repeats 5 --readme   # also splice README.md
 
 This is a benchmark, not a test: nothing here asserts a timing.
 """
@@ -27,14 +28,14 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import platform
 import resource
 import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from typing import Any
+
+from _readme import measured, splice, start
 
 from ragaudit.llm import LLMClient, LLMConfig
 from ragaudit.llm.cache import CachedReply
@@ -118,6 +119,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=0.2, help="server delay, seconds")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--hits", type=int, default=10_000)
+    parser.add_argument("--readme", action="store_true", help="also write the table into README.md")
     args = parser.parse_args(argv)
 
     ctx = multiprocessing.get_context("spawn")
@@ -125,15 +127,13 @@ def main(argv: list[str] | None = None) -> None:
     server = ctx.Process(target=_serve, args=(args.latency, ready, stop), daemon=True)
     server.start()
     base_url = ready.get(timeout=30)
-    load = os.getloadavg()
-    print(f"# bench_llm: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.node()}, "
-          f"{os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"load average {load[0]:.1f} at start")  # fmt: skip
-    print(f"# server latency {args.latency * 1000:.0f} ms (separate process), "
-          f"{args.repeats} repeats per level: median (min–max)\n")  # fmt: skip
-    print("| concurrency | requests | ideal req/s | measured req/s | efficiency | "
-          "client CPU ms/request |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|")
+    started, load = start(f"bench_llm  latency {args.latency * 1000:.0f} ms")
+    table = [
+        "| concurrency | requests | ideal req/s | measured req/s | efficiency | "
+        "client CPU ms/request |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    print("\n".join(table))
     try:
         for c in LEVELS:
             n = 16 if c == 1 else 8 * c
@@ -144,20 +144,37 @@ def main(argv: list[str] | None = None) -> None:
                 rates.append(n / wall)
                 effs.append(100 * n / wall / ideal)
                 cpus.append(1000 * cpu / n)
-            print(f"| {c} | {n} | {ideal:.1f} | {_span(rates, '.1f')} | "
-                  f"{_span(effs, '.0f')} % | {_span(cpus, '.2f')} |")  # fmt: skip
-            sys.stdout.flush()
+            table.append(
+                f"| {c} | {n} | {ideal:.1f} | {_span(rates, '.1f')} | "
+                f"{_span(effs, '.0f')} % | {_span(cpus, '.2f')} |"
+            )
+            print(table[-1], flush=True)
         walls, hit_cpus = [], []
         for _ in range(args.repeats):
             wall, cpu = cache_hits(args.hits)
             walls.append(wall)
             hit_cpus.append(cpu)
-        print(f"\n{args.hits:,} cache hits through LLMClient.chat: {_span(walls, '.2f')} s wall, "
-              f"{_span(hit_cpus, '.2f')} s CPU (target < 1 s)")  # fmt: skip
+        hits_line = (
+            f"{args.hits:,} cache hits through `LLMClient.chat`: {_span(walls, '.2f')} s wall, "
+            f"{_span(hit_cpus, '.2f')} s CPU (target < 1 s)."
+        )
+        print(hits_line)
     finally:
         stop.set()
         server.join(timeout=10)
-    print(f"# load average at end {os.getloadavg()[0]:.1f}")
+    summary = "\n".join([
+        f"{measured(started, load)}  `{' '.join(['bench_llm.py', *(argv or sys.argv[1:])])}`: "
+        f"server latency {args.latency * 1000:.0f} ms (separate process), {args.repeats} "
+        "repeats per level, median (min-max).",
+        "",
+        *table,
+        "",
+        hits_line,
+    ])  # fmt: skip
+    print("\n## summary\n\n" + summary + "\n")
+    if args.readme:
+        splice("bench_llm", summary)
+        print("README.md updated (between the <!-- bench_llm --> markers)")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from _readme import measured, splice, start
 COMMANDS = (
     "", "evaluate", "compare", "plan", "run", "demo", "judge", "labels build", "labels bias",
     "funnel", "agreement", "report", "import", "cache stats", "illusions", "explain", "show",
+    "calibrate", "chunks", "export", "baseline update",
 )  # fmt: skip
 
 

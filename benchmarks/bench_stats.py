@@ -14,19 +14,21 @@ for every metric.
   ``scipy.stats.binomtest``; Tango's score interval of the 4 binary differences vs the scipy
   paired bootstrap it replaces; Clopper-Pearson for 4 funnel rates vs
   ``scipy.stats.binomtest(...).proportion_ci(method="exact")``;
-* the Korn-Graubard MOVER interval of the 3 fractional differences (``compare``'s default for
-  scores in [0, 1]) vs the scipy paired bootstrap it replaces; ``compare_runs`` both with its
-  default intervals and with ``method="bootstrap"`` (the bootstrap for every metric, the
-  workload above);
+* the betting interval (Waudby-Smith-Ramdas) of the 3 fractional differences (``compare``'s
+  default for scores in [0, 1]) vs the scipy paired bootstrap it replaces; ``compare_runs``
+  both with its default intervals and with ``method="bootstrap"`` (the bootstrap for every
+  metric, the workload above);
 * planning: the exact 5 x 3 planning table (``planning_table``) against a Monte Carlo estimate
   of the same table with 600 trials per candidate effect, the chapter's method.
 
-Every timing is the best of ``--repeat`` runs (default 3).  The intervals of the two tools are
-checked to agree within Monte Carlo error.  Prints a markdown table.
+Every call runs ``--repeat`` times (default 5); the table gives the median and the range
+(min-max) of the wall times, and the speed-up is the ratio of the medians.  The intervals of
+the two tools are checked to agree within Monte Carlo error.  Prints a markdown table;
+``--readme`` also writes it into README.md between the ``<!-- bench_stats -->`` markers.
 
 Usage::
 
-    uv run python benchmarks/bench_stats.py
+    uv run python benchmarks/bench_stats.py [--readme]
 
 This is a benchmark, not a test: nothing here asserts a timing.
 """
@@ -34,12 +36,13 @@ This is a benchmark, not a test: nothing here asserts a timing.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
+import statistics
+import sys
 import time
 from collections.abc import Callable
 
 import numpy as np
+from _readme import measured, splice, start
 from scipy import stats
 
 from ragaudit.stats import PerQuestionMetrics, compare_runs, planning_table
@@ -52,14 +55,20 @@ N_QUESTIONS, N_METRICS = 1000, 7
 RESAMPLES = PERMUTATIONS = 10_000
 
 
-def best_of(repeat: int, call: Callable[[], object]) -> tuple[float, object]:
-    """Fastest wall time of ``repeat`` calls, and the last result."""
-    best, result = float("inf"), None
+def best_of(repeat: int, call: Callable[[], object]) -> tuple[list[float], object]:
+    """Wall times of ``repeat`` calls, and the last result."""
+    times, result = [], None
     for _ in range(repeat):
-        start = time.perf_counter()
+        began = time.perf_counter()
         result = call()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        times.append(time.perf_counter() - began)
+    return times, result
+
+
+def spread(times: list[float]) -> str:
+    """``median (min-max)`` in milliseconds."""
+    ms = [1000 * t for t in times]
+    return f"{statistics.median(ms):.2f} ({min(ms):.2f}-{max(ms):.2f})"
 
 
 def make_data(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -104,9 +113,11 @@ def simulated_mde(n: int, disagree: float, trials: int, rng: np.random.Generator
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--readme", action="store_true", help="also write the table into README.md")
     args = parser.parse_args()
+    started, load = start(f"bench_stats  seed={args.seed}")
     a, b = make_data(args.seed)
     run_a, run_b = as_runs(a, b)
     diffs = (b - a).T.copy()
@@ -183,7 +194,7 @@ def main() -> None:
     fractional = diffs[:, :3].T
     t_mover, _ = best_of(
         args.repeat,
-        lambda: bounded_mean_bounds(fractional, np.median(fractional, axis=1), -1.0, 1.0, 0.95),
+        lambda: bounded_mean_bounds(fractional, -1.0, 1.0, 0.95),
     )
     t_sp_boot_fractional, _ = best_of(
         args.repeat,
@@ -251,39 +262,48 @@ def main() -> None:
         ("Tango score interval, 4 binary x 1000 (vs paired bootstrap)", t_tango, t_sp_boot_binary),
         ("Clopper-Pearson, 4 rates (vs binomtest proportion_ci exact)", t_cp, t_sp_cp),
         (
-            "Korn-Graubard MOVER interval, 3 fractional x 1000 (vs paired bootstrap)",
+            "betting interval, 3 fractional x 1000 (vs paired bootstrap)",
             t_mover,
             t_sp_boot_fractional,
         ),
         (
             "both, full `compare_runs` (ours, default) vs bootstrap + permutation (scipy)",
             t_compare,
-            t_sp_boot + t_sp_perm,
+            [x + y for x, y in zip(t_sp_boot, t_sp_perm, strict=True)],
         ),
         (
             "both, full `compare_runs --ci bootstrap` (ours) vs bootstrap + permutation (scipy)",
             t_compare_boot,
-            t_sp_boot + t_sp_perm,
+            [x + y for x, y in zip(t_sp_boot, t_sp_perm, strict=True)],
         ),
     ]
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, numpy {np.__version__}, "
-        f"scipy {__import__('scipy').__version__}; best of "
-        f"{args.repeat}; seed {args.seed}"
-    )
+    rows.append(("planning table 5 x 3, exact (ours) vs 600-trial simulation", t_plan, t_sim))
+    print(f"numpy {np.__version__}, scipy {__import__('scipy').__version__}")
     print(f"largest |ours - scipy| percentile lower endpoint: {low_gap:.5f} (Monte Carlo error)")
     print(f"largest |ours - binomtest| exact p: {exact_gap:.2e}; Clopper-Pearson low: {cp_gap:.2e}")
     print(f"compare_runs p methods: {[m.p_method for m in comparison.metrics]}")  # type: ignore[attr-defined]
     print(f"compare_runs verdicts: {[m.verdict for m in comparison.metrics]}")  # type: ignore[attr-defined]
-    print()
-    print("| task | ragaudit (s) | scipy (s) | speed-up |")
-    print("|---|---:|---:|---:|")
-    for name, ours, theirs in rows:
-        print(f"| {name} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.1f}x |")
-    print(
-        f"| planning table 5 x 3, exact (ours) vs 600-trial simulation | {t_plan:.3f} | "
-        f"{t_sim:.3f} | {t_sim / t_plan:.1f}x |"
-    )
+    table = [
+        "| task | ragaudit ms | scipy ms | speed-up (medians) |",
+        "|---|---:|---:|---:|",
+        *(
+            f"| {name} | {spread(ours)} | {spread(theirs)} | "
+            f"{statistics.median(theirs) / statistics.median(ours):.1f}x |"
+            for name, ours, theirs in rows
+        ),
+    ]
+    summary = "\n".join([
+        f"{measured(started, load)}  `{' '.join(['bench_stats.py', *sys.argv[1:]])}`: "
+        f"median (min-max) wall milliseconds of {args.repeat} calls each in one process (the "
+        "simulation: 1 call), numpy "
+        f"{np.__version__}, scipy {__import__('scipy').__version__}, seed {args.seed}.",
+        "",
+        *table,
+    ])  # fmt: skip
+    print("\n## summary\n\n" + summary + "\n")
+    if args.readme:
+        splice("bench_stats", summary)
+        print("README.md updated (between the <!-- bench_stats --> markers)")
 
 
 if __name__ == "__main__":

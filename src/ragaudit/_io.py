@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from ragaudit.exceptions import MissingExtraError
+from ragaudit.exceptions import MissingExtraError, unwritable
 
 __all__ = ["append_text", "atomic_write_bytes", "atomic_write_text", "require"]
 
@@ -20,14 +20,19 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
 
     The bytes go to a temporary file in the same directory, are flushed and fsync'ed, then
-    renamed over the target (``os.replace`` is atomic on POSIX and Windows).
+    renamed over the target (``os.replace`` is atomic on POSIX and Windows).  A path that
+    cannot be written raises :func:`~ragaudit.exceptions.unwritable` naming ``path`` (not the
+    temporary file).
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)  # errors: one line in exceptions.py
-    _remove_stale_temps(target)
-    fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent
-    )
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temps(target)
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent
+        )
+    except OSError as exc:
+        raise unwritable(path, exc) from None
     try:
         # mkstemp creates the file 0600; give the result the mode a plain open() would have
         # (or keep the mode of the file it replaces), so reports stay readable by others.
@@ -37,10 +42,12 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, target)
-    except BaseException:
+    except BaseException as exc:
         # Leave nothing half-written behind, whatever interrupted us (including Ctrl-C).
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
+        if isinstance(exc, OSError):
+            raise unwritable(path, exc) from None
         raise
 
 
@@ -108,14 +115,17 @@ def append_text(path: str | os.PathLike[str], text: str) -> None:
     and what was there before is kept.  The file is created if missing.
     """
     data = text.encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     try:
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise unwritable(path, exc) from None
 
 
 def require(module: str, *, extra: str, feature: str) -> ModuleType:

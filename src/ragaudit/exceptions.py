@@ -16,6 +16,7 @@ __all__ = [
     "RagauditWarning",
     "UndefinedMetricWarning",
     "unreadable",
+    "unwritable",
 ]
 
 
@@ -115,6 +116,31 @@ def unreadable(path: object, exc: OSError | UnicodeDecodeError) -> FormatError:
     default = ("a readable file", (exc.strerror or type(exc).__name__).lower())
     expected, found = next((v for k, v in _OS_FOUND.items() if isinstance(exc, k)), default)
     return FormatError(f"expected {expected}, found {found}", path=str(path))
+
+
+_OS_WRITE_FOUND = {
+    PermissionError: "permission denied",
+    IsADirectoryError: "a directory",
+    NotADirectoryError: "a file where a directory should be",
+    FileExistsError: "a file where a directory should be",
+    FileNotFoundError: "a folder where no file can be created",
+}
+
+
+def unwritable(path: object, exc: OSError) -> FormatError:
+    """The one message for an output that cannot be written (every writer raises it).
+
+    Examples
+    --------
+    >>> str(unwritable("out/k3.json", PermissionError(13, "Permission denied")))
+    'out/k3.json: expected a writable path, found permission denied'
+    >>> str(unwritable("/mnt/cd/r.html", OSError(30, "Read-only file system")))
+    '/mnt/cd/r.html: expected a writable path, found read-only file system'
+    """
+    found = next((v for k, v in _OS_WRITE_FOUND.items() if isinstance(exc, k)), None)
+    if found is None:
+        found = (exc.strerror or type(exc).__name__).lower()
+    return FormatError(f"expected a writable path, found {found}", path=str(path))
 
 
 class JudgeError(RagauditError):

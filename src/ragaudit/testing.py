@@ -25,7 +25,7 @@ from ragaudit.data.per_question_files import load_per_question_metrics
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.metrics import Evaluation
-from ragaudit.reports.render import render
+from ragaudit.reports.renderer import render
 from ragaudit.reports.stats import comparison_report
 from ragaudit.stats.compare import Comparison, MetricComparison, compare_runs
 from ragaudit.stats.verdicts import format_pvalue

@@ -16,8 +16,9 @@ from click.testing import CliRunner
 from ragaudit.cli import main
 from ragaudit.data.records import as_saved_run
 from ragaudit.diagnose.funnel import compute_funnel
+from ragaudit.reports.audit_page import audit_report
 from ragaudit.reports.html_data import build_audit
-from ragaudit.reports.html_markdown import render_audit_markdown, render_audit_text
+from ragaudit.reports.renderer import render_markdown, render_text
 
 REASON = "no answerable questions"
 
@@ -121,10 +122,10 @@ def test_funnel_cli_other_formats(run_file, fmt):
 
 def test_audit_page_text_markdown_and_html(run_file, tmp_path):
     audit = build_audit([as_saved_run(run_file)], n_resamples=10, compare_resamples=10)
-    text = render_audit_text(audit)
+    text = render_text(audit_report(audit))
     assert "P(correct) and the gap are undefined: no answerable questions" in text
     assert "gap hit rate" not in text
-    md = render_audit_markdown(audit)
+    md = render_markdown(audit_report(audit))
     assert "P(correct) and the gap are undefined" in md
     assert "end-to-end correctness: +0.000" not in md
     out = tmp_path / "page.html"

@@ -352,6 +352,38 @@ CASES = [
         b"q01: !!python/object/apply:os.system [echo hi]\n",
         r"human\.yaml:1: expected plain YAML data",
     ),
+    # A key written twice in one JSON object: json.loads keeps the last one silently, which
+    # dropped a question (or an item) without a word.
+    Case(
+        "run-json-duplicate-question",
+        "run",
+        "run.json",
+        b'{"q1": {"a": 2.0, "b": 1.0},\n "q2": {"c": 1.0},\n "q1": {"b": 3.0}}',
+        r"run\.json:3: q1: expected each key once in an object, found it twice",
+    ),
+    Case(
+        "run-jsonl-duplicate-item",
+        "run",
+        "run.jsonl",
+        b'{"id": "q1", "ranking": {"a": 2.0, "b": 1.0}}\n'
+        b'{"id": "q2", "ranking": {"c": 1.0, "c": 0.5}}\n',
+        r"run\.jsonl:2: c: expected each key once in an object, found it twice",
+    ),
+    Case(
+        "qrels-json-duplicate-question",
+        "qrels",
+        "qrels.json",
+        b'{"q1": {"a": 1},\n "q1": {"c": 1}, "q2": {"c": 1}}',
+        r"qrels\.json:2: q1: expected each key once in an object, found it twice",
+    ),
+    Case(
+        "golden-jsonl-duplicate-field",
+        "golden",
+        "golden.jsonl",
+        b'{"question": "How many leave days?", "answer": "25", "sources": ["leave-policy"], '
+        b'"question": "Who?"}\n',
+        r"golden\.jsonl:1: question: expected each key once in an object, found it twice",
+    ),
 ]
 
 

@@ -175,10 +175,10 @@ def test_demo_runs_offline_and_is_deterministic(tmp_path):
     assert len(text.splitlines()) <= 60
     # every analysis of the audit is in the one demo: dashboard, funnel, label bias, comparison
     assert "DASHBOARD (95% intervals" in text
-    assert "FUNNEL k3_cs800 (k=3, n=54 answerable)" in text
-    assert "FUNNEL k6_cs800 (k=6, n=54 answerable)" in text
+    assert "FUNNEL (k3_cs800: k=3, n=54 answerable)" in text
+    assert "FUNNEL (k6_cs800: k=6, n=54 answerable)" in text
     assert "label bias: document labels inflate recall@3" in text
-    assert "COMPARISON B = k6_cs800 vs A = k3_cs800" in text
+    assert "COMPARISON (B = k6_cs800 vs A = k3_cs800;" in text
     # "answered" of the run summary and the funnel's stage 3 are told apart
     assert "answered 48/54 (any context); 47 with the evidence in the context" in text
     assert f"report: {(tmp_path / 'a' / 'report.html').as_posix()}" in text
@@ -197,7 +197,7 @@ def test_demo_runs_offline_and_is_deterministic(tmp_path):
 def _demo_formats_show_the_same_numbers(ctx, text):
     """``demo --format json|csv|markdown`` renders the same audit through the one renderer."""
     from ragaudit.cli.demo import demo_report
-    from ragaudit.reports.render import render
+    from ragaudit.reports.renderer import render
 
     report = demo_report(ctx)
     data = json.loads(render(report, "json"))

@@ -280,6 +280,36 @@ def test_golden_set_to_pandas_round_trips_through_the_dataframe_reader(tmp_path)
     assert fields(golden_from_dataframe(frame.reset_index())) == EXPECTED
 
 
+def test_golden_set_through_pandas_csv_with_its_index_and_back(tmp_path):
+    # Regression: pandas' DataFrame.to_csv writes its index as an unnamed first column, which
+    # the CSV reader refused ("expected a column name, found an empty one"); and a frame read
+    # back with pd.read_csv holds list cells as the text to_csv wrote ("['leave-policy']"),
+    # which golden_from_dataframe refused ("expected a list of strings, found a string").
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {
+            "id": ["q1", "q2"],
+            "user_input": ["How many leave days?", "Who owns the moon?"],
+            "reference": ["25 days.", None],
+            "reference_context_ids": [["leave-policy"], []],
+            "answerable": [True, False],
+            "keywords": [["25 days"], []],
+            "tags": [["n"], []],
+        }
+    )
+    path = tmp_path / "g.csv"
+    frame.to_csv(path)  # index=True: the header starts with an empty column name
+    assert path.read_text(encoding="utf-8").splitlines()[0].startswith(",id,user_input,")
+    assert fields(load_golden(path, doc_ids={"leave-policy"})) == EXPECTED
+    assert fields(golden_from_dataframe(pd.read_csv(path))) == EXPECTED
+    assert fields(golden_from_dataframe(pd.read_csv(path, index_col=0))) == EXPECTED
+    # only pandas' index column may be unnamed
+    bad = write(tmp_path, "b.csv", "question,,answer\nA?,x,a\n")
+    with pytest.raises(FormatError, match=r"b\.csv:1: expected a column name, found an empty "
+                       r"one \(column 2\)"):  # fmt: skip
+        load_golden(bad)
+
+
 @pytest.mark.parametrize(
     ("name", "text", "where"),
     [

@@ -77,6 +77,28 @@ def write_ragas_csv(native, path):
     return path
 
 
+def write_ragas_result_csv(native, path):
+    # as RAGAS users save results: EvaluationResult.to_pandas() (the samples plus one column per
+    # metric score, NaN where a score failed) written with DataFrame.to_csv, whose default
+    # index=True adds a first column with an empty name
+    pd = pytest.importorskip("pandas")
+    chunk_text = texts()
+    rows = rows_of(native)
+    frame = pd.DataFrame(
+        {
+            "user_input": [r["question"] for r in rows],
+            "retrieved_contexts": [contexts(r, chunk_text) for r in rows],
+            "response": [r["answer"] for r in rows],
+            "reference": [r["reference_answer"] for r in rows],
+            "faithfulness": [float("nan") if i % 7 == 0 else 0.5 for i in range(len(rows))],
+            "context_recall": [1.0] * len(rows),
+        }
+    )
+    frame.to_csv(path)
+    assert path.read_text(encoding="utf-8").startswith(",user_input,")
+    return path
+
+
 def write_deepeval_json(native, path):
     chunk_text = texts()
     cases = [
@@ -122,6 +144,7 @@ def funnel_json(path):
     [
         ("ragas", write_ragas_jsonl, "ragas.jsonl"),
         ("ragas", write_ragas_csv, "ragas.csv"),
+        ("ragas", write_ragas_result_csv, "ragas-result.csv"),
         ("deepeval", write_deepeval_json, "deepeval.json"),
         ("jsonl", write_plain_jsonl, "plain.jsonl"),
     ],
@@ -168,6 +191,36 @@ def test_imported_run_is_accepted_by_compare_report_and_labels_bias(native, tmp_
     assert bias_native.exit_code == 0 and bias_imported.exit_code == 0, bias_imported.output
     strip = lambda text: {k: v for k, v in json.loads(text).items() if k not in ("run",)}  # noqa: E731
     assert strip(bias_imported.stdout) == strip(bias_native.stdout)
+
+
+def test_reference_answer_is_optional(native, tmp_path):
+    # Regression: a file without `reference` (optional in RAGAS, DeepEval and jsonl) was
+    # refused with "answer: missing required field".  Gold documents come from
+    # reference_context_ids; correctness is left undecided (no reference to check against).
+    chunk_text = texts()
+    theirs = [r for r in rows_of(native) if r["answerable"]]
+    lines = [
+        json.dumps(
+            {
+                "user_input": r["question"],
+                "retrieved_contexts": contexts(r, chunk_text),
+                "response": r["answer"],
+                "reference_context_ids": r["gold_docs"],
+            }
+        )
+        for r in theirs
+    ]
+    source = write(tmp_path, "noref.jsonl", "\n".join(lines) + "\n")
+    result = invoke("import", "--from", "ragas", source, "--corpus", CORPUS, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    mine = rows_of(tmp_path / "noref.json")
+    assert len(mine) == len(theirs)
+    retrieval = ("hit@k", "recall@k", "precision@k", "mrr@k", "ndcg@k", "map@k", "answered")
+    for a, b in zip(mine, theirs, strict=True):
+        assert a["reference_answer"] == ""
+        # an abstention on an answerable question is wrong whatever the reference says
+        assert a["judges"]["correct"] is (False if b["abstained"] else None), a["id"]
+        assert {m: a["metrics"][m] for m in retrieval} == {m: b["metrics"][m] for m in retrieval}
 
 
 def write(tmp_path, name, text):

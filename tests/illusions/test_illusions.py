@@ -22,7 +22,7 @@ from ragaudit.diagnose.illusions import (
     compute_illusions,
 )
 from ragaudit.reports.metrics import illusions_report
-from ragaudit.reports.render import render
+from ragaudit.reports.renderer import render
 
 HERE = Path(__file__).parent
 LOG2 = np.log2

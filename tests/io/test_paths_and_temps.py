@@ -45,7 +45,8 @@ def test_out_below_a_file_is_one_line(tmp_path: Path) -> None:
     assert code == 2, output
     assert output.startswith("ragaudit: error: ") and output.count("\n") == 1
     assert output.startswith(f"ragaudit: error: {blocker}")
-    assert "expected a directory, found a file" in output and "Traceback" not in output
+    assert "expected a writable path, found a file where a directory should be" in output
+    assert "Traceback" not in output
     assert blocker.read_text() == "not a folder"
 
 

@@ -57,13 +57,14 @@ def test_one_run_without_labels_or_corpus(bench: dict[str, Path], tmp_path: Path
 def test_markdown_drops_whole_drilldowns_to_fit(bench: dict[str, Path]):
     from ragaudit.data.records import load_saved_run
     from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.html_data import build_audit
-    from ragaudit.reports.html_markdown import render_audit_markdown
+    from ragaudit.reports.renderer import render_markdown
 
     runs = [load_saved_run(bench["k3"]), load_saved_run(bench["k6"])]
     audit = build_audit(runs, labels=load_chunk_labels(bench["labels"]), n_resamples=200)
-    full = render_audit_markdown(audit, limit=1_000_000)
-    small = render_audit_markdown(audit, limit=12_000)
+    full = render_markdown(audit_report(audit), limit=1_000_000)
+    small = render_markdown(audit_report(audit), limit=12_000)
     assert len(small) < 12_000 < len(full)
     assert small.count("<details>") == small.count("</details>")  # none cut in half
     assert small.count("<details>") < full.count("<details>")
@@ -91,7 +92,7 @@ def test_comparison_rows_and_holm_match_compare_and_statsmodels(bench: dict[str,
         assert cells[5] == f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
         short = {
             "Tango score": "score",
-            "Korn-Graubard MOVER": "KG-MOVER",
+            "betting (Waudby-Smith-Ramdas)": "betting",
             "bootstrap percentile": "bootstrap",
         }
         assert cells[6] == short[row["ci_method"]]
@@ -176,3 +177,55 @@ def test_json_csv_and_table_carry_the_page_numbers(bench: dict[str, Path], tmp_p
     assert (pair["run_a"], pair["run_b"]) == ("k3", "k6")
     assert "COMPARISON (B = k6 vs A = k3;" in table
     assert (tmp_path / "r.csv").read_text(encoding="utf-8").startswith("number,k3,k6,MDE")
+
+
+def _discordant_runs(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """Two runs of eight questions; correctness flips on q2, q5 and q7 (and on no other)."""
+    flipped = ["q2", "q5", "q7"]
+    paths = []
+    for name in ("a", "b"):
+        rows = []
+        for i in range(8):
+            qid = f"q{i}"
+            correct = (i % 2 == 0) != (name == "b" and qid in flipped)
+            rows.append({
+                "id": qid, "question": f"question {qid} <i>?", "answerable": True,
+                "gold_docs": ["G"], "keywords": ["EUR"],
+                "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
+                "answer": f"{name} says 5 EUR <b>{qid}</b>", "reference_answer": "8 EUR",
+                "judges": {"abstained": False, "correct": correct, "evidence_in_context": True},
+                "metrics": {"correct": float(correct), "recall@k": 1.0},
+            })  # fmt: skip
+        data = {"format": "ragaudit.run", "format_version": 1, "name": f"run_{name}",
+                "config": {"k": 1}, "rows": rows, "summary": {}}  # fmt: skip
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        paths.append(path)
+    return paths[0], paths[1], flipped
+
+
+def test_discordant_questions_open_to_both_answers(tmp_path: Path):
+    a, b, flipped = _discordant_runs(tmp_path)
+    page, md = tmp_path / "r.html", tmp_path / "r.md"
+    common = [str(a), str(b), "--resamples", "50"]
+    cli("report", *common, "--out", str(page))
+    cli("report", *common, "--format", "markdown", "--out", str(md))
+    html = page.read_text(encoding="utf-8")
+    shown = re.findall(r'<details class="discordant" data-qid="([^"]+)">', html)
+    assert shown == flipped
+    assert f"Discordant questions on correctness: {len(flipped)}</strong>" in html
+    for qid in flipped:  # both answers side by side, escaped, the keyword highlighted
+        for run in ("a", "b"):
+            assert f"{run} says 5 <mark>EUR</mark> &lt;b&gt;{qid}&lt;/b&gt;" in html
+    assert html.count('<ul class="pair">\n<li><strong>run_a: ') == len(flipped)
+    assert "<b>" not in html and "<i>" not in html
+    text = md.read_text(encoding="utf-8")
+    assert f"Discordant questions on correctness: {len(flipped)}**" in text
+    bodies = re.findall(
+        r"<details><summary>(q\d) question.*?</summary>\n<pre>(.*?)</pre>", text, re.S
+    )
+    assert [qid for qid, _ in bodies if qid in flipped] == flipped
+    for qid, body in bodies:
+        if qid in flipped:
+            assert "run_a: " in body and f"b says 5 EUR &lt;b&gt;{qid}&lt;/b&gt;" in body
+    assert "<b>" not in text and "<i>" not in text

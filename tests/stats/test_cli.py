@@ -268,3 +268,23 @@ def test_fail_if_worse_gates_only_a_significant_drop(tmp_path):
     assert unknown.exit_code == 2 and "ndcg@5 not compared" in unknown.output
     both = run("compare", "--all", str(tmp_path), "--metric", "correct", "--fail-if-worse", "x")
     assert both.exit_code == 2 and "needs two runs, not --all" in both.output
+
+
+def test_multirun_rows_of_runs_with_the_same_file_name_can_be_told_apart(tmp_path):
+    # Regression: `evaluate --run a/r.txt --run b/r.txt` labelled both rows "r.txt".
+    import shutil
+
+    trec = "tests/data/metrics/run.txt"
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        shutil.copy(trec, tmp_path / folder / "r.txt")
+    base = ["evaluate", "--qrels", "tests/data/metrics/qrels.txt", "-m", "hit@3", "--format",
+            "json"]  # fmt: skip
+
+    def labels(*runs):
+        result = run(*base, *(a for r in runs for a in ("--run", str(r))))
+        assert result.exit_code == 0, result.output
+        return [row["name"] for row in json.loads(result.stdout)["runs"]]
+
+    assert labels(tmp_path / "a" / "r.txt", tmp_path / "b" / "r.txt") == ["a/r.txt", "b/r.txt"]
+    assert labels(trec, trec) == ["run#1", "run#2"]

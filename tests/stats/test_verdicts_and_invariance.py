@@ -154,7 +154,9 @@ def test_ci_choice_applies_where_it_can_and_says_so_where_it_cannot():
     assert {row["ci_method"] for row in doc["metrics"]} == {"bootstrap percentile"}
     doc = json.loads(CliRunner().invoke(main, ["compare", K3, K6, "--format", "json"]).output)
     methods = {row["metric"]: row["ci_method"] for row in doc["metrics"]}
-    assert methods["correct"] == "Tango score" and methods["ndcg@k"] == "Korn-Graubard MOVER"
+    assert (
+        methods["correct"] == "Tango score" and methods["ndcg@k"] == "betting (Waudby-Smith-Ramdas)"
+    )
     p_methods = {row["metric"]: row["p_method"] for row in doc["metrics"]}
     assert p_methods["correct"] == "exact (lattice)"  # 0/1: McNemar's exact test
     assert all(method.startswith("exact") for method in p_methods.values())

@@ -30,7 +30,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("ragaudit.cli.export", "Write a saved run as a TREC run, a golden set as qrels."),
     "funnel": ("ragaudit.cli.funnel", "Where questions die between retrieval and a right answer."),
     "show": ("ragaudit.cli.show", "One question at a time: chunks, answer, verdicts, stage."),
-    "labels": ("ragaudit.cli.labels", "Build chunk-level labels; measure document-label bias."),
+    "labels": ("ragaudit.cli.labels", "Chunk labels, label bias; human verdicts for calibrate."),
     "cache": ("ragaudit.cli.cache", "Inspect or clear the LLM response cache."),
     "judge": ("ragaudit.cli.judge", "Add LLM judge verdicts to a saved run (cached, costed)."),
     "compare": ("ragaudit.cli.compare", "Is the difference between two runs real? (paired tests)"),

@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from ragaudit._io import append_text
-from ragaudit.reports.render import render
+from ragaudit.exceptions import FormatError
+from ragaudit.reports.renderer import render
 from ragaudit.reports.report import Report
 
 __all__ = [
@@ -107,9 +108,11 @@ def k_option(help: str) -> Any:
 
 def labels_option(help: str, *, required: bool = False) -> Any:
     """``--labels FILE``: a chunk-label file (``ragaudit labels build``) -> ``labels_path``."""
+    # No default=None beside required=True: click >= 8.3 counts an explicit None as a value
+    # and then no longer enforces required (a traceback instead of "Missing option").
     return click.option(
         "--labels", "labels_path", type=click.Path(dir_okay=False), required=required,
-        default=None, help=help,
+        help=help,
     )  # fmt: skip
 
 
@@ -117,7 +120,7 @@ def corpus_option(help: str, *, required: bool = False) -> Any:
     """``--corpus DIR``: the documents a run was made from -> ``corpus_dir``."""
     return click.option(
         "--corpus", "corpus_dir", type=click.Path(file_okay=False), required=required,
-        default=None, help=help,
+        help=help,
     )  # fmt: skip
 
 
@@ -156,7 +159,11 @@ def append_step_summary(report: Report | Any, title: str) -> None:
         return
     if not isinstance(report, Report):
         report = report.to_report()
-    append_text(target, render(dataclasses.replace(report, title=title), "markdown") + "\n")
+    text = render(dataclasses.replace(report, title=title), "markdown") + "\n"
+    try:
+        append_text(target, text)
+    except FormatError as exc:  # name the variable the path came from
+        raise FormatError(exc.message, path=exc.path, field=f"${STEP_SUMMARY}") from None
 
 
 def render_json(obj: Any) -> str:

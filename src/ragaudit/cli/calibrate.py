@@ -19,8 +19,8 @@ __all__ = ["command"]
     "human_path",
     required=True,
     type=click.Path(dir_okay=False),
-    help='Human verdicts: JSONL lines {"id": ..., "correct": true} or a YAML mapping '
-    "question id -> true/false.",
+    help='Human verdicts: JSONL lines {"id": ..., "correct": true} (as `ragaudit labels '
+    "verdicts` writes them) or a YAML mapping question id -> true/false.",
 )
 @click.option(
     "--metric",
@@ -37,15 +37,20 @@ def command(run: str, human_path: str, metric: str, confidence: float, output_fo
     false positive rates, and three intervals for the true rate: prediction-powered (PPI++,
     power-tuned; valid even when the judge is biased), human labels only, and judge only
     (which assumes the judge is always right).  See docs/guide/stats.md.
+
+    The PPI intervals assume the human-labelled questions are a uniformly random sample of
+    the judged ones: `ragaudit labels verdicts RUN --sample N --out FILE` draws one and
+    records it in FILE; calibrate says how the sample was drawn, and warns when the file says
+    it was not random, when questions were skipped, or when it was made for another run.
     """
-    from ragaudit.data.human_verdicts import read_human_verdicts
+    from ragaudit.data.human_verdicts import read_human_verdict_file
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.calibration import calibrate
     from ragaudit.reports.noise import calibration_report
 
     result = calibrate(
         load_saved_run(run),
-        read_human_verdicts(human_path, metric),
+        read_human_verdict_file(human_path, metric),
         metric=metric,
         confidence=confidence,
     )

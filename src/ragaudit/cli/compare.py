@@ -82,9 +82,9 @@ __all__ = ["command", "noise_sections"]
     type=click.Choice([*CI_METHODS, "wilson"]),
     default="auto",
     show_default=True,
-    help="Interval: auto/score = Tango score interval for 0/1 metrics, Korn-Graubard MOVER "
-    "for other scores in [0, 1] and a percentile bootstrap otherwise; bootstrap "
-    "(= percentile) or bca = that bootstrap for every metric. "
+    help="Interval: auto/score = Tango score interval for 0/1 metrics, betting "
+    "(Waudby-Smith-Ramdas) for other scores in [0, 1] and a percentile bootstrap otherwise; "
+    "bootstrap (= percentile) or bca = that bootstrap for every metric. "
     "(wilson is for single rates: the funnel.)",
 )
 @click.option(
@@ -148,7 +148,7 @@ def command(
     with --qrels, a retrieval run (TREC, JSONL or JSON).  With --baseline FILE, FILE is A and
     the one RUN is B.  When $GITHUB_STEP_SUMMARY is set, the comparison is also appended to
     that file as Markdown.  For every metric: a confidence interval (Tango score
-    for 0/1 metrics, Korn-Graubard MOVER for other scores in [0, 1], paired bootstrap
+    for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in [0, 1], paired bootstrap
     otherwise), a paired permutation p-value (exact whenever
     affordable) and a verdict, each row naming its methods; for 0/1 metrics also McNemar's
     exact test, the ids of the questions that differ and the power the comparison had.

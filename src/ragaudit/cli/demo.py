@@ -3,8 +3,8 @@
 The demo is a sequence of *sections*, each a function ``section(ctx, echo)`` that reads and
 extends a shared :class:`DemoContext` (paths, saved runs, anything a later section needs).
 :data:`SECTIONS` lists them in order: the benchmark, the two runs, chunk labels, then the short
-audit (:func:`~ragaudit.reports.html_markdown.render_audit_text`) and the one-page
-``report.html`` built from the same :class:`~ragaudit.reports.html_data.Audit`.  Everything is
+audit and the one-page ``report.html``: the ``table`` and ``html`` forms of one
+:func:`~ragaudit.reports.audit_page.audit_report`, through the one renderer.  Everything is
 offline and deterministic: two runs of the demo print the same text and write byte-identical
 files.
 """
@@ -173,10 +173,12 @@ def section_labels(ctx: DemoContext, echo: Echo) -> None:
 def section_audit(ctx: DemoContext, echo: Echo) -> None:
     """The short audit (dashboard, funnel, where questions die, bias line, clustering by source,
     comparison) and the one-page report written next to the runs."""
+    from dataclasses import replace
+
     from ragaudit._io import atomic_write_text
+    from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.html_data import build_audit
-    from ragaudit.reports.html_markdown import render_audit_text
-    from ragaudit.reports.html_page import render_audit_html
+    from ragaudit.reports.renderer import render_html, render_text
 
     texts = {c.chunk_id: c.text for c in ctx.chunks}
     audit = build_audit(
@@ -187,9 +189,10 @@ def section_audit(ctx: DemoContext, echo: Echo) -> None:
         cluster_by="source",  # the benchmark's questions share source documents
     )
     ctx.extra["audit"] = audit
-    echo(render_audit_text(audit, full_bias=bool(ctx.extra.get("full"))).rstrip("\n"))
+    page = audit_report(audit, full_bias=bool(ctx.extra.get("full")))
+    echo(render_text(replace(page, title="")).rstrip("\n"))  # the demo's own lines come first
     report = ctx.out_dir / "report.html"
-    atomic_write_text(report, render_audit_html(audit))
+    atomic_write_text(report, render_html(page))
     ctx.extra["report"] = report
     echo("")
     echo(f"report: {report.as_posix()}")
@@ -201,7 +204,7 @@ def section_full(ctx: DemoContext, echo: Echo) -> None:
     if not ctx.extra.get("full"):
         return
     from ragaudit.reports.label_bias import bias_section
-    from ragaudit.reports.render import render_text
+    from ragaudit.reports.renderer import render_text
     from ragaudit.reports.stats import comparison_report
     from ragaudit.stats.compare import compare_runs
 
@@ -276,8 +279,9 @@ def command(out_dir: str, full: bool, output_format: str) -> None:
 
 def demo_report(ctx: DemoContext) -> Report:
     """The demo as one :class:`~ragaudit.reports.report.Report`: the benchmark, the files
-    written, then the audit (:func:`~ragaudit.reports.audit_tables.audit_report`)."""
-    from ragaudit.reports.audit_tables import audit_data, audit_report
+    written, then the audit (:func:`~ragaudit.reports.audit_page.audit_report`)."""
+    from ragaudit.reports.audit_page import audit_report
+    from ragaudit.reports.audit_tables import audit_data
 
     audit = audit_report(ctx.extra["audit"])
     golden = ctx.golden
@@ -305,4 +309,5 @@ def demo_report(ctx: DemoContext) -> Report:
         Section("Files written", (KeyValues(tuple(files.items())),)),
     )
     data = {"benchmark": benchmark, "files": files, **audit_data(ctx.extra["audit"])}
-    return Report("ragaudit demo", head + audit.sections, data=data, notes=audit.notes)
+    return Report("ragaudit demo", head + audit.sections, data=data, notes=audit.notes,
+                  theme=audit.theme)  # fmt: skip

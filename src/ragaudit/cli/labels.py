@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ragaudit._io import atomic_write_text
+from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import (
     TEXT_FORMATS,
@@ -31,13 +32,15 @@ def _ask_grade(prompt: str, choices: Sequence[str]) -> str:
     try:
         answer: str = click.prompt(prompt, type=click.Choice(list(choices)), show_choices=False)
     except click.Abort:
+        click.echo()  # end the prompt's line
         raise EOFError from None
     return answer
 
 
 @click.group("labels")
 def command() -> None:
-    """Chunk-level relevance labels: build them, then measure document-label bias."""
+    """Chunk-level relevance labels: build them, then measure document-label bias; human
+    verdicts on a run's answers for `ragaudit calibrate`."""
 
 
 @command.command("build")
@@ -186,7 +189,7 @@ def bias(
     from ragaudit.diagnose.label_bias import compute_label_bias
     from ragaudit.labels.format import load_chunk_labels, retrieved_chunk_ids
     from ragaudit.reports.label_bias import bias_report
-    from ragaudit.reports.render import render
+    from ragaudit.reports.renderer import render
 
     saved = load_saved_run(run)
     labels = load_chunk_labels(labels_path, expect=saved.config)
@@ -202,3 +205,154 @@ def bias(
     else:
         atomic_write_text(out_path, text)
         click.echo(f"wrote {out_path}", err=True)
+
+
+@command.command("verdicts")
+@click.argument("run", type=click.Path(dir_okay=False))
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="Verdict file (.jsonl) to write and to resume from.")  # fmt: skip
+@click.option(
+    "--metric",
+    default="correct",
+    show_default=True,
+    help="The run's judged 0/1 metric the person grades (and the file's verdict key).",
+)
+@click.option(
+    "--sample",
+    "sample_size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Grade a uniformly random sample of N judged questions (default: all of them; a "
+    "resumed session keeps the file's N unless given).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Seed of the random order (default 0; a resumed session keeps the file's).",
+)
+@corpus_option("The run's corpus: shows each retrieved chunk's text (re-chunked as the run was).")
+@click.option(
+    "--show-judge",
+    is_flag=True,
+    help="Also show the judges' verdicts (hidden by default: seeing them biases people).",
+)
+def verdicts(
+    run: str,
+    out_path: str,
+    metric: str,
+    sample_size: int | None,
+    seed: int | None,
+    corpus_dir: str | None,
+    show_judge: bool,
+) -> None:
+    """A person grades the answers of a saved RUN, correct or wrong, for `ragaudit calibrate`.
+
+    For each question: the question, the reference answer, the model's answer and the
+    retrieved evidence (with --corpus, the chunks' text); the judge's verdict stays hidden
+    unless --show-judge.  Type c (correct), w (wrong), s (skip) or q (quit).  Each verdict is
+    saved to --out atomically as it is typed; rerun the same command to resume.
+
+    The questions come in a seeded uniformly random order of the run's judged questions, and
+    --sample N grades its first N: the prediction-powered interval of `ragaudit calibrate`
+    assumes the human-labelled questions are a uniformly random sample (missing completely at
+    random), so do not pick the questions by hand, do not skip the hard ones, and decide N
+    before you start.  The first line of --out records the sample (seed, N, of how many);
+    calibrate reports it and warns about skipped questions.  A larger --sample with the same
+    seed extends the sample (its first N stay the same).
+    """
+    from ragaudit.data.human_verdicts import (
+        HumanVerdicts,
+        VerdictSample,
+        read_human_verdict_file,
+        save_human_verdicts,
+    )
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.calibration import judged_values
+    from ragaudit.exceptions import InputError
+    from ragaudit.labels.verdicts import grade_answers, sample_order
+    from ragaudit.reports.html_data import question_view
+    from ragaudit.reports.renderer import render
+    from ragaudit.reports.show import grading_report
+
+    saved = load_saved_run(run)
+    population = list(judged_values(saved, metric))
+    if Path(out_path).suffix.lower() != ".jsonl":
+        raise InputError(f"--out: expected a .jsonl file, found {out_path!r}")
+    entries: dict[str, float | None] = {}
+    if Path(out_path).exists():
+        existing = read_human_verdict_file(out_path, metric, allow_empty=True)
+        header = existing.sample
+        if header is None or header.seed is None or header.n is None:
+            raise InputError(
+                f"{out_path}:1: sample: expected the header `ragaudit labels verdicts` writes "
+                "(seed and n of its sample), found none; choose another --out"
+            )
+        if existing.run != saved.name or header.of != len(population):
+            raise InputError(
+                f"{out_path}:1: run: expected verdicts on run {saved.name!r} "
+                f"({len(population)} judged questions), found run {existing.run!r} "
+                f"({header.of}); choose another --out"
+            )
+        if seed is not None and seed != header.seed:
+            raise InputError(
+                f"--seed {seed}: {out_path} was drawn with seed {header.seed}; pass that "
+                "seed (or none) to resume, or choose another --out"
+            )
+        seed = header.seed
+        sample_size = header.n if sample_size is None else sample_size
+        entries = dict(existing.entries)
+    seed = 0 if seed is None else seed
+    n = len(population) if sample_size is None else sample_size
+    if n > len(population):
+        raise InputError(
+            f"--sample {n}: expected at most the run's {len(population)} judged {metric!r} "
+            "questions"
+        )
+    order = sample_order(population, seed)[:n]
+    outside = [qid for qid in entries if qid not in set(order)]
+    if outside:
+        raise InputError(
+            f"{out_path}: id: expected questions among the first {n} of the seed-{seed} order, "
+            f"found {outside[0]!r} (graded with a larger --sample? pass it again)"
+        )
+    sample = VerdictSample(random=True, n=n, of=len(population), seed=seed)
+
+    def save() -> None:
+        current = HumanVerdicts(tuple(entries.items()), metric, saved.name, sample)
+        save_human_verdicts(current, out_path)  # an unwritable path: one line, exit 2
+
+    save()  # the header now: an unwritable --out fails before anyone grades
+    click.echo(
+        f"grading {metric!r} of run {saved.name!r}: {n} of {len(population)} judged questions "
+        f"in a uniformly random order, seed {seed}; {len(entries)} done, {n - len(entries)} "
+        f"to go; c = 1, w = 0",
+        err=True,
+    )
+    texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
+    by_id = saved.by_id()
+
+    def describe(qid: str) -> str:
+        question = by_id[qid]
+        view = question_view(question, "", saved.config.k, texts, {})
+        note = "" if question.answerable else "unanswerable: correct means the model declined"
+        return render(grading_report(view, show_judge=show_judge, note=note), "table")
+
+    def record(qid: str, value: float | None) -> None:
+        entries[qid] = value
+        save()
+
+    summary = grade_answers(
+        order, describe, done=set(entries), on_verdict=record, ask=_ask_grade, show=click.echo
+    )
+    graded = sum(value is not None for value in entries.values())
+    skipped = len(entries) - graded
+    state = "stopped: progress saved" if summary.stopped else "done"
+    click.echo(
+        f"{state}: {out_path} has {graded} verdict(s) and {skipped} skip(s) on {len(entries)} "
+        f"of {n} sampled questions (seed {seed})"
+    )
+    if summary.stopped:
+        click.echo("rerun the same command to resume", err=True)
+    if graded >= 2:
+        click.echo(f"next: ragaudit calibrate {run} --human {out_path} --metric {metric}", err=True)

@@ -21,8 +21,9 @@ __all__ = ["command"]
 @click.option(
     "--format", "output_format", type=click.Choice(["html", "markdown", "json", "csv", "table"]),
     default="html", show_default=True,
-    help="html: one self-contained page; markdown: a pull-request comment; json, csv, table: "
-    "the audit's numbers through the one renderer (as `demo --format`).",
+    help="html: one self-contained page; markdown: a pull-request comment; table: the terminal "
+    "audit `demo` prints, with the funnel and comparison tables and the configuration; json, "
+    "csv: the audit's numbers.  One report, one renderer.",
 )  # fmt: skip
 @labels_option(
     "Chunk-label file (ragaudit labels build): chunk-level recall, label bias, answer chunks "
@@ -65,7 +66,7 @@ def command(
     the same inputs give the same bytes.
     """
     from ragaudit.cli._corpus import chunk_texts
-    from ragaudit.data.human_verdicts import read_human_verdicts
+    from ragaudit.data.human_verdicts import read_human_verdict_file
     from ragaudit.data.records import load_saved_run
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.reports.html_data import build_audit
@@ -73,27 +74,16 @@ def command(
     saved = [load_saved_run(path) for path in runs]
     labels = None if labels_path is None else load_chunk_labels(labels_path)
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved[0].config)
-    human = [read_human_verdicts(path) for path in human_paths]
+    human = [read_human_verdict_file(path) for path in human_paths]
     audit = build_audit(
         saved, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples,
         cluster_by=cluster_by, human=human,
     )  # fmt: skip
-    if output_format == "markdown":
-        from ragaudit.reports.html_markdown import render_audit_markdown
+    from ragaudit.reports.audit_page import audit_report
+    from ragaudit.reports.renderer import render
 
-        text = render_audit_markdown(audit)
-        target = Path(out_path or "report.md")
-    elif output_format in ("json", "csv", "table"):
-        from ragaudit.reports.audit_tables import audit_report
-        from ragaudit.reports.render import render
-
-        text = render(audit_report(audit, "ragaudit report"), output_format)
-        suffix = {"json": "json", "csv": "csv", "table": "txt"}[output_format]
-        target = Path(out_path or f"report.{suffix}")
-    else:
-        from ragaudit.reports.html_page import render_audit_html
-
-        text = render_audit_html(audit)
-        target = Path(out_path or "report.html")
+    text = render(audit_report(audit, detail=True), output_format)
+    suffix = {"markdown": "md", "table": "txt"}.get(output_format, output_format)
+    target = Path(out_path or f"report.{suffix}")
     atomic_write_text(target, text)
     click.echo(f"wrote {target.as_posix()} ({len(text.encode('utf-8')):,} bytes)", err=True)

@@ -386,7 +386,9 @@ def golden_from_dataframe(
     """A golden set from a pandas DataFrame (one row per question; NaN = missing).
 
     Columns are recognised as in :func:`golden_from_records`; messages name the row as its
-    1-based position (``DataFrame:3: answer: ...``).  List cells may be lists, tuples or arrays.
+    1-based position (``DataFrame:3: answer: ...``).  List cells may be lists, tuples or arrays,
+    or text as in a CSV file (a frame from ``pd.read_csv`` holds the ``"['a', 'b']"`` that
+    ``to_csv`` wrote), and ``"true"``/``"false"`` text is a boolean.
 
     Examples
     --------
@@ -394,12 +396,14 @@ def golden_from_dataframe(
     >>> frame = pd.DataFrame({"input": ["Why?"], "expected_output": ["So."], "doc_ids": [["A"]]})
     >>> golden_from_dataframe(frame)[0].sources
     ('A',)
+    >>> golden_from_dataframe(frame.assign(doc_ids=["['A', 'B']"]))[0].sources
+    ('A', 'B')
     """
     records = getattr(frame, "to_dict", None)
     if records is None:
         raise InputError(f"{name}: expected a pandas DataFrame, found {type(frame).__name__}")
     rows = [(i + 1, _plain_cells(row)) for i, row in enumerate(frame.to_dict("records"))]
-    return golden_from_records(rows, path=name, columns=columns, doc_ids=doc_ids)
+    return golden_from_records(rows, path=name, columns=columns, doc_ids=doc_ids, text_cells=True)
 
 
 def _plain_cells(row: Mapping[Any, Any]) -> dict[str, Any]:

@@ -14,21 +14,151 @@ Two spellings of the same thing, one verdict per question:
 
 A verdict is ``true``/``false``, ``1``/``0`` or ``"correct"``/``"wrong"``; other keys are
 ignored.  The field is ``correct`` unless ``calibrate --metric`` names another.
+
+A JSONL file may also say how its questions were chosen, which the prediction-powered
+interval depends on (it assumes a uniformly random sample of the judged questions).
+``ragaudit labels verdicts`` writes such files: a header first line, and a line per question
+that the person skipped::
+
+    {"format": "ragaudit.human-verdicts", "version": 1, "run": "k3", "metric": "correct",
+     "sample": {"random": true, "seed": 0, "n": 20, "of": 60}}
+    {"id": "q17", "correct": true}
+    {"id": "q03", "skipped": true}
+
+(the header is one line in the file).  ``sample.random`` is true when the questions are the
+first ``n`` of a seeded uniformly random order of the run's ``of`` judged questions; a file
+made some other way may say ``"random": false`` and why in ``"how"``, and ``calibrate`` then
+warns.  Files without a header read as before: how their questions were chosen is unknown.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragaudit._io import atomic_write_text
 from ragaudit._yaml import compose_yaml, construct_yaml
-from ragaudit.data.formats._source import json_lines, read_text
+from ragaudit.data.formats._source import json_lines, read_text, shorten
 from ragaudit.exceptions import FormatError
 
-__all__ = ["read_human_verdicts"]
+__all__ = [
+    "FORMAT",
+    "HumanVerdicts",
+    "VerdictSample",
+    "dump_human_verdicts",
+    "read_human_verdict_file",
+    "read_human_verdicts",
+    "save_human_verdicts",
+]
+
+#: The ``format`` value of a verdict file's header line.
+FORMAT = "ragaudit.human-verdicts"
+_VERSION = 1
 
 _WORDS = {"correct": 1.0, "wrong": 0.0, "incorrect": 0.0, "yes": 1.0, "no": 0.0}
+
+
+@dataclass(frozen=True)
+class VerdictSample:
+    """How the questions of a verdict file were chosen (its header's ``sample``).
+
+    Attributes
+    ----------
+    random : bool
+        The questions are the first ``n`` of a seeded uniformly random order of the run's
+        ``of`` judged questions (what prediction-powered inference assumes).
+    n, of, seed : int or None
+        Sample size, number of judged questions it was drawn from, and the seed.
+    how : str
+        In words, how the questions were chosen (for a sample that is not random).
+    """
+
+    random: bool
+    n: int | None = None
+    of: int | None = None
+    seed: int | None = None
+    how: str = ""
+
+    def describe(self) -> str:
+        """One phrase for reports.
+
+        >>> VerdictSample(True, 20, 60, 0).describe()
+        'a uniformly random sample of 20 of 60 judged questions (seed 0)'
+        >>> VerdictSample(False, how="the hardest ones").describe()
+        'not a random sample (the hardest ones)'
+        """
+        if self.random:
+            return (
+                f"a uniformly random sample of {self.n} of {self.of} judged questions "
+                f"(seed {self.seed})"
+            )
+        return "not a random sample" + (f" ({self.how})" if self.how else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The header's ``sample`` object."""
+        out: dict[str, Any] = {"random": self.random, "seed": self.seed, "n": self.n, "of": self.of}
+        if self.how:
+            out["how"] = self.how
+        return out
+
+
+@dataclass(frozen=True)
+class HumanVerdicts(Mapping[str, float]):
+    """A verdict file: ``{question id: 0.0 or 1.0}`` (a read-only mapping) and its header.
+
+    Attributes
+    ----------
+    entries : tuple of (str, float or None)
+        In file order (the order they were given); ``None`` = the person skipped it.
+    metric : str
+        The verdict's key (``correct`` unless ``--metric`` names another).
+    run : str or None
+        The run whose answers were graded (header).
+    sample : VerdictSample or None
+        How the questions were chosen; None when the file does not say.
+    path : str or None
+        The file it was read from.
+
+    Examples
+    --------
+    >>> v = HumanVerdicts((("q2", 1.0), ("q5", None), ("q1", 0.0)))
+    >>> dict(v), v.skipped
+    ({'q2': 1.0, 'q1': 0.0}, ('q5',))
+    """
+
+    entries: tuple[tuple[str, float | None], ...]
+    metric: str = "correct"
+    run: str | None = None
+    sample: VerdictSample | None = None
+    path: str | None = None
+
+    @property
+    def verdicts(self) -> dict[str, float]:
+        """``{question id: verdict}`` without the skipped questions."""
+        return {qid: value for qid, value in self.entries if value is not None}
+
+    @property
+    def skipped(self) -> tuple[str, ...]:
+        """Questions of the sample the person skipped."""
+        return tuple(qid for qid, value in self.entries if value is None)
+
+    @property
+    def done(self) -> frozenset[str]:
+        """Every question with a verdict or a skip."""
+        return frozenset(qid for qid, _ in self.entries)
+
+    def __getitem__(self, key: str) -> float:
+        return self.verdicts[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.verdicts)
+
+    def __len__(self) -> int:
+        return len(self.verdicts)
 
 
 def _verdict(value: Any, where: str, line: int | None, field: str) -> float:
@@ -44,30 +174,102 @@ def _verdict(value: Any, where: str, line: int | None, field: str) -> float:
     )  # fmt: skip
 
 
-def _from_jsonl(where: str, field: str) -> dict[str, float]:
-    verdicts: dict[str, float] = {}
+def _optional_int(sample: Mapping[str, Any], key: str, where: str) -> int | None:
+    value = sample.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise FormatError(
+            f"expected a whole number >= 0 or null, found {shorten(value)}",
+            path=where, line=1, field=f"sample.{key}",
+        )  # fmt: skip
+    return value
+
+
+def _header(row: Mapping[str, Any], where: str) -> tuple[str | None, str | None, VerdictSample]:
+    """``(run, metric, sample)`` of a header line (line 1)."""
+    if row.get("format") != FORMAT:
+        raise FormatError(
+            f"expected {FORMAT!r}, found {shorten(row.get('format'))}",
+            path=where, line=1, field="format",
+        )  # fmt: skip
+    if row.get("version") != _VERSION:
+        raise FormatError(
+            f"expected version {_VERSION}, found {shorten(row.get('version'))}",
+            path=where, line=1, field="version",
+        )  # fmt: skip
+    sample = row.get("sample")
+    if not isinstance(sample, dict) or not isinstance(sample.get("random"), bool):
+        raise FormatError(
+            'expected {"random": true/false, "seed": ..., "n": ..., "of": ...}, found '
+            + shorten(sample),
+            path=where, line=1, field="sample",
+        )  # fmt: skip
+    how = sample.get("how", "")
+    if not isinstance(how, str):
+        raise FormatError(
+            f"expected text, found {shorten(how)}", path=where, line=1, field="sample.how"
+        )
+    for key in ("run", "metric"):
+        if row.get(key) is not None and not isinstance(row[key], str):
+            raise FormatError(
+                f"expected text, found {shorten(row[key])}", path=where, line=1, field=key
+            )
+    return (
+        row.get("run"),
+        row.get("metric"),
+        VerdictSample(
+            random=sample["random"],
+            n=_optional_int(sample, "n", where),
+            of=_optional_int(sample, "of", where),
+            seed=_optional_int(sample, "seed", where),
+            how=how,
+        ),
+    )
+
+
+def _from_jsonl(where: str, field: str) -> HumanVerdicts:
+    entries: dict[str, float | None] = {}
+    run: str | None = None
+    sample: VerdictSample | None = None
     for number, row in json_lines(where):
         if not isinstance(row, dict):
             raise FormatError(
                 f"expected an object, found {type(row).__name__}", path=where, line=number
             )
+        if "format" in row:
+            if number != 1:
+                raise FormatError(
+                    "expected the header (the line with 'format') on line 1 only",
+                    path=where, line=number, field="format",
+                )  # fmt: skip
+            run, _, sample = _header(row, where)
+            continue
         qid = row.get("id")
         if not isinstance(qid, str) or not qid:
             raise FormatError(
                 f"expected a question id string, found {qid!r}", path=where, line=number, field="id"
             )
+        if qid in entries:
+            raise FormatError(f"duplicate question id {qid!r}", path=where, line=number, field="id")
+        if row.get("skipped") is True:
+            if field in row:
+                raise FormatError(
+                    f"expected a verdict or 'skipped', found both {field!r} and 'skipped'",
+                    path=where, line=number, field=field,
+                )  # fmt: skip
+            entries[qid] = None
+            continue
         if field not in row:
             raise FormatError(
                 f"expected a verdict, found no {field!r} key (keys: {', '.join(row)})",
                 path=where, line=number, field=field,
             )  # fmt: skip
-        if qid in verdicts:
-            raise FormatError(f"duplicate question id {qid!r}", path=where, line=number, field="id")
-        verdicts[qid] = _verdict(row[field], where, number, field)
-    return verdicts
+        entries[qid] = _verdict(row[field], where, number, field)
+    return HumanVerdicts(tuple(entries.items()), field, run, sample, where)
 
 
-def _from_mapping(text: str, where: str) -> dict[str, float]:
+def _from_mapping(text: str, where: str, field: str) -> HumanVerdicts:
     import yaml
 
     node = compose_yaml(text, where)  # the one safe YAML reader (JSON is YAML too)
@@ -77,7 +279,7 @@ def _from_mapping(text: str, where: str) -> dict[str, float]:
             f"{'nothing' if node is None else node.tag.rsplit(':', 1)[-1]}",
             path=where,
         )
-    verdicts: dict[str, float] = {}
+    verdicts: dict[str, float | None] = {}
     for key_node, value_node in node.value:
         line = key_node.start_mark.line + 1
         qid = construct_yaml(key_node, where)
@@ -85,11 +287,48 @@ def _from_mapping(text: str, where: str) -> dict[str, float]:
         if str(qid) in verdicts:
             raise FormatError(f"duplicate question id {qid!r}", path=where, line=line)
         verdicts[str(qid)] = _verdict(value, where, line, str(qid))
+    return HumanVerdicts(tuple(verdicts.items()), field, path=where)
+
+
+def read_human_verdict_file(
+    path: str | os.PathLike[str], field: str = "correct", *, allow_empty: bool = False
+) -> HumanVerdicts:
+    """Read a verdict file: the verdicts, the skipped questions and the header, if any.
+
+    ``allow_empty`` accepts a file with no verdict yet (a session that has only begun).
+
+    Raises
+    ------
+    FormatError
+        ``FILE:LINE: field: expected ..., found ...``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> header = {"format": FORMAT, "version": 1, "run": "k3", "metric": "correct",
+    ...           "sample": {"random": True, "seed": 0, "n": 3, "of": 60}}
+    >>> lines = [header, {"id": "q4", "correct": True}, {"id": "q9", "skipped": True}]
+    >>> _ = (folder / "h.jsonl").write_text("".join(json.dumps(x) + "\\n" for x in lines))
+    >>> v = read_human_verdict_file(folder / "h.jsonl")
+    >>> dict(v), v.skipped, v.sample.describe()
+    ({'q4': 1.0}, ('q9',), 'a uniformly random sample of 3 of 60 judged questions (seed 0)')
+    """
+    file = Path(path)
+    where = str(file)
+    if file.suffix.lower() == ".jsonl":
+        verdicts = _from_jsonl(where, field)
+    else:
+        verdicts = _from_mapping(read_text(file), where, field)
+    if not verdicts and not allow_empty:
+        raise FormatError("expected at least one human verdict, found none", path=where)
     return verdicts
 
 
 def read_human_verdicts(path: str | os.PathLike[str], field: str = "correct") -> dict[str, float]:
     """Read ``{question id: 0.0 or 1.0}`` from a JSONL file or a YAML/JSON mapping.
+
+    The verdicts of :func:`read_human_verdict_file`, without its header and skips.
 
     Raises
     ------
@@ -104,12 +343,39 @@ def read_human_verdicts(path: str | os.PathLike[str], field: str = "correct") ->
     >>> read_human_verdicts(folder / "h.yaml")
     {'q01': 1.0, 'q02': 0.0}
     """
-    file = Path(path)
-    where = str(file)
-    if file.suffix.lower() == ".jsonl":
-        verdicts = _from_jsonl(where, field)
-    else:
-        verdicts = _from_mapping(read_text(file), where)
-    if not verdicts:
-        raise FormatError("expected at least one human verdict, found none", path=where)
-    return verdicts
+    return read_human_verdict_file(path, field).verdicts
+
+
+def dump_human_verdicts(verdicts: HumanVerdicts) -> str:
+    """The JSONL text of ``verdicts``: the header (when it has a sample), then one line each.
+
+    >>> print(dump_human_verdicts(HumanVerdicts(
+    ...     (("q2", 1.0), ("q5", None)), run="k3", sample=VerdictSample(True, 2, 9, 0))), end="")
+    {"format": "ragaudit.human-verdicts", "version": 1, "run": "k3", "metric": "correct", \
+"sample": {"random": true, "seed": 0, "n": 2, "of": 9}}
+    {"id": "q2", "correct": true}
+    {"id": "q5", "skipped": true}
+    """
+    lines = []
+    if verdicts.sample is not None:
+        header = {
+            "format": FORMAT,
+            "version": _VERSION,
+            "run": verdicts.run,
+            "metric": verdicts.metric,
+            "sample": verdicts.sample.to_dict(),
+        }
+        lines.append(json.dumps(header, ensure_ascii=False))
+    for qid, value in verdicts.entries:
+        row: dict[str, Any] = {"id": qid}
+        if value is None:
+            row["skipped"] = True
+        else:
+            row[verdicts.metric] = bool(value)
+        lines.append(json.dumps(row, ensure_ascii=False))
+    return "".join(line + "\n" for line in lines)
+
+
+def save_human_verdicts(verdicts: HumanVerdicts, path: str | os.PathLike[str]) -> None:
+    """Write :func:`dump_human_verdicts` to ``path`` atomically (readers never see half a file)."""
+    atomic_write_text(path, dump_human_verdicts(verdicts))

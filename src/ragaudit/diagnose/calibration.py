@@ -5,6 +5,13 @@ and human verdicts on some of its questions, and returns the judge's agreement w
 humans (confusion matrix, Cohen's kappa, true and false positive rates) and three intervals
 for the true rate: prediction-powered (PPI++), human labels only, and judge only (labelled
 as what it is).  The statistics are in :mod:`ragaudit.stats.ppi`.
+
+PPI assumes the human-labelled questions are a uniformly random sample of the judged ones
+(:func:`judged_values`).  When the verdicts come from a file that says how they were chosen
+(:class:`~ragaudit.data.human_verdicts.HumanVerdicts`, written by ``ragaudit labels
+verdicts``), :func:`calibrate` repeats it in :attr:`Calibration.sampling` and warns when the
+sample was not random, when the person skipped questions, or when the verdicts were made for
+another run.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ragaudit.data.human_verdicts import HumanVerdicts
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
@@ -28,7 +36,13 @@ from ragaudit.stats.ppi import (
     ppi_rate_small_sample,
 )
 
-__all__ = ["Calibration", "calibrate"]
+__all__ = ["Calibration", "calibrate", "judged_values"]
+
+#: What :attr:`Calibration.sampling` says when the verdicts do not say how they were chosen.
+UNRECORDED = (
+    "how the human-labelled questions were chosen is not recorded (PPI assumes a uniformly "
+    "random sample; `ragaudit labels verdicts --sample N` draws one)"
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +82,8 @@ class Calibration:
     unknown_ids: tuple[str, ...] = ()
     ppi_small: PPIResult | None = None
     """Prediction-powered rate with small-sample limits (Wilson + Tango, MOVER)."""
+    sampling: str = UNRECORDED
+    """How the human-labelled questions were chosen, as the verdict file says."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers."""
@@ -107,11 +123,85 @@ class Calibration:
             "human_only": interval(self.human_only),
             "judge_only": interval(self.judge_only),
             "unknown_ids": list(self.unknown_ids),
+            "sampling": self.sampling,
         }
 
 
 def _rate(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else float("nan")
+
+
+def judged_values(run: SavedRun, metric: str = "correct") -> dict[str, float]:
+    """``{question id: judged value}`` of the questions whose ``metric`` is not null, in run order.
+
+    The questions :func:`calibrate` works with (and ``labels verdicts`` samples from).
+
+    Raises
+    ------
+    InputError
+        No question has a judged value, or a value is not 0/1.
+
+    Examples
+    --------
+    >>> rows = [{"id": "a", "retrieved": [], "metrics": {"correct": 1}},
+    ...         {"id": "b", "retrieved": [], "metrics": {"correct": None}}]
+    >>> judged_values(SavedRun.from_dict({"config": {"k": 1}, "rows": rows}))
+    {'a': 1.0}
+    """
+    judged = {
+        qid: float(value)
+        for qid, values in PerQuestionMetrics.from_saved_run(run).values.items()
+        if (value := values.get(metric)) is not None
+    }
+    if not judged:
+        raise InputError(f"run {run.name!r} has no judged {metric!r} values to calibrate")
+    bad = sorted(q for q, v in judged.items() if v not in (0.0, 1.0))
+    if bad:
+        raise InputError(
+            f"calibrate: expected 0/1 verdicts for {metric!r}, found {judged[bad[0]]!r} for "
+            f"{bad[0]} (calibration needs a binary judged metric such as correct)"
+        )
+    return judged
+
+
+def _sampling(run: SavedRun, human: Mapping[str, float]) -> str:
+    """:attr:`Calibration.sampling`, warning about what breaks PPI's random-sample premise."""
+    if not isinstance(human, HumanVerdicts):
+        return UNRECORDED
+    where = human.path or "the human verdicts"
+    if human.run is not None and human.run != run.name:
+        warnings.warn(
+            f"{where}: the verdicts were made for run {human.run!r}, not {run.name!r}: a "
+            "verdict grades one run's answer, so they may not apply",
+            RagauditWarning,
+            stacklevel=3,
+        )
+    skipped = human.skipped
+    if skipped:
+        warnings.warn(
+            f"{where}: {len(skipped)} sampled question(s) were skipped ("
+            f"{', '.join(skipped[:10])}); PPI assumes the labelled questions are a random "
+            "sample, which skipping the hard ones breaks: grade them if you can",
+            RagauditWarning,
+            stacklevel=3,
+        )
+    sample = human.sample
+    if sample is None:
+        return UNRECORDED
+    if not sample.random:
+        warnings.warn(
+            f"{where}: the file says its questions are {sample.describe()}; the PPI intervals "
+            "assume a uniformly random sample of the judged questions and may be biased",
+            RagauditWarning,
+            stacklevel=3,
+        )
+        return f"human verdicts on {sample.describe()}: the PPI intervals assume a random one"
+    text = f"human verdicts on {sample.describe()}"
+    if sample.n is not None and len(human.done) < sample.n:
+        text += f", {len(human.done)} graded so far"
+    if skipped:
+        text += f", {len(skipped)} skipped"
+    return text
 
 
 def calibrate(
@@ -131,6 +221,9 @@ def calibrate(
     everywhere.  The PPI++ interval uses the judge's verdicts on the questions *without* a
     human label as the unlabelled sample (Angelopoulos et al. 2023, PPI++ 2024).
 
+    ``human`` may be a :class:`~ragaudit.data.human_verdicts.HumanVerdicts` read from a file
+    that says how its questions were chosen; see the module docstring for the warnings.
+
     Examples
     --------
     >>> verdicts = [1, 1, 0, 1, 0, 1]
@@ -143,19 +236,8 @@ def calibrate(
     >>> cal.judge_only.statistic, cal.human_only.statistic
     (0.6666666666666666, 0.5)
     """
-    judged = {
-        qid: values[metric]
-        for qid, values in PerQuestionMetrics.from_saved_run(run).values.items()
-        if values.get(metric) is not None
-    }
-    if not judged:
-        raise InputError(f"run {run.name!r} has no judged {metric!r} values to calibrate")
-    bad = sorted(q for q, v in judged.items() if v not in (0.0, 1.0))
-    if bad:
-        raise InputError(
-            f"calibrate: expected 0/1 verdicts for {metric!r}, found {judged[bad[0]]!r} for "
-            f"{bad[0]} (calibration needs a binary judged metric such as correct)"
-        )
+    judged = judged_values(run, metric)
+    sampling = _sampling(run, human)
     unknown = tuple(sorted(set(human) - set(judged)))
     if unknown:
         warnings.warn(
@@ -196,4 +278,5 @@ def calibrate(
         ppi_small=ppi_rate_small_sample(y, yhat, unlabeled, confidence=confidence)
         if unlabeled.size
         else None,
+        sampling=sampling,
     )

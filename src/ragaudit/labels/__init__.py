@@ -2,7 +2,9 @@
 
 ``heuristic`` (offline keywords), ``human`` (interactive) and ``llm``
 (:mod:`ragaudit.labels.llm`, optional) labellers grade every chunk of a question's gold
-document(s): 2 contains the answer, 1 related, 0 not relevant.
+document(s): 2 contains the answer, 1 related, 0 not relevant.  :mod:`ragaudit.labels.verdicts`
+has a person grade a run's *answers* (correct or wrong) on a seeded random sample of its
+questions, the human verdicts ``ragaudit calibrate`` reads.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from ragaudit.labels.heuristic import HeuristicLabeller
     from ragaudit.labels.human import HumanLabeller, LabellingStopped
     from ragaudit.labels.protocol import GRADES, Labeller
+    from ragaudit.labels.verdicts import GradingSummary, grade_answers, sample_order
 
 _WHERE = {
     "BuildSummary": "build", "build_chunk_labels": "build", "make_labeller": "build",
@@ -30,6 +33,7 @@ _WHERE = {
     "load_chunk_labels": "format", "save_chunk_labels": "format",
     "HeuristicLabeller": "heuristic", "HumanLabeller": "human", "LabellingStopped": "human",
     "GRADES": "protocol", "Labeller": "protocol",
+    "GradingSummary": "verdicts", "grade_answers": "verdicts", "sample_order": "verdicts",
 }  # fmt: skip
 
 __all__ = [
@@ -37,14 +41,17 @@ __all__ = [
     "BuildSummary",
     "ChunkLabels",
     "Chunking",
+    "GradingSummary",
     "HeuristicLabeller",
     "HumanLabeller",
     "Labeller",
     "LabellingStopped",
     "QuestionLabels",
     "build_chunk_labels",
+    "grade_answers",
     "load_chunk_labels",
     "make_labeller",
+    "sample_order",
     "save_chunk_labels",
 ]
 

@@ -171,7 +171,8 @@ def _evaluate_iv(
             "cannot be scored against chunk labels: evaluate a chunk-level run"
         )
     if len(qrels) == 0:
-        raise InputError("the labels are empty: expected at least one labelled question")
+        where = f"{qrels.name}: " if qrels.name else ""
+        raise InputError(f"{where}the labels are empty: expected at least one labelled question")
     return specs
 
 
@@ -570,7 +571,8 @@ def evaluate(
     specs = _evaluate_iv(qrels, run, metrics, relevance_threshold, missing, average)
     cols = run_columns(run)
     if cols.n_rows == 0:
-        raise InputError("the run is empty: expected at least one ranked item")
+        where = f"{run.name}: " if run.name else ""
+        raise InputError(f"{where}the run is empty: expected at least one ranked item")
     run_ids = cols.qids
     if tuple(qrels) == run_ids:  # the usual case, compared in C: no per-question dicts
         eval_ids = list(run_ids)

@@ -121,7 +121,11 @@ def _golden_from_file(
         if q.reference_contexts:
             record["reference_contexts"] = list(q.reference_contexts)
         records.append((q.line, record))
-    golden = golden_from_records(records, path=path, doc_ids=doc_ids, require_sources=False)
+    # The reference answer is optional in these layouts: without one, correctness is left
+    # undecided (the numeric check needs a reference), retrieval and stage 2 still count.
+    golden = golden_from_records(
+        records, path=path, doc_ids=doc_ids, require_sources=False, require_answer=False
+    )
     return sources_from_contexts(golden, index)
 
 

@@ -1,12 +1,11 @@
 """The audit's tables, with their cells formatted once for every form of the audit.
 
-The terminal audit (``ragaudit demo``), the Markdown comment and the HTML page
-(:mod:`ragaudit.reports.html_markdown`, :mod:`ragaudit.reports.html_page`) show the same
-dashboard, funnel, comparison and configuration tables.  Their cells are formatted here as
-:class:`~ragaudit.reports.report.Table` blocks of raw (unescaped) text; each form only escapes
-and lays them out.  :func:`audit_report` puts the whole audit in one
-:class:`~ragaudit.reports.report.Report`, which the one renderer prints as ``table``, ``json``,
-``csv`` or ``markdown`` (``ragaudit demo --format``).
+The audit :class:`~ragaudit.reports.report.Report`
+(:func:`ragaudit.reports.audit_page.audit_report`: the HTML page, the Markdown comment, the
+terminal audit ``ragaudit demo`` prints) shows the same dashboard, funnel, comparison and
+configuration tables in every form.  Their cells are formatted here as
+:class:`~ragaudit.reports.report.Table` blocks of raw (unescaped) text; the one renderer
+escapes and lays them out.  :func:`audit_data` is the JSON form.
 """
 
 from __future__ import annotations
@@ -16,17 +15,15 @@ from typing import Any
 
 from ragaudit.diagnose.funnel import STAGE_KEYS
 from ragaudit.diagnose.label_bias import BiasResult
-from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
+from ragaudit.reports.html_dashboard import DashboardRow
 from ragaudit.reports.html_data import Audit, PairView, RunAudit
-from ragaudit.reports.noise import noise_section
-from ragaudit.reports.report import Report, Section, Table, Text
+from ragaudit.reports.report import Table
 from ragaudit.reports.stats import method_labels
 from ragaudit.stats.compare import MetricComparison
 
 __all__ = [
     "DASHBOARD_DETAIL",
     "audit_data",
-    "audit_report",
     "bias_line",
     "comparison_columns",
     "comparison_heading",
@@ -219,16 +216,6 @@ def discordant_line(pair: PairView) -> str:
     return f"questions whose correctness changed: {ids}"
 
 
-def _run_section(run: RunAudit) -> Section:
-    f = run.funnel
-    lines = funnel_lines(run)[1:]
-    if run.bias is not None:
-        lines.append(bias_line(run.bias))
-    return Section(
-        f"Funnel ({run.name}: k={f.k}, n={f.n} answerable)", (funnel_table(run), Text(tuple(lines)))
-    )
-
-
 def audit_data(audit: Audit) -> dict[str, Any]:
     """Every number of the audit as JSON-ready data (``demo --format json``)."""
     return {
@@ -277,61 +264,3 @@ def audit_data(audit: Audit) -> dict[str, Any]:
         "summary": list(audit.summary),
         "notes": list(audit.notes),
     }
-
-
-def audit_report(audit: Audit, title: str = "ragaudit audit") -> Report:
-    """The audit as one :class:`~ragaudit.reports.report.Report`: dashboard, each run's
-    funnel, each comparison and the configuration; ``data`` holds every number for JSON.
-
-    Examples
-    --------
-    Two questions, the gold document retrieved for both, one answer correct:
-
-    >>> from ragaudit.data.saved_run import SavedRun
-    >>> from ragaudit.reports.html_data import build_audit
-    >>> rows = [{"id": q, "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#0", "doc_id": "D",
-    ...          "rank": 1}], "judges": {"evidence_in_context": True, "abstained": False,
-    ...          "correct": ok}} for q, ok in (("q1", True), ("q2", False))]
-    >>> report = audit_report(build_audit([SavedRun.from_dict({"name": "r", "config": {"k": 1},
-    ...                                    "rows": rows})], n_resamples=50))
-    >>> report.sections[1].blocks[0].rows[-1]   # stage 4: 1 of 2, Clopper-Pearson [.013, .987]
-    ('4 answer correct', '1', '0.500', '0.500', '[0.013, 0.987]')
-    >>> [section.title.split(" (")[0] for section in report.sections]
-    ['Dashboard', 'Funnel', 'Configuration']
-    """
-    sections = [
-        Section(
-            f"Dashboard {DASHBOARD_DETAIL}",
-            (
-                dashboard_table(audit),
-                Text(
-                    (
-                        f"MDE: power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of "
-                        "questions discordant",
-                        INTERVAL_METHODS,
-                    )
-                ),
-            ),
-        ),
-        *(_run_section(run) for run in audit.runs),
-    ]
-    for run in audit.runs:  # --cluster-by / --human
-        noise = noise_section(run.name, run.clustered, run.calibration)
-        if noise is not None:
-            sections.append(noise)
-    for pair in audit.pairs:
-        c = pair.comparison
-        sections.append(
-            Section(  # names inside the parentheses: a terminal title upper-cases the rest
-                f"Comparison (B = {c.name_b} vs A = {c.name_a}; {c.n_common} paired, seed "
-                f"{c.seed}; Holm across the rows)",
-                (comparison_table(pair), Text((discordant_line(pair),))),
-            )
-        )
-    sections.append(Section("Configuration", (config_table(audit),)))
-    return Report(
-        title,
-        tuple(sections),
-        data=audit_data(audit),
-        notes=tuple(audit.notes) + tuple(audit.summary),
-    )

@@ -12,7 +12,7 @@ from ragaudit.diagnose.funnel import (
     compute_funnel,
     text_bar,
 )
-from ragaudit.reports.render import render_text
+from ragaudit.reports.renderer import render_text
 from ragaudit.reports.report import Report, Section, Table, Text
 
 __all__ = ["funnel_report", "funnel_section", "interval_note"]

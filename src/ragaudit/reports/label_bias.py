@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ragaudit.diagnose.label_bias import VERDICT_ABSENT, BiasResult, compute_label_bias
-from ragaudit.reports.render import render_text
+from ragaudit.reports.renderer import render_text
 from ragaudit.reports.report import Report, ScatterPlot, Section, Table, Text
 
 __all__ = ["bias_report", "bias_section"]

@@ -25,7 +25,7 @@ def evaluate_report(ev: Evaluation, per_query: bool = False) -> Report:
     --------
     >>> from ragaudit.data import Qrels, Run
     >>> from ragaudit.metrics import evaluate
-    >>> from ragaudit.reports.render import render
+    >>> from ragaudit.reports.renderer import render
     >>> ev = evaluate(Qrels({"q1": {"A": 1}}), Run({"q1": ["B", "A"]}), ["mrr"])
     >>> print(render(evaluate_report(ev), "table"), end="")
     unit=doc average=macro n=1 relevance_threshold=1 missing=zero

@@ -188,6 +188,7 @@ def calibration_lines(result: Calibration) -> list[str]:
         f"{result.run}: judged {result.metric!r} against human verdicts on "
         f"{result.n_labeled} question(s); {result.n_unlabeled} judged question(s) have no "
         "human verdict",
+        result.sampling,
         "",
         f"  {'':16}{'judge 1':>9}{'judge 0':>9}",
         f"  {'human 1':16}{tp:>9}{fn:>9}",

@@ -1,11 +1,18 @@
-"""A plain report object: sections of tables, key-values, text and plots, plus the JSON payload.
+"""A plain report object: sections of tables, key-values, text, lists, figures and collapsible
+details, plus the JSON payload.
 
 Every command builds one :class:`Report` (or a result with a ``to_report()``); the renderers in
-:mod:`ragaudit.reports.render` turn it into terminal text, Markdown, CSV, JSON or a standalone
+:mod:`ragaudit.reports.renderer` turn it into terminal text, Markdown, CSV, JSON or a standalone
 HTML page, so every output format shows the same numbers.  Cells are pre-formatted strings: the
 producer decides precision once.  A table may also carry its typed ``values`` (floats at full
-precision, ints, ``None``) for the machine formats.  Nothing here is escaped: the producer
-passes raw ids and names, and each renderer escapes for its own format.
+precision, ints, ``None``) for the machine formats.  Nothing here is escaped (the one
+exception is :class:`Figure`, whose inline SVG its producer escapes): the producer passes raw
+ids and names, and each renderer escapes for its own format.
+
+Inline text may be a plain ``str`` or a tuple of :class:`Span` (code, emphasis, highlight,
+a styled run); a :class:`Cell` adds a second line, a style and data attributes to a table
+cell.  Every block has ``only``: the formats that show it (default: every format), so one
+report can say a thing one way on the page and another way in a terminal.
 """
 
 from __future__ import annotations
@@ -15,10 +22,81 @@ from typing import Any
 
 from ragaudit.exceptions import InputError
 
-__all__ = ["FORMATS", "Block", "KeyValues", "Report", "ScatterPlot", "Section", "Table", "Text"]
+__all__ = [
+    "FORMATS",
+    "Block",
+    "Cell",
+    "Details",
+    "Figure",
+    "Inline",
+    "Items",
+    "KeyValues",
+    "Report",
+    "ScatterPlot",
+    "Section",
+    "Span",
+    "Table",
+    "Text",
+    "plain",
+    "shown",
+]
 
 #: Every output format a report can be rendered in.
 FORMATS = ("table", "json", "csv", "markdown", "html", "tsv", "latex")
+
+
+@dataclass(frozen=True)
+class Span:
+    """A run of inline text with a style.
+
+    ``style`` is ``""`` (plain), ``"code"``, ``"strong"``, ``"em"``, ``"mark"`` (a highlighted
+    match) or ``"br"`` (a line break; ``text`` unused); any other name is a class the HTML
+    page styles (``"tag"``, ``"stage"``, a verdict) and plain text elsewhere.
+
+    Examples
+    --------
+    >>> plain((Span("q1", "code"), Span(" died")))
+    'q1 died'
+    """
+
+    text: str
+    style: str = ""
+
+
+#: Inline text: plain, or styled runs.
+Inline = str | tuple[Span, ...]
+
+
+def plain(text: Inline) -> str:
+    """The characters of inline text without its styles (a line break is a space).
+
+    >>> plain("a"), plain((Span("a", "em"), Span("", "br"), Span("b")))
+    ('a', 'a b')
+    """
+    if isinstance(text, str):
+        return text
+    return "".join(" " if s.style == "br" else s.text for s in text)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A table cell with more than text: the shown ``text``, a smaller second line ``sub``
+    (a terminal prints it after a space), an HTML class and ``data-*`` attributes (HTML only:
+    machine-readable values for tests and scrapers).
+
+    Examples
+    --------
+    >>> plain(Cell("0.5", sub="[0.1, 0.9]").text)
+    '0.5'
+    """
+
+    text: Inline
+    sub: str = ""
+    cls: str = ""
+    attrs: tuple[tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        return f"{plain(self.text)} {self.sub}".rstrip() if self.sub else plain(self.text)
 
 
 @dataclass(frozen=True)
@@ -38,6 +116,12 @@ class Table:
         ``None``) for CSV; default: the formatted ``rows``.
     only : tuple of str, optional
         Formats that show this table (default: every format).
+    cls : str, optional
+        HTML class of the table.
+    row_headers : bool, default False
+        The first cell of each row labels the row (``<th>`` in HTML).
+
+    Cells may be :class:`Cell` objects; ``str(cell)`` is their text form.
 
     Examples
     --------
@@ -46,10 +130,12 @@ class Table:
     """
 
     columns: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
+    rows: tuple[tuple[str | Cell, ...], ...]
     align: str = ""
     values: tuple[tuple[Any, ...], ...] = ()
     only: tuple[str, ...] = ()
+    cls: str = ""
+    row_headers: bool = False
 
     def __post_init__(self) -> None:
         width = len(self.columns)
@@ -67,17 +153,28 @@ class Table:
 
     @property
     def typed_rows(self) -> tuple[tuple[Any, ...], ...]:
-        """``values`` when given, else the formatted ``rows``."""
-        return self.values or self.rows
+        """``values`` when given, else the formatted ``rows`` (a :class:`Cell` as its text)."""
+        return self.values or self.text_rows
+
+    @property
+    def text_rows(self) -> tuple[tuple[str, ...], ...]:
+        """The rows as text, a :class:`Cell` as ``str(cell)``."""
+        return tuple(tuple(str(c) for c in row) for row in self.rows)
 
 
 @dataclass(frozen=True)
 class Text:
-    """Lines of text; ``monospace`` lines keep their alignment (a code block in Markdown)."""
+    """Lines of text; ``monospace`` lines keep their alignment (a code block in Markdown).
 
-    lines: tuple[str, ...]
+    ``style``: ``""`` paragraphs, ``"note"`` (muted on the page), ``"meta"`` (the page's
+    byline), ``"callout"`` (a box on the page, a quote in Markdown) or ``"list"`` (a bulleted
+    list).
+    """
+
+    lines: tuple[Inline, ...]
     monospace: bool = False
     only: tuple[str, ...] = ()
+    style: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,7 +187,7 @@ class KeyValues:
     '0.750'
     """
 
-    pairs: tuple[tuple[str, str], ...]
+    pairs: tuple[tuple[str, Inline], ...]
     only: tuple[str, ...] = ()
 
 
@@ -106,7 +203,71 @@ class ScatterPlot:
     only: tuple[str, ...] = ("html",)
 
 
-Block = Table | Text | KeyValues | ScatterPlot
+@dataclass(frozen=True)
+class Figure:
+    """A chart drawn beforehand: inline SVG elements for HTML and a text alternative.
+
+    ``svg`` holds complete, already-escaped ``<svg>`` elements (the producer escapes every
+    label it draws; several elements are alternatives the page shows by screen width).  Other
+    formats print ``alt`` lines instead, or nothing when ``alt`` is empty (LaTeX writes a
+    comment).
+
+    Examples
+    --------
+    >>> Figure(("<svg></svg>",), caption="c").alt
+    ()
+    """
+
+    svg: tuple[str, ...]
+    alt: tuple[str, ...] = ()
+    caption: str = ""
+    cls: str = ""
+    only: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Items:
+    """A list whose items have a head line and an optional body (a quoted box on the page).
+
+    ``body_cls`` gives each item's body box an HTML class (``""`` for none).
+
+    Examples
+    --------
+    >>> Items((("G#0", "the text"),)).ordered
+    True
+    """
+
+    items: tuple[tuple[Inline, Inline], ...]
+    ordered: bool = True
+    cls: str = ""
+    body_cls: tuple[str, ...] = ()
+    only: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Details:
+    """A collapsible drill-down: a summary line and the blocks it opens to.
+
+    HTML renders ``<details>`` (closed, no script needed); Markdown a ``<details>`` whose body
+    is the nested blocks as preformatted terminal text; a terminal prints the summary and the
+    blocks indented.  ``droppable``: Markdown may leave it out (and count it) to keep a
+    comment under its size limit.  ``attrs`` are ``data-*`` attributes on the page.
+    """
+
+    summary: Inline
+    blocks: tuple[Block, ...]
+    cls: str = ""
+    attrs: tuple[tuple[str, str], ...] = ()
+    droppable: bool = False
+    only: tuple[str, ...] = ()
+
+
+Block = Table | Text | KeyValues | ScatterPlot | Figure | Items | Details
+
+
+def shown(blocks: tuple[Block, ...], output_format: str) -> list[Block]:
+    """The blocks that ``output_format`` shows (their ``only`` is empty or names it)."""
+    return [b for b in blocks if not b.only or output_format in b.only]
 
 
 @dataclass(frozen=True)
@@ -115,10 +276,17 @@ class Section:
 
     An untitled section (``title=""``) is printed plainly in a terminal: no heading, no
     indent and no blank line between its blocks (the layout of a small command's output).
+    ``level`` 3 is a subsection (``###``, ``<h3>``); ``anchor`` is the heading's HTML id;
+    ``only`` limits the formats that show the section; ``compact`` leaves out the blank line
+    between its blocks in a terminal.
     """
 
     title: str
     blocks: tuple[Block, ...]
+    level: int = 2
+    anchor: str = ""
+    only: tuple[str, ...] = ()
+    compact: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,6 +302,9 @@ class Report:
         The JSON form (``--format json``), built from the same result object.
     notes : tuple of str
         Caveats printed last, under "Notes".
+    theme : str
+        The HTML page's look: ``""`` a plain page, ``"audit"`` the audit page's (wide tables
+        scroll in their own box, charts switch form on a phone screen).
 
     Examples
     --------
@@ -146,3 +317,4 @@ class Report:
     sections: tuple[Section, ...]
     data: dict[str, Any] | list[Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    theme: str = ""

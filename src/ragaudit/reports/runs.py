@@ -30,7 +30,7 @@ def cache_report(path: str, info: Any | None) -> Report:
 
     Examples
     --------
-    >>> from ragaudit.reports.render import render
+    >>> from ragaudit.reports.renderer import render
     >>> print(render(cache_report("/tmp/llm.sqlite", None), "table"), end="")
     cache /tmp/llm.sqlite: no cache yet (0 entries)
     """
@@ -75,7 +75,7 @@ def cache_report(path: str, info: Any | None) -> Report:
 def cache_clear_report(path: str, removed: int | None) -> Report:
     """What ``cache clear`` did (``removed`` None: there was no cache).
 
-    >>> from ragaudit.reports.render import render
+    >>> from ragaudit.reports.renderer import render
     >>> print(render(cache_clear_report("/tmp/llm.sqlite", 3), "table"), end="")
     cache /tmp/llm.sqlite: removed 3 entries
     """
@@ -205,7 +205,7 @@ def run_summary_report(
 
     Examples
     --------
-    >>> from ragaudit.reports.render import render
+    >>> from ragaudit.reports.renderer import render
     >>> row = {"id": "q1", "retrieved": [], "metrics": {"hit@k": 1.0, "recall@k": 1.0,
     ...        "precision@k": 0.5, "mrr@k": 1.0, "ndcg@k": 1.0, "map@k": 1.0, "answered": 1.0,
     ...        "correct": 0.0}}

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from ragaudit.reports.html_data import QuestionView
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
-__all__ = ["excerpt", "show_report"]
+__all__ = ["excerpt", "grading_report", "show_report"]
 
 #: Characters of chunk text shown per retrieved chunk (whitespace collapsed).
 EXCERPT = 240
@@ -50,16 +50,8 @@ def _mark(flag: bool | None) -> str:
     return "-" if flag is None else ("yes" if flag else "no")
 
 
-def _question_section(view: QuestionView) -> Section:
-    facts = KeyValues(
-        (
-            ("stage", view.stage),
-            ("question", view.question or "-"),
-            ("reference answer", view.reference_answer or "-"),
-            ("answer", view.answer or "(no answer)"),
-            ("keywords", ", ".join(view.keywords) or "-"),
-        )
-    )
+def _evidence(view: QuestionView) -> tuple[Table | Text, ...]:
+    """The retrieved chunks in rank order, and their text when known."""
     chunks = Table(
         ("rank", "chunk", "document", "gold doc", "answer chunk"),
         tuple(
@@ -78,14 +70,66 @@ def _question_section(view: QuestionView) -> Section:
             subsequent_indent="    ",
         )
     ]
-    judges = (
-        Table(("judge", "verdict"), view.judges, align="ll")
-        if view.judges
-        else Text(("no verdicts",))
+    return (chunks, *((Text(tuple(texts)),) if texts else ()))
+
+
+def _judges(view: QuestionView) -> Table | Text:
+    if view.judges:
+        return Table(("judge", "verdict"), view.judges, align="ll")
+    return Text(("no verdicts",))
+
+
+def _question_section(view: QuestionView) -> Section:
+    facts = KeyValues(
+        (
+            ("stage", view.stage),
+            ("question", view.question or "-"),
+            ("reference answer", view.reference_answer or "-"),
+            ("answer", view.answer or "(no answer)"),
+            ("keywords", ", ".join(view.keywords) or "-"),
+        )
     )
     # the id goes in the parenthesis, which the terminal renderer does not upper-case
-    blocks = (facts, chunks, *((Text(tuple(texts)),) if texts else ()), judges)
-    return Section(f"Question ({view.qid}, {view.stage})", blocks)
+    return Section(f"Question ({view.qid}, {view.stage})", (facts, *_evidence(view), _judges(view)))
+
+
+def grading_report(view: QuestionView, *, show_judge: bool = False, note: str = "") -> Report:
+    """One answer as a person grading it sees it (``ragaudit labels verdicts``).
+
+    The question, the reference answer, the model's answer and the evidence, like
+    :func:`show_report`, but without the funnel stage and, unless ``show_judge``, without the
+    judges' verdicts: both give away what the judge decided, which biases the person.
+
+    Examples
+    --------
+    >>> from ragaudit.reports.html_data import ChunkView
+    >>> from ragaudit.reports.renderer import render
+    >>> view = QuestionView("q1", "ok", "How long?", "Ten days.", "Ten days.", ("ten days",),
+    ...                     (ChunkView(1, "D#0", "D", True, None, "Ten days of leave."),),
+    ...                     (("correct", "true"),))
+    >>> print(render(grading_report(view), "table"), end="")
+    ANSWER TO GRADE (q1)
+      question          How long?
+      reference answer  Ten days.
+      answer            Ten days.
+      keywords          ten days
+    <BLANKLINE>
+      rank  chunk  document  gold doc  answer chunk
+         1  D#0    D         yes       -
+    <BLANKLINE>
+      [1] Ten days of leave.
+    """
+    facts = KeyValues(
+        (
+            ("question", view.question or "-"),
+            ("reference answer", view.reference_answer or "-"),
+            ("answer", view.answer or "(no answer)"),
+            ("keywords", ", ".join(view.keywords) or "-"),
+            *((("note", note),) if note else ()),
+        )
+    )
+    blocks = (facts, *_evidence(view), *((_judges(view),) if show_judge else ()))
+    return Report("", (Section(f"Answer to grade ({view.qid})", blocks),))
 
 
 def show_report(run_name: str, k: int, views: Sequence[QuestionView], note: str = "") -> Report:
@@ -94,7 +138,7 @@ def show_report(run_name: str, k: int, views: Sequence[QuestionView], note: str 
     Examples
     --------
     >>> from ragaudit.reports.html_data import ChunkView
-    >>> from ragaudit.reports.render import render
+    >>> from ragaudit.reports.renderer import render
     >>> view = QuestionView("q1", "3-refusal", "How long?", "Ten days.", "", ("ten days",),
     ...                     (ChunkView(1, "D#0", "D", True, True, "Ten days of leave."),),
     ...                     (("abstained", "true"),))

@@ -41,7 +41,7 @@ def _interval_and_p(row: MetricComparison) -> tuple[float, float, str, float, st
 # Short names of the methods, for the table's method columns (JSON keeps the full names).
 _SHORT = {
     "Tango score": "score",
-    "Korn-Graubard MOVER": "KG-MOVER",
+    "betting (Waudby-Smith-Ramdas)": "betting",
     "bootstrap percentile": "bootstrap",
     "bootstrap BCa": "BCa",
     "exact (lattice)": "exact",
@@ -71,7 +71,7 @@ def _verdict_rule(alpha: float) -> str:
 def _methods(result: Comparison) -> str:
     bootstrap = f"{'BCa' if result.ci_method == 'bca' else 'percentile'} bootstrap"
     interval = (
-        f"Tango score for 0/1 metrics, Korn-Graubard MOVER for other scores in [0, 1], "
+        f"Tango score for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in [0, 1], "
         f"{bootstrap} ({result.n_resamples} resamples) otherwise"
         if result.ci_method in ("auto", "score")
         else f"{bootstrap} ({result.n_resamples} resamples) for every metric"
@@ -352,7 +352,7 @@ def baseline_report(
     """What ``ragaudit baseline update`` wrote: the file, its source and the means it moved.
 
     >>> from ragaudit.data.per_question import PerQuestionMetrics
-    >>> from ragaudit.reports.render import render_text
+    >>> from ragaudit.reports.renderer import render_text
     >>> new = PerQuestionMetrics("k3", {"q1": {"hit": 1.0}, "q2": {"hit": 0.0}})
     >>> print(render_text(baseline_report("b.json", "k3.json", new, None, False)), end="")
     baseline b.json <- k3.json (2 questions; no previous baseline)

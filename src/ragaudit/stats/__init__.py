@@ -1,7 +1,7 @@
 """Is the improvement real?  Paired statistics, power planning and label agreement.
 
-* :func:`compare_runs` / :func:`compare_all`: paired intervals (score, Korn-Graubard MOVER or
-  bootstrap, each row naming its method), permutation p-values,
+* :func:`compare_runs` / :func:`compare_all`: paired intervals (score, betting
+  (Waudby-Smith-Ramdas) or bootstrap, each row naming its method), permutation p-values,
   McNemar's exact test and verdicts for two (or every pair of) saved runs;
 * :func:`paired_bootstrap`, :func:`paired_permutation_test` (exact whenever affordable),
   :func:`mcnemar_exact`: the tests;

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragaudit.exceptions import RagauditWarning
-from ragaudit.stats.bounded import METHOD as MOVER
+from ragaudit.stats.bounded import METHOD as BETTING
 from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.intervals import tango_bounds
 from ragaudit.stats.permutation import MONTE_CARLO, exact_pvalue, monte_carlo_pvalues
@@ -30,7 +30,7 @@ from ragaudit.stats.resampling import (
 
 __all__ = [
     "BCA",
-    "MOVER",
+    "BETTING",
     "PERCENTILE",
     "SCORE",
     "SubsampleInterval",
@@ -107,9 +107,9 @@ def group_intervals(
     """Per column: intervals on the first 10, 20, ... questions and on all, and the method.
 
     ``scored`` columns (0/1 metrics) get Tango's score interval, ``bounded`` columns (scores in
-    [0, 1]) the Korn-Graubard MOVER interval of the paired difference, ``booted`` columns the
-    bootstrap.  The subsamples are the first ``size`` questions in id order: deterministic,
-    no draw.
+    [0, 1]) the betting interval (Waudby-Smith & Ramdas) of the paired difference, ``booted``
+    columns the bootstrap.  The subsamples are the first ``size`` questions in id order:
+    deterministic, no draw.
     """
     n = diffs.shape[0]
     steps = [s for s in sizes if s < n] + [n]
@@ -134,10 +134,10 @@ def group_intervals(
         for size in steps:
             part = diffs[:size, list(bounded)]
             # one row per metric: each metric's interval is computed from its own column only
-            low, high = bounded_mean_bounds(part.T, np.median(part, axis=0), -1.0, 1.0, confidence)
+            low, high = bounded_mean_bounds(part.T, -1.0, 1.0, confidence)
             for j, interval in zip(bounded, _column_intervals(part, size, low, high), strict=True):
                 by_column[j].append(interval)
-        out.update({j: (tuple(v), MOVER) for j, v in by_column.items()})
+        out.update({j: (tuple(v), BETTING) for j, v in by_column.items()})
     if booted:
         method: CIMethod = "bca" if ci_method == "bca" else "percentile"
         label = BCA if method == "bca" else PERCENTILE

@@ -8,11 +8,11 @@ interval and its p-value.
 
 * Interval (``method``): ``"auto"`` (default) gives 0/1 metrics Tango's score interval for
   the difference of paired proportions (:func:`~ragaudit.stats.paired_difference_interval`)
-  other scores in [0, 1] the Korn-Graubard MOVER interval of the paired difference
-  (:func:`~ragaudit.stats.bounded.paired_mean_interval`: built for differences where most
-  questions do not change, never zero-width), and metrics outside [0, 1] a paired percentile
-  bootstrap; ``"score"`` is the same; ``"bootstrap"`` (alias ``"percentile"``) and ``"bca"``
-  use the bootstrap for every metric.
+  other scores in [0, 1] the betting interval (Waudby-Smith & Ramdas 2024) of the paired
+  difference (:func:`~ragaudit.stats.bounded.paired_mean_interval`: coverage at least the
+  nominal level for every distribution of the differences, never zero-width), and metrics
+  outside [0, 1] a paired percentile bootstrap; ``"score"`` is the same; ``"bootstrap"``
+  (alias ``"percentile"``) and ``"bca"`` use the bootstrap for every metric.
 * p-value: exact whenever affordable (lattice convolution, enumeration of the non-zero
   differences, distinct values), Monte Carlo otherwise
   (:func:`~ragaudit.stats.paired_permutation_test`).  For a 0/1 metric it equals McNemar's
@@ -302,11 +302,11 @@ def compare_runs(
     For metric *j* with non-null paired values on questions :math:`i \in S_j`,
     :math:`d_i = b_i - a_i`, the statistic is :math:`\bar d = \frac1{|S_j|}\sum d_i`; the
     interval is Tango's score interval for 0/1 metrics
-    (:func:`~ragaudit.stats.paired_difference_interval`), the Korn-Graubard MOVER interval
-    for other scores in [0, 1] (:func:`~ragaudit.stats.bounded.paired_mean_interval`) and a
-    paired bootstrap otherwise (:func:`~ragaudit.stats.paired_bootstrap`); the p-value a
-    paired sign-flip permutation test (:func:`~ragaudit.stats.paired_permutation_test`), exact
-    whenever affordable.  0/1
+    (:func:`~ragaudit.stats.paired_difference_interval`), the betting interval
+    (Waudby-Smith-Ramdas) for other scores in [0, 1]
+    (:func:`~ragaudit.stats.bounded.paired_mean_interval`) and a paired bootstrap otherwise
+    (:func:`~ragaudit.stats.paired_bootstrap`); the p-value a paired sign-flip permutation
+    test (:func:`~ragaudit.stats.paired_permutation_test`), exact whenever affordable.  0/1
     metrics add McNemar's exact test and the exact power of that test for the observed
     effect at the observed discordance.
 
@@ -321,7 +321,7 @@ def compare_runs(
     n_resamples, n_permutations : int, default 10000
     confidence : float in (0, 1), default 0.95
     method : {"auto", "score", "bootstrap", "percentile", "bca"}, default "auto"
-        ``auto``/``score``: Tango for 0/1 metrics, Korn-Graubard MOVER for other scores in
+        ``auto``/``score``: Tango for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in
         [0, 1], percentile bootstrap otherwise;
         ``bootstrap``/``percentile``/``bca``: that bootstrap interval for every metric.
     seed : int >= 0, default 0

@@ -9,6 +9,6 @@ from __future__ import annotations
 __all__ = ["CI_METHODS"]
 
 #: Interval of a paired difference: ``auto``/``score`` = Tango's score interval for 0/1 metrics,
-#: Korn-Graubard MOVER for other scores in [0, 1] and a percentile bootstrap otherwise;
+#: betting (Waudby-Smith-Ramdas) for other scores in [0, 1] and a percentile bootstrap otherwise;
 #: ``bootstrap`` (= ``percentile``) or ``bca`` for every metric.
 CI_METHODS: tuple[str, ...] = ("auto", "score", "bootstrap", "percentile", "bca")

@@ -195,7 +195,20 @@ def compare_all(
 
 
 def _unique_names(runs: Sequence[PerQuestionMetrics]) -> list[str]:
+    """The runs' names, or when two are equal the shortest trailing parts of their paths that
+    tell them apart (``a/doc1.run``, ``b/doc1.run``), else the name and its position.
+
+    >>> _unique_names([PerQuestionMetrics("r", {}, path=p) for p in ("a/x/r.run", "b/x/r.run")])
+    ['a/x/r.run', 'b/x/r.run']
+    >>> _unique_names([PerQuestionMetrics("r", {}, path="r.run")] * 2)
+    ['r#1', 'r#2']
+    """
     names = [run.name for run in runs]
     if len(set(names)) == len(names):
         return names
-    return [Path(run.path).name if run.path else f"{run.name}#{i}" for i, run in enumerate(runs)]
+    parts = [Path(run.path).parts if run.path else () for run in runs]
+    for depth in range(1, max(map(len, parts)) + 1):
+        tails = ["/".join(p[-depth:]) for p in parts]
+        if all(parts) and len(set(tails)) == len(tails):
+            return tails
+    return [f"{run.name}#{i + 1}" for i, run in enumerate(runs)]

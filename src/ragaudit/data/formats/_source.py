@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -54,15 +55,54 @@ def read_text(path: PathLike) -> str:
         raise unreadable(path, exc) from None
 
 
-def load_json(text: str, path: str, line: int | None = None) -> Any:
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The line of the second ``"key":`` of ``text`` when the key is written exactly twice
+    (else None: which of its places is the repeat cannot be told from the text alone)."""
+    for token in dict.fromkeys((json.dumps(key, ensure_ascii=False), json.dumps(key))):
+        places = [m.start() for m in re.finditer(re.escape(token) + r"\s*:", text)]
+        if len(places) == 2:
+            return text.count("\n", 0, places[1]) + 1
+    return None
+
+
+def load_json(text: str, path: str, line: int | None = None, *, unique_keys: bool = False) -> Any:
     """``json.loads`` that reports every failure as FormatError (NaN/Infinity literals are
     parsed, so that the reader of the field they stand in refuses them by name).
 
+    With ``unique_keys`` a key written twice in one object is an error (``json.loads`` keeps
+    the last one silently): files whose keys are question or item ids ask for it.
+
     >>> load_json('{"a": [1, 2]}', "x.json")
     {'a': [1, 2]}
+    >>> load_json('{"q1": 1,\\n "q1": 2}', "x.json", unique_keys=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ragaudit.exceptions.FormatError: x.json:2: q1: expected each key once in an object, found ...
     """
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_object if unique_keys else None)
+    except _DuplicateKey as exc:
+        raise FormatError(
+            "expected each key once in an object, found it twice",
+            path=path,
+            line=line if line is not None else _key_line(text, exc.key),
+            field=exc.key,
+        ) from None
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise FormatError(
@@ -78,8 +118,9 @@ def load_json(text: str, path: str, line: int | None = None) -> Any:
         ) from None
 
 
-def read_json_file(path: PathLike) -> Any:
-    """Parse one JSON document from a file (BOM, bad bytes, bad JSON: FormatError with line).
+def read_json_file(path: PathLike, *, unique_keys: bool = False) -> Any:
+    """Parse one JSON document from a file (BOM, bad bytes, bad JSON: FormatError with line;
+    ``unique_keys`` as in :func:`load_json`).
 
     >>> import pathlib, tempfile
     >>> file = pathlib.Path(tempfile.mkdtemp()) / "x.json"
@@ -87,14 +128,16 @@ def read_json_file(path: PathLike) -> Any:
     >>> read_json_file(file)
     {'a': 1}
     """
-    return load_json(read_text(path), str(path))
+    return load_json(read_text(path), str(path), unique_keys=unique_keys)
 
 
 #: What :func:`json_lines` does with a line that does not read back.
 TornPolicy = Literal["error", "stop"]
 
 
-def json_lines(path: PathLike, *, torn: TornPolicy = "error") -> Iterator[tuple[int, Any]]:
+def json_lines(
+    path: PathLike, *, torn: TornPolicy = "error", unique_keys: bool = False
+) -> Iterator[tuple[int, Any]]:
     r"""Yield ``(line number, value)`` for every non-blank line of a JSON Lines file.
 
     Lines end at ``\n`` (a ``\r`` before it is dropped); other Unicode line breaks are text.
@@ -109,6 +152,8 @@ def json_lines(path: PathLike, *, torn: TornPolicy = "error") -> Iterator[tuple[
         writer).  ``"stop"`` (append-only files we write, such as run checkpoints): only
         newline-terminated lines count, and reading stops quietly before the first line that
         is not UTF-8 or not JSON, since everything from there on was cut short.
+    unique_keys : bool, default False
+        A key written twice in one object is an error (see :func:`load_json`).
 
     Examples
     --------
@@ -145,7 +190,7 @@ def json_lines(path: PathLike, *, torn: TornPolicy = "error") -> Iterator[tuple[
         if not line.strip():
             continue
         try:
-            yield number, load_json(line, name, number)
+            yield number, load_json(line, name, number, unique_keys=unique_keys)
         except FormatError as exc:
             if number == last and not text.endswith("\n"):
                 raise FormatError(

@@ -3,7 +3,9 @@
 The text is read by :func:`~ragaudit.data.formats._source.read_text` (UTF-8, a leading
 byte-order mark dropped, undecodable bytes reported with their line) and split by Python's
 :mod:`csv` module (RFC 4180 quoting, so a cell may hold commas, quotes and line breaks).
-An empty cell is a missing value (``None``), which is how pandas writes NaN.
+An empty cell is a missing value (``None``), which is how pandas writes NaN.  A first column
+with an empty name is the index ``DataFrame.to_csv`` writes by default (RAGAS results saved
+with ``result.to_pandas().to_csv(path)``): it is not a field, and is dropped.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ PathLike = str | os.PathLike[str]
 def csv_records(path: PathLike) -> Iterator[tuple[int, dict[str, str | None]]]:
     """Yield ``(line number, {column: cell})`` for every data row (blank lines skipped).
 
-    The line number is the row's first line.  Empty cells are ``None``.
+    The line number is the row's first line.  Empty cells are ``None``.  An unnamed first
+    column (pandas' index) is left out of the records.
 
     Raises
     ------
@@ -39,6 +42,9 @@ def csv_records(path: PathLike) -> Iterator[tuple[int, dict[str, str | None]]]:
     >>> _ = file.write_text('id,question\\nq1,"Why, then?"\\nq2,\\n')
     >>> list(csv_records(file))
     [(2, {'id': 'q1', 'question': 'Why, then?'}), (3, {'id': 'q2', 'question': None})]
+    >>> _ = file.write_text(',id,question\\n0,q1,Why?\\n')  # pandas' to_csv, index included
+    >>> list(csv_records(file))
+    [(2, {'id': 'q1', 'question': 'Why?'})]
     """
     name = str(path)
     reader = csv.reader(io.StringIO(read_text(path), newline=""), strict=True)
@@ -64,6 +70,7 @@ def csv_records(path: PathLike) -> Iterator[tuple[int, dict[str, str | None]]]:
                 {
                     col: (cell if cell != "" else None)
                     for col, cell in zip(header, row, strict=True)
+                    if col  # the unnamed index column pandas writes
                 },
             )
     except csv.Error as exc:
@@ -77,6 +84,8 @@ def csv_records(path: PathLike) -> Iterator[tuple[int, dict[str, str | None]]]:
 def _check_header(header: list[str], path: str, line: int) -> None:
     seen: set[str] = set()
     for i, column in enumerate(header):
+        if not column and i == 0 and len(header) > 1:
+            continue  # pandas' index column (DataFrame.to_csv with index=True)
         if not column:
             raise FormatError(
                 f"expected a column name, found an empty one (column {i + 1})", path=path, line=line

@@ -51,14 +51,16 @@ def json_records(path: PathLike) -> Iterator[tuple[int, Any]]:
     """Yield ``(line number, parsed value)``; a ``.json`` file is one document (line 1).
 
     A ``.json`` document that is a list yields each element.  Lines are read by the shared
-    :func:`~ragaudit.data.formats._source.json_lines` (BOM, bad bytes, torn last line).
+    :func:`~ragaudit.data.formats._source.json_lines` (BOM, bad bytes, torn last line).  A key
+    written twice in one object (a question id of ``{qid: {docid: grade}}``, an item of a
+    ranking mapping, a field) is an error, not the silent last-one-wins of ``json.loads``.
     """
     if str(path).lower().endswith(".json"):
-        document = read_json_file(path)
+        document = read_json_file(path, unique_keys=True)
         for record in document if isinstance(document, list) else [document]:
             yield 1, record
         return
-    yield from json_lines(path)
+    yield from json_lines(path, unique_keys=True)
 
 
 def _object(record: Any, path: str, line: int) -> Mapping[str, Any]:

@@ -1,0 +1,119 @@
+"""The terminal form of the audit (``ragaudit demo``, ``report --format table``): sections of
+the audit :class:`~ragaudit.reports.report.Report` shown only as ``table``.
+
+Short on purpose: the dashboard, each run's funnel in a few lines (where questions died, by
+id; the label-bias line; the clustering and calibration lines), the comparison with the
+questions whose correctness changed, and what moved for real.  With ``detail`` (``report
+--format table``) each funnel is its stage table, the comparison has every column and the
+configuration follows.  The page's sections (:mod:`ragaudit.reports.audit_page`) carry the
+drill-downs.
+"""
+
+from __future__ import annotations
+
+from ragaudit.diagnose.noise import describe_clustering
+from ragaudit.reports.audit_tables import (
+    DASHBOARD_DETAIL,
+    bias_line,
+    comparison_columns,
+    comparison_table,
+    config_table,
+    dashboard_table,
+    discordant_line,
+    funnel_lines,
+    funnel_table,
+)
+from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE
+from ragaudit.reports.html_data import Audit, RunAudit
+from ragaudit.reports.noise import calibration_summary
+from ragaudit.reports.report import Block, Section, Table, Text
+
+__all__ = ["TERMINAL", "terminal_sections"]
+
+#: The format that shows these sections.
+TERMINAL = ("table",)
+
+_COLUMNS = ("metric", "B - A", "CI", "CI method", "p (Holm)", "p method", "verdict")
+
+
+def _run(run: RunAudit, full_bias: bool, detail: bool) -> Section:
+    f = run.funnel
+    lines = funnel_lines(run)
+    blocks: list[Block] = (
+        [funnel_table(run), Text(tuple(lines[1:]))] if detail else [Text(tuple(lines))]
+    )
+    if run.bias is not None:
+        hint = "" if full_bias or detail else " (--full)"
+        blocks.append(Text((bias_line(run.bias) + hint,)))
+        if full_bias:
+            differ = tuple(
+                (q.qid, f"{q.doc_recall:.2f}", f"{q.chunk_recall:.2f}", q.verdict)
+                for q in run.bias.questions
+                if q.verdict
+            )
+            blocks.append(Table(("id", "doc recall", "chunk recall", "verdict"), differ, "lrrl"))
+    if run.clustered is not None:
+        blocks.append(Text((describe_clustering(run.clustered),), style="note"))
+    if run.calibration is not None:
+        blocks.append(Text(("calibrated " + calibration_summary(run.calibration),), style="note"))
+    return Section(
+        f"Funnel ({run.name}: k={f.k}, n={f.n} answerable)", tuple(blocks), only=TERMINAL,
+        compact=True,
+    )  # fmt: skip
+
+
+def terminal_sections(
+    audit: Audit, *, full_bias: bool = False, detail: bool = False
+) -> list[Section]:
+    """The terminal audit's sections; ``full_bias`` adds the per-question label-bias rows,
+    ``detail`` the funnel tables, every comparison column and the configuration.
+
+    Examples
+    --------
+    >>> from ragaudit.data.saved_run import SavedRun
+    >>> from ragaudit.reports.html_data import build_audit
+    >>> row = {"id": "q1", "answerable": True, "gold_docs": ["G"],
+    ...        "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
+    ...        "metrics": {"answered": 0.0, "correct": 0.0},
+    ...        "judges": {"abstained": True, "correct": False, "evidence_in_context": True}}
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": [row]})
+    >>> [s.title.split(" (")[0] for s in terminal_sections(build_audit([run], n_resamples=50))]
+    ['Dashboard', 'Funnel']
+    """
+    mde = (
+        f"MDE: power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of questions discordant"
+    )
+    out = [
+        Section(
+            f"Dashboard {DASHBOARD_DETAIL}",
+            (dashboard_table(audit), Text((INTERVAL_METHODS, *([mde] if detail else [])))),
+            only=TERMINAL,
+            compact=True,
+        ),
+        *(_run(run, full_bias, detail) for run in audit.runs),
+    ]
+    for pair in audit.pairs:
+        c = pair.comparison
+        out.append(
+            Section(  # names inside the parentheses: a terminal title upper-cases the rest
+                f"Comparison (B = {c.name_b} vs A = {c.name_a}; {c.n_common} paired, seed "
+                f"{c.seed}; Holm across the rows)",
+                (
+                    comparison_table(pair) if detail else comparison_columns(pair, _COLUMNS),
+                    Text((discordant_line(pair),)),
+                ),
+                only=TERMINAL,
+                compact=True,
+            )
+        )
+    tail: list[Block] = []
+    if audit.notes:
+        tail.append(Text(tuple(f"note: {n}" for n in audit.notes)))
+    if audit.summary:
+        tail.append(Text(audit.summary, style="note"))
+    if tail:
+        last = out[-1]
+        out[-1] = Section(last.title, (*last.blocks, *tail), only=TERMINAL, compact=True)
+    if detail:
+        out.append(Section("Configuration", (config_table(audit),), only=TERMINAL))
+    return out
