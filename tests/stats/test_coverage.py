@@ -68,7 +68,7 @@ def _draw(rng, values, probs, n, size=DATASETS):
 # scenario must reach 0.95 up to Monte Carlo error; it measures 0.98-1.00.  With 2,000
 # datasets the standard error of a coverage of 0.98 is 0.003, so an observed coverage below
 # 0.95 would be a 10-sigma event.  The Korn-Graubard MOVER interval it replaced covered 0.91 on
-# the faithfulness-like score and 0.46 on the "1% at 0, 4% at 0.95" one at n = 50
+# the faithfulness-like score and 0.47 on the "1% at 0, 4% at 0.95" one at n = 50
 # (benchmarks/coverage_stats.py).
 BOUNDED_DATASETS = 2000
 DASHBOARD_SCENARIOS = {

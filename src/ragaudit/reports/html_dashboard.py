@@ -25,8 +25,8 @@ fractional per-question scores gets :func:`~ragaudit.stats.bounded.bounded_mean_
 (betting, Waudby-Smith & Ramdas 2024: coverage at least 95% for every distribution of the
 scores in [0, 1]).  The percentile bootstrap covered 0.41-0.77 for recall-like means near 1 at
 n = 50 (most questions at 1.0) and was the zero-width ``[v, v]`` whenever every question scored
-the same; the Korn-Graubard MOVER interval that followed it covered 0.46 when 1% of questions
-score 0 and 4% score 0.95; the betting interval covers 0.98-1.00 in every scenario of
+the same; the Korn-Graubard MOVER interval that followed it covered 0.47 when 1% of questions
+score 0 and 4% score 0.95; the betting interval covers 0.997-1.000 in every scenario of
 ``benchmarks/coverage_stats.py`` (``tests/stats/test_coverage.py``).
 Beside each number, the minimum detectable effect at its n
 (:func:`~ragaudit.stats.minimum_detectable_effect`: exact McNemar power 0.8, alpha 0.05, 20%
