@@ -16,7 +16,7 @@ from ragaudit.data.formats import (
     read_trec_qrels,
     read_trec_run,
 )
-from ragaudit.exceptions import FormatError
+from ragaudit.exceptions import FormatError, InputError
 from ragaudit.metrics import evaluate
 
 SEEDS = [0, 1, 2]
@@ -306,10 +306,13 @@ TREC = {
 }
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("crlf", [False, True])
-def test_file_metrics_match_pytrec_eval_reading_the_same_files(tmp_path, seed, crlf):
+def _pytrec_eval_case(tmp_path, seed, crlf, by_score=False):
+    """A seeded run and qrels as TREC files, and pytrec_eval's per-question values on them
+    (``by_score``: each question's lines sorted by score, as a ranker writes them)."""
     lines = random_run_lines(seed, n_questions=60)
+    if by_score:
+        order = {qid: i for i, qid in enumerate(dict.fromkeys(q for q, _, _ in lines))}
+        lines = sorted(lines, key=lambda line: (order[line[0]], -float(line[2])))
     rng = np.random.default_rng(seed + 100)
     qrel_lines = []
     for qid, item, _ in lines:
@@ -326,7 +329,10 @@ def test_file_metrics_match_pytrec_eval_reading_the_same_files(tmp_path, seed, c
     with open(run_path, encoding="utf-8") as handle:
         trec_run = pytrec_eval.parse_run(handle)
     per_query = pytrec_eval.RelevanceEvaluator(trec_qrels, set(TREC.values())).evaluate(trec_run)
-    ev = evaluate(read_trec_qrels(qrels_path), read_trec_run(run_path), list(TREC), missing="skip")
+    return qrels_path, run_path, per_query
+
+
+def _assert_matches_pytrec_eval(ev, per_query):
     assert set(ev.query_ids) == set(per_query)
     for name, measure in TREC.items():
         ours = dict(zip(ev.query_ids, ev.per_query[name].tolist(), strict=True))
@@ -334,6 +340,44 @@ def test_file_metrics_match_pytrec_eval_reading_the_same_files(tmp_path, seed, c
             assert ours[qid] == pytest.approx(values[measure], abs=1e-12), (name, qid)
         expected_mean = float(np.mean([v[measure] for v in per_query.values()]))
         assert abs(ev.means[name] - expected_mean) <= 1e-9
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("crlf", [False, True])
+def test_file_metrics_match_pytrec_eval_reading_the_same_files(tmp_path, seed, crlf):
+    qrels_path, run_path, per_query = _pytrec_eval_case(tmp_path, seed, crlf)
+    ev = evaluate(read_trec_qrels(qrels_path), read_trec_run(run_path), list(TREC), missing="skip")
+    _assert_matches_pytrec_eval(ev, per_query)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("by_score", [False, True])
+def test_small_blocks_and_join_slices_match_pytrec_eval(tmp_path, seed, by_score, monkeypatch):
+    # Blocks of ~100 bytes: nearly every question straddles two blocks (its code is carried
+    # over); the duplicate check, the join and the kernels run a few rows at a time (many
+    # slices of whole questions).
+    import importlib
+
+    from ragaudit.data.formats.columns import _ColumnarQrels, _ColumnarRun
+
+    evaluate_module = importlib.import_module("ragaudit.metrics.evaluate")
+    columns_module = importlib.import_module("ragaudit.data.formats.columns")
+    qrels_path, run_path, per_query = _pytrec_eval_case(tmp_path, seed, False, by_score)
+    monkeypatch.setattr(evaluate_module, "_JOIN_ROWS", 7)
+    monkeypatch.setattr(evaluate_module, "_KERNEL_CELLS", 40)
+    monkeypatch.setattr(columns_module, "_SLICE_ROWS", 9)
+    columns = read_run_columns(run_path, block_bytes=100)
+    assert columns.qids == read_run_columns(run_path).qids
+    run = _ColumnarRun(columns, unit="doc", order="score", name=str(run_path))
+    qrels = _ColumnarQrels(read_qrels_columns(qrels_path, block_bytes=90), unit="doc", name="q")
+    ev = evaluate(qrels, run, list(TREC), missing="skip")
+    _assert_matches_pytrec_eval(ev, per_query)
+    # A line repeated inside a question is still found when the check runs in slices.
+    lines = run_path.read_text().splitlines(keepends=True)
+    lines.insert(len(lines) // 2, lines[len(lines) // 2 - 1])
+    run_path.write_text("".join(lines))
+    with pytest.raises(InputError, match="appears more than once"):
+        read_run_columns(run_path, block_bytes=100)
 
 
 def test_ties_order_long_ids_like_strcmp(tmp_path):

@@ -3,7 +3,9 @@
 The work is split the scikit-learn way: validate the arguments, line the run up with the
 labels as one padded ``(n_questions, depth)`` matrix of grades (a vectorised hash join, no
 per-question Python objects for runs read from TREC files), call the kernels of
-:mod:`ragaudit.metrics.kernels` once per metric, then average.
+:mod:`ragaudit.metrics.kernels` for each metric, then average.  The join and the kernels
+run on slices of whole questions, so that their temporaries stay small whatever the run's
+size (the grade matrix takes one byte per ranked item for grades up to 127).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy.typing as npt
 from ragaudit._frames import records_frame
 from ragaudit._validate import check_int
 from ragaudit.data.formats import QrelsColumns, RunColumns, items_view, run_columns
-from ragaudit.data.formats._strings import _QID_MIX, _Strings
+from ragaudit.data.formats._strings import _QID_MIX, IntArray, _Strings
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
@@ -176,23 +178,24 @@ def _evaluate_iv(
 
 def _label_table(
     qrels: Qrels, eval_ids: Sequence[str]
-) -> tuple[npt.NDArray[np.int64], _Strings, npt.NDArray[np.int64], npt.NDArray[np.uint64]]:
-    """Flatten the labels of ``eval_ids``: (row of each label, item ids, grades, id hashes)."""
+) -> tuple[IntArray, _Strings, IntArray, npt.NDArray[np.uint64] | None]:
+    """Flatten the labels of ``eval_ids``: (row of each label, item ids, grades, id hashes or
+    None: computed when joined)."""
     columns = getattr(qrels, "columns", None)
     if isinstance(columns, QrelsColumns):  # read from a file: no Python loop over labels
         if columns.qids == tuple(eval_ids):  # the usual case: one question order everywhere
-            return columns.q, columns.items, columns.grades, columns.item_hash
+            return columns.q, columns.items, columns.grades, columns.stored_hash
         eval_index = {qid: i for i, qid in enumerate(eval_ids)}
         row_of_code = np.array([eval_index.get(qid, -1) for qid in columns.qids], dtype=np.int64)
         label_row = row_of_code[columns.q]
         keep = np.flatnonzero(label_row >= 0)
         if len(keep) == len(label_row):
-            return label_row, columns.items, columns.grades, columns.item_hash
+            return label_row, columns.items, columns.grades, columns.stored_hash
         return (
             label_row[keep],
             items_view(columns.items, keep),
             columns.grades[keep],
-            columns.item_hash[keep],
+            None if columns.stored_hash is None else columns.stored_hash[keep],
         )
     # C-level iteration over the label dicts: no Python statement runs per label.
     rows = list(map(qrels.__getitem__, eval_ids))
@@ -206,55 +209,40 @@ def _label_table(
     )
     label_row = np.repeat(np.arange(len(eval_ids)), counts)
     label_items = _Strings.from_list(items)
-    return label_row, label_items, grades, label_items.hashes()
+    return label_row, label_items, grades, None  # hashed when joined
+
+
+_JOIN_ROWS = 1 << 18  # run rows joined per step: bounds the temporaries of the join
 
 
 def _grade_matrix(
     cols: RunColumns,
-    eval_row_of_run_q: npt.NDArray[np.int64],
-    label_row: npt.NDArray[np.int64],
+    eval_row_of_run_q: IntArray,
+    label_row: IntArray,
     label_items: _Strings,
-    label_grade: npt.NDArray[np.int64],
-    label_hash: npt.NDArray[np.uint64],
+    label_grade: IntArray,
+    label_hash: npt.NDArray[np.uint64] | None,
     n_eval: int,
     depth: int,
-) -> npt.NDArray[np.int64]:
-    """Grades of ranked items as an (n_eval, depth) matrix via a verified hash join."""
-    grades = np.zeros((n_eval, depth), dtype=np.int64)
+) -> npt.NDArray[np.integer[Any]]:
+    """Grades of ranked items as an (n_eval, depth) matrix via a verified hash join.
+
+    Grades take the smallest integer type that holds them (one byte for the usual 0-3).
+    The run is joined a slice of whole questions at a time, so that the temporaries do not
+    grow with the run.
+    """
+    grades = np.zeros((n_eval, depth), dtype=_grade_type(label_grade))
     if cols.n_rows == 0 or depth == 0 or len(label_grade) == 0:
         return grades
-    lengths = np.diff(cols.offsets)
-    row_eval = np.repeat(eval_row_of_run_q, lengths)
-    use: npt.NDArray[np.int64] | None = None  # None: every run row takes part
-    # The usual case: run question i is evaluated as row i (row_eval = each row's question).
-    identity = bool(np.array_equal(eval_row_of_run_q, np.arange(len(eval_row_of_run_q))))
-    if eval_row_of_run_q.min() >= 0 and lengths.max() <= depth:
-        run_keys = _join_keys(row_eval, cols.item_hash, n_eval)
-    else:
-        use = np.flatnonzero((row_eval >= 0) & (cols.rank_of_row() < depth))
-        run_keys = _join_keys(row_eval[use], cols.item_hash[use], n_eval)
-    label_keys = _join_keys(label_row, label_hash, n_eval)
-    # Labels come grouped by question, and the question sits in the high bits of the keys:
-    # a stable sort (timsort, runs already in order) is several times faster than quicksort.
-    order = np.argsort(label_keys, kind="stable")
-    sorted_keys = label_keys[order]
-    # Rows come grouped by question too, so consecutive look-ups touch the same few cache
-    # lines of the sorted label keys.
-    pos = np.searchsorted(sorted_keys, run_keys)
-    np.minimum(pos, len(sorted_keys) - 1, out=pos)
-    hit = np.flatnonzero(sorted_keys[pos] == run_keys)
-    pos = pos[hit]
-    use = hit if use is None else use[hit]
-    label_index = order[pos]
-    exact = (label_row[label_index] == row_eval[use]) & label_items.equal(
-        label_index, cols.items, cols.row_order[use]
-    )
-    use, label_index = use[exact], label_index[exact]
-    if identity:
-        rank = use - cols.offsets[row_eval[use]]
-    else:
-        rank = use - cols.offsets[np.searchsorted(cols.offsets, use, side="right") - 1]
-    grades[row_eval[use], rank] = label_grade[label_index]
+    order, sorted_keys = _sorted_label_keys(label_row, label_items, label_hash, n_eval)
+    offsets = cols.offsets
+    cuts = np.searchsorted(offsets, np.arange(0, cols.n_rows, _JOIN_ROWS), side="left")
+    cuts = np.unique(np.append(cuts, len(offsets) - 1))
+    for qa, qb in itertools.pairwise(cuts.tolist()):
+        _join_slice(
+            cols, qa, qb, eval_row_of_run_q, label_row, label_items, label_grade,
+            order, sorted_keys, grades, n_eval,
+        )  # fmt: skip
     if np.any(sorted_keys[1:] == sorted_keys[:-1]):
         # Two labels of one question share a join key: redo those questions exactly.
         clash = np.unique(label_row[order[1:][sorted_keys[1:] == sorted_keys[:-1]]])
@@ -262,8 +250,93 @@ def _grade_matrix(
     return grades
 
 
+def _sorted_label_keys(
+    label_row: IntArray,
+    label_items: _Strings,
+    label_hash: npt.NDArray[np.uint64] | None,
+    n_eval: int,
+) -> tuple[IntArray, npt.NDArray[np.uint64]]:
+    """The labels' join keys in ascending order, and the label each one belongs to
+    (``label_hash``: the hashes of ``label_items``, computed here when None)."""
+    n = len(label_row)
+    if n_eval >= (1 << 24) or np.any(label_row[1:] < label_row[:-1]):
+        if label_hash is None:
+            label_hash = label_items.hashes()
+        keys = _join_keys(label_row, label_hash, n_eval)
+        order = np.argsort(keys, kind="stable")
+        return order, keys[order]
+    # Labels grouped by question, the question in the high bits of the keys: sorting slices
+    # of whole questions sorts them all, with small temporaries and 32-bit label numbers.
+    order = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
+    sorted_keys = np.empty(n, dtype=np.uint64)
+    starts = np.searchsorted(label_row, label_row[np.arange(0, n, _JOIN_ROWS)], side="left")
+    for first, end in itertools.pairwise(np.unique(np.append(starts, n)).tolist()):
+        hashes = (
+            label_items.hashes(slice(first, end)) if label_hash is None else label_hash[first:end]
+        )
+        keys = _join_keys(label_row[first:end], hashes, n_eval)
+        # Timsort finds the runs already in order (labels often come sorted by item id).
+        local = np.argsort(keys, kind="stable")
+        sorted_keys[first:end] = keys[local]
+        local += first
+        order[first:end] = local
+    return order, sorted_keys
+
+
+def _join_slice(
+    cols: RunColumns,
+    qa: int,
+    qb: int,
+    eval_row_of_run_q: IntArray,
+    label_row: IntArray,
+    label_items: _Strings,
+    label_grade: IntArray,
+    order: IntArray,
+    sorted_keys: npt.NDArray[np.uint64],
+    grades: npt.NDArray[np.integer[Any]],
+    n_eval: int,
+) -> None:
+    """Fill the grades of run questions ``qa:qb`` (rows ``offsets[qa]:offsets[qb]``)."""
+    depth = grades.shape[1]
+    first = int(cols.offsets[qa])
+    local_offsets = cols.offsets[qa : qb + 1] - first  # rows of the slice, from 0
+    lengths = np.diff(local_offsets)
+    eval_rows = eval_row_of_run_q[qa:qb]
+    row_eval = np.repeat(eval_rows, lengths)
+    hashes = cols.hash_rows(first, first + int(local_offsets[-1]))
+    use: IntArray | None = None  # None: every row of the slice takes part
+    if eval_rows.min() >= 0 and lengths.max() <= depth:
+        run_keys = _join_keys(row_eval, hashes, n_eval)
+    else:
+        rank = np.arange(len(row_eval)) - np.repeat(local_offsets[:-1], lengths)
+        use = np.flatnonzero((row_eval >= 0) & (rank < depth))
+        del rank
+        run_keys = _join_keys(row_eval[use], hashes[use], n_eval)
+    # The question sits in the high bits of the keys: the slice's keys fall in a short
+    # stretch of the sorted label keys (those of the same questions), searched in cache.
+    if not len(run_keys):
+        return
+    low = int(np.searchsorted(sorted_keys, run_keys.min()))
+    high = max(low + 1, int(np.searchsorted(sorted_keys, run_keys.max(), side="right")))
+    pos = np.searchsorted(sorted_keys[low:high], run_keys)
+    pos += low
+    np.minimum(pos, len(sorted_keys) - 1, out=pos)
+    hit = np.flatnonzero(sorted_keys[pos] == run_keys)
+    del run_keys
+    pos = pos[hit]
+    use = hit if use is None else use[hit]
+    label_index = order[pos]
+    exact = (label_row[label_index] == row_eval[use]) & label_items.equal(
+        label_index, cols.items, cols.row_order[use + first]
+    )
+    use, label_index = use[exact], label_index[exact]
+    question = np.searchsorted(local_offsets, use, side="right") - 1
+    rank = use - local_offsets[question]
+    grades[row_eval[use], rank] = label_grade[label_index]
+
+
 def _join_keys(
-    rows: npt.NDArray[np.int64], hashes: npt.NDArray[np.uint64], n_rows: int
+    rows: IntArray, hashes: npt.NDArray[np.uint64], n_rows: int
 ) -> npt.NDArray[np.uint64]:
     """One uint64 per (question row, item hash); equal keys are verified by the caller."""
     if n_rows < (1 << 24):
@@ -275,12 +348,12 @@ def _join_keys(
 
 def _exact_rows(
     cols: RunColumns,
-    eval_row_of_run_q: npt.NDArray[np.int64],
-    label_row: npt.NDArray[np.int64],
+    eval_row_of_run_q: IntArray,
+    label_row: IntArray,
     label_items: _Strings,
-    label_grade: npt.NDArray[np.int64],
-    grades: npt.NDArray[np.int64],
-    rows: npt.NDArray[np.int64],
+    label_grade: IntArray,
+    grades: IntArray,
+    rows: IntArray,
 ) -> None:
     """Slow exact fallback for the (practically never) hash-colliding questions."""
     depth = grades.shape[1]
@@ -293,40 +366,93 @@ def _exact_rows(
         grades[row, : len(ids)] = [labels.get(item, 0) for item in ids]
 
 
+def _grade_type(label_grade: IntArray) -> type[np.signedinteger[Any]]:
+    """The smallest integer type holding every grade (and its negation): grades are small,
+    and the grade matrix has a cell per ranked item."""
+    top = int(label_grade.max(initial=0))
+    for dtype in (np.int8, np.int16, np.int32):
+        if top <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
 def _ideal_grades(
-    label_row: npt.NDArray[np.int64], label_grade: npt.NDArray[np.int64], n_eval: int
-) -> npt.NDArray[np.int64]:
+    label_row: IntArray, label_grade: IntArray, n_eval: int
+) -> npt.NDArray[np.integer[Any]]:
     """Each question's positive grades, best first, zero padded."""
     positive = label_grade > 0
     rows, grades = label_row[positive], label_grade[positive]
-    # One int64 key per label: question first, then grade descending.  Labels come grouped
-    # by question, so a stable sort (timsort) finds long ordered runs.
-    key = rows * (int(grades.max(initial=0)) + 1) + (int(grades.max(initial=0)) - grades)
-    order = np.argsort(key, kind="stable")
-    rows, grades = rows[order], grades[order]
+    if np.any(rows[1:] < rows[:-1]):  # labels not grouped by question: group them
+        order = np.argsort(rows, kind="stable")
+        rows, grades = rows[order], grades[order]
     counts = np.bincount(rows, minlength=n_eval)
-    ideal = np.zeros((n_eval, int(counts.max(initial=0))), dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    ideal[rows, np.arange(len(rows)) - starts[rows]] = grades
+    index = np.int32 if len(rows) < 2**31 else np.int64
+    starts = np.zeros(n_eval, dtype=index)
+    np.cumsum(counts[:-1], out=starts[1:])
+    # Negated grades in a padded grid: an ascending sort of each row puts the best first,
+    # and the zero padding last.
+    ideal = np.zeros((n_eval, int(counts.max(initial=0))), dtype=_grade_type(label_grade))
+    position = np.arange(len(rows), dtype=index)
+    position -= np.repeat(starts, counts)
+    ideal[rows, position] = grades
+    del position
+    np.negative(ideal, out=ideal)
+    ideal.sort(axis=1)
+    np.negative(ideal, out=ideal)
     return ideal
 
 
+_KERNEL_CELLS = 1 << 20  # grade-matrix cells scored per step (bounds the float temporaries)
+
+
+def _score(
+    specs: Mapping[str, MetricSpec],
+    grades: npt.NDArray[np.integer[Any]],
+    n_relevant: IntArray,
+    ideal: npt.NDArray[np.integer[Any]],
+    threshold: int,
+) -> tuple[dict[str, npt.NDArray[np.float64]], dict[str, float]]:
+    """Every metric's per-question values, and the relevant items each found in its top k
+    (summed over questions, for micro averages).
+
+    The kernels run on slices of questions: every question's value depends on its own row
+    only, so slicing changes no number, and the kernels' float temporaries stay small.
+    """
+    n = grades.shape[0]
+    step = max(1, _KERNEL_CELLS // max(grades.shape[1], ideal.shape[1], 1))
+    per_query = {name: np.zeros(n, dtype=np.float64) for name in specs}
+    found = dict.fromkeys(specs, 0.0)
+    for first in range(0, n, step):
+        part = slice(first, first + step)
+        prepared = RankedGrades(
+            grades=grades[part],
+            n_relevant=n_relevant[part],
+            ideal_grades=ideal[part],
+            threshold=threshold,
+        )
+        for name, spec in specs.items():
+            per_query[name][part] = KERNELS[spec.family](prepared, spec.k)
+            found[name] += float(prepared.rel[:, : spec.k].sum())
+    return per_query, found
+
+
 def _micro_means(
-    specs: Mapping[str, MetricSpec], prepared: RankedGrades, per_query: Mapping[str, Any]
+    specs: Mapping[str, MetricSpec],
+    n: int,
+    total_relevant: float,
+    found: Mapping[str, float],
+    per_query: Mapping[str, Any],
 ) -> dict[str, float]:
     """Pooled counts, by each metric's registry rule (:attr:`MetricInfo.micro`).
 
     ``recall`` = sum of relevant retrieved / sum of relevant, ``precision`` = the same over
     ``n * k``, ``f1`` their harmonic mean, ``mean`` the mean of the per-question values.
     """
-    n = prepared.grades.shape[0]
-    total_relevant = float(prepared.n_relevant.sum())
     means: dict[str, float] = {}
     for name, spec in specs.items():
         k = spec.k
-        found = float(prepared.rel[:, :k].sum()) if k is not None else float(prepared.rel.sum())
-        recall = found / total_relevant if total_relevant > 0 else 0.0
-        precision = found / (n * k) if n and k else 0.0
+        recall = found[name] / total_relevant if total_relevant > 0 else 0.0
+        precision = found[name] / (n * k) if n and k else 0.0
         rule = spec.info.micro
         if rule == "mean":
             means[name] = float(np.mean(per_query[name])) if n else 0.0
@@ -342,9 +468,7 @@ def _micro_means(
     return means
 
 
-def _line_up(
-    qrels: Qrels, run_ids: Sequence[str], missing: str
-) -> tuple[list[str], npt.NDArray[np.int64]]:
+def _line_up(qrels: Qrels, run_ids: Sequence[str], missing: str) -> tuple[list[str], IntArray]:
     """Questions to evaluate and each run question's row among them (-1: not evaluated).
 
     Warns about run questions without labels and labelled questions missing from the run.
@@ -452,7 +576,7 @@ def evaluate(
     run_ids = cols.qids
     if tuple(qrels) == run_ids:  # the usual case, compared in C: no per-question dicts
         eval_ids = list(run_ids)
-        eval_row_of_run_q = np.arange(len(run_ids), dtype=np.int64)
+        eval_row_of_run_q: IntArray = np.arange(len(run_ids), dtype=np.int64)
     else:
         eval_ids, eval_row_of_run_q = _line_up(qrels, run_ids, missing)
     n_eval = len(eval_ids)
@@ -479,15 +603,12 @@ def evaluate(
     grades = _grade_matrix(
         cols, eval_row_of_run_q, label_row, label_items, label_grade, label_hash, n_eval, depth
     )
-    prepared = RankedGrades(
-        grades=grades,
-        n_relevant=n_relevant,
-        ideal_grades=_ideal_grades(label_row, label_grade, n_eval),
-        threshold=int(relevance_threshold),
-    )
-    per_query = {name: KERNELS[spec.family](prepared, spec.k) for name, spec in specs.items()}
+    ideal = _ideal_grades(label_row, label_grade, n_eval)
+    per_query, found = _score(specs, grades, n_relevant, ideal, int(relevance_threshold))
+    del grades, ideal
     if average == "micro":
-        means = _micro_means(specs, prepared, per_query)
+        total_relevant = float(n_relevant.sum())
+        means = _micro_means(specs, n_eval, total_relevant, found, per_query)
     else:
         means = {
             name: float(np.mean(values)) if n_eval else 0.0 for name, values in per_query.items()

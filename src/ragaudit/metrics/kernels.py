@@ -250,7 +250,8 @@ class RankedGrades:
     Parameters
     ----------
     grades : int ndarray of shape (n_questions, depth)
-        Grade of the item at each rank (0 for unjudged items and padding).
+        Grade of the item at each rank (0 for unjudged items and padding); any integer
+        dtype (the join fills 32-bit grades).
     n_relevant : int ndarray of shape (n_questions,)
         Labelled items with grade >= ``threshold``.
     ideal_grades : int ndarray of shape (n_questions, ideal_depth)
@@ -259,9 +260,9 @@ class RankedGrades:
         Relevance threshold for the binary metrics.
     """
 
-    grades: npt.NDArray[np.int64]
-    n_relevant: npt.NDArray[np.int64]
-    ideal_grades: npt.NDArray[np.int64]
+    grades: npt.NDArray[np.integer[Any]]
+    n_relevant: npt.NDArray[np.integer[Any]]
+    ideal_grades: npt.NDArray[np.integer[Any]]
     threshold: int = 1
 
     @cached_property

@@ -89,7 +89,7 @@ class _LabelIndex:
             tuple(wanted),
             np.repeat(np.arange(len(codes)), lengths),
             items_view(cols.items, rows),
-            cols.item_hash[rows],
+            None if cols.stored_hash is None else cols.stored_hash[rows],
             cols.grades[rows],
         )
         return _ColumnarQrels(subset, unit=self.qrels.unit, name=self.qrels.name)

@@ -11,7 +11,9 @@ chunks that need it pay for the slow scan.
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +31,7 @@ __all__ = [
     "arrow_string_buffers",
     "distinct_names",
     "read_chunks",
+    "release_arrow_memory",
 ]
 
 PathLike = str | os.PathLike[str]
@@ -153,7 +156,11 @@ def arrow_strings(strings: _Strings) -> Any:
     return pa.Array.from_buffers(
         pa.large_string(),
         len(strings),
-        [None, pa.py_buffer(np.ascontiguousarray(strings.offsets)), pa.py_buffer(strings.data)],
+        [
+            None,
+            pa.py_buffer(np.ascontiguousarray(strings.offsets, dtype=np.int64)),
+            pa.py_buffer(strings.data),
+        ],
     )
 
 
@@ -190,6 +197,33 @@ def _pa() -> Any:
     import pyarrow
 
     return pyarrow
+
+
+def release_arrow_memory(*, heap: bool = False) -> None:
+    """Hand the memory pyarrow's allocator keeps cached (a chunk's table once it has been
+    consumed) back to the system, so that numpy's arrays do not stack on top of it.
+
+    ``heap=True`` also returns the free pages of the C heap (glibc's ``malloc_trim``, where
+    there is one), which holds the freed temporaries of a whole file's read.
+    """
+    if "pyarrow" in sys.modules:
+        _pa().default_memory_pool().release_unused()
+    if heap:
+        trim = _malloc_trim()
+        if trim is not None:
+            trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
 
 
 def arrow_code_keys(keys: Any) -> tuple[Any, IntArray]:

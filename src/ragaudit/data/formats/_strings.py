@@ -10,13 +10,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = ["IntArray", "U8Array", "U64Array"]
 
-IntArray = npt.NDArray[np.int64]
+IntArray = npt.NDArray[np.integer[Any]]  # int64, or int32 where the values fit
 U8Array = npt.NDArray[np.uint8]
 U64Array = npt.NDArray[np.uint64]
 
@@ -39,6 +40,10 @@ class _Strings:
     @property
     def lengths(self) -> IntArray:
         return np.diff(self.offsets)
+
+    def lengths_of(self, rows: IntArray) -> IntArray:
+        """``lengths[rows]`` without computing every length."""
+        return self.offsets[rows + 1] - self.offsets[rows]
 
     @classmethod
     def from_buffer(cls, buffer: U8Array, starts: IntArray, ends: IntArray) -> _Strings:
@@ -121,37 +126,53 @@ class _Strings:
         )
         return cls(data, offsets)
 
-    def hashes(self) -> U64Array:
-        """64-bit hash of each string (used to join and dedupe; matches are verified)."""
-        lengths = self.lengths
-        out = np.empty(len(lengths), dtype=np.uint64)
+    def hashes(self, rows: IntArray | slice | None = None) -> U64Array:
+        """64-bit hash of each string, or of ``self[rows]`` (used to join and dedupe; matches
+        are verified).  Computed in steps of 65,536 strings: the temporaries stay small."""
+        start = 0  # the first row, when rows is a slice (of step 1)
+        if isinstance(rows, slice):
+            start, stop, _ = rows.indices(len(self))
+            rows = None
+            offsets = self.offsets[start : max(start, stop) + 1]
+        else:
+            offsets = self.offsets
+        n = len(offsets) - 1 if rows is None else len(rows)
+        out = np.empty(n, dtype=np.uint64)
         step = 1 << 16
         base = self.data.base
         if isinstance(base, np.ndarray) and base.ndim == 1 and len(base) >= len(self.data) + _PAD:
             words = _word_view(self.data)
-            n_words = max(1, -(-int(lengths.max(initial=1)) // 8))
-            for first in range(0, len(lengths), step):
-                part = slice(first, first + step)
-                token = _token_words(words, self.offsets[:-1][part], lengths[part], n_words)
-                out[part] = _hash_words(token, lengths[part])
+            for first in range(0, n, step):
+                if rows is None:
+                    end = min(first + step, n)
+                    starts, ends = offsets[first:end], offsets[first + 1 : end + 1]
+                else:
+                    starts = self.offsets[rows[first : first + step]]
+                    ends = self.offsets[rows[first : first + step] + 1]
+                lengths = ends - starts
+                # The hash does not depend on the number of words loaded (see _hash_words).
+                n_words = max(1, -(-int(lengths.max(initial=1)) // 8))
+                token = _token_words(words, starts, lengths, n_words)
+                out[first : first + step] = _hash_words(token, lengths)
             return out
-        for first in range(0, len(lengths), step):
-            rows = np.arange(first, min(first + step, len(lengths)))
-            out[rows] = _hash_fixed(self.fixed(rows), lengths[rows])
+        for first in range(0, n, step):
+            part = np.arange(first, min(first + step, n))
+            chosen = part + start if rows is None else rows[part]
+            out[part] = _hash_fixed(self.fixed(chosen), self.lengths_of(chosen))
         return out
 
     def token_words(self, rows: IntArray, n_words: int) -> U64Array:
         """As :func:`_token_words`: ``(len(rows), n_words)`` little-endian 8-byte words."""
         base = self.data.base
         if isinstance(base, np.ndarray) and base.ndim == 1 and len(base) >= len(self.data) + _PAD:
-            starts, lengths = self.offsets[rows], self.lengths[rows]
+            starts, lengths = self.offsets[rows], self.lengths_of(rows)
             return _token_words(_word_view(self.data), starts, lengths, n_words)
         fixed = self.fixed(rows, 8 * n_words)
         return np.ascontiguousarray(fixed).view("<u8").astype(np.uint64)
 
     def fixed(self, rows: IntArray, width: int | None = None) -> U8Array:
         """Rows as a zero-padded ``(len(rows), width)`` byte matrix."""
-        lengths = self.lengths[rows]
+        lengths = self.lengths_of(rows)
         if width is None:
             width = int(lengths.max()) if len(rows) else 0
         out = np.zeros((len(rows), width), dtype=np.uint8)
@@ -166,10 +187,9 @@ class _Strings:
 
     def equal(self, rows: IntArray, other: _Strings, other_rows: IntArray) -> npt.NDArray[np.bool_]:
         """Exact elementwise equality of ``self[rows]`` and ``other[other_rows]``."""
-        same_length = self.lengths[rows] == other.lengths[other_rows]
-        width = int(
-            max(self.lengths[rows].max(initial=0), other.lengths[other_rows].max(initial=0))
-        )
+        mine_lengths, their_lengths = self.lengths_of(rows), other.lengths_of(other_rows)
+        same_length = mine_lengths == their_lengths
+        width = int(max(mine_lengths.max(initial=0), their_lengths.max(initial=0)))
         n_words = max(1, -(-width // 8))
         mine = self.token_words(rows, n_words)
         theirs = other.token_words(other_rows, n_words)

@@ -8,6 +8,7 @@ ties, for all questions at once.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -42,8 +43,6 @@ class RunColumns:
         Item ids, in file order (use ``row_order`` to read them in rank order).
     row_order : int ndarray
         ``items`` row of each ranked row.
-    item_hash : uint64 ndarray
-        Hash of each ranked row's item id (for joins; matches are verified exactly).
     scores : float ndarray or None
         Score of each ranked row.
     tied_groups : int
@@ -51,20 +50,34 @@ class RunColumns:
         32-bit floats, as trec_eval compares them).
     float32_tied_groups : int
         How many of those groups hold scores that differ as 64-bit floats.
+    stored_hash : uint64 ndarray or None
+        :attr:`item_hash`, when a reader had it at hand; None: computed when asked for
+        (a run read from a file does not hold 8 bytes per row for it).
     """
 
     qids: tuple[str, ...]
     offsets: IntArray
     items: _Strings
     row_order: IntArray
-    item_hash: U64Array
     scores: npt.NDArray[np.float64] | None
     tied_groups: int
     float32_tied_groups: int = 0
+    stored_hash: U64Array | None = None
 
     @property
     def n_rows(self) -> int:
         return int(self.offsets[-1])
+
+    @property
+    def item_hash(self) -> U64Array:
+        """Hash of each ranked row's item id (for joins; matches are verified exactly)."""
+        return self.hash_rows(0, self.n_rows)
+
+    def hash_rows(self, first: int, end: int) -> U64Array:
+        """:attr:`item_hash` of ranked rows ``first:end`` (computed for those rows only)."""
+        if self.stored_hash is not None:
+            return self.stored_hash[first:end]
+        return self.items.hashes(self.row_order[first:end])
 
     def question_of_row(self) -> IntArray:
         """Question index of every ranked row."""
@@ -75,11 +88,15 @@ class RunColumns:
         return np.arange(self.n_rows) - np.repeat(self.offsets[:-1], np.diff(self.offsets))
 
 
-def _may_repeat(q: IntArray, item_hash: U64Array) -> bool:
+_SLICE_ROWS = 1 << 20  # rows of whole questions checked per step (bounds temporaries)
+
+
+def _may_repeat(q: IntArray, item_hash: U64Array | None, items: _Strings) -> bool:
     """False when no question lists one item hash twice (True may be a hash collision).
 
     Rows grouped by question are checked with one short sort per question (a padded grid),
-    much cheaper than sorting all keys together.
+    much cheaper than sorting all keys together, a slice of whole questions at a time;
+    ``item_hash`` (the hash of ``items``) is computed slice by slice when None.
     """
     n = len(q)
     if n < 2:
@@ -89,56 +106,76 @@ def _may_repeat(q: IntArray, item_hash: U64Array) -> bool:
         depth = int(counts.max())
         n_questions = len(counts)
         if n_questions * depth <= 2 * n + 100_000:
-            # Sort the top 32 bits only (half the memory traffic); a 32-bit match sends
-            # that question to the exact 64-bit check below.
-            high = (item_hash >> np.uint64(32)).astype(np.uint32)
-            if np.all(counts == depth):
-                grid = high.reshape(n_questions, depth)
-            else:
-                # Padding cells hold distinct numbers: at worst a false alarm.
-                grid = np.arange(n_questions * depth, dtype=np.uint32)
-                starts = np.zeros(n_questions, dtype=np.int64)
-                np.cumsum(counts[:-1], out=starts[1:])
-                shift = np.arange(0, n_questions * depth, depth, dtype=np.int64) - starts
-                cell = np.repeat(shift, counts)
-                cell += np.arange(n)
-                grid[cell] = high
-                del cell
-                grid = grid.reshape(n_questions, depth)
-            del high
-            grid.sort(axis=1)
-            suspects = np.flatnonzero((grid[:, 1:] == grid[:, :-1]).any(axis=1))
-            del grid
+            starts = np.zeros(n_questions + 1, dtype=np.int64)
+            np.cumsum(counts, out=starts[1:])
+            cuts = np.searchsorted(starts, np.arange(0, n, _SLICE_ROWS))
+            bounds = np.unique(np.append(cuts, n_questions)).tolist()
+            found = []
+            for qa, qb in itertools.pairwise(bounds):
+                a, b = int(starts[qa]), int(starts[qb])
+                hashes = items.hashes(slice(a, b)) if item_hash is None else item_hash[a:b]
+                found.append(qa + _grid_suspects(hashes, counts[qa:qb]))
+            suspects = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
             if not suspects.size:
                 return False
             rows = np.flatnonzero(np.isin(q, suspects))
-            q, item_hash = q[rows], item_hash[rows]
+            q = q[rows]
+            item_hash = items.hashes(rows) if item_hash is None else item_hash[rows]
+    if item_hash is None:
+        item_hash = items.hashes()
     keys = item_hash + q.astype(np.uint64) * _QID_MIX
     keys.sort()
     return bool(np.any(keys[1:] == keys[:-1]))
 
 
+def _grid_suspects(item_hash: U64Array, counts: IntArray) -> IntArray:
+    """Questions (indices into ``counts``) of grouped rows that may list one hash twice."""
+    n_questions = len(counts)
+    depth = int(counts.max(initial=0))
+    if depth < 2:
+        return np.zeros(0, dtype=np.int64)
+    # Sort the top 32 bits only (half the memory traffic); a 32-bit match sends that
+    # question to the exact 64-bit check.
+    high = (item_hash >> np.uint64(32)).astype(np.uint32)
+    if np.all(counts == depth):
+        grid = high.reshape(n_questions, depth)
+    else:
+        # Padding cells hold distinct numbers: at worst a false alarm.
+        grid = np.arange(n_questions * depth, dtype=np.uint32)
+        starts = np.zeros(n_questions, dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        cell = np.arange(len(high))
+        cell += np.repeat(np.arange(0, n_questions * depth, depth) - starts, counts)
+        grid[cell] = high
+        grid = grid.reshape(n_questions, depth)
+    grid.sort(axis=1)
+    return np.flatnonzero((grid[:, 1:] == grid[:, :-1]).any(axis=1))
+
+
 def _dedupe(
     q: IntArray,
-    item_hash: U64Array,
+    item_hash: U64Array | None,
     items: _Strings,
     qids: Sequence[str],
     policy: str,
     name: str | None,
-) -> IntArray:
-    """Rows to keep (file order); duplicates of (question, item) raise or keep the first."""
-    if not _may_repeat(q, item_hash):
-        return np.arange(len(q))
+) -> IntArray | None:
+    """Rows to keep (file order), None for all; duplicates of (question, item) raise or keep
+    the first."""
+    if not _may_repeat(q, item_hash, items):
+        return None
+    if item_hash is None:
+        item_hash = items.hashes()
     keys = item_hash + q.astype(np.uint64) * _QID_MIX
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     if not same.size:
-        return np.arange(len(q))
+        return None
     first, second = order[same], order[same + 1]
     real = (q[first] == q[second]) & items.equal(first, items, second)
     if not real.any():
-        return np.arange(len(q))  # hash collisions only
+        return None  # hash collisions only
     if policy == "error":
         row = int(second[real].min())  # the first repeat in row order, as a reader meets it
         where = f"{name}: " if name else ""
@@ -164,15 +201,24 @@ def as_float32(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
         return scores.astype(np.float32)
 
 
+@dataclass(frozen=True)
+class _Moves:
+    """A permutation that is the identity except at ``rows``, which take ``sources``."""
+
+    rows: IntArray
+    sources: IntArray
+
+
 def _rank_rows(
     q: IntArray, scores: npt.NDArray[np.float64] | None, items: _Strings, n_questions: int
-) -> tuple[IntArray | None, int, int]:
+) -> tuple[IntArray | _Moves | None, int, int]:
     """Permutation putting rows in (question, score desc, id desc) order, and tie counts.
 
     Scores are compared as trec_eval compares them, as 32-bit floats: two scores that differ
     only beyond float32 precision tie, and the tie is broken by id.  Returns the permutation
-    (None when the rows are already in that order, the usual case for files written by a
-    ranker), the number of tied groups, and how many of those tie only as 32-bit floats.
+    (None when the rows are already in that order, :class:`_Moves` when only tied rows move:
+    the usual case for files written by a ranker), the number of tied groups, and how many
+    of those tie only as 32-bit floats.
     """
     n = len(q)
     grouped = n == 0 or not np.any(q[1:] < q[:-1])
@@ -199,7 +245,7 @@ def _rank_rows(
             row_start = np.repeat(row_start, counts)
             cell = np.arange(n)
             cell -= row_start
-            cell += qs * depth
+            cell += qs.astype(np.int64) * depth
             grid = np.full(n_questions * depth, np.inf, dtype=np.float32)
             grid[cell] = -sc
             within = np.argsort(grid.reshape(n_questions, depth), axis=1).reshape(-1)
@@ -226,10 +272,11 @@ def _rank_rows(
     moved = tie_rows if perm is None else perm[tie_rows]
     float32_only = _float32_only(scores[moved], np.flatnonzero(block_start))
     local = np.lexsort((*_descending_keys(items, moved), block_id))
+    groups = int(np.count_nonzero(block_start))
     if perm is None:
-        perm = np.arange(n)
+        return _Moves(tie_rows, moved[local]), groups, float32_only
     perm[tie_rows] = moved[local]
-    return perm, int(np.count_nonzero(block_start)), float32_only
+    return perm, groups, float32_only
 
 
 def _float32_only(values: npt.NDArray[np.float64], starts: IntArray) -> int:
@@ -245,17 +292,17 @@ def _descending_keys(items: _Strings, rows: IntArray) -> list[U64Array]:
     """:func:`numpy.lexsort` keys (least significant first) ordering ``items[rows]`` by
     strcmp descending: big-endian 8-byte words compare like the bytes they hold, and a
     shorter string's zero padding sorts it before its extensions, as strcmp does."""
-    width = int(items.lengths[rows].max(initial=0))
+    width = int(items.lengths_of(rows).max(initial=0))
     n_words = max(1, -(-width // 8))
     words = items.token_words(rows, n_words).astype("<u8").view(">u8").astype(np.uint64)
     return [~words[:, c] for c in range(n_words - 1, -1, -1)]
 
 
-def items_view(items: _Strings, rows: IntArray) -> _Strings:
-    """``items`` restricted to ``rows`` (a copy when rows is not the identity)."""
-    if len(rows) == len(items):
+def items_view(items: _Strings, rows: IntArray | None) -> _Strings:
+    """``items`` restricted to ``rows`` (None: all; a copy when rows is not the identity)."""
+    if rows is None or len(rows) == len(items):
         return items
-    lengths = items.lengths[rows]
+    lengths = items.lengths_of(rows)
     offsets = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     positions = np.repeat(items.offsets[rows] - offsets[:-1], lengths) + np.arange(offsets[-1])
@@ -306,8 +353,8 @@ class QrelsColumns:
         Question code (index into ``qids``) of each label.
     items : _Strings
         Item id of each label.
-    item_hash : uint64 ndarray
-        Hash of each item id (as :attr:`RunColumns.item_hash`).
+    stored_hash : uint64 ndarray or None
+        :attr:`item_hash` when a reader had it at hand; None: computed when needed.
     grades : int ndarray
         Grade of each label (the last line wins for a repeated pair, as in trec_eval).
     """
@@ -315,8 +362,13 @@ class QrelsColumns:
     qids: tuple[str, ...]
     q: IntArray
     items: _Strings
-    item_hash: U64Array
+    stored_hash: U64Array | None
     grades: IntArray
+
+    @property
+    def item_hash(self) -> U64Array:
+        """Hash of each item id (as :attr:`RunColumns.item_hash`)."""
+        return self.items.hashes() if self.stored_hash is None else self.stored_hash
 
 
 class _ColumnarQrels(Qrels):
@@ -395,17 +447,16 @@ def finish_run_columns(
     -------
     RunColumns
     """
-    item_hash = items.hashes()
-    keep = _dedupe(q, item_hash, items, qids, duplicates, name)
-    if len(keep) != len(q):
-        q, scores, item_hash = q[keep], scores[keep], item_hash[keep]
+    keep = _dedupe(q, None, items, qids, duplicates, name)  # hashes computed as needed
+    if keep is not None:
+        q, scores = q[keep], scores[keep]
     perm, tied_groups, float32_only = _rank_rows(
         q, scores if order == "score" else None, items_view(items, keep), len(qids)
     )
     if order == "given" and len(scores):
         tied_groups, float32_only = _count_ties(q, scores)
     return assemble_run_columns(
-        qids, q, items, keep, item_hash, scores, perm, (tied_groups, float32_only)
+        qids, q, items, keep, None, scores, perm, (tied_groups, float32_only)
     )
 
 
@@ -413,27 +464,44 @@ def assemble_run_columns(
     qids: tuple[str, ...],
     q: IntArray,
     items: _Strings,
-    keep: IntArray,
-    item_hash: U64Array,
+    keep: IntArray | None,
+    item_hash: U64Array | None,
     scores: npt.NDArray[np.float64] | None,
-    perm: IntArray | None,
+    perm: IntArray | _Moves | None,
     ties: tuple[int, int],
 ) -> RunColumns:
-    """:class:`RunColumns` from kept rows (file order) and the permutation that ranks them."""
+    """:class:`RunColumns` from kept rows (file order, None: all) and the permutation that
+    ranks them.
+
+    ``item_hash`` (None: not stored, computed when needed) and ``scores`` are handed over:
+    a permutation that moves tied rows only
+    (:class:`_Moves`) is applied to them in place, so that no full-size copy is made.
+    Row numbers are 32-bit when there are fewer than 2**31 items.
+    """
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(np.bincount(q, minlength=len(qids)), out=offsets[1:])
-    if perm is not None:
-        keep, item_hash = keep[perm], item_hash[perm]
+    index = np.int32 if len(items) < 2**31 else np.int64
+    row_order = np.arange(len(q), dtype=index) if keep is None else keep.astype(index)
+    if isinstance(perm, _Moves):
+        rows, sources = perm.rows, perm.sources
+        row_order[rows] = row_order[sources]
+        if item_hash is not None:
+            item_hash[rows] = item_hash[sources]
+        if scores is not None:
+            scores[rows] = scores[sources]
+    elif perm is not None:
+        row_order = row_order[perm]
+        item_hash = None if item_hash is None else item_hash[perm]
         scores = None if scores is None else scores[perm]
     return RunColumns(
         qids=qids,
         offsets=offsets,
         items=items,
-        row_order=keep,
-        item_hash=item_hash,
+        row_order=row_order,
         scores=scores,
         tied_groups=ties[0],
         float32_tied_groups=ties[1],
+        stored_hash=item_hash,
     )
 
 
@@ -445,8 +513,7 @@ def finish_qrels_columns(
     That is what trec_eval's reading amounts to (a dict per question); the pair keeps the
     position of its first line.
     """
-    item_hash = items.hashes()
-    if _may_repeat(q, item_hash):
+    if _may_repeat(q, None, items):  # hashes computed a slice at a time
         first: dict[tuple[int, str], int] = {}
         last_grade: dict[tuple[int, str], int] = {}
         pairs = zip(q.tolist(), items.decode(), grades.tolist(), strict=True)
@@ -455,7 +522,7 @@ def finish_qrels_columns(
             last_grade[(code, item)] = grade
         if len(first) != len(q):
             keep = np.fromiter(first.values(), dtype=np.int64, count=len(first))
-            q, item_hash = q[keep], item_hash[keep]
+            q = q[keep]
             grades = np.fromiter(last_grade.values(), dtype=np.int64, count=len(first))
             items = items_view(items, keep)
-    return QrelsColumns(qids, q, items, item_hash, grades)
+    return QrelsColumns(qids, q, items, None, grades)

@@ -119,8 +119,8 @@ def columns_from_rankings(
     q = np.repeat(np.arange(len(qids), dtype=np.int64), counts)
     item_hash = items.hashes()
     # Keys of one dict are distinct strings: only lists can repeat an id.
-    keep = np.arange(len(q)) if distinct else _dedupe(q, item_hash, items, qids, duplicates, name)
-    if len(keep) != len(q):
+    keep = None if distinct else _dedupe(q, item_hash, items, qids, duplicates, name)
+    if keep is not None:
         q, item_hash = q[keep], item_hash[keep]
         scores = None if scores is None else scores[keep]
     if scores is None:
@@ -158,7 +158,6 @@ def run_columns(run: Run) -> RunColumns:
         offsets=offsets,
         items=items,
         row_order=np.arange(len(flat)),
-        item_hash=items.hashes(),
         scores=scores,
         tied_groups=run.tied_groups,
         float32_tied_groups=run.float32_tied_groups,

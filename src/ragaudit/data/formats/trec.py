@@ -25,6 +25,7 @@ from ragaudit.data.formats._chunks import (
     exact_columns,
     fast_columns,
     read_chunks,
+    release_arrow_memory,
     sniff_delimiter,
 )
 from ragaudit.data.formats._strings import _PAD, _Strings
@@ -117,6 +118,8 @@ def _chunk_columns(
         if columns is None or (fields is _QRELS_FIELDS and not _good_grades(columns.values)):
             columns = exact_columns(chunk, fields, value_field, convert)
         yield columns, chunk.size
+        del columns
+        release_arrow_memory()
 
 
 def _file_size(path: PathLike) -> int:
@@ -129,33 +132,48 @@ def _file_size(path: PathLike) -> int:
 def _gather(
     path: PathLike, fields: tuple[str, ...], block_bytes: int, threads: int
 ) -> tuple[tuple[str, ...], np.ndarray, _Strings, np.ndarray]:
-    """Question ids, question codes, items and values of a whole TREC file, in file order."""
-    names: list[Any] = []  # each chunk's distinct question ids (pyarrow arrays)
+    """Question ids, question codes, items and values of a whole TREC file, in file order.
+
+    The columns are kept compact: question codes and item offsets are 32-bit when the file
+    is smaller than 2 GiB (a file of that size cannot hold more rows or item bytes).
+    """
+    names: list[Any] = []  # each chunk's question ids (pyarrow arrays)
     n_names = 0
-    q_parts = Column(np.int64)
-    item_data = Column(np.uint8, pad=_PAD)
-    item_ends = Column(np.int64)  # end offset of each item in item_data
-    value_parts = Column(np.float64)
+    last_name: str | None = None  # the previous chunk's last question id
     size = _file_size(path) + 1
+    wide = np.int64 if size >= 2**31 - 1 else np.int32
+    q_parts = Column(wide)
+    item_data = Column(np.uint8, pad=_PAD)
+    item_offsets = Column(wide)  # offsets of the items in item_data, from a leading 0
+    item_offsets.append(np.zeros(1, dtype=wide), 1)
+    value_parts = Column(np.float64)
     for columns, chunk_bytes in _chunk_columns(path, fields, block_bytes, threads):
         if not len(columns.keys):
             continue
         n = len(columns.keys)
         expect = 1 + int(n * size / max(chunk_bytes, 1) * 1.02)  # rows in the whole file
-        # Provisional codes: chunk-local codes shifted past the earlier chunks' names.
-        q_parts.append(columns.keys + n_names, expect)
         chunk_names = columns.arrow_names()
-        names.append(chunk_names)
-        n_names += len(chunk_names)
-        item_ends.append(columns.items.offsets[1:] + item_data.size, expect)
+        # Provisional codes: chunk-local codes shifted past the earlier chunks' names.  A
+        # question straddling two chunks (the usual case at a chunk boundary) keeps the code
+        # it had, so that the codes of a grouped file need no remapping afterwards.
+        shift = n_names
+        first = chunk_names[0].as_py()
+        if first == last_name:
+            shift -= 1
+            chunk_names = chunk_names.slice(1)
+        q_parts.append(columns.keys + shift, expect)
+        if len(chunk_names):
+            names.append(chunk_names)
+            n_names += len(chunk_names)
+            last_name = chunk_names[len(chunk_names) - 1].as_py()
+        item_offsets.append(columns.items.offsets[1:] + item_data.size, expect + 1)
         item_data.append(columns.items.data, int(expect * len(columns.items.data) / n))
         value_parts.append(columns.values, expect)
-        del columns
+        del columns, chunk_names
     qids, q = _unify_codes(names, q_parts.result())
-    ends = item_ends.result()
-    offsets = np.zeros(len(ends) + 1, dtype=np.int64)
-    offsets[1:] = ends
-    items = _Strings(item_data.result(), offsets)
+    del names
+    items = _Strings(item_data.result(), item_offsets.result())
+    release_arrow_memory(heap=True)
     return qids, q, items, value_parts.result()
 
 
@@ -163,7 +181,7 @@ def _unify_codes(names: list[Any], provisional: np.ndarray) -> tuple[tuple[str, 
     """File-wide question codes in order of first appearance, from the chunks' names.
 
     ``provisional`` indexes the concatenation of the chunks' names (a question whose lines
-    straddle chunks appears in two of them); pyarrow's dictionary encoding of that
+    are not together appears in several of them); pyarrow's dictionary encoding of that
     concatenation, which numbers values in order of first appearance, maps it to the final
     codes.
     """
@@ -175,7 +193,7 @@ def _unify_codes(names: list[Any], provisional: np.ndarray) -> tuple[tuple[str, 
     encoded = pc.dictionary_encode(pa.chunked_array(names, pa.large_string())).combine_chunks()
     remap = arrow_values(encoded.indices, np.int32)
     if len(remap) != len(encoded.dictionary) or np.any(remap != np.arange(len(remap))):
-        provisional = remap[provisional].astype(np.int64)
+        provisional = remap.astype(provisional.dtype)[provisional]
     return tuple(encoded.dictionary.to_pylist()), provisional
 
 
@@ -293,7 +311,9 @@ def read_qrels_columns(
     (('q1', 'q2'), [0, 1], ['A', 'C'], [0, 1])
     """
     qids, q, items, grades = _gather(path, _QRELS_FIELDS, block_bytes, threads)
-    return finish_qrels_columns(qids, q, items, grades.astype(np.int64))
+    top = int(grades.max(initial=0))  # <= MAX_GRADE
+    small = np.int8 if top < 2**7 else np.int16 if top < 2**15 else np.int32
+    return finish_qrels_columns(qids, q, items, grades.astype(small))
 
 
 def read_trec_run(
