@@ -462,3 +462,18 @@ def test_first_bad_line_in_file_order_wins_with_threads(tmp_path, threads):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(FormatError, match=r"run\.txt:121: expected 6 whitespace-separated fields"):
         read_run_columns(path, block_bytes=100, threads=threads)
+
+
+def test_files_listing_the_same_questions_share_one_id_tuple(tmp_path):
+    qrels_path, run_path, other_path = tmp_path / "q.txt", tmp_path / "r.txt", tmp_path / "o.txt"
+    qrels_path.write_text("q1 0 a 1\nq2 0 b 1\nq2 0 c 0\n")
+    run_path.write_text("q1 Q0 a 1 2.0 t\nq2 Q0 c 1 1.0 t\nq2 Q0 b 2 0.5 t\n")
+    other_path.write_text("q2 Q0 c 1 1.0 t\nq1 Q0 a 1 2.0 t\n")  # same ids, other order
+    qrels = read_qrels_columns(qrels_path)
+    run = read_run_columns(run_path)
+    assert run.qids == ("q1", "q2") and run.qids is qrels.qids
+    other = read_run_columns(other_path)
+    assert other.qids == ("q2", "q1") and other.qids is not qrels.qids
+    del qrels, run  # held weakly: once they are gone, the ids are read afresh
+    again = read_run_columns(run_path)
+    assert again.qids == ("q1", "q2")
