@@ -301,6 +301,20 @@ CASES = [
     ),
     # Saved runs (import; the one saved-run loader every command uses)
     Case(
+        "saved-run-is-a-golden-set",
+        "saved-run",
+        "golden.yaml",
+        b"- id: q1\n  question: Who?\n  answer: Ada\n",
+        r"golden\.yaml: expected a saved run .*found a YAML file: is it a golden set",
+    ),
+    Case(
+        "saved-run-is-a-csv",
+        "saved-run",
+        "golden.csv",
+        b"question,answer\nWho?,Ada\n",
+        r"golden\.csv: expected a saved run .*found a CSV file",
+    ),
+    Case(
         "saved-run-huge-k",
         "saved-run",
         "run.json",

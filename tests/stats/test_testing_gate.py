@@ -126,3 +126,16 @@ def test_baseline_update_refuses_a_bad_run_and_keeps_the_old_one(tmp_path):
         "found 3\n"
     )
     assert target.read_text() == '{"q1": {"correct": 1}}'
+
+
+def test_a_baseline_with_the_candidates_name_is_told_apart(tmp_path):
+    # `baseline update` copies the candidate byte for byte, so both carry the same run name;
+    # the comparison names them by the shortest path endings that differ.
+    from ragaudit.stats import compare_runs
+    from ragaudit.stats._inputs import PerQuestionMetrics
+
+    values = {f"q{i}": {"hit": float(i % 2)} for i in range(10)}
+    base = PerQuestionMetrics("candidate", values, path=str(tmp_path / "ci" / "baseline.json"))
+    new = PerQuestionMetrics("candidate", values, path=str(tmp_path / "results" / "candidate.json"))
+    result = compare_runs(base, new, ["hit"], n_resamples=10, n_permutations=10)
+    assert (result.name_a, result.name_b) == ("baseline.json", "candidate.json")

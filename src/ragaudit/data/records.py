@@ -23,7 +23,7 @@ from ragaudit._io import atomic_write_text
 from ragaudit.data.formats._source import json_lines, read_json_file
 from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION, SavedRun
 from ragaudit.data.saved_run_check import find_problems, saved_run_schema, validate_saved_run
-from ragaudit.exceptions import InputError
+from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
     "FORMAT",
@@ -67,9 +67,22 @@ def load_saved_run(path: str | Path) -> SavedRun:
     ------
     FormatError
         The file is not JSON (with its line) or does not follow the format (with the
-        location, e.g. ``rows[3].metrics.recall@k``, and the question).
+        location, e.g. ``rows[3].metrics.recall@k``, and the question).  A YAML, CSV or TSV
+        file is named as such (a golden set or a label file given where a run belongs), not
+        reported as bad JSON.
     """
+    suffix = Path(path).suffix.lower()
+    if suffix in _NOT_A_SAVED_RUN:
+        raise FormatError(
+            "expected a saved run (the JSON file `ragaudit run` or `ragaudit import` writes), "
+            f"found a {_NOT_A_SAVED_RUN[suffix]} file: is it a golden set or a label file?",
+            path=str(Path(path)),
+        )
     return parse_saved_run(read_json_file(path), str(Path(path)))
+
+
+#: Suffixes of the inputs that are never saved runs (golden sets, label files), by name.
+_NOT_A_SAVED_RUN = {".yaml": "YAML", ".yml": "YAML", ".csv": "CSV", ".tsv": "TSV"}
 
 
 def as_saved_run(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -152,13 +153,35 @@ def pair_runs(
                         f"{f' ({run.path})' if run.path else ''}; it has: "
                         f"{', '.join(present) or 'no metrics'}"
                     )
+    # A baseline kept in the repository usually carries the candidate's name: tell them apart.
+    names = unique_names([run_a, run_b])
     return PairedMetrics(
         ids=tuple(common),
         a={m: _as_array(run_a, common, m) for m in chosen},
         b={m: _as_array(run_b, common, m) for m in chosen},
         only_a=only_a,
         only_b=only_b,
-        name_a=run_a.name,
-        name_b=run_b.name,
+        name_a=names[0],
+        name_b=names[1],
         metrics=tuple(chosen),
     )
+
+
+def unique_names(runs: Sequence[PerQuestionMetrics]) -> list[str]:
+    """The runs' names, or when two are equal the shortest trailing parts of their paths that
+    tell them apart (``a/doc1.run``, ``b/doc1.run``), else the name and its position.
+
+    >>> unique_names([PerQuestionMetrics("r", {}, path=p) for p in ("a/x/r.run", "b/x/r.run")])
+    ['a/x/r.run', 'b/x/r.run']
+    >>> unique_names([PerQuestionMetrics("r", {}, path="r.run")] * 2)
+    ['r#1', 'r#2']
+    """
+    names = [run.name for run in runs]
+    if len(set(names)) == len(names):
+        return names
+    parts = [Path(run.path).parts if run.path else () for run in runs]
+    for depth in range(1, max(map(len, parts)) + 1):
+        tails = ["/".join(p[-depth:]) for p in parts]
+        if all(parts) and len(set(tails)) == len(tails):
+            return tails
+    return [f"{run.name}#{i + 1}" for i, run in enumerate(runs)]

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from os import PathLike
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,7 +14,7 @@ from ragaudit._frames import records_frame
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import resolve_saved_run_metrics
-from ragaudit.stats._inputs import PerQuestionMetrics, as_per_question_metrics
+from ragaudit.stats._inputs import PerQuestionMetrics, as_per_question_metrics, unique_names
 from ragaudit.stats.compare import MetricComparison, compare_runs
 from ragaudit.stats.multiple import holm_bonferroni
 from ragaudit.stats.resampling import check_confidence
@@ -149,7 +148,7 @@ def compare_all(
     loaded = [as_per_question_metrics(run) for run in runs]
     if len(loaded) < 2:
         raise InputError(f"compare --all: expected at least 2 runs, found {len(loaded)}")
-    names = _unique_names(loaded)
+    names = unique_names(loaded)
     held = list(dict.fromkeys(m for run in loaded for m in run.metrics))
     metric = resolve_saved_run_metrics([metric], held)[0]
     compared: list[tuple[int, int, MetricComparison]] = []
@@ -192,23 +191,3 @@ def compare_all(
         confidence=confidence,
         compared=pairs,
     )
-
-
-def _unique_names(runs: Sequence[PerQuestionMetrics]) -> list[str]:
-    """The runs' names, or when two are equal the shortest trailing parts of their paths that
-    tell them apart (``a/doc1.run``, ``b/doc1.run``), else the name and its position.
-
-    >>> _unique_names([PerQuestionMetrics("r", {}, path=p) for p in ("a/x/r.run", "b/x/r.run")])
-    ['a/x/r.run', 'b/x/r.run']
-    >>> _unique_names([PerQuestionMetrics("r", {}, path="r.run")] * 2)
-    ['r#1', 'r#2']
-    """
-    names = [run.name for run in runs]
-    if len(set(names)) == len(names):
-        return names
-    parts = [Path(run.path).parts if run.path else () for run in runs]
-    for depth in range(1, max(map(len, parts)) + 1):
-        tails = ["/".join(p[-depth:]) for p in parts]
-        if all(parts) and len(set(tails)) == len(tails):
-            return tails
-    return [f"{run.name}#{i + 1}" for i, run in enumerate(runs)]
