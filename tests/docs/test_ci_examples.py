@@ -82,7 +82,7 @@ def test_workflow_passes_against_its_own_baseline_and_fails_on_a_regression(proj
 
     assert run_workflow(summary) == [0, 0]
     text = summary.read_text()
-    assert text.startswith("# ragaudit compare: baseline.json vs candidate.json\n")
+    assert text.startswith("# ragaudit compare: candidate.json vs baseline.json\n")
     assert "| correct | 60 |" in text and "SIGNIFICANT" not in text.split("verdict:")[0]
 
     # a pull request that breaks ingestion: every document keeps only its first quarter
