@@ -361,9 +361,10 @@ def test_small_blocks_and_join_slices_match_pytrec_eval(tmp_path, seed, by_score
     from ragaudit.data.formats.columns import _ColumnarQrels, _ColumnarRun
 
     evaluate_module = importlib.import_module("ragaudit.metrics.evaluate")
+    join_module = importlib.import_module("ragaudit.metrics._join")
     columns_module = importlib.import_module("ragaudit.data.formats.columns")
     qrels_path, run_path, per_query = _pytrec_eval_case(tmp_path, seed, False, by_score)
-    monkeypatch.setattr(evaluate_module, "_JOIN_ROWS", 7)
+    monkeypatch.setattr(join_module, "_JOIN_ROWS", 7)
     monkeypatch.setattr(evaluate_module, "_KERNEL_CELLS", 40)
     monkeypatch.setattr(columns_module, "_SLICE_ROWS", 9)
     columns = read_run_columns(run_path, block_bytes=100)
