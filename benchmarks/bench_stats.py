@@ -55,7 +55,7 @@ N_QUESTIONS, N_METRICS = 1000, 7
 RESAMPLES = PERMUTATIONS = 10_000
 
 
-def best_of(repeat: int, call: Callable[[], object]) -> tuple[list[float], object]:
+def timed(repeat: int, call: Callable[[], object]) -> tuple[list[float], object]:
     """Wall times of ``repeat`` calls, and the last result."""
     times, result = [], None
     for _ in range(repeat):
@@ -122,29 +122,31 @@ def main() -> None:
     run_a, run_b = as_runs(a, b)
     diffs = (b - a).T.copy()
 
-    t_compare, comparison = best_of(
-        args.repeat,
-        lambda: compare_runs(
+    def our_compare(method: str) -> object:
+        return compare_runs(
             run_a,
             run_b,
             n_resamples=RESAMPLES,
             n_permutations=PERMUTATIONS,
             seed=args.seed,
             subsample_sizes=(),
-        ),
-    )
-    t_compare_boot, _ = best_of(
-        args.repeat,
-        lambda: compare_runs(
-            run_a,
-            run_b,
+            method=method,
+        )
+
+    def scipy_bootstrap(x: np.ndarray, y: np.ndarray, method: str = "percentile") -> object:
+        return stats.bootstrap(
+            (x, y),
+            mean_diff,
+            paired=True,
+            vectorized=True,
+            axis=-1,
             n_resamples=RESAMPLES,
-            n_permutations=PERMUTATIONS,
-            seed=args.seed,
-            subsample_sizes=(),
-            method="bootstrap",
-        ),
-    )
+            method=method,
+            rng=args.seed,
+        )
+
+    t_compare, comparison = timed(args.repeat, lambda: our_compare("auto"))
+    t_compare_boot, _ = timed(args.repeat, lambda: our_compare("bootstrap"))
 
     def our_bootstrap() -> tuple[np.ndarray, np.ndarray]:
         theta = _bootstrap_means(diffs, RESAMPLES, np.random.default_rng(args.seed))
@@ -154,18 +156,18 @@ def main() -> None:
         theta = _bootstrap_means(diffs, RESAMPLES, np.random.default_rng(args.seed))
         return _interval(theta, diffs, 0.95, "bca")
 
-    t_boot, ours_ci = best_of(args.repeat, our_bootstrap)
-    t_bca, _ = best_of(args.repeat, our_bca)
-    t_perm, _ = best_of(
+    t_boot, ours_ci = timed(args.repeat, our_bootstrap)
+    t_bca, _ = timed(args.repeat, our_bca)
+    t_perm, _ = timed(
         args.repeat,
         lambda: monte_carlo_pvalues(diffs, PERMUTATIONS, np.random.default_rng(args.seed)),
     )
     binary = diffs[:, 3:]
-    t_lattice, ours_exact = best_of(
+    t_lattice, ours_exact = timed(
         args.repeat, lambda: [exact_pvalue(np.ascontiguousarray(col), 20) for col in binary.T]
     )
     b_only, a_only = (binary > 0).sum(axis=0), (binary < 0).sum(axis=0)
-    t_sp_binom, sp_exact = best_of(
+    t_sp_binom, sp_exact = timed(
         args.repeat,
         lambda: [
             stats.binomtest(int(min(x, y)), int(x + y), 0.5).pvalue
@@ -177,43 +179,19 @@ def main() -> None:
         for ours, theirs in zip(ours_exact, sp_exact, strict=True)  # type: ignore[call-overload]
     )
     n_binary = np.full(binary.shape[1], N_QUESTIONS)
-    t_tango, _ = best_of(args.repeat, lambda: tango_bounds(b_only, a_only, n_binary, 0.95))
-    t_sp_boot_binary, _ = best_of(
-        args.repeat,
-        lambda: stats.bootstrap(
-            (a[3:], b[3:]),
-            mean_diff,
-            paired=True,
-            vectorized=True,
-            axis=-1,
-            n_resamples=RESAMPLES,
-            method="percentile",
-            rng=args.seed,
-        ),
-    )
+    t_tango, _ = timed(args.repeat, lambda: tango_bounds(b_only, a_only, n_binary, 0.95))
+    t_sp_boot_binary, _ = timed(args.repeat, lambda: scipy_bootstrap(a[3:], b[3:]))
     fractional = diffs[:, :3].T
-    t_mover, _ = best_of(
+    t_mover, _ = timed(
         args.repeat,
         lambda: bounded_mean_bounds(fractional, -1.0, 1.0, 0.95),
     )
-    t_sp_boot_fractional, _ = best_of(
-        args.repeat,
-        lambda: stats.bootstrap(
-            (a[:3], b[:3]),
-            mean_diff,
-            paired=True,
-            vectorized=True,
-            axis=-1,
-            n_resamples=RESAMPLES,
-            method="percentile",
-            rng=args.seed,
-        ),
-    )
+    t_sp_boot_fractional, _ = timed(args.repeat, lambda: scipy_bootstrap(a[:3], b[:3]))
     kept = np.array([990, 950, 900, 850])
-    t_cp, ours_cp = best_of(
+    t_cp, ours_cp = timed(
         args.repeat, lambda: clopper_pearson_bounds(kept, np.full(4, N_QUESTIONS), 0.95)
     )
-    t_sp_cp, sp_cp = best_of(
+    t_sp_cp, sp_cp = timed(
         args.repeat,
         lambda: [
             stats.binomtest(int(k), N_QUESTIONS).proportion_ci(0.95, method="exact") for k in kept
@@ -221,21 +199,9 @@ def main() -> None:
     )
     cp_gap = float(np.max(np.abs(ours_cp[0] - [ci.low for ci in sp_cp])))  # type: ignore[attr-defined, index]
 
-    def scipy_bootstrap(method: str) -> object:
-        return stats.bootstrap(
-            (a, b),
-            mean_diff,
-            paired=True,
-            vectorized=True,
-            axis=-1,
-            n_resamples=RESAMPLES,
-            method=method,
-            rng=args.seed,
-        )
-
-    t_sp_boot, sp_ci = best_of(args.repeat, lambda: scipy_bootstrap("percentile"))
-    t_sp_bca, _ = best_of(args.repeat, lambda: scipy_bootstrap("BCa"))
-    t_sp_perm, _ = best_of(
+    t_sp_boot, sp_ci = timed(args.repeat, lambda: scipy_bootstrap(a, b))
+    t_sp_bca, _ = timed(args.repeat, lambda: scipy_bootstrap(a, b, "BCa"))
+    t_sp_perm, _ = timed(
         args.repeat,
         lambda: stats.permutation_test(
             (a, b),
@@ -250,9 +216,9 @@ def main() -> None:
 
     low_gap = np.max(np.abs(ours_ci[0] - sp_ci.confidence_interval.low))  # type: ignore[attr-defined]
     ns, rates = [20, 42, 100, 300, 1000], [0.1, 0.2, 0.3]
-    t_plan, _ = best_of(args.repeat, lambda: planning_table(ns, rates))
+    t_plan, _ = timed(args.repeat, lambda: planning_table(ns, rates))
     sim_rng = np.random.default_rng(args.seed)
-    t_sim, _ = best_of(1, lambda: [simulated_mde(n, d, 600, sim_rng) for n in ns for d in rates])
+    t_sim, _ = timed(1, lambda: [simulated_mde(n, d, 600, sim_rng) for n in ns for d in rates])
 
     rows = [
         ("paired bootstrap, percentile (7 x 1000, 10k)", t_boot, t_sp_boot),
