@@ -182,7 +182,7 @@ def main() -> None:
     t_tango, _ = timed(args.repeat, lambda: tango_bounds(b_only, a_only, n_binary, 0.95))
     t_sp_boot_binary, _ = timed(args.repeat, lambda: scipy_bootstrap(a[3:], b[3:]))
     fractional = diffs[:, :3].T
-    t_mover, _ = timed(
+    t_betting, _ = timed(
         args.repeat,
         lambda: bounded_mean_bounds(fractional, -1.0, 1.0, 0.95),
     )
@@ -220,6 +220,7 @@ def main() -> None:
     sim_rng = np.random.default_rng(args.seed)
     t_sim, _ = timed(1, lambda: [simulated_mde(n, d, 600, sim_rng) for n in ns for d in rates])
 
+    t_sp_both = [x + y for x, y in zip(t_sp_boot, t_sp_perm, strict=True)]
     rows = [
         ("paired bootstrap, percentile (7 x 1000, 10k)", t_boot, t_sp_boot),
         ("paired bootstrap, BCa (7 x 1000, 10k)", t_bca, t_sp_bca),
@@ -229,18 +230,18 @@ def main() -> None:
         ("Clopper-Pearson, 4 rates (vs binomtest proportion_ci exact)", t_cp, t_sp_cp),
         (
             "betting interval, 3 fractional x 1000 (vs paired bootstrap)",
-            t_mover,
+            t_betting,
             t_sp_boot_fractional,
         ),
         (
             "both, full `compare_runs` (ours, default) vs bootstrap + permutation (scipy)",
             t_compare,
-            [x + y for x, y in zip(t_sp_boot, t_sp_perm, strict=True)],
+            t_sp_both,
         ),
         (
             "both, full `compare_runs --ci bootstrap` (ours) vs bootstrap + permutation (scipy)",
             t_compare_boot,
-            [x + y for x, y in zip(t_sp_boot, t_sp_perm, strict=True)],
+            t_sp_both,
         ),
     ]
     rows.append(("planning table 5 x 3, exact (ours) vs 600-trial simulation", t_plan, t_sim))

@@ -20,6 +20,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ragaudit._validate import check_fraction
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.per_question_files import load_per_question_metrics
 from ragaudit.data.saved_run import SavedRun
@@ -150,8 +151,7 @@ def assert_not_worse(
       hit: -0.8000 (CI ..., p 0.008, exact (lattice)); worse on 8 question(s): q2, q3, ...
     ...
     """
-    if not 0.0 < alpha < 1.0:
-        raise InputError(f"alpha: expected a number between 0 and 1, found {alpha!r}")
+    alpha = check_fraction(alpha, "alpha")
     first, second = _as_run(baseline, "baseline"), _as_run(candidate, "candidate")
     result = compare_runs(
         first,

@@ -152,7 +152,10 @@ def test_several_runs_refuse_micro_averages(files):
 def test_bad_alpha_is_one_line(files):
     qrels, paths = files
     result = invoke("--qrels", qrels, *run_args(paths), "--alpha", "1.5")
-    assert result.exit_code == 2 and "alpha: expected a number between 0 and 1" in result.stderr
+    assert (
+        result.exit_code == 2
+        and "alpha: expected a number strictly between 0 and 1" in result.stderr
+    )
 
 
 def test_latex_table_is_well_formed_and_escaped(files, ranked_runs):

@@ -83,7 +83,7 @@ def test_files_and_evaluations_are_accepted(tmp_path):
 
 def test_bad_arguments_are_input_errors():
     baseline, candidate = runs(set())
-    with pytest.raises(InputError, match="alpha: expected a number between 0 and 1"):
+    with pytest.raises(InputError, match="alpha: expected a number strictly between 0 and 1"):
         assert_not_worse(baseline, candidate, alpha=1.5)
     with pytest.raises(InputError, match="unknown metric 'recal'"):
         assert_not_worse(baseline, candidate, ["recal"])

@@ -281,7 +281,6 @@ def demo_report(ctx: DemoContext) -> Report:
     """The demo as one :class:`~ragaudit.reports.report.Report`: the benchmark, the files
     written, then the audit (:func:`~ragaudit.reports.audit_page.audit_report`)."""
     from ragaudit.reports.audit_page import audit_report
-    from ragaudit.reports.audit_tables import audit_data
 
     audit = audit_report(ctx.extra["audit"])
     golden = ctx.golden
@@ -308,6 +307,7 @@ def demo_report(ctx: DemoContext) -> Report:
         ),
         Section("Files written", (KeyValues(tuple(files.items())),)),
     )
-    data = {"benchmark": benchmark, "files": files, **audit_data(ctx.extra["audit"])}
+    assert isinstance(audit.data, dict)  # audit_report's JSON is a mapping
+    data = {"benchmark": benchmark, "files": files, **audit.data}
     return Report("ragaudit demo", head + audit.sections, data=data, notes=audit.notes,
                   theme=audit.theme)  # fmt: skip

@@ -147,8 +147,9 @@ def command(
             "evaluate: several runs are compared on per-question values, whose mean is the "
             "macro average; use --average macro (or one --run for a micro average)"
         )
-    if not 0.0 < alpha < 1.0:
-        raise InputError(f"alpha: expected a number between 0 and 1, found {alpha}")
+    from ragaudit._validate import check_fraction
+
+    check_fraction(alpha, "alpha")
     options: dict[str, Any] = {
         "relevance_threshold": relevance_threshold,
         "missing": missing,

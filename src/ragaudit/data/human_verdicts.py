@@ -37,6 +37,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -136,17 +137,17 @@ class HumanVerdicts(Mapping[str, float]):
     sample: VerdictSample | None = None
     path: str | None = None
 
-    @property
+    @cached_property  # computed once: lookups would otherwise rebuild it each time
     def verdicts(self) -> dict[str, float]:
         """``{question id: verdict}`` without the skipped questions."""
         return {qid: value for qid, value in self.entries if value is not None}
 
-    @property
+    @cached_property
     def skipped(self) -> tuple[str, ...]:
         """Questions of the sample the person skipped."""
         return tuple(qid for qid, value in self.entries if value is None)
 
-    @property
+    @cached_property
     def done(self) -> frozenset[str]:
         """Every question with a verdict or a skip."""
         return frozenset(qid for qid, _ in self.entries)
@@ -325,10 +326,12 @@ def read_human_verdict_file(
     return verdicts
 
 
-def read_human_verdicts(path: str | os.PathLike[str], field: str = "correct") -> dict[str, float]:
+def read_human_verdicts(path: str | os.PathLike[str], field: str = "correct") -> HumanVerdicts:
     """Read ``{question id: 0.0 or 1.0}`` from a JSONL file or a YAML/JSON mapping.
 
-    The verdicts of :func:`read_human_verdict_file`, without its header and skips.
+    The same :class:`HumanVerdicts` as :func:`read_human_verdict_file` (a mapping of the
+    verdicts), so :func:`~ragaudit.diagnose.calibration.calibrate` still sees how the sample
+    was drawn and which questions were skipped.
 
     Raises
     ------
@@ -340,10 +343,10 @@ def read_human_verdicts(path: str | os.PathLike[str], field: str = "correct") ->
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "h.yaml").write_text("q01: true\\nq02: wrong\\n")
-    >>> read_human_verdicts(folder / "h.yaml")
+    >>> dict(read_human_verdicts(folder / "h.yaml"))
     {'q01': 1.0, 'q02': 0.0}
     """
-    return read_human_verdict_file(path, field).verdicts
+    return read_human_verdict_file(path, field)
 
 
 def dump_human_verdicts(verdicts: HumanVerdicts) -> str:

@@ -251,7 +251,7 @@ class RankedGrades:
     ----------
     grades : int ndarray of shape (n_questions, depth)
         Grade of the item at each rank (0 for unjudged items and padding); any integer
-        dtype (the join fills 32-bit grades).
+        dtype (the join fills the smallest integer type the grades fit).
     n_relevant : int ndarray of shape (n_questions,)
         Labelled items with grade >= ``threshold``.
     ideal_grades : int ndarray of shape (n_questions, ideal_depth)

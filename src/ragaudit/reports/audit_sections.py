@@ -16,6 +16,7 @@ from ragaudit.reports.audit_tables import (
     DASHBOARD_DETAIL,
     bias_line,
     comparison_columns,
+    comparison_heading,
     comparison_table,
     config_table,
     dashboard_table,
@@ -93,11 +94,9 @@ def terminal_sections(
         *(_run(run, full_bias, detail) for run in audit.runs),
     ]
     for pair in audit.pairs:
-        c = pair.comparison
         out.append(
             Section(  # names inside the parentheses: a terminal title upper-cases the rest
-                f"Comparison (B = {c.name_b} vs A = {c.name_a}; {c.n_common} paired, seed "
-                f"{c.seed}; Holm across the rows)",
+                f"Comparison ({comparison_heading(pair)})",
                 (
                     comparison_table(pair) if detail else comparison_columns(pair, _COLUMNS),
                     Text((discordant_line(pair),)),

@@ -202,11 +202,11 @@ def bias_line(bias: BiasResult) -> str:
 
 
 def comparison_heading(pair: PairView) -> str:
-    """``B = name vs A = name (n paired, seed s; Holm across the rows)``."""
+    """``B = name vs A = name; n paired, seed s; Holm across the rows``."""
     c = pair.comparison
     return (
-        f"B = {c.name_b} vs A = {c.name_a} ({c.n_common} paired, seed {c.seed}; Holm across "
-        "the rows)"
+        f"B = {c.name_b} vs A = {c.name_a}; {c.n_common} paired, seed {c.seed}; Holm across "
+        "the rows"
     )
 
 

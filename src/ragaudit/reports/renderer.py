@@ -26,9 +26,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ragaudit.exceptions import InputError
-from ragaudit.reports.render_html import render_html, render_section_html
+from ragaudit.reports.render_html import render_html
 from ragaudit.reports.render_markup import MARKDOWN_LIMIT, render_latex, render_markdown
-from ragaudit.reports.render_text import render_table_text, render_text, report_sections
+from ragaudit.reports.render_text import render_text, report_sections
 from ragaudit.reports.report import FORMATS, Block, Details, KeyValues, Report, Table, plain, shown
 
 __all__ = [
@@ -39,8 +39,6 @@ __all__ = [
     "render_json",
     "render_latex",
     "render_markdown",
-    "render_section_html",
-    "render_table_text",
     "render_text",
     "render_tsv",
 ]
