@@ -12,7 +12,8 @@ from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.verdicts import format_pvalue
 
 if TYPE_CHECKING:
-    from ragaudit.diagnose.noise import ClusteredComparison, JudgeNoiseComparison
+    from ragaudit.diagnose.judge_noise import JudgeNoiseComparison
+    from ragaudit.diagnose.noise import ClusteredComparison
     from ragaudit.stats.compare import Comparison, RunLike
 
 # Library modules are imported inside the command, so `--help` stays instant
@@ -259,11 +260,8 @@ def noise_sections(
     if not cluster_by and not judge_repeats:
         return out
     from ragaudit.data.records import load_saved_run
-    from ragaudit.diagnose.noise import (
-        clustered_comparison,
-        judge_noise_comparison,
-        repeat_scores,
-    )
+    from ragaudit.diagnose.judge_noise import judge_noise_comparison, repeat_scores
+    from ragaudit.diagnose.noise import clustered_comparison
 
     run_a, run_b = load_saved_run(path_a), load_saved_run(path_b)
     if cluster_by:

@@ -11,12 +11,8 @@ from dataclasses import replace
 from typing import Any
 
 from ragaudit.diagnose.calibration import Calibration
-from ragaudit.diagnose.noise import (
-    ClusteredComparison,
-    JudgeNoiseComparison,
-    clustering_summary,
-    describe_clustering,
-)
+from ragaudit.diagnose.judge_noise import JudgeNoiseComparison
+from ragaudit.diagnose.noise import ClusteredComparison, clustering_summary, describe_clustering
 from ragaudit.diagnose.planning import RunPlan
 from ragaudit.reports.report import Report, Section, Table, Text
 from ragaudit.stats.judge_noise import JudgeNoiseResult
