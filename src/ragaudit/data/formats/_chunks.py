@@ -43,17 +43,21 @@ _BLANKS = (b" ", b"\t", b"\x0b", b"\x0c")
 class Chunk:
     """Whole lines of a file: the first ``size`` bytes of ``buffer``, which start at byte
     ``offset`` of the file (after a leading BOM).  Bytes of ``buffer`` past ``size`` belong
-    to the next chunk (they are not copied away)."""
+    to the next chunk.
 
-    buffer: bytes
+    :func:`read_chunks` reads every chunk of a file into one reused buffer: a chunk is
+    valid until the next one is read (readers copy what they keep).
+    """
+
+    buffer: bytes | bytearray
     size: int
     offset: int
     path: str
 
     @property
     def data(self) -> bytes:
-        """The chunk's bytes (a copy when ``buffer`` holds more)."""
-        return self.buffer if self.size == len(self.buffer) else self.buffer[: self.size]
+        """A copy of the chunk's bytes."""
+        return bytes(memoryview(self.buffer)[: self.size])
 
     def has(self, byte: bytes) -> bool:
         """Whether the chunk holds ``byte``."""
@@ -82,41 +86,63 @@ class Chunk:
 def read_chunks(path: PathLike, block_bytes: int) -> Iterator[Chunk]:
     """Yield chunks of about ``block_bytes`` ending at a newline; a leading BOM is dropped.
 
-    A chunk's text is not copied out of the block read from the file: the bytes after its
-    last newline are read again, as the start of the next block.
+    Every chunk is read into the same buffer (no fresh pages to fault in per chunk), so a
+    chunk is valid until the next one is asked for.  The bytes after a chunk's last newline
+    move to the front of the buffer, as the start of the next chunk.
     """
     name = str(path)
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
+        handle = open(path, "rb", buffering=0)  # noqa: SIM115 - closed in the finally below
     except OSError as exc:
         raise unreadable(name, exc) from None
     try:
+        buffer = bytearray(max(block_bytes, 64))  # room for a BOM whatever the block
+        kept = 0  # bytes at the front of the buffer carried over from the previous block
         offset = 0
         while True:
             try:
-                block = handle.read(block_bytes)
-                if offset == 0 and block.startswith(_BOM):
-                    block = block[len(_BOM) :]
+                filled = kept + _read_into(handle, buffer, kept)
+                if offset == 0 and buffer.startswith(_BOM, 0, filled):
+                    filled -= len(_BOM)
+                    buffer[:filled] = buffer[len(_BOM) : filled + len(_BOM)]
                     offset = len(_BOM)
-                while block and b"\n" not in block:  # a line longer than the block
-                    more = handle.read(block_bytes)
-                    if not more:
-                        break
-                    block += more
+                    filled += _read_into(handle, buffer, filled)
+                while filled == len(buffer) and buffer.find(b"\n", kept, filled) < 0:
+                    buffer = buffer + bytes(len(buffer))  # a line longer than the block
+                    filled += _read_into(handle, buffer, filled)
             except OSError as exc:
                 raise unreadable(name, exc) from None
-            if not block:
+            if filled == 0:
                 return
-            cut = block.rfind(b"\n") + 1
+            cut = buffer.rfind(b"\n", 0, filled) + 1
             if cut == 0:  # the end of the file, without a final newline
-                yield Chunk(block + b"\n", len(block) + 1, offset, name)
+                if filled == len(buffer):
+                    buffer = buffer + b"\n"
+                buffer[filled] = 0x0A
+                yield Chunk(buffer, filled + 1, offset, name)
                 return
-            yield Chunk(block, cut, offset, name)
+            yield Chunk(buffer, cut, offset, name)
             offset += cut
-            if cut < len(block):
-                handle.seek(offset)
+            kept = filled - cut
+            buffer[:kept] = buffer[cut:filled]
     finally:
         handle.close()
+
+
+def _read_into(handle: Any, buffer: bytearray, start: int) -> int:
+    """Fill ``buffer`` from byte ``start`` on (short only at the end of the file); returns
+    the bytes read."""
+    view = memoryview(buffer)
+    try:
+        total = 0
+        while start + total < len(buffer):
+            got = handle.readinto(view[start + total :])
+            if not got:
+                break
+            total += got
+        return total
+    finally:
+        view.release()
 
 
 @dataclass(frozen=True)
@@ -276,7 +302,7 @@ def _regular_bytes(chunk: Chunk, delimiter: bytes) -> bool:
     )
 
 
-def _empty_field(data: bytes, size: int, delimiter: int, carriage: bool) -> bool:
+def _empty_field(data: bytes | bytearray, size: int, delimiter: int, carriage: bool) -> bool:
     """Whether the first ``size`` bytes of ``data`` hold a delimiter next to another one or
     next to a line end (``carriage``: the data holds a carriage return).
 
