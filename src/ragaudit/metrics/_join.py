@@ -176,9 +176,13 @@ def _join_slice(
         label_index, cols.items, cols.row_order[use + first]
     )
     use, label_index = use[exact], label_index[exact]
-    question = np.searchsorted(local_offsets, use, side="right") - 1
-    rank = use - local_offsets[question]
-    grades[row_eval[use], rank] = label_grade[label_index]
+    # Cell of each match in the (row-major) grade matrix: question row * depth + rank, the
+    # rank being the row's distance from its question's first row.
+    cell = row_eval[use].astype(np.int64)
+    cell *= depth
+    cell += use
+    cell -= np.repeat(local_offsets[:-1], lengths)[use]
+    grades.reshape(-1)[cell] = label_grade[label_index]
 
 
 def _join_keys(

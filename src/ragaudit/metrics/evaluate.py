@@ -184,9 +184,10 @@ def _score(
     n_relevant: IntArray,
     ideal: npt.NDArray[np.integer[Any]],
     threshold: int,
+    micro: bool = False,
 ) -> tuple[dict[str, npt.NDArray[np.float64]], dict[str, float]]:
-    """Every metric's per-question values, and the relevant items each found in its top k
-    (summed over questions, for micro averages).
+    """Every metric's per-question values, and (``micro``: else zeros) the relevant items
+    each found in its top k summed over questions, for micro averages.
 
     The kernels run on slices of questions: every question's value depends on its own row
     only, so slicing changes no number, and the kernels' float temporaries stay small.
@@ -205,7 +206,8 @@ def _score(
         )
         for name, spec in specs.items():
             per_query[name][part] = KERNELS[spec.family](prepared, spec.k)
-            found[name] += float(prepared.rel[:, : spec.k].sum())
+            if micro:
+                found[name] += float(prepared.rel[:, : spec.k].sum())
     return per_query, found
 
 
@@ -377,7 +379,9 @@ def evaluate(
         cols, eval_row_of_run_q, label_row, label_items, label_grade, label_hash, n_eval, depth
     )
     ideal = ideal_grades(label_row, label_grade, n_eval)
-    per_query, found = _score(specs, grades, n_relevant, ideal, int(relevance_threshold))
+    per_query, found = _score(
+        specs, grades, n_relevant, ideal, int(relevance_threshold), average == "micro"
+    )
     del grades, ideal
     if average == "micro":
         total_relevant = float(n_relevant.sum())
