@@ -97,6 +97,7 @@ def test_text_renders_every_block():
         "  recall  0.500 [0.1, 0.9] n=4\n"
         "\n"
         "  chart: 0.5\n"
+        "  cap\n"  # the caption, as on the page (it was dropped from the terminal form)
         "\n"
         "  a note\n"
         "\n"
@@ -150,7 +151,7 @@ def test_machine_formats_keep_tables_and_skip_figures():
         == "number\trun\nrecall\t0.500 [0.1, 0.9] n=4\n\njudge\tverdict\ncorrect\tfalse\n"
     )
     tex = render(BLOCKS, "latex")
-    assert "% figure omitted (HTML only): cap" in tex and "<svg" not in tex
+    assert "% figure omitted (HTML only)\nchart: 0.5 \\\\\ncap\n" in tex and "<svg" not in tex
     assert r"\subsubsection*{Drill}" in tex and r"\paragraph{died: q|1" in tex
     assert r"\textless{}script\textgreater{}" in tex
 

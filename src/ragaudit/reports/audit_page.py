@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS
 from ragaudit.diagnose.label_bias import BiasResult
@@ -38,7 +39,7 @@ from ragaudit.reports.funnel import interval_note
 from ragaudit.reports.html_charts import funnel_svg
 from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
 from ragaudit.reports.html_data import Audit, PairView, QuestionView, RunAudit
-from ragaudit.reports.label_bias import bias_report
+from ragaudit.reports.label_bias import inflation_plot, per_question_table, summary_table
 from ragaudit.reports.noise import noise_section
 from ragaudit.reports.report import (
     Block,
@@ -49,13 +50,12 @@ from ragaudit.reports.report import (
     Items,
     KeyValues,
     Report,
-    ScatterPlot,
     Section,
     Span,
     Table,
     Text,
 )
-from ragaudit.reports.svg import scatter_svg
+from ragaudit.reports.stats import comparison_methods
 from ragaudit.stats.verdicts import verdict_rule
 
 __all__ = ["PAGE", "audit_report", "highlight"]
@@ -129,11 +129,9 @@ def _dashboard(audit: Audit) -> Section:
         f"(exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of questions discordant); "
         f"{INTERVAL_METHODS}."
     )
-    table = dashboard_table(audit)
     return Section(
         "Dashboard",
-        (Text((note,), style="note"), page, Table(table.columns, table.rows, table.align,
-                                                 only=_NOT_HTML)),
+        (Text((note,), style="note"), page, replace(dashboard_table(audit), only=_NOT_HTML)),
         anchor="dashboard", only=PAGE,
     )  # fmt: skip
 
@@ -255,15 +253,11 @@ def _where(run: RunAudit) -> Section:
 
 
 def _bias(run: RunAudit, bias: BiasResult) -> Section:
-    """Label bias from the ``labels bias`` Report: summary, rows that differ, full table, plot."""
-    blocks = [b for section in bias_report(bias).sections for b in section.blocks]
-    tables = [b for b in blocks if isinstance(b, Table)]
-    per_question, summary = tables[0], tables[1]
-    differ = tuple(row for row in per_question.rows if row[-1])
-    plot = next((b for b in blocks if isinstance(b, ScatterPlot)), None)
-    rho = "undefined" if bias.spearman is None else f"{bias.spearman:+.3f}"
+    """Label bias (the ``labels bias`` tables): summary, the questions whose verdict says the
+    labels differ, the full table, the plot with its Spearman rho."""
+    differ = [q for q in bias.questions if q.verdict]
     out: list[Block] = [
-        summary,
+        summary_table(bias),
         Text(
             (
                 f"Questions where document and chunk labels disagree: {len(differ)} of {bias.n} "
@@ -271,12 +265,17 @@ def _bias(run: RunAudit, bias: BiasResult) -> Section:
                 f"{', '.join(bias.phantom_hits) or 'none'}).",
             )
         ),
-        Table(per_question.columns, differ, per_question.align),
-        Details(f"Full table ({bias.n} questions)", (per_question,), cls="full-table", only=_HTML),
+        per_question_table(bias, differ),
+        Details(
+            f"Full table ({bias.n} questions)",
+            (per_question_table(bias),),
+            cls="full-table",
+            only=_HTML,
+        ),
     ]
+    plot = inflation_plot(bias)
     if plot is not None:
-        caption = f"Spearman rho (candidate chunks vs recall inflation): {rho}"
-        out.append(Figure((scatter_svg(plot),), caption=caption, only=_HTML))
+        out.append(plot)
     return Section(
         f"{run.name} (k={bias.k}, n={bias.n} questions with chunk labels)", tuple(out), level=3,
         only=PAGE,
@@ -296,13 +295,10 @@ def _comparison(audit: Audit, pair: PairView) -> Section:
     )
     short = comparison_table(pair)
     note = (
-        f"Seed {c.seed}. Intervals: Tango score for 0/1 metrics, betting (Waudby-Smith-Ramdas) "
-        f"for other scores in [0, 1], paired bootstrap ({c.n_resamples} resamples) otherwise; "
-        f"p: the exact sign-flip distribution where affordable, else {c.n_permutations} random "
-        "flips, (count+1)/(trials+1); each row names its methods, as `ragaudit compare` does. "
-        "p (Holm): Holm-Bonferroni across every row of every pair shown; the summary at the top "
-        "counts a metric as moved only when that p is below alpha and the interval excludes 0. "
-        f"The verdict column is compare's, on the unadjusted p: {verdict_rule(c.alpha)}"
+        "Each row names its methods, as `ragaudit compare` does. p (Holm): Holm-Bonferroni "
+        "across every row of every pair shown; the summary at the top counts a metric as moved "
+        "only when that p is below alpha and the interval excludes 0. The verdict column is "
+        f"compare's, on the unadjusted p: {verdict_rule(c.alpha)}"
     )
     count = (
         Span(f"Discordant questions on correctness: {len(pair.discordant)}", "strong"),
@@ -331,22 +327,14 @@ def _comparison(audit: Audit, pair: PairView) -> Section:
     ]
     return Section(
         f"B = {b} vs A = {a} ({c.n_common} paired answerable questions)",
-        (Table(full.columns, rows, full.align, only=_HTML, cls="compare"),
-         Table(short.columns, short.rows, short.align, only=_NOT_HTML),
-         Text((_code_spans(note),), style="note"), Text((count,)), *side),
+        (replace(full, rows=rows, only=_HTML, cls="compare"), replace(short, only=_NOT_HTML),
+         Text((comparison_methods(c), _code_spans(note)), style="note"), Text((count,)), *side),
         level=3, only=PAGE,
     )  # fmt: skip
 
 
 def _config(audit: Audit) -> Section:
-    table = config_table(audit)
-    rows = tuple((Cell((Span(str(row[0]), "code"),)), *row[1:]) for row in table.rows)
-    return Section(
-        "Configuration",
-        (Table(table.columns, rows, table.align, only=_HTML, cls="config"),
-         Table(table.columns, table.rows, table.align, only=_NOT_HTML)),
-        anchor="config", only=PAGE,
-    )  # fmt: skip
+    return Section("Configuration", (config_table(audit),), anchor="config", only=PAGE)
 
 
 def _page_sections(audit: Audit) -> list[Section]:

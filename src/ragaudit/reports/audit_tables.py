@@ -11,13 +11,14 @@ escapes and lays them out.  :func:`audit_data` is the JSON form.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ragaudit.diagnose.funnel import STAGE_KEYS
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.reports.html_dashboard import DashboardRow
 from ragaudit.reports.html_data import Audit, PairView, RunAudit
-from ragaudit.reports.report import Table
+from ragaudit.reports.report import Cell, Span, Table
 from ragaudit.reports.stats import method_labels
 from ragaudit.stats.compare import MetricComparison
 
@@ -136,9 +137,17 @@ def comparison_table(pair: PairView, *, short_methods: bool = True) -> Table:
         )
         for m, holm in zip(c.metrics, pair.holm, strict=True)
     )
+    values = tuple(  # for CSV and TSV: full precision, p unrounded
+        (
+            m.metric, m.n, m.mean_a, m.mean_b, m.statistic,
+            f"[{m.confidence_interval.low!r}, {m.confidence_interval.high!r}]",
+            methods(m)[0], m.pvalue, holm, methods(m)[1], m.verdict,
+        )
+        for m, holm in zip(c.metrics, pair.holm, strict=True)
+    )  # fmt: skip
     pct = round(c.confidence * 100)
     columns = ("metric", "n", "mean A", "mean B", "B - A", f"{pct}% CI", "CI method", "p")
-    return Table((*columns, "p (Holm)", "p method", "verdict"), rows, "lrrrrrlrrll")
+    return Table((*columns, "p (Holm)", "p method", "verdict"), rows, "lrrrrrlrrll", values=values)
 
 
 def comparison_columns(pair: PairView, columns: Sequence[str]) -> Table:
@@ -149,26 +158,37 @@ def comparison_columns(pair: PairView, columns: Sequence[str]) -> Table:
 
 
 def config_table(audit: Audit) -> Table:
-    """Every configuration key of any run (first-seen order), one column per run."""
+    """Every configuration key of any run (first-seen order, the key as code), one column per
+    run; the same table in every form of the audit."""
     keys: list[str] = []
     for run in audit.runs:
         keys += [k for k, _ in run.config if k not in keys]
     values = [dict(r.config) for r in audit.runs]
-    rows = tuple((k, *(v.get(k, "-") for v in values)) for k in keys)
-    return Table(("setting", *(r.name for r in audit.runs)), rows, "l" * (len(audit.runs) + 1))
+    rows: tuple[tuple[str | Cell, ...], ...] = tuple(
+        (Cell((Span(k, "code"),)), *(v.get(k, "-") for v in values)) for k in keys
+    )
+    return Table(
+        ("setting", *(r.name for r in audit.runs)), rows, "l" * (len(audit.runs) + 1),
+        cls="config",
+    )  # fmt: skip
 
 
 def pick_columns(table: Table, columns: Sequence[str]) -> Table:
-    """The same table with only ``columns`` (in that order).
+    """The same table with only ``columns`` (in that order): cells, typed values and
+    alignment picked alike, every other field kept.
 
-    >>> pick_columns(Table(("a", "b", "c"), (("1", "2", "3"),), "lrl"), ["c", "a"]).rows
-    (('3', '1'),)
+    >>> t = Table(("a", "b", "c"), (("1", "2", "3"),), "lrl", values=((1, 2.5, 3),), cls="x")
+    >>> picked = pick_columns(t, ["c", "a"])
+    >>> picked.rows, picked.values, picked.align, picked.cls
+    ((('3', '1'),), ((3, 1),), 'll', 'x')
     """
     index = [table.columns.index(c) for c in columns]
-    return Table(
-        tuple(columns),
-        tuple(tuple(row[i] for i in index) for row in table.rows),
-        "".join(table.align[i] for i in index),
+    return replace(
+        table,
+        columns=tuple(columns),
+        rows=tuple(tuple(row[i] for i in index) for row in table.rows),
+        align="".join(table.align[i] for i in index),
+        values=tuple(tuple(row[i] for i in index) for row in table.values),
     )
 
 

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from ragaudit.diagnose.label_bias import VERDICT_ABSENT, BiasResult, compute_label_bias
+from ragaudit.diagnose.label_bias import (
+    VERDICT_ABSENT,
+    BiasResult,
+    QuestionBias,
+    compute_label_bias,
+)
 from ragaudit.reports.renderer import render_text
 from ragaudit.reports.report import Report, ScatterPlot, Section, Table, Text
 
-__all__ = ["bias_report", "bias_section"]
+__all__ = [
+    "bias_report",
+    "bias_section",
+    "inflation_plot",
+    "per_question_table",
+    "summary_table",
+]
 
 
 def _f2(x: float) -> str:
@@ -20,20 +31,20 @@ def _f3(x: float) -> str:
     return f"{x:.3f}"
 
 
-def bias_report(result: BiasResult) -> Report:
-    """Build the report of a label-bias comparison (the HTML form adds a scatter plot).
+def per_question_table(
+    result: BiasResult, questions: Sequence[QuestionBias] | None = None
+) -> Table:
+    """Doc- vs chunk-level scores of ``questions`` (default: every question of ``result``).
 
     Examples
     --------
     >>> from ragaudit.data.qrels import Qrels
     >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
     ...        "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#1", "doc_id": "D", "rank": 1}]}]}
-    >>> report = bias_report(compute_label_bias(run, Qrels({"q1": {"D#0": 2}}, unit="chunk")))
-    >>> [s.title for s in report.sections][:2]
-    ['Per question (k=1)', 'Optimism bias of document-level labels (k=1, n=1 questions)']
-    """
-    k = result.k
-    per_question = Table(
+    >>> per_question_table(compute_label_bias(run, Qrels({"q1": {"D#0": 2}}, unit="chunk"))).rows
+    (('q1', '1.00', '1.00', '0.00', '0.00', '0.00', '<- doc-level says HIT, the answer chunk is absent'),)
+    """  # noqa: E501
+    return Table(
         ("id", "doc hit", "doc rec", "chunk hit", "chunk rec", "chunk MRR", "verdict"),
         tuple(
             (
@@ -45,11 +56,16 @@ def bias_report(result: BiasResult) -> Report:
                 _f2(q.chunk_mrr),
                 ("<- " + q.verdict) if q.verdict == VERDICT_ABSENT else q.verdict,
             )
-            for q in result.questions
+            for q in (result.questions if questions is None else questions)
         ),
         align="lrrrrrl",
     )
-    summary = Table(
+
+
+def summary_table(result: BiasResult) -> Table:
+    """Hit rate and recall at document and chunk level, and the inflation (doc - chunk)."""
+    k = result.k
+    return Table(
         ("metric", "doc-level", "chunk-level", "inflation"),
         (
             (
@@ -66,6 +82,53 @@ def bias_report(result: BiasResult) -> Report:
             ),
         ),
     )
+
+
+def inflation_plot(result: BiasResult) -> ScatterPlot | None:
+    """Recall inflation against the gold documents' chunk count, one point per question, with
+    the Spearman rho as its caption (None without candidate counts).  The HTML page draws the
+    points; every format prints the caption.
+
+    Examples
+    --------
+    Plain qrels carry no candidate counts (chunk labels from ``labels build`` do):
+
+    >>> from ragaudit.data.qrels import Qrels
+    >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
+    ...        "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#1", "doc_id": "D", "rank": 1}]}]}
+    >>> inflation_plot(compute_label_bias(run, Qrels({"q1": {"D#0": 2}}, unit="chunk"))) is None
+    True
+    """
+    if not result.by_candidates:
+        return None
+    k = result.k
+    rho = "undefined (no variation)" if result.spearman is None else f"{result.spearman:+.3f}"
+    return ScatterPlot(
+        title=f"Recall inflation vs chunks in the gold document(s) (k={k})",
+        x_label="candidate chunks (n_candidate_chunks)",
+        y_label=f"recall@{k} inflation (doc - chunk)",
+        points=tuple(
+            (float(q.n_candidate_chunks or 0), q.doc_recall - q.chunk_recall)
+            for q in result.questions
+        ),
+        point_labels=tuple(q.qid for q in result.questions),
+        caption=f"Spearman rho (candidate chunks vs recall inflation): {rho}",
+    )
+
+
+def bias_report(result: BiasResult) -> Report:
+    """Build the report of a label-bias comparison (the HTML form draws the scatter plot).
+
+    Examples
+    --------
+    >>> from ragaudit.data.qrels import Qrels
+    >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
+    ...        "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#1", "doc_id": "D", "rank": 1}]}]}
+    >>> report = bias_report(compute_label_bias(run, Qrels({"q1": {"D#0": 2}}, unit="chunk")))
+    >>> [s.title for s in report.sections][:2]
+    ['Per question (k=1)', 'Optimism bias of document-level labels (k=1, n=1 questions)']
+    """
+    k = result.k
     phantom = Text(
         (
             "document labels report a retrieval that never happened (doc hit, answer chunk "
@@ -74,13 +137,14 @@ def bias_report(result: BiasResult) -> Report:
         )
     )
     sections = [
-        Section(f"Per question (k={k})", (per_question,)),
+        Section(f"Per question (k={k})", (per_question_table(result),)),
         Section(
             f"Optimism bias of document-level labels (k={k}, n={result.n} questions)",
-            (summary, phantom),
+            (summary_table(result), phantom),
         ),
     ]
-    if result.by_candidates:
+    plot = inflation_plot(result)
+    if plot is not None:
         group_table = Table(
             ("candidate chunks", "questions", "mean hit inflation", "mean recall inflation"),
             tuple(
@@ -94,22 +158,7 @@ def bias_report(result: BiasResult) -> Report:
             ),
             align="rrrr",
         )
-        rho = "Spearman rho (candidate chunks vs recall inflation): " + (
-            "undefined (no variation)" if result.spearman is None else f"{result.spearman:+.3f}"
-        )
-        plot = ScatterPlot(
-            title=f"Recall inflation vs chunks in the gold document(s) (k={k})",
-            x_label="candidate chunks (n_candidate_chunks)",
-            y_label=f"recall@{k} inflation (doc - chunk)",
-            points=tuple(
-                (float(q.n_candidate_chunks or 0), q.doc_recall - q.chunk_recall)
-                for q in result.questions
-            ),
-            point_labels=tuple(q.qid for q in result.questions),
-        )
-        sections.append(
-            Section("Inflation by gold-document size", (group_table, Text((rho,)), plot))
-        )
+        sections.append(Section("Inflation by gold-document size", (group_table, plot)))
     graded_lines = [
         f"mean nDCG@{k}, binary (answer chunks = 1):       {result.ndcg_binary:.3f}",
         f"mean nDCG@{k}, graded gains 2/1/0:               {result.ndcg_graded:.3f}",

@@ -25,6 +25,7 @@ from ragaudit.reports.report import (
     Items,
     KeyValues,
     Report,
+    ScatterPlot,
     Section,
     Table,
     Text,
@@ -209,11 +210,12 @@ def _html_block(block: Block) -> list[str]:
         return _text(block)
     if isinstance(block, Items):
         return _items(block)
-    if isinstance(block, Figure):
+    if isinstance(block, Figure | ScatterPlot):
+        svg = block.svg if isinstance(block, Figure) else (scatter_svg(block),)
         caption = f'<figcaption class="note">{_e(block.caption)}</figcaption>'
         return [
-            f"<figure{_cls(block.cls)}>",
-            *block.svg,
+            f"<figure{_cls(block.cls if isinstance(block, Figure) else '')}>",
+            *svg,
             *([caption] if block.caption else []),
             "</figure>",
         ]
@@ -225,7 +227,7 @@ def _html_block(block: Block) -> list[str]:
             *inner,
             "</details>",
         ]
-    return ["<figure>", scatter_svg(block), "</figure>"]
+    raise TypeError(f"not a block: {type(block).__name__}")
 
 
 def render_section_html(section: Section) -> list[str]:

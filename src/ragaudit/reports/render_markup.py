@@ -6,7 +6,8 @@
   nested blocks as terminal text in an HTML-escaped ``<pre>``.  Drill-downs marked
   ``droppable`` are kept in order while the comment stays under ``limit`` characters
   (:data:`MARKDOWN_LIMIT`; GitHub's comment limit is 65,536) and counted, never cut mid-way.
-* :func:`render_latex`: a LaTeX fragment (booktabs tables; figures become a comment).
+* :func:`render_latex`: a LaTeX fragment (booktabs tables; a figure becomes a comment and its
+  text alternative and caption).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ragaudit.reports.report import (
     Items,
     KeyValues,
     Report,
+    ScatterPlot,
     Table,
     Text,
     plain,
@@ -121,12 +123,12 @@ def _md_block(block: Block) -> list[str]:
             if plain(body):
                 out.append(" " * (len(mark) + 1) + md_text(" ".join(plain(body).split())))
         return ["\n".join(out)]
-    if isinstance(block, Figure):
-        lines = [*block.alt, *([block.caption] if block.alt and block.caption else [])]
-        return ["  \n".join(md_inline(line, line_start=True) for line in lines)] if lines else []
+    if isinstance(block, Figure | ScatterPlot):
+        caption = block.text_lines
+        return ["  \n".join(md_inline(x, line_start=True) for x in caption)] if caption else []
     if isinstance(block, Details):
         return [_md_details(block)]
-    return []  # a ScatterPlot: HTML only
+    return []
 
 
 def _fit(pieces: list[str | list[str]], limit: int) -> str:
@@ -223,20 +225,18 @@ def _latex_block(block: Block) -> list[str]:
             for head, body in block.items
         ]
         return [r"\begin{" + env + "}", *items, r"\end{" + env + "}"]
-    if isinstance(block, Figure):
-        note = "% figure omitted (HTML only)" + (
-            ": " + visible(block.caption) if block.caption else ""
-        )
+    if isinstance(block, Figure | ScatterPlot):
+        lines = block.text_lines
         return [
-            note.replace("\n", " "),
-            *([" \\\\\n".join(latex(a) for a in block.alt)] if block.alt else []),
+            "% figure omitted (HTML only)",
+            *([" \\\\\n".join(latex(line) for line in lines)] if lines else []),
         ]
     if isinstance(block, Details):
         out = [r"\paragraph{" + _latex_text(block.summary) + "}"]
         for inner in shown(block.blocks, "latex"):
             out += ["", *_latex_block(inner)]
         return out
-    return []  # a ScatterPlot: HTML only
+    return []
 
 
 def render_latex(report: Report) -> str:

@@ -2,9 +2,10 @@
 
 Aligned plain text: upper-case section titles, blocks indented by two spaces, tables padded
 to column width.  Every string passes through :func:`~ragaudit.reports._escape.visible`, so
-one value stays on one line and cannot move the cursor.  Figures print their text
-alternative; a :class:`~ragaudit.reports.report.Details` block prints its summary and, indented,
-the blocks it opens to (Markdown puts the same lines in its ``<details>``).
+one value stays on one line and cannot move the cursor.  Figures and scatter plots print
+their text alternative and caption; a :class:`~ragaudit.reports.report.Details` block prints
+its summary and, indented, the blocks it opens to (Markdown puts the same lines in its
+``<details>``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ragaudit.reports.report import (
     Items,
     KeyValues,
     Report,
+    ScatterPlot,
     Section,
     Table,
     Text,
@@ -108,8 +110,8 @@ def block_text(block: Block, indent: str = _INDENT, output_format: str = "table"
             if plain(body):  # one line: the item's text, whitespace collapsed
                 out.append(indent + "    " + visible(" ".join(plain(body).split())))
         return out
-    if isinstance(block, Figure):
-        return [(indent + visible(line)).rstrip() for line in block.alt]
+    if isinstance(block, Figure | ScatterPlot):
+        return [(indent + visible(line)).rstrip() for line in block.text_lines]
     if isinstance(block, Details):
         out = [(indent + visible(plain(block.summary))).rstrip()]
         for i, inner in enumerate(shown(block.blocks, output_format)):
@@ -117,7 +119,7 @@ def block_text(block: Block, indent: str = _INDENT, output_format: str = "table"
                 out.append("")
             out += block_text(inner, indent + _INDENT, output_format)
         return out
-    return []  # a ScatterPlot: HTML only
+    return []
 
 
 def _shout(title: str) -> str:

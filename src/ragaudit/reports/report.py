@@ -193,14 +193,30 @@ class KeyValues:
 
 @dataclass(frozen=True)
 class ScatterPlot:
-    """Points for an SVG scatter plot (HTML only; text renderers skip it)."""
+    """Points for an SVG scatter plot with its caption.
+
+    HTML draws the points (:func:`~ragaudit.reports.svg.scatter_svg`) above the caption;
+    every other format prints the caption alone (CSV and TSV: nothing), like a
+    :class:`Figure`'s ``caption``.
+
+    Examples
+    --------
+    >>> ScatterPlot("t", "x", "y", ((1.0, 0.5),), caption="rho: +0.5").only
+    ()
+    """
 
     title: str
     x_label: str
     y_label: str
     points: tuple[tuple[float, float], ...]
     point_labels: tuple[str, ...] = ()
-    only: tuple[str, ...] = ("html",)
+    caption: str = ""
+    only: tuple[str, ...] = ()
+
+    @property
+    def text_lines(self) -> tuple[str, ...]:
+        """What a format without SVG prints: the caption."""
+        return (self.caption,) if self.caption else ()
 
 
 @dataclass(frozen=True)
@@ -209,13 +225,13 @@ class Figure:
 
     ``svg`` holds complete, already-escaped ``<svg>`` elements (the producer escapes every
     label it draws; several elements are alternatives the page shows by screen width).  Other
-    formats print ``alt`` lines instead, or nothing when ``alt`` is empty (LaTeX writes a
-    comment).
+    formats print ``alt`` lines instead (LaTeX after a comment).  Every format prints the
+    ``caption`` last (HTML as the ``<figcaption>``).
 
     Examples
     --------
-    >>> Figure(("<svg></svg>",), caption="c").alt
-    ()
+    >>> Figure(("<svg></svg>",), alt=("0.5",), caption="c").text_lines
+    ('0.5', 'c')
     """
 
     svg: tuple[str, ...]
@@ -223,6 +239,11 @@ class Figure:
     caption: str = ""
     cls: str = ""
     only: tuple[str, ...] = ()
+
+    @property
+    def text_lines(self) -> tuple[str, ...]:
+        """What a format without SVG prints: the text alternative, then the caption."""
+        return (*self.alt, *((self.caption,) if self.caption else ()))
 
 
 @dataclass(frozen=True)

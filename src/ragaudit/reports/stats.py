@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # only annotations: `plan` must not load the comparison machi
 __all__ = [
     "agreement_report",
     "baseline_report",
+    "comparison_methods",
     "comparison_report",
     "fmt_p",
     "matrix_report",
@@ -68,7 +69,22 @@ def _verdict_rule(alpha: float) -> str:
     return verdict_rule(alpha)
 
 
-def _methods(result: Comparison) -> str:
+def comparison_methods(result: Comparison) -> str:
+    """The methods line of a paired comparison: seed, interval methods, p-value method.
+
+    ``ragaudit compare`` prints it under its header and the audit page under its comparison
+    table, so both describe the methods in the same words.
+
+    Examples
+    --------
+    >>> from ragaudit.data.per_question import PerQuestionMetrics
+    >>> from ragaudit.stats.compare import compare_runs
+    >>> a = PerQuestionMetrics("a", {f"q{i}": {"correct": float(i % 2)} for i in range(4)})
+    >>> b = PerQuestionMetrics("b", {f"q{i}": {"correct": 1.0} for i in range(4)})
+    >>> line = comparison_methods(compare_runs(a, b, ["correct"], seed=1, n_resamples=100))
+    >>> line.split(" | ")[0], line.split(" | ")[1][:37]
+    ('seed 1', 'interval: Tango score for 0/1 metrics')
+    """
     bootstrap = f"{'BCa' if result.ci_method == 'bca' else 'percentile'} bootstrap"
     interval = (
         f"Tango score for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in [0, 1], "
@@ -88,7 +104,7 @@ def _header(result: Comparison) -> tuple[str, ...]:
         f"A = {result.name_a}   B = {result.name_b}   ({result.n_common} paired questions"
         + ("" if result.questions == "all" else f", {result.questions} only")
         + ")",
-        _methods(result),
+        comparison_methods(result),
     ]
     if result.only_a or result.only_b:
         lines.append(

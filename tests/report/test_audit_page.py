@@ -1,0 +1,132 @@
+"""The audit page's sections take their pieces from the shared builders (label-bias tables and
+plot, compare's methods line, the comparison and configuration tables) and show them alike in
+every form.  Expected values come from the single-purpose commands' JSON or text, or from
+scipy, never from the page's own code."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import replace
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scipy.stats import spearmanr
+
+from ragaudit.reports.report import Report, Table, shown
+
+from .conftest import cli
+
+
+@pytest.fixture(scope="module")
+def audit(bench: dict[str, Path]) -> Any:
+    """The audit of the demo's k3 and k6 runs with chunk labels."""
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.reports.html_data import build_audit
+
+    runs = [load_saved_run(bench["k3"]), load_saved_run(bench["k6"])]
+    return build_audit(runs, labels=load_chunk_labels(bench["labels"]))
+
+
+@pytest.fixture(scope="module")
+def report(audit: Any) -> Report:
+    from ragaudit.reports.audit_page import audit_report
+
+    return audit_report(audit)
+
+
+def _section(report: Report, title: str, end: str = "") -> Any:
+    return next(s for s in report.sections if s.title.startswith(title) and s.title.endswith(end))
+
+
+def _bias_json(bench: dict[str, Path], run: str) -> dict[str, Any]:
+    return json.loads(
+        cli("labels", "bias", str(bench[run]), "--labels", str(bench["labels"]),
+            "--format", "json")
+    )  # fmt: skip
+
+
+def test_label_bias_rows_are_the_questions_labels_bias_calls_different(
+    bench: dict[str, Path], report: Report
+):
+    for run in ("k3", "k6"):
+        data = _bias_json(bench, run)
+        expected = [q["id"] for q in data["questions"] if q["verdict"]]
+        section = _section(report, f"{run} (k=", "questions with chunk labels)")
+        tables = [b for b in section.blocks if isinstance(b, Table)]
+        summary, differ = tables  # the full table sits in a drill-down
+        assert [row[0] for row in differ.rows] == expected
+        assert summary.rows[1][0] == f"recall@{data['k']}"
+        assert float(summary.rows[1][3]) == pytest.approx(
+            data["summary"]["recall"]["inflation"], abs=5e-4
+        )
+
+
+def test_scatter_caption_is_part_of_the_figure_in_every_format(
+    bench: dict[str, Path], report: Report
+):
+    from ragaudit.reports.renderer import render
+
+    forms = {f: render(report, f) for f in ("html", "markdown", "latex")}
+    for run in ("k3", "k6"):
+        data = _bias_json(bench, run)
+        x = [q["n_candidate_chunks"] for q in data["questions"]]
+        y = [q["doc_recall"] - q["chunk_recall"] for q in data["questions"]]
+        rho = spearmanr(x, y).statistic
+        caption = f"Spearman rho (candidate chunks vs recall inflation): {rho:+.3f}"
+        page = forms["html"]
+        at = page.index(f"Recall inflation vs chunks in the gold document(s) (k={data['k']})")
+        figure = page[page.rindex("<figure", 0, at) : page.index("</figure>", at)]
+        assert figure.endswith(f'</svg>\n<figcaption class="note">{caption}</figcaption>\n')
+        assert caption in forms["markdown"] and caption in forms["latex"]
+        assert page.count(caption) == 1  # not also printed beside the figure
+
+
+def test_page_methods_line_is_the_one_compare_prints(bench: dict[str, Path], report: Report):
+    from ragaudit.reports.renderer import render
+
+    text = cli("compare", str(bench["k3"]), str(bench["k6"]), "--questions", "answerable",
+               "--metric", "recall@k")  # fmt: skip
+    methods = text.splitlines()[1]
+    assert methods.startswith("seed 0 | interval: ")
+    assert f'<p class="note">{escape(methods)}</p>' in render(report, "html")
+    assert "\n" + methods.replace(" | ", " \\| ") + "  \n" in render(report, "markdown")
+
+
+def test_configuration_is_one_table_for_every_form(report: Report):
+    (table,) = _section(report, "Configuration").blocks
+    assert isinstance(table, Table) and table.only == () and table.cls == "config"
+    from ragaudit.reports.renderer import render
+
+    assert "<td><code>chunk_size</code></td><td>800</td><td>800</td>" in render(report, "html")
+    assert "| chunk_size | 800 | 800 |" in render(report, "markdown")
+    assert "chunk_size,800,800" in render(report, "csv")
+
+
+def test_tables_shown_off_the_page_keep_every_field_of_their_builder(
+    bench: dict[str, Path], audit: Any, report: Report
+):
+    """Outside HTML the comparison is the builder's table with only ``only`` changed (a
+    rebuild to set ``only`` dropped its typed values: CSV showed rounded text)."""
+    from ragaudit.reports.audit_tables import comparison_table
+    from ragaudit.reports.renderer import render
+
+    section = _section(report, "B = k6 vs A = k3")
+    (table,) = [b for b in shown(section.blocks, "csv") if isinstance(b, Table)]
+    assert replace(table, only=()) == comparison_table(audit.pairs[0])
+    compare = json.loads(
+        cli("compare", str(bench["k3"]), str(bench["k6"]), "--questions", "answerable",
+            "--metric", "recall@k", "--metric", "ndcg@k", "--metric", "precision@k",
+            "--metric", "correct", "--format", "json")
+    )  # fmt: skip
+    rows = list(csv.reader(io.StringIO(render(report, "csv"))))
+    start = rows.index(list(table.columns))
+    body = rows[start + 1 : start + 1 + len(compare["metrics"])]
+    for line, row in zip(body, compare["metrics"], strict=True):
+        assert line[:2] == [row["metric"], str(row["n"])]
+        assert float(line[4]) == pytest.approx(row["diff"], rel=1e-12, abs=1e-15)
+        assert float(line[7]) == pytest.approx(row["p_value"], rel=1e-12)
