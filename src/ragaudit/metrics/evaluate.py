@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragaudit._frames import records_frame
+from ragaudit._parallel import map_slices
 from ragaudit._validate import check_int
 from ragaudit.data.formats import run_columns
 from ragaudit.data.formats._strings import IntArray
@@ -196,18 +197,26 @@ def _score(
     step = max(1, _KERNEL_CELLS // max(grades.shape[1], ideal.shape[1], 1))
     per_query = {name: np.zeros(n, dtype=np.float64) for name in specs}
     found = dict.fromkeys(specs, 0.0)
-    for first in range(0, n, step):
-        part = slice(first, first + step)
+
+    def score_slice(part: slice) -> dict[str, float]:
         prepared = RankedGrades(
             grades=grades[part],
             n_relevant=n_relevant[part],
             ideal_grades=ideal[part],
             threshold=threshold,
         )
+        counts = dict.fromkeys(specs, 0.0)
         for name, spec in specs.items():
             per_query[name][part] = KERNELS[spec.family](prepared, spec.k)
             if micro:
-                found[name] += float(prepared.rel[:, : spec.k].sum())
+                counts[name] = float(prepared.rel[:, : spec.k].sum())
+        return counts
+
+    # Two slices at once on two threads (each writes its own questions' values); the micro
+    # counts are summed in slice order, so the totals do not depend on the threads.
+    for counts in map_slices(score_slice, [slice(a, a + step) for a in range(0, n, step)]):
+        for name, count in counts.items():
+            found[name] += count
     return per_query, found
 
 

@@ -96,7 +96,10 @@ def read_chunks(path: PathLike, block_bytes: int) -> Iterator[Chunk]:
     except OSError as exc:
         raise unreadable(name, exc) from None
     try:
-        buffer = bytearray(max(block_bytes, 64))  # room for a BOM whatever the block
+        # No bigger than the file (a fresh buffer is zero-filled), room for a BOM whatever the
+        # block.
+        size = os.fstat(handle.fileno()).st_size
+        buffer = bytearray(max(min(block_bytes, size + 1), 64))
         kept = 0  # bytes at the front of the buffer carried over from the previous block
         offset = 0
         while True:
@@ -252,18 +255,28 @@ def _malloc_trim() -> Any:
         return None
 
 
+_SMALL_CHUNK = 1 << 15  # rows; importing pyarrow.compute costs more than comparing them
+
+
 def arrow_code_keys(keys: Any) -> tuple[Any, IntArray]:
     """Codes of the runs of equal ids in the pyarrow string array ``keys``, and their names.
 
     Each run of consecutive equal ids (the usual layout: a question's lines together) gets
-    the next code; the ids are compared in pyarrow, not hashed.  A question whose lines are
-    not together therefore has two codes here; :func:`distinct_names` merges them.
+    the next code; the ids are compared in pyarrow, not hashed (in Python for a small
+    chunk).  A question whose lines are not together therefore has two
+    codes here; :func:`distinct_names` merges them.
     """
-    import pyarrow.compute as pc
-
     n = len(keys)
     if n == 0:
         return arrow_strings(_Strings.concat([])), np.zeros(0, dtype=np.int64)
+    if n <= _SMALL_CHUNK:  # a small file: compared in Python, pyarrow.compute not imported
+        ids = keys.to_pylist()
+        head = [0, *(i for i in range(1, n) if ids[i] != ids[i - 1])]
+        names = arrow_strings(_Strings.from_list([ids[i] for i in head]))
+        counts = np.diff(np.append(np.array(head, dtype=np.int64), n))
+        return names, np.repeat(np.arange(len(head)), counts)
+    import pyarrow.compute as pc
+
     changed = pc.indices_nonzero(pc.not_equal(keys.slice(1), keys.slice(0, n - 1)))
     heads = np.zeros(len(changed) + 1, dtype=np.int64)
     heads[1:] = arrow_values(changed, np.uint64)

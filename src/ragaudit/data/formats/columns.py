@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ragaudit._parallel import map_slices
 from ragaudit.data.formats._ranking import _count_ties, _Moves, _rank_rows
 from ragaudit.data.formats._strings import _PAD, _QID_MIX, IntArray, U64Array, _Strings
 from ragaudit.data.qrels import Qrels, check_unit
@@ -110,11 +111,14 @@ def _may_repeat(q: IntArray, item_hash: U64Array | None, items: _Strings) -> boo
             np.cumsum(counts, out=starts[1:])
             cuts = np.searchsorted(starts, np.arange(0, n, _SLICE_ROWS))
             bounds = np.unique(np.append(cuts, n_questions)).tolist()
-            found = []
-            for qa, qb in itertools.pairwise(bounds):
+
+            def suspects_of(questions: tuple[int, int]) -> IntArray:
+                qa, qb = questions
                 a, b = int(starts[qa]), int(starts[qb])
                 hashes = items.hashes(slice(a, b)) if item_hash is None else item_hash[a:b]
-                found.append(qa + _grid_suspects(hashes, counts[qa:qb]))
+                return qa + _grid_suspects(hashes, counts[qa:qb])
+
+            found = map_slices(suspects_of, itertools.pairwise(bounds))  # two threads
             suspects = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
             if not suspects.size:
                 return False
