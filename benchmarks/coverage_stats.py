@@ -43,20 +43,30 @@ Usage::
 
     uv run python benchmarks/coverage_stats.py            # prints the markdown table
 
-The slow tests in ``tests/stats/test_coverage.py`` assert the same scenarios (fewer datasets).
+The slow tests in ``tests/stats/test_coverage.py`` and ``tests/stats/test_coverage_switch.py``
+load this file by path and assert coverage on the same scenarios and simulation (fewer
+datasets, their own seeds).
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import NamedTuple
 
 import numpy as np
+from scipy.special import betaincinv, ndtri, stdtrit
 
 from ragaudit.reports.html_dashboard import _mean_row
 from ragaudit.stats import PerQuestionMetrics, compare_runs
-from ragaudit.stats.bounded import bounded_mean_bounds, kg_mover_bounds
+from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds, wilson_bounds
 from ragaudit.stats.resampling import _bootstrap_means, _interval
+
+# Korn-Graubard MOVER: values closer than this (relative to the range) count as equal (a paired
+# difference such as 0.5 - 1/3 and 1/3 - 1/6 differs in the last bits), and beyond this
+# effective sample size the beta quantiles are a normal interval anyway.
+_TOLERANCE = 1e-9
+_MAX_N_EFF = 1e12
 
 
 def paired_tables(rng: np.random.Generator, n: int, a_only: float, b_only: float, size: int):
@@ -174,6 +184,72 @@ def mean_bootstrap(x, n_resamples=2000, rng=None):
     return lows, highs
 
 
+def _side_bounds(y: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and effective-sample-size Clopper-Pearson bounds of each row of ``y`` in [0, 1]."""
+    n = y.shape[-1]
+    alpha = 1.0 - confidence
+    mean = y.mean(axis=-1)
+    # Equal values can leave a variance of 1e-35 in floating point: spread means a real range.
+    spread = np.ptp(y, axis=-1) > _TOLERANCE
+    var_mean = np.where(spread, y.var(axis=-1) / n, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff = np.where(spread, np.minimum(mean * (1.0 - mean) / var_mean, _MAX_N_EFF), n)
+        if n > 1:
+            n_eff = n_eff * (ndtri(1.0 - alpha / 2) / stdtrit(n - 1, 1.0 - alpha / 2)) ** 2
+        k_eff = mean * n_eff
+        low = np.where(k_eff > 0, betaincinv(k_eff, n_eff - k_eff + 1, alpha / 2), 0.0)
+        high = np.where(k_eff < n_eff, betaincinv(k_eff + 1, n_eff - k_eff, 1 - alpha / 2), 1.0)
+    # No spread: every value equal (all 0 is the usual case).  At most p0 of the population
+    # deviates, by at most the whole range: the exact bound of 0 (or n) successes in n.
+    p0 = 1.0 - (alpha / 2) ** (1.0 / n)
+    low = np.where(spread, low, mean * (1.0 - p0))
+    high = np.where(spread, high, mean + (1.0 - mean) * p0)
+    return mean, np.clip(low, 0.0, mean), np.clip(high, mean, 1.0)
+
+
+def kg_mover_bounds(
+    x: np.ndarray, centre: np.ndarray, low: float, high: float, confidence: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The former default (Korn-Graubard MOVER), one interval per row of ``x``.
+
+    Not in the library any more (ragaudit prints the betting interval): kept here for the
+    "before" rows and for the slow test that checks this simulation tells a good interval from
+    a bad one.  Each side of ``centre`` (the row's median) is a mostly-zero mean in [0, 1] that
+    gets Clopper-Pearson with Korn & Graubard's (1998) effective sample size
+    ``n* = m(1 - m) / Var(m) * (z / t_{n-1})^2``; a side where no value deviates gets
+    ``1 - (alpha/2)^(1/n)``; the two are combined by MOVER (Zou & Donner 2008).  Why it was
+    replaced: with 1% of questions at 0 and 4% at 0.95 (the rest at 1) it covers 0.47 at
+    n = 50.  ``x`` has shape ``(rows, n)`` with values in ``[low, high]``; ``centre`` one value
+    per row.
+    """
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    centre = np.broadcast_to(np.asarray(centre, dtype=float), x.shape[:1])
+    room_up = np.maximum(high - centre, 0.0)[:, None]
+    room_down = np.maximum(centre - low, 0.0)[:, None]
+    offset = x - centre[:, None]
+    offset = np.where(np.abs(offset) <= _TOLERANCE * (high - low), 0.0, offset)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up = np.where(room_up > 0, np.maximum(offset, 0.0) / room_up, 0.0)
+        down = np.where(room_down > 0, np.maximum(-offset, 0.0) / room_down, 0.0)
+    m_up, l_up, h_up = (v * room_up[:, 0] for v in _side_bounds(up, confidence))
+    m_down, l_down, h_down = (v * room_down[:, 0] for v in _side_bounds(down, confidence))
+    sd_up, sd_down = up.std(axis=-1), down.std(axis=-1)
+    cov = ((up - up.mean(-1, keepdims=True)) * (down - down.mean(-1, keepdims=True))).mean(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.where((sd_up > 0) & (sd_down > 0), cov / (sd_up * sd_down), 0.0)
+    estimate = centre + m_up - m_down
+    # MOVER for (centre + up) - down: each limit recovers the variance from the nearer ends.
+    below = (
+        (m_up - l_up) ** 2 + (h_down - m_down) ** 2 - 2 * rho * (m_up - l_up) * (h_down - m_down)
+    )
+    above = (
+        (h_up - m_up) ** 2 + (m_down - l_down) ** 2 - 2 * rho * (h_up - m_up) * (m_down - l_down)
+    )
+    lower = estimate - np.sqrt(np.maximum(below, 0.0))
+    upper = estimate + np.sqrt(np.maximum(above, 0.0))
+    return np.clip(lower, low, high), np.clip(upper, low, high)
+
+
 def bounded_rows(rng, prefix, scenarios, bounds, before, size, bootstrap_size):
     """Table rows of the betting interval, Korn-Graubard MOVER and the bootstrap, per scenario."""
     rows = []
@@ -229,38 +305,71 @@ def switch_paired(pairs, counts):
     return row.confidence_interval.low, row.confidence_interval.high, row.ci_method
 
 
+SWITCH_SIZES = (10, 20, 50, 200)
+
+
+class SwitchCoverage(NamedTuple):
+    """Coverage of the switched interval on ``size`` datasets of one scenario.
+
+    ``below``/``above``: share of datasets whose interval lies below/above the truth;
+    ``methods``: each dataset's method; ``binary_share``: share that got the 0/1 method and
+    ``binary_coverage`` its coverage there.
+    """
+
+    coverage: float
+    below: float
+    above: float
+    methods: np.ndarray
+    binary_share: float
+    binary_coverage: float
+
+
+def switch_coverage(rng, interval, values, probs, n, size, binary_method) -> SwitchCoverage:
+    """Draw ``size`` datasets of ``n`` questions and measure the interval each is printed.
+
+    ``interval(values, counts)`` is :func:`switch_mean` or :func:`switch_paired`.  Both
+    intervals depend on the counts of each value only, so each distinct count vector is
+    computed once and weighted by how many datasets drew it.
+    """
+    values, probs = np.asarray(values, dtype=float), np.asarray(probs, dtype=float)
+    diff = values if values.ndim == 1 else values[:, 1] - values[:, 0]
+    truth = float(diff @ probs)
+    unique, weight = np.unique(rng.multinomial(n, probs, size=size), axis=0, return_counts=True)
+    low, high, methods = zip(*(interval(values, counts) for counts in unique), strict=True)
+    low, high, weight = np.array(low), np.array(high), weight / size
+    is_binary = np.array(methods) == binary_method
+    missed_low, missed_high = high < truth - 1e-12, low > truth + 1e-12
+    binary = weight[is_binary].sum()
+    below, above = weight[missed_low].sum(), weight[missed_high].sum()
+    there = weight[is_binary & ~missed_low & ~missed_high].sum() / max(binary, 1e-300)
+    return SwitchCoverage(1.0 - below - above, below, above, np.array(methods), binary, there)
+
+
+SWITCHES = (
+    ("dashboard mean", SWITCH_MEANS, switch_mean, "Clopper-Pearson exact"),
+    ("compare, paired difference", SWITCH_PAIRS, switch_paired, "Tango score"),
+)
+
+
 def switch_rows(rng, size):
     """Rows of the observed-data switch: coverage of the interval each dataset is printed."""
     rows = []
-    for prefix, scenarios, interval, binary_method in (
-        ("dashboard mean", SWITCH_MEANS, switch_mean, "Clopper-Pearson exact"),
-        ("compare, paired difference", SWITCH_PAIRS, switch_paired, "Tango score"),
-    ):
+    for prefix, scenarios, interval, binary_method in SWITCHES:
         for label, (values, probs) in scenarios.items():
-            values, probs = np.asarray(values, dtype=float), np.asarray(probs, dtype=float)
-            diff = values if values.ndim == 1 else values[:, 1] - values[:, 0]
-            truth = float(diff @ probs)
-            for n in (10, 20, 50, 200):
-                unique, weight = np.unique(
-                    rng.multinomial(n, probs, size=size), axis=0, return_counts=True
+            for n in SWITCH_SIZES:
+                c = switch_coverage(rng, interval, values, probs, n, size, binary_method)
+                share = (
+                    f"{c.binary_share:.1%} (covers {c.binary_coverage:.3f} there)"
+                    if c.binary_share
+                    else "0%"
                 )
-                low, high, methods = zip(
-                    *(interval(values, counts) for counts in unique), strict=True
-                )
-                low, high, weight = np.array(low), np.array(high), weight / size
-                is_binary = np.array(methods) == binary_method
-                missed_low, missed_high = high < truth - 1e-12, low > truth + 1e-12
-                binary = weight[is_binary].sum()
-                below, above = weight[missed_low].sum(), weight[missed_high].sum()
-                there = weight[is_binary & ~missed_low & ~missed_high].sum() / max(binary, 1e-300)
-                share = f"{binary:.1%} (covers {there:.3f} there)" if binary else "0%"
                 rows.append(
                     (
                         f"switch, {prefix}: {label}, n={n}",
                         f"{binary_method} if all 0/1, else betting (default)",
-                        1.0 - below - above,
+                        c.coverage,
                         size,
-                        f"0/1 method on {share}; missed low {below:.4f}, high {above:.4f}",
+                        f"0/1 method on {share}; missed low {c.below:.4f}, high {c.above:.4f}",
                     )
                 )
     return rows

@@ -398,6 +398,21 @@ CASES = [
         b'"question": "Who?"}\n',
         r"golden\.jsonl:1: question: expected each key once in an object, found it twice",
     ),
+    Case(
+        "human-verdict-duplicate-field",
+        "human",
+        "human.jsonl",
+        b'{"id": "q01", "correct": true}\n{"id": "q02", "correct": false, "correct": true}\n',
+        r"human\.jsonl:2: correct: expected each key once in an object, found it twice",
+    ),
+    Case(
+        "saved-run-duplicate-metric",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1},\n"rows": [{"id": "q1", "retrieved": [], '
+        b'"metrics": {"correct": true, "correct": false}}]}',
+        r"run\.json:2: correct: expected each key once in an object, found it twice",
+    ),
 ]
 
 

@@ -97,6 +97,12 @@ CASES: list[tuple[str, Callable[[Callable[[str, str], bytes], str], bytes], obje
         lambda m, g: m("q1", g) + b"\n" + m("q2", g)[:-4],
         r":2: invalid JSON: .*\(column \d+\); the file ends inside this line without a newline",
     ),
+    # a key written twice: the line is whole, so no "interrupted writer" even as the last line
+    (
+        "duplicate-key-last-line",
+        lambda m, g: m("q1", g) + b"\n" + m("q2", g)[:-1] + b', "x": 1, "x": 2}',
+        r":2: x: expected each key once in an object, found it twice$",
+    ),
     (
         "bad-line-in-the-middle",
         lambda m, g: m("q1", g)[:-1] + b"\n" + m("q2", g) + b"\n",
@@ -147,3 +153,15 @@ def test_checkpoint_keeps_whole_lines_and_redoes_a_torn_utf8_tail(tmp_path):
         "q2": {"id": "q2", "answer": "b"},
     }
     assert sidecar.path.read_bytes().endswith(b'"answer": "b"}\n')  # the torn tail is gone
+
+
+def test_checkpoint_refuses_a_whole_line_with_a_key_written_twice(tmp_path):
+    # Not a torn tail (reading would stop there quietly and redo every question after it):
+    # the line is whole, so it is an error naming it.
+    sidecar = Checkpoint(tmp_path / "k3.partial.jsonl")
+    assert sidecar.resume({"k": 3}) == {}
+    sidecar.append({"id": "q1", "answer": "a"})
+    with open(sidecar.path, "ab") as handle:
+        handle.write(b'{"id": "q2", "answer": "b", "answer": "c"}\n')
+    with pytest.raises(FormatError, match=r"k3\.partial\.jsonl:3: answer: expected each key once"):
+        Checkpoint(sidecar.path).resume({"k": 3})

@@ -1,13 +1,26 @@
-"""Independent oracles for the interval tests (scipy.optimize and scipy.stats, no ragaudit)."""
+"""Independent oracles for the interval tests (scipy.optimize and scipy.stats, no ragaudit),
+and the coverage benchmark's simulation for the slow coverage tests."""
 
+import importlib.util
 import itertools
 import math
+import sys
 from fractions import Fraction
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from scipy import optimize, stats
+
+# benchmarks/coverage_stats.py is a script, not a package module: loaded by path and registered
+# as ``coverage_stats`` so that test_coverage*.py import the one copy of its scenarios and
+# simulation (the docs table is its output).
+_SPEC = importlib.util.spec_from_file_location(
+    "coverage_stats", Path(__file__).parents[2] / "benchmarks" / "coverage_stats.py"
+)
+assert _SPEC is not None and _SPEC.loader is not None
+sys.modules["coverage_stats"] = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(sys.modules["coverage_stats"])
 
 
 def tango_interval(both, a_only, b_only, neither, confidence=0.95):

@@ -3,28 +3,23 @@
 Betting (the default): a scalar reference written here with ``math`` and
 ``scipy.optimize.brentq`` (pure-Python products over the questions, one bet fraction at a
 time, root of ``log K(m) = log(2/alpha)``), and closed forms for n = 1 and equal values.
-Korn-Graubard MOVER (the former default, kept for the benchmark): each side is statsmodels'
-Clopper-Pearson (``proportion_confint(method="beta")``) at the effective counts, with the
-degrees-of-freedom factor from ``scipy.stats.t``; the two sides are combined by the MOVER
-formula of Zou & Donner (2008) written out below; a side with no deviation is
-``1 - (alpha/2)^(1/n)``.
+(The Korn-Graubard MOVER interval it replaced lives in ``benchmarks/coverage_stats.py``; its
+oracle test is in ``test_coverage.py``.)
 """
 
 import math
 
 import numpy as np
 import pytest
-from scipy import optimize, stats
+from scipy import optimize
 from statsmodels.stats.proportion import proportion_confint
 
 from ragaudit.exceptions import InputError
 from ragaudit.stats.bounded import (
-    KG_METHOD,
     METHOD,
     bet_fractions,
     bounded_mean_bounds,
     bounded_mean_interval,
-    kg_mover_bounds,
     paired_mean_interval,
 )
 
@@ -169,69 +164,6 @@ def test_betting_interval_contains_the_mean_and_stays_in_bounds():
         assert ci.high > ci.low
 
 
-def _side(y, n):
-    """(mean, low, high) of one side: Korn & Graubard (1998) effective-n Clopper-Pearson."""
-    y = np.asarray(y, dtype=float)
-    m = y.mean()
-    v = y.var() / n
-    if v == 0:
-        p0 = 1 - 0.025 ** (1 / n)
-        return m, m * (1 - p0), m + (1 - m) * p0
-    n_eff = m * (1 - m) / v * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, n - 1)) ** 2
-    low, high = proportion_confint(m * n_eff, n_eff, alpha=0.05, method="beta")
-    return m, low, high
-
-
-def _oracle(x, centre, lo, hi):
-    x = np.asarray(x, dtype=float)
-    n = x.size
-    up_room, down_room = hi - centre, centre - lo
-    up = np.maximum(x - centre, 0) / up_room if up_room else np.zeros(n)
-    down = np.maximum(centre - x, 0) / down_room if down_room else np.zeros(n)
-    mu, lu, hu = (v * up_room for v in _side(up, n))
-    md, ld, hd = (v * down_room for v in _side(down, n))
-    rho = np.corrcoef(up, down)[0, 1] if up.std() > 0 and down.std() > 0 else 0.0
-    est = centre + mu - md
-    low = est - np.sqrt((mu - lu) ** 2 + (hd - md) ** 2 - 2 * rho * (mu - lu) * (hd - md))
-    high = est + np.sqrt((hu - mu) ** 2 + (md - ld) ** 2 - 2 * rho * (hu - mu) * (md - ld))
-    return max(low, lo), min(high, hi)
-
-
-@pytest.mark.parametrize(
-    "values",
-    [
-        [1.0] * 40 + [0.5, 0.5, 2 / 3, 0.0],  # recall near 1: deviations on one side
-        [1 / 3] * 30 + [2 / 3] * 3 + [0.0] * 2,  # precision@3: both sides of the median
-        list(np.linspace(0.05, 0.95, 19)) + [0.4] * 3,  # spread-out scores
-        [0.2, 0.9],  # n = 2
-    ],
-)
-def test_kg_mover_matches_the_korn_graubard_and_mover_formulas(values):
-    x = np.asarray(values)
-    centre = float(np.median(x))
-    (kg_low,), (kg_high,) = kg_mover_bounds(x[None], np.array([centre]), 0.0, 1.0, 0.95)
-    low, high = _oracle(x, centre, 0.0, 1.0)
-    assert kg_low == pytest.approx(low, abs=1e-9)
-    assert kg_high == pytest.approx(high, abs=1e-9)
-    assert KG_METHOD == "Korn-Graubard MOVER"
-
-
-def _kg(values, lo=0.0, hi=1.0):
-    x = np.asarray(values, dtype=float)
-    (low,), (high,) = kg_mover_bounds(x[None], np.array([float(np.median(x))]), lo, hi, 0.95)
-    return low, high
-
-
-@pytest.mark.parametrize("n,v", [(1, 0.3), (50, 1.0), (54, 0.5), (20, 0.0)])
-def test_kg_all_equal_values_get_the_exact_zero_of_n_bound_not_zero_width(n, v):
-    low, high = _kg([v] * n)
-    p0 = 1 - 0.025 ** (1 / n)  # Clopper-Pearson upper limit for 0 events in n
-    assert low == pytest.approx(v - v * p0)
-    assert high == pytest.approx(v + (1 - v) * p0)
-    if v == 1.0:  # all ones: identical to Clopper-Pearson for n of n
-        assert low == pytest.approx(proportion_confint(n, n, alpha=0.05, method="beta")[0])
-
-
 def test_paired_difference_is_the_betting_interval_on_minus_one_to_one():
     a = [1.0] * 40 + [0.5, 1.0, 0.0]
     b = [1.0] * 40 + [1.0, 0.5, 0.5]
@@ -247,9 +179,6 @@ def test_paired_difference_is_the_betting_interval_on_minus_one_to_one():
     none = paired_mean_interval([0.5] * 30, [0.5] * 30)
     assert none.confidence_interval.low == pytest.approx(-none.confidence_interval.high)
     assert none.confidence_interval.low < 0 < none.confidence_interval.high
-    # the KG-MOVER kernel on the same differences, centred at 0
-    kg_low, kg_high = _oracle(d, 0.0, -1.0, 1.0)
-    assert _kg(d, -1.0, 1.0) == (pytest.approx(kg_low, abs=1e-9), pytest.approx(kg_high, abs=1e-9))
 
 
 def test_kernel_rows_equal_the_public_function():
@@ -259,16 +188,6 @@ def test_kernel_rows_equal_the_public_function():
     for i, row in enumerate(x):
         ci = bounded_mean_interval(row).confidence_interval
         assert (low[i], high[i]) == (ci.low, ci.high)
-
-
-def test_kg_interval_contains_the_estimate_and_stays_in_bounds():
-    rng = np.random.default_rng(4)
-    for _ in range(200):
-        n = int(rng.integers(1, 40))
-        x = rng.choice([0.0, 0.25, 1 / 3, 0.5, 1.0], size=n)
-        low, high = _kg(x)
-        assert 0.0 <= low <= x.mean() <= high <= 1.0
-        assert high > low
 
 
 @pytest.mark.parametrize(

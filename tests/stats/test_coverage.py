@@ -7,31 +7,26 @@ datasets the Monte Carlo standard error of a coverage near 0.95 is 0.0034, so a 
 true coverage 0.95 fails the 0.93 bar with probability below 1e-8.
 """
 
+import coverage_stats as sim  # benchmarks/coverage_stats.py, loaded by conftest.py
 import numpy as np
 import pytest
 from scipy import stats
 
 from ragaudit.diagnose.funnel import compute_funnel
 from ragaudit.stats import PerQuestionMetrics, compare_runs, paired_difference_interval
-from ragaudit.stats.bounded import bounded_mean_bounds, bounded_mean_interval, kg_mover_bounds
+from ragaudit.stats.bounded import bounded_mean_bounds, bounded_mean_interval
 from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds
 
 DATASETS = 4000
 
 
-def _covered(low, high, truth):
-    return float(np.mean((low <= truth + 1e-12) & (truth - 1e-12 <= high)))
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("a_only,b_only", [(0.03, 0.05), (0.10, 0.15)])
 def test_paired_binary_difference_covers_at_n_30(a_only, b_only):
-    rng = np.random.default_rng(20261)
-    rest = (1 - a_only - b_only) / 2
-    counts = rng.multinomial(30, [a_only, b_only, rest, rest], size=DATASETS)
-    low, high = tango_bounds(counts[:, 1], counts[:, 0], np.full(DATASETS, 30), 0.95)
+    a_count, b_count = sim.paired_tables(np.random.default_rng(20261), 30, a_only, b_only, DATASETS)
+    low, high = tango_bounds(b_count, a_count, np.full(DATASETS, 30), 0.95)
     assert np.all(high > low)  # never zero-width (the bootstrap was in 9% of datasets)
-    assert _covered(low, high, b_only - a_only) >= 0.93
+    assert sim.coverage(low, high, b_only - a_only) >= 0.93
 
 
 @pytest.mark.slow
@@ -41,25 +36,12 @@ def test_funnel_stage_rate_near_one_covers_at_n_50(rate, n):
     kept = rng.binomial(n, rate, DATASETS)
     low, high = clopper_pearson_bounds(kept, np.full(DATASETS, n), 0.95)
     assert np.all(low < 1)  # 50/50 no longer prints [1, 1]
-    assert _covered(low, high, rate) >= 0.93
+    assert sim.coverage(low, high, rate) >= 0.93
 
 
 @pytest.mark.slow
 def test_funnel_gap_covers_at_n_50():
-    rng = np.random.default_rng(20263)
-    hit = rng.random((DATASETS, 50)) < 0.98
-    correct = np.where(hit, rng.random(hit.shape) < 0.85, rng.random(hit.shape) < 0.3)
-    truth = 0.98 - (0.98 * 0.85 + 0.02 * 0.3)
-    passed_but_wrong, lucky = (hit & ~correct).sum(axis=1), (~hit & correct).sum(axis=1)
-    low, high = tango_bounds(passed_but_wrong, lucky, np.full(DATASETS, 50), 0.95)
-    assert _covered(low, high, truth) >= 0.93
-
-
-def _draw(rng, values, probs, n, size=DATASETS):
-    """``size`` datasets of ``n`` scores, each row's median (the centre), and the true mean."""
-    values, probs = np.asarray(values, dtype=float), np.asarray(probs, dtype=float)
-    x = values[rng.choice(len(values), size=(size, n), p=probs)]
-    return x, np.median(x, axis=1), float(values @ probs)
+    assert sim.gap_tango(np.random.default_rng(20263), 50, DATASETS) >= 0.93
 
 
 # The dashboard's fractional means on RAG-like data: most questions share one value, and a few
@@ -71,71 +53,97 @@ def _draw(rng, values, probs, n, size=DATASETS):
 # the faithfulness-like score and 0.47 on the "1% at 0, 4% at 0.95" one at n = 50
 # (benchmarks/coverage_stats.py).
 BOUNDED_DATASETS = 2000
-DASHBOARD_SCENARIOS = {
-    "recall@k near 1": ([1.0, 0.5, 0.0], [0.97, 0.02, 0.01], 50),
-    "recall@k, 1% at 0.5": ([1.0, 0.5], [0.99, 0.01], 50),
-    "nDCG@k": ([1.0, 0.63, 0.5, 0.0], [0.85, 0.08, 0.04, 0.03], 54),
-    "precision@3, mode 1/3": ([1 / 3, 2 / 3], [0.97, 0.03], 54),
-    "precision@3, dense": ([0, 1 / 3, 2 / 3, 1], [0.1, 0.6, 0.25, 0.05], 54),
-    "faithfulness, 5% spread over 0-0.8": (
-        [1, 0.8, 0.6, 0.4, 0.2, 0],
-        [0.95, 0.02, 0.01, 0.01, 0.005, 0.005],
-        50,
-    ),
-    **{
-        f"95% at 1, 4% at 0.95, 1% at 0, n={n}": ([1.0, 0.95, 0.0], [0.95, 0.04, 0.01], n)
-        for n in (10, 20, 50, 200)
-    },
-}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scenario", DASHBOARD_SCENARIOS)
+@pytest.mark.parametrize("scenario", sim.MEAN_SCENARIOS)
 def test_dashboard_mean_interval_covers_means_near_a_boundary(scenario):
-    values, probs, n = DASHBOARD_SCENARIOS[scenario]
-    x, _, truth = _draw(np.random.default_rng(20264), values, probs, n, BOUNDED_DATASETS)
+    values, probs, n = sim.MEAN_SCENARIOS[scenario]
+    rng = np.random.default_rng(20264)
+    x, _, truth = sim.mean_datasets(rng, values, probs, n, BOUNDED_DATASETS)
     low, high = bounded_mean_bounds(x, 0.0, 1.0, 0.95)
     assert np.all(high > low)  # all-equal samples are not the zero-width [v, v]
-    assert _covered(low, high, truth) >= 0.95
+    assert sim.coverage(low, high, truth) >= 0.95
 
 
 @pytest.mark.slow
 def test_the_former_interval_misses_rare_large_deviations():
     # Why it was replaced: a guard that this simulation can tell a good interval from a bad one.
-    x, centres, truth = _draw(
-        np.random.default_rng(20264), [1.0, 0.95, 0.0], [0.95, 0.04, 0.01], 50, BOUNDED_DATASETS
-    )
-    assert _covered(*kg_mover_bounds(x, centres, 0.0, 1.0, 0.95), truth) < 0.6
+    values, probs, n = sim.MEAN_SCENARIOS["95% at 1, 4% at 0.95, 1% at 0, n=50"]
+    rng = np.random.default_rng(20264)
+    x, centres, truth = sim.mean_datasets(rng, values, probs, n, BOUNDED_DATASETS)
+    assert sim.coverage(*sim.kg_mover_bounds(x, centres, 0.0, 1.0, 0.95), truth) < 0.6
+
+
+# The "before" rows of the docs table come from the benchmark's Korn-Graubard MOVER kernel:
+# checked here against the formulas written out independently.  Each side is statsmodels'
+# Clopper-Pearson (``proportion_confint(method="beta")``) at Korn & Graubard's effective counts,
+# with the degrees-of-freedom factor from ``scipy.stats.t``; a side with no deviation is
+# ``1 - (alpha/2)^(1/n)``; the sides are combined by the MOVER formula of Zou & Donner (2008).
+
+
+def _kg_side(y, n):
+    """(mean, low, high) of one side: Korn & Graubard (1998) effective-n Clopper-Pearson."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    y = np.asarray(y, dtype=float)
+    m = y.mean()
+    v = y.var() / n
+    if v == 0:
+        p0 = 1 - 0.025 ** (1 / n)
+        return m, m * (1 - p0), m + (1 - m) * p0
+    n_eff = m * (1 - m) / v * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, n - 1)) ** 2
+    low, high = proportion_confint(m * n_eff, n_eff, alpha=0.05, method="beta")
+    return m, low, high
+
+
+def _kg_oracle(x, centre, lo, hi):
+    x = np.asarray(x, dtype=float)
+    n = x.size
+    up_room, down_room = hi - centre, centre - lo
+    up = np.maximum(x - centre, 0) / up_room if up_room else np.zeros(n)
+    down = np.maximum(centre - x, 0) / down_room if down_room else np.zeros(n)
+    mu, lu, hu = (v * up_room for v in _kg_side(up, n))
+    md, ld, hd = (v * down_room for v in _kg_side(down, n))
+    rho = np.corrcoef(up, down)[0, 1] if up.std() > 0 and down.std() > 0 else 0.0
+    est = centre + mu - md
+    low = est - np.sqrt((mu - lu) ** 2 + (hd - md) ** 2 - 2 * rho * (mu - lu) * (hd - md))
+    high = est + np.sqrt((hu - mu) ** 2 + (md - ld) ** 2 - 2 * rho * (hu - mu) * (md - ld))
+    return max(low, lo), min(high, hi)
+
+
+@pytest.mark.parametrize(
+    "values,bounds",
+    [
+        ([1.0] * 40 + [0.5, 0.5, 2 / 3, 0.0], (0.0, 1.0)),  # recall near 1: one side deviates
+        ([1 / 3] * 30 + [2 / 3] * 3 + [0.0] * 2, (0.0, 1.0)),  # precision@3: both sides
+        (list(np.linspace(0.05, 0.95, 19)) + [0.4] * 3, (0.0, 1.0)),  # spread-out scores
+        ([0.2, 0.9], (0.0, 1.0)),  # n = 2
+        ([0.0] * 40 + [0.5, -0.5, -0.5], (-1.0, 1.0)),  # paired differences, centred at 0
+    ],
+)
+def test_the_former_interval_matches_the_korn_graubard_and_mover_formulas(values, bounds):
+    x = np.asarray(values)
+    centre = float(np.median(x))
+    (kg_low,), (kg_high,) = sim.kg_mover_bounds(x[None], np.array([centre]), *bounds, 0.95)
+    low, high = _kg_oracle(x, centre, *bounds)
+    assert kg_low == pytest.approx(low, abs=1e-9)
+    assert kg_high == pytest.approx(high, abs=1e-9)
 
 
 # compare's paired differences of fractional scores (d = b - a in [-1, 1]): most questions do
 # not change, all shift together (precision@k when k doubles), or a few drop a lot.  The
 # percentile bootstrap covered 0.87 / 0.89 / 0.92 / 0.93 in the first four, Korn-Graubard MOVER
 # 0.48 with rare large drops at n = 50 (benchmarks/coverage_stats.py).
-PAIRED_SCENARIOS = {
-    "recall@k, 5% of questions change": ([0, 0.5, -0.5, 1], [0.95, 0.03, 0.01, 0.01], 50),
-    "MRR, 8% change": ([0, 0.5, -0.5, 1 / 3, -1 / 6, 1], [0.92, 0.02, 0.02, 0.02, 0.01, 0.01], 50),
-    "precision@k, k doubled": ([-1 / 6, -1 / 3, 0, 1 / 6], [0.85, 0.08, 0.05, 0.02], 54),
-    "nDCG@k, 30% change": (
-        [0, 0.37, -0.37, 0.13, -0.13, 0.5, -1],
-        [0.7, 0.08, 0.05, 0.07, 0.04, 0.04, 0.02],
-        54,
-    ),
-    **{
-        f"rare large drops, n={n}": ([0, 0.05, -0.05, -1], [0.9, 0.05, 0.04, 0.01], n)
-        for n in (20, 50, 200)
-    },
-}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("scenario", PAIRED_SCENARIOS)
+@pytest.mark.parametrize("scenario", sim.PAIRED_SCENARIOS)
 def test_compare_paired_interval_of_fractional_scores_covers(scenario):
-    values, probs, n = PAIRED_SCENARIOS[scenario]
-    d, _, truth = _draw(np.random.default_rng(20265), values, probs, n, BOUNDED_DATASETS)
+    values, probs, n = sim.PAIRED_SCENARIOS[scenario]
+    rng = np.random.default_rng(20265)
+    d, _, truth = sim.mean_datasets(rng, values, probs, n, BOUNDED_DATASETS)
     low, high = bounded_mean_bounds(d, -1.0, 1.0, 0.95)
     assert np.all(high > low)
-    assert _covered(low, high, truth) >= 0.95
+    assert sim.coverage(low, high, truth) >= 0.95
 
 
 @pytest.mark.slow
@@ -146,16 +154,16 @@ def test_bounded_interval_covers_continuous_scores():
     size = BOUNDED_DATASETS
     dense = rng.beta(8, 3, (size, 50))
     low, high = bounded_mean_bounds(dense, 0.0, 1.0, 0.95)
-    assert _covered(low, high, 8 / 11) >= 0.95
+    assert sim.coverage(low, high, 8 / 11) >= 0.95
     t = stats.t.ppf(0.975, 49) * dense.std(axis=1, ddof=1) / np.sqrt(50)
     assert np.median(high - low) < 2.0 * np.median(2 * t)
     near_one = np.where(rng.random((size, 50)) < 0.7, 1.0, rng.beta(5, 2, (size, 50)))
     low, high = bounded_mean_bounds(near_one, 0.0, 1.0, 0.95)
-    assert _covered(low, high, 0.7 + 0.3 * 5 / 7) >= 0.95
+    assert sim.coverage(low, high, 0.7 + 0.3 * 5 / 7) >= 0.95
     # paired: 40% of questions unchanged, the rest shift by N(0.05, 0.1) (never near +-1)
     d = np.where(rng.random((size, 50)) < 0.4, 0.0, rng.normal(0.05, 0.1, (size, 50)))
     low, high = bounded_mean_bounds(d, -1.0, 1.0, 0.95)
-    assert _covered(low, high, 0.6 * 0.05) >= 0.95
+    assert sim.coverage(low, high, 0.6 * 0.05) >= 0.95
 
 
 # The simulations above call the kernels; these check that compare and funnel print them.

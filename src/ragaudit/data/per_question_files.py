@@ -94,7 +94,7 @@ def _add(
 
 def _from_jsonl(path: str) -> dict[str, dict[str, float | None]]:
     values: dict[str, dict[str, float | None]] = {}
-    for line_no, record in json_lines(path, unique_keys=True):
+    for line_no, record in json_lines(path):
         if not isinstance(record, dict) or "id" not in record:
             raise FormatError(
                 "expected an object with an 'id' key", path=path, line=line_no, field="id"
@@ -200,7 +200,7 @@ def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetr
         values = _from_jsonl(where)
     else:
         try:
-            doc = read_json_file(path, unique_keys=True)
+            doc = read_json_file(path)
         except FormatError as exc:
             if exc.line == 1 and _looks_like_trec_run(path):
                 raise FormatError(

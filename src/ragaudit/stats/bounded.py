@@ -3,11 +3,11 @@
 Retrieval and judge scores live in [0, 1], and on a good system most questions sit at one value
 (recall 1.0, faithfulness 1.0) while a few deviate, some by a little and some by a lot.  An
 interval that estimates the size of the unseen deviations from the seen ones undercovers when
-the rare ones are large: the Korn-Graubard MOVER interval this module used before
-(:func:`kg_mover_bounds`) covered 0.91 on a faithfulness-like score at n = 50, and 0.47 when
-1% of questions score 0 and 4% score 0.95.  So the mean of a bounded score gets an interval
-whose coverage is at least the nominal level for *every* distribution on the range, by
-betting (Waudby-Smith & Ramdas 2024):
+the rare ones are large: the Korn-Graubard MOVER interval this module used before (now in
+``benchmarks/coverage_stats.py`` only, for comparison) covered 0.91 on a faithfulness-like
+score at n = 50, and 0.47 when 1% of questions score 0 and 4% score 0.95.  So the mean of a
+bounded score gets an interval whose coverage is at least the nominal level for *every*
+distribution on the range, by betting (Waudby-Smith & Ramdas 2024):
 
 1. Rescale to ``y`` in [0, 1].  For a candidate mean ``m``, a gambler who bets the fraction
    ``c`` of their capital that the mean is above ``m`` multiplies it by
@@ -53,32 +53,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import betaincinv, ndtri, stdtrit
 
 from ragaudit.exceptions import InputError
 from ragaudit.stats.intervals import IntervalResult
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
 
 __all__ = [
-    "KG_METHOD",
     "METHOD",
     "bet_fractions",
     "bounded_mean_bounds",
     "bounded_mean_interval",
-    "kg_mover_bounds",
     "paired_mean_interval",
 ]
 
 #: The name every printed row gives this interval.
 METHOD = "betting (Waudby-Smith-Ramdas)"
-#: The name of the former default, :func:`kg_mover_bounds` (benchmarks only).
-KG_METHOD = "Korn-Graubard MOVER"
 
-# Values closer than this (relative to the range) count as equal: a paired difference such as
-# 0.5 - 1/3 and 1/3 - 1/6 differs in the last bits.
-_TOLERANCE = 1e-9
-# Beyond this effective sample size the beta quantiles are a normal interval anyway.
-_MAX_N_EFF = 1e12
 # Halvings of [0, 1] per interval end (2^-50: below the printed digits).
 _ITERATIONS = 50
 # Beyond this many questions the values are rounded outward to a grid of 1/_BINS.
@@ -141,70 +131,6 @@ def bounded_mean_bounds(
     lower = _lower_limits(y, threshold)
     upper = 1.0 - _lower_limits(1.0 - y, threshold)
     return low + (high - low) * lower, low + (high - low) * upper
-
-
-def _side_bounds(y: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean and effective-sample-size Clopper-Pearson bounds of each row of ``y`` in [0, 1]."""
-    n = y.shape[-1]
-    alpha = 1.0 - confidence
-    mean = y.mean(axis=-1)
-    # Equal values can leave a variance of 1e-35 in floating point: spread means a real range.
-    spread = np.ptp(y, axis=-1) > _TOLERANCE
-    var_mean = np.where(spread, y.var(axis=-1) / n, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        n_eff = np.where(spread, np.minimum(mean * (1.0 - mean) / var_mean, _MAX_N_EFF), n)
-        if n > 1:
-            n_eff = n_eff * (ndtri(1.0 - alpha / 2) / stdtrit(n - 1, 1.0 - alpha / 2)) ** 2
-        k_eff = mean * n_eff
-        low = np.where(k_eff > 0, betaincinv(k_eff, n_eff - k_eff + 1, alpha / 2), 0.0)
-        high = np.where(k_eff < n_eff, betaincinv(k_eff + 1, n_eff - k_eff, 1 - alpha / 2), 1.0)
-    # No spread: every value equal (all 0 is the usual case).  At most p0 of the population
-    # deviates, by at most the whole range: the exact bound of 0 (or n) successes in n.
-    p0 = 1.0 - (alpha / 2) ** (1.0 / n)
-    low = np.where(spread, low, mean * (1.0 - p0))
-    high = np.where(spread, high, mean + (1.0 - mean) * p0)
-    return mean, np.clip(low, 0.0, mean), np.clip(high, mean, 1.0)
-
-
-def kg_mover_bounds(
-    x: np.ndarray, centre: np.ndarray, low: float, high: float, confidence: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """The former default (Korn-Graubard MOVER), one interval per row of ``x``; not printed.
-
-    Each side of ``centre`` (default: the row's median) is a mostly-zero mean in [0, 1] that
-    gets Clopper-Pearson with Korn & Graubard's (1998) effective sample size
-    ``n* = m(1 - m) / Var(m) * (z / t_{n-1})^2``; a side where no value deviates gets
-    ``1 - (alpha/2)^(1/n)``; the two are combined by MOVER (Zou & Donner 2008).  Kept for
-    ``benchmarks/coverage_stats.py``, which shows why it was replaced: with 1% of questions at
-    0 and 4% at 0.95 (the rest at 1) it covers 0.47 at n = 50.  ``x`` has shape ``(rows, n)``
-    with values in ``[low, high]``; ``centre`` one value per row.
-    """
-    x = np.atleast_2d(np.asarray(x, dtype=float))
-    centre = np.broadcast_to(np.asarray(centre, dtype=float), x.shape[:1])
-    room_up = np.maximum(high - centre, 0.0)[:, None]
-    room_down = np.maximum(centre - low, 0.0)[:, None]
-    offset = x - centre[:, None]
-    offset = np.where(np.abs(offset) <= _TOLERANCE * (high - low), 0.0, offset)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.where(room_up > 0, np.maximum(offset, 0.0) / room_up, 0.0)
-        down = np.where(room_down > 0, np.maximum(-offset, 0.0) / room_down, 0.0)
-    m_up, l_up, h_up = (v * room_up[:, 0] for v in _side_bounds(up, confidence))
-    m_down, l_down, h_down = (v * room_down[:, 0] for v in _side_bounds(down, confidence))
-    sd_up, sd_down = up.std(axis=-1), down.std(axis=-1)
-    cov = ((up - up.mean(-1, keepdims=True)) * (down - down.mean(-1, keepdims=True))).mean(-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rho = np.where((sd_up > 0) & (sd_down > 0), cov / (sd_up * sd_down), 0.0)
-    estimate = centre + m_up - m_down
-    # MOVER for (centre + up) - down: each limit recovers the variance from the nearer ends.
-    below = (
-        (m_up - l_up) ** 2 + (h_down - m_down) ** 2 - 2 * rho * (m_up - l_up) * (h_down - m_down)
-    )
-    above = (
-        (h_up - m_up) ** 2 + (m_down - l_down) ** 2 - 2 * rho * (h_up - m_up) * (m_down - l_down)
-    )
-    lower = estimate - np.sqrt(np.maximum(below, 0.0))
-    upper = estimate + np.sqrt(np.maximum(above, 0.0))
-    return np.clip(lower, low, high), np.clip(upper, low, high)
 
 
 def _check_values(values: Sequence[float] | np.ndarray, low: float, high: float) -> np.ndarray:

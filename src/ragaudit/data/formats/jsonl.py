@@ -56,11 +56,11 @@ def json_records(path: PathLike) -> Iterator[tuple[int, Any]]:
     ranking mapping, a field) is an error, not the silent last-one-wins of ``json.loads``.
     """
     if str(path).lower().endswith(".json"):
-        document = read_json_file(path, unique_keys=True)
+        document = read_json_file(path)
         for record in document if isinstance(document, list) else [document]:
             yield 1, record
         return
-    yield from json_lines(path, unique_keys=True)
+    yield from json_lines(path)
 
 
 def _object(record: Any, path: str, line: int) -> Mapping[str, Any]:
