@@ -2,10 +2,14 @@
 
 The run is read in chunks of about ``batch_bytes`` of text (:func:`ragaudit.data.formats.
 iter_run_chunks`).  The rows of a chunk's last question may continue in the next chunk, so
-they are carried over; every other question in the chunk is complete and is scored at once by
-:func:`~ragaudit.metrics.evaluate`.  Peak memory is the labels plus one batch, whatever the
-size of the run.  The run must list each question's lines together (as every ranker writes
-them); a question met again after another one is an error.
+they are carried over; every other question in the chunk is complete and is ranked, joined
+with its labels and scored at once, by the pieces :func:`~ragaudit.metrics.evaluate` uses.
+The labels are held in memory as columns (:mod:`ragaudit.metrics._stream_labels`); each
+batch's questions are found among them by hashed id, and their scores written into one array
+per metric over the labelled questions.  No Python object is made per question of the run, so
+peak memory is the labels plus one batch, whatever the size of the run.  The run must list
+each question's lines together (as every ranker writes them); a question met again after
+another one is an error.
 """
 
 from __future__ import annotations
@@ -13,86 +17,167 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
+from ragaudit._validate import check_int
 from ragaudit.data.formats import iter_run_chunks
 from ragaudit.data.formats._chunks import TextColumns
-from ragaudit.data.formats._strings import _Strings
-from ragaudit.data.formats.columns import (
-    QrelsColumns,
-    _ColumnarQrels,
-    _ColumnarRun,
-    finish_run_columns,
-    items_view,
-)
+from ragaudit.data.formats._strings import IntArray, U64Array, _Strings
+from ragaudit.data.formats.columns import finish_run_columns, items_view
+from ragaudit.data.formats.trec import _check_policies
 from ragaudit.data.qrels import Qrels
-from ragaudit.exceptions import InputError, RagauditWarning
-from ragaudit.metrics.evaluate import Evaluation, evaluate
+from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
+from ragaudit.metrics._join import grade_matrix, ideal_grades
+from ragaudit.metrics._stream_labels import Ids, LabelColumns, UnlabelledIds, padded_strings
+from ragaudit.metrics.evaluate import Evaluation, _score
+from ragaudit.metrics.registry import MetricSpec, parse_metric
 
 __all__ = ["evaluate_stream"]
 
 _BATCH_BYTES = 1 << 25
+_SHOW_IDS = 5
 
 
-def _join(carry: TextColumns | None, chunk: TextColumns) -> TextColumns:
-    """The rows of ``carry`` followed by those of ``chunk``, with one set of codes."""
+@dataclass(frozen=True)
+class _Batch:
+    """Rows of whole lines: question ``keys[i]`` (an index into ``names``, whose label codes
+    are ``codes``, -1 unlabelled) ranks item ``items[i]`` with score ``values[i]``."""
+
+    names: _Strings
+    hashes: U64Array
+    codes: IntArray
+    keys: IntArray
+    items: _Strings
+    values: npt.NDArray[np.float64]
+
+
+def _again(name: str, qid: str) -> InputError:
+    return InputError(
+        f"{name}: question {qid!r} appears in two separate places; streaming needs each "
+        "question's lines together (sort the run by question, or evaluate it without streaming)"
+    )
+
+
+def _batch(chunk: TextColumns, carry: _Batch | None, labels: LabelColumns, name: str) -> _Batch:
+    """The rows of ``carry`` (one question's) followed by those of ``chunk``."""
+    names = padded_strings(chunk.names)
+    hashes = names.hashes()
+    codes = labels.codes(names, hashes)
+    keys = chunk.keys
     if carry is None:
-        return chunk
-    index = {name: i for i, name in enumerate(carry.key_names)}
-    to_joint = np.array(
-        [index.setdefault(name, len(index)) for name in chunk.key_names], dtype=np.int64
+        return _Batch(names, hashes, codes, keys, _Strings.concat([chunk.items]), chunk.values)
+    zeros = np.zeros(len(carry.keys), dtype=keys.dtype)
+    head = np.zeros(1, dtype=np.int64)
+    same = np.flatnonzero(hashes == carry.hashes[0])
+    same = same[names.equal(same, carry.names, head.repeat(len(same)))]
+    if len(same) and same[0] == 0:  # the chunk goes on with the carried question
+        keys = np.concatenate((zeros, keys))
+    elif len(same):
+        raise _again(name, names.get(int(same[0])))
+    else:
+        names = _Strings.concat([carry.names, names])
+        hashes = np.concatenate((carry.hashes, hashes))
+        codes = np.concatenate((carry.codes, codes))
+        keys = np.concatenate((zeros, keys + 1))
+    items = _Strings.concat([carry.items, chunk.items])
+    return _Batch(names, hashes, codes, keys, items, np.concatenate((carry.values, chunk.values)))
+
+
+def _split(batch: _Batch, name: str) -> tuple[_Batch | None, _Batch]:
+    """The batch's complete questions (None: there are none) and its last question."""
+    keys = batch.keys
+    down = np.flatnonzero(keys[1:] < keys[:-1])
+    if len(down):
+        raise _again(name, batch.names.get(int(keys[down[0] + 1])))
+    last = int(keys[-1])
+    cut = int(np.searchsorted(keys, last))
+    tail_rows = np.arange(cut, len(keys))
+    tail = _Batch(
+        items_view(batch.names, np.array([last])),
+        batch.hashes[last : last + 1],
+        batch.codes[last : last + 1],
+        np.zeros(len(keys) - cut, dtype=keys.dtype),
+        items_view(batch.items, tail_rows),
+        batch.values[cut:].copy(),
     )
-    return TextColumns(
-        list(index),
-        np.concatenate((carry.keys, to_joint[chunk.keys])),
-        _Strings.concat([carry.items, chunk.items]),
-        np.concatenate((carry.values, chunk.values)),
+    if last == 0:
+        return None, tail
+    names = _Strings(batch.names.data, batch.names.offsets[: last + 1])
+    items = _Strings(batch.items.data, batch.items.offsets[: cut + 1])
+    head = _Batch(
+        names, batch.hashes[:last], batch.codes[:last], keys[:cut], items, batch.values[:cut]
     )
+    return head, tail
 
 
-def _rows(columns: TextColumns, rows: npt.NDArray[np.bool_]) -> TextColumns:
-    positions = np.flatnonzero(rows)
-    items = items_view(columns.items, positions)
-    return TextColumns(columns.key_names, columns.keys[positions], items, columns.values[positions])
+class _Scores:
+    """Per-question scores of the labelled questions, filled batch by batch."""
 
+    def __init__(
+        self,
+        labels: LabelColumns,
+        specs: dict[str, MetricSpec],
+        threshold: int,
+        order: str,
+        duplicates: str,
+        name: str,
+    ) -> None:
+        self.labels, self.specs, self.threshold = labels, specs, threshold
+        self.order, self.duplicates, self.name = order, duplicates, name
+        self.per_query = {n: np.zeros(len(labels), dtype=np.float64) for n in specs}
+        self.seen = np.zeros(len(labels), dtype=bool)
+        self.n_relevant = labels.relevant_counts(threshold)
+        self.unlabelled = UnlabelledIds()
+        self.tied = [0, 0]
+        ks = [spec.k for spec in specs.values()]
+        self.max_k = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
 
-class _LabelIndex:
-    """The labels of any set of questions, in time proportional to their number of labels."""
-
-    def __init__(self, qrels: Qrels) -> None:
-        self.qrels = qrels
-        self.known = set(qrels)  # iterating ids builds no per-label objects
-        columns = getattr(qrels, "columns", None)
-        self.columns = columns if isinstance(columns, QrelsColumns) else None
-        if self.columns is not None:
-            self.code = {qid: i for i, qid in enumerate(self.columns.qids)}
-            self.order = np.argsort(self.columns.q, kind="stable")
-            self.starts = np.zeros(len(self.columns.qids) + 1, dtype=np.int64)
-            counts = np.bincount(self.columns.q, minlength=len(self.columns.qids))
-            np.cumsum(counts, out=self.starts[1:])
-
-    def subset(self, qids: Sequence[str]) -> Qrels:
-        wanted = [qid for qid in qids if qid in self.known]
-        if self.columns is None:
-            return Qrels({qid: self.qrels[qid] for qid in wanted}, unit=self.qrels.unit)
-        cols = self.columns
-        codes = np.array([self.code[qid] for qid in wanted], dtype=np.int64)
-        lengths = self.starts[codes + 1] - self.starts[codes]
-        local = np.zeros(len(codes) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=local[1:])
-        rows = self.order[
-            np.repeat(self.starts[codes] - local[:-1], lengths) + np.arange(local[-1])
-        ]
-        subset = QrelsColumns(
-            tuple(wanted),
-            np.repeat(np.arange(len(codes)), lengths),
-            items_view(cols.items, rows),
-            None if cols.stored_hash is None else cols.stored_hash[rows],
-            cols.grades[rows],
+    def add(self, batch: _Batch) -> None:
+        """Score the batch's questions (each whole, none met before)."""
+        codes = batch.codes
+        labelled = codes >= 0
+        mine = codes[labelled]
+        again = np.flatnonzero(self.seen[mine])
+        if len(again):
+            raise _again(self.name, self.labels.qids[int(mine[again[0]])])
+        first = self.unlabelled.add(batch.names, np.flatnonzero(~labelled))
+        if first >= 0:
+            raise _again(self.name, batch.names.get(first))
+        # finish_run_columns reads the ids only to name a question in an error.
+        qids = cast(tuple[str, ...], Ids(batch.names))
+        cols = finish_run_columns(
+            qids,
+            batch.keys,
+            batch.items,
+            batch.values,
+            order=self.order,
+            duplicates=self.duplicates,
+            name=self.name,
         )
-        return _ColumnarQrels(subset, unit=self.qrels.unit, name=self.qrels.name)
+        self.tied[0] += cols.tied_groups
+        self.tied[1] += cols.float32_tied_groups
+        if not len(mine):
+            return
+        self.seen[mine] = True
+        n_eval = len(mine)
+        eval_row = np.full(len(codes), -1, dtype=np.int64)
+        eval_row[labelled] = np.arange(n_eval)
+        depth = int(np.diff(cols.offsets)[labelled].max(initial=0))
+        if self.max_k is not None:
+            depth = min(depth, self.max_k)
+        labels = self.labels.rows_of(mine)
+        grades = grade_matrix(
+            cols, eval_row, labels.row, labels.items, labels.grades, None, n_eval, depth
+        )
+        ideal = ideal_grades(labels.row, labels.grades, n_eval)
+        del cols, labels
+        per_query, _ = _score(self.specs, grades, self.n_relevant[mine], ideal, self.threshold)
+        for metric, values in per_query.items():
+            self.per_query[metric][mine] = values
 
 
 def evaluate_stream(
@@ -143,129 +228,86 @@ def evaluate_stream(
     """
     if missing not in ("zero", "skip"):
         raise InputError(f"missing: expected 'zero' or 'skip', found {missing!r}")
+    _check_policies(order, duplicates)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not metrics:
+        raise InputError("metrics: expected at least one metric name, e.g. ['ndcg@10']")
+    specs = {metric: parse_metric(metric) for metric in metrics}
+    check_int(relevance_threshold, "relevance_threshold")
+    if len(qrels) == 0:
+        where = f"{qrels.name}: " if qrels.name else ""
+        raise InputError(f"{where}the labels are empty: expected at least one labelled question")
     name = str(run_path)
-    parts: list[Evaluation] = []
-    done: set[str] = set()
-    tied = [0, 0]
-    unlabelled = [0]
-    labels = _LabelIndex(qrels)
-    caught: list[warnings.WarningMessage] = []
-
-    def score(batch: TextColumns) -> None:
-        qids = tuple(batch.key_names)
-        again = done.intersection(qids)
-        if again:
-            raise InputError(
-                f"{name}: question {sorted(again)[0]!r} appears in two separate places; "
-                "streaming needs each question's lines together (sort the run by question, "
-                "or evaluate it without streaming)"
-            )
-        done.update(qids)
-        columns = finish_run_columns(
-            qids,
-            batch.keys,
-            batch.items,
-            batch.values,
-            order=order,
-            duplicates=duplicates,
-            name=name,
-        )
-        tied[0] += columns.tied_groups
-        tied[1] += columns.float32_tied_groups
-        unlabelled[0] += sum(1 for qid in qids if qid not in labels.known)
-        if not any(qid in labels.known for qid in qids):
-            return
-        run = _ColumnarRun(columns, unit=qrels.unit, order=order, name=name)
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            parts.append(
-                evaluate(
-                    labels.subset(qids),
-                    run,
-                    metrics,
-                    relevance_threshold=relevance_threshold,
-                    missing="skip",
-                )
-            )
-        caught.extend(seen)
-
-    carry: TextColumns | None = None
+    labels = LabelColumns(qrels)
+    scores = _Scores(labels, specs, int(relevance_threshold), order, duplicates, name)
+    carry: _Batch | None = None
     for chunk in iter_run_chunks(run_path, block_bytes=batch_bytes):
-        joint = _join(carry, chunk)
-        if np.any(joint.keys[1:] < joint.keys[:-1]):
-            bad = joint.key_names[int(joint.keys[1:][joint.keys[1:] < joint.keys[:-1]][0])]
-            raise InputError(
-                f"{name}: question {bad!r} appears in two separate places; streaming needs "
-                "each question's lines together (sort the run by question, or evaluate it "
-                "without streaming)"
-            )
-        last = int(joint.keys[-1])
-        tail = joint.keys == last
-        if not tail.all():
-            head = _rows(joint, ~tail)
-            head = TextColumns(head.key_names[:last], head.keys, head.items, head.values)
-            score(head)
-        carry = _rows(joint, tail)
-        carry = TextColumns([joint.key_names[last]], np.zeros(len(carry.keys), np.int64),
-                            carry.items, carry.values)  # fmt: skip
+        head, carry = _split(_batch(chunk, carry, labels, name), name)
+        del chunk
+        if head is not None:
+            scores.add(head)
+        del head
     if carry is not None:
-        score(carry)
-    if not parts:
+        scores.add(carry)
+    if not scores.seen.any():
         raise InputError(f"{name}: the run and the labels share no question id")
-    caught = [m for m in caught if "have no labels and are ignored" not in str(m.message)]
-    if unlabelled[0]:
+    return _result(labels, scores, qrels.unit, missing)
+
+
+def _named(count: int, first: Sequence[str]) -> str:
+    shown = ", ".join(first[:_SHOW_IDS])
+    return shown + (f", ... ({count - _SHOW_IDS} more)" if count > _SHOW_IDS else "")
+
+
+def _result(labels: LabelColumns, scores: _Scores, unit: str, missing: str) -> Evaluation:
+    """The :class:`Evaluation`, questions in label order, with the warnings of
+    :func:`~ragaudit.metrics.evaluate` (the same texts, in the same order)."""
+    unlabelled = scores.unlabelled
+    if unlabelled.count:
         warnings.warn(
-            f"{unlabelled[0]} run question(s) have no labels and are ignored (as trec_eval does)",
+            f"{unlabelled.count} run question(s) have no labels and are ignored (as trec_eval "
+            f"does): {_named(unlabelled.count, unlabelled.first)}",
             RagauditWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    return _combine(qrels, parts, done, missing, tied, caught)
-
-
-def _combine(
-    qrels: Qrels,
-    parts: list[Evaluation],
-    in_run: set[str],
-    missing: str,
-    tied: list[int],
-    caught: list[warnings.WarningMessage],
-) -> Evaluation:
-    """One :class:`Evaluation` from the batches', questions in label order."""
-    first = parts[0]
-    names = list(first.per_query)
-    position = {qid: i for i, qid in enumerate(qrels)}
-    ids = [qid for part in parts for qid in part.query_ids]
-    values = {n: np.concatenate([part.per_query[n] for part in parts]) for n in names}
-    absent = [qid for qid in qrels if qid not in in_run]  # iterates ids only
-    if missing == "zero" and absent:
-        ids += absent
-        values = {n: np.concatenate((v, np.zeros(len(absent)))) for n, v in values.items()}
-        caught.append(
-            warnings.WarningMessage(
-                f"{len(absent)} labelled question(s) are missing from the run and score 0",
-                RagauditWarning,
-                __file__,
-                0,
-            )
+    seen = scores.seen
+    absent = np.flatnonzero(~seen)
+    if missing == "zero" and len(absent):
+        warnings.warn(
+            f"{len(absent)} labelled question(s) are missing from the run and score 0: "
+            f"{_named(len(absent), Ids(labels.qids, absent[:_SHOW_IDS]))}; pass missing='skip' "
+            "(--missing skip) to drop them as trec_eval does without -c",
+            RagauditWarning,
+            stacklevel=3,
         )
-    order = np.argsort([position[qid] for qid in ids], kind="stable")
-    per_query = {n: v[order] for n, v in values.items()}
-    kinds: dict[tuple[type, str], int] = {}
-    for message in caught:
-        text = str(message.message).split(":")[0]
-        kinds[(message.category, text)] = kinds.get((message.category, text), 0) + 1
-    for (category, text), count in kinds.items():
-        more = f" (in {count} batches)" if count > 1 else ""
-        warnings.warn(text + more, category, stacklevel=3)
+    evaluated = None if missing == "zero" or not len(absent) else seen
+    no_relevant = scores.n_relevant == 0
+    if evaluated is not None:
+        no_relevant &= evaluated
+    none = np.flatnonzero(no_relevant)
+    if len(none):
+        warnings.warn(
+            f"{len(none)} question(s) have no relevant item (grade >= {scores.threshold}) and "
+            "score 0 on every metric, as in trec_eval: "
+            f"{_named(len(none), Ids(labels.qids, none[:_SHOW_IDS]))}",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    if evaluated is None:
+        query_ids, per_query = labels.qids, scores.per_query
+    else:
+        query_ids = tuple(labels.qids[i] for i in np.flatnonzero(evaluated).tolist())
+        per_query = {metric: values[evaluated] for metric, values in scores.per_query.items()}
     return Evaluation(
-        query_ids=tuple(ids[i] for i in order.tolist()),
+        query_ids=query_ids,
         per_query=per_query,
-        means={n: float(np.mean(v)) for n, v in per_query.items()},
-        unit=first.unit,
+        means={metric: float(np.mean(values)) for metric, values in per_query.items()},
+        unit=unit,
         average="macro",
-        relevance_threshold=first.relevance_threshold,
+        relevance_threshold=scores.threshold,
         missing=missing,
-        specs=first.specs,
-        tied_groups=tied[0],
-        float32_tied_groups=tied[1],
+        specs=scores.specs,
+        tied_groups=scores.tied[0],
+        float32_tied_groups=scores.tied[1],
     )
