@@ -59,7 +59,7 @@ def label_table(
     return label_row, label_items, grades, None  # hashed when joined
 
 
-_JOIN_ROWS = 1 << 18  # run rows joined per step: bounds the temporaries of the join
+_JOIN_ROWS = 1 << 17  # run rows joined per step and thread: bounds the join's temporaries
 _ROW_BITS_LIMIT = 1 << 24  # below: a join key holds its question row exactly, in 24 high bits
 
 
