@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 from ragaudit.exceptions import InputError
 
-__all__ = ["check_choice", "check_fraction", "check_int"]
+__all__ = ["check_choice", "check_fraction", "check_int", "check_unique"]
 
 T = TypeVar("T")
 
@@ -63,3 +63,20 @@ def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
     if value not in options:
         raise InputError(f"{name}: expected one of {', '.join(map(str, options))}, found {value!r}")
     return value
+
+
+def check_unique(items: Sequence[str], field: str) -> None:
+    """Refuse an item listed twice, naming both positions (1-based).
+
+    >>> check_unique(["B", "A", "B"], "ranking")
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: ranking: item 'B' appears more than once (positions 1 and 3)
+    """
+    first_seen: dict[str, int] = {}
+    for position, item in enumerate(items, start=1):
+        if item in first_seen:
+            raise InputError(
+                f"{field}: item {item!r} appears more than once "
+                f"(positions {first_seen[item]} and {position})"
+            )
+        first_seen[item] = position

@@ -20,6 +20,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ragaudit._validate import check_fraction
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.per_question_files import load_per_question_metrics
@@ -28,6 +30,7 @@ from ragaudit.exceptions import InputError
 from ragaudit.metrics import Evaluation
 from ragaudit.reports.renderer import render
 from ragaudit.reports.stats import comparison_report
+from ragaudit.stats._inputs import aligned_values
 from ragaudit.stats.compare import Comparison, MetricComparison, compare_runs
 from ragaudit.stats.verdicts import format_pvalue
 
@@ -54,13 +57,10 @@ def _as_run(run: RunInput, name: str) -> PerQuestionMetrics:
 def _worse_ids(
     row: MetricComparison, baseline: PerQuestionMetrics, candidate: PerQuestionMetrics
 ) -> list[str]:
-    """Questions where the candidate's value is below the baseline's (sorted by id)."""
-    out = []
-    for qid in sorted(set(baseline.values) & set(candidate.values)):
-        a, b = baseline.values[qid].get(row.metric), candidate.values[qid].get(row.metric)
-        if a is not None and b is not None and b < a:
-            out.append(qid)
-    return out
+    """Questions where the candidate's value is below the baseline's (sorted by id), paired
+    as :func:`compare_runs` paired them (a null on either side is never worse)."""
+    ids, a, b = aligned_values(baseline, candidate, row.metric)
+    return [ids[i] for i in np.flatnonzero(b < a)]
 
 
 def _failure_message(

@@ -7,6 +7,9 @@ trec_eval's rule (score descending, ties by id descending), and pytrec_eval for 
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -474,7 +477,12 @@ def test_files_listing_the_same_questions_share_one_id_tuple(tmp_path):
     run = read_run_columns(run_path)
     assert run.qids == ("q1", "q2") and run.qids is qrels.qids
     other = read_run_columns(other_path)
-    assert other.qids == ("q2", "q1") and other.qids is not qrels.qids
-    del qrels, run  # held weakly: once they are gone, the ids are read afresh
+    assert other.qids == ("q2", "q1")  # the same ids in another order are not shared
+    # Held weakly: once the columns are gone the cache does not keep them alive, and the ids
+    # are read afresh (a tuple kept alive by itself is not shared).
+    ids, gone = qrels.qids, weakref.ref(qrels)
+    del qrels, run
+    gc.collect()
+    assert gone() is None
     again = read_run_columns(run_path)
-    assert again.qids == ("q1", "q2")
+    assert again.qids == ("q1", "q2") and again.qids is not ids

@@ -218,7 +218,7 @@ def _demo_formats_show_the_same_numbers(ctx, text):
         ), metric["metric"]
         assert f"| {metric['metric']} | {metric['n']} |" in markdown
         assert p_holm >= metric["p_value"]
-    assert "number,k3_cs800,k6_cs800,MDE" in table_csv
+    assert "number,k3_cs800 (k=3),k6_cs800 (k=6),MDE" in table_csv
     help_text = CliRunner().invoke(main, ["demo", "--help"]).output
     assert "[table|json|csv|markdown]" in help_text
 

@@ -8,16 +8,10 @@ import numpy as np
 import pytest
 import pytrec_eval
 
+from ragaudit.cli.explain import parse_grades, parse_items
 from ragaudit.data import Qrels, Run
 from ragaudit.exceptions import InputError, UndefinedMetricWarning
-from ragaudit.metrics.explain import (
-    explain,
-    explain_ap,
-    explain_context_precision,
-    explain_ndcg,
-    parse_grades,
-    parse_items,
-)
+from ragaudit.metrics.explain import explain, explain_ap, explain_context_precision, explain_ndcg
 
 WHITEBOARD = ["B", "A", "D", "C", "E"]
 BINARY_AC = {"A": 1, "C": 1}

@@ -130,3 +130,47 @@ def test_tables_shown_off_the_page_keep_every_field_of_their_builder(
         assert line[:2] == [row["metric"], str(row["n"])]
         assert float(line[4]) == pytest.approx(row["diff"], rel=1e-12, abs=1e-15)
         assert float(line[7]) == pytest.approx(row["p_value"], rel=1e-12)
+
+
+def test_every_form_states_k_unit_and_averaging_of_the_dashboard(report: Report):
+    from ragaudit.reports.renderer import render
+
+    html, md, text = (render(report, f) for f in ("html", "markdown", "table"))
+    # runs with different k: each run's column says its k (the rows say @k)
+    assert "<th>k3 (k=3)</th>" in html.replace(' class="r"', "")
+    assert "| number | k3 (k=3) | k6 (k=6) | MDE |" in md
+    assert "number" in text and "k3 (k=3)" in text and "k6 (k=6)" in text
+    for label in ("nDCG@k, document level", "precision@k, document level",
+                  "recall@k, chunk level"):  # fmt: skip
+        assert label in html and label in md and label in text
+    assert "context precision" not in md  # the row is precision@k, not RAGAS's measure
+    averaging = "averaging: macro, a mean over the n questions beside each number"
+    assert averaging in html and averaging in md and averaging in text
+    rows = md.split("| number |")[1].split("\n\n")[0].splitlines()[2:]
+    assert len(rows) == 7 and "Seven numbers, each gameable alone" in md
+
+
+def test_terminal_gap_names_its_interval_method(bench: dict[str, Path], report: Report):
+    from ragaudit.reports.renderer import render
+
+    text = render(report, "table")
+    for run in ("k3", "k6"):
+        f = json.loads(cli("funnel", str(bench[run]), "--format", "json"))
+        low, high = f["gap_ci"]
+        line = f"[{low:+.3f}, {high:+.3f}] ({f['gap_ci_method']}, paired)"
+        assert f"gap hit rate@{f['k']} -> correct: {f['gap']:+.3f} {line}" in text
+
+
+def test_page_names_only_the_resamples_it_used(bench: dict[str, Path], tmp_path: Path):
+    """--resamples feeds the cluster bootstrap; the comparison uses compare's 10,000.  The
+    byline claimed --resamples for "wherever an interval is bootstrapped"."""
+    args = [str(bench["k3"]), str(bench["k6"]), "--resamples", "1234"]
+    plain, clustered = tmp_path / "plain.md", tmp_path / "clustered.md"
+    cli("report", *args, "--format", "markdown", "--out", str(plain))
+    cli("report", *args, "--cluster-by", "source", "--format", "markdown", "--out",
+        str(clustered))  # fmt: skip
+    assert "1234" not in plain.read_text(encoding="utf-8")
+    text = clustered.read_text(encoding="utf-8")
+    assert text.count("1234") == 2  # one cluster-bootstrap line per run
+    assert text.count("(1234 resamples of whole clusters") == 2
+    assert "percentile bootstrap (10000 resamples) otherwise" in text

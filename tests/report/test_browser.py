@@ -139,6 +139,18 @@ def test_dashboard_equals_the_commands_json(bench: dict[str, Path], open_page: A
         assert f"{means[metric]['diff']:+.3f}" in text
 
 
+def test_comparison_table_fits_a_desktop_screen(bench: dict[str, Path], open_page: Any):
+    """Every column of the comparison in view at 1280 px (the method names wrap; the verdict
+    column was cut off behind the table's scroll bar)."""
+    page = open_page(bench["html"], width=1280).page
+    box = page.locator("table.compare").first.evaluate(
+        "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]"
+    )
+    assert box[0] <= box[1], box
+    verdict = page.locator("table.compare td:last-child").first.bounding_box()
+    assert verdict is not None and verdict["x"] + verdict["width"] <= 1280
+
+
 def test_drilldown_opens(bench: dict[str, Path], open_page: Any):
     page = open_page(bench["html"]).page
     funnel = json.loads(

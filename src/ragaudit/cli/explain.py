@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ragaudit._validate import check_unique
 from ragaudit.cli._options import emit, format_option
 from ragaudit.exceptions import InputError, UndefinedMetricWarning
 from ragaudit.metrics.registry import EXPLAINABLE
@@ -17,13 +18,72 @@ if TYPE_CHECKING:
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
 
-__all__ = ["command"]
+__all__ = ["command", "parse_grades", "parse_items"]
+
+
+def parse_items(text: str, *, field: str = "ranking") -> list[str]:
+    """Split an option's list of item ids separated by spaces and/or commas.
+
+    Raises
+    ------
+    InputError
+        If the list is empty or an id appears twice.
+
+    Examples
+    --------
+    >>> parse_items("B A, D C E")
+    ['B', 'A', 'D', 'C', 'E']
+    >>> parse_items("A A")
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: ranking: item 'A' appears more than once (positions 1 and 2)
+    """
+    items = text.replace(",", " ").split()
+    if not items:
+        raise InputError(f"{field}: expected item ids separated by spaces, found {text!r}")
+    check_unique(items, field)
+    return items
+
+
+def parse_grades(text: str, *, field: str = "grades") -> dict[str, int]:
+    """Parse ``"A=2,B=1"`` (commas and/or spaces between pairs) into ``{item: grade}``.
+
+    Raises
+    ------
+    InputError
+        If a pair is not ``ITEM=INTEGER``, a grade is negative, or an item repeats.
+
+    Examples
+    --------
+    >>> parse_grades("A=2, B=1 C=0")
+    {'A': 2, 'B': 1, 'C': 0}
+    >>> parse_grades("A:2")
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: grades: expected ITEM=GRADE pairs like 'A=2,B=1', found 'A:2'
+    """
+    pairs = text.replace(",", " ").split()
+    if not pairs:
+        raise InputError(f"{field}: expected ITEM=GRADE pairs like 'A=2,B=1', found {text!r}")
+    grades: dict[str, int] = {}
+    for pair in pairs:
+        item, sep, grade_text = pair.partition("=")
+        if not sep or not item or not grade_text:
+            raise InputError(f"{field}: expected ITEM=GRADE pairs like 'A=2,B=1', found {pair!r}")
+        try:
+            grade = int(grade_text)
+        except ValueError:
+            raise InputError(
+                f"{field}: item {item!r}: expected an integer grade >= 0, found {grade_text!r}"
+            ) from None
+        if grade < 0:
+            raise InputError(f"{field}: item {item!r}: expected a grade >= 0, found {grade}")
+        if item in grades:
+            raise InputError(f"{field}: item {item!r} is given a grade more than once")
+        grades[item] = grade
+    return grades
 
 
 def _labels(relevant: str | None, grades: str | None) -> dict[str, int]:
     """Items from ``--relevant`` get grade 1 unless ``--grades`` says otherwise."""
-    from ragaudit.metrics.explain import parse_grades, parse_items
-
     if relevant is None and grades is None:
         raise InputError("labels: expected --relevant and/or --grades, found neither")
     labels = {item: 1 for item in parse_items(relevant, field="--relevant")} if relevant else {}
@@ -86,7 +146,7 @@ def command(
 
     Example: ragaudit explain ndcg --ranking "B A D C E" --relevant "A C"
     """
-    from ragaudit.metrics.explain import explain, parse_items
+    from ragaudit.metrics.explain import explain
     from ragaudit.reports.metrics import explain_report
 
     if gain is not None and metric != "ndcg":

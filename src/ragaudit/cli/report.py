@@ -43,7 +43,8 @@ __all__ = ["command"]
 @seed_option()
 @click.option(
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
-    help="Bootstrap resamples of the funnel and dashboard intervals.",
+    help="Resamples of the cluster bootstrap (--cluster-by); the paired comparison uses "
+    "10,000, as compare does.",
 )  # fmt: skip
 def command(
     runs: tuple[str, ...],
@@ -58,7 +59,7 @@ def command(
 ) -> None:
     """One page for saved RUNS: dashboard, funnel, failing questions, label bias, comparison.
 
-    The dashboard shows six numbers with 95% intervals, n and the minimum detectable effect;
+    The dashboard shows seven numbers with 95% intervals, n and the minimum detectable effect;
     every failing question opens to its retrieved chunks, answer and judge verdicts.  With two
     or more runs each later run is compared with the first (paired tests, Holm-adjusted).
     With --cluster-by each run gets clustered intervals; with --human, its correctness

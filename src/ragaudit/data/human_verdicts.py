@@ -137,6 +137,21 @@ class HumanVerdicts(Mapping[str, float]):
     sample: VerdictSample | None = None
     path: str | None = None
 
+    @classmethod
+    def of(cls, verdicts: HumanVerdicts | Mapping[str, float]) -> HumanVerdicts:
+        """``verdicts`` itself, or a plain ``{question id: verdict}`` mapping as verdicts
+        whose header says nothing (no run, no sample, nothing skipped).
+
+        >>> v = HumanVerdicts.of({"q1": 1.0, "q2": 0.0})
+        >>> dict(v), v.sample, v.skipped
+        ({'q1': 1.0, 'q2': 0.0}, None, ())
+        >>> HumanVerdicts.of(v) is v
+        True
+        """
+        if isinstance(verdicts, HumanVerdicts):
+            return verdicts
+        return cls(tuple(verdicts.items()))
+
     @cached_property  # computed once: lookups would otherwise rebuild it each time
     def verdicts(self) -> dict[str, float]:
         """``{question id: verdict}`` without the skipped questions."""

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.data.saved_run_summary import metric_means
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
@@ -109,18 +110,16 @@ class PerQuestionMetrics:
         return cls(name=name, values=values, path=path)
 
     def means(self) -> dict[str, float | None]:
-        """Each metric's mean over the questions where it is not null (None: null everywhere).
+        """Each metric's mean over the questions where it is not null (None: null everywhere),
+        by the saved-run summary's :func:`~ragaudit.data.saved_run_summary.metric_means`.
 
         >>> run = PerQuestionMetrics("r", {"q1": {"hit": 1.0}, "q2": {"hit": None}})
         >>> run.means()
         {'hit': 1.0}
         """
-        out: dict[str, float | None] = {}
-        for metric in self.metrics:
-            column = [row.get(metric) for row in self.values.values()]
-            present = [v for v in column if v is not None]
-            out[metric] = math.fsum(present) / len(present) if present else None
-        return out
+        rows = [QuestionResult(qid, metrics=row) for qid, row in self.values.items()]
+        means, _ = metric_means(rows, self.metrics)
+        return {metric: means.get(metric) for metric in self.metrics}
 
     @property
     def metrics(self) -> list[str]:

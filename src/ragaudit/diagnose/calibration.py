@@ -164,10 +164,8 @@ def judged_values(run: SavedRun, metric: str = "correct") -> dict[str, float]:
     return judged
 
 
-def _sampling(run: SavedRun, human: Mapping[str, float]) -> str:
+def _sampling(run: SavedRun, human: HumanVerdicts) -> str:
     """:attr:`Calibration.sampling`, warning about what breaks PPI's random-sample premise."""
-    if not isinstance(human, HumanVerdicts):
-        return UNRECORDED
     where = human.path or "the human verdicts"
     if human.run is not None and human.run != run.name:
         warnings.warn(
@@ -206,7 +204,7 @@ def _sampling(run: SavedRun, human: Mapping[str, float]) -> str:
 
 def calibrate(
     run: SavedRun,
-    human: Mapping[str, float],
+    human: HumanVerdicts | Mapping[str, float],
     *,
     metric: str = "correct",
     confidence: float = 0.95,
@@ -221,8 +219,9 @@ def calibrate(
     everywhere.  The PPI++ interval uses the judge's verdicts on the questions *without* a
     human label as the unlabelled sample (Angelopoulos et al. 2023, PPI++ 2024).
 
-    ``human`` may be a :class:`~ragaudit.data.human_verdicts.HumanVerdicts` read from a file
-    that says how its questions were chosen; see the module docstring for the warnings.
+    ``human`` is a :class:`~ragaudit.data.human_verdicts.HumanVerdicts` (what the readers
+    return: its header may say how the questions were chosen; see the module docstring for
+    the warnings) or a plain ``{question id: verdict}`` mapping, whose sampling is unrecorded.
 
     Examples
     --------
@@ -236,6 +235,7 @@ def calibrate(
     >>> cal.judge_only.statistic, cal.human_only.statistic
     (0.6666666666666666, 0.5)
     """
+    human = HumanVerdicts.of(human)
     judged = judged_values(run, metric)
     sampling = _sampling(run, human)
     unknown = tuple(sorted(set(human) - set(judged)))

@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 
 from ragaudit._validate import check_fraction, check_int
-from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.diagnose.funnel_result import (
@@ -62,8 +61,13 @@ from ragaudit.diagnose.funnel_result import (
     Unanswerable,
     text_bar,
 )
+from ragaudit.diagnose.funnel_verdicts import (
+    RECOMPUTED_SOURCES,
+    STAGE2_SOURCES,
+    answer_chunks,
+    stage_verdicts,
+)
 from ragaudit.exceptions import InputError
-from ragaudit.judges.offline import evidence_in_context as offline_evidence
 from ragaudit.stats.intervals import (
     PROPORTION_METHODS,
     clopper_pearson_bounds,
@@ -83,17 +87,6 @@ __all__ = [
     "run_source",
     "text_bar",
 ]
-
-STAGE2_SOURCES: tuple[str, ...] = (
-    "chunk_labels",
-    "keywords_in_top_k",
-    "sufficiency",
-    "evidence_in_context",
-    "answer_chunk_in_context",
-)
-RECOMPUTED_SOURCES = frozenset({"chunk_labels", "keywords_in_top_k"})
-ANSWER_GRADE = 2  # chunk grade meaning "contains the answer"
-
 
 # ----------------------------------------------------------------------------- saved runs
 
@@ -128,35 +121,6 @@ def _rate_bounds(
 
 
 # ----------------------------------------------------------------------------- the funnel
-
-
-def _answer_chunks(labels: Any, config: Mapping[str, Any]) -> tuple[dict[str, set[str]], str]:
-    """``{qid: answer chunk ids}`` from ChunkLabels or chunk-level Qrels.
-
-    Questions without any answer chunk are left out: when no single chunk holds the answer
-    (it is split across chunks, or the labeller found none) the labels cannot decide stage 2
-    and the judges do.
-    """
-    if isinstance(labels, Qrels):
-        if labels.unit != "chunk":
-            raise InputError(
-                "labels: the funnel's stage 2 needs chunk-level labels (unit='chunk'), found "
-                f"unit={labels.unit!r}"
-            )
-        qrels = labels
-    else:
-        check = getattr(labels, "check_chunking", None)
-        if callable(check):
-            check(config)
-        to_qrels = getattr(labels, "to_qrels", None)
-        if not callable(to_qrels):
-            raise InputError(
-                "labels: expected ChunkLabels or Qrels(unit='chunk'), found "
-                f"{type(labels).__name__}"
-            )
-        qrels = to_qrels()
-    answers = {q: set(qrels.relevant(q, ANSWER_GRADE)) for q in qrels}
-    return {q: a for q, a in answers.items() if a}, qrels.name or "labels"
 
 
 def compute_funnel(
@@ -266,69 +230,23 @@ def compute_funnel(
         )
     resliced = k != run_k
 
-    answer_chunks, _labels_name = ({}, "") if labels is None else _answer_chunks(labels, run.config)
-
-    answerable_idx = [i for i, q in enumerate(questions) if q.answerable]
+    answers = {} if labels is None else answer_chunks(labels, run.config)[0]
     unanswerable_idx = [i for i, q in enumerate(questions) if not q.answerable]
 
-    # --- per-question verdicts (parsing; the arithmetic below is vectorised)
-    ids: list[str] = []
-    gold_hit: list[bool] = []
-    evidence: list[int] = []
-    source: list[str] = []
-    answered: list[int] = []
-    correct: list[int] = []
-    for i in answerable_idx:
-        question = questions[i]
-        qid = question.id
-        top = ranked[i][:k]
-        judges = question.judges
-        ids.append(qid)
-        gold_set = set(question.gold_docs)
-        gold_hit.append(any(e.doc_id in gold_set for e in top))
-        if qid in answer_chunks:
-            if resliced or question.context_ids is None:
-                context = {e.chunk_id for e in top}
-            else:
-                context = set(question.context_ids)
-            evidence.append(int(bool(answer_chunks[qid] & context)))
-            source.append("chunk_labels")
-        elif resliced and chunk_texts is not None and question.keywords:
-            texts = [chunk_texts.get(e.chunk_id) for e in top]
-            if any(t is None for t in texts):
-                raise InputError(
-                    f"{where}: rows[{i}] ({qid}): a retrieved chunk is missing from the chunk "
-                    "texts; the corpus or chunking differs from the run's"
-                )
-            verdict = offline_evidence(texts, list(question.keywords))  # type: ignore[arg-type]
-            evidence.append(-1 if verdict is None else int(verdict))
-            source.append("keywords_in_top_k")
-        else:
-            suff = _tri_state(judges.sufficiency)
-            eic = _tri_state(judges.evidence_in_context)
-            acic = _tri_state(judges.get("answer_chunk_in_context"))
-            if suff >= 0:
-                evidence.append(suff)
-                source.append("sufficiency")
-            elif eic >= 0:
-                evidence.append(eic)
-                source.append("evidence_in_context")
-            elif acic >= 0 and not resliced:
-                evidence.append(acic)
-                source.append("answer_chunk_in_context")
-            else:
-                evidence.append(-1)
-                source.append("")
-        abstained = _tri_state(judges.abstained)
-        answered.append(-1 if abstained < 0 else 1 - abstained)
-        correct.append(_tri_state(judges.correct))
-
-    ids_arr = np.array(ids, dtype=object)
-    evidence_arr = np.array(evidence, dtype=int)
-    answered_arr = np.array(answered, dtype=int)
-    correct_arr = np.array(correct, dtype=int)
+    # per-question verdicts (the parsing loop: funnel_verdicts.py); the arithmetic is vectorised
+    verdicts = stage_verdicts(
+        questions,
+        ranked,
+        k,
+        resliced=resliced,
+        answers=answers,
+        chunk_texts=chunk_texts,
+        where=where,
+    )
+    ids_arr, evidence_arr = verdicts.ids, verdicts.evidence
+    answered_arr, correct_arr = verdicts.answered, verdicts.correct
     # a question whose answer could not be generated has no verdicts: excluded and counted
-    failed = np.array([bool(questions[i].generation_error) for i in answerable_idx], dtype=bool)
+    failed = verdicts.failed
     no_stage2 = (evidence_arr < 0) & ~failed
     no_verdict = ((answered_arr < 0) | ((answered_arr == 1) & (correct_arr < 0))) & ~failed
     if (~failed).any() and no_stage2[~failed].all():
@@ -348,7 +266,7 @@ def compute_funnel(
     ids_arr = ids_arr[keep]
     raw = np.column_stack(
         [
-            np.array(gold_hit, dtype=bool)[keep],
+            verdicts.gold_hit[keep],
             evidence_arr[keep] == 1,
             answered_arr[keep] == 1,
             (answered_arr[keep] == 1) & (correct_arr[keep] == 1),  # a refusal is never correct
@@ -381,7 +299,7 @@ def compute_funnel(
             low[5], high[5] = gap_low[0], gap_high[0]
     rates: list[float | None] = [float(r) for r in kept / n] if n else [None] * 4
 
-    stage_sources = [s for s, k_ in zip(source, keep, strict=True) if k_]
+    stage_sources = [s for s, k_ in zip(verdicts.source, keep, strict=True) if k_]
     counts = {s: stage_sources.count(s) for s in STAGE2_SOURCES if s in stage_sources}
     stage2_source = next(iter(counts)) if len(counts) == 1 else ("mixed" if counts else "none")
 
@@ -485,11 +403,6 @@ def compute_funnel(
         gap_ci_method="percentile bootstrap" if rate_ci == "bootstrap" else "Tango score",
         undefined_reason=undefined,
     )
-
-
-def _tri_state(value: bool | None) -> int:
-    """1 for True, 0 for False, -1 for None (a judge that did not decide)."""
-    return -1 if value is None else int(value)
 
 
 def _unanswerable(

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ragaudit.data import Qrels, Run
-from ragaudit.metrics.explain import explain_ap, explain_ndcg
+from ragaudit.metrics.explain import Derivation, explain_ap, explain_ndcg
 
 __all__ = [
     "BLIND_SPOTS",
@@ -36,11 +36,14 @@ __all__ = [
     "CaseTable",
     "IllusionCase",
     "IllusionsReport",
+    "TextBlock",
     "compute_illusions",
 ]
 
 Cell = str | int | float
 EvaluateFn = Callable[..., Any]
+#: A monospaced text block: lines of text, and derivations the report prints in their place.
+TextBlock = tuple[str | Derivation, ...]
 
 
 @dataclass(frozen=True)
@@ -76,15 +79,15 @@ def _is_numeric(text: str) -> bool:
 class IllusionCase:
     """One case: a title, its setup, tables and text blocks, the lesson, and its numbers.
 
-    ``blocks`` holds :class:`CaseTable` objects and preformatted text (derivations), in
-    display order; ``data`` holds every number for JSON output.
+    ``blocks`` holds :class:`CaseTable` objects and text blocks (:data:`TextBlock`: lines and
+    whiteboard derivations), in display order; ``data`` holds every number for JSON output.
     """
 
     number: int
     key: str
     title: str
     setup: str
-    blocks: tuple[CaseTable | str, ...]
+    blocks: tuple[CaseTable | TextBlock, ...]
     lesson: str
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -317,17 +320,14 @@ def _whiteboard_case(evaluate: EvaluateFn) -> IllusionCase:
         setup=f"ranking = {_star(ranking, grades)}, relevant = {_set(grades)}, k = {K}",
         blocks=(
             discount_table,
-            "\n".join(
-                [
-                    "nDCG: gain x discount, summed, then divided by the ideal ordering's sum",
-                    ndcg.to_text(),
-                    "",
-                    "AP: precision@i at each relevant rank, divided by the number of relevant "
-                    "items",
-                    ap.to_text(),
-                    "",
-                    check,
-                ]
+            (
+                "nDCG: gain x discount, summed, then divided by the ideal ordering's sum",
+                ndcg,
+                "",
+                "AP: precision@i at each relevant rank, divided by the number of relevant items",
+                ap,
+                "",
+                check,
             ),
         ),
         lesson=(

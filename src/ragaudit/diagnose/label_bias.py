@@ -30,7 +30,8 @@ from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.runs import Run
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.diagnose.funnel import ANSWER_GRADE, run_source
+from ragaudit.diagnose.funnel import run_source
+from ragaudit.diagnose.funnel_verdicts import ANSWER_GRADE
 from ragaudit.exceptions import InputError
 
 __all__ = [

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ragaudit._validate import check_int
+from ragaudit._validate import check_int, check_unique
 from ragaudit.exceptions import InputError, UndefinedMetricWarning
 from ragaudit.metrics.registry import EXPLAINABLE
 
@@ -35,8 +35,6 @@ __all__ = [
     "explain_ap",
     "explain_context_precision",
     "explain_ndcg",
-    "parse_grades",
-    "parse_items",
 ]
 
 Gain = Literal["linear", "exp"]
@@ -86,108 +84,10 @@ class Derivation:
             "lines": list(self.lines),
         }
 
-    def to_text(self, indent: str = "") -> str:
-        """The table (right-aligned, 3 decimals) followed by the arithmetic lines.
-
-        Examples
-        --------
-        >>> print(explain_ap(["B", "A"], {"A": 1}).to_text())
-         rank i  item  relevant  hits  precision@i
-              1     B        no     0        0.000
-              2     A       yes     1        0.500
-        relevant at rank 2 -> precision@2 = 1/2 = 0.5000
-        AP = (0.5000) / |relevant| = 0.5000 / 1 = 0.5000
-        """
-        cells = [list(self.columns)] + [[_cell(value) for value in row] for row in self.rows]
-        widths = [max(len(row[j]) for row in cells) for j in range(len(self.columns))]
-        table = [
-            indent + " " + "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True))
-            for row in cells
-        ]
-        return "\n".join(table + [indent + line for line in self.lines])
-
-
-def _cell(value: Cell) -> str:
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
 
 def _number(value: float) -> str:
     """A gain or grade: ``2`` rather than ``2.0``, otherwise 4 decimals."""
     return str(int(value)) if float(value).is_integer() else f"{value:.4f}"
-
-
-def parse_items(text: str, *, field: str = "ranking") -> list[str]:
-    """Split a list of item ids separated by spaces and/or commas.
-
-    Raises
-    ------
-    InputError
-        If the list is empty or an id appears twice.
-
-    Examples
-    --------
-    >>> parse_items("B A, D C E")
-    ['B', 'A', 'D', 'C', 'E']
-    >>> parse_items("A A")
-    Traceback (most recent call last):
-    ragaudit.exceptions.InputError: ranking: item 'A' appears more than once (positions 1 and 2)
-    """
-    items = text.replace(",", " ").split()
-    if not items:
-        raise InputError(f"{field}: expected item ids separated by spaces, found {text!r}")
-    _check_unique(items, field)
-    return items
-
-
-def parse_grades(text: str, *, field: str = "grades") -> dict[str, int]:
-    """Parse ``"A=2,B=1"`` (commas and/or spaces between pairs) into ``{item: grade}``.
-
-    Raises
-    ------
-    InputError
-        If a pair is not ``ITEM=INTEGER``, a grade is negative, or an item repeats.
-
-    Examples
-    --------
-    >>> parse_grades("A=2, B=1 C=0")
-    {'A': 2, 'B': 1, 'C': 0}
-    >>> parse_grades("A:2")
-    Traceback (most recent call last):
-    ragaudit.exceptions.InputError: grades: expected ITEM=GRADE pairs like 'A=2,B=1', found 'A:2'
-    """
-    pairs = text.replace(",", " ").split()
-    if not pairs:
-        raise InputError(f"{field}: expected ITEM=GRADE pairs like 'A=2,B=1', found {text!r}")
-    grades: dict[str, int] = {}
-    for pair in pairs:
-        item, sep, grade_text = pair.partition("=")
-        if not sep or not item or not grade_text:
-            raise InputError(f"{field}: expected ITEM=GRADE pairs like 'A=2,B=1', found {pair!r}")
-        try:
-            grade = int(grade_text)
-        except ValueError:
-            raise InputError(
-                f"{field}: item {item!r}: expected an integer grade >= 0, found {grade_text!r}"
-            ) from None
-        if grade < 0:
-            raise InputError(f"{field}: item {item!r}: expected a grade >= 0, found {grade}")
-        if item in grades:
-            raise InputError(f"{field}: item {item!r} is given a grade more than once")
-        grades[item] = grade
-    return grades
-
-
-def _check_unique(items: Sequence[str], field: str) -> None:
-    first_seen: dict[str, int] = {}
-    for position, item in enumerate(items, start=1):
-        if item in first_seen:
-            raise InputError(
-                f"{field}: item {item!r} appears more than once "
-                f"(positions {first_seen[item]} and {position})"
-            )
-        first_seen[item] = position
 
 
 def _validate(
@@ -196,7 +96,7 @@ def _validate(
     items = [str(item) for item in ranking]
     if not items:
         raise InputError("ranking: expected at least one item, found an empty ranking")
-    _check_unique(items, "ranking")
+    check_unique(items, "ranking")
     cleaned: dict[str, int] = {}
     for item, grade in grades.items():
         cleaned[str(item)] = check_int(grade, f"grades: item {item!r}", minimum=0)

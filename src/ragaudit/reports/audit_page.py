@@ -34,10 +34,16 @@ from ragaudit.reports.audit_tables import (
     fmt,
     funnel_table,
     mde_text,
+    run_columns,
 )
 from ragaudit.reports.funnel import interval_note
 from ragaudit.reports.html_charts import funnel_svg
-from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE, DashboardRow
+from ragaudit.reports.html_dashboard import (
+    AVERAGING,
+    INTERVAL_METHODS,
+    MDE_DISCORDANCE,
+    DashboardRow,
+)
 from ragaudit.reports.html_data import Audit, PairView, QuestionView, RunAudit
 from ragaudit.reports.label_bias import inflation_plot, per_question_table, summary_table
 from ragaudit.reports.noise import noise_section
@@ -108,6 +114,9 @@ def _dash_cell(run: str, row: DashboardRow) -> Cell:
     )  # fmt: skip
 
 
+_COUNTS = {5: "Five", 6: "Six", 7: "Seven", 8: "Eight"}
+
+
 def _dashboard(audit: Audit) -> Section:
     runs = audit.runs
     rows: tuple[tuple[str | Cell, ...], ...] = tuple(
@@ -120,14 +129,15 @@ def _dashboard(audit: Audit) -> Section:
         for i, row in enumerate(runs[0].dashboard)
     )
     page = Table(
-        ("number", *(r.name for r in runs), "MDE", "guards against / source"), rows,
+        ("number", *run_columns(audit), "MDE", "guards against / source"), rows,
         "l" + "r" * (len(runs) + 1) + "l", only=_HTML, cls="dash", row_headers=True,
     )  # fmt: skip
+    count = _COUNTS.get(len(rows), str(len(rows)))
     note = (
-        "Six numbers, each gameable alone, so read them together. Each with its 95% interval and "
-        "n; MDE = the smallest change a paired comparison at this n detects with power 0.8 "
-        f"(exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of questions discordant); "
-        f"{INTERVAL_METHODS}."
+        f"{count} numbers, each gameable alone, so read them together. Each with its 95% "
+        "interval and n; MDE = the smallest change a paired comparison at this n detects with "
+        f"power 0.8 (exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of questions discordant); "
+        f"{AVERAGING}; {INTERVAL_METHODS}."
     )
     return Section(
         "Dashboard",
@@ -339,10 +349,7 @@ def _config(audit: Audit) -> Section:
 
 def _page_sections(audit: Audit) -> list[Section]:
     runs = len(audit.runs)
-    meta = (
-        f"ragaudit {audit.version} · seed {audit.seed} · {audit.n_resamples} resamples wherever "
-        f"an interval is bootstrapped · {runs} run{'s' if runs > 1 else ''}"
-    )
+    meta = f"ragaudit {audit.version} · seed {audit.seed} · {runs} run{'s' if runs > 1 else ''}"
     head: list[Block] = [Text((meta,), style="meta")]
     if audit.summary:
         head.append(Text(audit.summary, style="callout"))

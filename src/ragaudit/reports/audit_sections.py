@@ -24,7 +24,8 @@ from ragaudit.reports.audit_tables import (
     funnel_lines,
     funnel_table,
 )
-from ragaudit.reports.html_dashboard import INTERVAL_METHODS, MDE_DISCORDANCE
+from ragaudit.reports.funnel import interval_note
+from ragaudit.reports.html_dashboard import AVERAGING, INTERVAL_METHODS, MDE_DISCORDANCE
 from ragaudit.reports.html_data import Audit, RunAudit
 from ragaudit.reports.noise import calibration_summary
 from ragaudit.reports.report import Block, Section, Table, Text
@@ -41,7 +42,9 @@ def _run(run: RunAudit, full_bias: bool, detail: bool) -> Section:
     f = run.funnel
     lines = funnel_lines(run)
     blocks: list[Block] = (
-        [funnel_table(run), Text(tuple(lines[1:]))] if detail else [Text(tuple(lines))]
+        [funnel_table(run), Text((interval_note(f), *lines[1:]))]
+        if detail
+        else [Text(tuple(lines))]
     )
     if run.bias is not None:
         hint = "" if full_bias or detail else " (--full)"
@@ -87,7 +90,10 @@ def terminal_sections(
     out = [
         Section(
             f"Dashboard {DASHBOARD_DETAIL}",
-            (dashboard_table(audit), Text((INTERVAL_METHODS, *([mde] if detail else [])))),
+            (
+                dashboard_table(audit),
+                Text((AVERAGING, INTERVAL_METHODS, *([mde] if detail else []))),
+            ),
             only=TERMINAL,
             compact=True,
         ),

@@ -39,6 +39,7 @@ __all__ = [
     "mde_text",
     "p_text",
     "pick_columns",
+    "run_columns",
 ]
 
 
@@ -79,6 +80,14 @@ def mde_text(rows: Sequence[DashboardRow]) -> str:
     return " / ".join(v if v != "-" else "not detectable" for v in values) or "-"
 
 
+def run_columns(audit: Audit) -> tuple[str, ...]:
+    """The runs' column headings: their names, with their k when the runs' k differ (the row
+    labels then say ``@k``)."""
+    if len({r.k for r in audit.runs}) == 1:
+        return tuple(r.name for r in audit.runs)
+    return tuple(f"{r.name} (k={r.k})" for r in audit.runs)
+
+
 def dashboard_table(audit: Audit) -> Table:
     """One row per dashboard number: each run's value with interval and n, and the MDE."""
     width = max(len(row.size) for r in audit.runs for row in r.dashboard)
@@ -90,9 +99,7 @@ def dashboard_table(audit: Audit) -> Table:
         )
         for i in range(len(audit.runs[0].dashboard))
     )
-    return Table(
-        ("number", *(r.name for r in audit.runs), "MDE"), rows, "l" + "r" * (len(audit.runs) + 1)
-    )
+    return Table(("number", *run_columns(audit), "MDE"), rows, "l" + "r" * (len(audit.runs) + 1))
 
 
 def funnel_table(run: RunAudit) -> Table:
@@ -196,7 +203,10 @@ def funnel_lines(run: RunAudit) -> list[str]:
     """The funnel in four lines: stages kept, the gap, answered, and where questions died
     (a fifth, before the last, counts the generation and judge errors when there are any)."""
     f = run.funnel
-    gap_ci = "" if f.gap_ci is None else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}]"
+    gap_ci = (
+        "" if f.gap_ci is None
+        else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}] ({f.gap_ci_method}, paired)"
+    )  # fmt: skip
     died = [f"{key} {', '.join(f.died[key])}" for key in STAGE_KEYS if f.died[key]]
     if f.unanswerable.answered_ids:
         died.append("unanswerable answered " + ", ".join(f.unanswerable.answered_ids))

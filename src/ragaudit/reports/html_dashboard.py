@@ -1,4 +1,4 @@
-"""The dashboard of the audit page: six numbers, each with a 95% interval, n and the MDE.
+"""The dashboard of the audit page: seven numbers, each with a 95% interval, n and the MDE.
 
 Each number is computed from the same function as the single-purpose command that prints it,
 so the page and that command's JSON agree:
@@ -9,8 +9,8 @@ dashboard number                  equals
 recall@k, document level          ``compare --questions answerable`` ``mean`` of ``recall@k``
 recall@k, chunk level             ``labels bias`` ``summary.recall.chunk`` (with labels), else
                                   the mean of the run's ``chunk_recall@k``
-nDCG@k, context precision@k       ``compare --questions answerable`` ``mean`` of ``ndcg@k``,
-                                  ``precision@k``
+nDCG@k, precision@k              ``compare --questions answerable`` ``mean`` of ``ndcg@k``,
+                                  ``precision@k`` (both at document level)
 end-to-end correctness            ``funnel`` ``correct_end_to_end``
 faithfulness                      ``compare --questions answerable`` ``mean`` of
                                   ``faithfulness`` (LLM judge runs only)
@@ -48,13 +48,16 @@ from ragaudit.stats.bounded import bounded_mean_interval
 from ragaudit.stats.intervals import proportion_interval
 from ragaudit.stats.power import minimum_detectable_effect
 
-__all__ = ["INTERVAL_METHODS", "MDE_DISCORDANCE", "DashboardRow", "dashboard_rows"]
+__all__ = ["AVERAGING", "INTERVAL_METHODS", "MDE_DISCORDANCE", "DashboardRow", "dashboard_rows"]
 
 #: The sentence printed under every dashboard: which interval each kind of row gets.
 INTERVAL_METHODS = (
-    "intervals: Clopper-Pearson exact for rates (k/n), betting (Waudby-Smith-Ramdas) for "
+    "intervals: Clopper-Pearson exact for rates (count/n), betting (Waudby-Smith-Ramdas) for "
     "fractional means"
 )
+
+#: The sentence printed under every dashboard: what each number averages.
+AVERAGING = "averaging: macro, a mean over the n questions beside each number (a rate: count/n)"
 
 #: Discordance assumed for the minimum detectable effect (the chapter's planning table).
 MDE_DISCORDANCE = 0.2
@@ -195,7 +198,7 @@ def dashboard_rows(
     out.append(
         _mean_row(
             "ndcg",
-            f"nDCG@{k}",
+            f"nDCG@{k}, document level",
             _answerable_values(rows, "ndcg@k"),
             compare_src.format("ndcg@k"),
             "order: the generator reads the first chunks first",
@@ -204,7 +207,7 @@ def dashboard_rows(
     out.append(
         _mean_row(
             "precision",
-            f"context precision@{k}",
+            f"precision@{k}, document level",
             _answerable_values(rows, "precision@k"),
             compare_src.format("precision@k"),
             "relevant documents among the k sent: the cost and distraction term",

@@ -321,7 +321,9 @@ def build_audit(
     seed : int, default 0
         Seed of every bootstrap and permutation (printed on the page).
     n_resamples : int, default 2000
-        Bootstrap resamples of the funnel and the dashboard intervals (as ``funnel``).
+        Resamples of the cluster bootstrap (``cluster_by``) and of the funnel's bootstrap
+        columns, which the page does not show (its funnel and dashboard intervals are exact
+        or betting intervals, no resampling).
     compare_resamples : int, default 10000
         Resamples and permutations of the paired comparison (as ``compare``).
     cluster_by : str, optional

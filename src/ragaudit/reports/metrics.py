@@ -10,7 +10,7 @@ from ragaudit.metrics import Evaluation
 from ragaudit.metrics.explain import Derivation
 from ragaudit.reports.report import Report, Section, Table, Text
 
-__all__ = ["evaluate_report", "explain_report", "illusions_report"]
+__all__ = ["derivation_lines", "evaluate_report", "explain_report", "illusions_report"]
 
 
 def _k(ev: Evaluation, name: str) -> str:
@@ -90,6 +90,34 @@ def evaluate_report(ev: Evaluation, per_query: bool = False) -> Report:
     return Report("", tuple(sections), data=ev.to_dict(per_query=per_query))
 
 
+def _cell(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def derivation_lines(derivation: Derivation, indent: str = "") -> list[str]:
+    """A derivation as monospaced text: its table (right-aligned, floats to 3 decimals), then
+    the arithmetic lines.
+
+    Examples
+    --------
+    >>> from ragaudit.metrics.explain import explain_ap
+    >>> for line in derivation_lines(explain_ap(["B", "A"], {"A": 1})):
+    ...     print(line)
+     rank i  item  relevant  hits  precision@i
+          1     B        no     0        0.000
+          2     A       yes     1        0.500
+    relevant at rank 2 -> precision@2 = 1/2 = 0.5000
+    AP = (0.5000) / |relevant| = 0.5000 / 1 = 0.5000
+    """
+    cells = [list(derivation.columns)] + [[_cell(c) for c in row] for row in derivation.rows]
+    widths = [max(len(row[j]) for row in cells) for j in range(len(derivation.columns))]
+    table = [
+        indent + " " + "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True))
+        for row in cells
+    ]
+    return table + [indent + line for line in derivation.lines]
+
+
 def explain_report(
     derivation: Derivation, ranking: list[str], labels: dict[str, int], gain: str, check: str
 ) -> Report:
@@ -97,10 +125,7 @@ def explain_report(
     relevant = ", ".join(f"{i}={g}" for i, g in labels.items() if g > 0) or "none"
     table = Table(
         derivation.columns,
-        tuple(
-            tuple(f"{c:.3f}" if isinstance(c, float) else str(c) for c in row)
-            for row in derivation.rows
-        ),
+        tuple(tuple(_cell(c) for c in row) for row in derivation.rows),
         align="r" * len(derivation.columns),
         values=derivation.rows,
     )
@@ -149,7 +174,14 @@ def illusions_report(result: IllusionsReport) -> Report:
             if isinstance(block, CaseTable):
                 blocks.append(_case_table(block))
             else:
-                blocks.append(Text(tuple(block.split("\n")), monospace=True))
+                lines = [
+                    line
+                    for part in block
+                    for line in (
+                        part.split("\n") if isinstance(part, str) else derivation_lines(part)
+                    )
+                ]
+                blocks.append(Text(tuple(lines), monospace=True))
         lesson = textwrap.wrap("-> " + case.lesson, width=94, subsequent_indent="   ")
         blocks.append(Text(tuple(lesson)))
         sections.append(Section(f"Case {case.number}. {case.title}", tuple(blocks)))

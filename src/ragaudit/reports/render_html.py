@@ -84,7 +84,7 @@ svg{max-width:100%;height:auto}figure{margin:.6rem 0}
 .scroll{overflow-x:auto;max-width:100%}.scroll>table{margin-top:0}
 .chart{overflow-x:auto}.chart svg{max-width:none}.chart svg.narrow{display:none}
 .dash td.note{min-width:18rem}
-table.compare td{white-space:nowrap}table.compare td:last-child{white-space:normal}
+table.compare td:first-child{white-space:nowrap}
 table.config{table-layout:fixed;width:100%;min-width:36rem}
 table.config th:first-child{width:12rem}table.config td{overflow-wrap:anywhere}
 @media (max-width:40rem){body{font-size:14px;padding:1rem .7rem 3rem}h1{font-size:1.3rem}

@@ -27,7 +27,9 @@ __all__ = [
     "QUESTION_SUBSETS",
     "PairedMetrics",
     "PerQuestionMetrics",
+    "aligned_values",
     "as_per_question_metrics",
+    "common_ids",
     "pair_runs",
 ]
 
@@ -61,6 +63,34 @@ class PairedMetrics:
 def _as_array(run: PerQuestionMetrics, ids: Sequence[str], metric: str) -> np.ndarray:
     column = [run.values[qid].get(metric) for qid in ids]
     return np.array([np.nan if v is None else v for v in column], dtype=float)
+
+
+def common_ids(run_a: PerQuestionMetrics, run_b: PerQuestionMetrics) -> list[str]:
+    """The question ids both runs hold, sorted: the order every paired statistic uses.
+
+    >>> common_ids(PerQuestionMetrics("a", {"q2": {}, "q1": {}, "q3": {}}),
+    ...            PerQuestionMetrics("b", {"q3": {}, "q2": {}}))
+    ['q2', 'q3']
+    """
+    return sorted(set(run_a.values) & set(run_b.values))
+
+
+def aligned_values(
+    run_a: PerQuestionMetrics, run_b: PerQuestionMetrics, metric: str
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(ids, a, b)``: :func:`common_ids` and both runs' ``metric`` on them (NaN where null).
+
+    The pairing of :func:`pair_runs` without its checks and warnings, for code that reads a
+    comparison already made (the ids of the questions that got worse).
+
+    >>> a = PerQuestionMetrics("a", {"q1": {"m": 1.0}, "q2": {"m": 0.5}})
+    >>> b = PerQuestionMetrics("b", {"q2": {"m": 0.0}, "q1": {"m": None}})
+    >>> ids, x, y = aligned_values(a, b, "m")
+    >>> ids, x.tolist(), y.tolist()
+    (['q1', 'q2'], [1.0, 0.5], [nan, 0.0])
+    """
+    ids = common_ids(run_a, run_b)
+    return ids, _as_array(run_a, ids, metric), _as_array(run_b, ids, metric)
 
 
 def _preview(ids: Sequence[str], limit: int = 10) -> str:
@@ -102,7 +132,7 @@ def pair_runs(
     >>> paired.ids, paired.b["hit"].tolist()
     (('q1', 'q2'), [nan, 1.0])
     """
-    common = sorted(set(run_a.values) & set(run_b.values))
+    common = common_ids(run_a, run_b)
     only_a = tuple(sorted(set(run_a.values) - set(run_b.values)))
     only_b = tuple(sorted(set(run_b.values) - set(run_a.values)))
     if not common:

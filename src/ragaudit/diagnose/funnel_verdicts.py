@@ -1,0 +1,222 @@
+"""Per-question verdicts of the funnel: which stages each answerable question passed.
+
+:func:`stage_verdicts` reads, for every answerable question of a saved run, the four facts the
+funnel of :func:`ragaudit.diagnose.funnel.compute_funnel` is built from, as tri-state codes
+(1 passed, 0 failed, -1 undecided):
+
+1. the gold document is in ``retrieved[:k]``;
+2. the evidence is in the context, from the first source that decides it, in this order:
+   chunk labels (an answer chunk, grade :data:`ANSWER_GRADE`, in the context: ``context_ids``
+   at the run's k, ``retrieved[:k]`` otherwise); at another k, given the chunk texts, the
+   reference keywords (all of them in the top-k chunk texts, the offline evidence judge's
+   rule); the ``sufficiency`` judge; the ``evidence_in_context`` judge; at the run's own k,
+   the run's ``answer_chunk_in_context`` verdict;
+3. the model answered (did not abstain);
+4. the answer is correct.
+
+The arithmetic on these codes (the strict funnel, intervals, exclusions) stays in
+:mod:`ragaudit.diagnose.funnel`; this module is the parsing loop, one question at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ragaudit.data.qrels import Qrels
+from ragaudit.data.saved_run import QuestionResult, Retrieved
+from ragaudit.exceptions import InputError
+from ragaudit.judges.offline import evidence_in_context as offline_evidence
+
+__all__ = [
+    "ANSWER_GRADE",
+    "RECOMPUTED_SOURCES",
+    "STAGE2_SOURCES",
+    "StageVerdicts",
+    "answer_chunks",
+    "stage_verdicts",
+]
+
+#: Where a question's stage-2 verdict came from, in the order they are tried.
+STAGE2_SOURCES: tuple[str, ...] = (
+    "chunk_labels",
+    "keywords_in_top_k",
+    "sufficiency",
+    "evidence_in_context",
+    "answer_chunk_in_context",
+)
+#: The stage-2 sources computed afresh at the requested k (the others carry the run's over).
+RECOMPUTED_SOURCES = frozenset({"chunk_labels", "keywords_in_top_k"})
+ANSWER_GRADE = 2  # chunk grade meaning "contains the answer"
+
+
+def answer_chunks(labels: Any, config: Mapping[str, Any]) -> tuple[dict[str, set[str]], str]:
+    """``({qid: answer chunk ids}, labels name)`` from ChunkLabels or chunk-level Qrels.
+
+    Questions without any answer chunk are left out: when no single chunk holds the answer
+    (it is split across chunks, or the labeller found none) the labels cannot decide stage 2
+    and the judges do.
+
+    >>> answer_chunks(Qrels({"q1": {"d#0": 2, "d#1": 1}, "q2": {"d#2": 1}}, unit="chunk"), {})
+    ({'q1': {'d#0'}}, 'labels')
+    """
+    if isinstance(labels, Qrels):
+        if labels.unit != "chunk":
+            raise InputError(
+                "labels: the funnel's stage 2 needs chunk-level labels (unit='chunk'), found "
+                f"unit={labels.unit!r}"
+            )
+        qrels = labels
+    else:
+        check = getattr(labels, "check_chunking", None)
+        if callable(check):
+            check(config)
+        to_qrels = getattr(labels, "to_qrels", None)
+        if not callable(to_qrels):
+            raise InputError(
+                "labels: expected ChunkLabels or Qrels(unit='chunk'), found "
+                f"{type(labels).__name__}"
+            )
+        qrels = to_qrels()
+    answers = {q: set(qrels.relevant(q, ANSWER_GRADE)) for q in qrels}
+    return {q: a for q, a in answers.items() if a}, qrels.name or "labels"
+
+
+@dataclass(frozen=True)
+class StageVerdicts:
+    """The answerable questions' verdicts, aligned arrays in run order.
+
+    Attributes
+    ----------
+    ids : ndarray of object
+        Question ids.
+    gold_hit : ndarray of bool
+        Stage 1: a gold document in ``retrieved[:k]``.
+    evidence, answered, correct : ndarray of int
+        Stages 2-4: 1 passed, 0 failed, -1 undecided (no judge said, or it failed).
+    source : tuple of str
+        Where each stage-2 verdict came from (one of :data:`STAGE2_SOURCES`, ``""`` when
+        undecided).
+    failed : ndarray of bool
+        The answer could not be generated (``generation_error``): no verdicts to count.
+    """
+
+    ids: np.ndarray
+    gold_hit: np.ndarray
+    evidence: np.ndarray
+    answered: np.ndarray
+    correct: np.ndarray
+    source: tuple[str, ...]
+    failed: np.ndarray
+
+
+def _tri_state(value: bool | None) -> int:
+    """1 for True, 0 for False, -1 for None (a judge that did not decide)."""
+    return -1 if value is None else int(value)
+
+
+def stage_verdicts(
+    questions: Sequence[QuestionResult],
+    ranked: Sequence[Sequence[Retrieved]],
+    k: int,
+    *,
+    resliced: bool,
+    answers: Mapping[str, set[str]],
+    chunk_texts: Mapping[str, str] | None,
+    where: str,
+) -> StageVerdicts:
+    """The stage verdicts of every answerable question of ``questions`` (see the module doc).
+
+    Parameters
+    ----------
+    questions : sequence of QuestionResult
+        The run's questions (unanswerable ones are skipped).
+    ranked : sequence of sequences of Retrieved
+        Each question's retrieved chunks in rank order (``QuestionResult.ranked``).
+    k : int
+        Cut-off of stages 1 and 2.
+    resliced : bool
+        ``k`` differs from the run's own k: stage 2 from the run's context or its
+        ``answer_chunk_in_context`` verdict no longer applies.
+    answers : mapping of str to set of str
+        :func:`answer_chunks` of the chunk labels (empty without labels).
+    chunk_texts : mapping of str to str, optional
+        ``{chunk_id: text}`` for the keyword rule at another k.
+    where : str
+        The run's file, for messages.
+
+    Examples
+    --------
+    >>> from ragaudit.data.saved_run import JudgeVerdicts
+    >>> q = QuestionResult("q1", retrieved=(Retrieved("G#0", "G"),), gold_docs=("G",),
+    ...                    judges=JudgeVerdicts({"sufficiency": True, "abstained": False}))
+    >>> v = stage_verdicts([q], [q.ranked], 1, resliced=False, answers={}, chunk_texts=None,
+    ...                    where="run.json")
+    >>> v.gold_hit.tolist(), v.evidence.tolist(), v.source, v.answered.tolist(), v.correct.tolist()
+    ([True], [1], ('sufficiency',), [1], [-1])
+    """
+    ids: list[str] = []
+    gold_hit: list[bool] = []
+    evidence: list[int] = []
+    source: list[str] = []
+    answered: list[int] = []
+    correct: list[int] = []
+    failed: list[bool] = []
+    for i, question in enumerate(questions):
+        if not question.answerable:
+            continue
+        qid = question.id
+        top = ranked[i][:k]
+        judges = question.judges
+        ids.append(qid)
+        failed.append(bool(question.generation_error))
+        gold_set = set(question.gold_docs)
+        gold_hit.append(any(e.doc_id in gold_set for e in top))
+        if qid in answers:
+            if resliced or question.context_ids is None:
+                context = {e.chunk_id for e in top}
+            else:
+                context = set(question.context_ids)
+            evidence.append(int(bool(answers[qid] & context)))
+            source.append("chunk_labels")
+        elif resliced and chunk_texts is not None and question.keywords:
+            texts = [chunk_texts.get(e.chunk_id) for e in top]
+            if any(t is None for t in texts):
+                raise InputError(
+                    f"{where}: rows[{i}] ({qid}): a retrieved chunk is missing from the chunk "
+                    "texts; the corpus or chunking differs from the run's"
+                )
+            verdict = offline_evidence(texts, list(question.keywords))  # type: ignore[arg-type]
+            evidence.append(-1 if verdict is None else int(verdict))
+            source.append("keywords_in_top_k")
+        else:
+            suff = _tri_state(judges.sufficiency)
+            eic = _tri_state(judges.evidence_in_context)
+            acic = _tri_state(judges.get("answer_chunk_in_context"))
+            if suff >= 0:
+                evidence.append(suff)
+                source.append("sufficiency")
+            elif eic >= 0:
+                evidence.append(eic)
+                source.append("evidence_in_context")
+            elif acic >= 0 and not resliced:
+                evidence.append(acic)
+                source.append("answer_chunk_in_context")
+            else:
+                evidence.append(-1)
+                source.append("")
+        abstained = _tri_state(judges.abstained)
+        answered.append(-1 if abstained < 0 else 1 - abstained)
+        correct.append(_tri_state(judges.correct))
+    return StageVerdicts(
+        ids=np.array(ids, dtype=object),
+        gold_hit=np.array(gold_hit, dtype=bool),
+        evidence=np.array(evidence, dtype=int),
+        answered=np.array(answered, dtype=int),
+        correct=np.array(correct, dtype=int),
+        source=tuple(source),
+        failed=np.array(failed, dtype=bool),
+    )
