@@ -174,3 +174,31 @@ def test_page_names_only_the_resamples_it_used(bench: dict[str, Path], tmp_path:
     assert text.count("1234") == 2  # one cluster-bootstrap line per run
     assert text.count("(1234 resamples of whole clusters") == 2
     assert "percentile bootstrap (10000 resamples) otherwise" in text
+
+
+def test_terminal_comparison_shows_the_p_its_verdict_uses(report: Report):
+    """The verdict is compare's, on the unadjusted p: the short terminal table shows that p
+    beside the Holm one (it showed only p (Holm))."""
+    from ragaudit.reports.renderer import render
+
+    text = render(report, "table")
+    header = text.split("COMPARISON (")[1].splitlines()[1].split()
+    assert header[:9] == ["metric", "B", "-", "A", "95%", "CI", "CI", "method", "p"]
+    assert header[9:] == ["p", "(Holm)", "p", "method", "verdict"]
+
+
+def test_csv_dashboard_cells_carry_no_terminal_padding(report: Report):
+    from ragaudit.reports.renderer import render
+
+    rows = list(csv.reader(io.StringIO(render(report, "csv"))))
+    assert rows[0] == ["number", "k3 (k=3)", "k6 (k=6)", "MDE"]
+    data = report.data  # the audit's JSON: the numbers before any formatting
+    assert isinstance(data, dict)
+    for i, line in enumerate(rows[1:8]):
+        for run, cell in zip(data["runs"], line[1:3], strict=True):
+            row = run["dashboard"][i]
+            if row["value"] is None:
+                assert cell == "n/a"
+                continue
+            size = f"{row['count']}/{row['n']}" if row["count"] is not None else f"n={row['n']}"
+            assert cell == f"{row['value']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] {size}"

@@ -35,7 +35,7 @@ __all__ = ["TERMINAL", "terminal_sections"]
 #: The format that shows these sections.
 TERMINAL = ("table",)
 
-_COLUMNS = ("metric", "B - A", "CI", "CI method", "p (Holm)", "p method", "verdict")
+_COLUMNS = ("metric", "B - A", "CI", "CI method", "p", "p (Holm)", "p method", "verdict")
 
 
 def _run(run: RunAudit, full_bias: bool, detail: bool) -> Section:

@@ -91,15 +91,21 @@ def run_columns(audit: Audit) -> tuple[str, ...]:
 def dashboard_table(audit: Audit) -> Table:
     """One row per dashboard number: each run's value with interval and n, and the MDE."""
     width = max(len(row.size) for r in audit.runs for row in r.dashboard)
-    rows = tuple(
-        (
+
+    def cells(i: int, pad: int) -> tuple[str, ...]:
+        return (
             audit.dashboard_label(i),
-            *(dashboard_number(r.dashboard[i], width) for r in audit.runs),
+            *(dashboard_number(r.dashboard[i], pad) for r in audit.runs),
             mde_text([r.dashboard[i] for r in audit.runs]),
         )
-        for i in range(len(audit.runs[0].dashboard))
+
+    n = range(len(audit.runs[0].dashboard))
+    return Table(
+        ("number", *run_columns(audit), "MDE"),
+        tuple(cells(i, width) for i in n),  # sizes padded: a column's intervals align
+        "l" + "r" * (len(audit.runs) + 1),
+        values=tuple(cells(i, 0) for i in n),  # CSV, TSV: no padding
     )
-    return Table(("number", *run_columns(audit), "MDE"), rows, "l" + "r" * (len(audit.runs) + 1))
 
 
 def funnel_table(run: RunAudit) -> Table:
