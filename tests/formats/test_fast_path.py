@@ -355,11 +355,18 @@ def test_file_metrics_match_pytrec_eval_reading_the_same_files(tmp_path, seed, c
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("by_score", [False, True])
-def test_small_blocks_and_join_slices_match_pytrec_eval(tmp_path, seed, by_score, monkeypatch):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_small_blocks_and_join_slices_match_pytrec_eval(
+    tmp_path, seed, by_score, workers, monkeypatch
+):
     # Blocks of ~100 bytes: nearly every question straddles two blocks (its code is carried
     # over); the duplicate check, the join and the kernels run a few rows at a time (many
-    # slices of whole questions).
+    # slices of whole questions), on one thread or two.
     import importlib
+
+    import ragaudit._parallel
+
+    monkeypatch.setattr(ragaudit._parallel, "WORKERS", workers)
 
     from ragaudit.data.formats.columns import _ColumnarQrels, _ColumnarRun
 
@@ -376,6 +383,11 @@ def test_small_blocks_and_join_slices_match_pytrec_eval(tmp_path, seed, by_score
     qrels = _ColumnarQrels(read_qrels_columns(qrels_path, block_bytes=90), unit="doc", name="q")
     ev = evaluate(qrels, run, list(TREC), missing="skip")
     _assert_matches_pytrec_eval(ev, per_query)
+    # Micro averages (summed slice by slice) are the same on one thread or two.
+    micro = ["recall@5", "P@10", "f1@3"]
+    got = evaluate(qrels, run, micro, missing="skip", average="micro").means
+    monkeypatch.setattr(ragaudit._parallel, "WORKERS", 3 - workers)
+    assert got == evaluate(qrels, run, micro, missing="skip", average="micro").means
     # A line repeated inside a question is still found when the check runs in slices.
     lines = run_path.read_text().splitlines(keepends=True)
     lines.insert(len(lines) // 2, lines[len(lines) // 2 - 1])

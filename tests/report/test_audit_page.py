@@ -202,3 +202,20 @@ def test_csv_dashboard_cells_carry_no_terminal_padding(report: Report):
                 continue
             size = f"{row['count']}/{row['n']}" if row["count"] is not None else f"n={row['n']}"
             assert cell == f"{row['value']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] {size}"
+
+
+def test_summary_names_the_method_of_each_interval_it_quotes(
+    bench: dict[str, Path], report: Report
+):
+    compare = json.loads(
+        cli("compare", str(bench["k3"]), str(bench["k6"]), "--questions", "answerable",
+            "--metric", "precision@k", "--format", "json")
+    )  # fmt: skip
+    (row,) = compare["metrics"]
+    assert row["ci_method"] == "betting (Waudby-Smith-Ramdas)"
+    quoted = (
+        f"precision@k {row['diff']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}] "
+        "(95% CI, betting)"
+    )
+    assert isinstance(report.data, dict)
+    assert f"moved for real: {quoted};" in report.data["summary"][0]

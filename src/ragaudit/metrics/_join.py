@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ragaudit._parallel import map_slices
 from ragaudit.data.formats import QrelsColumns, RunColumns, items_view
 from ragaudit.data.formats._strings import _QID_MIX, IntArray, _Strings
 from ragaudit.data.qrels import Qrels
@@ -74,8 +75,9 @@ def grade_matrix(
     """Grades of ranked items as an (n_eval, depth) matrix via a verified hash join.
 
     Grades take the smallest integer type that holds them (one byte for the usual 0-3).
-    The run is joined a slice of whole questions at a time, so that the temporaries do not
-    grow with the run.
+    The run is joined a slice of whole questions at a time (two slices at once, on two
+    threads: each fills its own questions' rows), so that the temporaries do not grow with
+    the run.
     """
     grades = np.zeros((n_eval, depth), dtype=_grade_type(label_grade))
     if cols.n_rows == 0 or depth == 0 or len(label_grade) == 0:
@@ -84,11 +86,13 @@ def grade_matrix(
     offsets = cols.offsets
     cuts = np.searchsorted(offsets, np.arange(0, cols.n_rows, _JOIN_ROWS), side="left")
     cuts = np.unique(np.append(cuts, len(offsets) - 1))
-    for qa, qb in itertools.pairwise(cuts.tolist()):
-        _join_slice(
-            cols, qa, qb, eval_row_of_run_q, label_row, label_items, label_grade,
-            order, sorted_keys, grades, n_eval,
-        )  # fmt: skip
+    map_slices(
+        lambda bounds: _join_slice(
+            cols, bounds[0], bounds[1], eval_row_of_run_q, label_row, label_items,
+            label_grade, order, sorted_keys, grades, n_eval,
+        ),
+        itertools.pairwise(cuts.tolist()),
+    )  # fmt: skip
     if np.any(sorted_keys[1:] == sorted_keys[:-1]):
         # Two labels of one question share a join key: redo those questions exactly.
         clash = np.unique(label_row[order[1:][sorted_keys[1:] == sorted_keys[:-1]]])
@@ -116,7 +120,9 @@ def _sorted_label_keys(
     order = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
     sorted_keys = np.empty(n, dtype=np.uint64)
     starts = np.searchsorted(label_row, label_row[np.arange(0, n, _JOIN_ROWS)], side="left")
-    for first, end in itertools.pairwise(np.unique(np.append(starts, n)).tolist()):
+
+    def sort_slice(bounds: tuple[int, int]) -> None:
+        first, end = bounds
         hashes = (
             label_items.hashes(slice(first, end)) if label_hash is None else label_hash[first:end]
         )
@@ -126,6 +132,8 @@ def _sorted_label_keys(
         sorted_keys[first:end] = keys[local]
         local += first
         order[first:end] = local
+
+    map_slices(sort_slice, itertools.pairwise(np.unique(np.append(starts, n)).tolist()))
     return order, sorted_keys
 
 
@@ -176,9 +184,13 @@ def _join_slice(
         label_index, cols.items, cols.row_order[use + first]
     )
     use, label_index = use[exact], label_index[exact]
-    question = np.searchsorted(local_offsets, use, side="right") - 1
-    rank = use - local_offsets[question]
-    grades[row_eval[use], rank] = label_grade[label_index]
+    # Cell of each match in the (row-major) grade matrix: question row * depth + rank, the
+    # rank being the row's distance from its question's first row.
+    cell = row_eval[use].astype(np.int64)
+    cell *= depth
+    cell += use
+    cell -= np.repeat(local_offsets[:-1], lengths)[use]
+    grades.reshape(-1)[cell] = label_grade[label_index]
 
 
 def _join_keys(

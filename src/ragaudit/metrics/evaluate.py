@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragaudit._frames import records_frame
+from ragaudit._parallel import map_slices
 from ragaudit._validate import check_int
 from ragaudit.data.formats import run_columns
 from ragaudit.data.formats._strings import IntArray
@@ -184,9 +185,10 @@ def _score(
     n_relevant: IntArray,
     ideal: npt.NDArray[np.integer[Any]],
     threshold: int,
+    micro: bool = False,
 ) -> tuple[dict[str, npt.NDArray[np.float64]], dict[str, float]]:
-    """Every metric's per-question values, and the relevant items each found in its top k
-    (summed over questions, for micro averages).
+    """Every metric's per-question values, and (``micro``: else zeros) the relevant items
+    each found in its top k summed over questions, for micro averages.
 
     The kernels run on slices of questions: every question's value depends on its own row
     only, so slicing changes no number, and the kernels' float temporaries stay small.
@@ -195,17 +197,26 @@ def _score(
     step = max(1, _KERNEL_CELLS // max(grades.shape[1], ideal.shape[1], 1))
     per_query = {name: np.zeros(n, dtype=np.float64) for name in specs}
     found = dict.fromkeys(specs, 0.0)
-    for first in range(0, n, step):
-        part = slice(first, first + step)
+
+    def score_slice(part: slice) -> dict[str, float]:
         prepared = RankedGrades(
             grades=grades[part],
             n_relevant=n_relevant[part],
             ideal_grades=ideal[part],
             threshold=threshold,
         )
+        counts = dict.fromkeys(specs, 0.0)
         for name, spec in specs.items():
             per_query[name][part] = KERNELS[spec.family](prepared, spec.k)
-            found[name] += float(prepared.rel[:, : spec.k].sum())
+            if micro:
+                counts[name] = float(prepared.rel[:, : spec.k].sum())
+        return counts
+
+    # Two slices at once on two threads (each writes its own questions' values); the micro
+    # counts are summed in slice order, so the totals do not depend on the threads.
+    for counts in map_slices(score_slice, [slice(a, a + step) for a in range(0, n, step)]):
+        for name, count in counts.items():
+            found[name] += count
     return per_query, found
 
 
@@ -377,7 +388,9 @@ def evaluate(
         cols, eval_row_of_run_q, label_row, label_items, label_grade, label_hash, n_eval, depth
     )
     ideal = ideal_grades(label_row, label_grade, n_eval)
-    per_query, found = _score(specs, grades, n_relevant, ideal, int(relevance_threshold))
+    per_query, found = _score(
+        specs, grades, n_relevant, ideal, int(relevance_threshold), average == "micro"
+    )
     del grades, ideal
     if average == "micro":
         total_relevant = float(n_relevant.sum())

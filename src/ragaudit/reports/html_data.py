@@ -21,6 +21,7 @@ from ragaudit.diagnose.label_bias import BiasResult, compute_label_bias
 from ragaudit.diagnose.noise import ClusteredComparison, clustered_means
 from ragaudit.exceptions import InputError
 from ragaudit.reports.html_dashboard import DashboardRow, dashboard_rows
+from ragaudit.reports.stats import method_labels
 from ragaudit.stats.compare import Comparison, compare_runs
 from ragaudit.stats.multiple import holm_bonferroni
 
@@ -279,7 +280,10 @@ def _sentence(pair: PairView, names: Sequence[str], alpha: float) -> str:
         ci = row.confidence_interval
         excludes_zero = ci.low > 0 or ci.high < 0
         if p_holm < alpha and excludes_zero:
-            moved.append(f"{row.metric} {row.statistic:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]")
+            level = f"{100 * pair.comparison.confidence:g}% CI, {method_labels(row)[0]}"
+            moved.append(
+                f"{row.metric} {row.statistic:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}] ({level})"
+            )
         else:
             still.append(row.metric)
     head = f"{names[pair.b]} vs {names[pair.a]}: "

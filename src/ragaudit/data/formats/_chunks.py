@@ -43,17 +43,21 @@ _BLANKS = (b" ", b"\t", b"\x0b", b"\x0c")
 class Chunk:
     """Whole lines of a file: the first ``size`` bytes of ``buffer``, which start at byte
     ``offset`` of the file (after a leading BOM).  Bytes of ``buffer`` past ``size`` belong
-    to the next chunk (they are not copied away)."""
+    to the next chunk.
 
-    buffer: bytes
+    :func:`read_chunks` reads every chunk of a file into one reused buffer: a chunk is
+    valid until the next one is read (readers copy what they keep).
+    """
+
+    buffer: bytes | bytearray
     size: int
     offset: int
     path: str
 
     @property
     def data(self) -> bytes:
-        """The chunk's bytes (a copy when ``buffer`` holds more)."""
-        return self.buffer if self.size == len(self.buffer) else self.buffer[: self.size]
+        """A copy of the chunk's bytes."""
+        return bytes(memoryview(self.buffer)[: self.size])
 
     def has(self, byte: bytes) -> bool:
         """Whether the chunk holds ``byte``."""
@@ -82,41 +86,66 @@ class Chunk:
 def read_chunks(path: PathLike, block_bytes: int) -> Iterator[Chunk]:
     """Yield chunks of about ``block_bytes`` ending at a newline; a leading BOM is dropped.
 
-    A chunk's text is not copied out of the block read from the file: the bytes after its
-    last newline are read again, as the start of the next block.
+    Every chunk is read into the same buffer (no fresh pages to fault in per chunk), so a
+    chunk is valid until the next one is asked for.  The bytes after a chunk's last newline
+    move to the front of the buffer, as the start of the next chunk.
     """
     name = str(path)
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
+        handle = open(path, "rb", buffering=0)  # noqa: SIM115 - closed in the finally below
     except OSError as exc:
         raise unreadable(name, exc) from None
     try:
+        # No bigger than the file (a fresh buffer is zero-filled), room for a BOM whatever the
+        # block.
+        size = os.fstat(handle.fileno()).st_size
+        buffer = bytearray(max(min(block_bytes, size + 1), 64))
+        kept = 0  # bytes at the front of the buffer carried over from the previous block
         offset = 0
         while True:
             try:
-                block = handle.read(block_bytes)
-                if offset == 0 and block.startswith(_BOM):
-                    block = block[len(_BOM) :]
+                filled = kept + _read_into(handle, buffer, kept)
+                if offset == 0 and buffer.startswith(_BOM, 0, filled):
+                    filled -= len(_BOM)
+                    buffer[:filled] = buffer[len(_BOM) : filled + len(_BOM)]
                     offset = len(_BOM)
-                while block and b"\n" not in block:  # a line longer than the block
-                    more = handle.read(block_bytes)
-                    if not more:
-                        break
-                    block += more
+                    filled += _read_into(handle, buffer, filled)
+                while filled == len(buffer) and buffer.find(b"\n", kept, filled) < 0:
+                    buffer = buffer + bytes(len(buffer))  # a line longer than the block
+                    filled += _read_into(handle, buffer, filled)
             except OSError as exc:
                 raise unreadable(name, exc) from None
-            if not block:
+            if filled == 0:
                 return
-            cut = block.rfind(b"\n") + 1
+            cut = buffer.rfind(b"\n", 0, filled) + 1
             if cut == 0:  # the end of the file, without a final newline
-                yield Chunk(block + b"\n", len(block) + 1, offset, name)
+                if filled == len(buffer):
+                    buffer = buffer + b"\n"
+                buffer[filled] = 0x0A
+                yield Chunk(buffer, filled + 1, offset, name)
                 return
-            yield Chunk(block, cut, offset, name)
+            yield Chunk(buffer, cut, offset, name)
             offset += cut
-            if cut < len(block):
-                handle.seek(offset)
+            kept = filled - cut
+            buffer[:kept] = buffer[cut:filled]
     finally:
         handle.close()
+
+
+def _read_into(handle: Any, buffer: bytearray, start: int) -> int:
+    """Fill ``buffer`` from byte ``start`` on (short only at the end of the file); returns
+    the bytes read."""
+    view = memoryview(buffer)
+    try:
+        total = 0
+        while start + total < len(buffer):
+            got = handle.readinto(view[start + total :])
+            if not got:
+                break
+            total += got
+        return total
+    finally:
+        view.release()
 
 
 @dataclass(frozen=True)
@@ -226,18 +255,28 @@ def _malloc_trim() -> Any:
         return None
 
 
+_SMALL_CHUNK = 1 << 15  # rows; importing pyarrow.compute costs more than comparing them
+
+
 def arrow_code_keys(keys: Any) -> tuple[Any, IntArray]:
     """Codes of the runs of equal ids in the pyarrow string array ``keys``, and their names.
 
     Each run of consecutive equal ids (the usual layout: a question's lines together) gets
-    the next code; the ids are compared in pyarrow, not hashed.  A question whose lines are
-    not together therefore has two codes here; :func:`distinct_names` merges them.
+    the next code; the ids are compared in pyarrow, not hashed (in Python for a small
+    chunk).  A question whose lines are not together therefore has two
+    codes here; :func:`distinct_names` merges them.
     """
-    import pyarrow.compute as pc
-
     n = len(keys)
     if n == 0:
         return arrow_strings(_Strings.concat([])), np.zeros(0, dtype=np.int64)
+    if n <= _SMALL_CHUNK:  # a small file: compared in Python, pyarrow.compute not imported
+        ids = keys.to_pylist()
+        head = [0, *(i for i in range(1, n) if ids[i] != ids[i - 1])]
+        names = arrow_strings(_Strings.from_list([ids[i] for i in head]))
+        counts = np.diff(np.append(np.array(head, dtype=np.int64), n))
+        return names, np.repeat(np.arange(len(head)), counts)
+    import pyarrow.compute as pc
+
     changed = pc.indices_nonzero(pc.not_equal(keys.slice(1), keys.slice(0, n - 1)))
     heads = np.zeros(len(changed) + 1, dtype=np.int64)
     heads[1:] = arrow_values(changed, np.uint64)
@@ -276,7 +315,7 @@ def _regular_bytes(chunk: Chunk, delimiter: bytes) -> bool:
     )
 
 
-def _empty_field(data: bytes, size: int, delimiter: int, carriage: bool) -> bool:
+def _empty_field(data: bytes | bytearray, size: int, delimiter: int, carriage: bool) -> bool:
     """Whether the first ``size`` bytes of ``data`` hold a delimiter next to another one or
     next to a line end (``carriage``: the data holds a carriage return).
 

@@ -10,12 +10,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ragaudit.data.formats._ranking import _count_ties, _rank_rows
 from ragaudit.data.formats._strings import _Strings
 from ragaudit.data.formats.columns import (
     RunColumns,
-    _count_ties,
     _dedupe,
-    _rank_rows,
     assemble_run_columns,
     items_view,
 )

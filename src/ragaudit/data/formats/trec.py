@@ -9,12 +9,10 @@ columns of :mod:`ragaudit.data.formats.columns`.  Every malformed line raises
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
-import weakref
 from collections.abc import Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -22,8 +20,6 @@ from ragaudit._io import atomic_write_text
 from ragaudit.data.formats._chunks import (
     Column,
     TextColumns,
-    arrow_string_buffers,
-    arrow_values,
     distinct_names,
     exact_columns,
     fast_columns,
@@ -31,6 +27,7 @@ from ragaudit.data.formats._chunks import (
     release_arrow_memory,
     sniff_delimiter,
 )
+from ragaudit.data.formats._qids import remember, unify_codes
 from ragaudit.data.formats._strings import _PAD, _Strings
 from ragaudit.data.formats.columns import (
     QrelsColumns,
@@ -136,7 +133,7 @@ def _gather(
     path: PathLike, fields: tuple[str, ...], block_bytes: int, threads: int
 ) -> tuple[tuple[str, ...], np.ndarray, _Strings, np.ndarray, bytes | None]:
     """Question ids, question codes, items and values of a whole TREC file, in file order,
-    and the digest of the ids (see :func:`_shared_ids`).
+    and the digest of the ids (see :func:`~ragaudit.data.formats._qids.remember`).
 
     The columns are kept compact: question codes and item offsets are 32-bit when the file
     is smaller than 2 GiB (a file of that size cannot hold more rows or item bytes).
@@ -174,76 +171,11 @@ def _gather(
         item_data.append(columns.items.data, int(expect * len(columns.items.data) / n))
         value_parts.append(columns.values, expect)
         del columns, chunk_names
-    qids, q, key = _unify_codes(names, q_parts.result())
+    qids, q, key = unify_codes(names, q_parts.result())
     del names
     items = _Strings(item_data.result(), item_offsets.result())
     release_arrow_memory(heap=True)
     return qids, q, items, value_parts.result(), key
-
-
-def _unify_codes(
-    names: list[Any], provisional: np.ndarray
-) -> tuple[tuple[str, ...], np.ndarray, bytes | None]:
-    """File-wide question codes in order of first appearance, from the chunks' names.
-
-    ``provisional`` indexes the concatenation of the chunks' names (a question whose lines
-    are not together appears in several of them); pyarrow's dictionary encoding of that
-    concatenation, which numbers values in order of first appearance, maps it to the final
-    codes.  Also returns the digest of the ids (see :func:`_shared_ids`), None for no ids.
-    """
-    if not names:
-        return (), provisional, None
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    encoded = pc.dictionary_encode(pa.chunked_array(names, pa.large_string())).combine_chunks()
-    remap = arrow_values(encoded.indices, np.int32)
-    if len(remap) != len(encoded.dictionary) or np.any(remap != np.arange(len(remap))):
-        provisional = remap.astype(provisional.dtype)[provisional]
-    qids, key = _shared_ids(encoded.dictionary)
-    return qids, provisional, key
-
-
-# Columns of files read lately, by a digest of their question ids (held weakly).
-_RECENT: dict[bytes, weakref.ref[Any]] = {}
-
-
-def _shared_ids(names: Any) -> tuple[tuple[str, ...], bytes]:
-    """The question ids of the pyarrow string array ``names`` as a tuple of str, shared with
-    a file read before (and still in use) that lists the same ids in the same order.
-
-    One Python string per question is most of what a file with a million short questions
-    costs beyond its columns, and labels and their run usually list the same questions: the
-    run's columns then hold the labels' tuple.  Files are matched by a 256-bit digest of
-    the ids' bytes and offsets; see :func:`_remember`.
-    """
-    key = _digest(names)
-    ref = _RECENT.get(key)
-    columns = ref() if ref is not None else None
-    if columns is not None:
-        ids: tuple[str, ...] = columns.qids
-        return ids, key
-    return tuple(names.to_pylist()), key
-
-
-def _digest(names: Any) -> bytes:
-    offsets, data = arrow_string_buffers(names)
-    digest = hashlib.blake2b(digest_size=32)
-    digest.update(np.ascontiguousarray(offsets, dtype=np.int64).data)
-    digest.update(np.ascontiguousarray(data).data)
-    return digest.digest()
-
-
-_Columns = TypeVar("_Columns", RunColumns, QrelsColumns)
-
-
-def _remember(columns: _Columns, key: bytes | None) -> _Columns:
-    """Let later files share the question ids of ``columns`` (``key``: their digest)."""
-    if key is not None:
-        for stale in [k for k, r in _RECENT.items() if r() is None]:
-            del _RECENT[stale]
-        _RECENT[key] = weakref.ref(columns)
-    return columns
 
 
 def _check_policies(order: str, duplicates: str) -> None:
@@ -296,7 +228,7 @@ def read_run_columns(
     columns = finish_run_columns(
         qids, q, items, scores, order=order, duplicates=duplicates, name=str(path)
     )
-    return _remember(columns, key)
+    return remember(columns, key)
 
 
 def iter_run_chunks(
@@ -363,7 +295,7 @@ def read_qrels_columns(
     qids, q, items, grades, key = _gather(path, _QRELS_FIELDS, block_bytes, threads)
     top = int(grades.max(initial=0))  # <= MAX_GRADE
     small = np.int8 if top < 2**7 else np.int16 if top < 2**15 else np.int32
-    return _remember(finish_qrels_columns(qids, q, items, grades.astype(small)), key)
+    return remember(finish_qrels_columns(qids, q, items, grades.astype(small)), key)
 
 
 def read_trec_run(

@@ -1,0 +1,67 @@
+"""read_chunks: whole lines, one reused buffer, BOM, long lines, no final newline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragaudit.data.formats._chunks import read_chunks
+
+
+def random_text(seed: int) -> bytes:
+    rng = np.random.default_rng(seed)
+    lines = []
+    for _ in range(int(rng.integers(0, 60))):
+        width = int(rng.choice([0, 1, 5, 30, 200]))
+        lines.append(bytes(rng.integers(97, 123, size=width, dtype=np.uint8)))
+    return b"\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("block_bytes", [1, 64, 100, 1 << 16])
+@pytest.mark.parametrize("bom", [False, True])
+@pytest.mark.parametrize("final_newline", [False, True])
+def test_chunks_are_whole_lines_that_rebuild_the_file(
+    tmp_path, seed, block_bytes, bom, final_newline
+):
+    body = random_text(seed)
+    if final_newline and body:
+        body += b"\n"
+    path = tmp_path / "f.txt"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + body)
+    pieces, offsets = [], []
+    for chunk in read_chunks(path, block_bytes):
+        data = chunk.data  # a copy: the buffer is reused by the next chunk
+        assert data.endswith(b"\n") and len(data) == chunk.size
+        assert chunk.count(b"\n") == data.count(b"\n")
+        pieces.append(data)
+        offsets.append(chunk.offset)
+    expected = body if not body or body.endswith(b"\n") else body + b"\n"
+    assert b"".join(pieces) == expected
+    start = 3 if bom else 0
+    assert offsets == [start + sum(map(len, pieces[:i])) for i in range(len(pieces))]
+
+
+@pytest.mark.parametrize("block_bytes", [60, 1 << 16])
+def test_small_chunks_code_questions_like_pyarrow_does(tmp_path, monkeypatch, block_bytes):
+    # Chunks of up to _SMALL_CHUNK rows compare ids in Python, bigger ones in pyarrow: the
+    # same codes and names either way, a question split inside a chunk included.
+    from ragaudit.data.formats import _chunks, iter_run_chunks, read_run_columns
+
+    lines = [f"q{q % 7} Q0 d{i} {i} {i % 5}.5 t\n" for i, q in enumerate([1, 1, 2, 3, 3, 1] * 9)]
+    lines += ["q-é Q0 x 1 1.0 t\n", "q-é Q0 y 2 2.0 t\n"]
+    path = tmp_path / "run.txt"
+    path.write_text("".join(lines), encoding="utf-8")
+    results = []
+    for small in (0, 1 << 15):
+        monkeypatch.setattr(_chunks, "_SMALL_CHUNK", small)
+        cols = read_run_columns(path, block_bytes=block_bytes, duplicates="first")
+        chunks = [
+            (c.arrow_names().to_pylist(), c.keys.tolist())
+            for c in iter_run_chunks(path, block_bytes=block_bytes)
+        ]
+        results.append((cols.qids, cols.offsets.tolist(), cols.row_order.tolist(), chunks))
+    assert results[0] == results[1]
+    assert results[0][0] == ("q1", "q2", "q3", "q-é")
+    for names, keys in results[0][3]:
+        assert len(set(names)) == len(names) and sorted(set(keys)) == list(range(len(names)))
