@@ -250,3 +250,20 @@ def test_the_label_lookup_walks_every_id_sharing_a_hash():
     found = labels.codes(names, np.zeros(4, dtype=np.uint64))
     assert found.tolist() == [2, -1, 0, 1]
     assert labels.codes(names, np.ones(4, dtype=np.uint64)).tolist() == [-1] * 4
+
+
+@pytest.mark.parametrize("batch_bytes", [1, 400, 1 << 20])
+def test_file_order_rankings_stream_as_in_memory_mode(tmp_path, batch_bytes):
+    qrels_path, run_path = _mixed_files(tmp_path, 4, "shuffled questions")
+    qrels = read_trec_qrels(qrels_path)
+    metrics = list(MEASURES)
+    memory, _ = _caught(lambda: evaluate(qrels, read_trec_run(run_path, order="given"), metrics))
+    streamed, _ = _caught(
+        lambda: evaluate_stream(qrels, run_path, metrics, order="given", batch_bytes=batch_bytes)
+    )
+    by_score, _ = _caught(lambda: evaluate_stream(qrels, run_path, metrics))
+    assert streamed.query_ids == memory.query_ids
+    for name in metrics:
+        assert streamed.per_query[name].tolist() == memory.per_query[name].tolist(), name
+    assert streamed.tied_groups == memory.tied_groups > 0
+    assert streamed.per_query["mrr"].tolist() != by_score.per_query["mrr"].tolist()

@@ -116,19 +116,40 @@ class LabelColumns:
         return np.bincount(self.q[self.grades >= threshold], minlength=len(self.qids))
 
     def codes(self, names: _Strings, hashes: npt.NDArray[np.uint64]) -> IntArray:
-        """Index in :attr:`qids` of each of ``names`` (``hashes``: theirs), -1 if unlabelled."""
-        found = np.full(len(names), -1, dtype=np.int64)
+        """Index in :attr:`qids` of each of ``names`` (``hashes``: theirs), -1 if unlabelled.
+
+        A run usually lists its questions in the labels' order: the ids after the first are
+        first compared with the labels' ids that follow its own, and only the others looked
+        up by hash.
+        """
+        found = self._by_hash(names, hashes, np.zeros(min(1, len(names)), dtype=np.int64))
+        if len(found) and found[0] >= 0:
+            guess = found[0] + np.arange(len(names))
+            rows = np.flatnonzero(guess < len(self.qids))
+            rows = rows[self.names.equal(guess[rows], names, rows)]
+            found = np.full(len(names), -1, dtype=np.int64)
+            found[rows] = guess[rows]
+        else:
+            found = np.full(len(names), -1, dtype=np.int64)
+        rest = np.flatnonzero(found < 0)
+        if len(rest):
+            found[rest] = self._by_hash(names, hashes, rest)
+        return found
+
+    def _by_hash(self, names: _Strings, hashes: npt.NDArray[np.uint64], rows: IntArray) -> IntArray:
+        """:meth:`codes` of ``names[rows]``, looked up by hash."""
+        found = np.full(len(rows), -1, dtype=np.int64)
         sorted_hashes = self.sorted_hashes
         if not len(sorted_hashes):
             return found
-        todo = np.arange(len(names))
-        at = np.searchsorted(sorted_hashes, hashes)
+        todo = np.arange(len(rows))
+        at = np.searchsorted(sorted_hashes, hashes[rows])
         while len(todo):  # more than one round only for ids sharing a 64-bit hash
             at = np.minimum(at, len(sorted_hashes) - 1)
-            same = sorted_hashes[at] == hashes[todo]
+            same = sorted_hashes[at] == hashes[rows[todo]]
             todo, at = todo[same], at[same]
             candidate = self.hash_order[at]
-            equal = self.names.equal(candidate, names, todo)
+            equal = self.names.equal(candidate, names, rows[todo])
             found[todo[equal]] = candidate[equal]
             todo, at = todo[~equal], at[~equal] + 1
             keep = at < len(sorted_hashes)
