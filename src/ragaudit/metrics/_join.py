@@ -134,7 +134,8 @@ def _sorted_label_keys(
         local += first
         order[first:end] = local
 
-    map_slices(sort_slice, itertools.pairwise(np.unique(np.append(starts, n)).tolist()))
+    for bounds in itertools.pairwise(np.unique(np.append(starts, n)).tolist()):
+        sort_slice(bounds)  # one thread: slices too short to gain from two
     return order, sorted_keys
 
 
@@ -255,13 +256,7 @@ def ideal_grades(
     position -= np.repeat(starts, counts)
     ideal[rows, position] = grades
     del position
-
-    def sort_rows(bounds: tuple[int, int]) -> None:
-        part = ideal[bounds[0] : bounds[1]]
-        np.negative(part, out=part)
-        part.sort(axis=1)
-        np.negative(part, out=part)
-
-    step = max(1, _JOIN_ROWS // max(ideal.shape[1], 1))  # rows of whole questions, two threads
-    map_slices(sort_rows, [(a, min(a + step, n_eval)) for a in range(0, n_eval, step)])
+    np.negative(ideal, out=ideal)
+    ideal.sort(axis=1)
+    np.negative(ideal, out=ideal)
     return ideal
