@@ -8,12 +8,14 @@ depend on the number of threads or on their timing.
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
-__all__ = ["map_slices"]
+__all__ = ["map_slices", "trim_heap"]
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -31,4 +33,26 @@ def map_slices(work: Callable[[_T], _R], slices: Iterable[_T]) -> list[_R]:
     if len(items) < 2 or WORKERS < 2:
         return [work(item) for item in items]
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        return list(pool.map(work, items))
+        results = list(pool.map(work, items))
+    trim_heap()  # the threads' malloc arenas keep what their temporaries freed
+    return results
+
+
+def trim_heap() -> None:
+    """Return the free pages of the C heap (every malloc arena) to the system, where glibc's
+    ``malloc_trim`` exists."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None

@@ -59,7 +59,8 @@ def label_table(
     return label_row, label_items, grades, None  # hashed when joined
 
 
-_JOIN_ROWS = 1 << 18  # run rows joined per step: bounds the temporaries of the join
+_JOIN_ROWS = 1 << 17  # run rows joined per step and thread: bounds the join's temporaries
+_ROW_BITS_LIMIT = 1 << 24  # below: a join key holds its question row exactly, in 24 high bits
 
 
 def grade_matrix(
@@ -109,7 +110,7 @@ def _sorted_label_keys(
     """The labels' join keys in ascending order, and the label each one belongs to
     (``label_hash``: the hashes of ``label_items``, computed here when None)."""
     n = len(label_row)
-    if n_eval >= (1 << 24) or np.any(label_row[1:] < label_row[:-1]):
+    if n_eval >= _ROW_BITS_LIMIT or np.any(label_row[1:] < label_row[:-1]):
         if label_hash is None:
             label_hash = label_items.hashes()
         keys = _join_keys(label_row, label_hash, n_eval)
@@ -180,9 +181,9 @@ def _join_slice(
     pos = pos[hit]
     use = hit if use is None else use[hit]
     label_index = order[pos]
-    exact = (label_row[label_index] == row_eval[use]) & label_items.equal(
-        label_index, cols.items, cols.row_order[use + first]
-    )
+    exact = label_items.equal(label_index, cols.items, cols.row_order[use + first])
+    if n_eval >= _ROW_BITS_LIMIT:  # the question is hashed into the key, not stored in it
+        exact &= label_row[label_index] == row_eval[use]
     use, label_index = use[exact], label_index[exact]
     # Cell of each match in the (row-major) grade matrix: question row * depth + rank, the
     # rank being the row's distance from its question's first row.
@@ -197,7 +198,7 @@ def _join_keys(
     rows: IntArray, hashes: npt.NDArray[np.uint64], n_rows: int
 ) -> npt.NDArray[np.uint64]:
     """One uint64 per (question row, item hash); equal keys are verified by the caller."""
-    if n_rows < (1 << 24):
+    if n_rows < _ROW_BITS_LIMIT:
         keys = rows.astype(np.uint64) << np.uint64(40)
         keys |= hashes >> np.uint64(24)
         return keys
@@ -254,7 +255,13 @@ def ideal_grades(
     position -= np.repeat(starts, counts)
     ideal[rows, position] = grades
     del position
-    np.negative(ideal, out=ideal)
-    ideal.sort(axis=1)
-    np.negative(ideal, out=ideal)
+
+    def sort_rows(bounds: tuple[int, int]) -> None:
+        part = ideal[bounds[0] : bounds[1]]
+        np.negative(part, out=part)
+        part.sort(axis=1)
+        np.negative(part, out=part)
+
+    step = max(1, _JOIN_ROWS // max(ideal.shape[1], 1))  # rows of whole questions, two threads
+    map_slices(sort_rows, [(a, min(a + step, n_eval)) for a in range(0, n_eval, step)])
     return ideal

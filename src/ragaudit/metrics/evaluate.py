@@ -176,7 +176,7 @@ def _evaluate_iv(
     return specs
 
 
-_KERNEL_CELLS = 1 << 20  # grade-matrix cells scored per step (bounds the float temporaries)
+_KERNEL_CELLS = 1 << 19  # grade-matrix cells scored per step and thread (bounds float temporaries)
 
 
 def _score(

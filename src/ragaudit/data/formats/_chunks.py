@@ -11,7 +11,6 @@ chunks that need it pay for the slow scan.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ragaudit._parallel import trim_heap
 from ragaudit.data.formats._strings import IntArray, _Strings
 from ragaudit.exceptions import FormatError, unreadable
 
@@ -238,21 +238,7 @@ def release_arrow_memory(*, heap: bool = False) -> None:
     if "pyarrow" in sys.modules:
         _pa().default_memory_pool().release_unused()
     if heap:
-        trim = _malloc_trim()
-        if trim is not None:
-            trim(0)
-
-
-@functools.cache
-def _malloc_trim() -> Any:
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return None
+        trim_heap()
 
 
 _SMALL_CHUNK = 1 << 15  # rows; importing pyarrow.compute costs more than comparing them

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ragaudit._parallel import map_slices
 from ragaudit.data.formats._ranking import _count_ties, _Moves, _rank_rows
 from ragaudit.data.formats._strings import _PAD, _QID_MIX, IntArray, U64Array, _Strings
 from ragaudit.data.qrels import Qrels, check_unit
@@ -118,7 +117,9 @@ def _may_repeat(q: IntArray, item_hash: U64Array | None, items: _Strings) -> boo
                 hashes = items.hashes(slice(a, b)) if item_hash is None else item_hash[a:b]
                 return qa + _grid_suspects(hashes, counts[qa:qb])
 
-            found = map_slices(suspects_of, itertools.pairwise(bounds))  # two threads
+            # One thread: memory freed by other threads' temporaries would stay in their
+            # malloc arenas while the run is read.
+            found = [suspects_of(pair) for pair in itertools.pairwise(bounds)]
             suspects = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
             if not suspects.size:
                 return False
