@@ -440,7 +440,7 @@ def main() -> None:
                   f"{r['peak_mb'] / size_mb:.2f} |")  # fmt: skip
         checks.append(f"{n_questions:,} × {depth}: {_check_means(rows)}")
         print(f"\n{checks[-1]}\n", flush=True)
-    Path(args.out).mkdir(exist_ok=True)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M")
     out = Path(args.out) / f"bench_metrics_{stamp}.json"
     out.write_text(json.dumps({"load_at_start": load, "sizes": all_rows}, indent=1))
