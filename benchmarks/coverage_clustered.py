@@ -7,7 +7,8 @@ when rho = 0), so 0/1 verdicts have mean mu and intra-cluster correlation rho (b
 
 * binary: verdicts ~ Bernoulli(p_g), mu = 0.8, 0.95, 0.99 (hit@k, correct);
 * fractional: a question scores 1 with probability q_g (q_g ~ the same Beta with mean
-  2 mu - 1), else Uniform(0, 1), mu = 0.8, 0.9, 0.95 (nDCG-like).
+  2 mu - 1), else Uniform(0, 1), mu = 0.8, 0.9, 0.95 (nDCG-like);
+* paired 0/1 differences of two runs (``compare --cluster-by``): see :data:`PAIRED`.
 
 Cluster size is independent of the cluster's mean, so the truth is mu for every estimator.
 Intervals: the cluster betting interval (``stats/cluster_betting.py``, the default now); the
@@ -111,6 +112,32 @@ def cluster_bootstrap(data, rng, confidence=0.95, n_resamples=1000):
     return low, high
 
 
+# Paired 0/1 verdicts of two runs (compare --cluster-by): A right with probability p_g (the
+# binary scenarios' beta-binomial, mean 0.9); where A is wrong B is right with probability 0.3,
+# where A is right B is wrong with probability 0.05, so E[b - a] = 0.3 (1 - mu) - 0.05 mu
+# exactly (linear in p_g).  Differences in {-1, 0, 1}, betting over clusters on [-1, 1].
+PAIRED = tuple(Scenario("paired", 0.9, g, rho) for g in (8, 14, 30) for rho in (0.0, 0.5))
+
+
+def paired_datasets(rng: np.random.Generator, sc: Scenario, size: int):
+    """``size`` datasets of per-question differences ``b - a`` and cluster codes."""
+    out = []
+    for y, codes in datasets(rng, sc._replace(kind="binary"), size):
+        u = rng.random(y.size)
+        b = np.where(y == 1, (u >= 0.05).astype(float), (u < 0.3).astype(float))
+        out.append((b - y, codes))
+    return out
+
+
+def paired_truth(sc: Scenario) -> float:
+    return 0.3 * (1 - sc.mu) - 0.05 * sc.mu
+
+
+def paired_betting(data, confidence=0.95):
+    sums, sizes = _cluster_sums(data)
+    return cluster_mean_bounds(sums, sizes, -1.0, 1.0, confidence)
+
+
 def coverage(low, high, truth) -> float:
     return float(np.mean((low <= truth + 1e-12) & (truth - 1e-12 <= high)))
 
@@ -149,6 +176,20 @@ def rows(seed: int, size: int, bootstrap_size: int):
                 )
             )
             first = False
+    for sc in PAIRED:
+        data = paired_datasets(rng, sc, size)
+        low, high = paired_betting(data)
+        out.append(
+            (
+                f"clustered paired 0/1 difference B - A = {paired_truth(sc):+.3f} (A 0.9), "
+                f"G={sc.n_clusters}, ICC {sc.rho}",
+                "cluster betting on [-1, 1] (default)",
+                coverage(low, high, paired_truth(sc)),
+                size,
+                f"width {float(np.mean(high - low)):.3f}; "
+                f"{int(np.sum(high - low <= 0))} zero-width",
+            )
+        )
     return out
 
 
@@ -167,6 +208,8 @@ def summary(table) -> list[str]:
     scenario = ""
     for label_, name, value, _, note in table:
         scenario = label_ or scenario
+        if "paired" in scenario:
+            continue
         kind = "0/1 verdicts" if "0/1" in scenario else "fractional scores"
         g = scenario.split("G=")[1].split(",")[0]
         width = float(note.split("width ")[1].split(";")[0])

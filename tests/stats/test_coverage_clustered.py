@@ -37,3 +37,14 @@ def test_the_cluster_bootstrap_it_replaced_undercovers():
     low, high = sim.cluster_bootstrap(data, rng)
     assert sim.coverage(low, high, 0.99) < 0.5
     assert np.mean(high - low == 0) > 0.5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sc", sim.PAIRED, ids=lambda sc: f"G{sc.n_clusters}-icc{sc.rho}")
+def test_cluster_betting_covers_clustered_paired_differences(sc):
+    # compare --cluster-by: the same interval on per-question differences b - a in [-1, 1].
+    rng = np.random.default_rng(20280 + sc.n_clusters)
+    data = sim.paired_datasets(rng, sc, DATASETS)
+    low, high = sim.paired_betting(data)
+    assert np.all(high > low)
+    assert sim.coverage(low, high, sim.paired_truth(sc)) >= 0.93
