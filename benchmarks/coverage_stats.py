@@ -43,6 +43,10 @@ Usage::
 
     uv run python benchmarks/coverage_stats.py            # prints the markdown table
 
+* clustered questions (``report``/``funnel``/``compare --cluster-by``): the rows of
+  ``benchmarks/coverage_clustered.py`` (8-30 clusters, intra-cluster correlation 0-0.5, rates
+  and scores 0.8-0.99, binary and fractional), printed after the others.
+
 The slow tests in ``tests/stats/test_coverage.py`` and ``tests/stats/test_coverage_switch.py``
 load this file by path and assert coverage on the same scenarios and simulation (fewer
 datasets, their own seeds).
@@ -455,6 +459,10 @@ def main() -> None:
     ):
         rows += bounded_rows(rng, prefix, scenarios, bounds, before, size, args.bootstrap_datasets)
     rows += switch_rows(rng, size)
+    # Clustered questions (the noise section): its own seeded simulation, same table.
+    from coverage_clustered import rows as clustered_rows  # benchmarks/ is sys.path[0]
+
+    rows += clustered_rows(args.seed, 2000, 500)
     print(f"seed {args.seed}; nominal level 0.95; error = Monte Carlo standard error")
     print()
     print("| scenario | interval | coverage | ± error | datasets | note |")

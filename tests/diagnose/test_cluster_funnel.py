@@ -30,14 +30,21 @@ def _rows():
 
 def test_clustered_means_equal_statsmodels():
     run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": _rows()})
-    result = clustered_means(run, "source", n_resamples=200)
+    result = clustered_means(run, "source")
     row = {r.metric: r for r in result.rows}["correct"]
     y = np.array([r["metrics"]["correct"] for r in run.rows])
     groups = np.arange(30) // 5
     ols = sm.OLS(y, np.ones(30)).fit(cov_type="cluster", cov_kwds={"groups": groups})
     assert abs(row.result.standard_error - ols.bse[0]) < 1e-9
-    assert row.result.widened  # sources alternate between easy and hard
-    assert "widens the 95% interval by" in clustering_summary(row, "source")
+    naive = sm.OLS(y, np.ones(30)).fit()
+    deff = (ols.bse[0] / naive.bse[0]) ** 2  # statsmodels' CR1 over the i.i.d. variance
+    assert abs(row.design_effect - deff) < 1e-9
+    assert row.correlated  # sources alternate between easy and hard
+    assert (
+        f"design effect {deff:.2f} (6 clusters by source): the 30 questions carry the "
+        f"information of about {30 / deff:.2g} independent ones"
+        in clustering_summary(row, "source")
+    )
 
 
 def test_funnel_cluster_by_source(tmp_path):
@@ -46,7 +53,7 @@ def test_funnel_cluster_by_source(tmp_path):
     out = CliRunner().invoke(main, ["funnel", str(path), "--cluster-by", "source"])
     assert out.exit_code == 0, out.output
     assert "CLUSTERED BY SOURCE" in out.output.upper()
-    assert "correct: clustering by source (6 clusters" in out.output
+    assert "correct: design effect" in out.output and "(6 clusters by source)" in out.output
     data = json.loads(
         CliRunner()
         .invoke(main, ["funnel", str(path), "--cluster-by", "source", "--format", "json"])

@@ -124,8 +124,8 @@ def test_tables_shown_off_the_page_keep_every_field_of_their_builder(
             "--metric", "correct", "--format", "json")
     )  # fmt: skip
     rows = list(csv.reader(io.StringIO(render(report, "csv"))))
-    start = rows.index(list(table.columns))
-    body = rows[start + 1 : start + 1 + len(compare["metrics"])]
+    start = rows.index(["section", *table.columns])
+    body = [line[1:] for line in rows[start + 1 : start + 1 + len(compare["metrics"])]]
     for line, row in zip(body, compare["metrics"], strict=True):
         assert line[:2] == [row["metric"], str(row["n"])]
         assert float(line[4]) == pytest.approx(row["diff"], rel=1e-12, abs=1e-15)
@@ -162,8 +162,10 @@ def test_terminal_gap_names_its_interval_method(bench: dict[str, Path], report: 
 
 
 def test_page_names_only_the_resamples_it_used(bench: dict[str, Path], tmp_path: Path):
-    """--resamples feeds the cluster bootstrap; the comparison uses compare's 10,000.  The
-    byline claimed --resamples for "wherever an interval is bootstrapped"."""
+    """--resamples feeds only the funnel's bootstrap columns, which the page does not show
+    (the clustered intervals bet over clusters, no resampling); the comparison uses
+    compare's 10,000.  The byline claimed --resamples for "wherever an interval is
+    bootstrapped"."""
     args = [str(bench["k3"]), str(bench["k6"]), "--resamples", "1234"]
     plain, clustered = tmp_path / "plain.md", tmp_path / "clustered.md"
     cli("report", *args, "--format", "markdown", "--out", str(plain))
@@ -171,8 +173,8 @@ def test_page_names_only_the_resamples_it_used(bench: dict[str, Path], tmp_path:
         str(clustered))  # fmt: skip
     assert "1234" not in plain.read_text(encoding="utf-8")
     text = clustered.read_text(encoding="utf-8")
-    assert text.count("1234") == 2  # one cluster-bootstrap line per run
-    assert text.count("(1234 resamples of whole clusters") == 2
+    assert "1234" not in text
+    assert "resamples of whole clusters" not in text
     assert "percentile bootstrap (10000 resamples) otherwise" in text
 
 
@@ -190,7 +192,7 @@ def test_terminal_comparison_shows_the_p_its_verdict_uses(report: Report):
 def test_csv_dashboard_cells_carry_no_terminal_padding(report: Report):
     from ragaudit.reports.renderer import render
 
-    rows = list(csv.reader(io.StringIO(render(report, "csv"))))
+    rows = [line[1:] for line in csv.reader(io.StringIO(render(report, "csv")))]
     assert rows[0] == ["number", "k3 (k=3)", "k6 (k=6)", "MDE"]
     data = report.data  # the audit's JSON: the numbers before any formatting
     assert isinstance(data, dict)
@@ -219,3 +221,21 @@ def test_summary_names_the_method_of_each_interval_it_quotes(
     )
     assert isinstance(report.data, dict)
     assert f"moved for real: {quoted};" in report.data["summary"][0]
+
+
+def test_csv_per_run_tables_say_which_run_they_belong_to(report: Report):
+    # The funnel, where-questions-die and label-bias tables repeat once per run with identical
+    # headers; the CSV dropped every heading, so nothing said which run a table was.
+    from ragaudit.reports.renderer import render
+
+    tables = [list(csv.reader(io.StringIO(part))) for part in render(report, "csv").split("\n\n")]
+    by_header: dict[tuple[str, ...], list[str]] = {}
+    for table in tables:
+        assert table[0][0] == "section"
+        (section,) = {line[0] for line in table[1:]}  # one section per table
+        by_header.setdefault(tuple(table[0]), []).append(section)
+    repeated = {h: s for h, s in by_header.items() if len(s) > 1}
+    assert {h[1] for h in repeated} >= {"stage", "metric", "id"}  # funnel, die, label bias
+    for sections in repeated.values():
+        assert len(set(sections)) == len(sections)
+        assert [("k3" in s, "k6" in s) for s in sections] == [(True, False), (False, True)]

@@ -177,7 +177,9 @@ def test_json_csv_and_table_carry_the_page_numbers(bench: dict[str, Path], tmp_p
     assert (pair["run_a"], pair["run_b"]) == ("k3", "k6")
     assert "COMPARISON (B = k6 vs A = k3;" in table
     assert (
-        (tmp_path / "r.csv").read_text(encoding="utf-8").startswith("number,k3 (k=3),k6 (k=6),MDE")
+        (tmp_path / "r.csv")
+        .read_text(encoding="utf-8")
+        .startswith("section,number,k3 (k=3),k6 (k=6),MDE")
     )
 
 

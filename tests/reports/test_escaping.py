@@ -101,7 +101,9 @@ def test_csv_and_json_keep_the_raw_values():
     import io
 
     rows = list(csv.reader(io.StringIO(render(report, "csv").split("\n\n")[0], newline="")))
-    assert [r[0] for r in rows[1:]] == list(HOSTILE)
+    assert rows[0] == ["section", "id", "name"]
+    assert [r[0] for r in rows[1:]] == [HOSTILE[2]] * len(HOSTILE)  # the raw section title
+    assert [r[1] for r in rows[1:]] == list(HOSTILE)
 
 
 @pytest.mark.parametrize(

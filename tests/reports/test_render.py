@@ -276,7 +276,8 @@ def test_tsv_renderer_gives_one_line_per_row():
         ("id", "text", "x"), (("c1", "a\tb\nc", "0.5"),), values=(("c1", "a\tb\nc", 0.5),)
     )
     report = Report("T", (Section("S", (Text(("skipped",)), table, table)),))
-    assert render(report, "tsv") == "id\ttext\tx\nc1\ta b c\t0.5\n\nid\ttext\tx\nc1\ta b c\t0.5\n"
+    one = "section\tid\ttext\tx\nS\tc1\ta b c\t0.5\n"
+    assert render(report, "tsv") == one + "\n" + one
 
 
 def test_no_submodule_shadows_the_render_function():

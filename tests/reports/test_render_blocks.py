@@ -89,28 +89,31 @@ def test_html_renders_every_block():
 
 
 def test_text_renders_every_block():
-    assert render(BLOCKS, "table") == (
-        "Blocks\n"
-        "\n"
-        "NUMBERS\n"
-        "  number" + " " * 19 + "run\n"
-        "  recall  0.500 [0.1, 0.9] n=4\n"
-        "\n"
-        "  chart: 0.5\n"
-        "  cap\n"  # the caption, as on the page (it was dropped from the terminal form)
-        "\n"
-        "  a note\n"
-        "\n"
-        "DRILL\n"
-        "  died: q|1 <script>alert(1)</script>\n"
-        "    judge    verdict\n"
-        "    correct    false\n"
-        "\n"
-        "    1. G#0 [gold]\n"
-        "        8 EUR\n"
-        "\n"
-        "TERMINAL ONLY\n"
-        "  just text\n"
+    assert (
+        render(BLOCKS, "table")
+        == (
+            "Blocks\n"
+            "\n"
+            "NUMBERS\n"
+            "  number" + " " * 19 + "run\n"
+            "  recall  0.500 [0.1, 0.9] n=4\n"
+            "\n"
+            "  chart: 0.5\n"
+            "  cap\n"  # the caption, as on the page (it was dropped from the terminal form)
+            "\n"
+            "  a note\n"
+            "\n"
+            "DRILL\n"
+            "  died: q|1 <script>alert(1)</script>\n"
+            "    judge    verdict\n"
+            "    correct    false\n"
+            "\n"
+            "    1. G#0 [gold]\n"
+            "        8 EUR\n"
+            "\n"
+            "TERMINAL ONLY\n"
+            "  just text\n"
+        )
     )
 
 
@@ -143,12 +146,14 @@ def test_markdown_renders_every_block():
 
 def test_machine_formats_keep_tables_and_skip_figures():
     rows = list(csv.reader(io.StringIO(render(BLOCKS, "csv"))))
-    # the page's table, then the table inside the drill-down; no figure, no text
-    assert rows == [["number", "run"], ["recall", "0.500 [0.1, 0.9] n=4"], [],
-                    ["judge", "verdict"], ["correct", "false"]]  # fmt: skip
-    assert (
-        render(BLOCKS, "tsv")
-        == "number\trun\nrecall\t0.500 [0.1, 0.9] n=4\n\njudge\tverdict\ncorrect\tfalse\n"
+    # the page's table, then the table inside the drill-down; no figure, no text; each led by
+    # the headings it sits under (the level-3 "Drill" extends the level-2 "Numbers")
+    assert rows == [["section", "number", "run"], ["Numbers", "recall", "0.500 [0.1, 0.9] n=4"],
+                    [], ["section", "judge", "verdict"],
+                    ["Numbers / Drill", "correct", "false"]]  # fmt: skip
+    assert render(BLOCKS, "tsv") == (
+        "section\tnumber\trun\nNumbers\trecall\t0.500 [0.1, 0.9] n=4\n\n"
+        "section\tjudge\tverdict\nNumbers / Drill\tcorrect\tfalse\n"
     )
     tex = render(BLOCKS, "latex")
     assert "% figure omitted (HTML only)\nchart: 0.5 \\\\\ncap\n" in tex and "<svg" not in tex

@@ -12,15 +12,16 @@ from types import SimpleNamespace
 import pytest
 from scipy import optimize, stats
 
-# benchmarks/coverage_stats.py is a script, not a package module: loaded by path and registered
-# as ``coverage_stats`` so that test_coverage*.py import the one copy of its scenarios and
-# simulation (the docs table is its output).
-_SPEC = importlib.util.spec_from_file_location(
-    "coverage_stats", Path(__file__).parents[2] / "benchmarks" / "coverage_stats.py"
-)
-assert _SPEC is not None and _SPEC.loader is not None
-sys.modules["coverage_stats"] = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(sys.modules["coverage_stats"])
+# benchmarks/coverage_stats.py and coverage_clustered.py are scripts, not package modules:
+# loaded by path and registered under their names so that test_coverage*.py import the one
+# copy of their scenarios and simulation (the docs tables are their output).
+for _name in ("coverage_stats", "coverage_clustered"):
+    _SPEC = importlib.util.spec_from_file_location(
+        _name, Path(__file__).parents[2] / "benchmarks" / f"{_name}.py"
+    )
+    assert _SPEC is not None and _SPEC.loader is not None
+    sys.modules[_name] = importlib.util.module_from_spec(_SPEC)
+    _SPEC.loader.exec_module(sys.modules[_name])
 
 
 def tango_interval(both, a_only, b_only, neither, confidence=0.95):

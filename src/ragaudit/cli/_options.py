@@ -14,8 +14,8 @@ from typing import Any
 
 import click
 
-from ragaudit._io import append_text
-from ragaudit.exceptions import FormatError
+from ragaudit._io import append_text, atomic_write_text
+from ragaudit.exceptions import FormatError, InputError
 from ragaudit.reports.renderer import render
 from ragaudit.reports.report import Report
 
@@ -30,11 +30,18 @@ __all__ = [
     "golden_map_option",
     "k_option",
     "labels_option",
+    "no_stdout",
+    "out_file_option",
     "quiet_option",
     "render_json",
     "results_dir_option",
     "seed_option",
+    "write_output",
 ]
+
+#: What ``--out -`` means wherever ``--out`` names a file: standard output.
+STDOUT = "-"
+
 
 #: The formats every command accepts (``html`` is added where a page makes sense).
 TEXT_FORMATS = ("table", "json", "csv", "markdown")
@@ -128,8 +135,48 @@ def results_dir_option() -> Any:
     """``--out DIR`` (default ``ragaudit-results``): where saved runs and reports go."""
     return click.option(
         "--out", "out_dir", type=click.Path(file_okay=False), default="ragaudit-results",
+        callback=no_stdout,
         show_default=True, help="Results directory.",
     )  # fmt: skip
+
+
+def no_stdout(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value == STDOUT:
+        raise InputError(
+            f"--out: expected a path, found '-' (standard output): `{ctx.command_path}` "
+            "writes a directory or a file it resumes from, not a stream; name a path"
+        )
+    return value
+
+
+def out_file_option(help: str, *, stdout: bool = True, required: bool = False) -> Any:
+    """``--out FILE``; ``-`` is standard output (:func:`write_output`) where ``stdout``.
+
+    Commands whose output cannot go to a stream (a resumable label or verdict file, a judged
+    run updated in place, a results directory) pass ``stdout=False``: ``--out -`` is then a
+    one-line usage error instead of a file named ``-``.
+    """
+    extra = " '-' = standard output." if stdout else ""
+    # No explicit default beside required=True: click >= 8.3 would not enforce it.
+    default: dict[str, Any] = {"required": True} if required else {"default": None}
+    return click.option(
+        "--out", "out_path", type=click.Path(dir_okay=False, allow_dash=stdout),
+        help=help + extra, callback=None if stdout else no_stdout, **default,
+    )  # fmt: skip
+
+
+def write_output(text: str, out_path: str | None, default: str | None = None) -> None:
+    """Write a command's rendered output: to ``out_path``, or to stdout.
+
+    ``out_path`` ``-`` (or None without a ``default``) is standard output; otherwise the file
+    ``out_path`` (or ``default``) is written atomically and its name is echoed on stderr.
+    """
+    target = out_path if out_path is not None else default
+    if target is None or target == STDOUT:
+        click.echo(text, nl=False)
+        return
+    atomic_write_text(target, text)
+    click.echo(f"wrote {target} ({len(text.encode('utf-8')):,} bytes)", err=True)
 
 
 def quiet_option() -> Any:

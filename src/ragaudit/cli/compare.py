@@ -112,8 +112,8 @@ __all__ = ["command", "noise_sections"]
     "--cluster-by",
     metavar="source|tag|FIELD",
     help="Questions sharing a gold source, a first tag or a row FIELD are correlated: add "
-    "CR1 cluster-robust and cluster-bootstrap intervals, the number of clusters and the "
-    "design effect (saved runs only).",
+    "clustered intervals (betting over whole clusters; CR1 t for values outside [0, 1]) "
+    "beside the naive ones, the number of clusters and the design effect (saved runs only).",
 )
 @click.option(
     "--judge-repeats",
@@ -267,8 +267,7 @@ def noise_sections(
     if cluster_by:
         out["clustered"] = clustered_comparison(
             run_a, run_b, cluster_by, [row.metric for row in result.metrics],
-            questions=questions, confidence=result.confidence, n_resamples=result.n_resamples,
-            seed=result.seed, allow_partial=allow_partial,
+            questions=questions, confidence=result.confidence, allow_partial=allow_partial,
         )  # fmt: skip
     if judge_repeats:
         judged = (

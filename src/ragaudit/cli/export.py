@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._options import golden_map_option
+from ragaudit.cli._options import golden_map_option, out_file_option, write_output
 
 # The readers and writers are imported inside the command (fast --help).
 
@@ -35,13 +35,7 @@ __all__ = ["command"]
 )
 @click.option("--tag", default=None, help="trec-run: run tag (last column) [default: run name].")
 @golden_map_option()
-@click.option(
-    "--out",
-    "out_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to this file (atomically) instead of stdout.",
-)
+@out_file_option("Write to this file (atomically) instead of stdout.")
 def command(
     source: str,
     target: str,
@@ -59,7 +53,6 @@ def command(
     chunk, scored n - rank + 1.  A golden set becomes TREC qrels `qid 0 doc_id 1`, one line
     per source document of each answerable question (unanswerable questions have none).
     """
-    from ragaudit._io import atomic_write_text
     from ragaudit.data.formats import format_trec_qrels, format_trec_run
     from ragaudit.exceptions import InputError
 
@@ -93,8 +86,4 @@ def command(
             run = run.to_docs(docs)
         label = tag if tag is not None else "_".join(saved.name.split()) or "ragaudit"
         text = format_trec_run(run, tag=label)
-    if out_path is None:
-        click.echo(text, nl=False)
-    else:
-        atomic_write_text(out_path, text)
-        click.echo(f"wrote {out_path}", err=True)
+    write_output(text, out_path)

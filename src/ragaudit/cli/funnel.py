@@ -44,9 +44,9 @@ _CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
 @click.option(
     "--cluster-by",
     metavar="source|tag|FIELD",
-    help="Add CR1 cluster-robust and cluster-bootstrap intervals of hit@k, nDCG@k, answered "
-    "and end-to-end correctness (answerable questions), the number of clusters and the "
-    "design effect.",
+    help="Add clustered intervals (betting over whole clusters) of hit@k, nDCG@k, answered "
+    "and end-to-end correctness (answerable questions) beside the naive ones, the number of "
+    "clusters and the design effect.",
 )
 @format_option()
 def command(
@@ -100,6 +100,6 @@ def command(
         from ragaudit.diagnose.noise import clustered_means
         from ragaudit.reports.noise import with_noise_sections
 
-        clustered = clustered_means(saved, cluster_by, seed=seed, n_resamples=resamples)
+        clustered = clustered_means(saved, cluster_by)
         report = with_noise_sections(report, {"clustered": clustered}, _CONFIDENCE)
     emit(report, output_format)

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._options import chunking_options, emit, format_option, golden_map_option
+from ragaudit.cli._options import (
+    chunking_options,
+    emit,
+    format_option,
+    golden_map_option,
+    no_stdout,
+)
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
@@ -62,6 +68,7 @@ _LAYOUTS = ("ragaudit", "ragas", "deepeval", "jsonl")
     "out_dir",
     type=click.Path(file_okay=False),
     default=None,
+    callback=no_stdout,
     help="Results directory [--from ragaudit: also copy the validated run there; "
     "other layouts: default ragaudit-results].",
 )

@@ -11,7 +11,13 @@ import click
 
 from ragaudit.cli._corpus import run_chunks
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
-from ragaudit.cli._options import corpus_option, emit, format_option, quiet_option
+from ragaudit.cli._options import (
+    corpus_option,
+    emit,
+    format_option,
+    out_file_option,
+    quiet_option,
+)
 from ragaudit.cli._progress import progress_callback
 from ragaudit.reports.report import Report, Section, Text
 
@@ -31,12 +37,8 @@ __all__ = ["command"]
     show_default=True,
     help="Comma-separated: sufficiency,correctness,faithfulness,citations,relevance.",
 )
-@click.option(
-    "--out",
-    "out_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write the judged run here [default: update RUN in place, atomically].",
+@out_file_option(
+    "Write the judged run here [default: update RUN in place, atomically].", stdout=False
 )
 @click.option(
     "--dry-run",

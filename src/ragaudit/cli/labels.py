@@ -9,7 +9,6 @@ from typing import Any
 
 import click
 
-from ragaudit._io import atomic_write_text
 from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import (
@@ -20,7 +19,9 @@ from ragaudit.cli._options import (
     golden_map_option,
     k_option,
     labels_option,
+    out_file_option,
     quiet_option,
+    write_output,
 )
 from ragaudit.cli._progress import progress_callback
 
@@ -68,8 +69,7 @@ def command() -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Only the first N answerable questions.")  # fmt: skip
 @click.option("--rebuild", is_flag=True, help="Ignore existing labels in --out.")
-@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
-              help="Label file to write (and to resume from).")  # fmt: skip
+@out_file_option("Label file to write (and to resume from).", stdout=False, required=True)
 @quiet_option()
 @format_option()
 @add_llm_options
@@ -174,8 +174,7 @@ def build(
 @labels_option("Chunk-label file made for the run's chunking.", required=True)
 @k_option("Cut-off (default: the run's own k).")
 @format_option(*TEXT_FORMATS, "html")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
-              help="Write the report to a file instead of stdout.")  # fmt: skip
+@out_file_option("Write the report to a file instead of stdout.")
 def bias(
     run: str, labels_path: str, k: int | None, output_format: str, out_path: str | None
 ) -> None:
@@ -200,17 +199,12 @@ def bias(
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
     text = render(bias_report(result), output_format)
-    if out_path is None:
-        click.echo(text, nl=False)
-    else:
-        atomic_write_text(out_path, text)
-        click.echo(f"wrote {out_path}", err=True)
+    write_output(text, out_path)
 
 
 @command.command("verdicts")
 @click.argument("run", type=click.Path(dir_okay=False))
-@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
-              help="Verdict file (.jsonl) to write and to resume from.")  # fmt: skip
+@out_file_option("Verdict file (.jsonl) to write and to resume from.", stdout=False, required=True)
 @click.option(
     "--metric",
     default="correct",

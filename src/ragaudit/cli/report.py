@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from ragaudit._io import atomic_write_text
-from ragaudit.cli._options import corpus_option, labels_option, seed_option
+from ragaudit.cli._options import (
+    corpus_option,
+    labels_option,
+    out_file_option,
+    seed_option,
+    write_output,
+)
 
 __all__ = ["command"]
 
 
 @click.command("report")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option(
-    "--out", "out_path", type=click.Path(dir_okay=False), default=None,
-    help="File to write [default: report.html; report.md, .json, .csv or .txt by --format].",
-)  # fmt: skip
+@out_file_option(
+    "File to write [default: report.html; report.md, .json, .csv or .txt by --format]."
+)
 @click.option(
     "--format", "output_format", type=click.Choice(["html", "markdown", "json", "csv", "table"]),
     default="html", show_default=True,
@@ -32,8 +34,8 @@ __all__ = ["command"]
 @corpus_option("The runs' corpus: shows the retrieved chunk texts in the drill-down.")
 @click.option(
     "--cluster-by", "cluster_by", default=None, metavar="source|tag|FIELD",
-    help="Clustered intervals per run (CR1 / Korn-Graubard, cluster bootstrap), and a line "
-    "saying when clustering widens an interval by more than 10%.",
+    help="Clustered intervals per run (betting over whole clusters) beside the dashboard's, "
+    "the design effect, and a line saying when it exceeds 1.1.",
 )  # fmt: skip
 @click.option(
     "--human", "human_paths", multiple=True, type=click.Path(dir_okay=False),
@@ -43,8 +45,8 @@ __all__ = ["command"]
 @seed_option()
 @click.option(
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
-    help="Resamples of the cluster bootstrap (--cluster-by); the paired comparison uses "
-    "10,000, as compare does.",
+    help="Resamples of the funnel's bootstrap columns (not shown on the page); the paired "
+    "comparison uses 10,000, as compare does.",
 )  # fmt: skip
 def command(
     runs: tuple[str, ...],
@@ -85,6 +87,4 @@ def command(
 
     text = render(audit_report(audit, detail=True), output_format)
     suffix = {"markdown": "md", "table": "txt"}.get(output_format, output_format)
-    target = Path(out_path or f"report.{suffix}")
-    atomic_write_text(target, text)
-    click.echo(f"wrote {target.as_posix()} ({len(text.encode('utf-8')):,} bytes)", err=True)
+    write_output(text, out_path, default=f"report.{suffix}")

@@ -5,7 +5,7 @@ These functions take saved runs (already loaded) and return data; the statistics
 are :mod:`ragaudit.diagnose.judge_noise`.
 
 * :func:`question_clusters`: each question's cluster under ``--cluster-by source|tag|FIELD``;
-* :func:`clustered_comparison`: CR1 and cluster-bootstrap intervals of ``B - A`` per metric;
+* :func:`clustered_comparison`: naive and clustered intervals of ``B - A`` per metric;
 * :func:`clustered_metric`: the same for one run's mean (``funnel``, ``report``);
 * :func:`clustering_summary`: the one-line verdict a report or the demo prints.
 """
@@ -22,14 +22,12 @@ from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.stats._inputs import pair_runs
-from ragaudit.stats.clustered import (
-    ClusterBootstrapResult,
-    ClusteredResult,
-    cluster_bootstrap,
-    clustered_mean,
-    clustered_paired_difference,
-    clustered_rate,
-)
+from ragaudit.stats.bounded import mean_interval, paired_interval
+from ragaudit.stats.cluster_betting import METHOD as CLUSTER_BETTING
+from ragaudit.stats.cluster_betting import cluster_mean_interval
+from ragaudit.stats.clustered import ClusteredResult, clustered_mean
+from ragaudit.stats.intervals import IntervalResult
+from ragaudit.stats.resampling import ConfidenceInterval
 
 __all__ = [
     "ClusteredComparison",
@@ -48,6 +46,21 @@ __all__ = [
 _SHORTCUTS: dict[str, tuple[str, ...]] = {"source": ("gold_docs", "sources"), "tag": ("tags",)}
 
 
+#: The methods line of every clustered table (and its JSON ``method``).
+METHODS = (
+    f"clustered: {CLUSTER_BETTING} for values in [0, 1] (differences in [-1, 1]), never "
+    "narrower than the naive interval; CR1 t on G-1 df otherwise; naive: the interval the "
+    "dashboard and compare print (Clopper-Pearson exact or Tango for 0/1 values, betting "
+    "otherwise); deff: CR1 / naive variance (Cameron & Miller 2015)"
+)
+
+#: The clustered interval of a value that is not in [0, 1] (latency, cost): CR1, t on G-1 df.
+CR1_T = "CR1 t (G-1 df)"
+
+#: A design effect above this counts as "questions that share a cluster are not independent".
+DEFF_THRESHOLD = 1.1
+
+
 @dataclass(frozen=True)
 class ClusteredMetric:
     """One metric's clustered analysis (a mean, or a paired difference ``B - A``).
@@ -56,33 +69,55 @@ class ClusteredMetric:
     ----------
     metric : str
     result : ClusteredResult
-        CR1 interval with the naive one, the number of clusters and the design effect.
-    bootstrap : ClusterBootstrapResult
-        Cluster-bootstrap percentile interval.
+        CR1 standard errors, the number of clusters and the (estimated) design effect.
+    naive : IntervalResult
+        The interval that treats questions as independent: the one the dashboard (a mean,
+        :func:`~ragaudit.stats.bounded.mean_interval`) or ``compare`` (a paired difference,
+        :func:`~ragaudit.stats.bounded.paired_interval`) prints for the same number.
+    clustered : IntervalResult
+        For values in [0, 1] (differences in [-1, 1]): the cluster betting interval
+        (:func:`~ragaudit.stats.cluster_betting.cluster_mean_interval`) widened to contain
+        the naive one, so clustering never narrows an interval; otherwise CR1 ``t``.
     """
 
     metric: str
     result: ClusteredResult
-    bootstrap: ClusterBootstrapResult
+    naive: IntervalResult
+    clustered: IntervalResult
+
+    @property
+    def design_effect(self) -> float | None:
+        """CR1 / naive variance, or None when every value is equal (it cannot be measured)."""
+        return self.result.design_effect if self.result.naive_standard_error > 0 else None
+
+    @property
+    def effective_n(self) -> float:
+        """``n / max(deff, 1)`` (``G`` when the design effect cannot be measured)."""
+        deff = self.design_effect
+        return float(self.result.n_clusters) if deff is None else self.result.n / max(deff, 1.0)
+
+    @property
+    def correlated(self) -> bool:
+        """Whether the design effect exceeds :data:`DEFF_THRESHOLD`."""
+        deff = self.design_effect
+        return deff is not None and deff > DEFF_THRESHOLD
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers."""
-        r, b = self.result, self.bootstrap
+        r, naive, clustered = self.result, self.naive, self.clustered
         return {
             "metric": self.metric,
             "statistic": r.statistic,
             "n": r.n,
             "n_clusters": r.n_clusters,
+            "naive_ci": [naive.confidence_interval.low, naive.confidence_interval.high],
+            "naive_method": naive.method,
+            "clustered_ci": [clustered.confidence_interval.low, clustered.confidence_interval.high],
+            "clustered_method": clustered.method,
             "naive_se": r.naive_standard_error,
-            "naive_ci": [r.naive_confidence_interval.low, r.naive_confidence_interval.high],
             "cr1_se": r.standard_error,
-            "clustered_ci": [r.confidence_interval.low, r.confidence_interval.high],
-            "interval_method": r.method,
-            "effective_n": r.effective_n,
-            "bootstrap_ci": [b.confidence_interval.low, b.confidence_interval.high],
-            "design_effect": r.design_effect,
-            "widening": r.widening,
-            "widened": r.widened,
+            "design_effect": self.design_effect,
+            "effective_n": self.effective_n,
         }
 
 
@@ -95,30 +130,19 @@ class ClusteredComparison:
     by : str
         The ``--cluster-by`` value.
     rows : tuple of ClusteredMetric
-    n_resamples, seed : int
-        Of the cluster bootstrap.
     paired : bool
         Whether the statistic is a paired difference ``B - A``.
     """
 
     by: str
     rows: tuple[ClusteredMetric, ...]
-    n_resamples: int
-    seed: int
     paired: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers."""
         return {
             "cluster_by": self.by,
-            "method": (
-                "CR1 (t, G-1 df) and cluster bootstrap (percentile)"
-                if self.paired
-                else "CR1 variance (Korn-Graubard beta interval for values in [0, 1], else t "
-                "on G-1 df) and cluster bootstrap (percentile)"
-            ),
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
+            "method": METHODS,
             "metrics": [row.to_dict() for row in self.rows],
         }
 
@@ -165,34 +189,37 @@ def run_metrics(run: SavedRun, questions: str = "all") -> PerQuestionMetrics:
     return PerQuestionMetrics.from_saved_run(run).subset(questions)
 
 
+def _hull(clustered: IntervalResult, naive: IntervalResult) -> IntervalResult:
+    """``clustered`` widened to contain ``naive``: clustering never narrows an interval (the
+    hull of a valid interval with any other is valid)."""
+    c, v = clustered.confidence_interval, naive.confidence_interval
+    ci = ConfidenceInterval(min(c.low, v.low), max(c.high, v.high))
+    return IntervalResult(clustered.statistic, ci, clustered.confidence, clustered.method)
+
+
 def _analyse(
-    metric: str,
-    values: tuple[np.ndarray, ...],
-    labels: np.ndarray,
-    *,
-    confidence: float,
-    n_resamples: int,
-    seed: int,
+    metric: str, values: tuple[np.ndarray, ...], labels: np.ndarray, *, confidence: float
 ) -> ClusteredMetric | None:
     keep = np.all([np.isfinite(v) for v in values], axis=0)
     kept = [v[keep] for v in values]
-    if keep.sum() < 2 or len(np.unique(labels[keep])) < 2:
+    groups = labels[keep]
+    if keep.sum() < 2 or len(np.unique(groups)) < 2:
         return None
-    if len(kept) == 2:
-        result = clustered_paired_difference(kept[0], kept[1], labels[keep], confidence=confidence)
-        boot = cluster_bootstrap(
-            kept[0], kept[1], clusters=labels[keep], confidence=confidence,
-            n_resamples=n_resamples, rng=seed,
-        )  # fmt: skip
-    else:
-        bounded = kept[0].min() >= 0 and kept[0].max() <= 1  # a rate or a score in [0, 1]
-        interval = clustered_rate if bounded else clustered_mean
-        result = interval(kept[0], labels[keep], confidence=confidence)
-        boot = cluster_bootstrap(
-            kept[0], clusters=labels[keep], confidence=confidence, n_resamples=n_resamples,
-            rng=seed,
-        )  # fmt: skip
-    return ClusteredMetric(metric, result, boot)
+    paired = len(kept) == 2
+    y = kept[1] - kept[0] if paired else kept[0]
+    result = clustered_mean(y, groups, confidence=confidence)
+    if all(v.min() >= 0 and v.max() <= 1 for v in kept):  # rates and scores in [0, 1]
+        naive = (
+            paired_interval(kept[0], kept[1], confidence=confidence)
+            if paired
+            else mean_interval(y, confidence=confidence)
+        )
+        bounds = (-1.0, 1.0) if paired else (0.0, 1.0)
+        clustered = cluster_mean_interval(y, groups, bounds=bounds, confidence=confidence)
+        return ClusteredMetric(metric, result, naive, _hull(clustered, naive))
+    naive = IntervalResult(result.statistic, result.naive_confidence_interval, confidence, "t")
+    clustered = IntervalResult(result.statistic, result.confidence_interval, confidence, CR1_T)
+    return ClusteredMetric(metric, result, naive, clustered)
 
 
 def clustered_comparison(
@@ -203,11 +230,9 @@ def clustered_comparison(
     *,
     questions: str = "all",
     confidence: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int = 0,
     allow_partial: bool = False,
 ) -> ClusteredComparison:
-    """CR1 and cluster-bootstrap intervals of ``B - A`` for each metric.
+    """Naive and clustered intervals of ``B - A`` for each metric (see :class:`ClusteredMetric`).
 
     Clusters come from run A (questions only in B use B's rows); values that are null in
     either run are excluded pairwise, as in ``compare``.  Metrics with fewer than two
@@ -225,11 +250,11 @@ def clustered_comparison(
     for metric in paired.metrics:
         row = _analyse(
             metric, (paired.a[metric], paired.b[metric]), labels,
-            confidence=confidence, n_resamples=n_resamples, seed=seed,
+            confidence=confidence,
         )  # fmt: skip
         if row is not None:
             rows.append(row)
-    return ClusteredComparison(by, tuple(rows), n_resamples, seed, paired=True)
+    return ClusteredComparison(by, tuple(rows), paired=True)
 
 
 def clustered_metric(
@@ -239,10 +264,8 @@ def clustered_metric(
     *,
     questions: str = "all",
     confidence: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int = 0,
 ) -> ClusteredMetric | None:
-    """CR1 and cluster-bootstrap intervals of one run's mean ``metric``.
+    """Naive and clustered intervals of one run's mean ``metric`` (see :class:`ClusteredMetric`).
 
     Returns None when fewer than two clusters have a scored question.  This is the function
     ``funnel`` and ``report`` call.
@@ -252,7 +275,7 @@ def clustered_metric(
     >>> rows = [{"id": f"q{i}", "gold_docs": [f"d{i // 2}"], "retrieved": [],
     ...          "metrics": {"hit": i % 3 > 0}} for i in range(8)]
     >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
-    >>> row = clustered_metric(run, "source", "hit", n_resamples=200)
+    >>> row = clustered_metric(run, "source", "hit")
     >>> row.result.n_clusters, row.result.statistic
     (4, 0.625)
     """
@@ -265,9 +288,7 @@ def clustered_metric(
         [np.nan if values[q].get(metric) is None else values[q][metric] for q in ids], dtype=float
     )
     labels = np.array([clusters[q] for q in ids])
-    return _analyse(
-        metric, (column,), labels, confidence=confidence, n_resamples=n_resamples, seed=seed
-    )
+    return _analyse(metric, (column,), labels, confidence=confidence)
 
 
 def clustered_means(
@@ -277,8 +298,6 @@ def clustered_means(
     *,
     questions: str = "answerable",
     confidence: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int = 0,
 ) -> ClusteredComparison:
     """Clustered intervals of one run's mean metrics (``funnel --cluster-by``, ``report``).
 
@@ -290,7 +309,7 @@ def clustered_means(
     >>> rows = [{"id": f"q{i}", "gold_docs": [f"d{i // 3}"], "retrieved": [],
     ...          "metrics": {"correct": i % 3 > 0}} for i in range(9)]
     >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
-    >>> result = clustered_means(run, "source", n_resamples=100, questions="all")
+    >>> result = clustered_means(run, "source", questions="all")
     >>> [(row.metric, row.result.n_clusters) for row in result.rows]
     [('correct', 3)]
     """
@@ -301,48 +320,59 @@ def clustered_means(
             continue
         row = clustered_metric(
             run, by, metric, questions=questions, confidence=confidence,
-            n_resamples=n_resamples, seed=seed,
         )  # fmt: skip
         if row is not None:
             rows.append(row)
-    return ClusteredComparison(by, tuple(rows), n_resamples, seed, paired=False)
+    return ClusteredComparison(by, tuple(rows), paired=False)
 
 
 def clustering_summary(row: ClusteredMetric, by: str) -> str:
-    """One line saying what clustering did to an interval (for reports and the demo).
+    """One line saying what clustering means for one number (for reports and the demo).
 
-    >>> from ragaudit.stats.clustered import cluster_bootstrap, clustered_mean
+    The verdict follows the estimated design effect (CR1 / naive variance): above
+    :data:`DEFF_THRESHOLD` the questions of one cluster are not independent; below 1 they vary
+    *less* together than independent questions would, and the design effect is counted as 1
+    (clustering never narrows an interval).
+
+    >>> from ragaudit.stats.cluster_betting import cluster_mean_interval
+    >>> from ragaudit.stats.bounded import mean_interval
+    >>> from ragaudit.stats.clustered import clustered_mean
     >>> y, g = [1, 1, 1, 0, 0, 0, 1, 0], list("aaabbbcd")
-    >>> row = ClusteredMetric("correct", clustered_mean(y, g), cluster_bootstrap(y, clusters=g))
+    >>> row = ClusteredMetric("correct", clustered_mean(y, g), mean_interval(y),
+    ...                       cluster_mean_interval(y, g))
     >>> print(clustering_summary(row, "source"))  # doctest: +NORMALIZE_WHITESPACE
-    correct: clustering by source (4 clusters, design effect 2.92) widens the 95% interval by
-    130%, more than 10%: questions that share a source are not independent.
+    correct: design effect 2.92 (4 clusters by source): the 8 questions carry the information
+    of about 2.7 independent ones; questions that share a source are not independent.
     """
     r = row.result
-    level = f"{100 * r.confidence:g}%"
-    if r.naive_standard_error == 0 and r.effective_n is not None:
+    deff = row.design_effect
+    if deff is None:
         return (
             f"{row.metric}: every question scored {r.statistic:g}, so the correlation within a "
-            f"{by} cannot be measured; the clustered {level} interval assumes the worst case, "
-            f"one independent draw per {by} ({r.n_clusters} instead of {r.n})."
+            f"{by} cannot be measured; the clustered interval assumes the worst case, one "
+            f"independent draw per {by} ({r.n_clusters} instead of {r.n})."
         )
-    head = (
-        f"{row.metric}: clustering by {by} ({r.n_clusters} clusters, design effect "
-        f"{r.design_effect:.2f})"
-    )
-    if r.widened:
+    head = f"{row.metric}: design effect {deff:.2f} ({r.n_clusters} clusters by {by})"
+    if deff > DEFF_THRESHOLD:
         return (
-            f"{head} widens the {level} interval by {100 * r.widening:.0f}%, more than 10%: "
-            f"questions that share a {by} are not independent."
+            f"{head}: the {r.n} questions carry the information of about "
+            f"{row.effective_n:.2g} independent ones; questions that share a {by} are not "
+            "independent."
         )
-    return f"{head} changes the {level} interval by {100 * r.widening:+.0f}% (within 10%)."
+    if deff < 1:
+        return (
+            f"{head}, below 1: no sign that questions of one {by} succeed or fail together, "
+            "and a design effect below 1 is counted as 1 (clustering never narrows an "
+            f"interval); the clustered interval is wider only because it assumes nothing "
+            f"about the correlation ({r.n_clusters} draws)."
+        )
+    return f"{head}: within 10% of independent questions."
 
 
-def clustering_headline(run: SavedRun, by: str = "source", *, seed: int = 0) -> str:
+def clustering_headline(run: SavedRun, by: str = "source") -> str:
     """One line for the demo or a report: what clustering by ``by`` does to this run.
 
-    Uses :func:`clustered_means` on the answerable questions (2000 cluster-bootstrap
-    resamples, the given seed).
+    Uses :func:`clustered_means` on the answerable questions.
 
     Examples
     --------
@@ -350,43 +380,45 @@ def clustering_headline(run: SavedRun, by: str = "source", *, seed: int = 0) -> 
     ...          "retrieved": [], "metrics": {"correct": i // 3 % 2}} for i in range(12)]
 
     Whole sources right or wrong: deff = (4/3 * 4 * 1.5**2 / 144) / (3 / 11 / 12) = 3.67, so
-    the 12 questions count as n* = 12 / 3.67 * (t(11) / t(3))**2 = 1.57; the beta interval on
-    1.57, [0.005, 0.995], is 71% wider than Clopper-Pearson's on 12, [0.211, 0.789]:
+    the 12 questions count as 12 / 3.67 = 3.3 independent ones:
 
     >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
     >>> print(clustering_headline(run))  # doctest: +NORMALIZE_WHITESPACE
-    clustering by source (4 clusters): the 95% interval of correct is 71% wider (design
-    effect 3.67) - more than 10%: questions that share a source are not independent
+    clustering by source (4 clusters): design effect of correct 3.67 (3.3 independent
+    questions of 12) - above 1.1: questions that share a source are not independent
     """
-    return describe_clustering(clustered_means(run, by, n_resamples=2000, seed=seed))
+    return describe_clustering(clustered_means(run, by))
 
 
 def describe_clustering(result: ClusteredComparison) -> str:
     """The one line of :func:`clustering_headline` for an already computed analysis of one run.
 
     Metrics whose every value is equal are left out of the list (their design effect cannot be
-    measured); the verdict says "more than 10%" when any listed interval widened by that much.
+    measured); a design effect below 1 is named as such and counted as 1.  The verdict says
+    "above 1.1" when any listed design effect is.
     """
     by = result.by
     if not result.rows:
         return f"clustering by {by}: fewer than 2 clusters with scored questions, nothing to adjust"
-    varied = [row for row in result.rows if row.result.naive_standard_error > 0]
-    parts = [
-        f"{row.metric} is {100 * abs(row.result.widening):.0f}% "
-        f"{'wider' if row.result.widening >= 0 else 'narrower'} (design effect "
-        f"{row.result.design_effect:.2f})"
-        for row in varied
-    ]
+    varied = [(row, deff) for row in result.rows if (deff := row.design_effect) is not None]
+    parts = []
+    for row, deff in varied:
+        if deff < 1:
+            parts.append(f"{row.metric} {deff:.2f} (below 1, counted as 1)")
+        else:
+            parts.append(
+                f"{row.metric} {deff:.2f} ({row.effective_n:.2g} independent questions of "
+                f"{row.result.n})"
+            )
     n_clusters = max(row.result.n_clusters for row in result.rows)
     if not parts:
         return f"clustering by {by} ({n_clusters} clusters): every metric is constant"
-    level = f"{100 * result.rows[0].result.confidence:g}%"
     verdict = (
-        f"more than 10%: questions that share a {by} are not independent"
-        if any(row.result.widened for row in varied)
-        else "within 10%: the naive intervals stand"
+        f"above {DEFF_THRESHOLD:g}: questions that share a {by} are not independent"
+        if any(row.correlated for row, _ in varied)
+        else f"none above {DEFF_THRESHOLD:g}: no sign that questions of one {by} fail together"
     )
     return (
-        f"clustering by {by} ({n_clusters} clusters): the {level} interval of "
-        f"{', '.join(parts)} - {verdict}"
+        f"clustering by {by} ({n_clusters} clusters): design effect of {', '.join(parts)} - "
+        f"{verdict}"
     )

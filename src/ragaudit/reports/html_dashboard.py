@@ -22,6 +22,7 @@ Intervals: a 0/1 number (correctness, wrong abstention, a recall that is 0 or 1 
 question) gets :func:`~ragaudit.stats.intervals.proportion_interval` (Clopper-Pearson exact,
 Clopper & Pearson 1934: coverage never below 95%, which matters for rates near 1); a mean of
 fractional per-question scores gets :func:`~ragaudit.stats.bounded.bounded_mean_interval`
+(both through :func:`~ragaudit.stats.bounded.mean_interval`)
 (betting, Waudby-Smith & Ramdas 2024: coverage at least 95% for every distribution of the
 scores in [0, 1]).  The choice follows the sample, not the metric: a nearly binary recall (a
 few questions at 0.5) often gives an all-0/1 sample and Clopper-Pearson; that mixture covers
@@ -44,7 +45,7 @@ from dataclasses import dataclass
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.label_bias import BiasResult
-from ragaudit.stats.bounded import bounded_mean_interval
+from ragaudit.stats.bounded import mean_interval
 from ragaudit.stats.intervals import proportion_interval
 from ragaudit.stats.power import minimum_detectable_effect
 
@@ -123,13 +124,12 @@ def _answerable_values(questions: Sequence[QuestionResult], metric: str) -> list
 def _mean_row(key: str, label: str, values: list[float], source: str, note: str) -> DashboardRow:
     if not values:
         return DashboardRow(key, label, None, None, None, 0, None, "", None, source, note)
-    if all(v in (0.0, 1.0) for v in values):
-        # Every question scored 0 or 1: the mean is a rate, and a bootstrap of 54 ones is the
-        # zero-width [1, 1]; Clopper-Pearson gives the interval a rate deserves (issue 11).
-        return _rate_row(key, label, int(sum(values)), len(values), source, note)
-    # Fractional scores: the bounded-mean interval, never zero-width (issue 11).
-    result = bounded_mean_interval(values)
+    # One function for every mean ragaudit prints (the --cluster-by naive column too): a 0/1
+    # sample is a rate and gets Clopper-Pearson (a bootstrap of 54 ones is the zero-width
+    # [1, 1], issue 11); fractional scores get the betting interval, never zero-width.
+    result = mean_interval(values)
     ci = result.confidence_interval
+    binary = all(v in (0.0, 1.0) for v in values)
     return DashboardRow(
         key,
         label,
@@ -137,7 +137,7 @@ def _mean_row(key: str, label: str, values: list[float], source: str, note: str)
         ci.low,
         ci.high,
         len(values),
-        None,
+        int(sum(values)) if binary else None,
         result.method,
         _mde(len(values)),
         source,

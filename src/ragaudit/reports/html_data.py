@@ -267,9 +267,7 @@ def _run_audit(
         notes=tuple(notes),
         generation_errors=tuple(q.id for q in saved.questions if q.generation_error),
         judge_errors=count_judge_errors(saved.questions),
-        clustered=None
-        if cluster_by is None
-        else clustered_means(saved, cluster_by, seed=seed, n_resamples=resamples),
+        clustered=None if cluster_by is None else clustered_means(saved, cluster_by),
         calibration=None if human is None else calibrate(saved, human),
     )
 
@@ -325,14 +323,15 @@ def build_audit(
     seed : int, default 0
         Seed of every bootstrap and permutation (printed on the page).
     n_resamples : int, default 2000
-        Resamples of the cluster bootstrap (``cluster_by``) and of the funnel's bootstrap
-        columns, which the page does not show (its funnel and dashboard intervals are exact
-        or betting intervals, no resampling).
+        Resamples of the funnel's bootstrap columns, which the page does not show (its
+        funnel, dashboard and clustered intervals are exact or betting intervals, no
+        resampling).
     compare_resamples : int, default 10000
         Resamples and permutations of the paired comparison (as ``compare``).
     cluster_by : str, optional
         ``source``, ``tag`` or a row field: each run's answerable questions get clustered
-        intervals (CR1 / Korn-Graubard and the cluster bootstrap, ``n_resamples``, ``seed``)
+        intervals (the dashboard's naive interval and the cluster betting interval beside it,
+        with the CR1 design effect)
         and the one-line verdict of :func:`~ragaudit.diagnose.noise.describe_clustering`.
     human : sequence of mappings, optional
         Human verdicts ``{question id: 0 or 1}`` on ``correct``, one per run in order (None,

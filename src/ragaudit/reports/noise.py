@@ -12,9 +12,16 @@ from typing import Any
 
 from ragaudit.diagnose.calibration import Calibration
 from ragaudit.diagnose.judge_noise import JudgeNoiseComparison
-from ragaudit.diagnose.noise import ClusteredComparison, clustering_summary, describe_clustering
+from ragaudit.diagnose.noise import (
+    DEFF_THRESHOLD,
+    METHODS,
+    ClusteredComparison,
+    clustering_summary,
+    describe_clustering,
+)
 from ragaudit.diagnose.planning import RunPlan
 from ragaudit.reports.report import Report, Section, Table, Text
+from ragaudit.stats.cluster_betting import METHOD as CLUSTER_BETTING
 from ragaudit.stats.judge_noise import JudgeNoiseResult
 from ragaudit.stats.resampling import ConfidenceInterval
 from ragaudit.stats.sample_size import SampleSize
@@ -59,22 +66,28 @@ def with_noise_sections(
     return replace(report, sections=tuple(sections), data=data)
 
 
+#: Short names of the interval methods, for the clustered table's method column.
+_SHORT = {
+    "Clopper-Pearson exact": "Clopper-Pearson",
+    "betting (Waudby-Smith-Ramdas)": "betting",
+    "Tango score": "Tango",
+    CLUSTER_BETTING: "cluster betting",
+}
+
+
 def clustered_section(result: ClusteredComparison, confidence: float) -> Section:
-    """The clustered-interval table of ``compare``/``funnel --cluster-by``, with its verdicts."""
+    """The clustered-interval table of ``compare``/``funnel``/``report --cluster-by``.
+
+    The naive column is the interval the dashboard (a mean) or ``compare`` (a paired
+    difference) prints for the same number, by the same function; the clustered column bets
+    over whole clusters (:mod:`ragaudit.stats.cluster_betting`) and is never narrower.
+    """
     level = f"{100 * confidence:g}%"
-    method = (
-        "CR1 interval: t on G-1 df"
-        if result.paired
-        else "clustered interval: Korn & Graubard (1998) beta interval on the effective n = "
-        "n0 / deff x (t_{n-1} / t_{G-1})^2, at most n0 (n0 = n for 0/1 values; G when every "
-        "value is equal); naive: the same on n0 (Clopper-Pearson for 0/1 values)"
-    )
     head = Text(
         (
-            f"CR1 cluster-robust SE (Cameron & Miller 2015) and a cluster bootstrap "
-            f"({result.n_resamples} resamples of whole clusters"
-            f"{', pairs kept' if result.paired else ''}, seed {result.seed})",
-            method,
+            f"{level} intervals. {METHODS}. Cluster betting: Waudby-Smith & Ramdas (2024) "
+            "over clusters, valid for any correlation within a cluster when the clusters are "
+            "an independent sample; it costs width (one draw per cluster).",
         )
     )
     title = f"Clustered by {result.by}"
@@ -83,56 +96,67 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
     spec = "+.3f" if result.paired else ".3f"
     rows, values = [], []
     for row in result.rows:
-        r, b = row.result, row.bootstrap
-        cis = (r.naive_confidence_interval, r.confidence_interval, b.confidence_interval)
+        r, naive, clustered = row.result, row.naive, row.clustered
+        deff = row.design_effect
+        methods = (
+            f"{_SHORT.get(naive.method, naive.method)} / "
+            f"{_SHORT.get(clustered.method, clustered.method)}"
+        )
         rows.append(
             (
                 row.metric, str(r.n), str(r.n_clusters), f"{r.statistic:{spec}}",
-                *(_ci(ci, result.paired) for ci in cis),
-                f"{r.design_effect:.2f}" if r.naive_standard_error > 0 else "n/a",
-                f"{100 * r.widening:+.0f}%",
+                _ci(naive.confidence_interval, result.paired),
+                _ci(clustered.confidence_interval, result.paired),
+                methods,
+                "n/a" if deff is None else f"{deff:.2f}",
+                f"{row.effective_n:.0f}",
             )
         )  # fmt: skip
         values.append(
             (
                 row.metric, r.n, r.n_clusters, r.statistic,
-                *(bound for ci in cis for bound in (ci.low, ci.high)),
-                r.design_effect, r.widening,
+                naive.confidence_interval.low, naive.confidence_interval.high, naive.method,
+                clustered.confidence_interval.low, clustered.confidence_interval.high,
+                clustered.method, deff, row.effective_n,
             )
         )  # fmt: skip
     table = Table(
         ("metric", "n", "G", "B - A" if result.paired else "mean", f"naive {level}",
-         f"{'CR1' if result.paired else 'clustered'} {level}", f"bootstrap {level}", "deff",
-         "widening"),
+         f"clustered {level}", "method (naive / clustered)", "deff", "n / deff"),
         tuple(rows),
+        "lrrrrrlrr",
         only=("table", "markdown", "html"),
     )  # fmt: skip
     csv_table = Table(
-        ("metric", "n", "clusters", "statistic", "naive_low", "naive_high", "clustered_low",
-         "clustered_high", "bootstrap_low", "bootstrap_high", "design_effect", "widening"),
-        tuple(tuple(str(v) for v in row) for row in values),
+        ("metric", "n", "clusters", "statistic", "naive_low", "naive_high", "naive_method",
+         "clustered_low", "clustered_high", "clustered_method", "design_effect",
+         "effective_n"),
+        tuple(tuple("" if v is None else str(v) for v in row) for row in values),
         values=tuple(values),
         only=("csv",),
     )  # fmt: skip
     notes = [
         clustering_summary(row, result.by)
         for row in result.rows
-        if row.result.widened or row.result.naive_standard_error == 0
+        if row.correlated or row.design_effect is None or row.design_effect < 1
     ]
-    if not notes:
+    if not any(row.correlated for row in result.rows):
         notes.append(
-            f"clustering by {result.by} widens no interval by more than 10%: the naive "
-            "intervals stand"
+            f"no design effect above {DEFF_THRESHOLD:g}: no sign that questions of one "
+            f"{result.by} succeed or fail together"
         )
     few = min(row.result.n_clusters for row in result.rows)
     if few < 20:
         notes.append(
-            f"note: only {few} clusters; with fewer than about 20-50 clusters CR1 intervals "
-            "are approximate (Cameron & Miller 2015, section VI)"
+            f"note: only {few} clusters: the design effect is a rough estimate with fewer than "
+            "about 20-50 clusters (Cameron & Miller 2015, section VI); the clustered interval "
+            "does not depend on it"
         )
     notes.append(
-        "deff = design effect (clustered / naive variance); n / deff is the effective number "
-        "of independent questions; widening = clustered width / naive width - 1"
+        "deff = design effect (CR1 / naive variance, estimated from the clusters; below 1 it "
+        "is counted as 1); n / deff = the independent questions the n are worth; the clustered "
+        "interval does not use deff, so it stays valid when deff is misestimated from few "
+        "clusters"
     )
     return Section(title, (head, table, csv_table, Text(tuple(notes))))
 

@@ -44,8 +44,13 @@ __all__ = [
 ]
 
 
-def _blocks(report: Report, output_format: str) -> Iterator[Block]:
-    """Every block ``output_format`` shows, the blocks inside a drill-down included."""
+def _blocks(report: Report, output_format: str) -> Iterator[tuple[str, Block]]:
+    """Every block ``output_format`` shows, the blocks inside a drill-down included, each with
+    the titles of the headings it sits under (``"The funnel / k3 (k=3, n=54)"``, or ``""``).
+
+    A level-2 section starts a new path, a level-3 one extends the last level-2 title, so a
+    per-run table says which run it belongs to even when its headers repeat.
+    """
 
     def walk(blocks: tuple[Block, ...]) -> Iterator[Block]:
         for block in shown(blocks, output_format):
@@ -54,8 +59,19 @@ def _blocks(report: Report, output_format: str) -> Iterator[Block]:
             else:
                 yield block
 
+    heads: list[str] = []
     for section in report_sections(report, output_format):
-        yield from walk(section.blocks)
+        heads = [*heads[: max(section.level - 2, 0)], section.title]
+        path = " / ".join(title for title in heads if title)
+        for block in walk(section.blocks):
+            yield path, block
+
+
+def _with_section(path: str, header: tuple[str, ...], rows: Any) -> tuple[tuple[str, ...], Any]:
+    """A leading ``section`` column naming the headings of a table that sits under any."""
+    if not path:
+        return header, rows
+    return ("section", *header), [(path, *row) for row in rows]
 
 
 def _cell(value: Any) -> str:
@@ -65,7 +81,10 @@ def _cell(value: Any) -> str:
 def render_csv(report: Report) -> str:
     """The report's tables (and key-values) as CSV, one blank line between tables.
 
-    Typed ``values`` are written at full precision (``repr`` of a float); text is skipped.
+    Typed ``values`` are written at full precision (``repr`` of a float); text is skipped.  A
+    table under a titled heading gets a leading ``section`` column with the heading titles
+    (``"The funnel / k3_cs800 (k=3, n=54 answerable questions)"``), so tables with the same
+    headers (one per run) say which is which.
 
     Examples
     --------
@@ -74,9 +93,12 @@ def render_csv(report: Report) -> str:
     >>> print(render_csv(Report("", (Section("", (t,)),))), end="")
     metric,value
     ndcg@5,0.3333333333333333
+    >>> print(render_csv(Report("", (Section("Run A", (t,)),))), end="")
+    section,metric,value
+    Run A,ndcg@5,0.3333333333333333
     """
     parts: list[str] = []
-    for block in _blocks(report, "csv"):
+    for path, block in _blocks(report, "csv"):
         if isinstance(block, Table):
             header: tuple[str, ...] = block.columns
             rows: Any = block.typed_rows
@@ -84,6 +106,7 @@ def render_csv(report: Report) -> str:
             header, rows = ("key", "value"), [(k, plain(v)) for k, v in block.pairs]
         else:
             continue
+        header, rows = _with_section(path, header, rows)
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(header)
@@ -105,11 +128,12 @@ def render_tsv(report: Report) -> str:
     'id\ttext\nc1\ta b\n'
     """
     parts: list[str] = []
-    for block in _blocks(report, "tsv"):
+    for path, block in _blocks(report, "tsv"):
         if not isinstance(block, Table):
             continue
-        lines = ["\t".join(block.columns)]
-        for row in block.typed_rows:
+        header, rows = _with_section(path, block.columns, block.typed_rows)
+        lines = ["\t".join(header)]
+        for row in rows:
             cells = (_cell(v) for v in row)
             lines.append(
                 "\t".join(

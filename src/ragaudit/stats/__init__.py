@@ -12,9 +12,12 @@
   power of McNemar's test, for sizing a golden set;
 * :func:`cohen_kappa`, :func:`label_agreement`: agreement between two labellers;
 * :func:`holm_bonferroni`: multiple-comparison adjustment;
+* :func:`cluster_mean_interval`: the interval ``--cluster-by`` prints for a mean (or paired
+  difference) of values in [0, 1] when questions are clustered: betting over whole clusters;
 * :func:`clustered_mean`, :func:`clustered_rate`, :func:`clustered_paired_difference`,
-  :func:`cluster_bootstrap`: cluster-robust (CR1) intervals (Korn-Graubard for rates) and the
-  cluster bootstrap for correlated questions;
+  :func:`cluster_bootstrap`: cluster-robust (CR1) standard errors and design effects, the
+  Korn-Graubard interval and the cluster bootstrap (both undercover with few clusters and rates
+  near 1: ``benchmarks/coverage_clustered.py``);
 * :func:`judge_noise`: judge noise versus question sampling noise;
 * :func:`ppi_mean`, :func:`ppi_rate_small_sample`, :func:`human_only_mean`,
   :func:`human_only_rate`, :func:`judge_only_mean`: prediction-powered
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
     )
     from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement
     from ragaudit.stats.bounded import bounded_mean_interval, paired_mean_interval
+    from ragaudit.stats.cluster_betting import cluster_mean_interval
     from ragaudit.stats.clustered import (
         ClusterBootstrapResult,
         ClusteredResult,
@@ -85,6 +89,7 @@ _WHERE = {
     "AgreementResult": "agreement",
     "cohen_kappa": "agreement", "label_agreement": "agreement",
     "bounded_mean_interval": "bounded", "paired_mean_interval": "bounded",
+    "cluster_mean_interval": "cluster_betting",
     "ClusterBootstrapResult": "clustered", "ClusteredResult": "clustered",
     "cluster_bootstrap": "clustered", "clustered_mean": "clustered",
     "clustered_paired_difference": "clustered", "clustered_rate": "clustered",
@@ -126,6 +131,7 @@ __all__ = [
     "SubsampleInterval",
     "bounded_mean_interval",
     "cluster_bootstrap",
+    "cluster_mean_interval",
     "clustered_mean",
     "clustered_paired_difference",
     "clustered_rate",

@@ -1,0 +1,249 @@
+"""Coverage of a mean's 95% interval when questions are clustered (the audit page's noise section).
+
+Populations of clusters as a RAG golden set has them: few sources (G = 8, 14, 30), sizes drawn
+uniformly from 2..8 per source, intra-cluster correlation rho = 0, 0.2, 0.5.  Each cluster has
+its own success probability p_g ~ Beta(mu t, (1 - mu) t) with t = (1 - rho) / rho (p_g = mu
+when rho = 0), so 0/1 verdicts have mean mu and intra-cluster correlation rho (beta-binomial).
+
+* binary: verdicts ~ Bernoulli(p_g), mu = 0.8, 0.95, 0.99 (hit@k, correct);
+* fractional: a question scores 1 with probability q_g (q_g ~ the same Beta with mean
+  2 mu - 1), else Uniform(0, 1), mu = 0.8, 0.9, 0.95 (nDCG-like);
+* paired 0/1 differences of two runs (``compare --cluster-by``): see :data:`PAIRED`.
+
+Cluster size is independent of the cluster's mean, so the truth is mu for every estimator.
+Intervals: the cluster betting interval (``stats/cluster_betting.py``, the default now); the
+Korn-Graubard beta interval on the effective n (``clustered_rate``, printed before as
+"clustered"); the cluster bootstrap percentile interval (printed before as "bootstrap";
+``--bootstrap-datasets`` datasets of 1,000 resamples); and the naive interval that ignores
+clusters (Clopper-Pearson for 0/1 samples, else betting: the dashboard's).
+
+Usage::
+
+    uv run python benchmarks/coverage_clustered.py           # summary + markdown table, seed 0
+
+``benchmarks/coverage_stats.py`` prints these rows after its own; the slow tests in
+``tests/stats/test_coverage_clustered.py`` assert coverage on the same simulation.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import NamedTuple
+
+import numpy as np
+
+from ragaudit.stats.bounded import bounded_mean_bounds
+from ragaudit.stats.cluster_betting import cluster_mean_bounds
+from ragaudit.stats.clustered import clustered_rate
+from ragaudit.stats.intervals import clopper_pearson_bounds
+
+
+class Scenario(NamedTuple):
+    kind: str  # "binary" or "fractional"
+    mu: float
+    n_clusters: int
+    rho: float
+
+
+SCENARIOS = tuple(
+    Scenario(kind, mu, g, rho)
+    for kind, mus in (("binary", (0.8, 0.95, 0.99)), ("fractional", (0.8, 0.9, 0.95)))
+    for mu in mus
+    for g in (8, 14, 30)
+    for rho in (0.0, 0.2, 0.5)
+)
+
+
+def datasets(rng: np.random.Generator, sc: Scenario, size: int):
+    """``size`` datasets: per dataset the values (list of arrays) and cluster codes."""
+    sizes = rng.integers(2, 9, size=(size, sc.n_clusters))
+    centre = sc.mu if sc.kind == "binary" else 2 * sc.mu - 1
+    if sc.rho == 0:
+        p = np.full(sizes.shape, centre)
+    else:
+        t = (1 - sc.rho) / sc.rho
+        p = rng.beta(centre * t, (1 - centre) * t, size=sizes.shape)
+    out = []
+    for row_sizes, row_p in zip(sizes, p, strict=True):
+        codes = np.repeat(np.arange(sc.n_clusters), row_sizes)
+        hit = rng.random(codes.size) < row_p[codes]
+        fraction = rng.random(codes.size) if sc.kind != "binary" else None
+        y = hit.astype(float) if fraction is None else np.where(hit, 1.0, fraction)
+        out.append((y, codes))
+    return out
+
+
+def _cluster_sums(data):
+    sums = np.array([np.bincount(c, weights=y) for y, c in data])
+    sizes = np.array([np.bincount(c) for _, c in data], dtype=float)
+    return sums, sizes
+
+
+def betting(data, confidence=0.95):
+    sums, sizes = _cluster_sums(data)
+    return cluster_mean_bounds(sums, sizes, 0.0, 1.0, confidence)
+
+
+def korn_graubard(data, confidence=0.95):
+    bounds = [clustered_rate(y, c, confidence=confidence).confidence_interval for y, c in data]
+    return np.array([b.low for b in bounds]), np.array([b.high for b in bounds])
+
+
+def naive(data, confidence=0.95):
+    low, high = np.empty(len(data)), np.empty(len(data))
+    for i, (y, _) in enumerate(data):
+        if np.all((y == 0) | (y == 1)):
+            lo, hi = clopper_pearson_bounds(np.array([y.sum()]), np.array([y.size]), confidence)
+        else:
+            lo, hi = bounded_mean_bounds(y[None], 0.0, 1.0, confidence)
+        low[i], high[i] = lo[0], hi[0]
+    return low, high
+
+
+def cluster_bootstrap(data, rng, confidence=0.95, n_resamples=1000):
+    sums, sizes = _cluster_sums(data)
+    g = sums.shape[1]
+    low, high = np.empty(len(data)), np.empty(len(data))
+    tail = 100 * (1 - confidence) / 2
+    for i in range(len(data)):
+        draws = rng.integers(0, g, size=(n_resamples, g))
+        theta = sums[i][draws].sum(1) / sizes[i][draws].sum(1)
+        low[i], high[i] = np.percentile(theta, [tail, 100 - tail])
+    return low, high
+
+
+# Paired 0/1 verdicts of two runs (compare --cluster-by): A right with probability p_g (the
+# binary scenarios' beta-binomial, mean 0.9); where A is wrong B is right with probability 0.3,
+# where A is right B is wrong with probability 0.05, so E[b - a] = 0.3 (1 - mu) - 0.05 mu
+# exactly (linear in p_g).  Differences in {-1, 0, 1}, betting over clusters on [-1, 1].
+PAIRED = tuple(Scenario("paired", 0.9, g, rho) for g in (8, 14, 30) for rho in (0.0, 0.5))
+
+
+def paired_datasets(rng: np.random.Generator, sc: Scenario, size: int):
+    """``size`` datasets of per-question differences ``b - a`` and cluster codes."""
+    out = []
+    for y, codes in datasets(rng, sc._replace(kind="binary"), size):
+        u = rng.random(y.size)
+        b = np.where(y == 1, (u >= 0.05).astype(float), (u < 0.3).astype(float))
+        out.append((b - y, codes))
+    return out
+
+
+def paired_truth(sc: Scenario) -> float:
+    return 0.3 * (1 - sc.mu) - 0.05 * sc.mu
+
+
+def paired_betting(data, confidence=0.95):
+    sums, sizes = _cluster_sums(data)
+    return cluster_mean_bounds(sums, sizes, -1.0, 1.0, confidence)
+
+
+def coverage(low, high, truth) -> float:
+    return float(np.mean((low <= truth + 1e-12) & (truth - 1e-12 <= high)))
+
+
+def label(sc: Scenario) -> str:
+    what = "0/1 verdicts" if sc.kind == "binary" else "fractional scores"
+    return f"clustered {what}, mean {sc.mu}, G={sc.n_clusters}, ICC {sc.rho}"
+
+
+def rows(seed: int, size: int, bootstrap_size: int):
+    """Table rows ``(scenario, interval, coverage, datasets, note)``."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for sc in SCENARIOS:
+        data = datasets(rng, sc, size)
+        first = True
+        for name, (low, high), count in (
+            ("cluster betting (default)", betting(data), size),
+            ("Korn-Graubard effective n (before: 'clustered')", korn_graubard(data), size),
+            (
+                "cluster bootstrap (before: 'bootstrap')",
+                cluster_bootstrap(data[:bootstrap_size], rng),
+                bootstrap_size,
+            ),
+            ("naive, ignores clusters", naive(data), size),
+        ):
+            width = float(np.mean(high - low))
+            zero = int(np.sum(high - low <= 0))
+            out.append(
+                (
+                    label(sc) if first else "",
+                    name,
+                    coverage(low, high, sc.mu),
+                    count,
+                    f"width {width:.3f}; {zero} zero-width",
+                )
+            )
+            first = False
+    for sc in PAIRED:
+        data = paired_datasets(rng, sc, size)
+        low, high = paired_betting(data)
+        out.append(
+            (
+                f"clustered paired 0/1 difference B - A = {paired_truth(sc):+.3f} (A 0.9), "
+                f"G={sc.n_clusters}, ICC {sc.rho}",
+                "cluster betting on [-1, 1] (default)",
+                coverage(low, high, paired_truth(sc)),
+                size,
+                f"width {float(np.mean(high - low)):.3f}; "
+                f"{int(np.sum(high - low <= 0))} zero-width",
+            )
+        )
+    return out
+
+
+def print_table(table) -> None:
+    print("| scenario | interval | coverage | ± error | datasets | note |")
+    print("|---|---|---:|---:|---:|---|")
+    for scenario, name, value, count, note in table:
+        error = np.sqrt(value * (1 - value) / count)
+        print(f"| {scenario} | {name} | {value:.3f} | {error:.3f} | {count} | {note} |")
+
+
+def summary(table) -> list[str]:
+    """Markdown lines: per kind and G, the lowest coverage over means and ICCs, and the mean
+    width, of each interval (the docs' condensed table)."""
+    groups: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
+    scenario = ""
+    for label_, name, value, _, note in table:
+        scenario = label_ or scenario
+        if "paired" in scenario:
+            continue
+        kind = "0/1 verdicts" if "0/1" in scenario else "fractional scores"
+        g = scenario.split("G=")[1].split(",")[0]
+        width = float(note.split("width ")[1].split(";")[0])
+        groups.setdefault((kind, g, name), []).append((value, width))
+    names = list(dict.fromkeys(name for _, _, name in groups))
+    lines = [
+        "| values | G | " + " | ".join(names) + " |",
+        "|---|---:|" + "---:|" * len(names),
+    ]
+    for kind, g in dict.fromkeys((k, g) for k, g, _ in groups):
+        cells = []
+        for name in names:
+            got = groups[(kind, g, name)]
+            low = min(v for v, _ in got)
+            cells.append(f"{low:.3f} (width {np.mean([w for _, w in got]):.2f})")
+        lines.append(f"| {kind} | {g} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", type=int, default=2000)
+    parser.add_argument("--bootstrap-datasets", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    print(f"seed {args.seed}; nominal level 0.95; error = Monte Carlo standard error")
+    print()
+    table = rows(args.seed, args.datasets, args.bootstrap_datasets)
+    print("lowest coverage over means and ICCs (mean width):")
+    print()
+    print("\n".join(summary(table)))
+    print()
+    print_table(table)
+
+
+if __name__ == "__main__":
+    main()
