@@ -85,3 +85,16 @@ def test_paired_differences_on_minus_one_one_and_vectorised_rows_agree():
 def test_bad_input_messages(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+def test_rounding_slack_on_the_bounds_is_accepted_as_in_bounded_mean_interval():
+    # A paired difference computed in floats can overshoot -1 or 1 by an ulp; the one-sample
+    # betting interval accepts (and clips) it, so the clustered one of the same values must too.
+    # Equal sizes: the answer is bounded_mean_interval of the cluster means of the clipped values.
+    y = np.array([1 + 1e-12, 1.0, -1 - 1e-12, 0.5, 0.25, 1.0])
+    labels = np.repeat(np.arange(3), 2)
+    ours = cluster_mean_interval(y, labels, bounds=(-1.0, 1.0)).confidence_interval
+    means = np.clip(y, -1, 1).reshape(3, 2).mean(axis=1)
+    theirs = bounded_mean_interval(means, bounds=(-1.0, 1.0)).confidence_interval
+    assert ours.low == pytest.approx(theirs.low, abs=1e-12)
+    assert ours.high == pytest.approx(theirs.high, abs=1e-12)

@@ -50,7 +50,7 @@ Waudby-Smith, I. & Ramdas, A. (2024). Estimating means of bounded random variabl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -111,17 +111,26 @@ def _counted(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return grid, counts
 
 
+def _bisect_lower(
+    log_capital: Callable[[np.ndarray], np.ndarray], rows: int, threshold: float
+) -> np.ndarray:
+    """Per row: the smallest ``m`` in [0, 1] that ``log_capital(m) >= threshold`` rejects
+    not, by :data:`_ITERATIONS` halvings (``log_capital`` falls with ``m``; it takes one
+    candidate per row), reported at the lower end of the last bracket."""
+    low, high = np.zeros(rows), np.ones(rows)
+    for _ in range(_ITERATIONS):
+        mid = 0.5 * (low + high)
+        reject = log_capital(mid) >= threshold
+        low = np.where(reject, mid, low)
+        high = np.where(reject, high, mid)
+    return low
+
+
 def _lower_limits(y: np.ndarray, threshold: float) -> np.ndarray:
     """Per row of ``y`` in [0, 1]: the smallest ``m`` that ``K+(m) >= threshold`` rejects not."""
     values, weights = _counted(y)
     bets = bet_fractions(y.shape[1])
-    low, high = np.zeros(y.shape[0]), np.ones(y.shape[0])
-    for _ in range(_ITERATIONS):
-        mid = 0.5 * (low + high)
-        reject = _log_capital(values, weights, mid, bets) >= threshold
-        low = np.where(reject, mid, low)
-        high = np.where(reject, high, mid)
-    return low
+    return _bisect_lower(lambda m: _log_capital(values, weights, m, bets), y.shape[0], threshold)
 
 
 def bounded_mean_bounds(

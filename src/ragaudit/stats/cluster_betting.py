@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from ragaudit.exceptions import InputError
-from ragaudit.stats.bounded import bet_fractions
+from ragaudit.stats.bounded import _bisect_lower, _check_values, bet_fractions
 from ragaudit.stats.intervals import IntervalResult
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
 
@@ -59,8 +59,6 @@ __all__ = ["METHOD", "cluster_mean_bounds", "cluster_mean_interval"]
 
 #: The name every printed row gives this interval.
 METHOD = "cluster betting (Waudby-Smith-Ramdas over clusters)"
-
-_ITERATIONS = 50
 
 
 def _log_capital(y: np.ndarray, s: np.ndarray, m: np.ndarray, bets: np.ndarray) -> np.ndarray:
@@ -74,14 +72,10 @@ def _log_capital(y: np.ndarray, s: np.ndarray, m: np.ndarray, bets: np.ndarray) 
 
 
 def _lower(y: np.ndarray, s: np.ndarray, threshold: float) -> np.ndarray:
+    """Per row: the smallest ``m`` that ``K+(m) >= threshold`` rejects not (the bisection of
+    :mod:`ragaudit.stats.bounded`)."""
     bets = bet_fractions(y.shape[1])
-    low, high = np.zeros(y.shape[0]), np.ones(y.shape[0])
-    for _ in range(_ITERATIONS):
-        mid = 0.5 * (low + high)
-        reject = _log_capital(y, s, mid, bets) >= threshold
-        low = np.where(reject, mid, low)
-        high = np.where(reject, high, mid)
-    return low
+    return _bisect_lower(lambda m: _log_capital(y, s, m, bets), y.shape[0], threshold)
 
 
 def cluster_mean_bounds(
@@ -142,7 +136,7 @@ def cluster_mean_interval(
     (Clopper-Pearson on 4 draws would give ``0.025 ** (1 / 4) = 0.398``):
 
     >>> import numpy as np
-    >>> from ragaudit.stats.bounded import bet_fractions
+    >>> from ragaudit.stats.bounded import _bisect_lower, _check_values, bet_fractions
     >>> r = cluster_mean_interval([1] * 8, list("aabbccdd"))
     >>> low = r.confidence_interval.low
     >>> round(low, 3), r.confidence_interval.high
@@ -159,22 +153,12 @@ def cluster_mean_interval(
     True
     """
     confidence = check_confidence(confidence)
-    low, high = bounds
-    x = np.asarray(values, dtype=float)
+    low, high = (float(b) for b in bounds)
+    x = _check_values(values, low, high)  # the same check (and rounding slack) as bounded's
     labels = np.asarray(clusters)
-    if x.ndim != 1 or x.size == 0:
-        raise InputError(f"values: expected a non-empty 1-D sequence, found shape {x.shape}")
     if labels.shape != x.shape:
         raise InputError(
             f"clusters: expected one label per value ({x.size}), found shape {labels.shape}"
-        )
-    if not low < high:
-        raise InputError(f"bounds: expected low < high, found ({low!r}, {high!r})")
-    bad = np.flatnonzero(~((x >= low) & (x <= high)))
-    if bad.size:
-        raise InputError(
-            f"values: expected numbers in [{low:g}, {high:g}], found {float(x[bad[0]])!r} at "
-            f"position {int(bad[0])}"
         )
     _, codes = np.unique(labels, return_inverse=True)
     codes = codes.reshape(-1)

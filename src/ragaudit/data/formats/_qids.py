@@ -3,9 +3,10 @@
 A reader numbers the questions of each chunk of a file on its own; :func:`unify_codes` turns
 those provisional codes into file-wide ones, in order of first appearance.  In the usual
 file, whose lines are grouped by question, the chunks' names are already distinct and the
-provisional codes are final: that is checked with 64-bit hashes (every equal pair verified
-byte for byte), and pyarrow's dictionary encoding, five times slower on a million ids, runs
-only when a question's lines are not together.
+provisional codes are final: that is checked by sorting the top 32 bits of the ids' 64-bit
+hashes (every id whose bits another shares compared exactly), and pyarrow's dictionary
+encoding, five times slower on a million ids, runs only when a question's lines are not
+together.
 
 Labels and their run usually list the same questions in the same order: the second file's
 columns then hold the first one's tuple of ids (:func:`remember`), found by a SHA-256
@@ -119,7 +120,8 @@ _Columns = TypeVar("_Columns", RunColumns, QrelsColumns)
 def remember(columns: _Columns, key: bytes | None) -> _Columns:
     """Let later files share the question ids of ``columns`` (``key``: their digest)."""
     if key is not None:
-        for stale in [k for k, r in _RECENT.items() if r() is None]:
-            del _RECENT[stale]
+        # A snapshot of the items and pop(): files read on two threads at once do not clash.
+        for stale in [k for k, r in list(_RECENT.items()) if r() is None]:
+            _RECENT.pop(stale, None)
         _RECENT[key] = weakref.ref(columns)
     return columns
