@@ -20,12 +20,21 @@ MEASURES = {"ndcg@10": "ndcg_cut_10", "map@100": "map_cut_100", "P@5": "P_5", "m
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("row_bits_limit", [1 << 24, 1])
+@pytest.mark.parametrize(
+    ("row_bits_limit", "qid_mix"),
+    # (1, 0): hashed layout whose keys ignore the question, so every item labelled in one
+    # question also matches it in every other; only the match's question check keeps them apart.
+    [(1 << 24, None), (1, None), (1, 0)],
+)
 @pytest.mark.parametrize("join_rows", [1 << 18, 5])
-def test_both_key_layouts_match_pytrec_eval(tmp_path, monkeypatch, seed, row_bits_limit, join_rows):
+def test_both_key_layouts_match_pytrec_eval(
+    tmp_path, monkeypatch, seed, row_bits_limit, qid_mix, join_rows
+):
     join = importlib.import_module("ragaudit.metrics._join")
     monkeypatch.setattr(join, "_ROW_BITS_LIMIT", row_bits_limit)
     monkeypatch.setattr(join, "_JOIN_ROWS", join_rows)
+    if qid_mix is not None:
+        monkeypatch.setattr(join, "_QID_MIX", np.uint64(qid_mix))
     rng = np.random.default_rng(seed)
     run_lines, qrel_lines = [], []
     for q in range(40):
