@@ -105,6 +105,7 @@ def test_cli_stream_prints_the_same_means_as_pytrec_eval(tmp_path):
 # --------------------------------------------------------------------------------------------
 from ragaudit.data.formats import read_trec_run  # noqa: E402
 from ragaudit.data.qrels import Qrels  # noqa: E402
+from ragaudit.data.runs import Run  # noqa: E402
 from ragaudit.exceptions import FormatError  # noqa: E402
 from ragaudit.metrics import evaluate  # noqa: E402
 
@@ -267,3 +268,23 @@ def test_file_order_rankings_stream_as_in_memory_mode(tmp_path, batch_bytes):
         assert streamed.per_query[name].tolist() == memory.per_query[name].tolist(), name
     assert streamed.tied_groups == memory.tied_groups > 0
     assert streamed.per_query["mrr"].tolist() != by_score.per_query["mrr"].tolist()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"qrels": {"q1": {"a": 1}}}, "qrels: expected a ragaudit Qrels, found dict"),
+        ({"metrics": []}, "metrics: expected at least one metric name"),
+        ({"missing": "drop"}, "missing: expected 'zero' or 'skip'"),
+    ],
+)
+def test_arguments_are_checked_as_evaluate_checks_them(tmp_path, kwargs, message):
+    # evaluate_stream shares evaluate's argument checks: a plain dict of labels is refused by
+    # name, as evaluate refuses it, not scored as if it were a Qrels.
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 a 1 1.0 t\n")
+    call = {"qrels": Qrels({"q1": {"a": 1}}), "metrics": ["mrr"], "missing": "zero"} | kwargs
+    with pytest.raises(InputError, match=message):
+        evaluate_stream(call["qrels"], run, call["metrics"], missing=call["missing"])
+    with pytest.raises(InputError, match=message):
+        evaluate(call["qrels"], Run({"q1": {"a": 1.0}}), call["metrics"], missing=call["missing"])

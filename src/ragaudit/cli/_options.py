@@ -141,6 +141,8 @@ def results_dir_option() -> Any:
 
 
 def no_stdout(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback of an ``--out`` that cannot be a stream: ``-`` is a one-line
+    :class:`~ragaudit.exceptions.InputError` (exit 2), any other value passes unchanged."""
     if value == STDOUT:
         raise InputError(
             f"--out: expected a path, found '-' (standard output): `{ctx.command_path}` "

@@ -129,6 +129,23 @@ class Evaluation:
         )
 
 
+def _metric_specs(
+    qrels: Qrels, metrics: Sequence[str] | str, relevance_threshold: int, missing: str
+) -> dict[str, MetricSpec]:
+    """The checks :func:`evaluate` and ``evaluate_stream`` share; requested name -> metric."""
+    if not isinstance(qrels, Qrels):
+        raise InputError(f"qrels: expected a ragaudit Qrels, found {type(qrels).__name__}")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not metrics:
+        raise InputError("metrics: expected at least one metric name, e.g. ['ndcg@10']")
+    specs = {name: parse_metric(name) for name in metrics}
+    check_int(relevance_threshold, "relevance_threshold")
+    if missing not in ("zero", "skip"):
+        raise InputError(f"missing: expected 'zero' or 'skip', found {missing!r}")
+    return specs
+
+
 def _evaluate_iv(
     qrels: Qrels,
     run: Run,
@@ -138,18 +155,9 @@ def _evaluate_iv(
     average: str,
 ) -> dict[str, MetricSpec]:
     """Validate the arguments; return requested name -> parsed metric."""
-    if not isinstance(qrels, Qrels):
-        raise InputError(f"qrels: expected a ragaudit Qrels, found {type(qrels).__name__}")
+    specs = _metric_specs(qrels, metrics, relevance_threshold, missing)
     if not isinstance(run, Run):
         raise InputError(f"run: expected a ragaudit Run, found {type(run).__name__}")
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if not metrics:
-        raise InputError("metrics: expected at least one metric name, e.g. ['ndcg@10']")
-    specs = {name: parse_metric(name) for name in metrics}
-    check_int(relevance_threshold, "relevance_threshold")
-    if missing not in ("zero", "skip"):
-        raise InputError(f"missing: expected 'zero' or 'skip', found {missing!r}")
     if average not in ("macro", "micro"):
         raise InputError(f"average: expected 'macro' or 'micro', found {average!r}")
     if average == "micro":

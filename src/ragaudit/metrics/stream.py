@@ -23,7 +23,6 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from ragaudit._validate import check_int
 from ragaudit.data.formats import iter_run_chunks
 from ragaudit.data.formats._chunks import TextColumns
 from ragaudit.data.formats._strings import IntArray, U64Array, _Strings
@@ -33,8 +32,8 @@ from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
 from ragaudit.metrics._join import grade_matrix, ideal_grades
 from ragaudit.metrics._stream_labels import Ids, LabelColumns, UnlabelledIds, padded_strings
-from ragaudit.metrics.evaluate import Evaluation, _score
-from ragaudit.metrics.registry import MetricSpec, parse_metric
+from ragaudit.metrics.evaluate import Evaluation, _metric_specs, _score
+from ragaudit.metrics.registry import MetricSpec
 
 __all__ = ["evaluate_stream"]
 
@@ -226,15 +225,8 @@ def evaluate_stream(
     >>> ev.query_ids, ev.per_query["mrr"].tolist(), ev.means["mrr"]
     (('q1', 'q2'), [0.5, 1.0], 0.75)
     """
-    if missing not in ("zero", "skip"):
-        raise InputError(f"missing: expected 'zero' or 'skip', found {missing!r}")
+    specs = _metric_specs(qrels, metrics, relevance_threshold, missing)
     _check_policies(order, duplicates)
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if not metrics:
-        raise InputError("metrics: expected at least one metric name, e.g. ['ndcg@10']")
-    specs = {metric: parse_metric(metric) for metric in metrics}
-    check_int(relevance_threshold, "relevance_threshold")
     if len(qrels) == 0:
         where = f"{qrels.name}: " if qrels.name else ""
         raise InputError(f"{where}the labels are empty: expected at least one labelled question")
