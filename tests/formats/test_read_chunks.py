@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -65,3 +67,22 @@ def test_small_chunks_code_questions_like_pyarrow_does(tmp_path, monkeypatch, bl
     assert results[0][0] == ("q1", "q2", "q3", "q-é")
     for names, keys in results[0][3]:
         assert len(set(names)) == len(names) and sorted(set(keys)) == list(range(len(names)))
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="needs /dev/fd")
+def test_a_pipe_is_read_in_whole_blocks():
+    # A pipe (``ragaudit evaluate <(zcat run.gz)``, /dev/stdin) reports size 0; the buffer is
+    # still a whole block, not 64 bytes (which cut a 440k-line run into 220k chunks, 80 s).
+    text = b"".join(b"q%d Q0 d%d %d 1.0 t\n" % (i // 10, i, i % 10) for i in range(1500))
+    read_end, write_end = os.pipe()
+    try:
+        assert len(text) < 1 << 15
+        os.write(write_end, text)  # below the pipe's 64 KiB buffer: no writer thread
+        os.close(write_end)
+        chunks = [
+            bytes(chunk.data) for chunk in read_chunks(f"/dev/fd/{read_end}", block_bytes=1 << 20)
+        ]
+    finally:
+        os.close(read_end)
+    assert b"".join(chunks) == text
+    assert len(chunks) == 1

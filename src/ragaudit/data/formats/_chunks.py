@@ -12,6 +12,7 @@ chunks that need it pay for the slow scan.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -97,8 +98,9 @@ def read_chunks(path: PathLike, block_bytes: int) -> Iterator[Chunk]:
         raise unreadable(name, exc) from None
     try:
         # No bigger than the file (a fresh buffer is zero-filled), room for a BOM whatever the
-        # block.
-        size = os.fstat(handle.fileno()).st_size
+        # block.  A pipe or FIFO (``<(...)``, /dev/stdin) reports size 0: a whole block.
+        status = os.fstat(handle.fileno())
+        size = status.st_size if stat.S_ISREG(status.st_mode) else block_bytes
         buffer = bytearray(max(min(block_bytes, size + 1), 64))
         kept = 0  # bytes at the front of the buffer carried over from the previous block
         offset = 0
