@@ -6,6 +6,7 @@ sklearn (confusion matrix, kappa) and ppi-python (PPI++), never from ragaudit's 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import warnings
@@ -28,14 +29,18 @@ JUDGE = {"q1": 1, "q2": 1, "q3": 0, "q4": 1, "q5": 0, "q6": 1, "q7": 1, "q8": 0,
 SEED, N = 3, 5
 
 
-def _write_run(path, name="run"):
+def _sha(text):
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _write_run(path, name="run", changed=()):
     rows = [
         {
             "id": qid,
             "question": f"question {qid}?",
             "answerable": qid != "q8",
             "reference_answer": f"reference {qid}",
-            "answer": f"answer {qid}",
+            "answer": f"answer {qid}" + (" (regenerated)" if qid in changed else ""),
             "retrieved": [{"chunk_id": f"{qid}-c0", "doc_id": "doc"}],
             "judges": {} if verdict is None else {"correct": verdict},
             "metrics": {"correct": verdict},
@@ -83,9 +88,9 @@ def test_session_grades_skips_quits_resumes_in_the_seeded_order(run, tmp_path):
         "sample": {"random": True, "seed": SEED, "n": N, "of": 8},
     }  # fmt: skip
     assert lines == [
-        {"id": order[0], "correct": True},
-        {"id": order[1], "correct": False},
-        {"id": order[2], "skipped": True},
+        {"id": order[0], "correct": True, "answer_sha256": _sha(f"answer {order[0]}")},
+        {"id": order[1], "correct": False, "answer_sha256": _sha(f"answer {order[1]}")},
+        {"id": order[2], "skipped": True, "answer_sha256": _sha(f"answer {order[2]}")},
     ]
     # session 2 (no --seed, no --sample: the file's) asks the 4th question; q quits at once
     second = _invoke(*base, input="q\n")
@@ -266,3 +271,37 @@ def test_reader_refuses_a_misplaced_header_and_a_skip_with_a_verdict(tmp_path):
     bad.write_text(json.dumps({"format": FORMAT, "version": 1, "sample": {"n": 3}}) + "\n")
     with pytest.raises(FormatError, match=r"bad.jsonl:1: sample: expected"):
         read_human_verdict_file(bad, allow_empty=True)
+
+
+def test_a_verdict_grades_one_answer_and_calibrate_refuses_another(run, tmp_path):
+    out = tmp_path / "human.jsonl"
+    graded = _invoke(
+        "labels", "verdicts", run, "--out", out, "--sample", 3, "--seed", SEED, input="c\nw\nc\n"
+    )
+    assert graded.exit_code == 0, graded.output
+    order = expected_order()[:3]
+    # another run (another name) with the same answers: the verdicts apply, no warning
+    same = _write_run(tmp_path / "same.json", name="rerun")
+    ok = _invoke("calibrate", same, "--human", out)
+    assert ok.exit_code == 0, ok.output
+    assert "made for run" not in ok.stderr
+    # the answer to the second graded question changed: that verdict grades another answer
+    changed = _write_run(tmp_path / "changed.json", changed={order[1]})
+    refused = _invoke("calibrate", changed, "--human", out)
+    assert refused.exit_code == 2
+    assert refused.output.count("\n") == 1 and "Traceback" not in refused.output
+    expected = f"{out}:3: answer_sha256: expected the answer of run 'run' to {order[1]}"
+    assert expected in refused.output
+    # resuming the grading after the run changed is refused the same way
+    write_changed = _write_run(tmp_path / "run.json", changed={order[0]})
+    resumed = _invoke("labels", "verdicts", write_changed, "--out", out, "--sample", 5)
+    assert resumed.exit_code == 2
+    assert f"{out}:2: answer_sha256:" in resumed.output
+
+
+def test_a_bad_answer_fingerprint_is_a_one_line_error(tmp_path):
+    human = tmp_path / "h.jsonl"
+    rows = [{"id": "q1", "correct": True}, {"id": "q2", "correct": True, "answer_sha256": "abc"}]
+    human.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with pytest.raises(FormatError, match=r"h\.jsonl:2: answer_sha256: expected 64 lowercase hex"):
+        read_human_verdict_file(human)

@@ -258,6 +258,7 @@ def verdicts(
     from ragaudit.data.human_verdicts import (
         HumanVerdicts,
         VerdictSample,
+        answer_fingerprint,
         read_human_verdict_file,
         save_human_verdicts,
     )
@@ -274,6 +275,8 @@ def verdicts(
     if Path(out_path).suffix.lower() != ".jsonl":
         raise InputError(f"--out: expected a .jsonl file, found {out_path!r}")
     entries: dict[str, float | None] = {}
+    fingerprints: dict[str, str] = {}  # question id -> SHA-256 of the answer graded
+    answers = {q.id: q.answer for q in saved.questions}
     if Path(out_path).exists():
         existing = read_human_verdict_file(out_path, metric, allow_empty=True)
         header = existing.sample
@@ -295,7 +298,9 @@ def verdicts(
             )
         seed = header.seed
         sample_size = header.n if sample_size is None else sample_size
+        existing.check_answers(answers, saved.name)  # the run changed since: refuse
         entries = dict(existing.entries)
+        fingerprints = {qid: fingerprint for qid, fingerprint, _ in existing.answers}
     seed = 0 if seed is None else seed
     n = len(population) if sample_size is None else sample_size
     if n > len(population):
@@ -313,7 +318,10 @@ def verdicts(
     sample = VerdictSample(random=True, n=n, of=len(population), seed=seed)
 
     def save() -> None:
-        current = HumanVerdicts(tuple(entries.items()), metric, saved.name, sample)
+        recorded = tuple((q, fingerprints[q], 0) for q in entries if q in fingerprints)
+        current = HumanVerdicts(
+            tuple(entries.items()), metric, saved.name, sample, answers=recorded
+        )
         save_human_verdicts(current, out_path)  # an unwritable path: one line, exit 2
 
     save()  # the header now: an unwritable --out fails before anyone grades
@@ -334,6 +342,7 @@ def verdicts(
 
     def record(qid: str, value: float | None) -> None:
         entries[qid] = value
+        fingerprints[qid] = answer_fingerprint(answers[qid])
         save()
 
     summary = grade_answers(

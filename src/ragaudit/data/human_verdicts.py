@@ -25,7 +25,10 @@ that the person skipped::
     {"id": "q17", "correct": true}
     {"id": "q03", "skipped": true}
 
-(the header is one line in the file).  ``sample.random`` is true when the questions are the
+(the header is one line in the file).  Each line that ``labels verdicts`` writes also carries
+``answer_sha256``, the SHA-256 of the answer the person graded (:func:`answer_fingerprint`):
+``calibrate`` refuses a verdict whose answer differs from the run's, since it grades another
+answer.  ``sample.random`` is true when the questions are the
 first ``n`` of a seeded uniformly random order of the run's ``of`` judged questions; a file
 made some other way may say ``"random": false`` and why in ``"how"``, and ``calibrate`` then
 warns.  Files without a header read as before: how their questions were chosen is unknown.
@@ -33,8 +36,10 @@ warns.  Files without a header read as before: how their questions were chosen i
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -50,6 +55,7 @@ __all__ = [
     "FORMAT",
     "HumanVerdicts",
     "VerdictSample",
+    "answer_fingerprint",
     "dump_human_verdicts",
     "read_human_verdict_file",
     "read_human_verdicts",
@@ -59,6 +65,9 @@ __all__ = [
 #: The ``format`` value of a verdict file's header line.
 FORMAT = "ragaudit.human-verdicts"
 _VERSION = 1
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_FINGERPRINT = "answer_sha256"
 
 _WORDS = {"correct": 1.0, "wrong": 0.0, "incorrect": 0.0, "yes": 1.0, "no": 0.0}
 
@@ -123,6 +132,9 @@ class HumanVerdicts(Mapping[str, float]):
         How the questions were chosen; None when the file does not say.
     path : str or None
         The file it was read from.
+    answers : tuple of (str, str, int)
+        ``(question id, answer fingerprint, line)`` for each line that records which answer
+        was graded (:func:`answer_fingerprint`); empty for files that do not say.
 
     Examples
     --------
@@ -136,6 +148,7 @@ class HumanVerdicts(Mapping[str, float]):
     run: str | None = None
     sample: VerdictSample | None = None
     path: str | None = None
+    answers: tuple[tuple[str, str, int], ...] = ()
 
     @classmethod
     def of(cls, verdicts: HumanVerdicts | Mapping[str, float]) -> HumanVerdicts:
@@ -166,6 +179,34 @@ class HumanVerdicts(Mapping[str, float]):
     def done(self) -> frozenset[str]:
         """Every question with a verdict or a skip."""
         return frozenset(qid for qid, _ in self.entries)
+
+    def check_answers(self, answers: Mapping[str, str | None], run: str | None) -> int:
+        """Refuse a verdict that grades another answer than ``answers[question id]`` (the
+        run's); return how many verdicts were checked (lines without ``answer_sha256`` are not).
+
+        >>> v = HumanVerdicts((("q1", 1.0),), path="h.jsonl",
+        ...                   answers=(("q1", answer_fingerprint("4"), 2),))
+        >>> v.check_answers({"q1": "4"}, "k3")
+        1
+        >>> try:
+        ...     v.check_answers({"q1": "5"}, "k3")
+        ... except FormatError as error:
+        ...     print(str(error)[:63])
+        h.jsonl:2: answer_sha256: expected the answer of run 'k3' to q1
+        """
+        checked = 0
+        for qid, fingerprint, line in self.answers:
+            if qid not in answers:
+                continue
+            checked += 1
+            if answer_fingerprint(answers[qid]) != fingerprint:
+                raise FormatError(
+                    f"expected the answer of run {run!r} to {qid}, found a verdict on another "
+                    "answer (it was graded on a different run or before the run changed): "
+                    "grade this run's answers with `ragaudit labels verdicts`",
+                    path=self.path, line=line, field=_FINGERPRINT,
+                )  # fmt: skip
+        return checked
 
     def __getitem__(self, key: str) -> float:
         return self.verdicts[key]
@@ -246,6 +287,7 @@ def _header(row: Mapping[str, Any], where: str) -> tuple[str | None, str | None,
 
 def _from_jsonl(where: str, field: str) -> HumanVerdicts:
     entries: dict[str, float | None] = {}
+    answers: list[tuple[str, str, int]] = []
     run: str | None = None
     sample: VerdictSample | None = None
     for number, row in json_lines(where):
@@ -268,6 +310,8 @@ def _from_jsonl(where: str, field: str) -> HumanVerdicts:
             )
         if qid in entries:
             raise FormatError(f"duplicate question id {qid!r}", path=where, line=number, field="id")
+        if _FINGERPRINT in row:
+            answers.append((qid, _fingerprint(row[_FINGERPRINT], where, number), number))
         if row.get("skipped") is True:
             if field in row:
                 raise FormatError(
@@ -282,7 +326,29 @@ def _from_jsonl(where: str, field: str) -> HumanVerdicts:
                 path=where, line=number, field=field,
             )  # fmt: skip
         entries[qid] = _verdict(row[field], where, number, field)
-    return HumanVerdicts(tuple(entries.items()), field, run, sample, where)
+    return HumanVerdicts(tuple(entries.items()), field, run, sample, where, tuple(answers))
+
+
+def _fingerprint(value: Any, where: str, line: int) -> str:
+    if not isinstance(value, str) or not _SHA256.fullmatch(value):
+        raise FormatError(
+            "expected 64 lowercase hex digits (SHA-256 of the graded answer), found "
+            + shorten(value),
+            path=where, line=line, field=_FINGERPRINT,
+        )  # fmt: skip
+    return value
+
+
+def answer_fingerprint(answer: str | None) -> str:
+    """SHA-256 (hex) of the UTF-8 answer text: what a verdict line records as the answer it
+    grades.  No answer (a failed generation) hashes as the empty text.
+
+    >>> answer_fingerprint("42")[:16]
+    '73475cb40a568e8d'
+    >>> answer_fingerprint(None) == answer_fingerprint("")
+    True
+    """
+    return hashlib.sha256((answer or "").encode("utf-8")).hexdigest()
 
 
 def _from_mapping(text: str, where: str, field: str) -> HumanVerdicts:
@@ -384,12 +450,15 @@ def dump_human_verdicts(verdicts: HumanVerdicts) -> str:
             "sample": verdicts.sample.to_dict(),
         }
         lines.append(json.dumps(header, ensure_ascii=False))
+    graded = {qid: fingerprint for qid, fingerprint, _ in verdicts.answers}
     for qid, value in verdicts.entries:
         row: dict[str, Any] = {"id": qid}
         if value is None:
             row["skipped"] = True
         else:
             row[verdicts.metric] = bool(value)
+        if qid in graded:
+            row[_FINGERPRINT] = graded[qid]
         lines.append(json.dumps(row, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
 

@@ -167,7 +167,8 @@ def judged_values(run: SavedRun, metric: str = "correct") -> dict[str, float]:
 def _sampling(run: SavedRun, human: HumanVerdicts) -> str:
     """:attr:`Calibration.sampling`, warning about what breaks PPI's random-sample premise."""
     where = human.path or "the human verdicts"
-    if human.run is not None and human.run != run.name:
+    checked = human.check_answers({q.id: q.answer for q in run.questions}, run.name)
+    if human.run is not None and human.run != run.name and not checked:
         warnings.warn(
             f"{where}: the verdicts were made for run {human.run!r}, not {run.name!r}: a "
             "verdict grades one run's answer, so they may not apply",
