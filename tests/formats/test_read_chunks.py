@@ -86,3 +86,24 @@ def test_a_pipe_is_read_in_whole_blocks():
         os.close(read_end)
     assert b"".join(chunks) == text
     assert len(chunks) == 1
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="needs /dev/fd")
+@pytest.mark.parametrize("reader", ["read_trec_run", "read_run"])
+def test_a_pipe_is_refused_by_the_readers_not_read_without_its_head(reader):
+    # The readers sniff a file's head (delimiter, format), then open it again: a pipe's head
+    # was gone by then, so its first 64 KiB of lines were dropped without a word.
+    from ragaudit.data import formats
+    from ragaudit.exceptions import FormatError
+
+    text = b"".join(b"q%d Q0 d%d %d 1.0 t\n" % (i // 10, i, i % 10) for i in range(1500))
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, text)
+        os.close(write_end)
+        path = f"/dev/fd/{read_end}"
+        message = r"^/dev/fd/\d+: expected a regular file, found a pipe"
+        with pytest.raises(FormatError, match=message):
+            getattr(formats, reader)(path)
+    finally:
+        os.close(read_end)

@@ -30,6 +30,7 @@ __all__ = [
     "TextColumns",
     "arrow_code_keys",
     "arrow_string_buffers",
+    "check_rereadable",
     "distinct_names",
     "read_chunks",
     "release_arrow_memory",
@@ -336,8 +337,29 @@ def _empty_field(data: bytes | bytearray, size: int, delimiter: int, carriage: b
     return False
 
 
+def check_rereadable(path: PathLike) -> None:
+    """Refuse a pipe, FIFO, socket or device (``<(zcat run.gz)``, /dev/stdin) with a
+    one-line FormatError: a reader that sniffs a file's head opens the file again to read
+    it, and a pipe's head would then be gone (its first 64 KiB of lines lost without a word).
+
+    >>> check_rereadable(__file__)  # a regular file passes
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # the open that follows names the error
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode):
+        raise FormatError(
+            "expected a regular file, found a pipe or device: its start is read twice (to "
+            "sniff the format), which a pipe cannot give; save it to a file first",
+            path=str(path),
+        )
+
+
 def sniff_delimiter(path: PathLike) -> bytes:
-    """Tab when the first line holds a tab and no space, else space."""
+    """Tab when the first line holds a tab and no space, else space (a pipe is refused:
+    :func:`check_rereadable`)."""
+    check_rereadable(path)
     try:
         with open(path, "rb") as handle:
             head = handle.read(1 << 16)

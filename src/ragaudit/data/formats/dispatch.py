@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ragaudit.data.formats._chunks import read_chunks
+from ragaudit.data.formats._chunks import check_rereadable, read_chunks
 from ragaudit.data.formats._source import read_text
 from ragaudit.data.formats.jsonl import grade_value, json_records, read_jsonl_qrels, read_jsonl_run
 from ragaudit.data.formats.trec import read_trec_qrels, read_trec_run
@@ -41,6 +41,7 @@ def _kind(path: PathLike) -> str:
         return "json"
     if name.endswith(_YAML):
         return "yaml"
+    check_rereadable(path)  # the reader opens the file again
     for chunk in read_chunks(path, 1 << 16):
         head = chunk.data.lstrip()
         if head:
