@@ -12,8 +12,8 @@ import re
 import warnings
 
 import numpy as np
-import yaml
 import pytest
+import yaml
 from click.testing import CliRunner
 from ppi_py import ppi_mean_ci
 from sklearn.metrics import cohen_kappa_score, confusion_matrix

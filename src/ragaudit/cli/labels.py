@@ -246,8 +246,9 @@ def verdicts(
 
     For each question: the question, the reference answer, the model's answer and the
     retrieved evidence (with --corpus, the chunks' text); the judge's verdict stays hidden
-    unless --show-judge; --labels marks the chunks that hold the answer.  Type c (correct), w (wrong), s (skip) or q (quit).  Each verdict is
-    saved to --out atomically as it is typed; rerun the same command to resume.
+    unless --show-judge; --labels marks the chunks that hold the answer.  Type c (correct),
+    w (wrong), s (skip) or q (quit).  Each verdict is saved to --out atomically as it is
+    typed; rerun the same command to resume.
 
     The questions come in a seeded uniformly random order of the run's judged questions, and
     --sample N grades its first N: the prediction-powered interval of `ragaudit calibrate`
@@ -267,8 +268,8 @@ def verdicts(
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.calibration import judged_values
     from ragaudit.exceptions import InputError
-    from ragaudit.labels.verdicts import grade_answers, sample_order
     from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.labels.verdicts import grade_answers, sample_order
     from ragaudit.reports.html_data import answer_chunk_sets, question_view
     from ragaudit.reports.renderer import render
     from ragaudit.reports.show import grading_report
