@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+import yaml
 from click.testing import CliRunner
 from ppi_py import ppi_mean_ci
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
@@ -305,3 +306,41 @@ def test_a_bad_answer_fingerprint_is_a_one_line_error(tmp_path):
     human.write_text("".join(json.dumps(row) + "\n" for row in rows))
     with pytest.raises(FormatError, match=r"h\.jsonl:2: answer_sha256: expected 64 lowercase hex"):
         read_human_verdict_file(human)
+
+
+def test_labels_mark_the_answer_chunks_in_the_grading_view(corpus, tmp_path):
+    folder, golden = corpus
+    chunking = ("--chunker", "markdown", "--chunk-size", 500, "--chunk-overlap", 0)
+    made = _invoke(
+        "run", "--corpus", folder, "--golden", golden, *chunking, "--k", 2, "--name", "tiny",
+        "--out", tmp_path, "--no-timing",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    labels = tmp_path / "labels.yaml"
+    built = _invoke(
+        "labels", "build", "--corpus", folder, "--golden", golden, *chunking,
+        "--labeller", "heuristic", "--out", labels,
+    )  # fmt: skip
+    assert built.exit_code == 0, built.output
+    answer_chunks = {
+        qid: set(entry["answer_chunks"])
+        for qid, entry in yaml.safe_load(labels.read_text())["questions"].items()
+    }
+    run_file = tmp_path / "tiny.json"
+    retrieved = {
+        row["id"]: [c["chunk_id"] for c in row["retrieved"][:2]]
+        for row in json.loads(run_file.read_text())["rows"]
+    }
+    base = ("labels", "verdicts", run_file, "--sample", 5)
+    plain = _invoke(*base, "--out", tmp_path / "a.jsonl", input="s\n" * 5)
+    marked = _invoke(*base, "--out", tmp_path / "b.jsonl", "--labels", labels, input="s\n" * 5)
+    assert plain.exit_code == 0 and marked.exit_code == 0, marked.output
+    marks = re.compile(r"^\s+\d+\s+(\S+)\s+\S+\s+(?:yes|no|-)\s+(yes|no|-)$", re.MULTILINE)
+    assert {mark for _, mark in marks.findall(plain.stdout)} == {"-"}
+    expected = sorted(
+        (chunk, "yes" if chunk in answer_chunks.get(qid, set()) else "no")
+        for qid, chunks in retrieved.items()
+        for chunk in chunks
+    )
+    assert sorted(marks.findall(marked.stdout)) == expected
+    assert "yes" in {mark for _, mark in expected}  # the check can tell yes from no

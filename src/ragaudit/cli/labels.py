@@ -226,6 +226,7 @@ def bias(
     help="Seed of the random order (default 0; a resumed session keeps the file's).",
 )
 @corpus_option("The run's corpus: shows each retrieved chunk's text (re-chunked as the run was).")
+@labels_option("Chunk-label file: marks the chunks that hold the answer, as `ragaudit show` does.")
 @click.option(
     "--show-judge",
     is_flag=True,
@@ -238,14 +239,16 @@ def verdicts(
     sample_size: int | None,
     seed: int | None,
     corpus_dir: str | None,
+    labels_path: str | None,
     show_judge: bool,
 ) -> None:
     """A person grades the answers of a saved RUN, correct or wrong, for `ragaudit calibrate`.
 
     For each question: the question, the reference answer, the model's answer and the
     retrieved evidence (with --corpus, the chunks' text); the judge's verdict stays hidden
-    unless --show-judge.  Type c (correct), w (wrong), s (skip) or q (quit).  Each verdict is
-    saved to --out atomically as it is typed; rerun the same command to resume.
+    unless --show-judge; --labels marks the chunks that hold the answer.  Type c (correct),
+    w (wrong), s (skip) or q (quit).  Each verdict is saved to --out atomically as it is
+    typed; rerun the same command to resume.
 
     The questions come in a seeded uniformly random order of the run's judged questions, and
     --sample N grades its first N: the prediction-powered interval of `ragaudit calibrate`
@@ -265,8 +268,9 @@ def verdicts(
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.calibration import judged_values
     from ragaudit.exceptions import InputError
+    from ragaudit.labels.format import load_chunk_labels
     from ragaudit.labels.verdicts import grade_answers, sample_order
-    from ragaudit.reports.html_data import question_view
+    from ragaudit.reports.html_data import answer_chunk_sets, question_view
     from ragaudit.reports.renderer import render
     from ragaudit.reports.show import grading_report
 
@@ -332,11 +336,13 @@ def verdicts(
         err=True,
     )
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
+    labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
+    answer_chunks = {} if labels is None else answer_chunk_sets(labels)
     by_id = saved.by_id()
 
     def describe(qid: str) -> str:
         question = by_id[qid]
-        view = question_view(question, "", saved.config.k, texts, {})
+        view = question_view(question, "", saved.config.k, texts, answer_chunks)
         note = "" if question.answerable else "unanswerable: correct means the model declined"
         return render(grading_report(view, show_judge=show_judge, note=note), "table")
 
