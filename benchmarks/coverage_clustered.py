@@ -8,7 +8,10 @@ when rho = 0), so 0/1 verdicts have mean mu and intra-cluster correlation rho (b
 * binary: verdicts ~ Bernoulli(p_g), mu = 0.8, 0.95, 0.99 (hit@k, correct);
 * fractional: a question scores 1 with probability q_g (q_g ~ the same Beta with mean
   2 mu - 1), else Uniform(0, 1), mu = 0.8, 0.9, 0.95 (nDCG-like);
-* paired 0/1 differences of two runs (``compare --cluster-by``): see :data:`PAIRED`.
+* paired 0/1 differences of two runs (``compare --cluster-by``): see :data:`PAIRED`;
+* judge repeats (``compare --judge-repeats``): n = 20-200 questions, each judged R = 2-5 times
+  by a judge that flips 0-20% of verdicts; the interval ``judge_noise`` prints, for the judged
+  mean it claims: see :data:`JUDGE`.
 
 Cluster size is independent of the cluster's mean, so the truth is mu for every estimator.
 Intervals: the cluster betting interval (``stats/cluster_betting.py``, the default now); the
@@ -36,6 +39,7 @@ from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.cluster_betting import cluster_mean_bounds
 from ragaudit.stats.clustered import clustered_rate
 from ragaudit.stats.intervals import clopper_pearson_bounds
+from ragaudit.stats.judge_noise import judge_noise
 
 
 class Scenario(NamedTuple):
@@ -138,6 +142,48 @@ def paired_betting(data, confidence=0.95):
     return cluster_mean_bounds(sums, sizes, -1.0, 1.0, confidence)
 
 
+# Judge repeats (``compare --judge-repeats``): question i's answer is right with probability
+# p_i ~ Beta(m c, (1 - m) c) (c = 1: most answers plainly right or wrong; c = 10: p_i spread
+# around m), and each of R judge repeats reports it flipped with probability f.  Verdicts are
+# 0/1, a question's R verdicts are clustered, questions are independent.  The interval
+# ``judge_noise`` prints claims the judged mean over the population of questions with both
+# sources of noise, E[y] = m (1 - f) + (1 - m) f.
+class JudgeScenario(NamedTuple):
+    n: int
+    repeats: int
+    m: float
+    flip: float
+    concentration: float
+
+
+JUDGE = tuple(
+    JudgeScenario(n, r, m, f, c)
+    for n in (20, 50, 200)
+    for r in (2, 3, 5)
+    for m in (0.8, 0.95, 0.98)
+    for f in (0.0, 0.05, 0.2)
+    for c in (1.0, 10.0)
+)
+
+
+def judge_truth(sc: JudgeScenario) -> float:
+    return sc.m * (1 - sc.flip) + (1 - sc.m) * sc.flip
+
+
+def judge_datasets(rng: np.random.Generator, sc: JudgeScenario, size: int) -> np.ndarray:
+    """``(size, n, R)`` 0/1 verdicts."""
+    p = rng.beta(sc.m * sc.concentration, (1 - sc.m) * sc.concentration, (size, sc.n, 1))
+    flips = rng.random((size, sc.n, sc.repeats)) < sc.flip
+    return ((rng.random((size, sc.n, sc.repeats)) < p) ^ flips).astype(float)
+
+
+def judge_printed(data: np.ndarray, confidence=0.95):
+    """The interval ``judge_noise`` prints (its ``confidence_interval``: Korn-Graubard beta
+    interval with the questions as clusters of their R verdicts)."""
+    bounds = [judge_noise(y, confidence=confidence).confidence_interval for y in data]
+    return np.array([b.low for b in bounds]), np.array([b.high for b in bounds])
+
+
 def coverage(low, high, truth) -> float:
     return float(np.mean((low <= truth + 1e-12) & (truth - 1e-12 <= high)))
 
@@ -145,6 +191,46 @@ def coverage(low, high, truth) -> float:
 def label(sc: Scenario) -> str:
     what = "0/1 verdicts" if sc.kind == "binary" else "fractional scores"
     return f"clustered {what}, mean {sc.mu}, G={sc.n_clusters}, ICC {sc.rho}"
+
+
+def judge_label(sc: JudgeScenario) -> str:
+    return (
+        f"judge repeats n={sc.n}, R={sc.repeats}: correct {sc.m}, flip {sc.flip}, "
+        f"concentration {sc.concentration:g} (judged mean {judge_truth(sc):.3f})"
+    )
+
+
+def judge_rows(rng: np.random.Generator, size: int):
+    """Rows of the judge-repeat scenarios (:data:`JUDGE`)."""
+    out = []
+    for sc in JUDGE:
+        low, high = judge_printed(judge_datasets(rng, sc, size))
+        out.append(
+            (
+                judge_label(sc),
+                "Korn-Graubard beta, questions as clusters (compare --judge-repeats)",
+                coverage(low, high, judge_truth(sc)),
+                size,
+                f"width {float(np.mean(high - low)):.3f}; "
+                f"{int(np.sum(high - low <= 0))} zero-width",
+            )
+        )
+    return out
+
+
+def judge_summary(table) -> list[str]:
+    """Markdown lines: per n and R, the lowest coverage of the judge rows and the mean width."""
+    groups: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for label_, _, value, _, note in table:
+        if not label_.startswith("judge repeats"):
+            continue
+        n, r = label_.split("n=")[1].split(":")[0].split(", R=")
+        groups.setdefault((n, r), []).append((value, float(note.split("width ")[1].split(";")[0])))
+    lines = ["| n | R | lowest coverage | mean width |", "|---:|---:|---:|---:|"]
+    for (n, r), got in groups.items():
+        lowest = min(v for v, _ in got)
+        lines.append(f"| {n} | {r} | {lowest:.3f} | {np.mean([w for _, w in got]):.3f} |")
+    return lines
 
 
 def rows(seed: int, size: int, bootstrap_size: int):
@@ -190,7 +276,7 @@ def rows(seed: int, size: int, bootstrap_size: int):
                 f"{int(np.sum(high - low <= 0))} zero-width",
             )
         )
-    return out
+    return out + judge_rows(rng, size)
 
 
 def print_table(table) -> None:
@@ -208,7 +294,7 @@ def summary(table) -> list[str]:
     scenario = ""
     for label_, name, value, _, note in table:
         scenario = label_ or scenario
-        if "paired" in scenario:
+        if "paired" in scenario or scenario.startswith("judge"):
             continue
         kind = "0/1 verdicts" if "0/1" in scenario else "fractional scores"
         g = scenario.split("G=")[1].split(",")[0]
@@ -241,6 +327,11 @@ def main() -> None:
     print("lowest coverage over means and ICCs (mean width):")
     print()
     print("\n".join(summary(table)))
+    print()
+    print("judge repeats (compare --judge-repeats): lowest coverage over correct rates, flip")
+    print("rates and concentrations (mean width):")
+    print()
+    print("\n".join(judge_summary(table)))
     print()
     print_table(table)
 

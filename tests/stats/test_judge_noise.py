@@ -154,3 +154,19 @@ def test_judged_rate_interval_covers_near_1(rate, concentration, n, repeats):
     assert hits / reps >= 0.93
     if rate >= 0.95:
         assert t_hits / reps < 0.91
+
+
+def test_every_result_names_its_interval_method():
+    from ragaudit.diagnose.judge_noise import JudgeNoiseComparison
+    from ragaudit.reports.noise import judge_noise_lines
+
+    rate = judge_noise([[1, 1], [1, 0], [0, 0]])
+    scores = judge_noise([[1, 1], [1, -1], [0, 0]])  # a difference B - A in [-1, 1]
+    assert rate.method == "Korn-Graubard beta, questions as clusters"
+    assert scores.method == "mean ± t(n-1) SE"
+    lines = judge_noise_lines(JudgeNoiseComparison("correct", rate, rate, scores, 0), 0.95)
+    assert lines[2].endswith("; Korn-Graubard beta, questions as clusters")
+    assert lines[4].endswith("; mean ± t(n-1) SE")
+    assert JudgeNoiseComparison("correct", rate, None, None, 0).to_dict()["a"]["method"] == (
+        rate.method
+    )

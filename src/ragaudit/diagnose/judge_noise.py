@@ -63,6 +63,7 @@ class JudgeNoiseComparison:
                 "judge_share": result.judge_share,
                 "ci": [ci.low, ci.high],
                 "sampling_only_ci": [sampling.low, sampling.high],
+                "method": result.method,
                 "repeats_to_halve_judge_variance": result.repeats_to_halve_judge_variance,
                 "repeats_to_halve_judge_share": result.repeats_to_halve_judge_share,
             }

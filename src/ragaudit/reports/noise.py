@@ -171,7 +171,7 @@ def _share_line(name: str, result: JudgeNoiseResult) -> str:
         f"{100 * result.between_share:>11.1f}%{100 * result.judge_share:>9.1f}%"
         f"{_ci(result.confidence_interval):>20}{_ci(result.sampling_only_interval):>20}"
         f"   {result.repeats_to_halve_judge_variance} repeats halve the judge variance; "
-        f"{share_text}"
+        f"{share_text}; {result.method}"
     )
 
 

@@ -30,7 +30,12 @@ from ragaudit.stats.clustered import clustered_rate
 from ragaudit.stats.intervals import clopper_pearson_bounds
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
 
-__all__ = ["JudgeNoiseResult", "judge_noise"]
+__all__ = ["RATE_METHOD", "T_METHOD", "JudgeNoiseResult", "judge_noise"]
+
+#: Method of the interval of a judged rate (verdicts in [0, 1]).
+RATE_METHOD = "Korn-Graubard beta, questions as clusters"
+#: Method of the interval of other judged scores (and of B - A).
+T_METHOD = "mean ± t(n-1) SE"
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,9 @@ class JudgeNoiseResult:
         ``ceil(2R + sigma_w^2 / sigma_b^2)``; ``None`` when there is no between-question
         variance (the share is then 1 for every ``R``) or no judge variance.
     confidence : float
+    method : str
+        The interval's method, named on every printed row: :data:`RATE_METHOD` for verdicts in
+        [0, 1], else :data:`T_METHOD`.
     """
 
     statistic: float
@@ -90,6 +98,7 @@ class JudgeNoiseResult:
     repeats_to_halve_judge_variance: int
     repeats_to_halve_judge_share: int | None
     confidence: float
+    method: str = ""
 
 
 def _judge_noise_iv(scores: Any, confidence: float) -> tuple[np.ndarray, float]:
@@ -189,9 +198,11 @@ def judge_noise(scores: Any, *, confidence: float = 0.95) -> JudgeNoiseResult:
         to_halve_share = None
     interval = ConfidenceInterval(grand - t * se, grand + t * se)
     sampling_only = ConfidenceInterval(grand - sampling_half, grand + sampling_half)
+    method = T_METHOD
     if y.min() >= 0 and y.max() <= 1:  # judged rates: an interval that stays in [0, 1]
         rate = clustered_rate(y.ravel(), np.repeat(np.arange(n), repeats), confidence=confidence)
         interval = rate.confidence_interval
+        method = RATE_METHOD
         if between_component > 0 and rate.effective_n is not None:
             size = np.array([rate.effective_n * variance / between_component])
             low, high = clopper_pearson_bounds(grand * size, size, confidence)
@@ -215,4 +226,5 @@ def judge_noise(scores: Any, *, confidence: float = 0.95) -> JudgeNoiseResult:
         repeats_to_halve_judge_variance=2 * repeats,
         repeats_to_halve_judge_share=to_halve_share,
         confidence=confidence,
+        method=method,
     )
