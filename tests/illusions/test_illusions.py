@@ -18,10 +18,11 @@ from ragaudit.diagnose.illusions import (
     BLIND_SPOTS,
     K_TRADEOFF_RANKING,
     CaseTable,
+    EngineCheck,
     IllusionsReport,
     compute_illusions,
 )
-from ragaudit.reports.metrics import illusions_report
+from ragaudit.reports.metrics import case_table, engine_check_line, illusions_report
 from ragaudit.reports.renderer import render
 
 HERE = Path(__file__).parent
@@ -248,6 +249,24 @@ def test_blind_spot_table_names_every_metric_once() -> None:
 
 
 def test_case_table_aligns_text_left_and_numbers_right() -> None:
-    table = CaseTable(("name", "value"), (("a", 1.0), ("long name", 0.25)))
-    assert table.left_aligned() == [True, False]
-    assert table.cells() == [["name", "value"], ["a", "1.000"], ["long name", "0.250"]]
+    table = case_table(CaseTable(("name", "value", "k"), (("a", 1.0, 1), ("long name", 0.25, 10))))
+    assert table.align == "lrr"
+    assert table.rows == (("a", "1.000", "1"), ("long name", "0.250", "10"))
+    assert case_table(CaseTable(("x",), ((2 / 3,),)), decimals=2).rows == (("0.67",),)
+
+
+def test_case_tables_hold_unrounded_numbers_and_csv_prints_them() -> None:
+    report = compute_illusions()
+    # Case 1, 'middle': MAP@5 = (1/2 + 2/3) / 2 = 7/12, which the table shows as 0.583.
+    table = next(b for b in report.cases[0].blocks if isinstance(b, CaseTable))
+    assert table.rows[1][0] == "middle"
+    assert table.rows[1][6] == pytest.approx(7 / 12, abs=1e-15)
+    assert case_table(table).rows[1][6] == "0.583"
+    assert f",{table.rows[1][6]!r}," in render(illusions_report(report), "csv")
+
+
+def test_engine_check_line_says_whether_the_engine_agrees() -> None:
+    check = EngineCheck({"dcg@5": 1.0616, "map@5": 0.5}, agrees=False)
+    assert engine_check_line(check) == (
+        "evaluate(): dcg@5 = 1.0616, map@5 = 0.5000  (DIFFERS from the hand derivation)"
+    )

@@ -59,7 +59,6 @@ from ragaudit.diagnose.funnel_result import (
     FunnelResult,
     Stage,
     Unanswerable,
-    text_bar,
 )
 from ragaudit.diagnose.funnel_verdicts import (
     RECOMPUTED_SOURCES,
@@ -85,7 +84,6 @@ __all__ = [
     "Unanswerable",
     "compute_funnel",
     "run_source",
-    "text_bar",
 ]
 
 # ----------------------------------------------------------------------------- saved runs

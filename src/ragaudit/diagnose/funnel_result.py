@@ -3,7 +3,6 @@ that died at each, the unanswerable block, and their JSON / pandas forms."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +17,6 @@ __all__ = [
     "FunnelResult",
     "Stage",
     "Unanswerable",
-    "text_bar",
 ]
 
 STAGE_NAMES: tuple[str, ...] = (
@@ -193,17 +191,3 @@ RATE_CI_NAMES = {
     "wilson-cc": "Wilson score, continuity-corrected",
     "bootstrap": "percentile bootstrap",
 }
-
-
-def text_bar(rate: float | None, width: int = 20) -> str:
-    """A fixed-width bar for a rate in [0, 1] (blank for an undefined rate).
-
-    >>> text_bar(0.5, 10)
-    '#####.....'
-    >>> text_bar(None)
-    ''
-    """
-    if rate is None:
-        return ""
-    filled = min(width, max(0, math.floor(rate * width + 0.5)))
-    return "#" * filled + "." * (width - filled)

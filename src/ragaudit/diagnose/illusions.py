@@ -34,6 +34,7 @@ __all__ = [
     "BLIND_SPOTS",
     "BlindSpot",
     "CaseTable",
+    "EngineCheck",
     "IllusionCase",
     "IllusionsReport",
     "TextBlock",
@@ -42,37 +43,30 @@ __all__ = [
 
 Cell = str | int | float
 EvaluateFn = Callable[..., Any]
-#: A monospaced text block: lines of text, and derivations the report prints in their place.
-TextBlock = tuple[str | Derivation, ...]
 
 
 @dataclass(frozen=True)
 class CaseTable:
-    """A small table: column names, rows of cells, and the decimals used to print floats."""
+    """A small table of typed cells: column names and rows of text, integers and floats.
+
+    Numbers stay unrounded; :func:`ragaudit.reports.metrics.case_table` prints them.
+    """
 
     columns: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
-    decimals: int = 3
-
-    def cells(self) -> list[list[str]]:
-        """Every cell as text, header row first."""
-        return [list(self.columns)] + [[self._fmt(c) for c in row] for row in self.rows]
-
-    def _fmt(self, value: Cell) -> str:
-        return f"{value:.{self.decimals}f}" if isinstance(value, float) else str(value)
-
-    def left_aligned(self) -> list[bool]:
-        """Text columns are left-aligned, numeric columns right-aligned."""
-        body = self.cells()[1:]
-        return [any(not _is_numeric(row[j]) for row in body) for j in range(len(self.columns))]
 
 
-def _is_numeric(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+@dataclass(frozen=True)
+class EngineCheck:
+    """The engine's own values for a hand derivation, and whether they agree with it."""
+
+    values: dict[str, float]
+    agrees: bool
+
+
+#: A monospaced text block: lines of text, and derivations and engine checks the report
+#: prints in their place.
+TextBlock = tuple[str | Derivation | EngineCheck, ...]
 
 
 @dataclass(frozen=True)
@@ -293,7 +287,6 @@ def _whiteboard_case(evaluate: EvaluateFn) -> IllusionCase:
     discount_table = CaseTable(
         ("rank i", *(str(r) for r in DISCOUNT_RANKS)),
         (("1/log2(i+1)", *(float(d) for d in discounts)),),
-        decimals=2,
     )
     ndcg = explain_ndcg(ranking, grades, k=K)
     ap = explain_ap(ranking, grades, k=K)
@@ -307,11 +300,6 @@ def _whiteboard_case(evaluate: EvaluateFn) -> IllusionCase:
             rtol=0,
             atol=1e-12,
         )
-    )
-    check = (
-        f"evaluate(): dcg@5 = {engine['dcg@5']:.4f}, ndcg@5 = {engine['ndcg@5']:.4f}, "
-        f"map@5 = {engine['map@5']:.4f}  "
-        + ("(same as the hand derivation)" if agrees else "(DIFFERS from the hand derivation)")
     )
     return IllusionCase(
         number=5,
@@ -327,7 +315,7 @@ def _whiteboard_case(evaluate: EvaluateFn) -> IllusionCase:
                 "AP: precision@i at each relevant rank, divided by the number of relevant items",
                 ap,
                 "",
-                check,
+                EngineCheck(engine, agrees),
             ),
         ),
         lesson=(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -10,12 +11,11 @@ from ragaudit.diagnose.funnel import (
     STAGE_KEYS,
     FunnelResult,
     compute_funnel,
-    text_bar,
 )
 from ragaudit.reports.renderer import render_text
 from ragaudit.reports.report import Report, Section, Table, Text
 
-__all__ = ["funnel_report", "funnel_section", "interval_note"]
+__all__ = ["funnel_report", "funnel_section", "interval_note", "text_bar"]
 
 _SOURCE_NAMES = {
     "chunk_labels": "chunk labels (an answer chunk, grade 2, is in the context)",
@@ -24,6 +24,20 @@ _SOURCE_NAMES = {
     "evidence_in_context": "the offline evidence-in-context judge",
     "answer_chunk_in_context": "the run's chunk labels (an answer chunk was in the context)",
 }
+
+
+def text_bar(rate: float | None, width: int = 20) -> str:
+    """A fixed-width bar for a rate in [0, 1] (blank for an undefined rate).
+
+    >>> text_bar(0.5, 10)
+    '#####.....'
+    >>> text_bar(None)
+    ''
+    """
+    if rate is None:
+        return ""
+    filled = min(width, max(0, math.floor(rate * width + 0.5)))
+    return "#" * filled + "." * (width - filled)
 
 
 def _f3(value: float | None) -> str:

@@ -5,12 +5,19 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from ragaudit.diagnose.illusions import CaseTable, IllusionsReport
+from ragaudit.diagnose.illusions import CaseTable, EngineCheck, IllusionsReport
 from ragaudit.metrics import Evaluation
 from ragaudit.metrics.explain import Derivation
 from ragaudit.reports.report import Report, Section, Table, Text
 
-__all__ = ["derivation_lines", "evaluate_report", "explain_report", "illusions_report"]
+__all__ = [
+    "case_table",
+    "derivation_lines",
+    "engine_check_line",
+    "evaluate_report",
+    "explain_report",
+    "illusions_report",
+]
 
 
 def _k(ev: Evaluation, name: str) -> str:
@@ -145,12 +152,59 @@ def explain_report(
     return Report("", (Section("", (head, table, Text((*derivation.lines, check)))),), data=data)
 
 
-def _case_table(table: CaseTable) -> Table:
-    cells = table.cells()
-    align = "".join("l" if left else "r" for left in table.left_aligned())
-    return Table(
-        tuple(cells[0]), tuple(tuple(r) for r in cells[1:]), align=align, values=table.rows
+def _is_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def case_table(table: CaseTable, decimals: int = 3) -> Table:
+    """An illusion case's table: floats printed to ``decimals`` places, typed ``values`` kept
+    at full precision (CSV and JSON); columns holding any text are left-aligned, the rest
+    right-aligned.
+
+    Examples
+    --------
+    >>> t = case_table(CaseTable(("name", "value"), (("a", 1.0), ("long name", 1 / 3))))
+    >>> t.rows, t.align, t.values[1][1]
+    ((('a', '1.000'), ('long name', '0.333')), 'lr', 0.3333333333333333)
+    """
+    rows = tuple(
+        tuple(f"{c:.{decimals}f}" if isinstance(c, float) else str(c) for c in row)
+        for row in table.rows
     )
+    align = "".join(
+        "l" if any(not _is_numeric(row[j]) for row in rows) else "r"
+        for j in range(len(table.columns))
+    )
+    return Table(table.columns, rows, align=align, values=table.rows)
+
+
+def engine_check_line(check: EngineCheck) -> str:
+    """The engine's values for a hand derivation (4 decimals) and whether they agree with it.
+
+    Examples
+    --------
+    >>> engine_check_line(EngineCheck({"ndcg@5": 0.5, "map@5": 1 / 3}, agrees=True))
+    'evaluate(): ndcg@5 = 0.5000, map@5 = 0.3333  (same as the hand derivation)'
+    """
+    values = ", ".join(f"{name} = {value:.4f}" for name, value in check.values.items())
+    verdict = "same as" if check.agrees else "DIFFERS from"
+    return f"evaluate(): {values}  ({verdict} the hand derivation)"
+
+
+#: Decimals of the case tables, by case key (3 unless named here).
+_CASE_DECIMALS = {"whiteboard": 2}
+
+
+def _text_lines(part: str | Derivation | EngineCheck) -> list[str]:
+    if isinstance(part, str):
+        return part.split("\n")
+    if isinstance(part, EngineCheck):
+        return [engine_check_line(part)]
+    return derivation_lines(part)
 
 
 def illusions_report(result: IllusionsReport) -> Report:
@@ -172,21 +226,15 @@ def illusions_report(result: IllusionsReport) -> Report:
         blocks: list[Any] = [Text((case.setup,))]
         for block in case.blocks:
             if isinstance(block, CaseTable):
-                blocks.append(_case_table(block))
+                blocks.append(case_table(block, _CASE_DECIMALS.get(case.key, 3)))
             else:
-                lines = [
-                    line
-                    for part in block
-                    for line in (
-                        part.split("\n") if isinstance(part, str) else derivation_lines(part)
-                    )
-                ]
+                lines = [line for part in block for line in _text_lines(part)]
                 blocks.append(Text(tuple(lines), monospace=True))
         lesson = textwrap.wrap("-> " + case.lesson, width=94, subsequent_indent="   ")
         blocks.append(Text(tuple(lesson)))
         sections.append(Section(f"Case {case.number}. {case.title}", tuple(blocks)))
     sections.append(
-        Section("What each metric is blind to", (_case_table(result.blind_spot_table()),))
+        Section("What each metric is blind to", (case_table(result.blind_spot_table()),))
     )
     return Report(
         "Metric illusions: systems that tie on one metric and differ on another",
