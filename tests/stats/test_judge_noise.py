@@ -161,12 +161,62 @@ def test_every_result_names_its_interval_method():
     from ragaudit.reports.noise import judge_noise_lines
 
     rate = judge_noise([[1, 1], [1, 0], [0, 0]])
-    scores = judge_noise([[1, 1], [1, -1], [0, 0]])  # a difference B - A in [-1, 1]
+    scores = judge_noise([[1, 1], [1, -1], [0, 0]], difference=True)  # B - A in [-1, 1]
     assert rate.method == "Korn-Graubard beta, questions as clusters"
-    assert scores.method == "mean ± t(n-1) SE"
+    assert scores.method == "betting on question means in [-1, 1] (Waudby-Smith-Ramdas)"
+    assert judge_noise([[2, 1], [1, -1]]).method == "mean ± t(n-1) SE"
     lines = judge_noise_lines(JudgeNoiseComparison("correct", rate, rate, scores, 0), 0.95)
     assert lines[2].endswith("; Korn-Graubard beta, questions as clusters")
-    assert lines[4].endswith("; mean ± t(n-1) SE")
+    assert lines[4].endswith("; betting on question means in [-1, 1] (Waudby-Smith-Ramdas)")
     assert JudgeNoiseComparison("correct", rate, None, None, 0).to_dict()["a"]["method"] == (
         rate.method
     )
+
+
+def test_difference_gets_the_betting_interval_of_question_means():
+    # B - A of two judged rates, 4 questions x 2 repeats: question means 1, 0, 0, -0.5.
+    from ragaudit.stats.bounded import bounded_mean_interval
+
+    d = np.array([[1, 1], [0, 0], [1, -1], [-1, 0]], dtype=float)
+    got = judge_noise(d, difference=True).confidence_interval
+    ref = bounded_mean_interval([1, 0, 0, -0.5], bounds=(-1, 1)).confidence_interval
+    assert (got.low, got.high) == (min(ref.low, 0.125), max(ref.high, 0.125))
+    # Deterministic judge, B fixes 30% of A's misses and breaks 5% of its hits, 20 questions:
+    # the t interval covers 0.57 (measured); the betting interval at least 0.93.
+    rng = np.random.default_rng(7)
+    size, n, truth = 400, 20, 0.9 * 0.95 + 0.1 * 0.3 - 0.9
+    a = rng.random((size, n)) < rng.beta(0.9, 0.1, (size, n))
+    u = rng.random((size, n))
+    b = np.where(a, u >= 0.05, u < 0.3)
+    diff = np.repeat((b.astype(float) - a)[..., None], 2, axis=2)
+    hits = [judge_noise(x, difference=True).confidence_interval for x in diff]
+    assert np.mean([c.low <= truth <= c.high for c in hits]) >= 0.93
+
+
+def test_compare_treats_b_minus_a_as_a_difference_even_without_a_minus_one():
+    # B fixes two of A's misses and breaks none: every B - A is 0 or 1, still a difference.
+    from ragaudit.data.saved_run import SavedRun
+    from ragaudit.diagnose.judge_noise import judge_noise_comparison
+    from ragaudit.stats.bounded import bounded_mean_interval
+
+    def run(verdicts):
+        return SavedRun.from_dict(
+            {
+                "config": {"k": 1},
+                "rows": [
+                    {
+                        "id": f"q{i}",
+                        "retrieved": [],
+                        "judges": {"judge_repeat_verdicts": {"correct": v}},
+                    }
+                    for i, v in enumerate(verdicts)
+                ],
+            }
+        )
+
+    a = [[1, 1], [1, 1], [0, 0], [0, 0], [1, 1]]
+    b = [[1, 1], [1, 1], [1, 1], [1, 0], [1, 1]]
+    got = judge_noise_comparison(run(a), run(b), "correct").difference
+    ref = bounded_mean_interval([0, 0, 1, 0.5, 0], bounds=(-1, 1)).confidence_interval
+    assert got is not None and got.confidence_interval == ref
+    assert got.confidence_interval.low < 0  # a rate interval would stop at 0

@@ -102,10 +102,12 @@ def _matrix(scores: Mapping[str, list[float | None]], ids: Sequence[str]) -> np.
     return np.array([[np.nan if v is None else v for v in scores[q]] for q in ids], dtype=float)
 
 
-def _decompose(matrix: np.ndarray | None, confidence: float) -> JudgeNoiseResult | None:
+def _decompose(
+    matrix: np.ndarray | None, confidence: float, *, difference: bool = False
+) -> JudgeNoiseResult | None:
     if matrix is None or matrix.shape[0] < 2 or matrix.shape[1] < 2:
         return None
-    return judge_noise(matrix, confidence=confidence)
+    return judge_noise(matrix, confidence=confidence, difference=difference)
 
 
 def judge_noise_comparison(
@@ -140,6 +142,14 @@ def judge_noise_comparison(
         metric=metric,
         a=_decompose(mat_a, confidence),
         b=_decompose(mat_b, confidence),
-        difference=_decompose(difference, confidence),
+        difference=_decompose(
+            difference,
+            confidence,
+            # B - A of two judged rates: an interval for a difference in [-1, 1], even when
+            # this sample holds no -1 (the t interval covered 0.57 at 20 questions).
+            difference=both_a is not None
+            and both_b is not None
+            and bool(np.all((both_a >= 0) & (both_a <= 1) & (both_b >= 0) & (both_b <= 1))),
+        ),
         dropped=len(set(scores_a) | set(scores_b)) - len(common),
     )
