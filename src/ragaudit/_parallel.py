@@ -20,7 +20,16 @@ __all__ = ["map_slices", "trim_heap"]
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 
-WORKERS = min(2, os.cpu_count() or 1)  # the machines we target have 2+ cores; 2 is enough
+
+def _usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the OS says, as a container or
+    ``taskset`` limits it; ``os.cpu_count()`` counts the whole machine's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+WORKERS = min(2, _usable_cores())  # two threads are enough for slices of numpy work
 
 
 def map_slices(work: Callable[[_T], _R], slices: Iterable[_T]) -> list[_R]:

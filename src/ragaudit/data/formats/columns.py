@@ -79,14 +79,6 @@ class RunColumns:
             return self.stored_hash[first:end]
         return self.items.hashes(self.row_order[first:end])
 
-    def question_of_row(self) -> IntArray:
-        """Question index of every ranked row."""
-        return np.repeat(np.arange(len(self.qids)), np.diff(self.offsets))
-
-    def rank_of_row(self) -> IntArray:
-        """0-based rank of every ranked row within its question."""
-        return np.arange(self.n_rows) - np.repeat(self.offsets[:-1], np.diff(self.offsets))
-
 
 _SLICE_ROWS = 1 << 20  # rows of whole questions checked per step (bounds temporaries)
 
