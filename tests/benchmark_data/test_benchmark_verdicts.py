@@ -1,9 +1,11 @@
-"""The reference verdicts shipped for the demo's runs still grade the demo's answers.
+"""The graded verdicts still grade today's answers.
 
 ``src/ragaudit/benchmark/human_verdicts/`` holds verdicts written by reading every answer of
-the demo's two runs (see its README).  Each line records the SHA-256 of the answer it grades,
-so when the demo's answers change these tests fail and name the question to re-grade, instead
-of the judges being measured against verdicts on answers nobody read.
+the demo's two runs, ``tests/fixtures/outside_verdicts/`` those on the answers to
+``tests/fixtures/outside_golden.yaml`` at k=3 (see their READMEs).  Each line records the
+SHA-256 of the answer it grades, so when the answers change these tests fail and name the
+question to re-grade, instead of the judges being measured against verdicts on answers
+nobody read.
 """
 
 from __future__ import annotations
@@ -20,19 +22,22 @@ from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import FormatError
 
 VERDICTS = Path(str(files("ragaudit.benchmark"))) / "human_verdicts"
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+OUTSIDE = FIXTURES / "outside_verdicts"
 FIELDS = ("correct", "evidence_in_context", "faithful")
 NAME = re.compile(r"(?P<run>[\w-]+)\.(?P<field>\w+)\.jsonl")
 
 
 @pytest.fixture(scope="module")
-def demo_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SavedRun]:
-    """The demo's saved runs, built as ``ragaudit demo`` builds them (no report)."""
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, dict[str, SavedRun]]:
+    """Folder of verdicts -> the runs they grade: the demo's two runs, built as ``ragaudit
+    demo`` builds them (no report), and ``ragaudit run --golden outside_golden.yaml --k 3``."""
     from ragaudit.cli.demo import CONFIGURATIONS, SEED, benchmark_paths
     from ragaudit.pipeline.config import RunConfig
     from ragaudit.pipeline.harness import run_pipeline
 
-    out = tmp_path_factory.mktemp("demo")
-    runs = {}
+    out = tmp_path_factory.mktemp("runs")
+    demo = {}
     with benchmark_paths() as (corpus, golden):
         for config in CONFIGURATIONS:
             saved = run_pipeline(
@@ -43,30 +48,42 @@ def demo_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SavedRun]:
                     chunk_size=config["chunk_size"],
                     chunk_overlap=config["chunk_overlap"],
                     name=config["name"],
-                    out_dir=out,
+                    out_dir=out / "demo",
                     seed=SEED,
                     record_latency=False,
                 )
             )
-            runs[saved.name] = saved
-    return runs
+            demo[saved.name] = saved
+        # The defaults of `ragaudit run`: chunks of 800 with 100 overlap, seed 0.
+        outside = run_pipeline(
+            RunConfig(
+                corpus, FIXTURES / "outside_golden.yaml", k=3, out_dir=out / "outside",
+                record_latency=False,
+            )
+        )  # fmt: skip
+    return {VERDICTS: demo, OUTSIDE: {outside.name: outside}}
 
 
 def verdict_files() -> list[Path]:
-    return sorted(VERDICTS.glob("*.jsonl"))
+    return sorted([*VERDICTS.glob("*.jsonl"), *OUTSIDE.glob("*.jsonl")])
 
 
-def test_every_run_and_field_has_a_file(demo_runs: dict[str, SavedRun]) -> None:
-    expected = {f"{run}.{field}.jsonl" for run in demo_runs for field in FIELDS}
-    assert {path.name for path in verdict_files()} == expected
+@pytest.mark.parametrize("folder", [VERDICTS, OUTSIDE], ids=lambda folder: folder.name)
+def test_every_run_and_field_has_a_file(
+    folder: Path, runs: dict[Path, dict[str, SavedRun]]
+) -> None:
+    expected = {f"{run}.{field}.jsonl" for run in runs[folder] for field in FIELDS}
+    assert {path.name for path in folder.glob("*.jsonl")} == expected
 
 
-@pytest.mark.parametrize("path", verdict_files(), ids=lambda path: path.name)
-def test_verdicts_grade_the_demo_answers(path: Path, demo_runs: dict[str, SavedRun]) -> None:
+@pytest.mark.parametrize(
+    "path", verdict_files(), ids=lambda path: f"{path.parent.name}/{path.name}"
+)
+def test_verdicts_grade_todays_answers(path: Path, runs: dict[Path, dict[str, SavedRun]]) -> None:
     match = NAME.fullmatch(path.name)
     assert match is not None, path.name
     run, field = match["run"], match["field"]
-    saved = demo_runs[run]
+    saved = runs[path.parent][run]
     verdicts = read_human_verdict_file(path, field)
     assert (verdicts.run, verdicts.metric) == (run, field)
     # Every question the verdict applies to, once, none skipped: evidence only exists for
@@ -80,13 +97,13 @@ def test_verdicts_grade_the_demo_answers(path: Path, demo_runs: dict[str, SavedR
     recorded = {qid: fingerprint for qid, fingerprint, _ in verdicts.answers}
     assert set(recorded) == expected
     stale = sorted(qid for qid in expected if recorded[qid] != answer_fingerprint(answers[qid]))
-    assert stale == [], f"{path.name}: the demo's answers changed for {stale}: re-grade them"
+    assert stale == [], f"{path.name}: the answers changed for {stale}: re-grade them"
     assert verdicts.check_answers(answers, run) == len(expected)
 
 
-def test_a_changed_answer_is_refused(demo_runs: dict[str, SavedRun]) -> None:
+def test_a_changed_answer_is_refused(runs: dict[Path, dict[str, SavedRun]]) -> None:
     """The check above can fail: one answer edited by a character is caught."""
-    saved = demo_runs["k3_cs800"]
+    saved = runs[VERDICTS]["k3_cs800"]
     verdicts = read_human_verdict_file(VERDICTS / "k3_cs800.correct.jsonl")
     first = saved.questions[0]
     edited = [replace(first, answer=(first.answer or "") + " "), *saved.questions[1:]]
