@@ -128,8 +128,8 @@ class ContextIndex:
         back = [0] * len(cuts)
         for j in range(1, len(cuts)):
             for i in range(j):
-                previous = best[i]
-                if previous is None or (best[j] is not None and previous + 1 >= best[j]):
+                previous, current = best[i], best[j]
+                if previous is None or (current is not None and previous + 1 >= current):
                     continue
                 piece = cell[cuts[i] + len(delimiter) : cuts[j]]
                 if _squash(piece) in self._exact:
