@@ -3,8 +3,8 @@ sample in them is what the command prints today.
 
 A command is a line in a fenced block that starts with ``$ ragaudit``, ``$ uv run ragaudit``,
 ``ragaudit`` or ``uv run ragaudit`` (also ``uv run --no-dev ragaudit``; ``\\`` continues it
-on the next line; a trailing ``# comment`` and ``| head -N`` / ``| tail -N`` are understood).  The lines after a ``$``
-command, up to the next ``$`` line or the end of the block, are its output sample;
+on the next line; a trailing ``# comment`` and ``| head -N`` / ``| tail -N`` are
+understood).  The lines after a ``$`` command, up to the next ``$`` line or the end of the block, are its output sample;
 ``$ echo $?`` after a command states its exit code, a sample that starts with
 ``ragaudit: error:`` documents exit 2, and any other command must exit 0.  Each document
 runs top to bottom in its own sandbox directory, which links ``src``, ``tests`` and ``docs``
