@@ -2,18 +2,18 @@
 sample in them is what the command prints today.
 
 A command is a line in a fenced block that starts with ``$ ragaudit``, ``$ uv run ragaudit``,
-``ragaudit`` or ``uv run ragaudit`` (also ``uv run --no-dev ragaudit``; ``\\`` continues it
-on the next line; a trailing ``# comment`` and ``| head -N`` / ``| tail -N`` are
-understood).  The lines after a ``$`` command, up to the next ``$`` line or the end of the block, are its output sample;
-``$ echo $?`` after a command states its exit code, a sample that starts with
-``ragaudit: error:`` documents exit 2, and any other command must exit 0.  Each document
-runs top to bottom in its own sandbox directory, which links ``src``, ``tests`` and ``docs``
-of the repository, so relative paths work exactly as from the repository root and the files
-the commands write stay out of the checkout.  A block preceded by
-``<!-- doc-examples: skip (reason) -->`` is not run (the reason says why).  A block preceded by
-``<!-- doc-examples: llm-server -->`` runs with ``RAGAUDIT_LLM_BASE_URL`` pointing at a
-scripted chat-completions server on 127.0.0.1 (tests/docs/doc_model.py) and
-``RAGAUDIT_LLM_MODEL=gpt-4o-mini``; every other block runs with no endpoint configured.
+``ragaudit`` or ``uv run ragaudit`` (also ``uv run --no-dev ragaudit``; ``\\`` continues it on
+the next line; a trailing ``# comment`` and ``| head -N`` / ``| tail -N`` are understood). The
+lines after a ``$`` command, up to the next ``$`` line or the end of the block, are its output
+sample; ``$ echo $?`` after a command states its exit code, a sample that starts with
+``ragaudit: error:`` documents exit 2, and any other command must exit 0. Each document runs
+top to bottom in its own sandbox directory, which links ``src``, ``tests`` and ``docs`` of the
+repository, so relative paths work exactly as from the repository root and the files the
+commands write stay out of the checkout. A block preceded by ``<!-- doc-examples: skip (reason)
+-->`` is not run (the reason says why). A block preceded by ``<!-- doc-examples: llm-server
+-->`` runs with ``RAGAUDIT_LLM_BASE_URL`` pointing at a scripted chat-completions server on
+127.0.0.1 (tests/docs/doc_model.py) and ``RAGAUDIT_LLM_MODEL=gpt-4o-mini``; every other block
+runs with no endpoint configured.
 
 Regenerate the samples after an intended change of output with ``scripts/regen_docs``.
 """
