@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
@@ -130,21 +131,38 @@ def pool_each(work: Callable[[Any], None], items: Iterable[Any], max_workers: in
     """Call ``work(item)`` for every item on at most ``max_workers`` threads.
 
     ``work`` records its own result (the harness checkpoints each row the moment it is
-    finished).  The first failure, ``KeyboardInterrupt`` included, cancels the items not yet
-    started and is raised here once the calls already running have finished, so every call
-    that succeeded is recorded and none is made twice on a resume.
+    finished).  The first failure, ``KeyboardInterrupt`` included, stops new calls and is
+    raised here once the calls already running have finished, so every call that succeeded is
+    recorded and none is made twice on a resume.  With one worker the items run in the
+    calling thread, one after the other.
 
     >>> seen = []
     >>> pool_each(seen.append, range(5), 2)
     >>> sorted(seen)
     [0, 1, 2, 3, 4]
     """
+    if max_workers == 1:
+        for item in items:
+            work(item)
+        return
+    stop = threading.Event()
+
+    def guarded(item: Any) -> None:
+        if stop.is_set():
+            return  # a call failed: start no more
+        try:
+            work(item)
+        except BaseException:
+            stop.set()
+            raise
+
     pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="ragaudit-pipeline")
     try:
-        futures = [pool.submit(work, item) for item in items]
+        futures = [pool.submit(guarded, item) for item in items]
         done, _ = wait(futures, return_when=FIRST_EXCEPTION)
         failed = next((f for f in futures if f in done and f.exception() is not None), None)
     except BaseException:  # Ctrl-C while waiting: stop starting calls, finish running ones
+        stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True, cancel_futures=failed is not None)
