@@ -10,7 +10,7 @@ import pytest
 
 import ragaudit
 from ragaudit.data.records import load_saved_run
-from ragaudit.exceptions import InputError
+from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import load_corpus
@@ -240,8 +240,10 @@ def test_unmatched_and_repeated_contexts_are_dropped_and_counted(tmp_path):
     text = chunks[3].text
     output = {"answer": "x", "contexts": [text, "zebras juggle xylophones", text],
               "scores": [3.0, 2.0, 1.0]}  # fmt: skip
-    saved = evaluate_pipeline(fixed(output), DATA / "golden.yaml", corpus=DATA / "corpus",
-                              out_dir=tmp_path, max_workers=1, **SMALL)  # fmt: skip
+    warning = r"8 of 24 context texts match no chunk .* in 8 question\(s\): q1, q2, q3, q4, q5"
+    with pytest.warns(RagauditWarning, match=warning):
+        saved = evaluate_pipeline(fixed(output), DATA / "golden.yaml", corpus=DATA / "corpus",
+                                  out_dir=tmp_path, max_workers=1, **SMALL)  # fmt: skip
     row = saved.rows[0]
     assert row["context_match"] == {"exact": 1, "overlap": 0, "unmatched": 1, "repeated": 1}
     assert row["retrieved"] == [

@@ -38,18 +38,20 @@ import json
 import math
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, cast
 
+from ragaudit._validate import name_some
 from ragaudit._version import version
 from ragaudit.data.chunks import Chunk
 from ragaudit.data.context_match import MIN_OVERLAP, ContextIndex
 from ragaudit.data.golden import GoldenSet
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.exceptions import InputError
+from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.judges.offline import is_abstention
 from ragaudit.llm.citations import extract_citations
 from ragaudit.pipeline.build import golden_for_corpus
@@ -409,7 +411,7 @@ def evaluate_pipeline(
         if progress is not None:
             progress(finished[0], n_questions)
 
-    return evaluate_configuration(
+    saved = evaluate_configuration(
         golden_set,
         chunks,
         cast(Retriever, live),
@@ -424,3 +426,22 @@ def evaluate_pipeline(
         depth=depth,
         max_workers=max_workers,
     )
+    _warn_unmatched(saved, min_overlap)
+    return saved
+
+
+def _warn_unmatched(saved: SavedRun, min_overlap: float) -> None:
+    """Say how many context texts matched no chunk (dropped, so they count as not retrieved)."""
+    counts = [(row["id"], row.get("context_match") or {}) for row in saved.rows]
+    missed = [qid for qid, c in counts if c.get("unmatched")]
+    if missed:
+        n = sum(int(c.get("unmatched") or 0) for _, c in counts)
+        total = sum(sum(int(v or 0) for v in c.values()) for _, c in counts)
+        warnings.warn(
+            f"{n} of {total} context texts match no chunk of the corpus (at least "
+            f"{min_overlap:g} of their tokens in one chunk) and were dropped, in "
+            f"{len(missed)} question(s): {name_some(missed)}; index the corpus chunked as "
+            "ragaudit chunks it, or lower min_overlap",
+            RagauditWarning,
+            stacklevel=3,
+        )
