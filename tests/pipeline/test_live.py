@@ -139,8 +139,13 @@ class Interrupting:
 
 @pytest.mark.parametrize(
     ("error", "workers"),
-    [(KeyboardInterrupt(), 1), (RuntimeError("endpoint down"), 1), (RuntimeError("x"), 3)],
-    ids=["ctrl-c", "exception", "exception-3-workers"],
+    [
+        (KeyboardInterrupt(), 1),
+        (RuntimeError("endpoint down"), 1),
+        (RuntimeError("x"), 3),
+        (KeyboardInterrupt(), 3),
+    ],
+    ids=["ctrl-c", "exception", "exception-3-workers", "ctrl-c-3-workers"],
 )
 def test_an_interrupted_run_resumes_without_repeating_calls(tmp_path, error, workers):
     options = dict(corpus=DATA / "corpus", out_dir=tmp_path, max_workers=workers, **SMALL)
@@ -315,3 +320,21 @@ def test_the_checkpoint_header_is_json(tmp_path):
     header = json.loads((tmp_path / "h.partial.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert header["config"]["pipeline"].endswith("Interrupting")
     assert header["config"]["pipeline_config"] == {"prompt": "v2"}
+
+
+def test_the_file_is_a_valid_saved_run_with_the_new_keys(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    from ragaudit.data.records import find_problems, saved_run_schema
+
+    chunks = chunk_documents(load_corpus(DATA / "corpus"), 200, 40)
+    output = {"answer": "x [1].", "contexts": [chunks[2].text], "scores": [0.5],
+              "latency_ms": {"retrieve": 3.0, "llm": 40.5}, "cost_usd": 0.001}  # fmt: skip
+    saved = evaluate_pipeline(fixed(output), DATA / "golden.yaml", corpus=DATA / "corpus",
+                              out_dir=tmp_path, **{**SMALL, "record_latency": True})  # fmt: skip
+    document = json.loads(Path(saved.path).read_text(encoding="utf-8"))
+    assert find_problems(document) == []
+    jsonschema.validate(document, saved_run_schema())
+    row = document["rows"][0]
+    assert row["latency_ms"] == {"retrieve": 3.0, "llm": 40.5}
+    assert row["usage"] == {"cost_usd": 0.001} and row["citations"] == [1]
+    assert document["summary"]["llm"]["cost_usd"] == pytest.approx(8 * 0.001)
