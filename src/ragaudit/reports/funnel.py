@@ -11,11 +11,12 @@ from ragaudit.diagnose.funnel import (
     STAGE_KEYS,
     FunnelResult,
     compute_funnel,
+    unjudged_hint,
 )
 from ragaudit.reports.renderer import render_text
 from ragaudit.reports.report import Report, Section, Table, Text
 
-__all__ = ["funnel_report", "funnel_section", "interval_note", "text_bar"]
+__all__ = ["funnel_report", "funnel_section", "interval_note", "text_bar", "unjudged_lines"]
 
 _SOURCE_NAMES = {
     "chunk_labels": "chunk labels (an answer chunk, grade 2, is in the context)",
@@ -71,6 +72,35 @@ def interval_note(result: FunnelResult) -> str:
     )
 
 
+def unjudged_lines(result: FunnelResult) -> tuple[str, ...]:
+    """One line per unjudged question (stage, reason, whether it was answered correctly), and
+    the way out; empty when every answerable question was judged.
+
+    >>> from ragaudit.diagnose.funnel import compute_funnel
+    >>> row = lambda q, e: {"id": q, "answerable": True, "gold_docs": ["G"],
+    ...     "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
+    ...     "judges": {"abstained": False, "correct": True, "evidence_in_context": e}}
+    >>> f = compute_funnel({"config": {"k": 1}, "rows": [row("q1", True), row("q2", None)]},
+    ...                    n_resamples=10)
+    >>> print("\\n".join(unjudged_lines(f)))
+    unjudged 1 of 2: counted in the denominators, not as passed (the rates are lower bounds)
+      q2 at 2-evidence: no evidence-in-context verdict (answered correctly)
+    to judge them: add a reference answer or keywords to the golden set, or run the LLM judges \
+(ragaudit run --judges llm, or ragaudit judge RUN)
+    """
+    if not result.unjudged:
+        return ()
+    return (
+        f"unjudged {len(result.unjudged)} of {result.n}: counted in the denominators, not as "
+        "passed (the rates are lower bounds)",
+        *(
+            f"  {u.id} at {u.stage}: {u.reason}" + (" (answered correctly)" if u.correct else "")
+            for u in result.unjudged
+        ),
+        f"to judge them: {unjudged_hint(u.reason for u in result.unjudged)}",
+    )
+
+
 def funnel_report(result: FunnelResult) -> Report:
     """Build the report of a funnel (terminal, Markdown and HTML show the same numbers).
 
@@ -116,6 +146,7 @@ def funnel_report(result: FunnelResult) -> Report:
     )
     factors = " x ".join(_f3(f) for f in result.factors)
     lucky_share = len(result.lucky) / result.n if result.n else 0.0
+    right_unjudged = sum(1 for u in result.unjudged if u.correct)
     gap_ci = (
         ""
         if result.gap_ci is None
@@ -134,21 +165,36 @@ def funnel_report(result: FunnelResult) -> Report:
         or result.correct_end_to_end is None
         or result.gap is None
     ):
+        stage1 = "undefined" if result.stage1_rate is None else f"{result.stage1_rate:.3f}"
         numbers: tuple[str, ...] = (
             f"P(correct) = undefined: {result.undefined_reason}",
-            f"stage-1 success (hit rate@{result.k}):   undefined",
+            f"stage-1 success (hit rate@{result.k}):   {stage1}",
             "end-to-end correct:             undefined",
             "the gap recall cannot see:      undefined",
         )
     else:
+        unjudged_share = (
+            f" + unjudged, answered correctly {right_unjudged / result.n:.3f}"
+            if right_unjudged
+            else ""
+        )
         numbers = (
             f"P(correct) = {factors} = {result.p_correct:.3f}",
             f"stage-1 success (hit rate@{result.k}):   {result.stage1_rate:.3f}",
-            f"end-to-end correct:             {result.correct_end_to_end:.3f}   "
-            f"(through the funnel {result.p_correct:.3f} + by luck {lucky_share:.3f})",
+            f"end-to-end correct:             {result.correct.line()}",
+            f"  = through the funnel {result.p_correct:.3f} + by luck {lucky_share:.3f}"
+            f"{unjudged_share}",
             f"the gap recall cannot see:      {result.gap:+.3f}{gap_ci}",
         )
-    identity = Text((*numbers, source_line, intervals), monospace=True)
+    unjudged = (
+        (
+            f"unjudged {len(result.unjudged)} of {result.n}: counted in the denominators, not "
+            "as passed (the rates are lower bounds; reasons and the way out in the notes)",
+        )
+        if result.unjudged
+        else ()
+    )
+    identity = Text((*numbers, source_line, intervals, *unjudged), monospace=True)
     title = f"The funnel (k={result.k}, n={result.n} answerable questions)"
     sections = [Section(title, (stage_table, identity))]
 
@@ -161,6 +207,16 @@ def funnel_report(result: FunnelResult) -> Report:
         )
         for key in STAGE_KEYS
     ]
+    die_rows.append(
+        (
+            "unjudged",
+            str(len(result.unjudged)),
+            _ids(tuple(f"{u.id} ({u.stage})" for u in result.unjudged)),
+            "no judge decided: " + unjudged_hint(u.reason for u in result.unjudged)
+            if result.unjudged
+            else "",
+        )
+    )
     die_rows.append(("ok", str(len(result.ok_ids)), "", ""))
     die_rows.append(
         (
