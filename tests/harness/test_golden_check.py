@@ -128,8 +128,8 @@ def test_every_kind_of_problem_is_listed_and_exits_1(tmp_path, corpus):
     # q4 shares 4 of its 5 content words with q2 (admin, password, rotate, often + please):
     # Jaccard 4/5 = 0.8
     assert found == [
-        ("unknown key", None, True),
-        ("unknown key", None, False),
+        ("unknown key", "q3", True),
+        ("unknown key", "q3", False),
         ("source not in corpus", "q3", True),
         ("answer not in corpus", "q4", True),
         ("keyword in no chunk", "q3", True),
@@ -147,8 +147,9 @@ def test_the_library_reads_a_misspelt_key_as_what_it_misspells(tmp_path):
     text = GOOD.replace("keywords:", "keyword:").replace("[security]", "[leave]")
     check = check_golden(write(tmp_path, text), docs, chunks)
     # the keywords were read (as 'keywords'): "4 hours" is in no chunk of this one document
+    assert [(f.check, f.qid, f.line) for f in check.problems][:1] == [("unknown key", "q1", 5)]
     assert [(f.check, f.qid) for f in check.problems] == [
-        ("unknown key", None),
+        ("unknown key", "q1"),
         ("answer not in corpus", "q2"),
         ("keyword in no chunk", "q2"),
     ]

@@ -146,10 +146,13 @@ class GoldenCheck:
 _JSON = (".json", ".jsonl", ".ndjson", ".csv")
 
 
-def golden_records(path: str | Path) -> tuple[list[tuple[int | None, dict[str, Any]]], bool]:
+def golden_records(
+    path: str | Path, key_lines: dict[tuple[int, str], int] | None = None
+) -> tuple[list[tuple[int | None, dict[str, Any]]], bool]:
     """``([(line, {key: value})], text_cells)``: the raw questions of a golden-set file, with
     the same readers as :func:`~ragaudit.data.golden.load_golden` (YAML, JSON, JSON Lines,
-    CSV); ``text_cells`` is True for CSV."""
+    CSV); ``text_cells`` is True for CSV.  In YAML, ``key_lines`` (when given) is filled with
+    ``{(question index, key): the key's own line}``."""
     from ragaudit.data.formats._source import read_text
     from ragaudit.data.formats.yaml_ import compose_yaml, construct_yaml
 
@@ -177,30 +180,37 @@ def golden_records(path: str | Path) -> tuple[list[tuple[int | None, dict[str, A
     if not isinstance(items, yaml.SequenceNode):
         load_golden(file)  # raises the loader's own error for a layout it refuses
         return [], False
+    nodes = [node for node in items.value if isinstance(node, yaml.MappingNode)]
+    if key_lines is not None:
+        for i, node in enumerate(nodes):
+            key_lines.update({(i, str(k.value)): k.start_mark.line + 1 for k, _ in node.value})
     return [
         (
             node.start_mark.line + 1,
             {str(k.value): construct_yaml(v, str(file)) for k, v in node.value},
         )
-        for node in items.value
-        if isinstance(node, yaml.MappingNode)
+        for node in nodes
     ], False
 
 
 def _key_findings(
-    records: Sequence[tuple[int | None, Mapping[str, Any]]], columns: Mapping[str, str]
+    records: Sequence[tuple[int | None, Mapping[str, Any]]],
+    columns: Mapping[str, str],
+    key_lines: Mapping[tuple[int, str], int],
 ) -> tuple[list[Finding], dict[str, str]]:
     """Unknown keys, and ``{misspelt key: the accepted name it misspells}``."""
     mapped = set(columns.values())
     findings: list[Finding] = []
     misspelt: dict[str, str] = {}
     first: dict[str, int | None] = {}
+    owner: dict[str, str | None] = {}
     count: dict[str, int] = {}
-    for line, record in records:
+    for i, (line, record) in enumerate(records):
         for key in record:
             if key in mapped or key in known_keys():
                 continue
-            first.setdefault(key, line)
+            first.setdefault(key, key_lines.get((i, key), line))
+            owner.setdefault(key, None if record.get("id") is None else str(record["id"]))
             count[key] = count.get(key, 0) + 1
     for key, line in first.items():
         near = misspelt_key(key, mapped)
@@ -208,7 +218,7 @@ def _key_findings(
         detail = unknown_key_message(key, near) + f" (in {count[key]} question(s))"
         if not near and nearest:
             detail += f"; nearest accepted name {nearest!r}"
-        findings.append(Finding("unknown key", None, line, detail, problem=near is not None))
+        findings.append(Finding("unknown key", owner[key], line, detail, problem=near is not None))
         if near is not None:
             misspelt[key] = near
     return findings, misspelt
@@ -375,13 +385,14 @@ def check_golden(
     >>> docs = [Document("leave", "Everyone gets 24 days of leave.")]
     >>> check = check_golden(file, docs, [Chunk("leave#0", "leave", 0, docs[0].text)])
     >>> [(f.check, f.qid) for f in check.problems]  # doctest: +NORMALIZE_WHITESPACE
-    [('unknown key', None), ('source not in corpus', 'q2'), ('answer not in corpus', 'q2'),
+    [('unknown key', 'q1'), ('source not in corpus', 'q2'), ('answer not in corpus', 'q2'),
      ('duplicate question', 'q2')]
     """
     path = str(golden_path)
     columns = dict(columns or {})
-    records, text_cells = golden_records(path)
-    key_findings, misspelt = _key_findings(records, columns)
+    key_lines: dict[tuple[int, str], int] = {}
+    records, text_cells = golden_records(path, key_lines)
+    key_findings, misspelt = _key_findings(records, columns, key_lines)
     golden = golden_from_records(
         _renamed(records, misspelt), path=path, columns=columns or None, text_cells=text_cells
     )
