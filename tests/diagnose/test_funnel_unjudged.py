@@ -94,9 +94,8 @@ def test_the_report_names_the_unjudged_row_and_the_way_out_in_every_format():
     rows = [row("q1"), row("q2", evidence=None)]
     report = funnel_report(compute_funnel(run(rows), n_resamples=20))
     text = render(report, "table")
-    assert (
-        "\n  unjudged         1  q2 (2-evidence)  no judge decided: add a reference answer" in text
-    )
+    expected = "\n  unjudged         1  q2 (2-evidence)  no judge decided: give the question"
+    assert expected in text
     assert "end-to-end correct:             2/2 = 1.000" in text
     assert "run the LLM judges (ragaudit run --judges llm" in text
     md = render(report, "markdown")

@@ -24,8 +24,16 @@ do not point to.  This keeps the product identity exact (the factors telescope):
 Lucky questions are listed on their own row and added back for end-to-end correctness, the
 number the user experiences::
 
-    correct_end_to_end = (kept_4 + lucky) / n
+    correct_end_to_end = (kept_4 + lucky + unjudged answered correctly) / n
     gap                = kept_1 / n - correct_end_to_end
+
+Every answerable question lands in exactly one place: ``ok``, the first stage it failed, or
+*unjudged* at the first stage no judge could decide (:mod:`ragaudit.diagnose.funnel_places`).
+Unjudged questions stay in ``n`` and in the denominator of the stage they reached, not in its
+kept count, so kept counts and rates are lower bounds (exact without unjudged questions) and
+the identity above still holds.  End-to-end correctness is the one count of
+:func:`ragaudit.data.saved_run_summary.end_to_end_correct`: answerable questions answered and
+judged correct, over all answerable questions.
 
 Re-slicing at another k
 -----------------------
@@ -185,8 +193,10 @@ def compute_funnel(
     FunnelResult
         Stages with ``kept``, ``rate = kept/n``, ``conditional = kept_j/kept_{j-1}`` and
         intervals; ``p_correct = prod(conditional) = kept_4/n``; ``died`` (first
-        failed stage -> ids); ``lucky`` ids; the unanswerable block; ``excluded`` questions
-        whose verdicts are missing (generation errors, judge errors), by reason.
+        failed stage -> ids); ``lucky`` ids; ``unjudged`` (questions that reached a stage
+        no judge decided: generation errors, failed judges, missing verdicts, with stage and
+        reason; in ``n``, never dropped); ``correct``, the one end-to-end count over the
+        answerable questions; the unanswerable block.
 
     Raises
     ------
@@ -371,7 +381,8 @@ def unjudged_note(unjudged: Sequence[Unjudged], n: int) -> str:
     >>> print(unjudged_note([Unjudged("q7", "2-evidence", "no verdict", True)], 10))
     1 of 10 answerable question(s) unjudged (counted in the funnel's denominators, not as \
 passed; the stage rates are lower bounds): q7 at 2-evidence (no verdict; answered correctly). \
-To judge them: add a reference answer or keywords to the golden set, or run the LLM judges \
+To judge them: give the question keywords (or a reference answer that states the facts), \
+or run the LLM judges \
 (ragaudit run --judges llm, or ragaudit judge RUN)
     """
     listed = "; ".join(

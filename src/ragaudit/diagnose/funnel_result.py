@@ -40,8 +40,8 @@ FIX_HINTS: dict[str, str] = {
 }
 #: The way out of an unjudged question, named wherever unjudged questions are reported.
 UNJUDGED_HINT = (
-    "add a reference answer or keywords to the golden set, or run the LLM judges "
-    "(ragaudit run --judges llm, or ragaudit judge RUN)"
+    "give the question keywords (or a reference answer that states the facts), or run the "
+    "LLM judges (ragaudit run --judges llm, or ragaudit judge RUN)"
 )
 
 _RETRY_HINT = "re-run the same `ragaudit run` command to retry the failed answers (it resumes)"

@@ -18,8 +18,8 @@ funnel of :func:`ragaudit.diagnose.funnel.compute_funnel` is built from, as tri-
 An undecided code comes with its reason (``reasons``): a generation error, a failed judge, or
 the judge's own reason from the saved run.
 
-The arithmetic on these codes (the strict funnel, intervals, exclusions) stays in
-:mod:`ragaudit.diagnose.funnel`; this module is the parsing loop, one question at a time.
+Where each question lands is :mod:`ragaudit.diagnose.funnel_places`; the rates and intervals
+are :mod:`ragaudit.diagnose.funnel`; this module is the parsing loop, one question at a time.
 """
 
 from __future__ import annotations

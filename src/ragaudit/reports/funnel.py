@@ -16,7 +16,7 @@ from ragaudit.diagnose.funnel import (
 from ragaudit.reports.renderer import render_text
 from ragaudit.reports.report import Report, Section, Table, Text
 
-__all__ = ["funnel_report", "funnel_section", "interval_note", "text_bar", "unjudged_lines"]
+__all__ = ["funnel_report", "funnel_section", "interval_note", "text_bar"]
 
 _SOURCE_NAMES = {
     "chunk_labels": "chunk labels (an answer chunk, grade 2, is in the context)",
@@ -69,35 +69,6 @@ def interval_note(result: FunnelResult) -> str:
     return (
         f"intervals: paired percentile bootstrap ({result.n_resamples} resamples of questions, "
         f"seed {result.seed})"
-    )
-
-
-def unjudged_lines(result: FunnelResult) -> tuple[str, ...]:
-    """One line per unjudged question (stage, reason, whether it was answered correctly), and
-    the way out; empty when every answerable question was judged.
-
-    >>> from ragaudit.diagnose.funnel import compute_funnel
-    >>> row = lambda q, e: {"id": q, "answerable": True, "gold_docs": ["G"],
-    ...     "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
-    ...     "judges": {"abstained": False, "correct": True, "evidence_in_context": e}}
-    >>> f = compute_funnel({"config": {"k": 1}, "rows": [row("q1", True), row("q2", None)]},
-    ...                    n_resamples=10)
-    >>> print("\\n".join(unjudged_lines(f)))
-    unjudged 1 of 2: counted in the denominators, not as passed (the rates are lower bounds)
-      q2 at 2-evidence: no evidence-in-context verdict (answered correctly)
-    to judge them: add a reference answer or keywords to the golden set, or run the LLM judges \
-(ragaudit run --judges llm, or ragaudit judge RUN)
-    """
-    if not result.unjudged:
-        return ()
-    return (
-        f"unjudged {len(result.unjudged)} of {result.n}: counted in the denominators, not as "
-        "passed (the rates are lower bounds)",
-        *(
-            f"  {u.id} at {u.stage}: {u.reason}" + (" (answered correctly)" if u.correct else "")
-            for u in result.unjudged
-        ),
-        f"to judge them: {unjudged_hint(u.reason for u in result.unjudged)}",
     )
 
 

@@ -14,6 +14,7 @@ from ragaudit.data.saved_run_summary import (
     end_to_end_correct,
     metric_means,
 )
+from ragaudit.diagnose.funnel_result import unjudged_hint
 from ragaudit.pipeline.summary import RETRIEVAL_METRICS
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
@@ -275,6 +276,8 @@ def run_summary_report(
         # the one end-to-end count (every answerable question), as funnel and report print it
         correct = end_to_end_correct(questions)
         end.append(("correct", _fraction(correct.count, correct.n) + _unjudged(correct)))
+        if correct.unjudged:
+            end.append(("to judge them", unjudged_hint(correct.unjudged.values())))
     refusal = correct_refusal(questions)
     if refusal.n:
         end.append(("refused (unanswerable)", _fraction(refusal.count, refusal.n)))
