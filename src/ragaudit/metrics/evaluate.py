@@ -26,7 +26,12 @@ from ragaudit.data.formats._strings import IntArray
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
-from ragaudit.metrics._join import grade_matrix, ideal_grades, label_table
+from ragaudit.metrics._join import (
+    grade_matrix,
+    ideal_grades,
+    judged_grade_matrix,
+    label_table,
+)
 from ragaudit.metrics.kernels import KERNELS, RankedGrades
 from ragaudit.metrics.registry import MetricSpec, parse_metric
 
@@ -194,12 +199,17 @@ def _score(
     ideal: npt.NDArray[np.integer[Any]],
     threshold: int,
     micro: bool = False,
+    judged: npt.NDArray[np.bool_] | None = None,
+    n_ranked: IntArray | None = None,
+    n_nonrelevant: IntArray | None = None,
 ) -> tuple[dict[str, npt.NDArray[np.float64]], dict[str, float]]:
     """Every metric's per-question values, and (``micro``: else zeros) the relevant items
     each found in its top k summed over questions, for micro averages.
 
     The kernels run on slices of questions: every question's value depends on its own row
     only, so slicing changes no number, and the kernels' float temporaries stay small.
+    ``judged``, ``n_ranked`` and ``n_nonrelevant`` feed the measures for incomplete labels
+    (:func:`needs_judged`).
     """
     n = grades.shape[0]
     step = max(1, _KERNEL_CELLS // max(grades.shape[1], ideal.shape[1], 1))
@@ -212,6 +222,9 @@ def _score(
             n_relevant=n_relevant[part],
             ideal_grades=ideal[part],
             threshold=threshold,
+            judged=None if judged is None else judged[part],
+            n_ranked=None if n_ranked is None else n_ranked[part],
+            n_nonrelevant=None if n_nonrelevant is None else n_nonrelevant[part],
         )
         counts = dict.fromkeys(specs, 0.0)
         for name, spec in specs.items():
@@ -226,6 +239,19 @@ def _score(
         for name, count in counts.items():
             found[name] += count
     return per_query, found
+
+
+def needs_judged(specs: Mapping[str, MetricSpec]) -> bool:
+    """True when a metric must tell unjudged items from judged non-relevant ones."""
+    return any(spec.info.judged for spec in specs.values())
+
+
+def scored_depth(specs: Mapping[str, MetricSpec], longest: int) -> int:
+    """How many ranks the grade matrix needs: the longest ranking, or the largest cutoff
+    when every metric has one and none looks below it (condensed lists do)."""
+    if all(spec.k is not None and not spec.info.full_depth for spec in specs.values()):
+        return min(longest, max(spec.k for spec in specs.values() if spec.k is not None))
+    return longest
 
 
 def _micro_means(
@@ -389,17 +415,24 @@ def evaluate(
 
     lengths = np.diff(cols.offsets)
     used = eval_row_of_run_q >= 0
-    depth = int(lengths[used].max(initial=0))
-    if all(spec.k is not None for spec in specs.values()):
-        depth = min(depth, max(spec.k for spec in specs.values() if spec.k is not None))
-    grades = grade_matrix(
-        cols, eval_row_of_run_q, label_row, label_items, label_grade, label_hash, n_eval, depth
-    )
+    depth = scored_depth(specs, int(lengths[used].max(initial=0)))
+    join = (cols, eval_row_of_run_q, label_row, label_items, label_grade, label_hash)
+    judged = n_ranked = n_nonrelevant = None
+    if needs_judged(specs):
+        grades, judged = judged_grade_matrix(*join, n_eval, depth)
+        n_ranked = np.zeros(n_eval, dtype=np.int64)
+        n_ranked[eval_row_of_run_q[used]] = lengths[used]
+        n_nonrelevant = np.bincount(
+            label_row[label_grade < relevance_threshold], minlength=n_eval
+        ).astype(np.int64)
+    else:
+        grades = grade_matrix(*join, n_eval, depth)
     ideal = ideal_grades(label_row, label_grade, n_eval)
     per_query, found = _score(
-        specs, grades, n_relevant, ideal, int(relevance_threshold), average == "micro"
-    )
-    del grades, ideal
+        specs, grades, n_relevant, ideal, int(relevance_threshold), average == "micro",
+        judged, n_ranked, n_nonrelevant,
+    )  # fmt: skip
+    del grades, ideal, judged
     if average == "micro":
         total_relevant = float(n_relevant.sum())
         means = _micro_means(specs, n_eval, total_relevant, found, per_query)
