@@ -112,6 +112,22 @@ def _metric_help() -> str:
     show_default=True,
     help="Several runs: significance level of the markers (Holm-adjusted p < alpha).",
 )
+@click.option(
+    "--judged-threshold",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="Warn about questions whose judged@k (share of the top k that carries a label) is "
+    "below this; judged@k is printed beside the metrics.",
+)
+@click.option(
+    "--judged-margin",
+    type=float,
+    default=0.1,
+    show_default=True,
+    help="Several runs: warn when a run's mean judged@k differs from the first run's by more "
+    "(the comparison then favours the run the labels came from).",
+)
 @seed_option()
 @format_option(*TEXT_FORMATS, "latex")
 def command(
@@ -129,6 +145,8 @@ def command(
     stream: bool,
     pairs: str,
     alpha: float,
+    judged_threshold: float,
+    judged_margin: float,
     seed: int,
     output_format: str,
 ) -> None:
@@ -139,9 +157,11 @@ def command(
     significant after Holm's correction (the legend names the test, alpha and the seed).
     """
     from ragaudit.data.formats import read_qrels
+    from ragaudit.metrics.judged import judged_coverage, judged_names, warn_unjudged
     from ragaudit.reports.metrics import evaluate_report
 
     names = list(metrics) or list(DEFAULT_METRICS)
+    names += judged_names(names)
     if len(run_paths) > 1 and average != "macro":
         raise InputError(
             "evaluate: several runs are compared on per-question values, whose mean is the "
@@ -163,6 +183,13 @@ def command(
         warnings.simplefilter("always")
         qrels = read_qrels(qrels_path, unit=unit)
         evaluations = [score_run(qrels, path, names, unit=unit, **options) for path in run_paths]
+        warn_unjudged(
+            [
+                judged_coverage(ev, path, judged_threshold)
+                for path, ev in zip(run_paths, evaluations, strict=True)
+            ],
+            judged_margin,
+        )
         if len(run_paths) > 1:
             report = _several_runs(evaluations, run_paths, pairs, alpha, seed, per_query)
     for message in dict.fromkeys(str(w.message) for w in caught):
