@@ -67,7 +67,6 @@ def test_several_runs_warn_when_judged_differs_by_more_than_the_margin(tmp_path)
     assert "differs by" not in quiet.stderr
 
 
-@pytest.mark.filterwarnings("always::ragaudit.exceptions.UnjudgedWarning")
 def test_compare_with_qrels_warns_about_the_gap(tmp_path):
     qrels, a, b = write_runs(tmp_path)
     result = CliRunner().invoke(main, ["compare", "--qrels", qrels, a, b, "-m", "ndcg@2"])
@@ -82,8 +81,8 @@ def test_judged_names():
 
 
 def test_coverage_and_gap_messages():
-    ev = evaluate(Qrels({"q1": {"A": 1}, "q2": {"B": 0, "C": 1}}), Run({"q1": ["A", "x"], "q2": ["y", "z"]}),
-                  ["judged@2"])  # fmt: skip
+    qrels = Qrels({"q1": {"A": 1}, "q2": {"B": 0, "C": 1}})
+    ev = evaluate(qrels, Run({"q1": ["A", "x"], "q2": ["y", "z"]}), ["judged@2"])
     (coverage,) = judged_coverage(ev, "r", threshold=0.5)
     assert (coverage.mean, coverage.below) == (0.25, ("q2",))
     assert "1 of 2 questions have less than 50% of their top 2 labelled: q2" in coverage.message()

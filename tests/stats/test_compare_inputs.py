@@ -61,7 +61,6 @@ def test_evaluate_json_without_per_query_says_how_to_fix_it(tmp_path, files):
     )
 
 
-@pytest.mark.filterwarnings("always::ragaudit.exceptions.UnjudgedWarning")
 def test_compare_scores_trec_runs_with_qrels_like_evaluate(tmp_path, files, ranked_runs):
     qrels, (base, strong) = files
     result = run("compare", "--qrels", qrels, base, strong, "-m", "hit@1", "-m", "mrr",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import click
@@ -261,13 +262,17 @@ def _score_runs(
     names = list(metrics) or list(DEFAULT_METRICS)
     names += judged_names(names)
     scored, coverages = [], []
-    for path in runs:
-        ev = score_run(qrels, path, names)
-        coverages.append(judged_coverage(ev, path, judged_threshold))
-        scored.append(
-            PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
-        )
-    warn_unjudged(coverages, judged_margin)
+    with warnings.catch_warnings(record=True) as caught:  # printed once each, as evaluate does
+        warnings.simplefilter("always")
+        for path in runs:
+            ev = score_run(qrels, path, names)
+            coverages.append(judged_coverage(ev, path, judged_threshold))
+            scored.append(
+                PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
+            )
+        warn_unjudged(coverages, judged_margin)
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"ragaudit: warning: {message}", err=True)
     return scored[0], scored[1]
 
 

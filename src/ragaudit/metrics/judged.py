@@ -174,18 +174,20 @@ def judged_gap(a: JudgedCoverage, b: JudgedCoverage, margin: float = JUDGED_MARG
 def warn_unjudged(
     coverages: Sequence[Sequence[JudgedCoverage]], margin: float = JUDGED_MARGIN
 ) -> None:
-    """Warn (:class:`~ragaudit.exceptions.UnjudgedWarning`) about each run's questions below
-    the threshold, and about every later run whose judged@k differs from the first run's by
-    more than ``margin``.  ``coverages``: one :func:`judged_coverage` result per run."""
+    """Warn (:class:`~ragaudit.exceptions.UnjudgedWarning`) once per run about its questions
+    below the threshold (on its least judged cutoff), and once per later run whose judged@k
+    differs from the first run's by more than ``margin`` (on the cutoff where they differ
+    most).  ``coverages``: one :func:`judged_coverage` result per run."""
     for run in coverages:
-        for coverage in run:
-            text = coverage.message()
-            if text:
-                warnings.warn(text, UnjudgedWarning, stacklevel=2)
+        low = [c for c in run if c.below]
+        if low:
+            worst = min(low, key=lambda c: c.mean)
+            warnings.warn(str(worst.message()), UnjudgedWarning, stacklevel=2)
     first = {c.metric: c for c in coverages[0]} if coverages else {}
     for run in coverages[1:]:
-        for coverage in run:
-            if coverage.metric in first:
-                text = judged_gap(first[coverage.metric], coverage, margin)
-                if text:
-                    warnings.warn(text, UnjudgedWarning, stacklevel=2)
+        shared = [(first[c.metric], c) for c in run if c.metric in first]
+        if shared:
+            a, b = max(shared, key=lambda pair: abs(pair[0].mean - pair[1].mean))
+            text = judged_gap(a, b, margin)
+            if text:
+                warnings.warn(text, UnjudgedWarning, stacklevel=2)

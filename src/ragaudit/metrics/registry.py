@@ -64,7 +64,7 @@ class MetricInfo:
         How the metric pools over questions with ``average="micro"`` (None: not defined).
     trec_eval : str or None
         trec_eval's measure name with a cutoff; ``{k}`` stands for k.  None when trec_eval
-        has no equivalent.
+        has no equivalent; ``-J`` in front: with trec_eval's judged-documents-only flag.
     trec_eval_full : str or None
         trec_eval's measure name without a cutoff (the whole ranking).
     formula : str
@@ -322,8 +322,8 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         aliases=("ndcg'", "ndcg_prime", "condensed_ndcg", "ndcg_j"),
         graded=True,
         micro=None,
-        trec_eval=None,
-        trec_eval_full=None,
+        trec_eval="-J ndcg_cut_{k}",
+        trec_eval_full="-J ndcg",
         formula="nDCG@k of the ranking with its unjudged items removed (condensed list)",
         description="nDCG': nDCG of the judged items only (Pyserini -remove-unjudged).",
         reference="Sakai (2007), SIGIR; trec_eval -J ndcg_cut_k",
@@ -336,8 +336,8 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         aliases=("ap'", "map'", "ap_prime", "map_prime", "condensed_ap", "map_j"),
         graded=False,
         micro=None,
-        trec_eval=None,
-        trec_eval_full=None,
+        trec_eval="-J map_cut_{k}",
+        trec_eval_full="-J map",
         formula="AP@k of the ranking with its unjudged items removed (condensed list)",
         description="AP': average precision of the judged items only (trec_eval -J).",
         reference="Sakai (2007), SIGIR; trec_eval -J map",
