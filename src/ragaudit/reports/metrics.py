@@ -208,7 +208,7 @@ def _text_lines(part: str | Derivation | EngineCheck) -> list[str]:
 
 
 def illusions_report(result: IllusionsReport) -> Report:
-    """The six metric illusions and the blind-spot table (``ragaudit illusions``)."""
+    """The seven metric illusions and the blind-spot table (``ragaudit illusions``)."""
     sections = [
         Section(
             "",
