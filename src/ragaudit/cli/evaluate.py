@@ -128,6 +128,13 @@ def _metric_help() -> str:
     help="Several runs: warn when a run's mean judged@k differs from the first run's by more "
     "(the comparison then favours the run the labels came from).",
 )
+@click.option(
+    "--filled",
+    "filled_path",
+    default=None,
+    help="Labels filled by `ragaudit labels fill` (or any labels file): report each metric on "
+    "--qrels, on --qrels plus these, and the change (one --run).",
+)
 @seed_option()
 @format_option(*TEXT_FORMATS, "latex")
 def command(
@@ -147,6 +154,7 @@ def command(
     alpha: float,
     judged_threshold: float,
     judged_margin: float,
+    filled_path: str | None,
     seed: int,
     output_format: str,
 ) -> None:
@@ -170,6 +178,8 @@ def command(
     from ragaudit._validate import check_fraction
 
     check_fraction(alpha, "alpha")
+    if filled_path is not None and len(run_paths) > 1:
+        raise InputError("evaluate --filled: expected one --run, found " + str(len(run_paths)))
     options: dict[str, Any] = {
         "relevance_threshold": relevance_threshold,
         "missing": missing,
@@ -192,9 +202,16 @@ def command(
         )
         if len(run_paths) > 1:
             report = _several_runs(evaluations, run_paths, pairs, alpha, seed, per_query)
+        if filled_path is not None:
+            from ragaudit.labels.fill import merge_labels
+            from ragaudit.reports.labels_fill import filled_evaluation_report
+
+            merged = merge_labels(qrels, read_qrels(filled_path, unit=unit))
+            after = score_run(merged, run_paths[0], names, unit=unit, **options)
+            report = filled_evaluation_report(evaluations[0], after, run_paths[0], filled_path)
     for message in dict.fromkeys(str(w.message) for w in caught):
         click.echo(f"ragaudit: warning: {message}", err=True)
-    if len(run_paths) == 1:
+    if len(run_paths) == 1 and filled_path is None:
         report = evaluate_report(evaluations[0], per_query)
     emit(report, output_format)
 
