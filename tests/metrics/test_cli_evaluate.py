@@ -117,7 +117,7 @@ def test_chunk_map_lifts_a_chunk_run(tmp_path):
         (
             {"run.txt": "q1 Q0 c9 1 1 t\n", "map.tsv": "c1\tD1\n"},
             ["--chunk-map", "map.tsv"],
-            r"chunk 'c9' is not in the chunk->document map",
+            r"1 run item\(s\) of 1 question\(s\) are not in the chunk->document map, e\.g\. 'c9'",
         ),
     ],
 )

@@ -129,6 +129,13 @@ def _metric_help() -> str:
     "(the comparison then favours the run the labels came from).",
 )
 @click.option(
+    "--ignore-identical-ids",
+    is_flag=True,
+    help="Drop run items whose id is their question's id (a question that is also a "
+    "document retrieves itself; BEIR's ignore_identical_ids). Without it they are scored "
+    "and counted in a warning.",
+)
+@click.option(
     "--filled",
     "filled_path",
     default=None,
@@ -154,6 +161,7 @@ def command(
     alpha: float,
     judged_threshold: float,
     judged_margin: float,
+    ignore_identical_ids: bool,
     filled_path: str | None,
     seed: int,
     output_format: str,
@@ -188,6 +196,7 @@ def command(
         "average": average,
         "chunk_map_path": chunk_map_path,
         "stream": stream,
+        "ignore_identical_ids": ignore_identical_ids,
     }
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -229,6 +238,7 @@ def score_run(
     average: str = "macro",
     chunk_map_path: str | None = None,
     stream: bool = False,
+    ignore_identical_ids: bool = False,
 ) -> Evaluation:
     """Score one run file as ``evaluate`` does (shared with ``compare --qrels``)."""
     from ragaudit.data.formats import read_chunk_map, read_run
@@ -236,8 +246,11 @@ def score_run(
     from ragaudit.metrics.stream import evaluate_stream
 
     if stream:
-        if chunk_map_path or average != "macro":
-            raise click.UsageError("--stream scores a TREC run as is: macro averages only")
+        if chunk_map_path or average != "macro" or ignore_identical_ids:
+            raise click.UsageError(
+                "--stream scores a TREC run as is: macro averages only, no --chunk-map, no "
+                "--ignore-identical-ids"
+            )
         return evaluate_stream(
             qrels,
             run_path,
@@ -260,6 +273,7 @@ def score_run(
         relevance_threshold=relevance_threshold,
         missing=missing,
         average=average,
+        ignore_identical_ids=ignore_identical_ids,
     )
 
 

@@ -32,6 +32,7 @@ from ragaudit.metrics._join import (
     judged_grade_matrix,
     label_table,
 )
+from ragaudit.metrics.id_checks import drop_identical_ids, identical_id_rows
 from ragaudit.metrics.kernels import KERNELS, RankedGrades
 from ragaudit.metrics.registry import MetricSpec, parse_metric
 
@@ -73,6 +74,14 @@ class Evaluation:
         32-bit floats, as trec_eval stores them.
     float32_tied_groups : int
         How many of those groups tie only as 32-bit floats (their 64-bit scores differ).
+    identical_ids : int
+        Run items named like their own question (a question retrieving itself); dropped
+        when ``ignored_identical_ids``.
+    ignored_identical_ids : bool
+        Whether they were dropped (BEIR's ``ignore_identical_ids``).
+    dropped_duplicates : int
+        Repeats of an item within one question's ranking that reading the run dropped
+        (``duplicates="first"`` keeps the first of each; trec_eval refuses such a run).
     """
 
     query_ids: tuple[str, ...]
@@ -85,6 +94,9 @@ class Evaluation:
     specs: dict[str, MetricSpec] = field(default_factory=dict)
     tied_groups: int = 0
     float32_tied_groups: int = 0
+    identical_ids: int = 0
+    ignored_identical_ids: bool = False
+    dropped_duplicates: int = 0
 
     @property
     def n_queries(self) -> int:
@@ -111,6 +123,11 @@ class Evaluation:
             "tied_groups": self.tied_groups,
             "float32_tied_groups": self.float32_tied_groups,
         }
+        if self.identical_ids or self.ignored_identical_ids:
+            out["identical_ids"] = self.identical_ids
+            out["ignored_identical_ids"] = self.ignored_identical_ids
+        if self.dropped_duplicates:
+            out["dropped_duplicates"] = self.dropped_duplicates
         if per_query:
             columns = {name: values.tolist() for name, values in self.per_query.items()}
             out["per_query"] = {
@@ -333,6 +350,7 @@ def evaluate(
     relevance_threshold: int = 1,
     missing: str = "zero",
     average: str = "macro",
+    ignore_identical_ids: bool = False,
 ) -> Evaluation:
     """Score ``run`` against ``qrels`` on each metric, per question and averaged.
 
@@ -355,6 +373,10 @@ def evaluate(
         Macro: ``mean_q metric(q)``, every question weighs the same.  Micro: pools the counts,
         e.g. ``recall = sum_q |rel found in top k| / sum_q |rel|``; defined for hit,
         recall, precision and f1 only.
+    ignore_identical_ids : bool, default False
+        Drop run items whose id is their question's id before scoring (BEIR's
+        ``ignore_identical_ids``: a question that is also a document retrieves itself).
+        Without it such items are scored as any other, and a warning counts them.
 
     Returns
     -------
@@ -370,7 +392,8 @@ def evaluate(
     -----
     RagauditWarning
         Run questions without labels (ignored, as by trec_eval); labelled questions missing
-        from the run (with ``missing="zero"``).
+        from the run (with ``missing="zero"``); items named like their own question (without
+        ``ignore_identical_ids``).
     UndefinedMetricWarning
         Questions without any relevant item: they score 0 on every metric (as in trec_eval).
 
@@ -388,6 +411,19 @@ def evaluate(
     """
     specs = _evaluate_iv(qrels, run, metrics, relevance_threshold, missing, average)
     cols = run_columns(run)
+    same_rows, same_questions = identical_id_rows(cols)
+    if len(same_rows) and ignore_identical_ids:
+        run = drop_identical_ids(run)
+        cols = run_columns(run)
+    elif len(same_rows):
+        named = [cols.qids[i] for i in dict.fromkeys(same_questions.tolist())]
+        warnings.warn(
+            f"{len(same_rows)} run item(s) carry the id of their own question (a question "
+            f"that is also a document retrieves itself): {_name_some(named)}; pass "
+            "ignore_identical_ids=True (--ignore-identical-ids) to drop them, as BEIR does",
+            RagauditWarning,
+            stacklevel=2,
+        )
     if cols.n_rows == 0:
         where = f"{run.name}: " if run.name else ""
         raise InputError(f"{where}the run is empty: expected at least one ranked item")
@@ -451,4 +487,7 @@ def evaluate(
         specs=specs,
         tied_groups=run.tied_groups,
         float32_tied_groups=getattr(run, "float32_tied_groups", 0),
+        identical_ids=len(same_rows),
+        ignored_identical_ids=bool(ignore_identical_ids),
+        dropped_duplicates=getattr(run, "dropped_duplicates", 0),
     )
