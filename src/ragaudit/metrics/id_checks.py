@@ -4,7 +4,8 @@ In collections where questions are documents too (BEIR's ArguAna, Quora, CQADupS
 retriever finds the question's own text first.  BEIR's evaluation drops those hits
 (``ignore_identical_ids``); not dropping them moved ArguAna's nDCG@10 from 31.5 to 41.4
 (Thakur et al. 2021, BEIR).  :func:`identical_id_rows` finds them without a Python loop over
-the run (filtered by length and first byte, then compared byte for byte); :func:`drop_identical_ids` removes them.
+the run (filtered by length and first byte, then compared byte for byte);
+:func:`drop_identical_ids` removes them.
 """
 
 from __future__ import annotations
