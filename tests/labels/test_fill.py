@@ -167,3 +167,14 @@ def test_evaluate_filled_reports_original_filled_and_change(tmp_path):
 def test_merge_labels_refuses_another_unit():
     with pytest.raises(InputError, match="chunk-level labels like the originals"):
         merge_labels(Qrels({"q": {"a": 1}}, unit="chunk"), Qrels({"q": {"b": 1}}))
+
+
+def test_saved_run_coverage_for_the_dashboard():
+    from ragaudit.labels.fill import saved_run_coverage
+
+    chunks, labels, run = small_case()
+    judged = Qrels(judged_labels(labels, chunks), unit="chunk")
+    coverage = saved_run_coverage(run, judged)
+    # o1 o0 g0: only g0 is labelled -> 1/3, below 0.5
+    assert (coverage.metric, coverage.mean, coverage.below) == ("judged@3", 1 / 3, ("q1",))
+    assert saved_run_coverage(run, judged, k=1, threshold=0.0).below == ()
