@@ -395,7 +395,8 @@ def evaluate(
         from the run (with ``missing="zero"``); items named like their own question (without
         ``ignore_identical_ids``).
     UndefinedMetricWarning
-        Questions without any relevant item: they score 0 on every metric (as in trec_eval).
+        Questions without any relevant item: they score 0 on every metric but judged@k (as
+        in trec_eval).
 
     Examples
     --------
@@ -443,7 +444,7 @@ def evaluate(
     if no_relevant:
         warnings.warn(
             f"{len(no_relevant)} question(s) have no relevant item (grade >= "
-            f"{relevance_threshold}) and score 0 on every metric, as in trec_eval: "
+            f"{relevance_threshold}) and score 0 on every metric but judged@k, as in trec_eval: "
             f"{_name_some(no_relevant)}",
             UndefinedMetricWarning,
             stacklevel=2,

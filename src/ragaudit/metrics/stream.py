@@ -293,7 +293,7 @@ def _result(labels: LabelColumns, scores: _Scores, unit: str, missing: str) -> E
     if len(none):
         warnings.warn(
             f"{len(none)} question(s) have no relevant item (grade >= {scores.threshold}) and "
-            "score 0 on every metric, as in trec_eval: "
+            "score 0 on every metric but judged@k, as in trec_eval: "
             f"{_named(len(none), Ids(labels.qids, none[:_SHOW_IDS]))}",
             UndefinedMetricWarning,
             stacklevel=3,
