@@ -178,3 +178,16 @@ def test_saved_run_coverage_for_the_dashboard():
     # o1 o0 g0: only g0 is labelled -> 1/3, below 0.5
     assert (coverage.metric, coverage.mean, coverage.below) == ("judged@3", 1 / 3, ("q1",))
     assert saved_run_coverage(run, judged, k=1, threshold=0.0).below == ()
+
+
+def test_a_person_who_stops_keeps_the_grades_given():
+    from ragaudit.labels.human import HumanLabeller
+
+    chunks, labels, run = small_case()
+    answers = iter(["1", "q"])  # o1 graded 1, then stop before o0
+    person = HumanLabeller(ask=lambda *a: next(answers), show=lambda *a: None)
+    result = fill_labels([run], labels, chunks, person, date="d", k=3)
+    assert result.stopped
+    assert [(x.item, x.grade, x.labeller) for x in result.added] == [("o1", 1, "human")]
+    rows = {c.metric: c for c in result.changes}
+    assert rows["ndcg@3"].judged_filled == pytest.approx(2 / 3)  # o0 still unjudged

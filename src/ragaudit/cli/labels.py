@@ -441,6 +441,12 @@ def fill(
         if callable(close):
             close()
     write_filled_labels(result, out_path)
+    if result.stopped:
+        click.echo(
+            f"ragaudit: warning: labelling stopped: {len(result.added)} chunk(s) judged; the "
+            "rest of the pool stays unjudged (a new fill starts the pool again)",
+            err=True,
+        )
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
     emit(fill_report(result, out_path), output_format)

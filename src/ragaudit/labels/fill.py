@@ -27,6 +27,7 @@ from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.labels.build import _check_grades
 from ragaudit.labels.format import ChunkLabels
+from ragaudit.labels.human import LabellingStopped
 from ragaudit.labels.protocol import Labeller
 from ragaudit.metrics.evaluate import evaluate
 from ragaudit.metrics.judged import JUDGED_THRESHOLD, JudgedCoverage, judged_coverage
@@ -113,6 +114,9 @@ class FillResult:
         Per run and metric, before and after.
     notes : tuple of str
         Warnings met while scoring (questions without relevant items...).
+    stopped : bool
+        The person labelling stopped the session: the grades given so far are kept, the rest
+        of the pool stays unjudged.
     """
 
     labels: tuple[FilledLabel, ...]
@@ -123,6 +127,7 @@ class FillResult:
     date: str
     changes: tuple[RunChange, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    stopped: bool = False
 
     @property
     def added(self) -> tuple[FilledLabel, ...]:
@@ -241,6 +246,7 @@ def fill_labels(
     run_names = tuple(run.name for run in runs)
     filled = {qid: dict(grades) for qid, grades in original.items()}
     added: list[FilledLabel] = []
+    stopped = False
     for qid in qids:
         pool = dict.fromkeys(
             cid
@@ -259,12 +265,21 @@ def fill_labels(
             continue
         row = questions[qid]
         candidates = [by_id[cid] for cid in pool]
-        grades = labeller.label(
-            str(row.get("question") or labels.questions[qid].question),
-            str(row.get("reference_answer") or ""),
-            [str(x) for x in row.get("keywords") or []],
-            candidates,
-        )
+        given: dict[str, int] = {}
+        extra: dict[str, Any] = {}
+        if getattr(labeller, "incremental", False):  # a person: keep each grade as typed
+            extra["on_grade"] = given.__setitem__
+        try:
+            grades = labeller.label(
+                str(row.get("question") or labels.questions[qid].question),
+                str(row.get("reference_answer") or ""),
+                [str(x) for x in row.get("keywords") or []],
+                candidates,
+                **extra,
+            )
+        except LabellingStopped:
+            grades, stopped = given, True
+            candidates = [chunk for chunk in candidates if chunk.chunk_id in given]
         _check_grades(grades, candidates, labeller.name, qid)
         for chunk in candidates:  # a candidate the labeller left out is grade 0
             grade = int(grades.get(chunk.chunk_id, 0))
@@ -272,6 +287,8 @@ def fill_labels(
             added.append(
                 FilledLabel(qid, chunk.chunk_id, grade, "filled", labeller.name, date, run_names)
             )
+        if stopped:
+            break
     kept = [
         FilledLabel(qid, item, grade, "original", labels.labeller)
         for qid, grades in original.items()
@@ -303,6 +320,7 @@ def fill_labels(
         date=date,
         changes=tuple(changes),
         notes=tuple(dict.fromkeys(notes)),
+        stopped=stopped,
     )
 
 
