@@ -116,10 +116,14 @@ class PairedAbstention:
 
 
 def evidence_ids(funnel: FunnelResult) -> tuple[str, ...]:
-    """The answerable questions whose evidence reached the context (funnel stage 2 kept)."""
+    """The answerable questions whose evidence reached the context and whose answer-or-refusal
+    is decided: died at stage 3 or 4, passed every stage, or unjudged only at stage 4 (they
+    answered; their correctness is undecided).  A question unjudged at stage 3 or earlier
+    cannot be told refused or not, and is left out (the funnel names it)."""
     later = ("3-refusal", "4-generation")
+    answered_unjudged = (u.id for u in funnel.unjudged if u.stage == "4-generation")
     return tuple(sorted({*(q for key in later for q in funnel.died.get(key, ())),
-                         *funnel.ok_ids}))  # fmt: skip
+                         *funnel.ok_ids, *answered_unjudged}))  # fmt: skip
 
 
 def _rate(key: str, ids: tuple[str, ...], n: int, denominator: str) -> AbstentionRate:
@@ -137,13 +141,18 @@ def abstention_rates(funnel: FunnelResult) -> AbstentionRates:
 
     Examples
     --------
-    q2 refused with its evidence in the context; u1, unanswerable, was answered.
+    q2 refused with its evidence in the context; q3 lost its evidence (stage 2); u1,
+    unanswerable, was answered and u2 refused.
 
-    >>> from ragaudit.diagnose.funnel_result import Stage, Unanswerable
-    >>> stage = Stage("", 0, None, None, None, None, "")
-    >>> funnel = FunnelResult("r", 1, 1, 3, (stage,) * 4, (), None, None, None, None, None,
-    ...     {"2-evidence": ("q3",), "3-refusal": ("q2",)}, ("q1",), (), "", {},
-    ...     Unanswerable(2, 1, 0.5, None, None, ("u1",)), {}, 0, 0, 0.95)
+    >>> from ragaudit.diagnose.funnel import compute_funnel
+    >>> def row(qid, evidence=True, abstained=False, answerable=True):
+    ...     return {"id": qid, "answerable": answerable, "gold_docs": ["G"] if answerable else [],
+    ...             "retrieved": [{"chunk_id": "G#0", "doc_id": "G"}],
+    ...             "judges": {"abstained": abstained, "correct": not abstained,
+    ...                        "evidence_in_context": evidence}}
+    >>> rows = [row("q1"), row("q2", abstained=True), row("q3", evidence=False),
+    ...         row("u1", answerable=False), row("u2", abstained=True, answerable=False)]
+    >>> funnel = compute_funnel({"name": "r", "config": {"k": 1}, "rows": rows})
     >>> rates = abstention_rates(funnel)
     >>> rates.over_refusal.count, rates.over_refusal.n, rates.over_refusal.ids
     (1, 2, ('q2',))
@@ -179,32 +188,38 @@ def _paired(
 
 
 def paired_abstention(
-    a: FunnelResult, b: FunnelResult, unanswerable_ids: tuple[str, ...]
+    a: FunnelResult, b: FunnelResult
 ) -> tuple[PairedAbstention, PairedAbstention]:
     """Over-refusal and answered-unanswerable of B vs A on the questions both can be judged on.
 
-    Over-refusal is paired on the questions with the evidence in the context under both runs;
-    answered-unanswerable on ``unanswerable_ids``, the unanswerable questions both runs hold
-    (the funnel lists only the answered ones by id, so the caller names them all).
+    Over-refusal is paired on the questions with the evidence in the context (and a decided
+    answer-or-refusal) under both runs; answered-unanswerable on the unanswerable questions
+    with an abstention verdict in both.
 
     Examples
     --------
     Question q3's evidence reaches the context only in B, where the model refuses it: B's own
-    over-refusal rate rises, but on the two questions with evidence in both runs nothing moved.
+    over-refusal rate rises, but on the two questions with evidence in both runs nothing
+    moved.  B answers the unanswerable u1, which A refused.
 
-    >>> from ragaudit.diagnose.funnel_result import Stage, Unanswerable
-    >>> def funnel(died, ok, answered):
-    ...     stage = Stage("", 0, None, None, None, None, "")
-    ...     una = Unanswerable(2, 2 - len(answered), None, None, None, answered)
-    ...     return FunnelResult("r", 1, 1, 3, (stage,) * 4, (), None, None, None, None, None,
-    ...         died, ok, (), "", {}, una, {}, 0, 0, 0.95)
-    >>> a = funnel({"2-evidence": ("q3",), "3-refusal": ("q2",)}, ("q1",), ())
-    >>> b = funnel({"3-refusal": ("q2", "q3")}, ("q1",), ("u1",))
-    >>> refusal, answered = paired_abstention(a, b, ("u1", "u2"))
+    >>> from ragaudit.diagnose.funnel import compute_funnel
+    >>> def run(evidence_q3, answers_u1):
+    ...     def row(qid, evidence=True, abstained=False, answerable=True):
+    ...         return {"id": qid, "answerable": answerable,
+    ...                 "gold_docs": ["G"] if answerable else [],
+    ...                 "retrieved": [{"chunk_id": "G#0", "doc_id": "G"}],
+    ...                 "judges": {"abstained": abstained, "correct": not abstained,
+    ...                            "evidence_in_context": evidence}}
+    ...     rows = [row("q1"), row("q2", abstained=True),
+    ...             row("q3", evidence=evidence_q3, abstained=True),
+    ...             row("u1", abstained=not answers_u1, answerable=False),
+    ...             row("u2", abstained=True, answerable=False)]
+    ...     return compute_funnel({"name": "r", "config": {"k": 1}, "rows": rows})
+    >>> refusal, answered = paired_abstention(run(False, False), run(True, True))
     >>> refusal.ids, refusal.difference, refusal.paired_from, refusal.denominators_differ
     (('q1', 'q2'), 0.0, (2, 3), True)
-    >>> answered.b_only, answered.difference
-    (('u1',), 0.5)
+    >>> answered.ids, answered.b_only, answered.difference
+    (('u1', 'u2'), ('u1',), 0.5)
     """
     a_evidence, b_evidence = evidence_ids(a), evidence_ids(b)
     shared = tuple(q for q in a_evidence if q in set(b_evidence))
@@ -212,8 +227,12 @@ def paired_abstention(
         "over_refusal", shared, set(a.died.get("3-refusal", ())),
         set(b.died.get("3-refusal", ())), (len(a_evidence), len(b_evidence)),
     )  # fmt: skip
+    una_a, una_b = a.unanswerable, b.unanswerable
+    decided_b = {*una_b.answered_ids, *una_b.refused_ids}
+    unanswerable = tuple(sorted(q for q in (*una_a.answered_ids, *una_a.refused_ids)
+                                if q in decided_b))  # fmt: skip
     answered = _paired(
-        "answered_unanswerable", tuple(unanswerable_ids), set(a.unanswerable.answered_ids),
-        set(b.unanswerable.answered_ids), (a.unanswerable.n, b.unanswerable.n),
+        "answered_unanswerable", unanswerable, set(una_a.answered_ids),
+        set(una_b.answered_ids), (una_a.n, una_b.n),
     )  # fmt: skip
     return refusal, answered
