@@ -27,7 +27,7 @@ import coverage_stats as sim  # benchmarks/coverage_stats.py, loaded by conftest
 import numpy as np
 import pytest
 
-from ragaudit.reports.html_dashboard import _mean_row
+from ragaudit.diagnose.dashboard import _mean_row
 
 DATASETS = 2000
 BETTING = "betting (Waudby-Smith-Ramdas)"

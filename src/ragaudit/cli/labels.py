@@ -267,10 +267,10 @@ def verdicts(
     )
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.calibration import judged_values
+    from ragaudit.diagnose.drilldown import answer_chunk_sets, question_view
     from ragaudit.exceptions import InputError
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.labels.verdicts import grade_answers, sample_order
-    from ragaudit.reports.html_data import answer_chunk_sets, question_view
     from ragaudit.reports.renderer import render
     from ragaudit.reports.show import grading_report
 

@@ -48,9 +48,9 @@ def command(
     Pick questions by id (QIDS), with --failures, or with --stage; default: every question.
     """
     from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.drilldown import answer_chunk_sets, question_stages, question_view
     from ragaudit.diagnose.funnel import compute_funnel
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.reports.html_data import answer_chunk_sets, question_stages, question_view
     from ragaudit.reports.show import show_report
 
     saved = load_saved_run(run)

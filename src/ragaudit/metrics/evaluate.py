@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from ragaudit._frames import records_frame
 from ragaudit._parallel import map_slices
+from ragaudit._present import Presentable, short_repr
 from ragaudit._validate import check_int
 from ragaudit.data.formats import run_columns
 from ragaudit.data.formats._strings import IntArray
@@ -40,8 +41,8 @@ def _name_some(ids: Sequence[str]) -> str:
     return shown + (f", ... ({len(ids) - _SHOW_IDS} more)" if len(ids) > _SHOW_IDS else "")
 
 
-@dataclass(frozen=True)
-class Evaluation:
+@dataclass(frozen=True, repr=False)
+class Evaluation(Presentable):
     """The result of :func:`evaluate`.
 
     Attributes
@@ -126,6 +127,13 @@ class Evaluation:
                 for i, qid in enumerate(self.query_ids)
             ],
             index="qid",
+        )
+
+    def __repr__(self) -> str:
+        return short_repr(
+            f"Evaluation(n_queries={self.n_queries}, unit={self.unit!r}, average={self.average!r})",
+            [f"{name}: {value:.4f}" for name, value in self.means.items()],
+            limit=12,
         )
 
 
