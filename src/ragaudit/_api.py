@@ -5,16 +5,18 @@ objects (``stats`` reads no files)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragaudit._frames import records_frame
 from ragaudit._present import short_repr
+from ragaudit._validate import check_fraction, check_int, check_metric_names
+from ragaudit.exceptions import InputError
+from ragaudit.stats.options import PLAN_DISAGREEMENTS, PLAN_SIZES
 from ragaudit.stats.power import PlanningRow, planning_table
 
 if TYPE_CHECKING:
-    from ragaudit.data.per_question import PerQuestionMetrics
     from ragaudit.data.qrels import Qrels
     from ragaudit.data.saved_run import SavedRun
     from ragaudit.diagnose.audit_result import Audit
@@ -23,6 +25,10 @@ if TYPE_CHECKING:
     from ragaudit.stats.compare import Comparison
 
 __all__ = ["Plan", "audit", "compare_runs", "plan"]
+
+#: What :func:`compare_runs` compares: a saved run, a file, per-question values or an
+#: :class:`~ragaudit.metrics.Evaluation`.
+RunInput = Any
 
 
 @dataclass(frozen=True, repr=False)
@@ -74,37 +80,96 @@ class Plan:
 
 
 def plan(
-    ns: Sequence[int], disagree: Sequence[float], *, power: float = 0.8, alpha: float = 0.05
+    ns: Sequence[int] = PLAN_SIZES,
+    disagree: Sequence[float] = PLAN_DISAGREEMENTS,
+    *,
+    power: float = 0.8,
+    alpha: float = 0.05,
 ) -> Plan:
     """How many questions a golden set needs: the smallest paired effect McNemar's exact test
     detects with ``power`` at level ``alpha``, for each ``n`` and disagreement rate.
 
     A thin wrapper of :func:`ragaudit.stats.power.planning_table` (which documents the
-    computation and cites its references).
+    computation and cites its references); the defaults are ``ragaudit plan``'s.
+
+    Parameters
+    ----------
+    ns : sequence of int, default (20, 42, 100, 300, 1000)
+        Golden-set sizes.
+    disagree : sequence of float in (0, 1), default (0.1, 0.2, 0.3)
+        Shares of questions where the two systems differ.
+    power, alpha : float in (0, 1)
 
     Examples
     --------
     >>> p = plan([50, 200], [0.1])
     >>> [row["n"] for row in p.to_dict()["rows"]]
     [50, 200]
+    >>> len(plan().rows)   # ragaudit plan's table: 5 sizes x 3 rates
+    15
     """
-    rows = planning_table(ns, disagree, power=power, alpha=alpha)
+    sizes = [check_int(n, "ns[]") for n in _sequence(ns, "ns", "golden-set sizes, e.g. [50, 200]")]
+    rates = [
+        check_fraction(d, "disagree[]")
+        for d in _sequence(disagree, "disagree", "disagreement rates, e.g. [0.1, 0.2]")
+    ]
+    power, alpha = check_fraction(power, "power"), check_fraction(alpha, "alpha")
+    rows = planning_table(sizes, rates, power=power, alpha=alpha)
     return Plan(tuple(rows), power, alpha)
 
 
+def _sequence(value: Any, name: str, what: str) -> list[Any]:
+    """``value`` as a list when it is a list-like of values (a string or a number is not)."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise InputError(f"{name}: expected a list of {what}, found {value!r:.60}")
+    return list(value)
+
+
 def compare_runs(
-    run_a: PerQuestionMetrics | SavedRun | str | os.PathLike[str],
-    run_b: PerQuestionMetrics | SavedRun | str | os.PathLike[str],
-    metrics: Sequence[str] | None = None,
-    **options: Any,
+    run_a: RunInput,
+    run_b: RunInput,
+    metrics: str | Sequence[str] | None = None,
+    *,
+    questions: str = "all",
+    seed: int = 0,
+    confidence: float = 0.95,
+    method: str = "auto",
+    n_resamples: int = 10_000,
+    n_permutations: int = 10_000,
+    exact_max_n: int = 20,
+    allow_partial: bool = False,
+    subsample_sizes: Sequence[int] = (10, 20),
 ) -> Comparison:
-    r"""Compare run B with run A question by question: loaded runs or files.
+    r"""Compare run B with run A question by question: saved runs, files, per-question values
+    or evaluations.
 
     Files (saved runs, JSON ``{question_id: {metric: value}}`` or JSONL) are read by
-    :func:`ragaudit.data.per_question_files.read_per_question_metrics`, then
+    :func:`ragaudit.data.per_question_files.read_per_question_metrics`, an
+    :class:`~ragaudit.metrics.Evaluation` gives its per-question values, then
     :func:`ragaudit.stats.compare_runs` computes, per metric, :math:`\bar d = \frac1n \sum_i
     (b_i - a_i)` over the paired non-null questions with its interval, permutation p-value
-    and verdict (its docstring gives the methods, options and references).
+    and verdict (its docstring gives the methods and references).
+
+    Parameters
+    ----------
+    run_a, run_b : SavedRun, path, PerQuestionMetrics or Evaluation
+    metrics : str or sequence of str, optional
+        One metric (a string) or several; default every metric both runs hold.
+    questions : {"all", "answerable", "unanswerable"}, default "all"
+        ``ragaudit compare --questions``.
+    seed : int >= 0, default 0
+    confidence : float in (0, 1), default 0.95
+    method : {"auto", "score", "bootstrap", "percentile", "bca"}, default "auto"
+        The interval (``compare --ci``): the one interval policy by default.
+    n_resamples, n_permutations : int, default 10000
+    exact_max_n : int, default 20
+    allow_partial : bool, default False
+        Allow runs that share fewer than half of their questions.
+    subsample_sizes : sequence of int, default (10, 20)
+
+    Returns
+    -------
+    Comparison
 
     Examples
     --------
@@ -113,15 +178,27 @@ def compare_runs(
     ...     {"id": f"q{i}", "retrieved": [], "metrics": {"correct": i < 4}} for i in range(8)]})
     >>> b = ragaudit.SavedRun.from_dict({"name": "b", "config": {"k": 1}, "rows": [
     ...     {"id": f"q{i}", "retrieved": [], "metrics": {"correct": True}} for i in range(8)]})
-    >>> row = compare_runs(a, b).metrics[0]
+    >>> row = compare_runs(a, b, "correct").metrics[0]
     >>> row.statistic, row.pvalue   # 4 of 8 questions differ, all in B's favour: 2 * 0.5**4
     (0.5, 0.125)
     """
     from ragaudit.data.per_question_files import load_per_question_metrics
     from ragaudit.stats.compare import compare_runs as compare_loaded
 
-    first, second = load_per_question_metrics(run_a), load_per_question_metrics(run_b)
-    return compare_loaded(first, second, metrics, **options)
+    return compare_loaded(
+        load_per_question_metrics(run_a, "run_a"),
+        load_per_question_metrics(run_b, "run_b"),
+        check_metric_names(metrics),
+        questions=questions,
+        seed=seed,
+        confidence=confidence,
+        method=method,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        exact_max_n=exact_max_n,
+        allow_partial=allow_partial,
+        subsample_sizes=subsample_sizes,
+    )
 
 
 def audit(

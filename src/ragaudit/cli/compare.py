@@ -231,16 +231,13 @@ def _score_runs(
 
     from ragaudit.cli.evaluate import DEFAULT_METRICS, score_run
     from ragaudit.data.formats import read_qrels
-    from ragaudit.data.per_question import PerQuestionMetrics
 
     qrels = read_qrels(qrels_path)
     names = list(metrics) or list(DEFAULT_METRICS)
     scored = []
     for path in runs:
         ev = score_run(qrels, path, names)
-        scored.append(
-            PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
-        )
+        scored.append(ev.to_per_question(Path(path).stem, path))
     return scored[0], scored[1]
 
 

@@ -24,6 +24,7 @@ from ragaudit._present import Presentable, short_repr
 from ragaudit._validate import check_int
 from ragaudit.data.formats import run_columns
 from ragaudit.data.formats._strings import IntArray
+from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
@@ -128,6 +129,17 @@ class Evaluation(Presentable):
             ],
             index="qid",
         )
+
+    def to_per_question(
+        self, name: str = "evaluation", path: str | None = None
+    ) -> PerQuestionMetrics:
+        """Per-question values as :func:`ragaudit.compare_runs` pairs them (NaN -> None).
+
+        >>> ev = evaluate(Qrels({"q1": {"A": 1}}), Run({"q1": ["A"]}), ["hit@1"])
+        >>> ev.to_per_question("bm25").values
+        {'q1': {'hit@1': 1.0}}
+        """
+        return PerQuestionMetrics.from_columns(name, self.query_ids, self.per_query, path)
 
     def __repr__(self) -> str:
         return short_repr(
