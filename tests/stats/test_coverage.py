@@ -7,9 +7,9 @@ datasets the Monte Carlo standard error of a coverage near 0.95 is 0.0034, so a 
 true coverage 0.95 fails the 0.93 bar with probability below 1e-8.
 """
 
-import coverage_stats as sim  # benchmarks/coverage_stats.py, loaded by conftest.py
 import numpy as np
 import pytest
+from benchmarks import coverage_stats as sim
 from scipy import stats
 
 from ragaudit.diagnose.funnel import compute_funnel
