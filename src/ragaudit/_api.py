@@ -205,6 +205,7 @@ def audit(
     runs: SavedRun | str | os.PathLike[str] | Sequence[SavedRun | str | os.PathLike[str]],
     *,
     labels: ChunkLabels | Qrels | str | os.PathLike[str] | None = None,
+    corpus: str | os.PathLike[str] | None = None,
     chunk_texts: Mapping[str, str] | None = None,
     cluster_by: str | None = None,
     human: Sequence[Mapping[str, float] | str | os.PathLike[str] | None] = (),
@@ -218,15 +219,18 @@ def audit(
     bias (with chunk ``labels``), clustered intervals (``cluster_by``), calibration
     (``human``) and the paired comparison of each later run with the first, Holm-adjusted.
     :func:`ragaudit.diagnose.audit.build_audit` computes it (its docstring gives the methods);
-    this wrapper also reads a chunk-label file.  ``audit(...).to_dict()`` equals
+    this wrapper also reads a chunk-label file and the corpus.  ``audit(...).to_dict()`` equals
     ``ragaudit report RUNS --format json`` with the same options.
 
     Parameters
     ----------
     runs : SavedRun, path, or a sequence of them
     labels : ChunkLabels, Qrels (chunk unit) or path of a chunk-label file, optional
+    corpus : path, optional
+        The runs' corpus directory (``report --corpus``): the drill-down shows the retrieved
+        chunks' texts, rebuilt with the first run's chunking (its corpus hash is checked).
     chunk_texts : mapping, optional
-        ``{chunk_id: text}`` for the drill-down.
+        ``{chunk_id: text}`` for the drill-down, instead of ``corpus``.
     cluster_by : str, optional
         ``source``, ``tag`` or a row field.
     human : sequence of mappings or paths, optional
@@ -257,6 +261,15 @@ def audit(
         from ragaudit.labels.format import load_chunk_labels
 
         labels = load_chunk_labels(labels)
+    if corpus is not None and chunk_texts is None:
+        from ragaudit.data.records import load_saved_run
+        from ragaudit.data.saved_run import SavedRun as Saved
+        from ragaudit.pipeline.corpus import chunk_texts as texts_of
+
+        listed = list(runs) if isinstance(runs, Sequence) and not isinstance(runs, str) else [runs]
+        loaded = [r if isinstance(r, Saved) else load_saved_run(os.fspath(r)) for r in listed]
+        chunk_texts = texts_of(os.fspath(corpus), loaded[0].config) if loaded else None
+        runs = loaded
     return build_audit(
         runs,
         labels=labels,

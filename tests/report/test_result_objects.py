@@ -94,3 +94,15 @@ def test_to_pandas_of_the_audit_is_the_dashboard(audit: Any) -> None:
     assert list(frame["run"].unique()) == ["k3", "k6"]
     first = audit.to_dict()["runs"][0]["dashboard"][0]
     assert frame.iloc[0]["value"] == first["value"] and frame.iloc[0]["key"] == first["key"]
+
+
+def test_audit_with_the_corpus_is_the_report_page(bench: dict[str, Path]) -> None:
+    """ragaudit.audit(corpus=...) renders the very page `ragaudit report --corpus` writes."""
+    page = cli("report", str(bench["k3"]), str(bench["k6"]), "--labels", str(bench["labels"]),
+               "--corpus", str(bench["corpus"]), "--format", "html", "--out", "-")  # fmt: skip
+    audit = ragaudit.audit(
+        [bench["k3"], bench["k6"]], labels=bench["labels"], corpus=bench["corpus"]
+    )
+    assert render(audit.to_report(), "html") == page
+    texts = [c.text for q in audit.runs[0].failures for c in q.chunks]
+    assert texts and all(texts)  # the drill-down shows every retrieved chunk's text

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._options import (
     corpus_option,
     emit,
@@ -74,6 +73,8 @@ def command(
 
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
+    from ragaudit.pipeline.corpus import chunk_texts
+
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     if labels is not None:
         if texts is not None:

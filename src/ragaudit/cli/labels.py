@@ -9,7 +9,6 @@ from typing import Any
 
 import click
 
-from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import (
     TEXT_FORMATS,
@@ -335,6 +334,8 @@ def verdicts(
         f"to go; c = 1, w = 0",
         err=True,
     )
+    from ragaudit.pipeline.corpus import chunk_texts
+
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
     answer_chunks = {} if labels is None else answer_chunk_sets(labels)

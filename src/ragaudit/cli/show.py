@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._options import corpus_option, emit, format_option, k_option, labels_option
 from ragaudit.exceptions import InputError
 
@@ -55,6 +54,8 @@ def command(
 
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
+    from ragaudit.pipeline.corpus import chunk_texts
+
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     funnel = compute_funnel(saved, k=k, labels=labels, chunk_texts=texts, n_resamples=1)
     stages = question_stages(funnel)
