@@ -20,7 +20,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ragaudit._api import Plan, audit, compare_runs, plan
+    from ragaudit._api import Plan, audit, compare_runs, label_bias, plan
     from ragaudit.data.formats import read_qrels as load_qrels
     from ragaudit.data.formats import read_run as load_run
     from ragaudit.data.qrels import Qrels
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from ragaudit.diagnose.audit_result import Audit
     from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
     from ragaudit.diagnose.label_bias import BiasResult
-    from ragaudit.diagnose.label_bias import compute_label_bias as label_bias
     from ragaudit.metrics.evaluate import Evaluation, evaluate
     from ragaudit.stats.compare import Comparison
 
@@ -72,7 +71,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Comparison": ("ragaudit.stats.compare", "Comparison"),
     "compute_funnel": ("ragaudit.diagnose.funnel", "compute_funnel"),
     "FunnelResult": ("ragaudit.diagnose.funnel", "FunnelResult"),
-    "label_bias": ("ragaudit.diagnose.label_bias", "compute_label_bias"),
+    "label_bias": ("ragaudit._api", "label_bias"),
     "BiasResult": ("ragaudit.diagnose.label_bias", "BiasResult"),
     "plan": ("ragaudit._api", "plan"),
     "Plan": ("ragaudit._api", "Plan"),

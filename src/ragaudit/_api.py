@@ -20,11 +20,12 @@ if TYPE_CHECKING:
     from ragaudit.data.qrels import Qrels
     from ragaudit.data.saved_run import SavedRun
     from ragaudit.diagnose.audit_result import Audit
+    from ragaudit.diagnose.label_bias import BiasResult
     from ragaudit.labels.format import ChunkLabels
     from ragaudit.reports.report import Report
     from ragaudit.stats.compare import Comparison
 
-__all__ = ["Plan", "audit", "compare_runs", "plan"]
+__all__ = ["Plan", "audit", "compare_runs", "label_bias", "plan"]
 
 #: What :func:`compare_runs` compares: a saved run, a file, per-question values or an
 #: :class:`~ragaudit.metrics.Evaluation`.
@@ -280,3 +281,36 @@ def audit(
         cluster_by=cluster_by,
         human=human,
     )
+
+
+def label_bias(
+    run: SavedRun | str | os.PathLike[str],
+    labels: ChunkLabels | Qrels | str | os.PathLike[str],
+    *,
+    k: int | None = None,
+    n_shifts: int = 5,
+) -> BiasResult:
+    """How much document-level labels flatter a run: ``ragaudit labels bias RUN --labels FILE``.
+
+    The run and the chunk labels may both be files (or loaded objects);
+    :func:`ragaudit.diagnose.label_bias.compute_label_bias` computes the result (its docstring
+    gives the definitions).
+
+    Examples
+    --------
+    >>> import ragaudit
+    >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
+    ...        "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#1", "doc_id": "D", "rank": 1}]}]}
+    >>> labels = ragaudit.Qrels({"q1": {"D#0": 2}}, unit="chunk")
+    >>> label_bias(ragaudit.SavedRun.from_dict(run), labels).hit_inflation  # doc hit, no chunk hit
+    1.0
+    """
+    from ragaudit.diagnose.label_bias import compute_label_bias
+
+    if isinstance(labels, str | os.PathLike):
+        from ragaudit.labels.format import load_chunk_labels
+
+        labels = load_chunk_labels(labels)
+    if isinstance(run, os.PathLike):
+        run = os.fspath(run)
+    return compute_label_bias(run, labels, k=k, n_shifts=n_shifts)

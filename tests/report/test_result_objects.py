@@ -106,3 +106,9 @@ def test_audit_with_the_corpus_is_the_report_page(bench: dict[str, Path]) -> Non
     assert render(audit.to_report(), "html") == page
     texts = [c.text for q in audit.runs[0].failures for c in q.chunks]
     assert texts and all(texts)  # the drill-down shows every retrieved chunk's text
+
+
+def test_label_bias_takes_both_files(bench: dict[str, Path]) -> None:
+    out = cli("labels", "bias", str(bench["k3"]), "--labels", str(bench["labels"]),
+              "--format", "json")  # fmt: skip
+    assert ragaudit.label_bias(bench["k3"], bench["labels"]).to_dict() == json.loads(out)
