@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
     from ragaudit.diagnose.label_bias import BiasResult
     from ragaudit.metrics.evaluate import Evaluation, evaluate
+    from ragaudit.pipeline.live import PipelineOutput, evaluate_pipeline
     from ragaudit.stats.compare import Comparison
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "Comparison",
     "Evaluation",
     "FunnelResult",
+    "PipelineOutput",
     "Plan",
     "Qrels",
     "QuestionResult",
@@ -49,6 +51,7 @@ __all__ = [
     "compare_runs",
     "compute_funnel",
     "evaluate",
+    "evaluate_pipeline",
     "label_bias",
     "load_qrels",
     "load_run",
@@ -73,6 +76,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "FunnelResult": ("ragaudit.diagnose.funnel", "FunnelResult"),
     "label_bias": ("ragaudit._api", "label_bias"),
     "BiasResult": ("ragaudit.diagnose.label_bias", "BiasResult"),
+    "evaluate_pipeline": ("ragaudit.pipeline.live", "evaluate_pipeline"),
+    "PipelineOutput": ("ragaudit.pipeline.live", "PipelineOutput"),
     "plan": ("ragaudit._api", "plan"),
     "Plan": ("ragaudit._api", "Plan"),
     "audit": ("ragaudit._api", "audit"),
