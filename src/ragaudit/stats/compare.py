@@ -61,7 +61,7 @@ from ragaudit.stats._inputs import (
 from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact
 from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.permutation import check_exact_max_n
-from ragaudit.stats.policy import choose_interval, is_binary
+from ragaudit.stats.policy import check_ci_method, choose_interval, is_binary
 from ragaudit.stats.power import mcnemar_power, observed_power
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence, check_count
 from ragaudit.stats.verdicts import verdict
@@ -73,18 +73,6 @@ __all__ = [
     "SubsampleInterval",
     "compare_runs",
 ]
-
-
-def check_ci_method(method: str) -> str:
-    """Validate the interval choice of a comparison (``wilson`` is for single rates)."""
-    if method == "wilson":
-        raise InputError(
-            "ci method: 'wilson' is an interval for a single rate (the funnel's stages); a "
-            "difference of paired rates uses 'score' (Tango), the default for 0/1 metrics"
-        )
-    if method not in CI_METHODS:
-        raise InputError(f"ci method: expected one of {', '.join(CI_METHODS)}, found {method!r}")
-    return "percentile" if method == "bootstrap" else method
 
 
 @dataclass(frozen=True, repr=False)
