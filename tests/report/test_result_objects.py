@@ -112,3 +112,13 @@ def test_label_bias_takes_both_files(bench: dict[str, Path]) -> None:
     out = cli("labels", "bias", str(bench["k3"]), "--labels", str(bench["labels"]),
               "--format", "json")  # fmt: skip
     assert ragaudit.label_bias(bench["k3"], bench["labels"]).to_dict() == json.loads(out)
+
+
+def test_a_saved_runs_ranking_and_labels_give_its_own_recall(bench: dict[str, Path]) -> None:
+    """evaluate (trec_eval-exact) of to_run(unit="doc", k) against to_qrels() reproduces the
+    run's stored recall@k question by question."""
+    saved = ragaudit.load_saved_run(bench["k3"])
+    with pytest.warns(ragaudit.exceptions.RagauditWarning, match="have no labels"):
+        ev = ragaudit.evaluate(saved.to_qrels(), saved.to_run(unit="doc", k=3), ["recall@3"])
+    stored = {q.id: q.metric("recall@k") for q in saved.questions if q.answerable}
+    assert dict(zip(ev.query_ids, ev.per_query["recall@3"].tolist(), strict=True)) == stored
