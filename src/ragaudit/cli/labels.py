@@ -413,12 +413,12 @@ def fill(
     """
     import datetime
 
-    from ragaudit.pipeline.corpus import run_chunks
     from ragaudit.data.records import load_saved_run
     from ragaudit.exceptions import InputError
     from ragaudit.labels.build import make_labeller
     from ragaudit.labels.fill import fill_labels, write_filled_labels
     from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.pipeline.corpus import run_chunks
     from ragaudit.reports.labels_fill import fill_report
 
     if judge_repeats != 1:
