@@ -88,10 +88,13 @@ def _run_audit(
     notes = list(funnel.notes) + notes
     answer_chunks = answer_chunk_sets(labels) if labels is not None else {}
     stage = question_stages(funnel)
+    # the funnel's own failures: a question answered correctly is never one, whatever stage
+    # it stopped at (correct by luck, or unjudged at a stage but judged right)
+    failed = set(funnel.failure_ids())
     failures = tuple(
         question_view(q, stage[q.id], funnel.k, chunk_texts, answer_chunks)
         for q in saved.questions
-        if stage.get(q.id, "ok") != "ok"
+        if q.id in failed
     )
     answerable = [q for q in saved.questions if q.answerable]
     answered = sum(1 for q in answerable if q.metric("answered"))

@@ -153,7 +153,7 @@ def dashboard_rows(
             "relevant documents among the k sent: the cost and distraction term",
         )
     )
-    correct = funnel.stages[3].kept + len(funnel.lucky) if funnel.n else 0
+    correct = funnel.correct.count  # the one end-to-end count (data.saved_run_summary)
     out.append(
         _rate_row(
             "correct",

@@ -104,16 +104,7 @@ def question_view(
 
 
 def question_stages(funnel: FunnelResult) -> dict[str, str]:
-    """``{question id: where it died}``: a stage key, ``ok``, ``... (correct by luck)``,
-    ``unanswerable, answered`` or ``excluded (reason)`` (a generation or judge error; the
-    drill-down's label, shared with ``ragaudit show``)."""
-    stage = {qid: key for key, ids in funnel.died.items() for qid in ids}
-    for reason, ids in funnel.excluded.items():
-        stage.update(dict.fromkeys(ids, f"excluded ({reason})"))
-    for qid in funnel.lucky:
-        stage[qid] = stage.get(qid, "") + " (correct by luck)"
-    for qid in funnel.ok_ids:
-        stage[qid] = "ok"
-    for qid in funnel.unanswerable.answered_ids:
-        stage[qid] = "unanswerable, answered"
-    return stage
+    """``{question id: where it landed}`` (:meth:`FunnelResult.places`, the one labelling of
+    the funnel): a stage key, ``ok``, ``... (correct by luck)``, ``unjudged at ...`` or
+    ``unanswerable, answered``; the drill-down's label, shared with ``ragaudit show``."""
+    return funnel.places()
