@@ -147,7 +147,7 @@ def test_every_form_states_k_unit_and_averaging_of_the_dashboard(report: Report)
     averaging = "averaging: macro, a mean over the n questions beside each number"
     assert averaging in html and averaging in md and averaging in text
     rows = md.split("| number |")[1].split("\n\n")[0].splitlines()[2:]
-    assert len(rows) == 7 and "Seven numbers, each gameable alone" in md
+    assert len(rows) == 10 and "The chapter's six numbers, each gameable alone" in md
 
 
 def test_terminal_gap_names_its_interval_method(bench: dict[str, Path], report: Report):

@@ -138,9 +138,16 @@ def test_dashboard_equals_the_commands_json(bench: dict[str, Path], open_page: A
         _check_rate(_cell(page, run, "correct"), correct, n)
         _check(_cell(page, run, "recall_chunk"), bias["summary"]["recall"]["chunk"], bias["n"])
         una = funnel["unanswerable"]
-        wrong = len(funnel["died"]["3-refusal"]) + len(una["answered_ids"])
-        base = funnel["stages"][1]["kept"] + una["n"]
-        _check_rate(_cell(page, run, "wrong_abstention"), wrong, base)
+        # wrong abstention in its two parts, each over its own denominator
+        refused, evidence = len(funnel["died"]["3-refusal"]), funnel["stages"][1]["kept"]
+        _check_rate(_cell(page, run, "over_refusal"), refused, evidence)
+        _check_rate(_cell(page, run, "answered_unanswerable"), len(una["answered_ids"]),
+                    una["n"])  # fmt: skip
+        # no model was called: exactly $0, not n/a; these runs were made with --no-timing
+        cost = page.locator(f'td[data-run="{run}"][data-metric="cost_per_question"]')
+        assert cost.inner_text().startswith("$0")
+        latency = page.locator(f'td[data-run="{run}"][data-metric="latency_p95"]')
+        assert latency.inner_text() == "n/a"
         # the offline judges measure no faithfulness: shown as missing, not as a number
         faith = page.locator(f'td[data-run="{run}"][data-metric="faithfulness"]')
         assert faith.inner_text() == "n/a"

@@ -61,7 +61,8 @@ def command(
 ) -> None:
     """One page for saved RUNS: dashboard, funnel, failing questions, label bias, comparison.
 
-    The dashboard shows seven numbers with 95% intervals, n and the minimum detectable effect;
+    The dashboard shows the chapter's six numbers (wrong abstention split in two, p95 latency
+    and $/question) and precision@k with 95% intervals, n and the minimum detectable effect;
     every failing question opens to its retrieved chunks, answer and judge verdicts.  With two
     or more runs each later run is compared with the first (paired tests, Holm-adjusted).
     With --cluster-by each run gets clustered intervals; with --human, its correctness

@@ -8,6 +8,7 @@ view) renders this object, and :meth:`Audit.to_dict` is the JSON every one of th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +36,8 @@ __all__ = [
 #: The sentence printed under every dashboard: which interval each kind of row gets.
 INTERVAL_METHODS = (
     "intervals: Clopper-Pearson exact for rates (count/n), betting (Waudby-Smith-Ramdas) for "
-    "fractional means"
+    "fractional means, order statistics (distribution-free; unbounded above below n=72) for "
+    "p95 latency, Student t for $/question"
 )
 
 #: The sentence printed under every dashboard: what each number averages.
@@ -52,9 +54,9 @@ class DashboardRow:
     Attributes
     ----------
     key : str
-        Stable identifier (``recall_doc``, ``recall_chunk``, ``ndcg``, ``precision``,
-        ``correct``, ``faithfulness``, ``wrong_abstention``); the HTML carries it as
-        ``data-metric``.
+        Stable identifier (``recall_doc``, ``recall_chunk``, ``ndcg``, ``correct``,
+        ``faithfulness``, ``over_refusal``, ``answered_unanswerable``, ``latency_p95``,
+        ``cost_per_question``, ``precision``); the HTML carries it as ``data-metric``.
     label : str
         What the reader sees.
     value : float or None
@@ -73,6 +75,10 @@ class DashboardRow:
         The command and JSON field it equals.
     note : str
         What the number guards against, or why it is missing.
+    unit : {"", "ms", "usd"}
+        ``""`` a share or mean score; ``"ms"`` milliseconds (p95 latency); ``"usd"`` dollars.
+    varies : bool
+        The number is not reproducible (wall-clock latency): it changes from run to run.
     """
 
     key: str
@@ -86,6 +92,8 @@ class DashboardRow:
     mde: float | None
     source: str
     note: str
+    unit: str = ""
+    varies: bool = False
 
     @property
     def size(self) -> str:
@@ -138,13 +146,19 @@ class RunAudit:
                     "key": row.key,
                     "label": row.label,
                     "value": row.value,
-                    "ci_low": row.ci_low,
-                    "ci_high": row.ci_high,
+                    "ci_low": _finite(row.ci_low),
+                    # JSON has no infinity: an interval unbounded above (p95 at n < 72) is
+                    # null with "unbounded_above" true
+                    "ci_high": _finite(row.ci_high),
+                    "unbounded_above": row.ci_high is not None and math.isinf(row.ci_high),
                     "n": row.n,
                     "count": row.count,
+                    "unit": row.unit,
+                    "varies": row.varies,
                     "interval": row.interval,
                     "mde": row.mde,
                     "source": row.source,
+                    "note": row.note,
                 }
                 for row in self.dashboard
             ],
@@ -157,6 +171,10 @@ class RunAudit:
             "clustered": None if self.clustered is None else self.clustered.to_dict(),
             "calibration": None if self.calibration is None else self.calibration.to_dict(),
         }
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or math.isinf(value) else value
 
 
 @dataclass(frozen=True)
@@ -230,8 +248,10 @@ class Audit(Presentable):
         def number(row: DashboardRow) -> str:
             return f"{row.key} {'n/a' if row.value is None else format(row.value, '.3f')}"
 
+        # wall-clock numbers (p95 latency) are left out: a repr is the same on every call
         lines = [
-            f"{run.name} (k={run.k}): " + ", ".join(number(row) for row in run.dashboard)
+            f"{run.name} (k={run.k}): "
+            + ", ".join(number(row) for row in run.dashboard if not row.varies)
             for run in self.runs
         ]
         return short_repr(

@@ -1,4 +1,4 @@
-"""The dashboard of the audit page: seven numbers, each with a 95% interval, n and the MDE.
+"""The dashboard of the audit page: the chapter's six numbers, each with a 95% interval and n.
 
 Each number is computed from the same function as the single-purpose command that prints it,
 so the page and that command's JSON agree:
@@ -14,8 +14,13 @@ nDCG@k, precision@k              ``compare --questions answerable`` ``mean`` of 
 end-to-end correctness            ``funnel`` ``correct_end_to_end``
 faithfulness                      ``compare --questions answerable`` ``mean`` of
                                   ``faithfulness`` (LLM judge runs only)
-wrong abstention                  ``funnel``: (``died.3-refusal`` + ``unanswerable.answered_ids``)
-                                  / (``stages[1].kept`` + ``unanswerable.n``)
+over-refusal                      :func:`~ragaudit.diagnose.abstention.abstention_rates`:
+                                  ``died.3-refusal`` / questions with the evidence in context
+answered unanswerable             ``unanswerable.answered_ids`` / ``unanswerable.n``
+p95 latency                       the rows' ``latency_ms.total``:
+                                  :func:`~ragaudit.stats.quantile.quantile_interval`
+$/question                        the rows' ``usage.cost_usd``:
+                                  :func:`~ragaudit.stats.policy.amount_interval`; $0 offline
 ================================  ==========================================================
 
 Intervals: a 0/1 number (correctness, wrong abstention, a recall that is 0 or 1 on every
@@ -39,15 +44,18 @@ of questions discordant between two systems, the chapter's planning assumption).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.diagnose.abstention import abstention_rates
 from ragaudit.diagnose.audit_result import MDE_DISCORDANCE, DashboardRow
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.stats.intervals import proportion_interval
-from ragaudit.stats.policy import is_binary, mean_interval
+from ragaudit.stats.policy import amount_interval, is_binary, mean_interval
 from ragaudit.stats.power import minimum_detectable_effect
+from ragaudit.stats.quantile import min_n_for_upper, quantile_interval
 
 __all__ = ["dashboard_rows"]
 
@@ -93,6 +101,70 @@ def _rate_row(key: str, label: str, count: int, n: int, source: str, note: str) 
     return DashboardRow(
         key, label, count / n, ci.low, ci.high, n, count, result.method, _mde(n), source, note
     )
+
+
+_ABSTENTION_SOURCE = {
+    "over_refusal": "len(died.3-refusal) / questions with the evidence in the context",
+    "answered_unanswerable": "len(unanswerable.answered_ids) / unanswerable.n",
+}
+
+
+def _total_latency(latency: Mapping[str, float | None] | None) -> float | None:
+    """A question's wall-clock time: ``total``, else the sum of its recorded steps."""
+    if not latency:
+        return None
+    if latency.get("total") is not None:
+        return float(latency["total"])  # type: ignore[arg-type]
+    steps = [float(v) for v in latency.values() if v is not None]
+    return sum(steps) if steps else None
+
+
+def _latency_row(questions: Sequence[QuestionResult]) -> DashboardRow:
+    label = "p95 latency (varies run to run)"
+    source = "the rows' latency_ms.total (wall clock, varies from run to run)"
+    values = [v for v in (_total_latency(q.latency_ms) for q in questions) if v is not None]
+    if not values:
+        return DashboardRow(
+            "latency_p95", label, None, None, None, 0, None, "", None, source,
+            "not recorded (the run was made with --no-timing)", unit="ms",
+        )  # fmt: skip
+    result = quantile_interval(values, q=0.95)
+    ci = result.confidence_interval
+    unbounded = math.isinf(ci.high)
+    note = "the slow tail users wait for; wall clock: varies from run to run"
+    if unbounded:
+        note += f" (no upper bound below n = {min_n_for_upper(0.95)})"
+    return DashboardRow(
+        "latency_p95", label, result.statistic, ci.low, ci.high, result.n, None,
+        result.method, None, source, note, unit="ms", varies=True,
+    )  # fmt: skip
+
+
+def _cost_row(saved: SavedRun) -> DashboardRow:
+    label = "$/question"
+    source = "the rows' usage.cost_usd (price table; a cache hit costs what the call would)"
+    used = [q.usage for q in saved.questions if q.usage is not None]
+    if not used:
+        # no model was called (the extractive reader, offline judges): exactly $0, not n/a
+        n = len(saved.questions)
+        return DashboardRow(
+            "cost_per_question", label, 0.0, 0.0, 0.0, n, None, "exact (no model calls)",
+            None, "offline: no model calls", "offline: $0, no model was called", unit="usd",
+        )  # fmt: skip
+    costs = [u.get("cost_usd") for u in used]
+    if any(c is None for c in costs) or len(used) < len(saved.questions):
+        return DashboardRow(
+            "cost_per_question", label, None, None, None, len(used), None, "", None, source,
+            "unknown: a question has no priced usage (model not in the price table: --prices)",
+            unit="usd",
+        )  # fmt: skip
+    result = amount_interval([float(c) for c in costs if c is not None])
+    ci = result.confidence_interval
+    return DashboardRow(
+        "cost_per_question", label, result.statistic, ci.low, ci.high, len(costs), None,
+        result.method, None, source, "what each answer costs at the price table's rates",
+        unit="usd",
+    )  # fmt: skip
 
 
 def dashboard_rows(
@@ -144,15 +216,6 @@ def dashboard_rows(
             "order: the generator reads the first chunks first",
         )
     )
-    out.append(
-        _mean_row(
-            "precision",
-            f"precision@{k}, document level",
-            _answerable_values(rows, "precision@k"),
-            compare_src.format("precision@k"),
-            "relevant documents among the k sent: the cost and distraction term",
-        )
-    )
     correct = funnel.correct.count  # the one end-to-end count (data.saved_run_summary)
     out.append(
         _rate_row(
@@ -176,18 +239,33 @@ def dashboard_rows(
             else "not measured: run `ragaudit judge` (LLM faithfulness judge)",
         )
     )
-    una = funnel.unanswerable
-    wrong = len(funnel.died["3-refusal"]) + len(una.answered_ids)
-    base = (funnel.stages[1].kept if funnel.n else 0) + una.n
+    abstention = abstention_rates(funnel)
+    for rate, label, note in (
+        (abstention.over_refusal, "wrong abstention: over-refusal",
+         "refused although the evidence was in the context"),
+        (abstention.answered_unanswerable, "wrong abstention: answered unanswerable",
+         "answered a question the corpus cannot answer"),
+    ):  # fmt: skip
+        out.append(
+            _rate_row(
+                rate.key,
+                label,
+                rate.count,
+                rate.n,
+                f"ragaudit funnel (--format json): {_ABSTENTION_SOURCE[rate.key]}",
+                f"{note} (over the {rate.denominator})",
+            )
+        )
+    out.append(_latency_row(rows))
+    out.append(_cost_row(saved))
     out.append(
-        _rate_row(
-            "wrong_abstention",
-            "wrong abstention",
-            wrong,
-            base,
-            "ragaudit funnel (--format json): (len(died.3-refusal) + "
-            "len(unanswerable.answered_ids)) / (stages[1].kept + unanswerable.n)",
-            "refusals with the evidence present + answers to unanswerable questions",
+        _mean_row(
+            "precision",
+            f"precision@{k}, document level",
+            _answerable_values(rows, "precision@k"),
+            compare_src.format("precision@k"),
+            "an extra row: relevant documents among the k sent, the chapter's cost-and-"
+            "distraction term",
         )
     )
     return tuple(out)

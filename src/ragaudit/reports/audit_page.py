@@ -39,7 +39,9 @@ from ragaudit.reports.audit_sections import terminal_sections
 from ragaudit.reports.audit_tables import (
     comparison_table,
     config_table,
+    dashboard_interval,
     dashboard_table,
+    dashboard_value,
     fmt,
     funnel_table,
     mde_text,
@@ -111,12 +113,9 @@ def _dash_cell(run: str, row: DashboardRow) -> Cell:
     numbers = (("value", repr(row.value)), ("n", str(row.n)), ("low", repr(row.ci_low)),
                ("high", repr(row.ci_high)))  # fmt: skip
     return Cell(
-        f"{row.value:.3f}", sub=f"[{fmt(row.ci_low)}, {fmt(row.ci_high)}] {row.size}",
+        dashboard_value(row, row.value), sub=f"{dashboard_interval(row)} {row.size}",
         cls="val", attrs=attrs + numbers,
     )  # fmt: skip
-
-
-_COUNTS = {5: "Five", 6: "Six", 7: "Seven", 8: "Eight"}
 
 
 def _dashboard(audit: Audit) -> Section:
@@ -134,12 +133,14 @@ def _dashboard(audit: Audit) -> Section:
         ("number", *run_columns(audit), "MDE", "guards against / source"), rows,
         "l" + "r" * (len(runs) + 1) + "l", only=_HTML, cls="dash", row_headers=True,
     )  # fmt: skip
-    count = _COUNTS.get(len(rows), str(len(rows)))
     note = (
-        f"{count} numbers, each gameable alone, so read them together. Each with its 95% "
-        "interval and n; MDE = the smallest change a paired comparison at this n detects with "
-        f"power 0.8 (exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of questions discordant); "
-        f"{AVERAGING}; {INTERVAL_METHODS}."
+        "The chapter's six numbers, each gameable alone, so read them together: recall@k "
+        "(chunk level beside document level), nDCG@k, end-to-end correctness, faithfulness, "
+        "wrong abstention (its two failures on their own lines, each over its own "
+        "denominator), and p95 latency with $/question; precision@k follows as an extra row. "
+        "Each with its 95% interval and n; MDE = the smallest change a paired comparison at "
+        "this n detects with power 0.8 (exact McNemar, alpha 0.05, "
+        f"{MDE_DISCORDANCE:.0%} of questions discordant); {AVERAGING}; {INTERVAL_METHODS}."
     )
     return Section(
         "Dashboard",

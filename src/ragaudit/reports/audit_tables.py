@@ -10,6 +10,7 @@ escapes and lays them out. ``Audit.to_dict()`` is the JSON form.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -62,17 +63,55 @@ def p_text(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def dashboard_value(row: DashboardRow, value: float | None) -> str:
+    """One number of a dashboard row in its unit: ``0.796``, ``0.412 s`` (a latency, kept in
+    milliseconds), ``$0.0021``; an interval end that is infinite is ``inf`` (p95 latency with
+    too few questions).
+
+    >>> from ragaudit.diagnose.audit_result import DashboardRow
+    >>> def row(unit):
+    ...     return DashboardRow("k", "x", 1.0, 0.0, 1.0, 1, None, "", None, "", "", unit=unit)
+    >>> dashboard_value(row(""), 0.5), dashboard_value(row("ms"), 412.4)
+    ('0.500', '0.412 s')
+    >>> dashboard_value(row("ms"), 4.21)
+    '0.004 s'
+    >>> dashboard_value(row("usd"), 0.00213), dashboard_value(row("usd"), 0.0)
+    ('$0.0021', '$0')
+    >>> dashboard_value(row("ms"), float("inf"))
+    'inf'
+    """
+    if value is None:
+        return "-"
+    if math.isinf(value):
+        return "inf"
+    if row.unit == "ms":
+        # shown in seconds, 3 decimals: a fixed width below 10 s, so the varying latency
+        # never moves the other columns of the table
+        return f"{value / 1000:.3f} s"
+    if row.unit == "usd":
+        return "$0" if value == 0 else f"${value:.4f}"
+    return f"{value:.3f}"
+
+
+def dashboard_interval(row: DashboardRow) -> str:
+    """``[low, high]`` in the row's unit (``[380 ms, inf]`` when unbounded above)."""
+    return f"[{dashboard_value(row, row.ci_low)}, {dashboard_value(row, row.ci_high)}]"
+
+
 def dashboard_number(row: DashboardRow, width: int = 0) -> str:
     """``value [low, high] size`` (size ``43/54`` or ``n=54``, padded to ``width`` so a
     column's intervals align), or ``n/a`` when the run cannot measure it."""
     if row.value is None:
         return "n/a"
-    return f"{row.value:.3f} [{fmt(row.ci_low)}, {fmt(row.ci_high)}] {row.size:<{width}}"
+    return f"{dashboard_value(row, row.value)} {dashboard_interval(row)} {row.size:<{width}}"
 
 
 def mde_text(rows: Sequence[DashboardRow]) -> str:
     """The minimum detectable effects of one dashboard row across runs (``a / b`` when the
-    runs' n differ; ``not detectable`` when no effect is)."""
+    runs' n differ; ``not detectable`` when no effect is; ``-`` for latency and cost, which
+    no paired test of ours compares)."""
+    if any(r.unit for r in rows):
+        return "-"
     values = sorted({fmt(r.mde, ".2f") for r in rows if r.n})
     return " / ".join(v if v != "-" else "not detectable" for v in values) or "-"
 
