@@ -1,8 +1,9 @@
 """Invalid judge replies from a real small model: ``json_object`` against ``json_schema``.
 
 The demo's ``k3_cs800`` run is rebuilt offline and the first ``--n`` answerable questions are
-judged by all five LLM judges twice, on fresh caches: once with the client held at
-``response_format={"type": "json_object"}`` (what judges sent before they sent their schema)
+judged by the LLM judges (``--judges``, default all five) twice, on fresh caches: once with
+the client held at ``response_format={"type": "json_object"}`` (what judges sent before they
+sent their schema)
 and once as shipped (``json_schema``, strict).  Both runs cap each reply at the judge's
 ``max_output_tokens`` and repair invalid replies, so the table shows the effect of the format
 alone: replies invalid at the first attempt, cut at the token cap, repaired, and judge calls
@@ -12,7 +13,7 @@ Usage::
 
     uv run python scripts/serve_local_model.py --model smollm2 &      # prints the URL
     uv run python benchmarks/bench_llm_formats.py --base-url http://127.0.0.1:PORT/v1 \\
-        --model smollm2-135m-instruct --n 3
+        --model smollm2-135m-instruct --n 2 --judges correctness,relevance
 
 This is a benchmark, not a test: nothing here asserts a number.
 """
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", default=os.environ.get("RAGAUDIT_LLM_BASE_URL"))
     parser.add_argument("--model", default=os.environ.get("RAGAUDIT_LLM_MODEL"))
     parser.add_argument("--n", type=int, default=3, help="answerable questions judged")
+    parser.add_argument("--judges", default=",".join(JUDGE_NAMES), help="comma-separated")
     parser.add_argument("--timeout", type=float, default=900.0)
     args = parser.parse_args(argv)
     if not args.base_url or not args.model:
@@ -46,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         ctx = run_demo(out, echo=lambda line: None)
     rows = [r for r in ctx.runs["k3_cs800"].to_dict()["rows"] if r.get("answerable", True)]
     _, items = items_from_rows(rows[: args.n], {c.chunk_id: c.text for c in ctx.chunks})
-    print(f"{len(items)} answers x {len(JUDGE_NAMES)} judges: {[i.question_id for i in items]}")
+    names = [j for j in args.judges.split(",") if j]
+    print(f"{len(items)} answers x judges {names}: {[i.question_id for i in items]}")
     print(
         "| format | calls | invalid | cut at cap | repair requests | repaired | no verdict "
         "| s/call |"
@@ -65,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
                 # Hold the client at the older format (a benchmark may reach inside).
                 client._format = mode
                 t0 = time.monotonic()
-                verdicts = LLMJudges(client).judge(items)
+                verdicts = LLMJudges(client, names).judge(items)
                 seconds = time.monotonic() - t0
                 usage = client.usage_summary()
         s = usage["structured"]
