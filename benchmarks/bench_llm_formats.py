@@ -25,12 +25,15 @@ import os
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-from _readme import measured, start
+from _readme import measured, splice, start
 
 from ragaudit.cli.demo import run_demo
 from ragaudit.judges.llm import JUDGE_NAMES, LLMJudges, items_from_rows
 from ragaudit.llm import LLMClient, LLMConfig
+
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide" / "llm.md"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=3, help="answerable questions judged")
     parser.add_argument("--judges", default=",".join(JUDGE_NAMES), help="comma-separated")
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--readme", action="store_true", help="splice docs/guide/llm.md")
     args = parser.parse_args(argv)
     if not args.base_url or not args.model:
         parser.error("pass --base-url and --model (or set RAGAUDIT_LLM_BASE_URL/_MODEL)")
@@ -50,11 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     _, items = items_from_rows(rows[: args.n], {c.chunk_id: c.text for c in ctx.chunks})
     names = [j for j in args.judges.split(",") if j]
     print(f"{len(items)} answers x judges {names}: {[i.question_id for i in items]}")
-    print(
+    lines = [
         "| format | calls | invalid | cut at cap | repair requests | repaired | no verdict "
-        "| s/call |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
+        "| s/call |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for mode in ("json_object", "json_schema"):
         with tempfile.TemporaryDirectory() as cache:
             config = LLMConfig(
@@ -74,11 +78,20 @@ def main(argv: list[str] | None = None) -> int:
         s = usage["structured"]
         failed = sum(len(v.get("judge_errors") or {}) for v in verdicts)
         calls = usage["calls"]
-        print(
+        lines.append(
             f"| {mode} | {calls} | {s['invalid_replies']} | {s['cut_at_length']} | "
             f"{s['repair_requests']} | {s['repaired']} | {failed} | {seconds / max(calls, 1):.1f} |"
         )
-    print(measured(started, load))
+        print(lines[-1], flush=True)
+    table = "\n".join(lines) + (
+        f"\n\n{args.model} on 127.0.0.1, judges {', '.join(names)} on the first {len(items)} "
+        f'answerable questions of the demo\'s k3_cs800 run; "no verdict" counts (answer, judge) '
+        f"pairs left without a verdict after the repairs. {measured(started, load)}"
+    )
+    print(table)
+    if args.readme:
+        splice("bench-llm-formats", table, GUIDE)
+        print(f"spliced into {GUIDE}")
     return 0
 
 
