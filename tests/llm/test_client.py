@@ -297,12 +297,13 @@ def test_invalid_json_is_retried_with_the_error(
     )
     outcome = make_client(schema_retries=2).chat_json(MSG, parse_answer, prompt_version="v")
     assert (outcome.value, outcome.error, outcome.attempts) == (4, None, 3)
+    # Each retry is a repair request: the question, then the rejected reply and its error.
     second, third = server.requests[1].messages, server.requests[2].messages
-    assert second[:1] == MSG
-    assert second[1] == {"role": "assistant", "content": "four, I think"}
-    assert "not valid JSON" in second[2]["content"]
-    assert third[3] == {"role": "assistant", "content": '{"answer": "four"}'}
-    assert "answer: expected an integer" in third[4]["content"]
+    assert len(second) == len(third) == 1
+    assert second[0]["content"].startswith(MSG[0]["content"] + "\n\nREPAIR:")
+    assert "not valid JSON" in second[0]["content"] and "four, I think" in second[0]["content"]
+    assert '{"answer": "four"}' in third[0]["content"]
+    assert "answer: expected an integer" in third[0]["content"]
 
 
 def test_schema_budget_exhausted_gives_an_error(

@@ -59,7 +59,8 @@ def add_llm_options(command: _F) -> _F:
         click.option(
             "--llm-json-mode/--no-llm-json-mode",
             default=None,
-            help="Request response_format=json_object from judges [default: on].",
+            help="Judges send response_format (their JSON schema; json_object, then none, if the "
+            "server refuses it) [default: on].",
         ),
         click.option(
             "--no-cache",

@@ -125,6 +125,7 @@ class _Call:
     prompt: Prompt
     parse: Callable[[Any], Any]
     finish: Callable[[Any], dict[str, Any]]
+    schema: dict[str, Any]  # the response_format schema: {"name", "schema"}
 
 
 class LLMJudges:
@@ -213,6 +214,8 @@ class LLMJudges:
                             repeat=r,
                             json_mode=self.client.config.json_mode,
                             expected_output_tokens=call.prompt.expected_output_tokens,
+                            schema=call.schema,
+                            max_tokens=call.prompt.max_output_tokens,
                         )
                     )
         return planned
@@ -227,7 +230,12 @@ class LLMJudges:
         if not isinstance(call, _Call):
             return call
         outcome = self.client.chat_json(
-            call.messages, call.parse, prompt_version=call.prompt.version, repeat=repeat
+            call.messages,
+            call.parse,
+            prompt_version=call.prompt.version,
+            repeat=repeat,
+            schema=call.schema,
+            max_tokens=call.prompt.max_output_tokens,
         )
         if outcome.value is None:
             return {"judge_error": outcome.error or "no verdict"}
@@ -248,13 +256,13 @@ class LLMJudges:
             reference=data_block("reference", item.reference_answer),
             context=numbered_chunks(list(item.context)),
         )
-        from ragaudit.judges.schemas import parse_sufficiency
+        from ragaudit.judges.schemas import json_schema, parse_sufficiency
 
         def finish(verdict: Any) -> dict[str, Any]:
             missing = [f.fact for f in verdict.facts if not f.in_context]
             return {"sufficiency": not missing, "missing_facts": missing}
 
-        return _Call(messages, SUFFICIENCY, parse_sufficiency, finish)
+        return _Call(messages, SUFFICIENCY, parse_sufficiency, finish, json_schema("Sufficiency"))
 
     def _build_correctness(self, item: JudgeItem) -> dict[str, Any] | _Call:
         abstained = item.did_abstain()
@@ -279,7 +287,7 @@ class LLMJudges:
             reference=data_block("reference", item.reference_answer),
             answer=data_block("answer", item.answer),
         )
-        from ragaudit.judges.schemas import parse_correctness
+        from ragaudit.judges.schemas import json_schema, parse_correctness
 
         def finish(verdict: Any) -> dict[str, Any]:
             return {
@@ -289,7 +297,7 @@ class LLMJudges:
                 "numeric_match": bool(verdict.numbers_match),
             }
 
-        return _Call(messages, CORRECTNESS, parse_correctness, finish)
+        return _Call(messages, CORRECTNESS, parse_correctness, finish, json_schema("Correctness"))
 
     def _build_faithfulness(self, item: JudgeItem) -> dict[str, Any] | _Call:
         if item.did_abstain():
@@ -300,7 +308,7 @@ class LLMJudges:
             context=numbered_chunks(list(item.context)),
             answer=data_block("answer", item.answer),
         )
-        from ragaudit.judges.schemas import parse_faithfulness
+        from ragaudit.judges.schemas import json_schema, parse_faithfulness
 
         def finish(verdict: Any) -> dict[str, Any]:
             claims = verdict.claims
@@ -311,7 +319,9 @@ class LLMJudges:
                 "unsupported_claims": [c.claim for c in claims if not c.supported],
             }
 
-        return _Call(messages, FAITHFULNESS, parse_faithfulness, finish)
+        return _Call(
+            messages, FAITHFULNESS, parse_faithfulness, finish, json_schema("Faithfulness")
+        )
 
     def _build_citations(self, item: JudgeItem) -> dict[str, Any] | _Call:
         not_applicable: dict[str, Any] = {
@@ -360,7 +370,7 @@ class LLMJudges:
             sentences=sentence_blocks,
             pairs=", ".join(f"({i}, {n})" for i, n in to_check),
         )
-        from ragaudit.judges.schemas import parse_citations
+        from ragaudit.judges.schemas import json_schema, parse_citations
 
         def parse(value: Any) -> Any:
             return parse_citations(value, to_check)
@@ -369,7 +379,8 @@ class LLMJudges:
             supported = {(v.sentence, v.chunk) for v in verdict.verdicts if v.supported}
             return result(supported)
 
-        return _Call(messages, CITATIONS, parse, finish)
+        schema = json_schema("Citations", max_items=len(to_check))
+        return _Call(messages, CITATIONS, parse, finish, schema)
 
     def _build_relevance(self, item: JudgeItem) -> dict[str, Any] | _Call:
         if item.did_abstain():
@@ -378,12 +389,12 @@ class LLMJudges:
             question=data_block("question", item.question),
             answer=data_block("answer", item.answer),
         )
-        from ragaudit.judges.schemas import parse_relevance
+        from ragaudit.judges.schemas import json_schema, parse_relevance
 
         def finish(verdict: Any) -> dict[str, Any]:
             return {"answer_relevance": int(verdict.score)}
 
-        return _Call(messages, RELEVANCE, parse_relevance, finish)
+        return _Call(messages, RELEVANCE, parse_relevance, finish, json_schema("Relevance"))
 
     # ----------------------------------------------------------------------------------------
     def _combine(self, per_judge: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:

@@ -87,6 +87,10 @@ class Prompt:
     system: str
     user: str
     expected_output_tokens: int = 200
+    #: The completion cap sent with a structured (JSON) call: room for the longest list the
+    #: schema allows (``schemas.MAX_ITEMS``) at ~40 tokens an item, so a model that loops is
+    #: cut early and repaired instead of running for minutes.  ``None``: no cap of our own.
+    max_output_tokens: int | None = None
 
     def messages(self, **fields: str) -> list[dict[str, str]]:
         """The chat messages with ``fields`` substituted into the user template."""
@@ -114,6 +118,7 @@ SUFFICIENCY = Prompt(
     ),
     user="{question}\n{reference}\n{context}",
     expected_output_tokens=150,
+    max_output_tokens=512,
 )
 
 CORRECTNESS = Prompt(
@@ -137,6 +142,7 @@ CORRECTNESS = Prompt(
     ),
     user="{question}\n{reference}\n{answer}",
     expected_output_tokens=80,
+    max_output_tokens=256,
 )
 
 FAITHFULNESS = Prompt(
@@ -154,6 +160,7 @@ FAITHFULNESS = Prompt(
     ),
     user="{question}\n{context}\n{answer}",
     expected_output_tokens=200,
+    max_output_tokens=768,
 )
 
 CITATIONS = Prompt(
@@ -169,6 +176,7 @@ CITATIONS = Prompt(
     ),
     user="{context}\n{sentences}\nPairs to judge (sentence, chunk): {pairs}",
     expected_output_tokens=100,
+    max_output_tokens=768,
 )
 
 RELEVANCE = Prompt(
@@ -183,6 +191,7 @@ RELEVANCE = Prompt(
     ),
     user="{question}\n{answer}",
     expected_output_tokens=50,
+    max_output_tokens=192,
 )
 
 GENERATOR = Prompt(
@@ -217,6 +226,7 @@ LABELLER = Prompt(
     ),
     user="{question}\n{reference}\n{keywords}\n{context}",
     expected_output_tokens=40,
+    max_output_tokens=256,
 )
 
 #: Every prompt by name.

@@ -18,6 +18,8 @@ from ragaudit._io import require
 from ragaudit.llm.replies import InvalidReply
 
 __all__ = [
+    "MAX_ITEMS",
+    "json_schema",
     "models",
     "parse_citations",
     "parse_correctness",
@@ -101,6 +103,66 @@ def models() -> SimpleNamespace:
         Relevance=Relevance,
         Labels=Labels,
     )
+
+
+#: The longest list each verdict may hold in ``json_schema`` mode (``maxItems``): a bound a
+#: grammar-constrained server enforces, so a small model cannot loop on a list until the token
+#: cap.  Generous for real answers: a reference answer has a handful of atomic facts.
+MAX_ITEMS: dict[str, int] = {
+    "Sufficiency": 12,
+    "Faithfulness": 16,
+    "Citations": 32,
+    "Labels": 32,
+}
+
+
+def _strict(node: Any, defs: dict[str, Any], max_items: int | None) -> Any:
+    """A pydantic JSON schema node in the subset strict structured output accepts: ``$ref``
+    inlined, every property required, no extra properties, no titles or defaults."""
+    if isinstance(node, list):
+        return [_strict(item, defs, max_items) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return _strict(defs[node["$ref"].rsplit("/", 1)[-1]], defs, max_items)
+    out = {
+        key: _strict(value, defs, max_items)
+        for key, value in node.items()
+        if key not in ("title", "default", "$defs")
+    }
+    if out.get("type") == "object":
+        out["required"] = list(out.get("properties", {}))
+        out["additionalProperties"] = False
+    if out.get("type") == "array" and max_items is not None:
+        out["maxItems"] = max_items
+    return out
+
+
+@functools.cache
+def _json_schema(model_name: str, max_items: int | None) -> dict[str, Any]:
+    raw = getattr(models(), model_name).model_json_schema()
+    schema = _strict(raw, raw.get("$defs", {}), max_items)
+    return {"name": model_name.lower(), "schema": schema}
+
+
+def json_schema(model_name: str, max_items: int | None = None) -> dict[str, Any]:
+    """The ``response_format`` schema of a verdict model: ``{"name", "schema"}``.
+
+    Built from the pydantic model (one source for the request and the validation), in the
+    strict subset OpenAI and llama.cpp both accept; arrays get ``maxItems`` (``max_items``,
+    else :data:`MAX_ITEMS`).  Optional fields such as ``reason`` become required: a strict
+    server then always sends them, which the parser accepts.
+
+    Examples
+    --------
+    >>> s = json_schema("Relevance")
+    >>> s["name"], s["schema"]["required"], s["schema"]["additionalProperties"]
+    ('relevance', ['score', 'reason'], False)
+    >>> json_schema("Sufficiency")["schema"]["properties"]["facts"]["maxItems"]
+    12
+    """
+    cap = max_items if max_items is not None else MAX_ITEMS.get(model_name)
+    return _json_schema(model_name, cap)
 
 
 def _validate(model_name: str, value: Any) -> Any:

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from ragaudit._io import require
 from ragaudit.llm.cache import CachedReply, LLMCache, cache_key
+from ragaudit.llm.concurrency import map_in_order
 from ragaudit.llm.config import LLMConfig
 from ragaudit.llm.prices import PriceTable
 from ragaudit.llm.replies import (
@@ -35,26 +34,20 @@ from ragaudit.llm.replies import (
     estimate_tokens,
     extract_json,
 )
+from ragaudit.llm.structured import (
+    MODES,
+    FormatRefused,
+    Mode,
+    repair_messages,
+    response_format,
+)
 from ragaudit.llm.transport import redact_secrets, send_with_retries, short
+from ragaudit.llm.usage import Totals
 
 __all__ = ["LLMClient"]  # the reply types live in ragaudit.llm.replies
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-@dataclass
-class _Totals:
-    calls: int = 0
-    cache_hits: int = 0
-    http_requests: int = 0
-    retries: int = 0
-    failed_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_input_tokens: int = 0
-    cached_output_tokens: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 class LLMClient:
@@ -108,8 +101,10 @@ class LLMClient:
         self._sleep = sleep
         self._sdk: Any = None
         self._sdk_lock = threading.Lock()
-        self._totals = _Totals()
+        self._totals = Totals()
         self._reached = False  # has the endpoint answered at least once?
+        # The most constrained response_format this endpoint has not refused (this run).
+        self._format: Mode = "json_schema"
         self._secrets = config.secrets
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -146,16 +141,28 @@ class LLMClient:
             return self._sdk
 
     # -- one call --------------------------------------------------------------------------
-    def _params(self, repeat: int, json_mode: bool) -> dict[str, Any]:
+    def _params(
+        self,
+        repeat: int,
+        json_mode: bool,
+        schema: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> dict[str, Any]:
         # Repeats use seed + repeat so that a seeded server samples differently per repeat.
         seed = None if self.config.seed is None else self.config.seed + repeat
-        return {
+        params: dict[str, Any] = {
             "temperature": self.config.temperature,
             "seed": seed,
-            "max_tokens": self.config.max_tokens,
+            # An explicit --llm-max-tokens wins; else the caller's cap (a judge's, sized to
+            # its schema); else the server's default.
+            "max_tokens": self.config.max_tokens if self.config.max_tokens else max_tokens,
             "json_mode": json_mode,
             "repeat": repeat,
         }
+        if json_mode and schema is not None:  # json_object requests keep their old keys
+            params["response_format"] = "json_schema"
+            params["schema"] = dict(schema)
+        return params
 
     def key_for(
         self,
@@ -163,14 +170,20 @@ class LLMClient:
         prompt_version: str,
         repeat: int = 0,
         json_mode: bool = False,
+        schema: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> str:
-        """The cache key of a request (see :func:`ragaudit.llm.cache.cache_key`)."""
+        """The cache key of a request (see :func:`ragaudit.llm.cache.cache_key`).
+
+        ``schema`` (``{"name", "schema"}``) with ``json_mode`` means a ``json_schema``
+        request; without it, ``json_mode`` means ``json_object``.
+        """
         return cache_key(
             endpoint=self.endpoint,
             model=self.model,
             prompt_version=prompt_version,
             messages=[dict(m) for m in messages],
-            params=self._params(repeat, json_mode),
+            params=self._params(repeat, json_mode, schema, max_tokens),
         )
 
     def chat(
@@ -180,13 +193,20 @@ class LLMClient:
         prompt_version: str,
         repeat: int = 0,
         json_mode: bool = False,
+        schema: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResult:
         """One chat completion, from the cache when possible.
 
-        Raises :class:`LLMRequestError` when this request fails for good and
-        :class:`LLMUnavailableError` when the endpoint is unusable.
+        ``json_mode`` sends ``response_format``: ``json_schema`` with ``schema``
+        (``{"name": str, "schema": {...}}``), else ``json_object``.  ``max_tokens`` caps the
+        reply unless the config sets its own cap.
+
+        Raises :class:`LLMRequestError` when this request fails for good (its subclass
+        :class:`~ragaudit.llm.structured.FormatRefused` when the server refused the
+        ``response_format``) and :class:`LLMUnavailableError` when the endpoint is unusable.
         """
-        key = self.key_for(messages, prompt_version, repeat, json_mode)
+        key = self.key_for(messages, prompt_version, repeat, json_mode, schema, max_tokens)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -199,7 +219,7 @@ class LLMClient:
                     hit.text, hit.input_tokens, hit.output_tokens, True, hit.finish_reason
                 )
         try:
-            reply = self._send(messages, key, repeat, json_mode)
+            reply = self._send(messages, key, self._params(repeat, json_mode, schema, max_tokens))
         except LLMRequestError:
             with self._totals.lock:
                 self._totals.calls += 1
@@ -222,10 +242,10 @@ class LLMClient:
         )
 
     def _send(
-        self, messages: Sequence[Message], key: str, repeat: int, json_mode: bool
+        self, messages: Sequence[Message], key: str, params: Mapping[str, Any]
     ) -> CachedReply:
         sdk = self._openai()
-        params = self._params(repeat, json_mode)
+        json_mode = bool(params["json_mode"])
         request: dict[str, Any] = {
             "model": self.model,
             "messages": [dict(m) for m in messages],
@@ -236,7 +256,8 @@ class LLMClient:
         if params["max_tokens"] is not None:
             request["max_tokens"] = params["max_tokens"]
         if json_mode:
-            request["response_format"] = {"type": "json_object"}
+            mode: Mode = "json_schema" if "schema" in params else "json_object"
+            request["response_format"] = response_format(mode, params.get("schema"))
 
         def on_attempt(retry: bool) -> None:
             with self._totals.lock:
@@ -262,6 +283,46 @@ class LLMClient:
         )
 
     # -- structured output -----------------------------------------------------------------
+    def _structured_chat(
+        self,
+        messages: Sequence[Message],
+        prompt_version: str,
+        repeat: int,
+        schema: Mapping[str, Any] | None,
+        max_tokens: int | None,
+    ) -> ChatResult:
+        """:meth:`chat` in the most constrained format this endpoint has not refused.
+
+        A refusal lowers the format for the rest of this client's life (``json_schema`` ->
+        ``json_object`` -> ``text``) and is recorded in :meth:`usage_summary`.
+        """
+        while True:
+            with self._totals.lock:
+                mode = self._format
+            if not self.config.json_mode:
+                mode = "text"
+            elif schema is None and mode == "json_schema":
+                mode = "json_object"
+            try:
+                result = self.chat(
+                    messages,
+                    prompt_version=prompt_version,
+                    repeat=repeat,
+                    json_mode=mode != "text",
+                    schema=schema if mode == "json_schema" else None,
+                    max_tokens=max_tokens,
+                )
+            except FormatRefused as exc:
+                with self._totals.lock:
+                    lower = MODES[MODES.index(mode) + 1]
+                    if MODES.index(self._format) <= MODES.index(mode):
+                        self._format = lower  # another thread may have lowered it already
+                        self._totals.format_fallbacks.append(f"{mode} -> {lower}: {exc}")
+                continue
+            with self._totals.lock:
+                self._totals.formats[mode] = self._totals.formats.get(mode, 0) + 1
+            return result
+
     def chat_json(
         self,
         messages: Sequence[Message],
@@ -269,40 +330,49 @@ class LLMClient:
         *,
         prompt_version: str,
         repeat: int = 0,
+        schema: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> JSONOutcome[T]:
-        """Ask for JSON, validate it with ``parse``, and retry with the error on failure.
+        """Ask for JSON, validate it with ``parse``, and send a repair request on failure.
 
-        ``parse`` receives the decoded JSON object and raises :class:`InvalidReply` (or a
-        ``ValueError``) with a message the model can act on.  After
-        ``config.schema_retries`` follow-ups the outcome carries ``error`` instead of a value.
-        A request that fails for good also becomes an ``error`` (never a verdict).
+        ``schema`` (``{"name": str, "schema": {...}}``) is sent as ``response_format``
+        ``json_schema``; a server that refuses it gets ``json_object``, then no format (see
+        :mod:`ragaudit.llm.structured`).  ``max_tokens`` bounds the reply (a judge sizes it
+        to its schema).  ``parse`` receives the decoded JSON object and raises
+        :class:`InvalidReply` (or a ``ValueError``) with a message the model can act on.  A
+        reply cut by the token cap (``finish_reason == "length"``) is invalid too.  Each of
+        the ``config.schema_retries`` follow-ups is a repair request quoting the rejected
+        reply, the error and the schema, never the same bytes; after them the outcome
+        carries ``error`` instead of a value.  A request that fails for good also becomes an
+        ``error`` (never a verdict).
         """
-        conversation = [dict(m) for m in messages]
         attempts = self.config.schema_retries + 1
         problem = "no attempt made"
+        request = [dict(m) for m in messages]
         for attempt in range(attempts):
             try:
-                result = self.chat(
-                    conversation,
-                    prompt_version=prompt_version,
-                    repeat=repeat,
-                    json_mode=self.config.json_mode,
-                )
+                result = self._structured_chat(request, prompt_version, repeat, schema, max_tokens)
             except LLMRequestError as exc:
                 return JSONOutcome(None, f"request failed: {exc}", attempt + 1)
             try:
-                return JSONOutcome(parse(extract_json(result.text)), None, attempt + 1)
+                if result.finish_reason == "length":
+                    raise InvalidReply(
+                        f"the reply was cut at the token limit after {result.output_tokens} "
+                        "tokens, before the JSON object was complete; give a shorter answer"
+                    )
+                value = parse(extract_json(result.text))
             except (InvalidReply, ValueError) as exc:
                 problem = short(redact_secrets(str(exc), self._secrets), 300)
-            conversation = [
-                *conversation,
-                {"role": "assistant", "content": result.text},
-                {
-                    "role": "user",
-                    "content": f"Your reply was rejected: {problem}\n"
-                    "Answer again with only the corrected JSON object.",
-                },
-            ]
+                with self._totals.lock:
+                    self._totals.invalid_replies += 1
+                    self._totals.cut_at_length += int(result.finish_reason == "length")
+                    self._totals.repair_requests += int(attempt + 1 < attempts)
+            else:
+                if attempt:
+                    with self._totals.lock:
+                        self._totals.repaired += 1
+                return JSONOutcome(value, None, attempt + 1)
+            request = repair_messages(messages, result.text, problem, schema, attempt + 1, attempts)
         return JSONOutcome(None, f"invalid reply after {attempts} attempts: {problem}", attempts)
 
     # -- many calls ------------------------------------------------------------------------
@@ -318,29 +388,7 @@ class LLMClient:
         thread after each item.  :class:`LLMUnavailableError` (and Ctrl-C) cancel the items not
         yet started and propagate; everything already completed is in the cache.
         """
-        work = list(items)
-        if not work:
-            return []
-        results: list[Any] = [None] * len(work)
-        executor = ThreadPoolExecutor(
-            max_workers=min(self.config.max_concurrency, len(work)),
-            thread_name_prefix="ragaudit-llm",
-        )
-        futures = {executor.submit(fn, item): index for index, item in enumerate(work)}
-        try:
-            for done, future in enumerate(as_completed(futures), start=1):
-                results[futures[future]] = future.result()
-                if progress is not None:
-                    progress(done, len(work))
-        except KeyboardInterrupt:
-            # Requests in flight finish in the background and land in the cache.
-            executor.shutdown(wait=False, cancel_futures=True)
-            raise
-        except BaseException:
-            executor.shutdown(wait=True, cancel_futures=True)
-            raise
-        executor.shutdown(wait=True)
-        return results
+        return map_in_order(fn, items, self.config.max_concurrency, progress)
 
     # -- accounting ------------------------------------------------------------------------
     def estimate(self, calls: Iterable[PlannedCall]) -> DryRunEstimate:
@@ -350,7 +398,14 @@ class LLMClient:
             n_calls += 1
             if (
                 self.cache is not None
-                and self.key_for(call.messages, call.prompt_version, call.repeat, call.json_mode)
+                and self.key_for(
+                    call.messages,
+                    call.prompt_version,
+                    call.repeat,
+                    call.json_mode,
+                    call.schema if self._format == "json_schema" else None,
+                    call.max_tokens,
+                )
                 in self.cache
             ):
                 n_cached += 1
@@ -385,7 +440,8 @@ class LLMClient:
             calls = t.calls - t.failed_calls
             input_tokens = t.input_tokens + t.cached_input_tokens
             output_tokens = t.output_tokens + t.cached_output_tokens
-        return {
+            structured = t.counts()["structured"]
+        cost: dict[str, Any] = {
             "endpoint": self.endpoint,
             "model": self.model,
             "calls": calls,
@@ -394,6 +450,10 @@ class LLMClient:
             "cost_usd": self.prices.cost(self.model, input_tokens, output_tokens),
             "price_table": self.prices.source if self.prices.lookup(self.model) else None,
         }
+        if structured["formats"]:  # JSON calls: the format that answered, repairs (rerun-stable)
+            del structured["format_fallbacks"]  # a refusal is met again on every invocation
+            cost["structured"] = structured
+        return cost
 
     def usage_summary(self) -> dict[str, Any]:
         """Totals so far, JSON-ready, for a saved run's summary (no secrets).
@@ -403,18 +463,12 @@ class LLMClient:
         """
         t = self._totals
         with t.lock:
-            return {
-                "endpoint": self.endpoint,
-                "model": self.model,
-                "calls": t.calls,
-                "cache_hits": t.cache_hits,
-                "http_requests": t.http_requests,
-                "retries": t.retries,
-                "failed_calls": t.failed_calls,
-                "input_tokens": t.input_tokens,
-                "output_tokens": t.output_tokens,
-                "cached_input_tokens": t.cached_input_tokens,
-                "cached_output_tokens": t.cached_output_tokens,
-                "cost_usd": self.prices.cost(self.model, t.input_tokens, t.output_tokens),
-                "price_table": self.prices.source if self.prices.lookup(self.model) else None,
-            }
+            counts = t.counts()
+            cost = self.prices.cost(self.model, t.input_tokens, t.output_tokens)
+        return {
+            "endpoint": self.endpoint,
+            "model": self.model,
+            **counts,
+            "cost_usd": cost,
+            "price_table": self.prices.source if self.prices.lookup(self.model) else None,
+        }

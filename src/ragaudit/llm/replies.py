@@ -126,13 +126,19 @@ class JSONOutcome(Generic[T]):
 
 @dataclass(frozen=True)
 class PlannedCall:
-    """A first-attempt request, for dry runs: the messages and what they are for."""
+    """A first-attempt request, for dry runs: the messages and what they are for.
+
+    ``schema`` and ``max_tokens`` are what :meth:`LLMClient.chat_json` would send (they are
+    part of the cache key).
+    """
 
     messages: tuple[Message, ...]
     prompt_version: str
     repeat: int = 0
     json_mode: bool = False
     expected_output_tokens: int = 200
+    schema: Mapping[str, Any] | None = None
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)

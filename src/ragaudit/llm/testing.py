@@ -46,6 +46,7 @@ class FakeReply:
     Malformed replies (see :data:`MALFORMED`): ``payload`` replaces the whole JSON body,
     ``raw`` sends these bytes as the body, ``content_type`` overrides the header, and
     ``truncate`` announces more bytes than it sends and then closes the connection.
+    ``finish_reason="length"`` says the reply was cut at the token cap.
     """
 
     content: str = ""
@@ -57,6 +58,7 @@ class FakeReply:
     raw: bytes | None = None
     content_type: str = "application/json"
     truncate: bool = False
+    finish_reason: str = "stop"
 
 
 def _completion(**overrides: Any) -> dict[str, Any]:
@@ -176,6 +178,11 @@ class FakeChatServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host!s}:{port}/v1"
 
+    def respond_with(self, responder: Responder) -> None:
+        """Answer every request past the script with ``responder(request)``."""
+        with self._lock:
+            self._responder = responder
+
     def add(self, *replies: FakeReply) -> None:
         """Append replies to the script."""
         with self._lock:
@@ -254,7 +261,7 @@ class FakeChatServer:
                             {
                                 "index": 0,
                                 "message": {"role": "assistant", "content": reply.content},
-                                "finish_reason": "stop",
+                                "finish_reason": reply.finish_reason,
                             }
                         ],
                     }

@@ -13,7 +13,9 @@ so that the policy is ours, seeded and testable:
   fails in about a second), or that rejects the key or the model (401, 403, 404);
 * **fatal for the item** (:class:`LLMRequestError`): other 4xx (e.g. 400 for an over-long
   prompt), or retries exhausted.  Judges record it as ``judge_error``, the generator as a
-  generation error; neither is ever cached.
+  generation error; neither is ever cached.  A 4xx that refuses the request's
+  ``response_format`` is :class:`~ragaudit.llm.structured.FormatRefused`, on which the client
+  lowers the format.
 
 Every message that leaves this module is passed through :func:`redact_secrets` with the
 configured key, so a server that echoes the key in its error body cannot get it stored.
@@ -37,6 +39,7 @@ from ragaudit.llm.replies import (
     Message,
     reply_from_response,
 )
+from ragaudit.llm.structured import FormatRefused, is_format_refusal
 
 __all__ = ["redact_secrets", "send_with_retries", "short"]
 
@@ -180,14 +183,14 @@ def send_with_retries(
                     f"the LLM endpoint {where} answered HTTP 404 for model {model!r}; check "
                     "--llm-base-url (usually ends in /v1) and --llm-model"
                 ) from None
-            if status != 429 and status < 500:
-                hint = ""
-                if json_mode and status == 400:
-                    hint = " (if the server does not support response_format, pass "
-                    hint += "--no-llm-json-mode)"
-                raise LLMRequestError(
-                    f"HTTP {status} from {where}: {clean(exc.message)}{hint}"
+            if json_mode and is_format_refusal(status, str(exc.message)):
+                # The caller falls back to a plainer response_format (llm.structured).
+                raise FormatRefused(
+                    f"HTTP {status} from {where}: {clean(exc.message)} (if the server does "
+                    "not support response_format, pass --no-llm-json-mode)"
                 ) from None
+            if status != 429 and status < 500:
+                raise LLMRequestError(f"HTTP {status} from {where}: {clean(exc.message)}") from None
             reason = f"HTTP {status}"
             wait = retry_after(exc.response.headers if exc.response is not None else {})
         except openai.APIError as exc:  # e.g. APIResponseValidationError
