@@ -170,6 +170,39 @@ def _row_problems(rows: list[Any], cap: int) -> list[str]:
     return problems
 
 
+def _k_problems(data: Mapping[str, Any]) -> list[str]:
+    """``config.k`` against what the run holds: the cut-off its summary was computed at, the
+    depth it was retrieved to, and the contexts each question was given.  A run relabelled
+    ``k = 50`` while its lists and metrics are at 3 would print ``recall@50`` with k=3's
+    numbers (rows passed the schema: ``config.k`` is an integer >= 1)."""
+    config = data.get("config") or {}
+    k = config.get("k")
+    summary = data.get("summary")
+    problems: list[str] = []
+    stated = summary.get("k") if isinstance(summary, Mapping) else None
+    if _is_type(stated, "integer") and stated != k:
+        problems.append(
+            f"config.k: expected the cut-off the run's metrics were computed at, found {k} "
+            f"while summary.k is {stated} (its metrics named @k are at {stated}); set "
+            f"config.k to {stated}, or recompute the run at {k}"
+        )
+    depth = config.get("retrieval_depth")
+    if _is_type(depth, "integer") and depth < k:
+        problems.append(
+            f"config.k: expected at most config.retrieval_depth ({depth}), found {k}: a run "
+            f"retrieved to depth {depth} has no top {k}"
+        )
+    for i, row in enumerate(data.get("rows", [])):
+        contexts = row.get("context_ids")
+        if isinstance(contexts, list) and len(contexts) > k:
+            problems.append(
+                f"rows[{i}].context_ids: expected at most config.k ({k}) chunks, found "
+                f"{len(contexts)}: the context is the top k retrieved chunks"
+            )
+            break
+    return problems
+
+
 def _name_questions(problems: list[str], data: Any) -> list[str]:
     """Append ``(question 'q04')`` to problems located inside a row."""
     rows = data.get("rows") if isinstance(data, Mapping) else None
@@ -192,8 +225,8 @@ def _name_questions(problems: list[str], data: Any) -> list[str]:
 def find_problems(data: Any, *, cap: int = 50, require_header: bool = True) -> list[str]:
     """Every problem (up to ``cap``) as ``location: expected ..., found ...``.
 
-    Beyond the schema, per-question metric values must lie in their declared range and row
-    ids must be unique.  With ``require_header=False`` (a document built in memory)
+    Beyond the schema, per-question metric values must lie in their declared range, row
+    ids must be unique, and ``config.k`` must agree with the run (:func:`_k_problems`).  With ``require_header=False`` (a document built in memory)
     ``format``, ``format_version`` and ``name`` may be missing.
 
     Examples
@@ -212,7 +245,7 @@ def find_problems(data: Any, *, cap: int = 50, require_header: bool = True) -> l
     optional = frozenset() if require_header else HEADER_KEYS
     _walk(data, saved_run_schema(), "", problems, cap, optional)
     if not problems and isinstance(data, Mapping):
-        problems = _row_problems(data.get("rows", []), cap)
+        problems = _row_problems(data.get("rows", []), cap) or _k_problems(data)
     return _name_questions(problems, data)[:cap]
 
 

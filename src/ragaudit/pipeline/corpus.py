@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from ragaudit._io import read_file_bytes
 from ragaudit.data.chunks import Document
 from ragaudit.exceptions import InputError, unreadable
 
@@ -69,10 +70,7 @@ def load_corpus(directory: str | Path) -> list[Document]:
                 f"{path}: a symbolic link to {path.resolve()}, outside the corpus folder "
                 f"{root}; copy the file into the corpus instead"
             )
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise unreadable(path, exc) from None
+        raw = read_file_bytes(path)  # a FIFO or a device among the documents: refused
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

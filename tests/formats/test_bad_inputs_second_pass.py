@@ -1,0 +1,322 @@
+"""The second adversarial pass (issue 25): every failure it found, one row each.
+
+Same shape as :mod:`tests.formats.test_bad_inputs`: a row builds its input in ``tmp_path``,
+runs one command (or one library call), and states the outcome: exit 2 with one
+``ragaudit: error:`` line matching ``message`` and no traceback, or exit 0 with a warning or an
+answer matching ``message``.  ``check`` then asserts what must still hold (the input intact,
+no verdict lost).  Rows that could hang (devices, FIFOs, locks) run the CLI in a subprocess
+with a timeout, so a regression fails instead of hanging the suite.  Expected messages and
+values are written by hand from the issue's cases.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragaudit.cli import main
+
+ROOT = Path(__file__).parent.parent.parent
+K6 = ROOT / "tests" / "data" / "stats" / "k6.json"
+GOLDEN = ROOT / "tests" / "data" / "harness" / "golden.yaml"
+CORPUS = ROOT / "tests" / "data" / "harness" / "corpus"
+RUN_TXT = ROOT / "tests" / "data" / "metrics" / "run.txt"
+QRELS_TXT = ROOT / "tests" / "data" / "metrics" / "qrels.txt"
+TIMEOUT = 120  # seconds: a hang fails the row instead of the whole suite
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    output: str
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of the pass: its root cause, how to run it, and what must come out."""
+
+    id: str
+    category: str  # the issue's numbered root cause
+    run: Callable[[Path], Outcome]
+    message: str  # regex: of the one error line (code 2), else of the output
+    code: int = 2
+    check: Callable[[Path], None] | None = None
+
+
+def cli(args: list[str | Path], input: str | None = None) -> Outcome:
+    result = CliRunner().invoke(main, [str(a) for a in args], input=input)
+    return Outcome(result.exit_code, result.output)
+
+
+def cli_subprocess(args: list[str | Path]) -> Outcome:
+    """The CLI in a child process, killed after :data:`TIMEOUT` seconds (a hang is a failure)."""
+    code = "import sys; from ragaudit.cli import main; sys.exit(main())"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, *map(str, args)],
+            capture_output=True, text=True, timeout=TIMEOUT, cwd=ROOT,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return Outcome(-1, f"hung for {TIMEOUT} s: {args}")
+    return Outcome(done.returncode, done.stdout + done.stderr)
+
+
+def saved_copy(tmp_path: Path, name: str = "in.json") -> Path:
+    target = tmp_path / name
+    shutil.copyfile(K6, target)
+    return target
+
+
+def intact(*names: str, source: Path = K6) -> Callable[[Path], None]:
+    """The inputs ``names`` (under ``tmp_path``) still hold the bytes of ``source``."""
+
+    def check(tmp_path: Path) -> None:
+        for name in names:
+            assert (tmp_path / name).read_bytes() == source.read_bytes(), name
+
+    return check
+
+
+# -- 1. an output path equal to an input --------------------------------------------------------
+SAME = r"--out: expected a file that is not an input, found the input '.*in\.json' itself"
+
+
+def _out_is_input(*args: str) -> Callable[[Path], Outcome]:
+    def run(tmp_path: Path) -> Outcome:
+        run_path = saved_copy(tmp_path)
+        return cli([a.replace("{in}", str(run_path)) for a in args])
+
+    return run
+
+
+def _qrels_out_is_golden(tmp_path: Path) -> Outcome:
+    golden = tmp_path / "g.yaml"
+    shutil.copyfile(GOLDEN, golden)
+    return cli(["export", "--to", "trec-qrels", golden, "--out", golden])
+
+
+def _ragas_file(folder: Path) -> Path:
+    folder.mkdir(exist_ok=True)
+    row = {"user_input": "How many days?", "retrieved_contexts": ["x"], "response": "25",
+           "reference": "25"}  # fmt: skip
+    path = folder / "x.json"
+    path.write_text(json.dumps([row]), encoding="utf-8")
+    return path
+
+
+def _import_derived_name(tmp_path: Path) -> Outcome:
+    source = _ragas_file(tmp_path / "dir")
+    return cli(["import", "--from", "ragas", source, "--corpus", CORPUS, "--out", source.parent])
+
+
+def _ragas_intact(tmp_path: Path) -> None:
+    assert json.loads((tmp_path / "dir" / "x.json").read_text())[0]["response"] == "25"
+
+
+def _through_a_symlink(tmp_path: Path) -> Outcome:
+    run_path = saved_copy(tmp_path)
+    (tmp_path / "link.html").symlink_to(run_path)
+    return cli(["report", run_path, "--out", tmp_path / "link.html"])
+
+
+def _validated_copy_over_itself(tmp_path: Path) -> Outcome:
+    run_path = saved_copy(tmp_path, "k6_cs800.json")  # the run's name is k6_cs800
+    return cli(["import", run_path, "--out", tmp_path])
+
+
+CASES = [
+    Case("report-out-is-the-run", "1 output is an input",
+         _out_is_input("report", "{in}", "--out", "{in}"), SAME, check=intact("in.json")),
+    Case("export-trec-run-out-is-the-run", "1 output is an input",
+         _out_is_input("export", "--to", "trec-run", "{in}", "--out", "{in}"), SAME,
+         check=intact("in.json")),
+    Case("export-trec-qrels-out-is-the-golden-set", "1 output is an input",
+         _qrels_out_is_golden, r"g\.yaml: --out: expected a file that is not an input",
+         check=intact("g.yaml", source=GOLDEN)),
+    Case("import-ragas-derived-name-is-the-input", "1 output is an input",
+         _import_derived_name, r"dir/x\.json: --out: expected a file that is not an input",
+         check=_ragas_intact),
+    Case("report-out-is-a-symlink-to-the-run", "1 output is an input",
+         _through_a_symlink, r"link\.html: --out: expected a file that is not an input",
+         check=intact("in.json")),
+    Case("baseline-to-is-the-run", "1 output is an input",
+         _out_is_input("baseline", "update", "{in}", "--to", "{in}"),
+         r"--to: expected a file that is not an input", check=intact("in.json")),
+    Case("labels-bias-out-is-the-run", "1 output is an input",
+         _out_is_input("labels", "bias", "{in}", "--labels", str(GOLDEN), "--out", "{in}"),
+         SAME, check=intact("in.json")),
+    Case("import-validated-copy-is-the-input", "1 output is an input",
+         _validated_copy_over_itself, r"k6_cs800\.json: --out: expected a file that is not an",
+         check=intact("k6_cs800.json")),
+]  # fmt: skip
+
+
+# -- 2. lone surrogates -------------------------------------------------------------------------
+SURROGATE = (
+    r"sur\.json:\d+: rows\[1\]\.id: expected text \(UTF-8\), found 'q\\ud800x' holding a lone "
+    r"surrogate \\ud800"
+)
+
+
+def _with_surrogate(*args: str) -> Callable[[Path], Outcome]:
+    def run(tmp_path: Path) -> Outcome:
+        doc = json.loads(K6.read_text(encoding="utf-8"))
+        doc["rows"][1]["id"] = "q\ud800x"
+        path = tmp_path / "sur.json"
+        path.write_text(json.dumps(doc, indent=1), encoding="ascii")  # \ud800: valid JSON
+        return cli([a.replace("{sur}", str(path)).replace("{tmp}", str(tmp_path)) for a in args])
+
+    return run
+
+
+CASES += [
+    Case(f"surrogate-{name}", "2 lone surrogates", _with_surrogate(*args), SURROGATE)
+    for name, args in (
+        ("show", ("show", "{sur}")),
+        ("show-json", ("show", "{sur}", "--format", "json")),
+        ("export-trec-run", ("export", "--to", "trec-run", "{sur}")),
+        ("import-out", ("import", "{sur}", "--out", "{tmp}/out")),
+        ("compare-json", ("compare", "{sur}", str(K6), "--format", "json")),
+    )
+]
+
+
+# -- 4. devices and FIFOs -----------------------------------------------------------------------
+DEVICE = r"/dev/zero: expected a regular file, found a character device"
+FIFO = r"fifo: expected a regular file, found a pipe \(FIFO\)"
+
+
+def _device(*args: str) -> Callable[[Path], Outcome]:
+    return lambda tmp_path: cli_subprocess(
+        [a.replace("{tmp}", str(tmp_path)) for a in args]
+    )
+
+
+def _fifo(*args: str) -> Callable[[Path], Outcome]:
+    def run(tmp_path: Path) -> Outcome:
+        fifo = tmp_path / "fifo"
+        os.mkfifo(fifo)  # nobody writes: open() would block forever
+        return cli_subprocess([a.replace("{fifo}", str(fifo)) for a in args])
+
+    return run
+
+
+CASES += [
+    Case("device-show", "4 devices", _device("show", "/dev/zero"), DEVICE),
+    Case("device-report", "4 devices", _device("report", "/dev/zero", "--out", "{tmp}/r.html"),
+         DEVICE),
+    Case("device-export", "4 devices", _device("export", "--to", "trec-run", "/dev/zero"), DEVICE),
+    Case("device-baseline-update", "4 devices",
+         _device("baseline", "update", "/dev/zero", "--to", "{tmp}/b.json"), DEVICE),
+    Case("device-compare", "4 devices", _device("compare", "/dev/zero", str(K6)), DEVICE),
+    Case("fifo-show", "4 devices", _fifo("show", "{fifo}"), FIFO),
+    Case("fifo-golden", "4 devices",
+         _fifo("run", "--corpus", str(CORPUS), "--golden", "{fifo}", "--out", "{fifo}.d"), FIFO),
+    Case("fifo-evaluate-qrels", "4 devices",
+         _fifo("evaluate", "--qrels", "{fifo}", "--run", str(RUN_TXT)), FIFO),
+]  # fmt: skip
+
+
+# -- 5. config.k contradicting the run ----------------------------------------------------------
+def _relabelled_k(*, summary: bool) -> Callable[[Path], Outcome]:
+    """The issue's run: retrieved to depth 20, 3 contexts, metrics at k=3, config.k set to 50."""
+
+    def run(tmp_path: Path) -> Outcome:
+        rows = [
+            {"id": f"q{i}", "retrieved": [{"chunk_id": f"D{j}#0", "doc_id": f"D{j}"}
+                                          for j in range(20)],
+             "context_ids": ["D0#0", "D1#0", "D2#0"], "metrics": {"recall@k": 1.0}}
+            for i in range(3)
+        ]  # fmt: skip
+        doc = {"format": "ragaudit.run", "format_version": 1, "name": "r",
+               "config": {"k": 50, "retrieval_depth": 20}, "rows": rows}  # fmt: skip
+        if summary:
+            doc["config"].pop("retrieval_depth")
+            doc["summary"] = {"n": 3, "k": 3, "metrics": {"recall@k": 1.0}}
+        path = tmp_path / "run.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        return cli(["report", path, "--format", "markdown", "--out", tmp_path / "r.md"])
+
+    return run
+
+
+def _contexts_deeper_than_k(tmp_path: Path) -> Outcome:
+    doc = json.loads(K6.read_text(encoding="utf-8"))
+    doc["config"]["k"] = 1
+    doc.pop("summary", None)
+    doc["rows"][0]["context_ids"] = ["leave-policy#0", "leave-policy#1"]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return cli(["show", path])
+
+
+CASES += [
+    Case("config-k-beyond-retrieval-depth", "5 config.k contradicts the run",
+         _relabelled_k(summary=False),
+         r"run\.json: config\.k: expected at most config\.retrieval_depth \(20\), found 50"),
+    Case("config-k-against-summary-k", "5 config.k contradicts the run",
+         _relabelled_k(summary=True),
+         r"run\.json: config\.k: expected the cut-off the run's metrics were computed at, "
+         r"found 50 while summary\.k is 3"),
+    Case("context-ids-longer-than-k", "5 config.k contradicts the run", _contexts_deeper_than_k,
+         r"run\.json: rows\[0\]\.context_ids: expected at most config\.k \(1\) chunks, found 2"),
+]  # fmt: skip
+
+
+# -- 6. evaluate with no overlap between the run's ids and the labelled ids ---------------------
+def _chunk_run_doc_qrels(tmp_path: Path) -> Outcome:
+    run = tmp_path / "chunks.run"
+    run.write_text("q1 Q0 doc1#0 1 2.0 t\nq1 Q0 doc2#1 2 1.0 t\nq2 Q0 doc3#0 1 1.0 t\n")
+    qrels = tmp_path / "docs.qrels"
+    qrels.write_text("q1 0 doc1 1\nq2 0 doc3 1\n")
+    return cli(["evaluate", "--qrels", qrels, "--run", run, "-m", "recall@2"])
+
+
+CASES += [
+    Case("evaluate-chunk-run-against-doc-qrels", "6 no overlap", _chunk_run_doc_qrels,
+         r"warning: no retrieved item is labelled: the run \(.*chunks\.run\) ranks ids such "
+         r"as 'doc1#0' and the labels \(.*docs\.qrels\) name ids such as 'doc1'.*chunk level",
+         code=0),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_second_pass_case(case, tmp_path):
+    outcome = case.run(tmp_path)
+    assert "Traceback" not in outcome.output, outcome.output[-3000:]
+    assert outcome.code == case.code, outcome.output[-3000:]
+    if case.code == 2:
+        lines = [line for line in outcome.output.splitlines() if "ragaudit: error:" in line]
+        assert len(lines) == 1 and len(lines[0]) < 500, outcome.output[-3000:]
+        assert re.search(case.message, lines[0]), lines[0]
+    else:
+        assert re.search(case.message, outcome.output), outcome.output[-3000:]
+    if case.check is not None:
+        case.check(tmp_path)
+
+
+def test_the_table_counts_per_category():
+    # The report of issue 25 quotes these counts; a row added or removed changes them here.
+    counts: dict[str, int] = {}
+    for case in CASES:
+        counts[case.category] = counts.get(case.category, 0) + 1
+    assert counts == EXPECTED_COUNTS, counts
+
+
+EXPECTED_COUNTS = {
+    "1 output is an input": 8,
+    "2 lone surrogates": 5,
+    "4 devices": 8,
+    "5 config.k contradicts the run": 3,
+    "6 no overlap": 1,
+}
