@@ -55,8 +55,7 @@ def check_regular_file(path: str | os.PathLike[str], why: str = "") -> None:
     for test, found in _NOT_REGULAR:
         if test(mode):
             raise FormatError(
-                f"expected a regular file, found {found}{why or ''}; save the data to a file "
-                "first",
+                f"expected a regular file, found {found}{why or ''}; save the data to a file first",
                 path=str(path),
             )
 

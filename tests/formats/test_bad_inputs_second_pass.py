@@ -197,9 +197,7 @@ FIFO = r"fifo: expected a regular file, found a pipe \(FIFO\)"
 
 
 def _device(*args: str) -> Callable[[Path], Outcome]:
-    return lambda tmp_path: cli_subprocess(
-        [a.replace("{tmp}", str(tmp_path)) for a in args]
-    )
+    return lambda tmp_path: cli_subprocess([a.replace("{tmp}", str(tmp_path)) for a in args])
 
 
 def _fifo(*args: str) -> Callable[[Path], Outcome]:

@@ -177,6 +177,8 @@ def _k_problems(data: Mapping[str, Any]) -> list[str]:
     numbers (rows passed the schema: ``config.k`` is an integer >= 1)."""
     config = data.get("config") or {}
     k = config.get("k")
+    if not isinstance(k, int):
+        return []
     summary = data.get("summary")
     problems: list[str] = []
     stated = summary.get("k") if isinstance(summary, Mapping) else None
@@ -187,7 +189,7 @@ def _k_problems(data: Mapping[str, Any]) -> list[str]:
             f"config.k to {stated}, or recompute the run at {k}"
         )
     depth = config.get("retrieval_depth")
-    if _is_type(depth, "integer") and depth < k:
+    if isinstance(depth, int) and not isinstance(depth, bool) and depth < k:
         problems.append(
             f"config.k: expected at most config.retrieval_depth ({depth}), found {k}: a run "
             f"retrieved to depth {depth} has no top {k}"
@@ -226,8 +228,9 @@ def find_problems(data: Any, *, cap: int = 50, require_header: bool = True) -> l
     """Every problem (up to ``cap``) as ``location: expected ..., found ...``.
 
     Beyond the schema, per-question metric values must lie in their declared range, row
-    ids must be unique, and ``config.k`` must agree with the run (:func:`_k_problems`).  With ``require_header=False`` (a document built in memory)
-    ``format``, ``format_version`` and ``name`` may be missing.
+    ids must be unique, and ``config.k`` must agree with the run (:func:`_k_problems`).  With
+    ``require_header=False`` (a document built in memory) ``format``, ``format_version`` and
+    ``name`` may be missing.
 
     Examples
     --------

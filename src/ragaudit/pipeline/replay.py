@@ -48,9 +48,9 @@ from ragaudit.judges.offline import is_abstention
 from ragaudit.llm.citations import extract_citations
 from ragaudit.pipeline.build import golden_for_corpus
 from ragaudit.pipeline.chunking import chunk_documents
+from ragaudit.pipeline.config import saved_run_path
 from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
 from ragaudit.pipeline.generators import Generation
-from ragaudit.pipeline.config import saved_run_path
 from ragaudit.pipeline.harness import evaluate_configuration
 from ragaudit.pipeline.retrievers import Retriever
 

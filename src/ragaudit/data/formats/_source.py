@@ -19,7 +19,6 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Literal
 
 from ragaudit._io import read_file_bytes
