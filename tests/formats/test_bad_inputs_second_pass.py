@@ -288,6 +288,70 @@ CASES += [
 ]  # fmt: skip
 
 
+# -- 8. unbounded work --------------------------------------------------------------------------
+def python_call(call: Callable[[], object]) -> Outcome:
+    """A library call as a row: its InputError is the one error line, its result the output."""
+    from ragaudit.exceptions import RagauditError
+
+    try:
+        return Outcome(0, repr(call()))
+    except RagauditError as exc:
+        return Outcome(2, f"ragaudit: error: {exc}")
+
+
+def _plan_python(tmp_path: Path) -> Outcome:
+    import ragaudit
+
+    return python_call(lambda: ragaudit.plan([10**9], [0.1, 0.2, 0.3]))
+
+
+def _failing_run(path: Path, n: int) -> Path:
+    """``n`` answerable questions that all die at retrieval (the gold document is never
+    retrieved), each judged wrong."""
+    rows = [
+        {"id": f"q{i}", "answerable": True, "gold_docs": ["G"], "question": f"question {i}?",
+         "retrieved": [{"chunk_id": f"D{i}#0", "doc_id": f"D{i}", "rank": 1}],
+         "metrics": {"recall@k": 0.0, "correct": 0.0},
+         "judges": {"abstained": False, "correct": False, "evidence_in_context": False}}
+        for i in range(n)
+    ]  # fmt: skip
+    doc = {"format": "ragaudit.run", "format_version": 1, "name": "r", "config": {"k": 1},
+           "rows": rows}  # fmt: skip
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def _report_drilldowns(*extra: str) -> Callable[[Path], Outcome]:
+    def run(tmp_path: Path) -> Outcome:
+        saved = _failing_run(tmp_path / "run.json", 300)
+        outcome = cli(["report", saved, "--out", tmp_path / "r.html", *extra])
+        page = (tmp_path / "r.html").read_text(encoding="utf-8")
+        opened = page.count('class="question"')
+        return Outcome(outcome.code, f"{outcome.output}\nopened {opened}\n{page}")
+
+    return run
+
+
+CASES += [
+    Case("plan-n-1e8", "8 unbounded work", _device("plan", "--n", "100000000"),
+         r"n: expected a number of questions <= 10,000,000 \(the largest size planned"),
+    Case("plan-n-1e6", "8 unbounded work", _device("plan", "--n", "1000000"),
+         r"1000000\s+0\.01\s+0\.01\s+0\.01", code=0),
+    Case("plan-tiny-effect", "8 unbounded work",
+         _device("plan", "--effect", "0.0001", "--disagree", "0.5"),
+         r"effect of 0\.0001 .*\n\s+not reachable with fewer than 10,000,000 questions", code=0),
+    Case("plan-python-1e9", "8 unbounded work", _plan_python,
+         r"n: expected a number of questions <= 10,000,000"),
+    # 300 failures: the default opens 50, the rest counted; the limit adjustable, 0 = none
+    Case("report-drilldowns-capped", "8 unbounded work", _report_drilldowns(),
+         r"(?s)opened 50\n(?=.*250 more failing questions are counted but not opened here "
+         r"\(1-retrieval: 250\))(?=.*q49 and 250 more)", code=0),
+    Case("report-drilldowns-adjustable", "8 unbounded work",
+         _report_drilldowns("--max-drilldowns", "7"), r"(?s)opened 7\n.*293 more failing",
+         code=0),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_second_pass_case(case, tmp_path):
     outcome = case.run(tmp_path)
@@ -317,4 +381,18 @@ EXPECTED_COUNTS = {
     "4 devices": 8,
     "5 config.k contradicts the run": 3,
     "6 no overlap": 1,
+    "8 unbounded work": 6,
 }
+
+
+@pytest.mark.parametrize(
+    ("words", "bound"),
+    [(["plan"], r"at\s+most\s+10,000,000"), (["report"], r"--max-drilldowns\s+INTEGER")],
+)
+def test_bounds_are_named_in_help(words, bound):
+    from ragaudit.stats.power import MAX_N
+
+    assert MAX_N == 10_000_000  # the number the help text states
+    result = CliRunner().invoke(main, [*words, "--help"])
+    assert result.exit_code == 0
+    assert re.search(bound, result.output), result.output

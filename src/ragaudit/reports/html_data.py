@@ -101,6 +101,9 @@ class RunAudit:
 
     clustered: ClusteredComparison | None = None
     calibration: Calibration | None = None
+    #: Failing questions per stage beyond the drill-down limit: counted, not opened.
+    failures_left_out: Mapping[str, int] = field(default_factory=dict)
+    max_drilldowns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,10 @@ def question_stages(funnel: FunnelResult) -> dict[str, str]:
     return stage
 
 
+#: Failing questions the page opens per stage (``report --max-drilldowns``).
+DEFAULT_MAX_DRILLDOWNS = 50
+
+
 def _run_audit(
     saved: SavedRun,
     labels: Any,
@@ -233,6 +240,7 @@ def _run_audit(
     resamples: int,
     cluster_by: str | None = None,
     human: Mapping[str, float] | None = None,
+    max_drilldowns: int | None = None,
 ) -> RunAudit:
     notes: list[str] = []
     bias = None
@@ -247,10 +255,20 @@ def _run_audit(
     notes = list(funnel.notes) + notes
     answer_chunks = answer_chunk_sets(labels) if labels is not None else {}
     stage = question_stages(funnel)
+    shown: dict[str, int] = {}
+    left_out: dict[str, int] = {}
+    kept = []
+    for q in saved.questions:
+        where = stage.get(q.id, "ok")
+        if where == "ok":
+            continue
+        if max_drilldowns is not None and shown.get(where, 0) >= max_drilldowns:
+            left_out[where] = left_out.get(where, 0) + 1
+            continue
+        shown[where] = shown.get(where, 0) + 1
+        kept.append(q)
     failures = tuple(
-        question_view(q, stage[q.id], funnel.k, chunk_texts, answer_chunks)
-        for q in saved.questions
-        if stage.get(q.id, "ok") != "ok"
+        question_view(q, stage[q.id], funnel.k, chunk_texts, answer_chunks) for q in kept
     )
     answerable = [q for q in saved.questions if q.answerable]
     answered = sum(1 for q in answerable if q.metric("answered"))
@@ -269,6 +287,8 @@ def _run_audit(
         judge_errors=count_judge_errors(saved.questions),
         clustered=None if cluster_by is None else clustered_means(saved, cluster_by),
         calibration=None if human is None else calibrate(saved, human),
+        failures_left_out=left_out,
+        max_drilldowns=max_drilldowns,
     )
 
 
@@ -308,6 +328,7 @@ def build_audit(
     compare_resamples: int = 10_000,
     cluster_by: str | None = None,
     human: Sequence[Mapping[str, float] | None] = (),
+    max_drilldowns: int | None = DEFAULT_MAX_DRILLDOWNS,
 ) -> Audit:
     """Compute the audit page of one or more saved runs.
 
@@ -337,6 +358,10 @@ def build_audit(
         Human verdicts ``{question id: 0 or 1}`` on ``correct``, one per run in order (None,
         or a shorter sequence, leaves a run uncalibrated): the run's correctness calibrated
         against them (PPI++, :func:`~ragaudit.diagnose.calibration.calibrate`).
+    max_drilldowns : int or None, default 50
+        Failing questions opened per stage and run (the first ones in run order); the rest
+        are counted on the page, and its lists of ids are cut to as many.  None: all of
+        them (a 200,000-question run had 36,666, a 63 MB page).
 
     Returns
     -------
@@ -371,7 +396,7 @@ def build_audit(
         )
     verdicts = [*human, *([None] * (len(runs) - len(human)))]
     audits = tuple(
-        _run_audit(s, labels, chunk_texts, seed, n_resamples, cluster_by, h)
+        _run_audit(s, labels, chunk_texts, seed, n_resamples, cluster_by, h, max_drilldowns)
         for s, h in zip(runs, verdicts, strict=True)
     )
     names = [a.name for a in audits]
