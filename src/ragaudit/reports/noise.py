@@ -23,8 +23,8 @@ from ragaudit.diagnose.planning import RunPlan
 from ragaudit.reports.report import Report, Section, Table, Text
 from ragaudit.stats.cluster_betting import METHOD as CLUSTER_BETTING
 from ragaudit.stats.judge_noise import JudgeNoiseResult
-from ragaudit.stats.resampling import ConfidenceInterval
 from ragaudit.stats.power import MAX_N
+from ragaudit.stats.resampling import ConfidenceInterval
 from ragaudit.stats.sample_size import SampleSize
 
 __all__ = [
