@@ -51,6 +51,7 @@ class Case:
     message: str  # regex: of the one error line (code 2), else of the output
     code: int = 2
     check: Callable[[Path], None] | None = None
+    also: str | None = None  # regex the whole output must match too
 
 
 def cli(args: list[str | Path], input: str | None = None) -> Outcome:
@@ -352,6 +353,39 @@ CASES += [
 ]  # fmt: skip
 
 
+# -- 11. redirects to another origin ----------------------------------------------------------
+def _redirected(tmp_path: Path) -> Outcome:
+    """A 307 to another port of 127.0.0.1: refused before the prompt is sent there."""
+    from ragaudit.llm.client import LLMClient
+    from ragaudit.llm.config import LLMConfig
+    from ragaudit.llm.testing import FakeChatServer, FakeReply
+
+    with FakeChatServer() as first, FakeChatServer() as elsewhere:
+        elsewhere.add(FakeReply("an answer from a server nobody named"))
+        moved = FakeReply(
+            status=307, headers={"location": f"{elsewhere.base_url}/chat/completions"}
+        )
+        first.add(moved)
+        config = LLMConfig(base_url=first.base_url, model="m", api_key="sk-test-not-a-key",
+                           use_cache=False, max_retries=1)  # fmt: skip
+        with LLMClient(config) as client:
+            outcome = python_call(
+                lambda: client.chat(
+                    [{"role": "user", "content": "corpus text"}], prompt_version="v"
+                )
+            )
+        sent = f"\nrequests elsewhere: {len(elsewhere.requests)}"
+        return Outcome(outcome.code, outcome.output + sent)
+
+
+CASES += [
+    Case("llm-redirect-to-another-port", "11 cross-origin redirect", _redirected,
+         r"the LLM endpoint http://127\.0\.0\.1:(\d+)/v1 answered HTTP 307 redirecting "
+         r"http://127\.0\.0\.1:\1/v1/chat/completions to http://127\.0\.0\.1:(?!\1)\d+/v1/chat/"
+         r"completions, another origin", also=r"requests elsewhere: 0$"),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_second_pass_case(case, tmp_path):
     outcome = case.run(tmp_path)
@@ -363,6 +397,8 @@ def test_second_pass_case(case, tmp_path):
         assert re.search(case.message, lines[0]), lines[0]
     else:
         assert re.search(case.message, outcome.output), outcome.output[-3000:]
+    if case.also is not None:
+        assert re.search(case.also, outcome.output), outcome.output[-3000:]
     if case.check is not None:
         case.check(tmp_path)
 
@@ -382,7 +418,28 @@ EXPECTED_COUNTS = {
     "5 config.k contradicts the run": 3,
     "6 no overlap": 1,
     "8 unbounded work": 6,
+    "11 cross-origin redirect": 1,
 }
+
+
+def test_a_redirect_within_the_origin_is_followed_and_nothing_reaches_another():
+    from ragaudit.llm.client import LLMClient
+    from ragaudit.llm.config import LLMConfig
+    from ragaudit.llm.testing import FakeChatServer, FakeReply
+
+    with FakeChatServer() as server, FakeChatServer() as elsewhere:
+        server.add(FakeReply(status=307, headers={"location": "/v1/chat/completions?moved=1"}))
+        server.add(FakeReply("same origin"))
+        config = LLMConfig(base_url=server.base_url, model="m", use_cache=False, max_retries=0)
+        with LLMClient(config) as client:
+            assert client.chat([{"role": "user", "content": "q"}], prompt_version="v").text == (
+                "same origin"
+            )
+        assert [r.path for r in server.requests] == [
+            "/v1/chat/completions",
+            "/v1/chat/completions?moved=1",
+        ]
+        assert elsewhere.requests == []
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,7 @@ from ragaudit.llm.replies import (
     estimate_tokens,
     extract_json,
 )
-from ragaudit.llm.transport import redact_secrets, send_with_retries, short
+from ragaudit.llm.transport import http_client, redact_secrets, send_with_retries, short
 
 __all__ = ["LLMClient"]  # the reply types live in ragaudit.llm.replies
 
@@ -142,6 +142,7 @@ class LLMClient:
                     api_key=self.config.api_key or "no-key-needed",
                     timeout=self.config.timeout,
                     max_retries=0,
+                    http_client=http_client(openai),  # no redirect to another origin
                 )
             return self._sdk
 
