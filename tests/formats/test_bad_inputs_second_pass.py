@@ -353,6 +353,65 @@ CASES += [
 ]  # fmt: skip
 
 
+# -- 10. text friction --------------------------------------------------------------------------
+def _judged_run(path: Path, n: int = 3) -> Path:
+    rows = [
+        {"id": f"q{i}", "question": f"question {i}?", "answer": f"answer {i}",
+         "reference_answer": f"reference {i}", "retrieved": [],
+         "judges": {"correct": True}, "metrics": {"correct": True}}
+        for i in range(1, n + 1)
+    ]  # fmt: skip
+    doc = {"format": "ragaudit.run", "format_version": 1, "name": "r", "config": {"k": 1},
+           "rows": rows}  # fmt: skip
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def _crlf_verdicts(tmp_path: Path) -> Outcome:
+    run = _judged_run(tmp_path / "run.json")
+    out = tmp_path / "human.jsonl"
+    return cli(["labels", "verdicts", run, "--out", out], input="c\r\nw\r\nc\r\n")
+
+
+def _three_verdicts(tmp_path: Path) -> None:
+    from ragaudit.data.human_verdicts import read_human_verdict_file
+
+    verdicts = read_human_verdict_file(tmp_path / "human.jsonl", "correct")
+    assert sorted(verdicts.verdicts.values()) == [0.0, 1.0, 1.0]
+
+
+def _nfd_file_name(tmp_path: Path) -> Outcome:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "cafe\u0301.md").write_text("The cafe opens at nine every morning.\n")  # NFD
+    golden = tmp_path / "golden.yaml"
+    golden.write_text(  # NFC, as typed
+        "- id: q1\n  question: When does the cafe open?\n  answer: at nine\n"
+        "  sources: [caf\u00e9]\n",
+        encoding="utf-8",
+    )
+    return cli(["run", "--corpus", corpus, "--golden", golden, "--out", tmp_path / "out",
+                "--no-timing", "--quiet", "--format", "json"])  # fmt: skip
+
+
+def _zero_width_qid(tmp_path: Path) -> Outcome:
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 a 1 2.0 t\nq1\u200b Q0 b 1 1.0 t\n", encoding="utf-8")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\n", encoding="utf-8")
+    return cli(["evaluate", "--qrels", qrels, "--run", run, "-m", "mrr"])
+
+
+CASES += [
+    Case("verdicts-piped-crlf", "10 text friction", _crlf_verdicts,
+         r"done: .*human\.jsonl has 3 verdict\(s\)", code=0, check=_three_verdicts),
+    Case("golden-nfc-against-nfd-file-name", "10 text friction", _nfd_file_name,
+         r'(?s)"n_answerable": 1,.*"recall@k": 1\.0', code=0),  # the file was found
+    Case("zero-width-id-in-a-warning", "10 text friction", _zero_width_qid,
+         r"1 run question\(s\) have no labels and are ignored .*: 'q1\\u200b'", code=0),
+]  # fmt: skip
+
+
 # -- 11. redirects to another origin ----------------------------------------------------------
 def _redirected(tmp_path: Path) -> Outcome:
     """A 307 to another port of 127.0.0.1: refused before the prompt is sent there."""
@@ -418,6 +477,7 @@ EXPECTED_COUNTS = {
     "5 config.k contradicts the run": 3,
     "6 no overlap": 1,
     "8 unbounded work": 6,
+    "10 text friction": 3,
     "11 cross-origin redirect": 1,
 }
 

@@ -28,10 +28,18 @@ from ragaudit.cli._progress import progress_callback
 __all__ = ["command"]
 
 
+class _TypedChoice(click.Choice):
+    """A choice typed at a prompt: surrounding whitespace, and the ``\r`` of piped CRLF
+    input (a file saved on Windows), is not part of the answer."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return super().convert(value.strip() if isinstance(value, str) else value, param, ctx)
+
+
 def _ask_grade(prompt: str, choices: Sequence[str]) -> str:
     """The human labeller's question, through click (asks again until the answer is valid)."""
     try:
-        answer: str = click.prompt(prompt, type=click.Choice(list(choices)), show_choices=False)
+        answer: str = click.prompt(prompt, type=_TypedChoice(list(choices)), show_choices=False)
     except click.Abort:
         click.echo()  # end the prompt's line
         raise EOFError from None

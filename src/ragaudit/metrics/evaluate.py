@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from ragaudit._frames import records_frame
 from ragaudit._parallel import map_slices
+from ragaudit._text import shown_id
 from ragaudit._validate import check_int
 from ragaudit.data.formats import run_columns
 from ragaudit.data.formats._strings import IntArray
@@ -36,7 +37,7 @@ _SHOW_IDS = 5
 
 
 def _name_some(ids: Sequence[str]) -> str:
-    shown = ", ".join(ids[:_SHOW_IDS])
+    shown = ", ".join(map(shown_id, ids[:_SHOW_IDS]))  # an invisible character shown escaped
     return shown + (f", ... ({len(ids) - _SHOW_IDS} more)" if len(ids) > _SHOW_IDS else "")
 
 
