@@ -38,8 +38,8 @@ def shown_id(text: str) -> str:
     cannot see (a zero-width space, a control character, a non-breaking or trailing space),
     so two ids that look identical in a warning can be told apart.
 
-    >>> shown_id("q1"), shown_id("q1\u200b")
-    ('q1', "'q1\\u200b'")
+    >>> print(shown_id("q1"), shown_id("q1\\u200b"))
+    q1 'q1\\u200b'
     """
     if text.isprintable() and text == text.strip():
         return text
