@@ -289,6 +289,55 @@ CASES += [
 ]  # fmt: skip
 
 
+# -- 7. two sessions on one verdict file --------------------------------------------------------
+def _two_sessions(tmp_path: Path) -> Outcome:
+    """Session A shows its first question and waits; session B grades three (c, c, c) and
+    stops; then A answers w twice and its input ends.  Same seed, so the same order."""
+    import queue
+    import threading
+
+    run = _judged_run(tmp_path / "run.json", 6)
+    out = tmp_path / "human.jsonl"
+    code = "import sys; from ragaudit.cli import main; sys.exit(main())"
+    a = subprocess.Popen(
+        [sys.executable, "-c", code, "labels", "verdicts", str(run), "--out", str(out)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+    )  # fmt: skip
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in a.stdout], daemon=True).start()  # type: ignore[union-attr]
+    seen: list[str] = []
+    try:
+        while not seen or not seen[-1].startswith("=== answer 1 of 6"):
+            seen.append(lines.get(timeout=TIMEOUT))
+        b = cli(["labels", "verdicts", run, "--out", out], input="c\nc\nc\n")
+        a_out, _ = a.communicate("w\nw\n", timeout=TIMEOUT)
+    finally:
+        a.kill()
+    rest = []
+    while not lines.empty():
+        rest.append(lines.get())
+    return Outcome(max(a.returncode, b.code), "".join(seen + rest) + b.output)
+
+
+def _no_verdict_lost(tmp_path: Path) -> None:
+    from ragaudit.data.human_verdicts import read_human_verdict_file
+    from ragaudit.labels.verdicts import sample_order
+
+    order = sample_order([f"q{i}" for i in range(1, 7)], 0)
+    verdicts = read_human_verdict_file(tmp_path / "human.jsonl", "correct")
+    # A's first answer (w) came after B's c on the same question: the later save wins; B's
+    # next two stand; A skipped them (graded meanwhile) and answered the fourth
+    assert dict(verdicts) == {order[0]: 0.0, order[1]: 1.0, order[2]: 1.0, order[3]: 0.0}
+
+
+CASES += [
+    Case("two-verdict-sessions-interleaved", "7 two verdict sessions", _two_sessions,
+         r"stopped: progress saved: .*human\.jsonl has 4 verdict\(s\)", code=0,
+         check=_no_verdict_lost),
+]  # fmt: skip
+
+
 # -- 8. unbounded work --------------------------------------------------------------------------
 def python_call(call: Callable[[], object]) -> Outcome:
     """A library call as a row: its InputError is the one error line, its result the output."""
@@ -476,6 +525,7 @@ EXPECTED_COUNTS = {
     "4 devices": 8,
     "5 config.k contradicts the run": 3,
     "6 no overlap": 1,
+    "7 two verdict sessions": 1,
     "8 unbounded work": 6,
     "10 text friction": 3,
     "11 cross-origin redirect": 1,

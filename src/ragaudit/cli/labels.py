@@ -270,8 +270,8 @@ def verdicts(
         HumanVerdicts,
         VerdictSample,
         answer_fingerprint,
+        merge_human_verdicts,
         read_human_verdict_file,
-        save_human_verdicts,
     )
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.calibration import judged_values
@@ -329,12 +329,20 @@ def verdicts(
         )
     sample = VerdictSample(random=True, n=n, of=len(population), seed=seed)
 
+    done = set(entries)  # grows with what another session on --out grades meanwhile
+
     def save() -> None:
         recorded = tuple((q, fingerprints[q], 0) for q in entries if q in fingerprints)
         current = HumanVerdicts(
             tuple(entries.items()), metric, saved.name, sample, answers=recorded
         )
-        save_human_verdicts(current, out_path)  # an unwritable path: one line, exit 2
+        # Locked, re-read, merged: a second session's verdicts are kept, never overwritten.
+        merged = merge_human_verdicts(current, out_path)  # an unwritable path: exit 2
+        for qid, value in merged.entries:
+            if qid not in entries:
+                entries[qid] = value
+        fingerprints.update({qid: fp for qid, fp, _ in merged.answers if qid not in fingerprints})
+        done.update(entries)
 
     save()  # the header now: an unwritable --out fails before anyone grades
     click.echo(
@@ -360,7 +368,7 @@ def verdicts(
         save()
 
     summary = grade_answers(
-        order, describe, done=set(entries), on_verdict=record, ask=_ask_grade, show=click.echo
+        order, describe, done=done, on_verdict=record, ask=_ask_grade, show=click.echo
     )
     graded = sum(value is not None for value in entries.values())
     skipped = len(entries) - graded
