@@ -129,7 +129,7 @@ def locked(path: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[None
         Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError as exc:
-        raise unwritable(lock_path, exc) from None
+        raise unwritable(path, exc) from None  # name the file the caller writes
     try:
         deadline = time.monotonic() + timeout
         while True:

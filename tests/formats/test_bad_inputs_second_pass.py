@@ -311,7 +311,7 @@ def _two_sessions(tmp_path: Path) -> Outcome:
         while not seen or not seen[-1].startswith("=== answer 1 of 6"):
             seen.append(lines.get(timeout=TIMEOUT))
         b = cli(["labels", "verdicts", run, "--out", out], input="c\nc\nc\n")
-        a_out, _ = a.communicate("w\nw\n", timeout=TIMEOUT)
+        a.communicate("w\nw\n", timeout=TIMEOUT)
     finally:
         a.kill()
     rest = []

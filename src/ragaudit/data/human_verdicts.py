@@ -490,7 +490,7 @@ def merge_human_verdicts(current: HumanVerdicts, path: str | os.PathLike[str]) -
         theirs = None
         if Path(path).exists():
             theirs = read_human_verdict_file(path, current.metric, allow_empty=True)
-        if theirs is not None and theirs.run == current.run:
+        if theirs is not None and theirs.run in (None, current.run):
             ours = dict(current.entries)
             merged = dict(theirs.entries)
             merged.update(ours)
