@@ -192,6 +192,97 @@ CASES += [
 ]
 
 
+# -- 3. the sqlite cache: a foreign schema, a lock held by another connection ------------------
+def _foreign_cache(folder: Path) -> Path:
+    import sqlite3
+
+    folder.mkdir(exist_ok=True)
+    path = folder / "llm.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE completions (id INTEGER PRIMARY KEY, prompt TEXT, reply TEXT)")
+    return path
+
+
+FOREIGN = (
+    r"cache/llm\.sqlite: expected a ragaudit LLM cache \(table completions with columns key, "
+    r"endpoint, .*found a table completions with columns id, prompt, reply; it was left as it is"
+)
+
+
+def _cache_stats_foreign(tmp_path: Path) -> Outcome:
+    _foreign_cache(tmp_path / "cache")
+    return cli(["cache", "stats", "--cache-dir", tmp_path / "cache"])
+
+
+def _judge_foreign(tmp_path: Path) -> Outcome:
+    _foreign_cache(tmp_path / "cache")
+    made = cli(["run", "--corpus", CORPUS, "--golden", GOLDEN, "--out", tmp_path / "res",
+                "--no-timing", "--quiet", "--limit", "2", "--k", "3"])  # fmt: skip
+    assert made.code == 0, made.output
+    (run,) = (tmp_path / "res").glob("*.json")
+    return cli(["judge", run, "--corpus", CORPUS, "--judges", "correctness",
+                "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m",
+                "--cache-dir", tmp_path / "cache"])  # fmt: skip
+
+
+def _foreign_intact(tmp_path: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "cache" / "llm.sqlite") as db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(completions)")]
+    assert columns == ["id", "prompt", "reply"]
+
+
+def _locked_cache(tmp_path: Path) -> Outcome:
+    """Three paid calls while another connection holds the write lock: none crashes, none is
+    lost; the next client (lock released) answers all three from the cache, sending nothing."""
+    import sqlite3
+    import warnings
+
+    from ragaudit.exceptions import RagauditWarning
+    from ragaudit.llm.cache import LLMCache
+    from ragaudit.llm.client import LLMClient
+    from ragaudit.llm.config import LLMConfig
+    from ragaudit.llm.testing import FakeChatServer, FakeReply
+
+    path = tmp_path / "llm.sqlite"
+    LLMCache(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another writer, holding on
+    prompts = [[{"role": "user", "content": f"question {i}"}] for i in range(3)]
+    with FakeChatServer() as server, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RagauditWarning)
+        server.add(*(FakeReply(f"verdict {i}") for i in range(3)))
+        config = LLMConfig(base_url=server.base_url, model="m", max_retries=0)
+        cache = LLMCache(path, lock_timeout=0.2)
+        with LLMClient(config, cache=cache) as client:
+            paid = [client.chat(p, prompt_version="v").text for p in prompts]
+        cache.close()
+        spilled = cache.spill_path.exists()
+        holder.execute("COMMIT")
+        holder.close()
+        with LLMCache(path) as again, LLMClient(config, cache=again) as client:
+            replayed = [client.chat(p, prompt_version="v") for p in prompts]
+        sent = len(server.requests)
+    lines = [f"ragaudit: warning: {w.message}" for w in caught]
+    lines.append(f"paid {paid}; spilled {spilled}; replayed from cache "
+                 f"{[r.text for r in replayed if r.cached]}; requests {sent}")  # fmt: skip
+    return Outcome(0, "\n".join(lines))
+
+
+CASES += [
+    Case("cache-foreign-schema-stats", "3 sqlite cache", _cache_stats_foreign, FOREIGN,
+         check=_foreign_intact),
+    Case("cache-foreign-schema-judge", "3 sqlite cache", _judge_foreign, FOREIGN,
+         check=_foreign_intact),
+    Case("cache-locked-by-another-connection", "3 sqlite cache", _locked_cache,
+         r"(?s)locked by another process \(waited 0\.2 s\).*3 paid-for replies written to "
+         r".*llm\.sqlite\.pending\.jsonl.*paid \['verdict 0', 'verdict 1', 'verdict 2'\]; "
+         r"spilled True; replayed from cache \['verdict 0', 'verdict 1', 'verdict 2'\]; "
+         r"requests 3$", code=0),
+]  # fmt: skip
+
+
 # -- 4. devices and FIFOs -----------------------------------------------------------------------
 DEVICE = r"/dev/zero: expected a regular file, found a character device"
 FIFO = r"fifo: expected a regular file, found a pipe \(FIFO\)"
@@ -522,6 +613,7 @@ def test_the_table_counts_per_category():
 EXPECTED_COUNTS = {
     "1 output is an input": 8,
     "2 lone surrogates": 5,
+    "3 sqlite cache": 3,
     "4 devices": 8,
     "5 config.k contradicts the run": 3,
     "6 no overlap": 1,
