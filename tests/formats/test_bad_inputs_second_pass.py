@@ -655,3 +655,112 @@ def test_bounds_are_named_in_help(words, bound):
     result = CliRunner().invoke(main, [*words, "--help"])
     assert result.exit_code == 0
     assert re.search(bound, result.output), result.output
+
+
+# -- properties: the loader with surrogates, every reader with device paths --------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+# Text with lone surrogates among ordinary characters (JSON escapes them as \udXXX).
+TEXT = st.text(
+    st.one_of(
+        st.characters(codec="utf-8"), st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+def _lone(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    ids=st.lists(TEXT, min_size=1, max_size=4, unique=True),
+    where=st.sampled_from(["id", "question", "answer"]),
+)
+def test_the_loader_refuses_exactly_the_strings_with_lone_surrogates(tmp_path, ids, where):
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.exceptions import FormatError
+
+    rows = [{"id": f"q{i}", "retrieved": []} for i in range(len(ids))]
+    for row, text in zip(rows, ids, strict=True):
+        row[where] = text
+    doc = {"format": "ragaudit.run", "format_version": 1, "name": "r", "config": {"k": 1},
+           "rows": rows}  # fmt: skip
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(doc, indent=1), encoding="ascii")
+    bad = [i for i, text in enumerate(ids) if _lone(text)]
+    if not bad:
+        try:
+            saved = load_saved_run(path)
+        except FormatError as exc:  # another rule (two equal ids after all): never surrogates
+            assert "surrogate" not in str(exc)
+            return
+        assert [getattr(q, where) if where != "id" else q.id for q in saved.questions] == ids
+        return
+    with pytest.raises(FormatError) as caught:
+        load_saved_run(path)
+    error = caught.value
+    assert error.field == f"rows[{bad[0]}].{where}"
+    assert error.line is not None and "surrogate" in error.message
+    # the line named holds the escaped string
+    line = path.read_text(encoding="ascii").splitlines()[error.line - 1]
+    assert json.dumps(ids[bad[0]]) in line
+
+
+READERS = {
+    "saved run": lambda p: __import__("ragaudit").load_saved_run(p),
+    "golden set": lambda p: __import__("ragaudit.data.golden", fromlist=["x"]).load_golden(p),
+    "qrels": lambda p: __import__("ragaudit").load_qrels(p),
+    "run": lambda p: __import__("ragaudit").load_run(p),
+    "per-question metrics": lambda p: __import__(
+        "ragaudit.data.per_question_files", fromlist=["x"]
+    ).read_per_question_metrics(p),
+    "human verdicts": lambda p: __import__(
+        "ragaudit.data.human_verdicts", fromlist=["x"]
+    ).read_human_verdict_file(p),
+    "chunk labels": lambda p: __import__(
+        "ragaudit.labels.format", fromlist=["x"]
+    ).load_chunk_labels(p),
+}
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    reader=st.sampled_from(sorted(READERS)),
+    device=st.sampled_from(["/dev/zero", "/dev/null", "/dev/urandom", "fifo"]),
+    suffix=st.sampled_from(["", ".json", ".jsonl", ".yaml", ".txt"]),
+)
+def test_every_reader_refuses_devices_and_fifos_before_opening(tmp_path, reader, device, suffix):
+    import signal
+
+    from ragaudit.exceptions import FormatError
+
+    if device == "fifo":
+        path = tmp_path / f"fifo{suffix}"
+        if not path.exists():
+            os.mkfifo(path)  # no writer: opening it would block forever
+    else:
+        path = tmp_path / f"dev{suffix}"
+        if not path.is_symlink():
+            path.symlink_to(device)  # the suffix picks the reader's branch
+    signal.alarm(TIMEOUT)  # a reader that opens the device hangs: the alarm fails the test
+    try:
+        with pytest.raises(FormatError) as caught:
+            READERS[reader](str(path))
+    finally:
+        signal.alarm(0)
+    # refused as a device, or by its name before anything is opened (a .yaml saved run)
+    assert re.search(
+        r"expected a regular file, found a (pipe|character)|found a YAML file", str(caught.value)
+    ), caught.value
