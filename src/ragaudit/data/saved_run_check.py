@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -151,6 +151,104 @@ def _walk(
             _walk(item, schema["items"], f"{where}[{i}]", problems, cap)
 
 
+_EXACT_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+    "null": (type(None),), "object": (dict,), "array": (list,),
+}  # fmt: skip
+_ABSENT = object()
+_Leaf = tuple[frozenset[type] | None, Callable[[Any], bool] | None]
+
+
+def _allowed(schema: Mapping[str, Any]) -> frozenset[type] | None:
+    """The exact Python types a node's ``type`` admits (None: any)."""
+    types = schema.get("type")
+    names = [types] if isinstance(types, str) else list(types or ())
+    return frozenset(t for n in names for t in _EXACT_TYPES[n]) if names else None
+
+
+def _leaf(schema: Mapping[str, Any]) -> _Leaf:
+    """``(exact types, check)`` of a schema node: a node that is only a type test (no
+    bounds, no children, no float to test for finiteness) needs no function call."""
+    allowed = _allowed(schema)
+    simple = (
+        allowed is not None
+        and float not in allowed
+        and dict not in allowed
+        and list not in allowed
+        and not ({"const", "minimum", "maximum", "minLength"} & schema.keys())
+    )
+    return allowed, None if simple else _compile(schema)
+
+
+def _compile(schema: Mapping[str, Any], optional: frozenset[str] = frozenset()) -> Any:
+    """A function ``value -> bool``: True exactly when :func:`_walk` would find no problem
+    in ``value`` under ``schema`` (exact Python types only: a Mapping that is not a dict, an
+    int subclass... answer False and go to the walk, which then words the problem).
+
+    The walk visits every node through the generic schema interpreter; this one is built
+    once per schema, tests a leaf with one set lookup, and made loading a 10,000-question
+    run several times faster.  It only says "valid"; every message still comes from the walk.
+    """
+    allowed = _allowed(schema)
+    const = schema.get("const", _ABSENT)
+    low, high = schema.get("minimum"), schema.get("maximum")
+    min_length = schema.get("minLength")
+    required = frozenset(schema.get("required", ())) - optional
+    properties = {key: _leaf(child) for key, child in schema.get("properties", {}).items()}
+    extra = schema.get("additionalProperties")
+    additional = _leaf(extra) if isinstance(extra, dict) else None
+    items = _leaf(schema["items"]) if "items" in schema else None
+    isfinite = math.isfinite
+
+    def check(value: Any) -> bool:
+        kind = type(value)
+        if allowed is not None and kind not in allowed:
+            return False
+        if const is not _ABSENT and value != const:
+            return False
+        if kind is float and not isfinite(value):
+            return False
+        if kind is int or kind is float:
+            if (low is not None and value < low) or (high is not None and value > high):
+                return False
+        elif kind is str:
+            if min_length is not None and len(value) < min_length:
+                return False
+        elif kind is dict:
+            if required and not required <= value.keys():
+                return False
+            if properties or additional is not None:
+                for key, item in value.items():
+                    leaf = properties.get(key, additional)
+                    if leaf is not None:
+                        types, test = leaf
+                        if types is not None and type(item) not in types:
+                            return False
+                        if test is not None and not test(item):
+                            return False
+        elif kind is list:
+            if items is not None:
+                types, test = items
+                if types is not None:
+                    for item in value:
+                        if type(item) not in types:
+                            return False
+                if test is not None:
+                    for item in value:
+                        if not test(item):
+                            return False
+        elif isinstance(value, Mapping | list):  # a subclass: the walk decides
+            return False
+        return True
+
+    return check
+
+
+@lru_cache(maxsize=4)
+def _valid_fast(optional: frozenset[str]) -> Any:
+    return _compile(saved_run_schema(), optional)
+
+
 def _row_problems(rows: list[Any], cap: int) -> list[str]:
     """Metric ranges and duplicate ids (rows already passed the schema)."""
     problems: list[str] = []
@@ -246,7 +344,8 @@ def find_problems(data: Any, *, cap: int = 50, require_header: bool = True) -> l
     """
     problems: list[str] = []
     optional = frozenset() if require_header else HEADER_KEYS
-    _walk(data, saved_run_schema(), "", problems, cap, optional)
+    if not _valid_fast(optional)(data):  # the usual valid run: one compiled pass, no walk
+        _walk(data, saved_run_schema(), "", problems, cap, optional)
     if not problems and isinstance(data, Mapping):
         problems = _row_problems(data.get("rows", []), cap) or _k_problems(data)
     return _name_questions(problems, data)[:cap]
