@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import click
@@ -122,6 +123,22 @@ __all__ = ["command", "noise_sections"]
     help="Split the variance of judged metrics into question sampling and judge noise, from "
     "the per-repeat verdicts of `ragaudit judge --judge-repeats R` (saved runs only).",
 )
+@click.option(
+    "--judged-threshold",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="With --qrels: warn about questions whose judged@k (share of the top k that carries "
+    "a label, compared beside the metrics) is below this.",
+)
+@click.option(
+    "--judged-margin",
+    type=float,
+    default=0.1,
+    show_default=True,
+    help="With --qrels: warn when the runs' mean judged@k differ by more than this (the "
+    "comparison then favours the run more like the one the labels came from).",
+)
 @format_option()
 def command(
     runs: tuple[str, ...],
@@ -140,6 +157,8 @@ def command(
     gates: tuple[str, ...],
     cluster_by: str | None,
     judge_repeats: bool,
+    judged_threshold: float,
+    judged_margin: float,
     output_format: str,
 ) -> None:
     """Paired comparison of RUN_A and RUN_B (diff = B - A), question by question.
@@ -195,7 +214,7 @@ def command(
     if len(runs) != 2:
         raise InputError(f"compare: expected two runs RUN_A RUN_B, found {len(runs)}")
     if qrels_path is not None:
-        pair = _score_runs(qrels_path, runs, metrics)
+        pair = _score_runs(qrels_path, runs, metrics, judged_threshold, judged_margin)
         metrics = ()
     else:
         pair = (read_per_question_metrics(runs[0]), read_per_question_metrics(runs[1]))
@@ -224,23 +243,36 @@ def command(
 
 
 def _score_runs(
-    qrels_path: str, runs: tuple[str, ...], metrics: tuple[str, ...]
+    qrels_path: str,
+    runs: tuple[str, ...],
+    metrics: tuple[str, ...],
+    judged_threshold: float = 0.5,
+    judged_margin: float = 0.1,
 ) -> tuple[RunLike, RunLike]:
-    """Two retrieval runs scored per question against the labels, as ``evaluate`` scores them."""
+    """Two retrieval runs scored per question against the labels, as ``evaluate`` scores them,
+    with judged@k beside the metrics and its warnings."""
     from pathlib import Path
 
     from ragaudit.cli.evaluate import DEFAULT_METRICS, score_run
     from ragaudit.data.formats import read_qrels
     from ragaudit.data.per_question import PerQuestionMetrics
+    from ragaudit.metrics.judged import judged_coverage, judged_names, warn_unjudged
 
     qrels = read_qrels(qrels_path)
     names = list(metrics) or list(DEFAULT_METRICS)
-    scored = []
-    for path in runs:
-        ev = score_run(qrels, path, names)
-        scored.append(
-            PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
-        )
+    names += judged_names(names)
+    scored, coverages = [], []
+    with warnings.catch_warnings(record=True) as caught:  # printed once each, as evaluate does
+        warnings.simplefilter("always")
+        for path in runs:
+            ev = score_run(qrels, path, names)
+            coverages.append(judged_coverage(ev, path, judged_threshold))
+            scored.append(
+                PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
+            )
+        warn_unjudged(coverages, judged_margin)
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"ragaudit: warning: {message}", err=True)
     return scored[0], scored[1]
 
 
