@@ -1,4 +1,6 @@
-"""Small file helpers shared by every writer: atomic writes and lazy optional imports."""
+"""Small file helpers shared by every reader and writer: the regular-file check every reader
+makes, the guard that keeps an output off its inputs, atomic writes, an advisory lock for
+files two sessions update, and lazy optional imports."""
 
 from __future__ import annotations
 
@@ -6,14 +8,149 @@ import contextlib
 import importlib
 import os
 import re
+import stat
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 
-from ragaudit.exceptions import MissingExtraError, unwritable
+from ragaudit.exceptions import FormatError, MissingExtraError, unreadable, unwritable
 
-__all__ = ["append_text", "atomic_write_bytes", "atomic_write_text", "require"]
+__all__ = [
+    "append_text",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "check_regular_file",
+    "locked",
+    "read_file_bytes",
+    "refuse_input_as_output",
+    "require",
+]
+
+_NOT_REGULAR = (
+    (stat.S_ISFIFO, "a pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_regular_file(path: str | os.PathLike[str], why: str = "") -> None:
+    """Refuse a pipe, FIFO, socket or device with a one-line FormatError (every reader).
+
+    ``/dev/zero`` never ends (a reader would grow without bound) and a FIFO with no writer
+    blocks ``open`` forever; both are refused before anything is opened.  A missing path
+    passes: the open that follows names that error.  ``why`` is added to the message.
+
+    >>> check_regular_file(__file__)  # a regular file passes
+    >>> check_regular_file("/dev/null")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ragaudit.exceptions.FormatError: /dev/null: expected a regular file, found a character ...
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    for test, found in _NOT_REGULAR:
+        if test(mode):
+            raise FormatError(
+                f"expected a regular file, found {found}{why or ''}; save the data to a file first",
+                path=str(path),
+            )
+
+
+def read_file_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a regular file (:func:`check_regular_file`); an OS error is
+    :func:`~ragaudit.exceptions.unreadable` naming ``path``."""
+    check_regular_file(path)
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.resolve() == b.resolve()
+    except (OSError, ValueError, RuntimeError):
+        return False
+
+
+def refuse_input_as_output(
+    target: str | os.PathLike[str],
+    inputs: Iterable[str | os.PathLike[str] | None],
+    option: str = "--out",
+) -> None:
+    """Refuse to write ``target`` when it is one of ``inputs`` (the same file through any
+    name: a symlink, a hard link, ``./x``), so that no command replaces what it reads.
+
+    Compared with :func:`os.path.samefile` when both exist, by resolved path otherwise.
+
+    >>> import pathlib, tempfile
+    >>> run = pathlib.Path(tempfile.mkdtemp()) / "run.json"
+    >>> _ = run.write_text("{}")
+    >>> refuse_input_as_output(run.with_name("report.html"), [run])  # another file: fine
+    >>> refuse_input_as_output(run, [None, run])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ragaudit.exceptions.FormatError: ...run.json: --out: expected a file that is not an input, ...
+    """
+    out = Path(target)
+    for given in inputs:
+        if given is None or str(given) in ("", "-"):
+            continue
+        if _same_file(out, Path(given)):
+            raise FormatError(
+                f"expected a file that is not an input, found the input {str(given)!r} "
+                f"itself: writing there would destroy it; choose another {option}",
+                path=str(target),
+                field=option,
+            )
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``<path>.lock`` (``fcntl.flock``) for the block.
+
+    Two processes updating one file (two ``labels verdicts`` sessions) take turns: each
+    re-reads the file inside the lock before writing it.  The wait is bounded by ``timeout``
+    seconds, then a one-line FormatError names the lock file.  Where ``fcntl`` does not
+    exist (Windows) the block runs unlocked.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    lock_path = f"{os.fspath(path)}.lock"
+    try:
+        Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise unwritable(path, exc) from None  # name the file the caller writes
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise FormatError(
+                        f"expected to lock the file within {timeout:g} s, found it held by "
+                        "another process all along; wait for it to finish (or remove the "
+                        "lock file if no ragaudit is running)",
+                        path=lock_path,
+                    ) from None
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

@@ -22,7 +22,29 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["REFUSAL", "STOPWORDS", "content_tokens", "normalise_text", "stem", "tokenize"]
+__all__ = [
+    "REFUSAL",
+    "STOPWORDS",
+    "content_tokens",
+    "normalise_text",
+    "shown_id",
+    "stem",
+    "tokenize",
+]
+
+
+def shown_id(text: str) -> str:
+    """An id as a message prints it: as is, or as its ``repr`` when it holds a character one
+    cannot see (a zero-width space, a control character, a non-breaking or trailing space),
+    so two ids that look identical in a warning can be told apart.
+
+    >>> print(shown_id("q1"), shown_id("q1\\u200b"))
+    q1 'q1\\u200b'
+    """
+    if text.isprintable() and text == text.strip():
+        return text
+    return repr(text)
+
 
 #: What a generator answers when it abstains (the extractive reader, the LLM generator's prompt).
 REFUSAL = "I don't know - the documents do not cover this."

@@ -8,13 +8,15 @@ format chosen by the shared ``--format`` option.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
 
-from ragaudit._io import append_text, atomic_write_text
+from ragaudit._io import append_text, atomic_write_text, refuse_input_as_output
 from ragaudit.exceptions import FormatError, InputError
 from ragaudit.reports.renderer import render
 from ragaudit.reports.report import Report
@@ -28,6 +30,8 @@ __all__ = [
     "emit",
     "format_option",
     "golden_map_option",
+    "guard_output",
+    "guards_output",
     "k_option",
     "labels_option",
     "no_stdout",
@@ -151,20 +155,77 @@ def no_stdout(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     return value
 
 
-def out_file_option(help: str, *, stdout: bool = True, required: bool = False) -> Any:
+def _command_inputs(ctx: click.Context, skip: Iterable[str]) -> list[str]:
+    """Every path the command was given (the values of its ``click.Path`` parameters), but
+    those named in ``skip`` (the output itself, an input it updates in place on purpose)."""
+    skipped = set(skip)
+    found: list[str] = []
+    for param in ctx.command.params:
+        if param.name in skipped or not isinstance(param.type, click.Path):
+            continue
+        value = ctx.params.get(param.name or "")
+        if value is None:
+            continue
+        found.extend(str(v) for v in (value if isinstance(value, tuple | list) else [value]))
+    return found
+
+
+def guard_output(
+    target: str | os.PathLike[str] | None, option: str = "--out", *, skip: Iterable[str] = ()
+) -> None:
+    """The one output guard: refuse (exit 2, one line) to write ``target`` when it is any
+    input of the running command (:func:`ragaudit._io.refuse_input_as_output`: the same file
+    through any name).  ``skip`` names parameters whose file may be the output (``judge``
+    updates RUN in place by default); ``None`` and ``-`` (standard output) pass."""
+    if target is None or str(target) == STDOUT:
+        return
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    refuse_input_as_output(target, _command_inputs(ctx, skip), option)
+
+
+def guards_output(name: str, option: str = "--out", *, skip: Iterable[str] = ()) -> Any:
+    """Decorator of a command callback: :func:`guard_output` on parameter ``name`` before the
+    command does any work (a 200,000-question report is refused at once, not after minutes).
+    """
+    skipped = (name, *skip)
+
+    def decorate(callback: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(callback)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            guard_output(kwargs.get(name), option, skip=skipped)
+            return callback(*args, **kwargs)
+
+        return checked
+
+    return decorate
+
+
+def out_file_option(
+    help: str, *, stdout: bool = True, required: bool = False, skip: Iterable[str] = ()
+) -> Any:
     """``--out FILE``; ``-`` is standard output (:func:`write_output`) where ``stdout``.
 
     Commands whose output cannot go to a stream (a resumable label or verdict file, a judged
     run updated in place, a results directory) pass ``stdout=False``: ``--out -`` is then a
-    one-line usage error instead of a file named ``-``.
+    one-line usage error instead of a file named ``-``.  An ``--out`` that is one of the
+    command's input files is refused before any work (:func:`guards_output`); ``skip`` names
+    the inputs it may be (``judge``'s RUN, updated in place).
     """
     extra = " '-' = standard output." if stdout else ""
     # No explicit default beside required=True: click >= 8.3 would not enforce it.
     default: dict[str, Any] = {"required": True} if required else {"default": None}
-    return click.option(
+    option = click.option(
         "--out", "out_path", type=click.Path(dir_okay=False, allow_dash=stdout),
         help=help + extra, callback=None if stdout else no_stdout, **default,
     )  # fmt: skip
+    guard = guards_output("out_path", "--out", skip=skip)
+
+    def decorate(callback: Callable[..., Any]) -> Any:
+        return option(guard(callback))
+
+    return decorate
 
 
 def write_output(text: str, out_path: str | None, default: str | None = None) -> None:
@@ -172,11 +233,13 @@ def write_output(text: str, out_path: str | None, default: str | None = None) ->
 
     ``out_path`` ``-`` (or None without a ``default``) is standard output; otherwise the file
     ``out_path`` (or ``default``) is written atomically and its name is echoed on stderr.
+    A target that is one of the command's inputs is refused (:func:`guard_output`).
     """
     target = out_path if out_path is not None else default
     if target is None or target == STDOUT:
         click.echo(text, nl=False)
         return
+    guard_output(target, "--out", skip=("out_path",))
     atomic_write_text(target, text)
     click.echo(f"wrote {target} ({len(text.encode('utf-8')):,} bytes)", err=True)
 

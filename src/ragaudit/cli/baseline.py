@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ragaudit.cli._options import emit, format_option
+from ragaudit.cli._options import emit, format_option, guards_output
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
@@ -32,6 +32,7 @@ def command() -> None:
     help="The baseline file to write (commit it).",
 )
 @format_option()
+@guards_output("target", "--to")
 def update(run: str, target: str, output_format: str) -> None:
     """Make RUN the baseline: validate it, then copy it byte for byte, atomically, to --to.
 
@@ -39,16 +40,13 @@ def update(run: str, target: str, output_format: str) -> None:
     output, JSON or JSONL per-question metrics); a file compare would reject is refused and
     the old baseline is left as it was.  The output shows each metric's mean before and now.
     """
-    from ragaudit._io import atomic_write_bytes
+    from ragaudit._io import atomic_write_bytes, read_file_bytes
     from ragaudit.data.per_question_files import read_per_question_metrics
-    from ragaudit.exceptions import InputError, unreadable
+    from ragaudit.exceptions import InputError
     from ragaudit.reports.stats import baseline_report
 
     new = read_per_question_metrics(run)  # validates: a bad file never becomes the baseline
-    try:
-        data = Path(run).read_bytes()
-    except OSError as exc:
-        raise unreadable(run, exc) from None
+    data = read_file_bytes(run)
     old = None
     unchanged = False
     destination = Path(target)

@@ -121,6 +121,7 @@ def command(
 
 
 def _validate(files: tuple[str, ...], out_dir: str | None, output_format: str) -> None:
+    from ragaudit._io import refuse_input_as_output
     from ragaudit.data.records import load_saved_run, write_saved_run
     from ragaudit.data.saved_run_summary import summarise_run
     from ragaudit.pipeline.config import saved_run_path
@@ -132,6 +133,7 @@ def _validate(files: tuple[str, ...], out_dir: str | None, output_format: str) -
         target = None
         if out_dir is not None:
             target = saved_run_path(out_dir, saved.name)
+            refuse_input_as_output(target, files)  # `import run.json --out .`: the input
             write_saved_run(target, saved.replace(summary=summary))
         emit(
             import_report(file, saved, summary, None if target is None else str(target)),

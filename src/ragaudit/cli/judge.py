@@ -37,7 +37,9 @@ __all__ = ["command"]
     help="Comma-separated: sufficiency,correctness,faithfulness,citations,relevance.",
 )
 @out_file_option(
-    "Write the judged run here [default: update RUN in place, atomically].", stdout=False
+    "Write the judged run here [default: update RUN in place, atomically].",
+    stdout=False,
+    skip=("run",),
 )
 @click.option(
     "--dry-run",

@@ -27,10 +27,18 @@ from ragaudit.cli._progress import progress_callback
 __all__ = ["command"]
 
 
+class _TypedChoice(click.Choice):
+    """A choice typed at a prompt: surrounding whitespace, and the ``\r`` of piped CRLF
+    input (a file saved on Windows), is not part of the answer."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return super().convert(value.strip() if isinstance(value, str) else value, param, ctx)
+
+
 def _ask_grade(prompt: str, choices: Sequence[str]) -> str:
     """The human labeller's question, through click (asks again until the answer is valid)."""
     try:
-        answer: str = click.prompt(prompt, type=click.Choice(list(choices)), show_choices=False)
+        answer: str = click.prompt(prompt, type=_TypedChoice(list(choices)), show_choices=False)
     except click.Abort:
         click.echo()  # end the prompt's line
         raise EOFError from None
@@ -261,8 +269,8 @@ def verdicts(
         HumanVerdicts,
         VerdictSample,
         answer_fingerprint,
+        merge_human_verdicts,
         read_human_verdict_file,
-        save_human_verdicts,
     )
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.calibration import judged_values
@@ -320,12 +328,20 @@ def verdicts(
         )
     sample = VerdictSample(random=True, n=n, of=len(population), seed=seed)
 
+    done = set(entries)  # grows with what another session on --out grades meanwhile
+
     def save() -> None:
         recorded = tuple((q, fingerprints[q], 0) for q in entries if q in fingerprints)
         current = HumanVerdicts(
             tuple(entries.items()), metric, saved.name, sample, answers=recorded
         )
-        save_human_verdicts(current, out_path)  # an unwritable path: one line, exit 2
+        # Locked, re-read, merged: a second session's verdicts are kept, never overwritten.
+        merged = merge_human_verdicts(current, out_path)  # an unwritable path: exit 2
+        for qid, value in merged.entries:
+            if qid not in entries:
+                entries[qid] = value
+        fingerprints.update({qid: fp for qid, fp, _ in merged.answers if qid not in fingerprints})
+        done.update(entries)
 
     save()  # the header now: an unwritable --out fails before anyone grades
     click.echo(
@@ -353,7 +369,7 @@ def verdicts(
         save()
 
     summary = grade_answers(
-        order, describe, done=set(entries), on_verdict=record, ask=_ask_grade, show=click.echo
+        order, describe, done=done, on_verdict=record, ask=_ask_grade, show=click.echo
     )
     graded = sum(value is not None for value in entries.values())
     skipped = len(entries) - graded

@@ -42,7 +42,8 @@ def _numbers(text: str, name: str, kind: type) -> list[Any]:
     "ns",
     default=",".join(map(str, PLAN_SIZES)),
     show_default=True,
-    help="Golden-set sizes, comma-separated.",
+    help="Golden-set sizes, comma-separated, each at most 10,000,000 (exact power takes "
+    "about a second there; larger sizes are refused).",
 )
 @click.option(
     "--disagree",
@@ -56,7 +57,8 @@ def _numbers(text: str, name: str, kind: type) -> list[Any]:
     "--effect",
     type=float,
     help="Reverse direction: the questions needed to detect this difference in a 0/1 metric "
-    "(with one --disagree rate, or with --runs).",
+    "(with one --disagree rate, or with --runs); searched up to 10,000,000 questions, beyond "
+    "which the answer is 'not reachable'.",
 )
 @click.option(
     "--runs",

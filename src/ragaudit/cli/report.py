@@ -42,6 +42,11 @@ __all__ = ["command"]
     help="Human verdicts on correctness (as for `ragaudit calibrate`), repeated once per run "
     "in order: shows the calibrated (PPI++) correctness next to the judge-only one.",
 )  # fmt: skip
+@click.option(
+    "--max-drilldowns", type=click.IntRange(min=0), default=50, show_default=True,
+    help="Failing questions opened per stage and run (the first ones; the rest are counted, and "
+    "the stage table's id lists are cut to as many): keeps a 200,000-question page small.",
+)  # fmt: skip
 @seed_option()
 @click.option(
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
@@ -56,6 +61,7 @@ def command(
     corpus_dir: str | None,
     cluster_by: str | None,
     human_paths: tuple[str, ...],
+    max_drilldowns: int,
     seed: int,
     resamples: int,
 ) -> None:
@@ -81,7 +87,7 @@ def command(
     human = [read_human_verdict_file(path) for path in human_paths]
     audit = build_audit(
         saved, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples,
-        cluster_by=cluster_by, human=human,
+        cluster_by=cluster_by, human=human, max_drilldowns=max_drilldowns,
     )  # fmt: skip
     from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.renderer import render

@@ -37,6 +37,7 @@ from typing import Any
 
 import yaml
 
+from ragaudit._io import read_file_bytes
 from ragaudit.data.context_match import ContextIndex
 from ragaudit.data.formats.yaml_ import compose_yaml, construct_yaml
 from ragaudit.data.golden_fields import (
@@ -47,7 +48,7 @@ from ragaudit.data.golden_fields import (
     unknown_key_message,
 )
 from ragaudit.data.qrels import Qrels
-from ragaudit.exceptions import FormatError, InputError, unreadable
+from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
     "GoldenQuestion",
@@ -475,10 +476,7 @@ def load_golden(
     from ragaudit.data.formats._source import read_text
 
     file = Path(path)
-    try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise unreadable(file, exc) from None
+    raw = read_file_bytes(file)
     digest = hashlib.sha256(raw).hexdigest()
     suffix = file.suffix.lower()
     if (

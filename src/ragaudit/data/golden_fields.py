@@ -38,9 +38,11 @@ import ast
 import difflib
 import json
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+import unicodedata
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from ragaudit._text import shown_id
 from ragaudit.data.formats._source import shorten
 from ragaudit.exceptions import FormatError, InputError
 
@@ -125,6 +127,38 @@ answerable, keywords, tags), found the unknown key 'keyword'; did you mean 'keyw
 
 
 LineOf = Callable[[str], "int | None"]
+
+
+def _corpus_spelling(
+    sources: tuple[str, ...],
+    doc_ids: Iterable[str],
+    where: str,
+    fail: Callable[[str, str], Exception],
+) -> tuple[str, ...]:
+    """Each source as the corpus spells it.  Ids are compared in Unicode NFC on both sides, so
+    ``café`` typed in a golden set (NFC) names the file macOS saved as ``cafe`` + U+0301 (NFD);
+    a source naming no document is an error listing the known ids, invisible characters
+    escaped (:func:`~ragaudit._text.shown_id`).
+
+    >>> _corpus_spelling(("cafe\u0301",), ["caf\u00e9", "tea"], "", ValueError)
+    ('café',)
+    """
+    known = set(doc_ids)
+    if all(source in known for source in sources):
+        return sources
+    by_nfc = {unicodedata.normalize("NFC", doc): doc for doc in known}
+    spelled = []
+    for i, source in enumerate(sources):
+        match = source if source in known else by_nfc.get(unicodedata.normalize("NFC", source))
+        if match is None:
+            listing = ", ".join(map(shown_id, sorted(known)[:8]))
+            listing += ", ..." if len(known) > 8 else ""
+            raise fail(
+                f"{where}{source!r} names no document in the corpus (known: {listing})",
+                f"sources[{i}]",
+            )
+        spelled.append(match)
+    return tuple(spelled)
 
 
 def accepted_names() -> str:
@@ -382,14 +416,7 @@ def question_fields(
             f"{where}an unanswerable question must have no sources, found {len(sources)}", "sources"
         )
     if doc_ids is not None:
-        known = set(doc_ids)
-        for i, source in enumerate(sources):
-            if source not in known:
-                listing = ", ".join(sorted(known)[:8]) + (", ..." if len(known) > 8 else "")
-                raise fail(
-                    f"{where}{source!r} names no document in the corpus (known: {listing})",
-                    f"sources[{i}]",
-                )
+        sources = _corpus_spelling(sources, doc_ids, where, fail)
     return {
         "id": qid,
         "question": text,

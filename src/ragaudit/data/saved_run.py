@@ -68,6 +68,9 @@ def generation_error_of(row: Mapping[str, Any]) -> str | None:
     return None if value is None else str(value)
 
 
+_RETRIEVED_KEYS = frozenset({"chunk_id", "doc_id", "score", "rank"})
+
+
 def _empty() -> Mapping[str, Any]:
     return _EMPTY
 
@@ -108,13 +111,17 @@ class Retrieved:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Retrieved:
         """Build from a validated entry."""
-        known = {"chunk_id", "doc_id", "score", "rank"}
+        # Most entries hold only the four known keys: no per-entry copy of nothing (a
+        # 100,000-question run has two million entries).
+        plain = data.keys() <= _RETRIEVED_KEYS
         return cls(
             chunk_id=data["chunk_id"],
             doc_id=data["doc_id"],
             score=data.get("score"),
             rank=data.get("rank"),
-            extra=_frozen({k: v for k, v in data.items() if k not in known}),
+            extra=_EMPTY
+            if plain
+            else _frozen({k: v for k, v in data.items() if k not in _RETRIEVED_KEYS}),
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -66,6 +66,10 @@ def _config(config: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple((key, show_value(config[key])) for key in order)
 
 
+#: Failing questions the page opens per stage (``report --max-drilldowns``).
+DEFAULT_MAX_DRILLDOWNS = 50
+
+
 def _run_audit(
     saved: SavedRun,
     labels: Any,
@@ -74,6 +78,7 @@ def _run_audit(
     resamples: int,
     cluster_by: str | None = None,
     human: Mapping[str, float] | None = None,
+    max_drilldowns: int | None = None,
 ) -> RunAudit:
     notes: list[str] = []
     bias = None
@@ -91,10 +96,21 @@ def _run_audit(
     # the funnel's own failures: a question answered correctly is never one, whatever stage
     # it stopped at (correct by luck, or unjudged at a stage but judged right)
     failed = set(funnel.failure_ids())
+    # at most max_drilldowns opened per stage (the first in run order); the rest are counted
+    shown: dict[str, int] = {}
+    left_out: dict[str, int] = {}
+    kept = []
+    for q in saved.questions:
+        if q.id not in failed:
+            continue
+        where = stage[q.id]
+        if max_drilldowns is not None and shown.get(where, 0) >= max_drilldowns:
+            left_out[where] = left_out.get(where, 0) + 1
+            continue
+        shown[where] = shown.get(where, 0) + 1
+        kept.append(q)
     failures = tuple(
-        question_view(q, stage[q.id], funnel.k, chunk_texts, answer_chunks)
-        for q in saved.questions
-        if q.id in failed
+        question_view(q, stage[q.id], funnel.k, chunk_texts, answer_chunks) for q in kept
     )
     answerable = [q for q in saved.questions if q.answerable]
     answered = sum(1 for q in answerable if q.metric("answered"))
@@ -113,6 +129,8 @@ def _run_audit(
         judge_errors=count_judge_errors(saved.questions),
         clustered=None if cluster_by is None else clustered_means(saved, cluster_by),
         calibration=None if human is None else calibrate(saved, human),
+        failures_left_out=left_out,
+        max_drilldowns=max_drilldowns,
     )
 
 
@@ -166,6 +184,7 @@ def build_audit(
     compare_resamples: int = 10_000,
     cluster_by: str | None = None,
     human: Sequence[HumanInput] = (),
+    max_drilldowns: int | None = DEFAULT_MAX_DRILLDOWNS,
 ) -> Audit:
     """Compute the audit of one or more saved runs (what ``ragaudit report`` shows).
 
@@ -197,6 +216,10 @@ def build_audit(
         ``ragaudit calibrate``), one per run in order (None,
         or a shorter sequence, leaves a run uncalibrated): the run's correctness calibrated
         against them (PPI++, :func:`~ragaudit.diagnose.calibration.calibrate`).
+    max_drilldowns : int or None, default 50
+        Failing questions opened per stage and run (the first ones in run order); the rest
+        are counted on the page, and its lists of ids are cut to as many.  None: all of
+        them (a 200,000-question run had 36,666, a 63 MB page).
 
     Returns
     -------
@@ -241,7 +264,7 @@ def build_audit(
         )
     verdicts = [*verdict_maps, *([None] * (len(saved) - len(verdict_maps)))]
     audits = tuple(
-        _run_audit(s, labels, chunk_texts, seed, n_resamples, cluster_by, h)
+        _run_audit(s, labels, chunk_texts, seed, n_resamples, cluster_by, h, max_drilldowns)
         for s, h in zip(saved, verdicts, strict=True)
     )
     names = [a.name for a in audits]

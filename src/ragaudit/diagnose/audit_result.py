@@ -134,6 +134,9 @@ class RunAudit:
 
     clustered: ClusteredComparison | None = None
     calibration: Calibration | None = None
+    #: Failing questions per stage beyond the drill-down limit: counted, not opened.
+    failures_left_out: Mapping[str, int] = field(default_factory=dict)
+    max_drilldowns: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the run's dashboard, funnel, label bias, clustering and calibration."""

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ragaudit._frames import records_frame
 from ragaudit._present import Presentable, short_repr
@@ -373,6 +372,10 @@ def compute_label_bias(
         )
         for i, q in enumerate(qids)
     )
+
+    # scipy.stats costs about a second to import: only commands that compute label bias pay it
+    # (`show`, `report` without --labels import this module for its types).
+    from scipy import stats
 
     groups: tuple[CandidateGroup, ...] = ()
     spearman: float | None = None

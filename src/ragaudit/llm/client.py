@@ -41,7 +41,7 @@ from ragaudit.llm.structured import (
     repair_messages,
     response_format,
 )
-from ragaudit.llm.transport import redact_secrets, send_with_retries, short
+from ragaudit.llm.transport import http_client, redact_secrets, send_with_retries, short
 from ragaudit.llm.usage import Totals
 
 __all__ = ["LLMClient"]  # the reply types live in ragaudit.llm.replies
@@ -137,6 +137,7 @@ class LLMClient:
                     api_key=self.config.api_key or "no-key-needed",
                     timeout=self.config.timeout,
                     max_retries=0,
+                    http_client=http_client(openai),  # no redirect to another origin
                 )
             return self._sdk
 

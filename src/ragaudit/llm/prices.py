@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragaudit._io import read_file_bytes
 from ragaudit._yaml import load_yaml
 from ragaudit.exceptions import FormatError, unreadable
 
@@ -62,8 +63,8 @@ class PriceTable:
         # "default" rather than an install path, so saved runs do not depend on the machine.
         label = "default" if path is None else str(path)
         try:
-            text = source.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_file_bytes(source).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
             raise unreadable(source, exc) from None
         raw = load_yaml(text, str(source))
         if raw is None:

@@ -19,6 +19,11 @@ so that the policy is ours, seeded and testable:
 
 Every message that leaves this module is passed through :func:`redact_secrets` with the
 configured key, so a server that echoes the key in its error body cannot get it stored.
+
+Redirects are followed only within the endpoint's origin (scheme, host and port): a 307 to
+another origin would re-send the prompt, which quotes the corpus, to a server nobody named.
+:func:`http_client` builds the SDK's HTTP client with a hook that stops such a redirect, and
+:func:`send_with_retries` reports it as :class:`LLMUnavailableError` naming both URLs.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import random
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from ragaudit._io import require
 from ragaudit.llm.cache import CachedReply
@@ -41,7 +47,7 @@ from ragaudit.llm.replies import (
 )
 from ragaudit.llm.structured import FormatRefused, is_format_refusal
 
-__all__ = ["redact_secrets", "send_with_retries", "short"]
+__all__ = ["CrossOriginRedirect", "http_client", "redact_secrets", "send_with_retries", "short"]
 
 _RETRY_AFTER_CAP = 300.0  # never sleep longer than this on a server's say-so
 
@@ -107,6 +113,60 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
     return None
 
 
+class CrossOriginRedirect(Exception):
+    """A redirect from ``source`` to ``target`` on another origin (never followed)."""
+
+    def __init__(self, source: str, target: str, status: int) -> None:
+        super().__init__(f"HTTP {status} redirect from {source} to {target}")
+        self.source, self.target, self.status = source, target, status
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """``(scheme, host, port)`` with the scheme's default port filled in.
+
+    >>> _origin("http://127.0.0.1/v1") == _origin("HTTP://127.0.0.1:80/v2")
+    True
+    >>> _origin("http://127.0.0.1:8000/v1") == _origin("http://127.0.0.1:8001/v1")
+    False
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
+
+
+def refuse_cross_origin_redirect(response: Any) -> None:
+    """HTTP client response hook: raise :class:`CrossOriginRedirect` on a redirect whose
+    ``Location`` leaves the request's origin (same-origin redirects are followed)."""
+    status = int(getattr(response, "status_code", 0))
+    location = response.headers.get("location")
+    if status not in (301, 302, 303, 307, 308) or not location:
+        return
+    source = str(response.request.url)
+    target = urljoin(source, location)
+    if _origin(source) != _origin(target):
+        raise CrossOriginRedirect(source, target, status)
+
+
+def http_client(openai: Any) -> Any:
+    """The SDK's own HTTP client (its defaults: timeouts, limits) with
+    :func:`refuse_cross_origin_redirect` on every response."""
+    return openai.DefaultHttpxClient(event_hooks={"response": [refuse_cross_origin_redirect]})
+
+
+def _redirect(exc: BaseException) -> CrossOriginRedirect | None:
+    """The :class:`CrossOriginRedirect` behind ``exc`` (as raised, or wrapped by the SDK)."""
+    seen = 0
+    while exc is not None and seen < 5:
+        if isinstance(exc, CrossOriginRedirect):
+            return exc
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+        seen += 1
+    return None
+
+
 def _is_connect_failure(exc: BaseException) -> bool:
     """Whether a connection error means "nobody answered" (refused, DNS, connect timeout),
     as opposed to a server that answered with a broken or truncated body."""
@@ -152,7 +212,19 @@ def send_with_retries(
         on_attempt(attempt > 0)
         wait: float | None = None
         try:
-            reply = reply_from_response(create(**request), messages)
+            try:
+                reply = reply_from_response(create(**request), messages)
+            except Exception as exc:  # a redirect elsewhere: refused, however it is wrapped
+                moved = _redirect(exc)
+                if moved is not None:
+                    raise LLMUnavailableError(
+                        f"the LLM endpoint {where} answered HTTP {moved.status} redirecting "
+                        f"{clean(moved.source)} to {clean(moved.target)}, another origin: "
+                        "ragaudit follows no redirect to another host or port (it would "
+                        "re-send the prompt, your documents, there); if that server is the "
+                        "right one, set --llm-base-url / RAGAUDIT_LLM_BASE_URL to it"
+                    ) from None
+                raise
         except openai.APITimeoutError:
             reason = f"timed out after {config.timeout:g} s"
         except openai.APIConnectionError as exc:

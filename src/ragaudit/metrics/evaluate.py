@@ -21,6 +21,7 @@ import numpy.typing as npt
 from ragaudit._frames import records_frame
 from ragaudit._parallel import map_slices
 from ragaudit._present import Presentable, short_repr
+from ragaudit._text import shown_id
 from ragaudit._validate import check_int
 from ragaudit.data.formats import run_columns
 from ragaudit.data.formats._strings import IntArray
@@ -44,7 +45,7 @@ _SHOW_IDS = 5
 
 
 def _name_some(ids: Sequence[str]) -> str:
-    shown = ", ".join(ids[:_SHOW_IDS])
+    shown = ", ".join(map(shown_id, ids[:_SHOW_IDS]))  # an invisible character shown escaped
     return shown + (f", ... ({len(ids) - _SHOW_IDS} more)" if len(ids) > _SHOW_IDS else "")
 
 
@@ -362,6 +363,47 @@ def _line_up(qrels: Qrels, run_ids: Sequence[str], missing: str) -> tuple[list[s
     return eval_ids, eval_row_of_run_q
 
 
+_SAMPLE = 1000
+
+
+def _extends(longer: Sequence[str], shorter: set[str]) -> tuple[str, str] | None:
+    """A pair ``(a, b)`` with ``a`` in ``longer`` starting with ``b`` in ``shorter``."""
+    for a in longer:
+        for end in range(len(a) - 1, 0, -1):
+            if a[:end] in shorter:
+                return a, a[:end]
+    return None
+
+
+def _warn_if_no_overlap(
+    qrels: Qrels, run: Run, cols: Any, label_items: Any, label_hash: Any
+) -> None:
+    """Warn when no retrieved item is labelled at all and the ids show a unit mix-up: every
+    score is 0 because the run and the labels name different things (chunk ids ``doc#3``
+    against document ids ``doc``), not because the retriever is bad.  Called only when
+    nothing relevant was retrieved; the evidence is an id of one side that extends an id of
+    the other (checked on the first :data:`_SAMPLE` ids of each)."""
+    hashes = label_items.hashes() if label_hash is None else label_hash
+    if cols.n_rows == 0 or np.isin(cols.item_hash, hashes).any():
+        return  # some retrieved items are labelled (not relevant): a bad run, honestly scored
+    ranked_ids = cols.items.decode(cols.row_order[:_SAMPLE])
+    label_ids = label_items.decode(np.arange(min(len(label_items), _SAMPLE)))
+    pair = _extends(ranked_ids, set(label_ids)) or _extends(label_ids, set(ranked_ids))
+    if pair is None:
+        return  # unrelated ids: nothing points at a unit mix-up
+    ranked, labelled = pair if pair[0] in ranked_ids else pair[::-1]
+    run_name = f" ({run.name})" if run.name else ""
+    qrels_name = f" ({qrels.name})" if qrels.name else ""
+    warnings.warn(
+        f"no retrieved item is labelled: the run{run_name} ranks ids such as {ranked!r} and "
+        f"the labels{qrels_name} name ids such as {labelled!r}, and not one is shared, so "
+        "every score is 0; is one at chunk level and the other at document level? Lift "
+        "chunk ids to documents (--chunk-map, Run.to_docs) or label chunks",
+        RagauditWarning,
+        stacklevel=3,
+    )
+
+
 def evaluate(
     qrels: Qrels,
     run: Run,
@@ -484,6 +526,8 @@ def evaluate(
         ).astype(np.int64)
     else:
         grades = grade_matrix(*join, n_eval, depth)
+    if len(label_grade) and not grades.any():  # nothing relevant retrieved anywhere: why?
+        _warn_if_no_overlap(qrels, run, cols, label_items, label_hash)
     ideal = ideal_grades(label_row, label_grade, n_eval)
     per_query, found = _score(
         specs, grades, n_relevant, ideal, int(relevance_threshold), average == "micro",

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragaudit._io import read_file_bytes
 from ragaudit.data.chunks import Chunk, Document
 from ragaudit.exceptions import InputError, unreadable
 from ragaudit.pipeline.chunking import chunk_documents
@@ -72,10 +73,7 @@ def load_corpus(directory: str | Path) -> list[Document]:
                 f"{path}: a symbolic link to {path.resolve()}, outside the corpus folder "
                 f"{root}; copy the file into the corpus instead"
             )
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise unreadable(path, exc) from None
+        raw = read_file_bytes(path)  # a FIFO or a device among the documents: refused
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from ragaudit._io import refuse_input_as_output
 from ragaudit._version import version
 from ragaudit.data.chunks import Chunk
 from ragaudit.data.context_match import MIN_OVERLAP, ContextIndex
@@ -47,6 +48,7 @@ from ragaudit.judges.offline import is_abstention
 from ragaudit.llm.citations import extract_citations
 from ragaudit.pipeline.build import golden_for_corpus
 from ragaudit.pipeline.chunking import chunk_documents
+from ragaudit.pipeline.config import saved_run_path
 from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
 from ragaudit.pipeline.generators import Generation
 from ragaudit.pipeline.harness import evaluate_configuration
@@ -216,6 +218,9 @@ def import_results(
         The saved run is also written to ``<out_dir>/<name>.json``.
     """
     file = str(path)
+    # The saved run goes to <out_dir>/<name>.json: never over the file it is made from.
+    target = saved_run_path(out_dir, name or Path(file).stem)
+    refuse_input_as_output(target, [file, golden])
     questions = read_foreign(path, layout)
     documents = load_corpus(corpus)
     chunks = chunk_documents(documents, chunk_size, chunk_overlap, chunker)

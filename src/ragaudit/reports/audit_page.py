@@ -20,7 +20,7 @@ is escaped (the renderer escapes), except the funnel chart's SVG, which
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from ragaudit.diagnose.audit_result import (
@@ -247,9 +247,21 @@ def _question(q: QuestionView) -> Details:
     )  # fmt: skip
 
 
+def _ids(ids: Sequence[str], limit: int | None) -> str:
+    """``ids`` joined, cut to ``limit`` with the rest counted.
+
+    >>> _ids(["q1", "q2", "q3"], 2)
+    'q1, q2 and 1 more'
+    """
+    if limit is None or len(ids) <= limit:
+        return ", ".join(ids)
+    return f"{', '.join(ids[:limit])} and {len(ids) - limit:,} more"
+
+
 def _where(run: RunAudit) -> Section:
     f = run.funnel
-    rows = [(key, str(len(f.died[key])), ", ".join(f.died[key]), FIX_HINTS[key])
+    cut = run.max_drilldowns
+    rows = [(key, str(len(f.died[key])), _ids(f.died[key], cut), FIX_HINTS[key])
             for key in STAGE_KEYS]  # fmt: skip
     una = f.unanswerable
     rows += [
@@ -257,11 +269,21 @@ def _where(run: RunAudit) -> Section:
          "; ".join(f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged),
          unjudged_hint(u.reason for u in f.unjudged) if f.unjudged else ""),
         ("ok", str(len(f.ok_ids)), "", ""),
-        ("correct by luck", str(len(f.lucky)), ", ".join(f.lucky), ""),
-        ("unanswerable, answered", str(len(una.answered_ids)), ", ".join(una.answered_ids),
+        ("correct by luck", str(len(f.lucky)), _ids(f.lucky, cut), ""),
+        ("unanswerable, answered", str(len(una.answered_ids)), _ids(una.answered_ids, cut),
          "should have said it does not know"),
     ]  # fmt: skip
     drill: list[Block] = [_question(q) for q in run.failures] or [Text(("No question died.",))]
+    if run.failures_left_out:
+        counts = ", ".join(f"{stage}: {n:,}" for stage, n in run.failures_left_out.items())
+        drill.append(
+            Text((
+                f"{sum(run.failures_left_out.values()):,} more failing questions are counted "
+                f"but not opened here ({counts}): the page opens the first {cut} per stage; "
+                "raise report --max-drilldowns, or read them with "
+                "`ragaudit show RUN --failures`.",
+            ))
+        )  # fmt: skip
     return Section(
         run.name, (Table(("stage", "n", "ids", "fix"), tuple(rows), "lrll"), *drill),
         level=3, only=PAGE,

@@ -23,6 +23,7 @@ from ragaudit.diagnose.planning import RunPlan
 from ragaudit.reports.report import Report, Section, Table, Text
 from ragaudit.stats.cluster_betting import METHOD as CLUSTER_BETTING
 from ragaudit.stats.judge_noise import JudgeNoiseResult
+from ragaudit.stats.power import MAX_N
 from ragaudit.stats.resampling import ConfidenceInterval
 from ragaudit.stats.sample_size import SampleSize
 
@@ -328,12 +329,14 @@ def sample_size_report(plan: SampleSize, source: RunPlan | None = None) -> Repor
             n_clusters=source.n_clusters,
         )
     lines.append(
-        f"to detect an effect of {plan.effect:.3f} when the systems disagree on "
+        f"to detect an effect of {plan.effect:.3g} when the systems disagree on "
         f"{100 * plan.disagree:.3g}% of questions ({100 * plan.target_power:g}% power, alpha "
         f"{plan.alpha:g}, McNemar exact test, exact power):"
     )
     if plan.n is None or plan.n_independent is None:
-        lines.append("  not reachable with fewer than 1,000,000 questions")
+        lines.append(
+            f"  not reachable with fewer than {MAX_N:,} questions (the largest size planned)"
+        )
     else:
         lines.append(f"  {plan.n_independent} independent questions (exact power {plan.power:.3f})")
         if plan.design_effect != 1.0:

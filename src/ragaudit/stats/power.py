@@ -16,6 +16,15 @@ with ``F``/``S`` the binomial CDF and survival function.  They come from
 whose import alone costs several times the whole ``ragaudit plan`` budget.  The chapter's
 planning table was simulated with 600 trials per cell, so its entries carry Monte Carlo noise
 of a few points of power; this module's numbers are exact.
+
+Large golden sets cost about the same as small ones.  Beyond :data:`FULL_SUM_N` questions the
+sum over ``m`` runs over a window around ``n d`` whose two tails hold less than ``2 e^-40``
+of ``P(M = m)`` (Bernstein's inequality: ``P(|M - n d| >= t) <= 2 exp(-t^2 / (2 (s^2 +
+t / 3)))`` with ``s^2 = n d (1 - d)``), far below the rounding of the sum; and the minimum
+detectable effect is found by bisection on the grid (power grows with ``|delta|``) once the
+grid would not fit in :data:`GRID_CELLS` terms.  Sizes up to :data:`MAX_N` (10^7) take
+about a second at most; larger ones are refused (at 10^7 questions a 0/1 metric's detectable
+effect is already below the grid's 0.01).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import bdtr, bdtrc, bdtrik, gammaln, xlog1py, xlogy
+from scipy.special import bdtr, bdtrc, bdtrik, gammaln, ndtri, xlog1py, xlogy
 
 from ragaudit.exceptions import InputError
 from ragaudit.stats.mcnemar import McNemarResult
@@ -40,6 +49,13 @@ __all__ = [
 ]
 
 GRID_STEP = 0.01
+#: The largest golden set planned (beyond it: an InputError, not minutes of work).
+MAX_N = 10_000_000
+#: Up to this n the power sums over every m = 0..n (the historical, bit-identical path).
+FULL_SUM_N = 10_000
+#: Effects x window terms evaluated at once before the grid search turns to bisection.
+GRID_CELLS = 2_000_000
+_TAIL_EXPONENT = 40.0  # each tail left out of the window holds < e^-40 of P(M = m)
 
 
 @dataclass(frozen=True)
@@ -55,7 +71,24 @@ class PlanningRow:
 def _check_n(n: int) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise InputError(f"n: expected a number of questions >= 1, found {n!r}")
+    if n > MAX_N:
+        raise InputError(
+            f"n: expected a number of questions <= {MAX_N:,} (the largest size planned: at "
+            f"that size every effect on the 0.01 grid is detectable), found {n!r}"
+        )
     return int(n)
+
+
+def _window(n: int, disagree: float) -> tuple[int, int]:
+    """The ``m`` range summed: all of ``0..n`` up to :data:`FULL_SUM_N`, else ``n d +- t``
+    with ``t^2 / (2 (s^2 + t/3)) = 40`` (Bernstein), solved for ``t``."""
+    if n <= FULL_SUM_N:
+        return 0, n
+    variance = n * disagree * (1.0 - disagree)
+    a = _TAIL_EXPONENT
+    t = a / 3.0 + math.sqrt((a / 3.0) ** 2 + 2.0 * a * variance)
+    centre = n * disagree
+    return max(0, math.floor(centre - t) - 1), min(n, math.ceil(centre + t) + 1)
 
 
 def _check_probability(value: float, name: str, *, open_low: bool, open_high: bool) -> float:
@@ -99,21 +132,44 @@ def binom_pmf(m: np.ndarray, n: int, p: float) -> np.ndarray:
 
 def _critical_counts(m: np.ndarray, alpha: float) -> np.ndarray:
     """Largest ``k`` with ``2 * P(Bin(m, 1/2) <= k) <= alpha`` per ``m`` (-1 if none)."""
-    return _critical_table(int(m.max(initial=0)), float(alpha))[m]
+    top = int(m.max(initial=0))
+    if top <= FULL_SUM_N:
+        return _critical_table(top, float(alpha))[m]
+    low = int(m.min()) if m.size else 0
+    return _critical_range(low, top, float(alpha))[m - low]
 
 
 @functools.lru_cache(maxsize=64)
 def _critical_table(n: int, alpha: float) -> np.ndarray:
     """``_critical_counts`` for ``m = 0..n`` (cached: every 0/1 metric of a comparison asks)."""
-    m = np.arange(n + 1)
-    with np.errstate(invalid="ignore"):
-        guess = np.nan_to_num(bdtrik(alpha / 2.0, np.maximum(m, 1).astype(float), 0.5), nan=0.0)
-    critical = np.floor(guess).astype(np.int64) + 2  # bdtrik is continuous: start above
-    for _ in range(int(m.max(initial=0)) + 3):  # a couple of steps in practice
-        too_big = (critical >= 0) & (2.0 * binom_cdf(critical, m, 0.5) > alpha)
-        if not too_big.any():
-            break
-        critical = np.where(too_big, critical - 1, critical)
+    return _critical_range(0, n, alpha)
+
+
+@functools.lru_cache(maxsize=64)
+def _critical_range(low: int, high: int, alpha: float) -> np.ndarray:
+    """``_critical_counts`` for ``m = low..high``."""
+    m = np.arange(low, high + 1)
+    if high <= FULL_SUM_N:
+        with np.errstate(invalid="ignore"):
+            guess = bdtrik(alpha / 2.0, np.maximum(m, 1).astype(float), 0.5)
+        guess = np.nan_to_num(guess, nan=0.0)
+    else:  # bdtrik's search costs milliseconds per m this large: the normal quantile instead
+        guess = m / 2.0 + 0.5 * np.sqrt(m) * ndtri(alpha / 2.0) - 1.0
+    critical = np.floor(guess).astype(np.int64) + 2  # the guess is continuous: start above
+    # Step down where 2 F(k) > alpha, then up where k + 1 still fits (a guard: the start is
+    # above), re-testing only the m that moved: two passes over the range in practice.
+    moving = np.arange(len(m))
+    while moving.size:
+        k, mm = critical[moving], m[moving]
+        too_big = (k >= 0) & (2.0 * binom_cdf(k, mm, 0.5) > alpha)
+        moving = moving[too_big]
+        critical[moving] -= 1
+    moving = np.arange(len(m))
+    while moving.size:
+        k, mm = critical[moving], m[moving]
+        fits = (k + 1 < mm) & (2.0 * binom_cdf(k + 1, mm, 0.5) <= alpha)
+        moving = moving[fits]
+        critical[moving] += 1
     critical.setflags(write=False)
     return critical
 
@@ -122,7 +178,8 @@ def _power_grid(n: int, disagree: float, effects: np.ndarray, alpha: float) -> n
     """Exact power for each effect in ``effects`` (all with ``|effect| <= disagree``)."""
     if disagree == 0.0:
         return np.zeros(effects.shape)
-    m = np.arange(n + 1)
+    low, high = _window(n, disagree)
+    m = np.arange(low, high + 1)
     weight = binom_pmf(m, n, disagree)
     critical = _critical_counts(m, alpha)
     favour_b = np.clip((1.0 + effects / disagree) / 2.0, 0.0, 1.0)[:, None]
@@ -208,9 +265,27 @@ def minimum_detectable_effect(
     if steps == 0:
         return None
     grid = np.round(np.arange(1, steps + 1) * GRID_STEP, 10)
-    powers = _power_grid(n, disagree, grid, alpha)
-    reached = np.flatnonzero(powers >= power)
-    return float(grid[reached[0]]) if reached.size else None
+    low, high = _window(n, disagree)
+    if len(grid) * (high - low + 1) <= GRID_CELLS:
+        powers = _power_grid(n, disagree, grid, alpha)
+        reached = np.flatnonzero(powers >= power)
+        return float(grid[reached[0]]) if reached.size else None
+
+    # Bisection on the grid: power grows with |delta|, so the first effect reaching the
+    # target is found in log2(len(grid)) evaluations instead of len(grid).
+    def reaches(i: int) -> bool:
+        return bool(_power_grid(n, disagree, grid[i : i + 1], alpha)[0] >= power)
+
+    if not reaches(len(grid) - 1):
+        return None
+    lo, hi = -1, len(grid) - 1  # reaches(hi) is True; lo is below the grid or falls short
+    while hi - lo > 1:
+        middle = (lo + hi) // 2
+        if reaches(middle):
+            hi = middle
+        else:
+            lo = middle
+    return float(grid[hi])
 
 
 def planning_table(

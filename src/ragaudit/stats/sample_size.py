@@ -21,11 +21,11 @@ import math
 from dataclasses import dataclass
 
 from ragaudit.exceptions import InputError
-from ragaudit.stats.power import mcnemar_power
+from ragaudit.stats.power import MAX_N, mcnemar_power
 
 __all__ = ["SampleSize", "design_effect_from_icc", "questions_needed"]
 
-_MAX_N = 1_000_000
+_MAX_N = MAX_N  # the largest golden set planned: 10^7 (about a second of work at most)
 
 
 @dataclass(frozen=True)

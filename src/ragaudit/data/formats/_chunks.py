@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ragaudit._io import check_regular_file
 from ragaudit._parallel import trim_heap
 from ragaudit.data.formats._strings import IntArray, _Strings
 from ragaudit.exceptions import FormatError, unreadable
@@ -339,21 +340,13 @@ def _empty_field(data: bytes | bytearray, size: int, delimiter: int, carriage: b
 
 def check_rereadable(path: PathLike) -> None:
     """Refuse a pipe, FIFO, socket or device (``<(zcat run.gz)``, /dev/stdin) with a
-    one-line FormatError: a reader that sniffs a file's head opens the file again to read
-    it, and a pipe's head would then be gone (its first 64 KiB of lines lost without a word).
+    one-line FormatError (:func:`ragaudit._io.check_regular_file`, the check every reader
+    makes): a reader that sniffs a file's head opens the file again to read it, and a pipe's
+    head would then be gone (its first 64 KiB of lines lost without a word).
 
     >>> check_rereadable(__file__)  # a regular file passes
     """
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return  # the open that follows names the error
-    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode):
-        raise FormatError(
-            "expected a regular file, found a pipe or device: its start is read twice (to "
-            "sniff the format), which a pipe cannot give; save it to a file first",
-            path=str(path),
-        )
+    check_regular_file(path, why=" (its start is read twice, to sniff the format)")
 
 
 def sniff_delimiter(path: PathLike) -> bytes:

@@ -3,7 +3,8 @@
 The one place that strips a leading UTF-8 byte-order mark, turns undecodable bytes into a
 message naming the line, turns the parser's own failures on hostile input (nesting deep
 enough for a RecursionError, integers longer than Python converts) and a key written twice in
-one JSON object (``json.loads`` keeps the last one silently) into
+one JSON object (``json.loads`` keeps the last one silently) and a string holding a lone
+surrogate (``"q\\ud800x"``: valid JSON, but no writer can encode it) into
 :class:`~ragaudit.exceptions.FormatError`, splits JSON Lines on ``\n`` only (a raw U+2028 or
 U+0085 inside a string is not a line break) and applies the torn-last-line policy.  Every
 JSON or JSONL file of the package is read here: label and run files (:mod:`.jsonl`), saved
@@ -18,9 +19,9 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Literal
 
+from ragaudit._io import read_file_bytes
 from ragaudit.exceptions import FormatError, unreadable
 
 __all__ = ["json_lines", "load_json", "read_json_file", "read_text", "shorten"]
@@ -44,12 +45,10 @@ def read_text(path: PathLike) -> str:
     Raises
     ------
     FormatError
-        If the file cannot be read or is not UTF-8 (naming the line of the first bad byte).
+        If the file cannot be read, is not a regular file (a pipe, a device such as
+        ``/dev/zero``) or is not UTF-8 (naming the line of the first bad byte).
     """
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise unreadable(path, exc) from None
+    raw = read_file_bytes(path)  # a pipe or a device is refused: /dev/zero never ends
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -91,6 +90,55 @@ def _duplicate_key(exc: _DuplicateKey, text: str, path: str, line: int | None) -
     )
 
 
+#: A ``\\uD800``-``\\uDFFF`` escape: the only way a JSON text can hold a surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(value: Any, where: str = "") -> tuple[str, str] | None:
+    """``(field, text)`` of the first string (key or value) of ``value`` holding a lone
+    surrogate, or None.  Iterative: a deep document does not recurse."""
+    stack: list[tuple[str, Any]] = [(where, value)]
+    while stack:
+        place, item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return place, item
+        elif isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                field = f"{place}.{key}" if place else str(key)
+                stack.append((field, child))
+                stack.append((field, key))
+        elif isinstance(item, list):
+            stack.extend((f"{place}[{i}]", child) for i, child in reversed(list(enumerate(item))))
+    return None
+
+
+def _refuse_lone_surrogates(value: Any, text: str, path: str, line: int | None) -> None:
+    """A string with an unpaired ``\\ud800``-style escape parses (JSON allows it) but can be
+    written nowhere as UTF-8: refused here, by location, as NaN is by the field readers.
+    Only texts holding such an escape are walked (a regex scan of the text otherwise)."""
+    if "\\u" not in text or _SURROGATE_ESCAPE.search(text) is None:
+        return
+    found = _lone_surrogate(value)
+    if found is None:
+        return
+    field, bad = found
+    char = next(c for c in bad if 0xD800 <= ord(c) <= 0xDFFF)
+    if line is None:
+        match = re.search(re.escape(f"\\u{ord(char):04x}"), text, flags=re.IGNORECASE)
+        line = 1 if match is None else text.count("\n", 0, match.start()) + 1
+    raise FormatError(
+        f"expected text (UTF-8), found {shorten(bad)} holding a lone surrogate "
+        f"\\u{ord(char):04x} (half of an escaped pair); fix the program that wrote the file",
+        path=path,
+        line=line,
+        field=field or None,
+    )
+
+
 def load_json(text: str, path: str, line: int | None = None) -> Any:
     """``json.loads`` that reports every failure as FormatError (NaN/Infinity literals are
     parsed, so that the reader of the field they stand in refuses them by name).
@@ -106,7 +154,7 @@ def load_json(text: str, path: str, line: int | None = None) -> Any:
     ragaudit.exceptions.FormatError: x.json:2: q1: expected each key once in an object, found ...
     """
     try:
-        return json.loads(text, object_pairs_hook=_unique_object)
+        value = json.loads(text, object_pairs_hook=_unique_object)
     except _DuplicateKey as exc:
         raise _duplicate_key(exc, text, path, line) from None
     except json.JSONDecodeError as exc:
@@ -122,6 +170,8 @@ def load_json(text: str, path: str, line: int | None = None) -> Any:
             path=path,
             line=1 if line is None else line,
         ) from None
+    _refuse_lone_surrogates(value, text, path, line)
+    return value
 
 
 def read_json_file(path: PathLike) -> Any:
@@ -174,11 +224,7 @@ def json_lines(path: PathLike, *, torn: TornPolicy = "error") -> Iterator[tuple[
     """
     name = str(path)
     if torn == "stop":
-        try:
-            raw = Path(path).read_bytes()
-        except OSError as exc:
-            raise unreadable(path, exc) from None
-        raw = raw.removeprefix(b"\xef\xbb\xbf")
+        raw = read_file_bytes(path).removeprefix(b"\xef\xbb\xbf")
         for number, piece in enumerate(raw.split(b"\n")[:-1], start=1):
             if not piece.strip():
                 continue
@@ -189,6 +235,7 @@ def json_lines(path: PathLike, *, torn: TornPolicy = "error") -> Iterator[tuple[
                 raise _duplicate_key(exc, line, name, number) from None
             except (UnicodeDecodeError, ValueError, RecursionError):
                 return
+            _refuse_lone_surrogates(value, line, name, number)
             yield number, value
         return
     text = read_text(path)

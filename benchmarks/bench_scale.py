@@ -1,0 +1,194 @@
+"""The audit commands on large saved runs: `funnel`, `show` one question, `report`, `compare`.
+
+Issue 25 measured 71 s for `funnel` and 177 s for `report` at 100,000 questions, 442 s and a
+63 MB page for the HTML report at 200,000, and 178 s for `show RUN q199999`.  This script
+generates saved runs of n questions shaped like `ragaudit run` output (20 retrieved chunks, 5
+contexts, a gold document, an answer, judge verdicts and the ten per-question metrics of an
+offline run; about 3 KB per question), then times each command in a fresh process and reads
+its peak resident memory from ``wait4``.
+
+Usage::
+
+    uv run python benchmarks/bench_scale.py                     # n = 1k, 10k, 100k, 200k
+    uv run python benchmarks/bench_scale.py --n 1000 10000      # a quick look
+    uv run python benchmarks/bench_scale.py --readme            # also update README.md
+
+Generated runs are cached under ``--dir`` (default ``/tmp/ragaudit-bench-scale``); every
+random choice comes from ``numpy.random.default_rng(seed)`` (``--seed``, printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from _readme import measured, splice, start
+
+N_DOCS = 2_000
+DEPTH = 20
+K = 5
+WORDS = [
+    "leave",
+    "policy",
+    "annual",
+    "days",
+    "manager",
+    "request",
+    "travel",
+    "expense",
+    "receipt",
+    "laptop",
+    "password",
+    "office",
+    "booking",
+    "approval",
+    "remote",
+    "contract",
+    "holiday",
+    "budget",
+    "refund",
+    "invoice",
+    "security",
+    "badge",
+]
+
+
+def _text(rng: np.random.Generator, n_words: int) -> str:
+    return " ".join(WORDS[i] for i in rng.integers(0, len(WORDS), n_words))
+
+
+def make_run(n: int, path: Path, seed: int) -> Path:
+    """A saved run of ``n`` questions (see the module docstring), written to ``path``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        gold = int(rng.integers(0, N_DOCS))
+        docs = rng.integers(0, N_DOCS, DEPTH)
+        if rng.random() < 0.8:  # the gold document is retrieved, somewhere in the top 20
+            docs[int(rng.integers(0, DEPTH))] = gold
+        retrieved = [
+            {"chunk_id": f"doc{d}#{j % 7}", "doc_id": f"doc{d}", "score": round(30.0 - j, 3),
+             "rank": j + 1}
+            for j, d in enumerate(docs.tolist())
+        ]  # fmt: skip
+        top = [r["doc_id"] for r in retrieved[:K]]
+        hit = f"doc{gold}" in top
+        rank = top.index(f"doc{gold}") + 1 if hit else None
+        evidence = hit and bool(rng.random() < 0.85)
+        correct = evidence and bool(rng.random() < 0.8)
+        ndcg = 1.0 / np.log2(rank + 1) if rank else 0.0
+        rows.append({
+            "id": f"q{i}",
+            "question": _text(rng, 12) + "?",
+            "answerable": True,
+            "reference_answer": _text(rng, 15),
+            "keywords": WORDS[i % len(WORDS)].split(),
+            "gold_docs": [f"doc{gold}"],
+            "tags": [],
+            "retrieved": retrieved,
+            "context_ids": [r["chunk_id"] for r in retrieved[:K]],
+            "answer": _text(rng, 40),
+            "abstained": False,
+            "citations": [1],
+            "latency_ms": None,
+            "judges": {"abstained": False, "correct": correct, "evidence_in_context": evidence,
+                       "numeric_match": None},
+            "metrics": {
+                "hit@k": float(hit), "recall@k": float(hit), "precision@k": float(hit) / K,
+                "mrr@k": 1.0 / rank if rank else 0.0, "ndcg@k": round(float(ndcg), 6),
+                "map@k": 1.0 / rank if rank else 0.0, "answered": 1.0, "correct": float(correct),
+                "keyword_hit": float(rng.random() < 0.7), "evidence_in_context": float(evidence),
+            },
+            "generation_error": None,
+        })  # fmt: skip
+    doc = {
+        "format": "ragaudit.run", "format_version": 1, "name": path.stem,
+        "config": {"k": K, "chunk_size": 800, "chunk_overlap": 100, "chunker": "fixed",
+                   "retriever": "bm25", "generator": "extractive", "judges": "offline",
+                   "seed": seed, "retrieval_depth": DEPTH},
+        "rows": rows,
+    }  # fmt: skip
+    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    return path
+
+
+def timed(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one ``ragaudit`` process."""
+    code = "import sys; from ragaudit.cli import main; sys.exit(main())"
+    begin = time.perf_counter()
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - begin
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"ragaudit {' '.join(args)} failed: {child.stderr.read().decode()[-500:]}")  # type: ignore[union-attr]
+    return wall, usage.ru_maxrss / 1024.0  # kilobytes on Linux
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--make"]:
+        make_run(int(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[1_000, 10_000, 100_000, 200_000])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dir", default="/tmp/ragaudit-bench-scale")
+    parser.add_argument("--commands", nargs="+", default=["funnel", "show", "report", "compare"])
+    parser.add_argument("--readme", action="store_true", help="Update README.md's table.")
+    options = parser.parse_args()
+    folder = Path(options.dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    started, load = start("ragaudit on large saved runs")
+    print(f"seed {options.seed}; runs in {folder}")
+    rows = []
+    for n in options.n:
+        a = folder / f"a{n}.json"
+        b = folder / f"b{n}.json"
+        for path, seed in ((a, options.seed), (b, options.seed + 1)):
+            if not path.exists():  # in a child: a forked command would inherit our memory
+                subprocess.run(
+                    [sys.executable, __file__, "--make", str(n), str(path), str(seed)], check=True
+                )
+        size = a.stat().st_size / 1e6
+        commands = {
+            "funnel": ["funnel", str(a)],
+            "show": ["show", str(a), f"q{n - 1}"],
+            "report": ["report", str(a), "--out", str(folder / f"report{n}.html")],
+            "compare": ["compare", str(a), str(b)],
+        }
+        for name in options.commands:
+            wall, rss = timed(commands[name])
+            extra = ""
+            if name == "report":
+                extra = f"; page {(folder / f'report{n}.html').stat().st_size / 1e6:.1f} MB"
+            line = (
+                f"| {n:,} | {size:.0f} | `{name}` | {wall:.1f} | {rss:,.0f} | "
+                f"{rss / size:.1f}{extra} |"
+            )
+            print(line, flush=True)
+            rows.append(line)
+    table = "\n".join([
+        "| questions | run MB | command | wall s | peak RSS MB | RSS / run size |",
+        "|---:|---:|---|---:|---:|---:|",
+        *rows,
+    ])  # fmt: skip
+    sizes = " ".join(map(str, options.n))
+    summary = (
+        f"{measured(started, load)}  `bench_scale.py --n {sizes}`, seed {options.seed}: one "
+        "fresh process per command, peak RSS from wait4; `compare` reads two runs of n "
+        "questions (its RSS ratio is against one run's size)."
+    )
+    print(summary)
+    if options.readme:
+        splice("bench_scale", f"{summary}\n\n{table}")
+
+
+if __name__ == "__main__":
+    main()
