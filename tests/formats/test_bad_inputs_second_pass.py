@@ -396,15 +396,25 @@ def _two_sessions(tmp_path: Path) -> Outcome:
         cwd=ROOT,
     )  # fmt: skip
     lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(x) for x in a.stdout], daemon=True).start()  # type: ignore[union-attr]
+    # one reader of A's output (communicate() would be a second one, racing it for lines)
+    reader = threading.Thread(target=lambda: [lines.put(x) for x in a.stdout], daemon=True)  # type: ignore[union-attr]
+    reader.start()
     seen: list[str] = []
     try:
         while not seen or not seen[-1].startswith("=== answer 1 of 6"):
             seen.append(lines.get(timeout=TIMEOUT))
         b = cli(["labels", "verdicts", run, "--out", out], input="c\nc\nc\n")
-        a.communicate("w\nw\n", timeout=TIMEOUT)
+        assert a.stdin is not None
+        a.stdin.write("w\nw\n")
+        a.stdin.close()
+        a.wait(timeout=TIMEOUT)
+        reader.join(timeout=TIMEOUT)  # every line A printed is in the queue
     finally:
         a.kill()
+        a.wait()
+        for stream in (a.stdin, a.stdout):
+            if stream is not None and not stream.closed:
+                stream.close()
     rest = []
     while not lines.empty():
         rest.append(lines.get())
