@@ -111,6 +111,7 @@ def test_judge_offline_answerable_cases():
         reference_answer="25 days per year.",
         keywords=["25 days"],
         context_texts=["Staff get 25 days."],
+        question="How many days of leave do staff get per year?",
     )
     right = judge_offline(answer="25 days [1].", **kwargs)
     assert right == {

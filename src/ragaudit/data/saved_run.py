@@ -196,6 +196,20 @@ class JudgeVerdicts(_FrozenMapping):
         return _tri(self.data.get("evidence_in_context"))
 
     @property
+    def undecided(self) -> dict[str, str]:
+        """Verdict -> why it is None although it applies (``judges.undecided``), e.g.
+        ``{"correct": "no checkable claim in the reference ..."}``; empty when all decided.
+
+        >>> JudgeVerdicts({"correct": None, "undecided": {"correct": "no reference answer"}}
+        ...               ).undecided
+        {'correct': 'no reference answer'}
+        """
+        raw = self.data.get("undecided")
+        if not isinstance(raw, Mapping):
+            return {}
+        return {str(k): str(v) for k, v in raw.items()}
+
+    @property
     def failed(self) -> frozenset[str]:
         """Judges that failed on this question.
 

@@ -98,7 +98,7 @@ JUDGE_METRICS: tuple[tuple[str, Kind, str], ...] = (
     ("answered", "binary", "the model answered (did not abstain)"),
     ("correct", "binary", "answer correct; for an unanswerable question: it abstained"),
     ("keyword_hit", "unit", "share of the reference keywords in the answer"),
-    ("evidence_in_context", "binary", "the context holds the evidence (offline judge)"),
+    ("evidence_in_context", "binary", "the context holds the reference's claims (offline judge)"),
     ("sufficiency", "binary", "the context suffices to answer (LLM judge)"),
     ("completeness", "unit", "share of the reference facts in the answer (LLM judge)"),
     ("faithfulness", "unit", "share of the answer's claims the context supports (LLM judge)"),
