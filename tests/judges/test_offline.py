@@ -121,6 +121,7 @@ def test_judge_offline_answerable_cases():
         "numeric_match": True,
         "evidence_in_context": True,
         "answer_chunk_in_context": None,
+        "faithfulness": 1.0,
     }
     wrong = judge_offline(answer="20 days [1].", **kwargs)
     assert (wrong["correct"], wrong["keyword_hit"], wrong["numeric_match"]) == (False, 0.0, False)

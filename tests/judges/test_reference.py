@@ -212,4 +212,4 @@ def test_a_refusal_is_wrong_but_its_evidence_is_still_judged():
         keywords=[], context_texts=["Claims within 30 days."],
     )  # fmt: skip
     assert (verdicts["correct"], verdicts["evidence_in_context"]) == (False, True)
-    assert "undecided" not in verdicts
+    assert verdicts["faithfulness"] == 1.0 and "undecided" not in verdicts

@@ -2,7 +2,8 @@
 
 The verdicts are decided from the **reference answer** (:mod:`ragaudit.judges.reference`):
 its numbers with their units and context words, its dates and times, its yes/no polarity
-and its key words.  Hand-written keywords are an optional extra:
+and its key words.  Faithfulness is the share of the answer's sentences a retrieved chunk
+supports (:mod:`ragaudit.judges.faithfulness`).  Hand-written keywords are an optional extra:
 ``keyword_hit`` reports them, and they decide ``correct`` and ``evidence_in_context`` only
 when the reference answer has no checkable claim; a missing keyword never makes a verdict
 false.  :data:`OFFLINE_JUDGE_METHODS` names each method (written to a saved run's
@@ -28,10 +29,12 @@ from typing import Any
 
 from ragaudit._text import REFUSAL, STOPWORDS, stem, tokenize
 from ragaudit.judges.claims import quantities, tokens
+from ragaudit.judges.faithfulness import faithfulness
 from ragaudit.judges.keywords import keyword_tokens, match_tokens, unstemmed_tokens
 from ragaudit.judges.reference import answer_states, context_holds, reference_claims
 
 __all__ = [
+    "NO_SENTENCE",
     "OFFLINE_JUDGE_METHODS",
     "REFUSING_REFERENCE",
     "Quantity",
@@ -52,10 +55,13 @@ __all__ = [
 OFFLINE_JUDGE_METHODS: dict[str, str] = {
     "correct": "reference-claims/1",
     "evidence_in_context": "reference-claims-in-context/1",
+    "faithfulness": "sentence-support/1",
     "keyword_hit": "keywords/1",
     "abstained": "refusal-phrases/1",
 }
 
+#: Why faithfulness is None: the answer has no sentence with a content word, number or date.
+NO_SENTENCE = "no checkable sentence in the answer"
 #: Why evidence is None for a question whose reference answer itself declines to answer.
 REFUSING_REFERENCE = "the reference answer declines to answer: no evidence to look for"
 
@@ -353,6 +359,8 @@ def judge_offline(
     * ``evidence_in_context``: the context holds the reference's claims, from each gold
       source (:func:`ragaudit.judges.reference.context_holds`); the keywords decide only when
       the reference cannot (:func:`evidence_in_context`).  None for unanswerable questions.
+    * ``faithfulness``: the share of the answer's sentences a context chunk supports
+      (:func:`ragaudit.judges.faithfulness.faithfulness`).
     * ``keyword_hit``, ``numeric_match``, ``answer_chunk_in_context``: reported beside them.
     * ``undecided``: present only when an applicable verdict is None, verdict -> the reason
       (``"no checkable claim in the reference ..."``), for the funnel's "unjudged" row.
@@ -365,8 +373,8 @@ def judge_offline(
     >>> verdicts = judge_offline(answer="Within 30 days [1].", answerable=True,
     ...     reference_answer="Refunds within 30 days.", keywords=[],
     ...     context_texts=["Refunds are paid within 30 days."], question="When are refunds paid?")
-    >>> verdicts["correct"], verdicts["evidence_in_context"]
-    (True, True)
+    >>> verdicts["correct"], verdicts["evidence_in_context"], verdicts["faithfulness"]
+    (True, True, 1.0)
     >>> judge_offline(answer=REFUSAL, answerable=False, reference_answer="", keywords=[],
     ...     context_texts=[])["correct"]
     True
@@ -375,7 +383,10 @@ def judge_offline(
     'no checkable claim in the reference'
     """
     abstained = is_abstention(answer)
+    faith = faithfulness(answer, context_texts, abstained=abstained)
     undecided: dict[str, str] = {}
+    if faith is None:
+        undecided["faithfulness"] = NO_SENTENCE
     if not answerable:
         verdicts: dict[str, Any] = {
             "abstained": abstained,
@@ -384,6 +395,7 @@ def judge_offline(
             "numeric_match": None,
             "evidence_in_context": None,
             "answer_chunk_in_context": None,
+            "faithfulness": faith,
         }
         return {**verdicts, "undecided": undecided} if undecided else verdicts
     if reference_answer and is_abstention(reference_answer):
@@ -397,6 +409,7 @@ def judge_offline(
             "numeric_match": None,
             "evidence_in_context": None,
             "answer_chunk_in_context": answer_chunk_in_context(context_ids, chunk_grades),
+            "faithfulness": faith,
         }
         return {**verdicts, "undecided": {**undecided, "evidence_in_context": REFUSING_REFERENCE}}
     claims = reference_claims(reference_answer, question)
@@ -417,5 +430,6 @@ def judge_offline(
         "numeric_match": numeric_match(answer, reference_answer or ""),
         "evidence_in_context": evidence,
         "answer_chunk_in_context": answer_chunk_in_context(context_ids, chunk_grades),
+        "faithfulness": faith,
     }
     return {**verdicts, "undecided": undecided} if undecided else verdicts

@@ -13,7 +13,7 @@ nDCG@k, precision@k              ``compare --questions answerable`` ``mean`` of 
                                   ``precision@k`` (both at document level)
 end-to-end correctness            ``funnel`` ``correct_end_to_end``
 faithfulness                      ``compare --questions answerable`` ``mean`` of
-                                  ``faithfulness`` (LLM judge runs only)
+                                  ``faithfulness`` (offline sentence support, or the LLM judge)
 wrong abstention                  ``funnel``: (``died.3-refusal`` + ``unanswerable.answered_ids``)
                                   / (``stages[1].kept`` + ``unanswerable.n``)
 ================================  ==========================================================
