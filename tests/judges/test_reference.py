@@ -213,3 +213,28 @@ def test_a_refusal_is_wrong_but_its_evidence_is_still_judged():
     )  # fmt: skip
     assert (verdicts["correct"], verdicts["evidence_in_context"]) == (False, True)
     assert verdicts["faithfulness"] == 1.0 and "undecided" not in verdicts
+
+
+def test_an_answer_that_restates_a_no_reference_without_saying_no_is_correct():
+    # The reference says "No" and why; the answer gives only the why, in the same words and
+    # with the same (absent) negation.  Restating needs every key word and no opposite yes/no.
+    question = "Can guests bring a dog to the office?"
+    reference = "No. Pets are banned from all company buildings."
+    assert correct(reference, question, "Pets are banned from all company buildings [2].") is True
+    assert correct(reference, question, "Pets are welcome in all company buildings.") is False
+    assert correct(reference, question, "Yes, pets are banned from all company buildings.") is False
+    # known limit (docs/guide/judges.md): a negated negative reads as "no"
+    assert correct(reference, question, "Pets are not banned from company buildings.") is True
+    claims = reference_claims(reference, question)
+    assert context_holds(claims, ["Pets are banned from all company buildings."]) is True
+    assert context_holds(claims, ["Pets are welcome in all company buildings."]) is False
+
+
+def test_a_number_far_from_its_words_counts_in_a_chunk_about_the_question():
+    question = "How many utilities were hit by the backlog incident?"
+    claims = reference_claims("23 utilities.", question)
+    filler = " ".join(["readings"] * 20)
+    about = f"Backlog incident. Readings from 23 utilities were late. {filler} hit hard."
+    assert context_holds(claims, [about]) is True
+    # the same sentence in a chunk about something else is not evidence
+    assert context_holds(claims, [f"Pricing. Readings from 23 utilities. {filler}"]) is False

@@ -23,15 +23,19 @@ The reference answer of a golden question is read into *claims* (:func:`referenc
 
 **Correct** (:func:`answer_states`): every required number is stated with its unit
 (:func:`~ragaudit.judges.claims.states_number`), every required date is stated, the polarity
-agrees (:func:`~ragaudit.judges.polarity.answer_polarity`) and, unless the reference has a
-polarity, the answer holds at least :data:`KEY_WORD_SHARE` of the key words.
+agrees (:func:`~ragaudit.judges.polarity.answer_polarity`; or, without its own yes/no, the
+answer restates the reference's sentence: every key word, and a negation cue exactly when the
+reference's sentence has one, as "USB storage devices are blocked" restates "No. USB storage
+devices are blocked ...") and, unless the reference has a polarity, the answer holds at
+least :data:`KEY_WORD_SHARE` of the key words.
 
 **Evidence in context** (:func:`context_holds`): every required number and date stands in a
 context chunk within :data:`WINDOW` tokens of a content word (other than its unit) of the
-answer part or of the question, so "4 hours" of an outage is not evidence for "4 hours" to
-disable accounts.  Without numbers, one chunk holds
-:data:`CHUNK_WORD_SHARE` of the answering clause's and question's content words (and the
-key-word share, and a negation for a ``No``).  A question with several gold sources also
+answer part or of the question, or in a chunk holding :data:`CHUNK_WORD_SHARE` of the
+question's content words, so "4 hours" of an outage is not evidence for "4 hours" to disable
+accounts.  Without numbers, one chunk holds :data:`CHUNK_WORD_SHARE` of the answering
+clause's and question's content words (and the key-word share, and for a ``No`` a negation
+cue or a restatement of the reference's sentence).  A question with several gold sources also
 needs, from *each* source, a context chunk holding some fact of the reference (a number or
 date of any part of it, located as above, or half of the content words of one of its
 clauses).
@@ -123,6 +127,8 @@ class ReferenceClaims:
         Why nothing is checkable (then every verdict is None).
     part_words : frozenset of str
         Content words of the whole answer part and of the question (locate a number).
+    negated : bool
+        The answer part holds a negation cue ("... are *not* refunded").
     """
 
     numbers: tuple[Quantity, ...] = ()
@@ -134,6 +140,7 @@ class ReferenceClaims:
     question_words: frozenset[str] = field(default_factory=frozenset)
     reason: str | None = None
     part_words: frozenset[str] = frozenset()
+    negated: bool = False
 
     @property
     def mode(self) -> str:
@@ -236,7 +243,7 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
     key = frozenset().union(*(f.words for f in worded)) - q_words
     return ReferenceClaims(
         tuple(numbers), tuple(dates), polarity, key, words | q_words, tuple(every), q_words,
-        part_words=frozenset(part_words),
+        part_words=frozenset(part_words), negated=any(has_negation(p) for p in parts),
     )  # fmt: skip
 
 
@@ -266,11 +273,31 @@ def answer_states(claims: ReferenceClaims, answer: str, question: str = "") -> b
     dates = {t.text for t in toks if t.kind == "date"}
     if not all(d in dates for d in claims.dates):
         return False
-    if claims.polarity and answer_polarity(answer, question) != claims.polarity:
+    said = answer_polarity(answer, question) if claims.polarity else None
+    if said != claims.polarity and not _restates(claims, answer, set(content_words(toks))):
         return False
     if claims.key_words and not claims.polarity:
         return _share(claims.key_words, set(content_words(toks))) >= KEY_WORD_SHARE
     return True
+
+
+def _restates(claims: ReferenceClaims, text: str, words: Collection[str]) -> bool:
+    """``text`` restates the reference's own sentence instead of saying yes or no.
+
+    "USB storage devices are blocked on all company laptops" answers "Can I use a USB stick?"
+    as the reference "No. USB storage devices are blocked ..." does: every key word of the
+    reference is there, with the same negation (none), and the text does not open with the
+    opposite yes/no.
+    """
+    if not claims.key_words or reference_polarity(text) is not None:
+        return False
+    return all(w in words for w in claims.key_words) and has_negation(text) == claims.negated
+
+
+def _about(toks: Sequence[Token], question_words: Collection[str]) -> bool:
+    """The chunk holds :data:`CHUNK_WORD_SHARE` of the question's content words."""
+    have = {t.text for t in toks if t.kind == "word"}
+    return bool(question_words) and _share(question_words, have) >= CHUNK_WORD_SHARE
 
 
 def _located(toks: Sequence[Token], position: int, words: Collection[str]) -> bool:
@@ -332,11 +359,20 @@ def context_holds(
         return None
     chunks = [tokens(t) for t in chunk_texts]
     words = claims.part_words
+    asked = claims.question_words
     for wanted in claims.numbers:
-        if not any(_holds_number(toks, wanted, words) for toks in chunks):
+        if not any(
+            _holds_number(toks, wanted, words)
+            or (_about(toks, asked) and states_number(wanted, quantities(toks)))
+            for toks in chunks
+        ):
             return False
     for date in claims.dates:
-        if not any(_holds_date(toks, date, words) for toks in chunks):
+        if not any(
+            _holds_date(toks, date, words)
+            or (_about(toks, asked) and any(t.text == date for t in toks))
+            for toks in chunks
+        ):
             return False
     worded = bool(claims.key_words) and not claims.polarity
     if claims.mode != "numbers" or worded:
@@ -347,7 +383,9 @@ def context_holds(
                 return False
             if worded and _share(claims.key_words, have) < KEY_WORD_SHARE:
                 return False
-            return claims.polarity != "no" or has_negation(text)
+            if claims.polarity != "no" or has_negation(text):
+                return True
+            return _restates(claims, text, have)
 
         if not any(holds(toks, text) for toks, text in zip(chunks, chunk_texts, strict=True)):
             return False
