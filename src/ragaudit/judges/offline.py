@@ -5,8 +5,8 @@ its numbers with their units and context words, its dates and times, its yes/no 
 and its key words.  Faithfulness is the share of the answer's sentences a retrieved chunk
 supports (:mod:`ragaudit.judges.faithfulness`).  Hand-written keywords are an optional extra:
 ``keyword_hit`` reports them, and they decide ``correct`` and ``evidence_in_context`` only
-when the reference answer has no checkable claim; a missing keyword never makes a verdict
-false.  :data:`OFFLINE_JUDGE_METHODS` names each method (written to a saved run's
+when the reference answer has no checkable claim; a missing keyword never overrules what the
+reference decides.  :data:`OFFLINE_JUDGE_METHODS` names each method (written to a saved run's
 ``config.offline_judges``); docs/guide/judges.md says where each is known to fail.
 
 Keywords are matched by :mod:`ragaudit.judges.keywords` (shared with the heuristic labeller),
