@@ -32,7 +32,7 @@ GOLDEN = [
      "sources": ["02-travel-and-expenses-policy"]},
 ]  # fmt: skip
 
-#: k -> question -> (retrieved sources of the context, correct, evidence_in_context)
+#: k -> question -> (correct, evidence_in_context)
 EXPECTED = {
     1: {"n1": (False, False),  # only the security policy retrieved: one source's facts missing
         "n2": (False, False),  # the 2022 policy's "5 days": wrong, and no 8 in the context
