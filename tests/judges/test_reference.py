@@ -39,6 +39,14 @@ def correct(reference: str, question: str, answer: str) -> bool | None:
         ("210 EUR per night.", "Hotel cap?", "The cap is EUR 210 [2].", True),
         ("210 EUR per night.", "Hotel cap?", "The cap is 210 USD.", False),
         ("0.32 EUR per km.", "Rate?", "0.32 euros per kilometre.", True),
+        # a duration in another unit of its kind; an adverb of a period is the period
+        ("14 days before departure.", "How early?", "Two weeks ahead.", True),
+        ("Within one hour.", "How quickly?", "Within 60 minutes.", True),
+        ("Within one hour.", "How quickly?", "Within 2 hours.", False),
+        ("Every quarter.", "How often are reviews held?", "Quarterly [1].", True),
+        ("An RPO of 15 minutes and an RTO of 4 hours.", "RPO and RTO?", "RPO 15 min, RTO 4 h.",
+         True),
+        ("14 days.", "How early?", "Half a month ahead.", False),  # months are not days
         # dates and times
         ("Every Monday at 10:00.", "When?", "On Mondays at 10:00 [1].", True),
         ("Every Monday at 10:00.", "When?", "On Tuesdays at 10:00.", False),

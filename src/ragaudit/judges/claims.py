@@ -12,8 +12,9 @@ reads the same wherever it is written:
   token whatever the order (``12 November``, ``November 12``, ``2024-11-12``), the year
   stays a number; weekday and month names are date words (``mon`` = ``mondays`` = ``monday``);
 * other words are stemmed by the light stemmer of :mod:`ragaudit._text`, with a few unit
-  spellings folded (``euros`` -> ``eur``, ``kilometers`` -> ``kilometre``, ``hrs`` ->
-  ``hour``, ``mins`` -> ``minute``);
+  spellings folded (``euros`` -> ``eur``, ``kilometers`` -> ``kilometre``, ``hrs``/``h`` ->
+  ``hour``, ``mins`` -> ``minute``, ``celsius`` -> ``c``, ``quarterly`` -> ``quarter``,
+  ``annual`` -> ``year``);
 * stopwords are kept (with kind ``"stop"``) so phrases and negations can be read.
 
 A :class:`Quantity` is a number with the word after it (its unit) and the words next to it
@@ -67,8 +68,18 @@ _UNIT_SPELLINGS = {
     "euro": "eur", "euros": "eur", "dollar": "usd", "dollars": "usd", "kilometer": "kilometre",
     "kilometers": "kilometre", "kilometres": "kilometre", "km": "kilometre", "hr": "hour",
     "hrs": "hour", "min": "minute", "mins": "minute", "sec": "second", "secs": "second",
-    "yr": "year", "yrs": "year", "wk": "week", "wks": "week", "pct": "percent",
+    "yr": "year", "yrs": "year", "wk": "week", "wks": "week", "pct": "percent", "h": "hour",
+    "celsius": "c", "fahrenheit": "f",
+    # adverbs and adjectives of a period read as the period ("quarterly" = "every quarter")
+    "hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week", "monthly": "month",
+    "quarterly": "quarter", "yearly": "year", "annually": "year", "annual": "year",
 }  # fmt: skip
+#: Durations convertible into each other, in minutes and in months ("two weeks" = "14 days",
+#: "1 hour" = "60 minutes", "1 year" = "12 months"); a month is not a whole number of days.
+_DURATIONS = (
+    {"second": 1 / 60, "minute": 1.0, "hour": 60.0, "day": 1440.0, "week": 10080.0},
+    {"month": 1.0, "quarter": 3.0, "year": 12.0},
+)
 _CITATION = re.compile(r"\[\d+(?:\s*[,-]\s*\d+)*\]")
 _MONTH_RE = "|".join(sorted(_MONTH_OF, key=len, reverse=True))
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?![a-z])|\b(\d{1,2}):(\d{2})\b")
@@ -230,14 +241,37 @@ def states_number(wanted: Quantity, stated: Sequence[Quantity]) -> bool:
 
     Same number (value, percentage, ordinal), and the wanted unit among the words next to the
     stated number; a wanted number without a unit needs only its value, and a stated number
-    with no word next to it (``"You get 25."``) is taken as stated.
+    with no word next to it (``"You get 25."``) is taken as stated.  A duration also matches
+    the same length in another unit (seconds to weeks; months, quarters and years).
 
     >>> want = quantities(tokens("25 days"))[0]
     >>> states_number(want, quantities(tokens("You get 25 working days."))), states_number(
     ...     want, quantities(tokens("25 % of the days")))
     (True, False)
+
+    A duration may be stated in another unit of its kind:
+
+    >>> fortnight = quantities(tokens("14 days"))[0]
+    >>> states_number(fortnight, quantities(tokens("two weeks"))), states_number(
+    ...     fortnight, quantities(tokens("2 months")))
+    (True, False)
     """
-    return any(
+    if any(
         s.number == wanted.number and (not wanted.unit or not s.near or wanted.unit in s.near)
         for s in stated
+    ):
+        return True
+    amount = _duration(wanted.number, wanted.unit)
+    return amount is not None and any(
+        _duration(s.number, unit) == amount for s in stated for unit in {s.unit, *s.near}
     )
+
+
+def _duration(number: str, unit: str) -> tuple[int, float] | None:
+    """``(family, length)`` of a duration such as ``2 week`` (None for anything else)."""
+    if not unit or not number[0].isdigit() or number.endswith("%"):
+        return None
+    for family, lengths in enumerate(_DURATIONS):
+        if unit in lengths:
+            return family, round(float(number) * lengths[unit], 6)
+    return None
