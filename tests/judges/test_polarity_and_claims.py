@@ -67,3 +67,20 @@ def test_answer_polarity_reads_the_sentence_about_the_question():
     assert answer_polarity("Travel insurance is not refunded.", question) == "no"
     # known limit (docs/guide/judges.md): a negation in the same sentence, about another thing
     assert answer_polarity("Travel insurance is refunded, minibar costs are not.", question) == "no"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("From -40 °C to +70 °C", ["from", "-40", "c", "to", "70", "c"]),
+     ("minus 40 degrees Celsius", ["-40", "degree", "c"]),
+     ("\u22125 %", ["-5%"]),
+     ("10-20 days", ["10", "20", "day"]),  # a range, not a negative 20
+     ("R2-40 and a 30-day period", ["r2", "40", "and", "a", "30", "day", "period"]),
+     ("the minus sign", ["the", "minus", "sign"])],
+)  # fmt: skip
+def test_a_minus_sign_is_kept_and_a_hyphen_is_not_one(text, expected):
+    assert [t.text for t in tokens(text)] == expected
+    if "-40" in expected:
+        want = quantities(tokens("-40 °C"))[0]
+        assert states_number(want, quantities(tokens(text)))
+        assert not states_number(want, quantities(tokens("40 °C")))

@@ -6,8 +6,10 @@ reads the same wherever it is written:
 * citation markers (``[2]``) are removed; NFKC, lower case, thousands separators dropped
   (``1,200`` = ``1200``); ``€``, ``£``, ``$`` become ``eur``, ``gbp``, ``usd``;
 * a number is one whole token, compared by value (``1.50`` = ``1.5``, ``"twenty-five"`` =
-  ``25``, ``"one"`` = ``1``); a percentage keeps its sign (``5%`` = ``5 percent`` but not
-  ``5``); an ordinal is its own kind (``25th``, ``sixth`` = ``6th``, never ``6``);
+  ``25``, ``"one"`` = ``1``), with its minus sign (``-40`` = ``minus 40``, not ``40``; a
+  hyphen after a letter, digit or dot is no sign: ``R2-40``, ``10-20``); a percentage keeps
+  its sign (``5%`` = ``5 percent`` but not ``5``); an ordinal is its own kind (``25th``,
+  ``sixth`` = ``6th``, never ``6``);
 * a time of day is one token (``10:00``, ``1:30 pm`` = ``13:30``); a day and month are one
   token whatever the order (``12 November``, ``November 12``, ``2024-11-12``), the year
   stays a number; weekday and month names are date words (``mon`` = ``mondays`` = ``monday``);
@@ -87,6 +89,9 @@ _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b\.?")
 _MONTH_DAY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![.:]\d)")
 _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
+# A minus sign that is not a hyphen: not after a letter, digit or dot ("-40 °C", not "R2-40",
+# "10-20" or "30-day"); "+70" needs nothing (the plus sign is dropped).
+_MINUS = re.compile(r"(?<![\w.\-])[-\u2212](?=\d)")
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,8 @@ def _prepare(text: str) -> str:
     text = _ISO_DATE.sub(lambda m: f" dm{int(m[2]):02d}{int(m[3]):02d} {m[1]} ", text)
     text = _DAY_MONTH.sub(lambda m: f" dm{_MONTH_OF[m[2]]:02d}{int(m[1]):02d} ", text)
     text = _MONTH_DAY.sub(lambda m: f" dm{_MONTH_OF[m[1]]:02d}{int(m[2]):02d} ", text)
-    return _ORDINAL.sub(lambda m: f" ord{int(m[1])} ", text)
+    text = _ORDINAL.sub(lambda m: f" ord{int(m[1])} ", text)
+    return _MINUS.sub(" minus ", text)
 
 
 def _number(raw: str) -> str:
@@ -141,11 +147,19 @@ def tokens(text: str) -> list[Token]:
     """
     out: list[Token] = []
     spelled = False  # the previous token was a spelled-out tens number ("twenty")
+    minus = False  # the previous token was a minus sign ("-40", "minus 40")
     for raw in unstemmed_tokens(_prepare(text)):
+        if raw == "minus":
+            minus = True
+            continue
         if raw[0].isdigit():
-            out.append(Token("number", _number(raw)))
-            spelled = False
-        elif raw in _NUMBER_WORDS:
+            out.append(Token("number", ("-" if minus else "") + _number(raw)))
+            minus = spelled = False
+            continue
+        if minus:  # "minus" before a word is the word
+            out.append(Token("word", "minus"))
+            minus = False
+        if raw in _NUMBER_WORDS:
             value = _NUMBER_WORDS[raw]
             if spelled and 1 <= value <= 9 and int(out[-1].text) in _TENS:
                 out[-1] = Token("number", str(int(out[-1].text) + value))
