@@ -53,7 +53,7 @@ def test_short_numbers_no_and_two_sources_end_to_end(k: int, tmp_path: Path) -> 
     for qid, (correct, evidence) in EXPECTED[k].items():
         judges = rows[qid]["judges"]
         assert (judges["correct"], judges["evidence_in_context"]) == (correct, evidence), qid
-        assert "undecided" not in judges  # no question leaves the funnel as undecidable
+        assert "reasons" not in judges  # no question leaves the funnel as undecidable
     if k == 1:
         assert {r["doc_id"] for r in rows["n1"]["retrieved"][:1]} == {
             "04-information-security-policy"

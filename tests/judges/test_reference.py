@@ -185,7 +185,7 @@ def test_the_newcomers_golden_set_never_leaves_a_verdict_undecided():
             context_texts=context, question=question,
         )  # fmt: skip
         assert (verdicts["correct"], verdicts["evidence_in_context"]) == (right, evidence)
-        assert "undecided" not in verdicts
+        assert "reasons" not in verdicts
 
 
 def test_keywords_decide_only_when_the_reference_cannot():
@@ -194,7 +194,7 @@ def test_keywords_decide_only_when_the_reference_cannot():
     assert judge_offline(answer="Ask HR.", keywords=["HR"], **kwargs)["correct"] is True
     undecided = judge_offline(answer="Ask HR.", keywords=[], **kwargs)
     assert undecided["correct"] is None and undecided["evidence_in_context"] is None
-    assert undecided["undecided"] == {"correct": NO_CLAIM, "evidence_in_context": NO_CLAIM}
+    assert undecided["reasons"] == {"correct": NO_CLAIM, "evidence_in_context": NO_CLAIM}
     # a missing keyword never makes a reference-decided verdict false
     decided = judge_offline(
         answer="Within 30 days.", answerable=True, reference_answer="30 days.",
@@ -210,7 +210,7 @@ def test_a_reference_that_declines_wants_an_abstention():
                   question="Which pension provider?", keywords=[], context_texts=["x"])  # fmt: skip
     refused = judge_offline(answer=REFUSAL, **kwargs)
     assert (refused["correct"], refused["evidence_in_context"]) == (True, None)
-    assert refused["undecided"] == {"evidence_in_context": REFUSING_REFERENCE}
+    assert refused["reasons"] == {"evidence_in_context": REFUSING_REFERENCE}
     assert judge_offline(answer="Acme Pensions [1].", **kwargs)["correct"] is False
 
 
@@ -220,7 +220,7 @@ def test_a_refusal_is_wrong_but_its_evidence_is_still_judged():
         keywords=[], context_texts=["Claims within 30 days."],
     )  # fmt: skip
     assert (verdicts["correct"], verdicts["evidence_in_context"]) == (False, True)
-    assert verdicts["faithfulness"] == 1.0 and "undecided" not in verdicts
+    assert verdicts["faithfulness"] == 1.0 and "reasons" not in verdicts
 
 
 def test_an_answer_that_restates_a_no_reference_without_saying_no_is_correct():

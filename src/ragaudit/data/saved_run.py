@@ -196,15 +196,15 @@ class JudgeVerdicts(_FrozenMapping):
         return _tri(self.data.get("evidence_in_context"))
 
     @property
-    def undecided(self) -> dict[str, str]:
-        """Verdict -> why it is None although it applies (``judges.undecided``), e.g.
+    def reasons(self) -> dict[str, str]:
+        """Verdict -> why it is None although it applies (``judges.reasons``), e.g.
         ``{"correct": "no checkable claim in the reference ..."}``; empty when all decided.
 
-        >>> JudgeVerdicts({"correct": None, "undecided": {"correct": "no reference answer"}}
-        ...               ).undecided
+        >>> JudgeVerdicts({"correct": None, "reasons": {"correct": "no reference answer"}}
+        ...               ).reasons
         {'correct': 'no reference answer'}
         """
-        raw = self.data.get("undecided")
+        raw = self.data.get("reasons")
         if not isinstance(raw, Mapping):
             return {}
         return {str(k): str(v) for k, v in raw.items()}

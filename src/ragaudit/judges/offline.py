@@ -17,7 +17,7 @@ whole numbers (``"3"`` never matches ``"13"``, ``"3.5"`` or ``"Q3"``; ``"5%"`` n
 folded; citation markers such as ``[2]`` are removed first.
 
 A verdict is None only when it does not apply (``evidence_in_context`` of an unanswerable
-question) or when nothing can decide it; the row's ``undecided`` map then says why.
+question) or when nothing can decide it; the row's ``reasons`` map then says why.
 """
 
 from __future__ import annotations
@@ -362,7 +362,7 @@ def judge_offline(
     * ``faithfulness``: the share of the answer's sentences a context chunk supports
       (:func:`ragaudit.judges.faithfulness.faithfulness`).
     * ``keyword_hit``, ``numeric_match``, ``answer_chunk_in_context``: reported beside them.
-    * ``undecided``: present only when an applicable verdict is None, verdict -> the reason
+    * ``reasons``: present only when an applicable verdict is None, verdict -> the reason
       (``"no checkable claim in the reference ..."``), for the funnel's "unjudged" row.
 
     The methods are named in :data:`OFFLINE_JUDGE_METHODS` (a saved run's
@@ -379,7 +379,7 @@ def judge_offline(
     ...     context_texts=[])["correct"]
     True
     >>> judge_offline(answer="Yes.", answerable=True, reference_answer="Ask HR.", keywords=[],
-    ...     context_texts=["HR"], question="Whom do I ask, HR?")["undecided"]["correct"][:35]
+    ...     context_texts=["HR"], question="Whom do I ask, HR?")["reasons"]["correct"][:35]
     'no checkable claim in the reference'
     """
     abstained = is_abstention(answer)
@@ -397,7 +397,7 @@ def judge_offline(
             "answer_chunk_in_context": None,
             "faithfulness": faith,
         }
-        return {**verdicts, "undecided": undecided} if undecided else verdicts
+        return {**verdicts, "reasons": undecided} if undecided else verdicts
     if reference_answer and is_abstention(reference_answer):
         # The reference itself declines ("The handbook does not say."): the golden set calls
         # the question answerable, but the right answer is to abstain, and there is no
@@ -411,7 +411,7 @@ def judge_offline(
             "answer_chunk_in_context": answer_chunk_in_context(context_ids, chunk_grades),
             "faithfulness": faith,
         }
-        return {**verdicts, "undecided": {**undecided, "evidence_in_context": REFUSING_REFERENCE}}
+        return {**verdicts, "reasons": {**undecided, "evidence_in_context": REFUSING_REFERENCE}}
     claims = reference_claims(reference_answer, question)
     correct = False if abstained else answer_states(claims, answer, question)
     if correct is None:
@@ -432,4 +432,4 @@ def judge_offline(
         "answer_chunk_in_context": answer_chunk_in_context(context_ids, chunk_grades),
         "faithfulness": faith,
     }
-    return {**verdicts, "undecided": undecided} if undecided else verdicts
+    return {**verdicts, "reasons": undecided} if undecided else verdicts

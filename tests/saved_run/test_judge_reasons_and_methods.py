@@ -1,4 +1,4 @@
-"""``judges.undecided`` and ``config.offline_judges`` (issue 20): optional, typed, read back."""
+"""``judges.reasons`` and ``config.offline_judges`` (issue 20): optional, typed, read back."""
 
 from __future__ import annotations
 
@@ -18,20 +18,20 @@ def run(judges: dict, config: dict | None = None) -> dict:
 
 def test_reasons_and_methods_are_read_back():
     data = run(
-        {"correct": None, "undecided": {"correct": "no reference answer"}},
+        {"correct": None, "reasons": {"correct": "no reference answer"}},
         {"offline_judges": {"correct": "reference-claims/1"}},
     )
     assert find_problems(data) == []
     saved = SavedRun.from_dict(data)
-    assert saved.questions[0].judges.undecided == {"correct": "no reference answer"}
-    assert SavedRun.from_dict(run({})).questions[0].judges.undecided == {}  # older files
+    assert saved.questions[0].judges.reasons == {"correct": "no reference answer"}
+    assert SavedRun.from_dict(run({})).questions[0].judges.reasons == {}  # older files
 
 
 @pytest.mark.parametrize(
     ("judges", "config", "message"),
     [
-        ({"undecided": {"correct": 3}}, None, "rows[0].judges.undecided.correct: expected a"),
-        ({"undecided": "why"}, None, "rows[0].judges.undecided: expected an object or null"),
+        ({"reasons": {"correct": 3}}, None, "rows[0].judges.reasons.correct: expected a"),
+        ({"reasons": "why"}, None, "rows[0].judges.reasons: expected an object or null"),
         ({}, {"offline_judges": ["x"]}, "config.offline_judges: expected an object or null"),
     ],
 )  # fmt: skip
