@@ -13,7 +13,6 @@ from ragaudit.data.chunks import Chunk
 from ragaudit.data.context_match import ContextIndex
 from ragaudit.data.golden import GoldenSet, load_golden, sources_from_contexts
 from ragaudit.exceptions import InputError
-from ragaudit.judges.offline import OFFLINE_JUDGE_METHODS
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RETRIEVERS, RunConfig
 from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
@@ -144,7 +143,6 @@ def prepare(run: RunConfig) -> Prepared:
         "retriever": run.retriever_name,
         "generator": run.generator,
         "judges": "offline",
-        "offline_judges": dict(OFFLINE_JUDGE_METHODS),
         "seed": run.seed,
         "corpus_sha256": corpus_sha256(documents),
         "golden_sha256": golden.sha256,

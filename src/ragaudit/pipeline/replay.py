@@ -43,7 +43,7 @@ from ragaudit.data.golden import (
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import FormatError, InputError
-from ragaudit.judges.offline import OFFLINE_JUDGE_METHODS, is_abstention
+from ragaudit.judges.offline import is_abstention
 from ragaudit.llm.citations import extract_citations
 from ragaudit.pipeline.build import golden_for_corpus
 from ragaudit.pipeline.chunking import chunk_documents
@@ -250,7 +250,6 @@ def import_results(
         "retriever": f"import:{layout}",
         "generator": f"import:{layout}",
         "judges": "offline",
-        "offline_judges": dict(OFFLINE_JUDGE_METHODS),
         "imported_from": Path(file).name,
         "context_match": {"min_overlap": min_overlap, **counts},
         "corpus_sha256": corpus_sha256(documents),
