@@ -18,6 +18,7 @@ def test_a_failed_llm_judge_leaves_the_other_verdicts_alone() -> None:
                       "judge_error": "sufficiency: invalid reply"}}  # fmt: skip
     assert judge_metrics(row) == {
         "answered": 1.0, "correct": 1.0, "keyword_hit": 1.0, "evidence_in_context": 1.0,
+        "faithfulness": None,
     }  # fmt: skip
 
 

@@ -1,5 +1,6 @@
-"""Keywords match whole tokens: "5%" is not any 5, "3" is not "Q3" or "13", and weak keywords
-("No", "3") are never evidence that a chunk holds an answer."""
+"""Keywords match whole tokens: "5%" is not any 5, "3" is not "Q3" or "13"; for the labeller
+weak keywords ("No", "3") are never evidence that a chunk holds an answer, for the evidence
+judge's keyword fallback a short number is evidence with the unit the reference gives it."""
 
 from __future__ import annotations
 
@@ -77,13 +78,19 @@ CHUNKS = [
 ]
 
 
-def test_weak_keywords_are_never_evidence() -> None:
-    # "No" and "3" occur in 3 of 4 chunks; alone they decide nothing.
+def test_short_numbers_are_evidence_in_their_context() -> None:
+    # Issue 20: a bare short number ("3", "24") used to be dropped as "weak", losing the
+    # question from the funnel.  It is now matched as a whole number, with the unit the
+    # reference answer gives it; a keyword of stopwords only ("No") still locates nothing.
     assert evidence_in_context(CHUNKS[:1], ["No"]) is None
-    assert evidence_in_context(CHUNKS[:1], ["3"]) is None
+    assert evidence_in_context(CHUNKS[:1], ["3"]) is True  # "3 days" holds the number 3
+    assert evidence_in_context(CHUNKS[:1], ["3"], "Refunds within 3 days.") is True
+    assert evidence_in_context(CHUNKS[:1], ["3"], "Laptops last 3 years.") is False
+    assert evidence_in_context(CHUNKS[1:2], ["3"], "Within 3 days.") is False  # section 3
+    assert evidence_in_context(CHUNKS[:1], ["13"]) is False  # whole numbers only
     assert evidence_in_context(CHUNKS[:1], ["No", "5%"]) is False
     assert evidence_in_context(CHUNKS[3:], ["No", "5%"]) is True
-    # but an answer that says "No" does contain the keyword
+    # and an answer that says "No" does contain the keyword
     assert keyword_hit("No, it is not refunded.", ["No"]) == 1.0
 
 

@@ -111,6 +111,7 @@ def test_judge_offline_answerable_cases():
         reference_answer="25 days per year.",
         keywords=["25 days"],
         context_texts=["Staff get 25 days."],
+        question="How many days of leave do staff get per year?",
     )
     right = judge_offline(answer="25 days [1].", **kwargs)
     assert right == {
@@ -120,6 +121,7 @@ def test_judge_offline_answerable_cases():
         "numeric_match": True,
         "evidence_in_context": True,
         "answer_chunk_in_context": None,
+        "faithfulness": 1.0,
     }
     wrong = judge_offline(answer="20 days [1].", **kwargs)
     assert (wrong["correct"], wrong["keyword_hit"], wrong["numeric_match"]) == (False, 0.0, False)

@@ -74,10 +74,11 @@ def test_markdown_drops_whole_drilldowns_to_fit(bench: dict[str, Path]):
 def test_comparison_rows_and_holm_match_compare_and_statsmodels(bench: dict[str, Path]):
     from statsmodels.stats.multitest import multipletests
 
+    # faithfulness: the offline judges measure it since issue 20
     compare = json.loads(
         cli("compare", str(bench["k3"]), str(bench["k6"]), "--questions", "answerable",
             "--metric", "recall@k", "--metric", "ndcg@k", "--metric", "precision@k",
-            "--metric", "correct", "--format", "json")
+            "--metric", "correct", "--metric", "faithfulness", "--format", "json")
     )  # fmt: skip
     rows = compare["metrics"]
     holm = multipletests([r["p_value"] for r in rows], method="holm")[1]

@@ -204,6 +204,20 @@ class JudgeVerdicts(_FrozenMapping):
         return _tri(self.data.get("evidence_in_context"))
 
     @property
+    def reasons(self) -> dict[str, str]:
+        """Verdict -> why it is None although it applies (``judges.reasons``), e.g.
+        ``{"correct": "no checkable claim in the reference ..."}``; empty when all decided.
+
+        >>> JudgeVerdicts({"correct": None, "reasons": {"correct": "no reference answer"}}
+        ...               ).reasons
+        {'correct': 'no reference answer'}
+        """
+        raw = self.data.get("reasons")
+        if not isinstance(raw, Mapping):
+            return {}
+        return {str(k): str(v) for k, v in raw.items()}
+
+    @property
     def failed(self) -> frozenset[str]:
         """Judges that failed on this question.
 

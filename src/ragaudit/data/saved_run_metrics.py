@@ -98,10 +98,10 @@ JUDGE_METRICS: tuple[tuple[str, Kind, str], ...] = (
     ("answered", "binary", "the model answered (did not abstain)"),
     ("correct", "binary", "answer correct; for an unanswerable question: it abstained"),
     ("keyword_hit", "unit", "share of the reference keywords in the answer"),
-    ("evidence_in_context", "binary", "the context holds the evidence (offline judge)"),
+    ("evidence_in_context", "binary", "the context holds the reference's claims (offline judge)"),
     ("sufficiency", "binary", "the context suffices to answer (LLM judge)"),
     ("completeness", "unit", "share of the reference facts in the answer (LLM judge)"),
-    ("faithfulness", "unit", "share of the answer's claims the context supports (LLM judge)"),
+    ("faithfulness", "unit", "share of the answer's claims the context supports"),
     ("citation_accuracy", "unit", "share of citations that support their sentence (LLM judge)"),
     ("answer_relevance", "unit", "relevance of the answer, (score - 1) / 4 (LLM judge)"),
 )
@@ -112,6 +112,7 @@ OFFLINE_JUDGE_METRICS: tuple[str, ...] = (
     "correct",
     "keyword_hit",
     "evidence_in_context",
+    "faithfulness",
 )
 
 #: The per-question metrics the LLM judges decide, in report order.

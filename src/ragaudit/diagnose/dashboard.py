@@ -13,7 +13,7 @@ nDCG@k, precision@k              ``compare --questions answerable`` ``mean`` of 
                                   ``precision@k`` (both at document level)
 end-to-end correctness            ``funnel`` ``correct_end_to_end``
 faithfulness                      ``compare --questions answerable`` ``mean`` of
-                                  ``faithfulness`` (LLM judge runs only)
+                                  ``faithfulness`` (offline sentence support, or the LLM judge)
 over-refusal                      :func:`~ragaudit.diagnose.abstention.abstention_rates`:
                                   ``died.3-refusal`` / questions with the evidence in context
 answered unanswerable             ``unanswerable.answered_ids`` / ``unanswerable.n``

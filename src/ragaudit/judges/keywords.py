@@ -18,8 +18,10 @@ token is ever matched inside another:
 A keyword is *weak* when it cannot point to a passage: every token is a stopword (``"No"``,
 ``"the"``), or it is one small bare number without a unit (``"3"``; at most two digits).
 Such words occur in a large share of any corpus by accident (in the bundled handbook ``"3"``
-occurs in 29% of the 800-character chunks), so weak keywords are never taken as evidence
-that a chunk or a context holds an answer; they are still matched in answers.
+occurs in 29% of the 800-character chunks), so the heuristic labeller never grades a chunk
+relevant on a weak keyword alone; they are still matched in answers.  The evidence judge's
+keyword fallback (:func:`ragaudit.judges.offline.evidence_in_context`) does use a short
+number, with the unit the reference answer gives it.
 """
 
 from __future__ import annotations

@@ -1,25 +1,23 @@
-"""Offline judges: deterministic checks of an answer that need no model.
+"""Offline judges: deterministic verdicts on an answer that need no model.
+
+The verdicts are decided from the **reference answer** (:mod:`ragaudit.judges.reference`):
+its numbers with their units and context words, its dates and times, its yes/no polarity
+and its key words.  Faithfulness is the share of the answer's sentences a retrieved chunk
+supports (:mod:`ragaudit.judges.faithfulness`).  Hand-written keywords are an optional extra:
+``keyword_hit`` reports them, and they decide ``correct`` and ``evidence_in_context`` only
+when the reference answer has no checkable claim; a missing keyword never overrules what the
+reference decides.  :data:`OFFLINE_JUDGE_METHODS` names each method (written to a saved run's
+``config.offline_judges``); docs/guide/judges.md says where each is known to fail.
 
 Keywords are matched by :mod:`ragaudit.judges.keywords` (shared with the heuristic labeller),
-chosen so that formatting never decides a verdict and no token matches inside another:
+so that formatting never decides a match and no token matches inside another: case, width,
+punctuation and thousands separators are ignored (``"1,200"`` = ``"1200"``); numbers are
+whole numbers (``"3"`` never matches ``"13"``, ``"3.5"`` or ``"Q3"``; ``"5%"`` never a bare
+``"5"``); ``"24 hours"``, ``"24hours"`` and ``"24-hours"`` match each other; plurals are
+folded; citation markers such as ``[2]`` are removed first.
 
-* case, Unicode width and punctuation are ignored;
-* thousands separators are ignored: ``"1,200"`` matches ``"1200"``;
-* numbers are whole numbers with their unit: ``"5%"`` matches ``"5 percent"`` but never a bare
-  ``"5"``, ``"3"`` never matches ``"13"``, ``"3.5"`` or ``"Q3"``; the numeric judge
-  (:func:`numeric_match`, used when a question has no keywords) likewise wants each number of
-  the reference with its unit (``"25 days"`` is not stated by ``"25 %"``);
-* a number and the word after it match however they are spaced: ``"24 hours"``,
-  ``"24hours"`` and ``"24-hours"`` all match each other;
-* plurals are folded by the light stemmer of :mod:`ragaudit._text` (``"hour"`` matches
-  ``"hours"``);
-* a keyword matches only whole words in order (``"pto"`` does not match ``"laptop"``);
-* citation markers such as ``[2]`` are removed from answers first, so they never count as the
-  number 2;
-* a *weak* keyword (only stopwords such as ``"No"``, or a bare number below 100 such as
-  ``"3"``) is matched in answers but is never evidence that a context holds the answer.
-
-A verdict is ``None`` when the judge does not apply (no keywords, no numbers in the reference).
+A verdict is None only when it does not apply (``evidence_in_context`` of an unanswerable
+question) or when nothing can decide it; the row's ``reasons`` map then says why.
 """
 
 from __future__ import annotations
@@ -30,14 +28,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragaudit._text import REFUSAL, STOPWORDS, stem, tokenize
-from ragaudit.judges.keywords import (
-    keyword_tokens,
-    match_tokens,
-    strong_keywords,
-    unstemmed_tokens,
-)
+from ragaudit.judges.claims import quantities, tokens
+from ragaudit.judges.faithfulness import faithfulness
+from ragaudit.judges.keywords import keyword_tokens, match_tokens, unstemmed_tokens
+from ragaudit.judges.reference import answer_states, context_holds, reference_claims
 
 __all__ = [
+    "NO_SENTENCE",
+    "OFFLINE_JUDGE_METHODS",
+    "REFUSING_REFERENCE",
     "Quantity",
     "all_keywords",
     "answer_chunk_in_context",
@@ -50,6 +49,21 @@ __all__ = [
     "numeric_match",
     "quantities_in",
 ]
+
+#: What each offline verdict is decided by; written to a saved run's ``config.offline_judges``
+#: and explained in docs/guide/judges.md.  Bump the version when a rule changes.
+OFFLINE_JUDGE_METHODS: dict[str, str] = {
+    "correct": "reference-claims/1",
+    "evidence_in_context": "reference-claims-in-context/1",
+    "faithfulness": "sentence-support/1",
+    "keyword_hit": "keywords/1",
+    "abstained": "refusal-phrases/1",
+}
+
+#: Why faithfulness is None: the answer has no sentence with a content word, number or date.
+NO_SENTENCE = "no checkable sentence in the answer"
+#: Why evidence is None for a question whose reference answer itself declines to answer.
+REFUSING_REFERENCE = "the reference answer declines to answer: no evidence to look for"
 
 _CITATION = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
 _ABSTAIN = re.compile(
@@ -268,24 +282,41 @@ def numeric_match(answer: str, reference_answer: str) -> bool | None:
     )
 
 
-def evidence_in_context(context_texts: Sequence[str], keywords: Sequence[str]) -> bool | None:
-    """Whether every keyword occurs in the context given to the generator.
+def evidence_in_context(
+    context_texts: Sequence[str], keywords: Sequence[str], reference_answer: str = ""
+) -> bool | None:
+    """Whether every keyword occurs in the context given to the generator (the fallback).
 
-    Each keyword may occur in a different chunk.  Weak keywords (``"No"``, ``"3"``) are not
-    evidence and are left out; None when no keyword is left.
+    Each keyword may occur in a different chunk.  A short bare number (``"24"``) is matched
+    as a whole number, in its context: when the reference answer states it with a unit
+    (``"24 hours"``), the context must state it with that unit.  A keyword of stopwords only
+    (``"No"``) cannot locate anything and is left out; None when no keyword is left.
 
     >>> evidence_in_context(["Laptops last 3 years.", "Ask IT."], ["3 years", "IT"])
     True
-    >>> evidence_in_context(["Ask IT."], ["3 years"])
-    False
+    >>> evidence_in_context(["Refunds within 3 days."], ["3"]), evidence_in_context(
+    ...     ["Refunds within 3 days."], ["3"], "Laptops last 3 years.")
+    (True, False)
     >>> evidence_in_context(["No."], ["No"]) is None
     True
     """
-    kws = strong_keywords(keywords)
-    if not kws:
+    units = {q.number: q.unit for q in quantities(tokens(reference_answer)) if q.unit}
+    wanted: list[list[str]] = []
+    for keyword in keywords:
+        raw = unstemmed_tokens(keyword)
+        if not raw or all(t in STOPWORDS for t in raw):
+            continue
+        toks = keyword_tokens(keyword)
+        if len(toks) == 1 and toks[0][0].isdigit():
+            number = f"{float(toks[0].rstrip('%')):g}" + ("%" if toks[0].endswith("%") else "")
+            unit = units.get(number)
+            if unit:
+                toks = [toks[0], unit]
+        wanted.append(toks)
+    if not wanted:
         return None
     chunk_words = [keyword_tokens(t) for t in context_texts]
-    return all(any(match_tokens(keyword_tokens(k), w) for w in chunk_words) for k in kws)
+    return all(any(match_tokens(k, w) for w in chunk_words) for k in wanted)
 
 
 def answer_chunk_in_context(
@@ -314,47 +345,91 @@ def judge_offline(
     context_texts: Sequence[str],
     context_ids: Collection[str] = (),
     chunk_grades: Mapping[str, int] | None = None,
+    question: str = "",
+    context_docs: Sequence[str] | None = None,
+    sources: Sequence[str] = (),
 ) -> dict[str, Any]:
     """All offline verdicts for one answered question.
 
-    ``correct`` is: for an unanswerable question, that the answer abstains; for an answerable
-    one, that it does not abstain and contains every keyword (or, without keywords, states every
-    number of the reference; None when neither is available).
+    * ``correct``: for an unanswerable question, or one whose reference answer itself declines
+      (``"The handbook does not say."``), that the answer abstains; for an answerable
+      one, that it does not abstain and states the reference answer's claims
+      (:func:`ragaudit.judges.reference.answer_states`).  Only when the reference has no
+      checkable claim do the keywords decide (all of them in the answer).
+    * ``evidence_in_context``: the context holds the reference's claims, from each gold
+      source (:func:`ragaudit.judges.reference.context_holds`); the keywords decide only when
+      the reference cannot (:func:`evidence_in_context`).  None for unanswerable questions.
+    * ``faithfulness``: the share of the answer's sentences a context chunk supports
+      (:func:`ragaudit.judges.faithfulness.faithfulness`).
+    * ``keyword_hit``, ``numeric_match``, ``answer_chunk_in_context``: reported beside them.
+    * ``reasons``: present only when an applicable verdict is None, verdict -> the reason
+      (``"no checkable claim in the reference ..."``), for the funnel's "unjudged" row.
+
+    The methods are named in :data:`OFFLINE_JUDGE_METHODS` (a saved run's
+    ``config.offline_judges``).
 
     Examples
     --------
     >>> verdicts = judge_offline(answer="Within 30 days [1].", answerable=True,
-    ...     reference_answer="Refunds within 30 days.", keywords=["30 days"],
-    ...     context_texts=["Refunds are paid within 30 days."])
-    >>> verdicts["correct"], verdicts["keyword_hit"], verdicts["evidence_in_context"]
-    (True, 1.0, True)
+    ...     reference_answer="Refunds within 30 days.", keywords=[],
+    ...     context_texts=["Refunds are paid within 30 days."], question="When are refunds paid?")
+    >>> verdicts["correct"], verdicts["evidence_in_context"], verdicts["faithfulness"]
+    (True, True, 1.0)
     >>> judge_offline(answer=REFUSAL, answerable=False, reference_answer="", keywords=[],
     ...     context_texts=[])["correct"]
     True
+    >>> judge_offline(answer="Yes.", answerable=True, reference_answer="Ask HR.", keywords=[],
+    ...     context_texts=["HR"], question="Whom do I ask, HR?")["reasons"]["correct"][:35]
+    'no checkable claim in the reference'
     """
     abstained = is_abstention(answer)
+    faith = faithfulness(answer, context_texts, abstained=abstained)
+    undecided: dict[str, str] = {}
+    if faith is None:
+        undecided["faithfulness"] = NO_SENTENCE
     if not answerable:
-        return {
+        verdicts: dict[str, Any] = {
             "abstained": abstained,
             "keyword_hit": None,
             "correct": abstained,
             "numeric_match": None,
             "evidence_in_context": None,
             "answer_chunk_in_context": None,
+            "faithfulness": faith,
         }
-    hit = keyword_hit(answer, keywords)
-    numbers = numeric_match(answer, reference_answer)
-    if abstained:
-        correct: bool | None = False
-    elif hit is not None:
-        correct = hit == 1.0
-    else:
-        correct = numbers
-    return {
+        return {**verdicts, "reasons": undecided} if undecided else verdicts
+    if reference_answer and is_abstention(reference_answer):
+        # The reference itself declines ("The handbook does not say."): the golden set calls
+        # the question answerable, but the right answer is to abstain, and there is no
+        # evidence to look for.
+        verdicts = {
+            "abstained": abstained,
+            "keyword_hit": keyword_hit(answer, keywords),
+            "correct": abstained,
+            "numeric_match": None,
+            "evidence_in_context": None,
+            "answer_chunk_in_context": answer_chunk_in_context(context_ids, chunk_grades),
+            "faithfulness": faith,
+        }
+        return {**verdicts, "reasons": {**undecided, "evidence_in_context": REFUSING_REFERENCE}}
+    claims = reference_claims(reference_answer, question)
+    correct = False if abstained else answer_states(claims, answer, question)
+    if correct is None:
+        correct = all_keywords(answer, keywords)
+        if correct is None:
+            undecided["correct"] = str(claims.reason)
+    evidence = context_holds(claims, context_texts, context_docs, sources)
+    if evidence is None:
+        evidence = evidence_in_context(context_texts, keywords, reference_answer or "")
+        if evidence is None:
+            undecided["evidence_in_context"] = str(claims.reason)
+    verdicts = {
         "abstained": abstained,
-        "keyword_hit": hit,
+        "keyword_hit": keyword_hit(answer, keywords),
         "correct": correct,
-        "numeric_match": numbers,
-        "evidence_in_context": evidence_in_context(context_texts, keywords),
+        "numeric_match": numeric_match(answer, reference_answer or ""),
+        "evidence_in_context": evidence,
         "answer_chunk_in_context": answer_chunk_in_context(context_ids, chunk_grades),
+        "faithfulness": faith,
     }
+    return {**verdicts, "reasons": undecided} if undecided else verdicts

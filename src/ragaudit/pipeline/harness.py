@@ -28,6 +28,7 @@ from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import Checkpoint, write_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run_summary import summarise_run
+from ragaudit.judges.offline import OFFLINE_JUDGE_METHODS
 from ragaudit.labels.format import check_label_ids
 from ragaudit.pipeline.build import build_generator, prepare
 from ragaudit.pipeline.config import RunConfig, check_positive, saved_run_path
@@ -46,6 +47,22 @@ from ragaudit.pipeline.summary import (
 __all__ = ["RowCallback", "evaluate_configuration", "run_pipeline"]
 
 RowCallback = Callable[[dict[str, Any]], None]
+
+
+def _with_judge_methods(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with ``offline_judges`` (the methods of :mod:`ragaudit.judges.offline`) after
+    ``judges``: every row is judged offline here (:func:`ragaudit.pipeline.steps.answer`),
+    whichever path built the configuration (``run``, an import replay, ``evaluate_pipeline``).
+    """
+    if "offline_judges" in config:
+        return config
+    out: dict[str, Any] = {}
+    for key, value in config.items():
+        out[key] = value
+        if key == "judges":
+            out["offline_judges"] = dict(OFFLINE_JUDGE_METHODS)
+    out.setdefault("offline_judges", dict(OFFLINE_JUDGE_METHODS))
+    return out
 
 
 def evaluate_configuration(
@@ -104,7 +121,7 @@ def evaluate_configuration(
     if limit is not None:
         check_positive("limit", limit)
     depth = max(20, k) if depth is None else check_positive("depth", depth)
-    full_config = {**config, "retrieval_depth": depth}
+    full_config = _with_judge_methods({**config, "retrieval_depth": depth})
     questions = list(golden)[:limit] if limit is not None else list(golden)
     path = saved_run_path(out_dir, name, limit)
     checkpoint = Checkpoint(path.with_name(path.name[: -len(".json")] + ".partial.jsonl"))

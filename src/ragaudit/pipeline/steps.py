@@ -77,6 +77,9 @@ def answer(
             context_texts=[c.text for c in context],
             context_ids=[c.chunk_id for c in context],
             chunk_grades=None if chunk_labels is None else chunk_labels.get(question.id),
+            question=question.question,
+            context_docs=[c.doc_id for c in context],
+            sources=list(question.sources),
         )
     latency = None
     if record_latency and generation.latency_ms is not None:

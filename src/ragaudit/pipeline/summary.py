@@ -4,8 +4,9 @@ Retrieval metrics are computed once for all questions with :func:`ragaudit.metri
 at document level by lifting each question's top-``k`` chunks to their documents (a document
 counts at the rank of its first chunk), and at chunk level (``chunk_`` prefix) when chunk
 labels are given.  The offline judges' verdicts become the ``answered``, ``correct``,
-``keyword_hit`` and ``evidence_in_context`` metrics.  The run's summary is computed from the
-saved-run model, in one place: :func:`ragaudit.data.saved_run_summary.summarise_run`.
+``keyword_hit``, ``evidence_in_context`` and ``faithfulness`` metrics.  The run's summary is
+computed from the saved-run model, in one place:
+:func:`ragaudit.data.saved_run_summary.summarise_run`.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def retrieval_metrics(
 
 
 #: Row metric -> the LLM judge that overwrites its verdict (``judges.llm`` writes ``correct``).
-_DECIDED_BY: dict[str, str] = {"correct": "correctness"}
+_DECIDED_BY: dict[str, str] = {"correct": "correctness", "faithfulness": "faithfulness"}
 
 
 def judge_metrics(row: Mapping[str, Any]) -> dict[str, float | None]:
@@ -112,6 +113,7 @@ def judge_metrics(row: Mapping[str, Any]) -> dict[str, float | None]:
         "correct": number(judges.get("correct")),
         "keyword_hit": number(judges.get("keyword_hit")),
         "evidence_in_context": number(judges.get("evidence_in_context")),
+        "faithfulness": number(judges.get("faithfulness")),
     }
     # A failed judge nulls only the metrics it decides; the other judges' verdicts stand.
     failed = JudgeVerdicts(judges).failed
