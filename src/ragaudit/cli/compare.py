@@ -83,10 +83,12 @@ __all__ = ["command", "noise_sections"]
     type=click.Choice([*CI_METHODS, "wilson"]),
     default="auto",
     show_default=True,
-    help="Interval: auto/score = Tango score interval for 0/1 metrics, betting "
-    "(Waudby-Smith-Ramdas) for other scores in [0, 1] and a percentile bootstrap otherwise; "
-    "bootstrap (= percentile) or bca = that bootstrap for every metric. "
-    "(wilson is for single rates: the funnel.)",
+    help="Interval: auto/score = Tango score interval for 0/1 metrics and the inverted "
+    "sign-flip test (the verdict's own test: it excludes 0 exactly when p < alpha) otherwise; "
+    "betting = the betting interval (Waudby-Smith-Ramdas), valid for any distribution and "
+    "wider, for other scores in [0, 1]; bootstrap (= percentile) or bca = that bootstrap for "
+    "every metric. The verdict is always the exact test. (wilson is for single rates: the "
+    "funnel.)",
 )
 @click.option(
     "--allow-partial",

@@ -42,6 +42,9 @@ def _interval_and_p(row: MetricComparison) -> tuple[float, float, str, float, st
 # Short names of the methods, for the table's method columns (JSON keeps the full names).
 _SHORT = {
     "Tango score": "score",
+    "sign-flip inversion": "sign-flip",
+    "sign-flip inversion widened to betting (too few differ)": "sign-flip+betting",
+    "cluster sign-flip inversion": "cluster sign-flip",
     "betting (Waudby-Smith-Ramdas)": "betting",
     "bootstrap percentile": "bootstrap",
     "bootstrap BCa": "BCa",
@@ -86,12 +89,19 @@ def comparison_methods(result: Comparison) -> str:
     ('seed 1', 'interval: Tango score for 0/1 metrics')
     """
     bootstrap = f"{'BCa' if result.ci_method == 'bca' else 'percentile'} bootstrap"
-    interval = (
-        f"Tango score for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in [0, 1], "
-        f"{bootstrap} ({result.n_resamples} resamples) otherwise"
-        if result.ci_method in ("auto", "score")
-        else f"{bootstrap} ({result.n_resamples} resamples) for every metric"
+    inverted = (
+        "the sign-flip test inverted (exact, or the same random flips for every shift; widened "
+        "to betting when too few differ)"
     )
+    if result.ci_method in ("auto", "score"):
+        interval = f"Tango score for 0/1 metrics, {inverted} otherwise"
+    elif result.ci_method == "betting":
+        interval = (
+            "Tango score for 0/1 metrics, betting (Waudby-Smith-Ramdas; valid for any "
+            f"distribution) for other scores in [0, 1], {inverted} otherwise"
+        )
+    else:
+        interval = f"{bootstrap} ({result.n_resamples} resamples) for every metric"
     return (
         f"seed {result.seed} | interval: {interval} | p: exact sign-flip distribution (lattice "
         f"convolution, or all patterns of <= {result.exact_max_n} non-zero differences), else "

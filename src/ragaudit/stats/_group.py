@@ -19,7 +19,21 @@ from ragaudit.exceptions import RagauditWarning
 from ragaudit.stats.bounded import METHOD as BETTING
 from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.intervals import tango_bounds
-from ragaudit.stats.permutation import MONTE_CARLO, exact_pvalue, monte_carlo_pvalues
+from ragaudit.stats.permutation import (
+    EXACT_VALUES,
+    MONTE_CARLO,
+    exact_pvalue,
+    monte_carlo_pvalues,
+)
+from ragaudit.stats.signflip_interval import METHOD as SIGNFLIP
+from ragaudit.stats.signflip_interval import (
+    exact_affordable,
+    flip_sums,
+    reconcile,
+    signflip_bounds,
+    with_t,
+)
+from ragaudit.stats.verdicts import min_differing
 from ragaudit.stats.resampling import (
     CIMethod,
     ConfidenceInterval,
@@ -33,13 +47,19 @@ __all__ = [
     "BETTING",
     "PERCENTILE",
     "SCORE",
+    "SIGNFLIP",
+    "SIGNFLIP_FEW",
     "SubsampleInterval",
     "group_intervals",
     "group_pvalues",
+    "group_signflip",
 ]
 
 _BOOTSTRAP, _PERMUTATION, _SUBSAMPLE = 0, 1, 2
 SCORE, PERCENTILE, BCA = "Tango score", "bootstrap percentile", "bootstrap BCa"
+#: Too few questions differ for the sign-flip test to reject anything: its inversion is then
+#: widened to contain the betting interval (valid for every distribution on [-1, 1]).
+SIGNFLIP_FEW = "sign-flip inversion widened to betting (too few differ)"
 
 
 @dataclass(frozen=True)
@@ -153,4 +173,81 @@ def group_intervals(
             for j, interval in zip(booted, _column_intervals(part, size, low, high), strict=True):
                 by_column[j].append(interval)
         out.update({j: (tuple(v), label) for j, v in by_column.items()})
+    return out
+
+
+def group_signflip(
+    diffs: np.ndarray,
+    columns: Sequence[int],
+    bounded: Sequence[bool],
+    n_permutations: int,
+    exact_max_n: int,
+    confidence: float,
+    seed: int,
+    mask: np.ndarray,
+    sizes: Sequence[int],
+) -> dict[int, tuple[tuple[SubsampleInterval, ...], str, tuple[float, str, bool]]]:
+    """Per column: the sign-flip inversion on the first 10, 20, ... questions and on all, its
+    method, and the p-value ``(p, method, exact)`` of the verdict.
+
+    Each interval also contains Student's t interval (:func:`~ragaudit.stats.signflip_interval.with_t`).  The p-value is the
+    exact sign-flip p (:func:`~ragaudit.stats.permutation.exact_pvalue`)
+    where affordable, else the Monte Carlo p(0) of the interval's own patterns; so the interval
+    excludes 0 exactly when ``p < alpha`` (:func:`~ragaudit.stats.signflip_interval.reconcile` covers an exact p beside Monte
+    Carlo ends).  Every Monte Carlo column of the group sees the same sign patterns.  When fewer
+    than :func:`~ragaudit.stats.verdicts.min_differing` questions differ (no result could be
+    significant) a ``bounded`` column's interval also contains the betting interval.
+    """
+    n = diffs.shape[0]
+    alpha = 1.0 - confidence
+    few = min_differing(alpha)
+    steps = [s for s in sizes if s < n] + [n]
+    ones = np.ones(n)
+    # Columns with too many joint outcomes for the exact enumeration share one set of patterns.
+    random = [j for j in columns if not exact_affordable(diffs[:, j], ones)]
+    shared = (
+        flip_sums(
+            np.column_stack([diffs[:, random], ones]),
+            n_permutations,
+            _group_rng(seed, mask, _PERMUTATION),
+        )
+        if random
+        else np.zeros((0, 1))
+    )
+    out: dict[int, tuple[tuple[SubsampleInterval, ...], str, tuple[float, str, bool]]] = {}
+    for k, j in enumerate(columns):
+        column = np.ascontiguousarray(diffs[:, j])
+        subsamples: list[SubsampleInterval] = []
+        method = SIGNFLIP
+        pvalue: tuple[float, str, bool] = (1.0, MONTE_CARLO, False)
+        for size in steps:
+            part = column[:size]
+            flips = shared[:, [random.index(j), -1]] if size == n and j in random else None
+            low, high, p0, is_exact, _ = signflip_bounds(
+                part,
+                ones[:size],
+                alpha,
+                n_permutations,
+                _group_rng(seed, mask, _SUBSAMPLE, size),  # used only for a large subsample
+                flips,
+            )
+            mean = float(part.mean())
+            low, high = with_t(part, low, high, confidence)
+            if size == n:
+                exact = exact_pvalue(column, exact_max_n)
+                pvalue = (
+                    (float(exact[0]), exact[1], True)
+                    if exact is not None
+                    else (p0, EXACT_VALUES if is_exact else MONTE_CARLO, is_exact)
+                )
+                low, high = reconcile(low, high, mean, pvalue[0] < alpha)
+            if bounded[k]:
+                low, high = max(low, -1.0), min(high, 1.0)
+                if np.count_nonzero(part) < few:
+                    b_low, b_high = bounded_mean_bounds(part[None, :], -1.0, 1.0, confidence)
+                    low, high = min(low, float(b_low[0])), max(high, float(b_high[0]))
+                    if size == n:
+                        method = SIGNFLIP_FEW
+            subsamples.append(SubsampleInterval(size, mean, ConfidenceInterval(low, high)))
+        out[j] = (tuple(subsamples), method, pvalue)
     return out

@@ -50,6 +50,7 @@ from ragaudit.stats._group import (
     SubsampleInterval,
     group_intervals,
     group_pvalues,
+    group_signflip,
 )
 from ragaudit.stats._inputs import (
     PairedMetrics,
@@ -433,18 +434,45 @@ def _compare_paired(
         binary = [
             is_binary(a_values[:, j]) and is_binary(b_values[:, j]) for j in range(len(members))
         ]
-        auto = ci_method in ("auto", "score")
+        auto = ci_method in ("auto", "score", "betting")
+        unit = [_unit(a_values[:, j]) and _unit(b_values[:, j]) for j in range(len(members))]
         scored = [j for j in range(len(members)) if binary[j] and auto]
         bounded = [
-            j
-            for j in range(len(members))
-            if auto and not binary[j] and _unit(a_values[:, j]) and _unit(b_values[:, j])
+            j for j in range(len(members)) if ci_method == "betting" and not binary[j] and unit[j]
         ]
-        booted = [j for j in range(len(members)) if j not in scored and j not in bounded]
+        inverted = [
+            j for j in range(len(members)) if auto and j not in scored and j not in bounded
+        ]
+        booted = [j for j in range(len(members)) if not auto]
         intervals = group_intervals(
             diffs, scored, bounded, booted, n_resamples, confidence, ci_method, seed, mask, sizes
         )
-        pvalues = group_pvalues(diffs, n_permutations, exact_max_n, seed, mask)
+        pvalues = dict(
+            zip(
+                [j for j in range(len(members)) if j not in inverted],
+                group_pvalues(
+                    diffs[:, [j for j in range(len(members)) if j not in inverted]],
+                    n_permutations,
+                    exact_max_n,
+                    seed,
+                    mask,
+                ),
+                strict=True,
+            )
+        )
+        for j, (subs, name, p_value) in group_signflip(
+            diffs,
+            inverted,
+            [unit[j] for j in inverted],
+            n_permutations,
+            exact_max_n,
+            confidence,
+            seed,
+            mask,
+            sizes,
+        ).items():
+            intervals[j] = (subs, name)
+            pvalues[j] = p_value
         for column, metric in enumerate(members):
             pvalue, p_method, exact = pvalues[column]
             subsamples, interval_method = intervals[column]
@@ -465,7 +493,7 @@ def _compare_paired(
                 confidence_interval=interval,
                 pvalue=pvalue,
                 exact=exact,
-                verdict=verdict(pvalue, interval.low, interval.high, alpha, differing),
+                verdict=verdict(pvalue, alpha, differing),
                 excluded=int(mask.size - mask.sum()),
                 mcnemar=table,
                 discordance=discordance,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 __all__ = ["CI_METHODS"]
 
-#: Interval of a paired difference: ``auto``/``score`` = Tango's score interval for 0/1 metrics,
-#: betting (Waudby-Smith-Ramdas) for other scores in [0, 1] and a percentile bootstrap otherwise;
-#: ``bootstrap`` (= ``percentile``) or ``bca`` for every metric.
-CI_METHODS: tuple[str, ...] = ("auto", "score", "bootstrap", "percentile", "bca")
+#: Interval of a paired difference: ``auto``/``score`` = Tango's score interval for 0/1 metrics
+#: and the inverted sign-flip test (the verdict's own test) otherwise; ``betting`` = the betting
+#: interval (Waudby-Smith-Ramdas, valid for any distribution) for non-0/1 scores in [0, 1];
+#: ``bootstrap`` (= ``percentile``) or ``bca`` for every metric.  No interval gates a verdict.
+CI_METHODS: tuple[str, ...] = ("auto", "score", "betting", "bootstrap", "percentile", "bca")
