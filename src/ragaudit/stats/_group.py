@@ -25,6 +25,13 @@ from ragaudit.stats.permutation import (
     exact_pvalue,
     monte_carlo_pvalues,
 )
+from ragaudit.stats.resampling import (
+    CIMethod,
+    ConfidenceInterval,
+    _bootstrap_means,
+    _interval,
+    _snap_constant,
+)
 from ragaudit.stats.signflip_interval import METHOD as SIGNFLIP
 from ragaudit.stats.signflip_interval import (
     exact_affordable,
@@ -34,13 +41,6 @@ from ragaudit.stats.signflip_interval import (
     with_t,
 )
 from ragaudit.stats.verdicts import min_differing
-from ragaudit.stats.resampling import (
-    CIMethod,
-    ConfidenceInterval,
-    _bootstrap_means,
-    _interval,
-    _snap_constant,
-)
 
 __all__ = [
     "BCA",
@@ -190,12 +190,13 @@ def group_signflip(
     """Per column: the sign-flip inversion on the first 10, 20, ... questions and on all, its
     method, and the p-value ``(p, method, exact)`` of the verdict.
 
-    Each interval also contains Student's t interval (:func:`~ragaudit.stats.signflip_interval.with_t`).  The p-value is the
-    exact sign-flip p (:func:`~ragaudit.stats.permutation.exact_pvalue`)
-    where affordable, else the Monte Carlo p(0) of the interval's own patterns; so the interval
-    excludes 0 exactly when ``p < alpha`` (:func:`~ragaudit.stats.signflip_interval.reconcile` covers an exact p beside Monte
-    Carlo ends).  Every Monte Carlo column of the group sees the same sign patterns.  When fewer
-    than :func:`~ragaudit.stats.verdicts.min_differing` questions differ (no result could be
+    Each interval also contains Student's t interval (``signflip_interval.with_t``).  The
+    p-value is the exact sign-flip p (:func:`~ragaudit.stats.permutation.exact_pvalue`) where
+    affordable, else the Monte Carlo p(0) of the interval's own patterns; so the interval
+    excludes 0 exactly when ``p < alpha`` (``signflip_interval.reconcile`` covers an exact p
+    beside Monte Carlo ends or a t interval reaching past 0).  Every Monte Carlo column of the
+    group sees the same sign patterns.  When fewer than
+    :func:`~ragaudit.stats.verdicts.min_differing` questions differ (no result could be
     significant) a ``bounded`` column's interval also contains the betting interval.
     """
     n = diffs.shape[0]

@@ -440,9 +440,7 @@ def _compare_paired(
         bounded = [
             j for j in range(len(members)) if ci_method == "betting" and not binary[j] and unit[j]
         ]
-        inverted = [
-            j for j in range(len(members)) if auto and j not in scored and j not in bounded
-        ]
+        inverted = [j for j in range(len(members)) if auto and j not in scored and j not in bounded]
         booted = [j for j in range(len(members)) if not auto]
         intervals = group_intervals(
             diffs, scored, bounded, booted, n_resamples, confidence, ci_method, seed, mask, sizes
