@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from ragaudit.exceptions import InputError
 
-__all__ = ["check_choice", "check_fraction", "check_int", "check_unique"]
+__all__ = ["check_choice", "check_fraction", "check_int", "check_unique", "name_some"]
 
 T = TypeVar("T")
 
@@ -80,3 +80,13 @@ def check_unique(items: Sequence[str], field: str) -> None:
                 f"(positions {first_seen[item]} and {position})"
             )
         first_seen[item] = position
+
+
+def name_some(ids: Sequence[str], shown: int = 5) -> str:
+    """The first ``shown`` of ``ids`` and how many more, for a message naming questions.
+
+    >>> name_some(["q1", "q2"]), name_some([f"q{i}" for i in range(8)], shown=3)
+    ('q1, q2', 'q0, q1, q2, ... (5 more)')
+    """
+    listed = ", ".join(ids[:shown])
+    return listed + (f", ... ({len(ids) - shown} more)" if len(ids) > shown else "")

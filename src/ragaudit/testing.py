@@ -151,6 +151,9 @@ def assert_not_worse(
       hit: -0.8000 (CI ..., p 0.008, exact (lattice)); worse on 8 question(s): q2, q3, ...
     ...
     """
+    # pytest leaves this frame out of a failure's traceback: the user sees their own test line
+    # and the message, not some eighty lines of this helper's source
+    __tracebackhide__ = True
     alpha = check_fraction(alpha, "alpha")
     first, second = _as_run(baseline, "baseline"), _as_run(candidate, "candidate")
     result = compare_runs(

@@ -2,18 +2,18 @@
 sample in them is what the command prints today.
 
 A command is a line in a fenced block that starts with ``$ ragaudit``, ``$ uv run ragaudit``,
-``ragaudit`` or ``uv run ragaudit`` (``\\`` continues it on the next line; a trailing
-``# comment`` and ``| head -N`` / ``| tail -N`` are understood).  The lines after a ``$``
-command, up to the next ``$`` line or the end of the block, are its output sample;
-``$ echo $?`` after a command states its exit code, a sample that starts with
-``ragaudit: error:`` documents exit 2, and any other command must exit 0.  Each document
-runs top to bottom in its own sandbox directory, which links ``src``, ``tests`` and ``docs``
-of the repository, so relative paths work exactly as from the repository root and the files
-the commands write stay out of the checkout.  A block preceded by
-``<!-- doc-examples: skip (reason) -->`` is not run (the reason says why).  A block preceded by
-``<!-- doc-examples: llm-server -->`` runs with ``RAGAUDIT_LLM_BASE_URL`` pointing at a
-scripted chat-completions server on 127.0.0.1 (tests/docs/doc_model.py) and
-``RAGAUDIT_LLM_MODEL=gpt-4o-mini``; every other block runs with no endpoint configured.
+``ragaudit`` or ``uv run ragaudit`` (also ``uv run --no-dev ragaudit``; ``\\`` continues it on
+the next line; a trailing ``# comment`` and ``| head -N`` / ``| tail -N`` are understood). The
+lines after a ``$`` command, up to the next ``$`` line or the end of the block, are its output
+sample; ``$ echo $?`` after a command states its exit code, a sample that starts with
+``ragaudit: error:`` documents exit 2, and any other command must exit 0. Each document runs
+top to bottom in its own sandbox directory, which links ``src``, ``tests`` and ``docs`` of the
+repository, so relative paths work exactly as from the repository root and the files the
+commands write stay out of the checkout. A block preceded by ``<!-- doc-examples: skip (reason)
+-->`` is not run (the reason says why). A block preceded by ``<!-- doc-examples: llm-server
+-->`` runs with ``RAGAUDIT_LLM_BASE_URL`` pointing at a scripted chat-completions server on
+127.0.0.1 (tests/docs/doc_model.py) and ``RAGAUDIT_LLM_MODEL=gpt-4o-mini``; every other block
+runs with no endpoint configured.
 
 Regenerate the samples after an intended change of output with ``scripts/regen_docs``.
 """
@@ -99,7 +99,7 @@ def parse(doc: Path) -> list[Example]:
             continue
         command_match = re.match(r"^\$ (.*)$", stripped)
         text = command_match.group(1) if command_match else stripped
-        verb = re.match(r"^(?:uv run )?ragaudit ([a-z]+)(?: |$)", text)
+        verb = re.match(r"^(?:uv run (?:--no-dev )?)?ragaudit ([a-z]+)(?: |$)", text)
         is_command = verb is not None and verb.group(1) in COMMANDS
         if command_match and text.startswith("echo $?") and current is not None:
             expected = lines[i + 1].strip() if i + 1 < len(lines) else ""
@@ -138,6 +138,8 @@ def split(command: str) -> tuple[list[str], tuple[str, int] | None]:
     del text
     if words[:2] == ["uv", "run"]:
         words = words[2:]
+        if words[:1] == ["--no-dev"]:
+            words = words[1:]
     return words[1:], pipe
 
 
@@ -237,7 +239,7 @@ def test_the_parser_reads_commands_samples_and_exit_codes(tmp_path: Path) -> Non
         "```console\n$ ragaudit plan \\\n  --n 20   # comment\nline 1\nline 2\n"
         "$ ragaudit compare a b | tail -2\nz\n$ echo $?\n1\n```\n"
         "<!-- doc-examples: skip (needs a model) -->\n```\n$ ragaudit judge x\n```\n"
-        "```bash\nuv run ragaudit demo\n```\n```python\nragaudit.evaluate()\n```\n"
+        "```bash\nuv run --no-dev ragaudit demo\n```\n```python\nragaudit.evaluate()\n```\n"
         "```\nragaudit demo: the output of the demo\n```\n",
         encoding="utf-8",
     )
@@ -245,7 +247,7 @@ def test_the_parser_reads_commands_samples_and_exit_codes(tmp_path: Path) -> Non
     assert [e.command for e in examples] == [
         "ragaudit plan --n 20   # comment",
         "ragaudit compare a b | tail -2",
-        "uv run ragaudit demo",
+        "uv run --no-dev ragaudit demo",
     ]
     assert examples[0].sample == ["line 1", "line 2"] and examples[0].exit_code == 0
     assert examples[1].sample == ["z"] and examples[1].exit_code == 1

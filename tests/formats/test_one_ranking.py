@@ -8,12 +8,14 @@ rule: score descending, ties by document id descending.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from ragaudit.cli import main
 from ragaudit.data.formats import read_run
+from ragaudit.exceptions import RagauditWarning
 
 DATA = Path(__file__).parent.parent / "data" / "harness"
 # q1 ties three documents at 1.0 and lists them in ascending id order.
@@ -31,24 +33,27 @@ def test_evaluate_and_run_file_see_the_same_ranking(tmp_path):
     run_file.write_text(RUN, encoding="utf-8")
     assert read_run(run_file)["q1"] == TREC_EVAL_ORDER
     out = tmp_path / "out"
-    result = CliRunner().invoke(
-        main,
-        [
-            "run",
-            "--corpus",
-            str(DATA / "corpus"),
-            "--golden",
-            str(DATA / "golden.yaml"),
-            "--run-file",
-            str(run_file),
-            "--k",
-            "20",
-            "--out",
-            str(out),
-            "--no-timing",
-        ],
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", RagauditWarning)  # the CLI prints it on stderr
+        result = CliRunner().invoke(
+            main,
+            [
+                "run",
+                "--corpus",
+                str(DATA / "corpus"),
+                "--golden",
+                str(DATA / "golden.yaml"),
+                "--run-file",
+                str(run_file),
+                "--k",
+                "20",
+                "--out",
+                str(out),
+                "--no-timing",
+            ],
+        )
     assert result.exit_code == 0, result.output
+    assert "7 of 8 golden-set question(s) are missing from the run" in result.output
     (saved,) = [p for p in out.rglob("*.json") if "run-file" in p.name]
     rows = json.loads(saved.read_text(encoding="utf-8"))["rows"]
     q1 = next(row for row in rows if row["id"] == "q1")

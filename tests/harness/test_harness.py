@@ -9,7 +9,7 @@ import pytest
 from ragaudit.data.golden import load_golden
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import load_saved_run
-from ragaudit.exceptions import InputError
+from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.pipeline.build import build_retriever
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RunConfig
@@ -287,17 +287,23 @@ def test_precomputed_run_file_replaces_the_retriever(tmp_path):
         "q1 Q0 travel-policy 1 2.0 x\nq1 Q0 leave-policy 2 1.0 x\n", encoding="utf-8"
     )
     shutil.copy(GOLDEN, tmp_path / "g.yaml")
-    saved = run_pipeline(
-        RunConfig(
-            CORPUS,
-            tmp_path / "g.yaml",
-            out_dir=tmp_path,
-            run_file=run_file,
-            k=1,
-            limit=2,
-            record_latency=False,
+    # q2 is asked (limit 2) but not in the run: it retrieves nothing, scores 0, and is named
+    with pytest.warns(
+        RagauditWarning,
+        match=r"run\.trec: 1 of 2 golden-set question\(s\) are missing from the run: nothing "
+        r"is retrieved for them and they score 0: q2$",
+    ):
+        saved = run_pipeline(
+            RunConfig(
+                CORPUS,
+                tmp_path / "g.yaml",
+                out_dir=tmp_path,
+                run_file=run_file,
+                k=1,
+                limit=2,
+                record_latency=False,
+            )
         )
-    )
     assert saved.config["retriever"] == "run-file" and saved.name == "k1_cs800_run-file"
     q1, q2 = saved.rows
     assert [r["doc_id"] for r in q1["retrieved"]] == ["travel-policy", "leave-policy"]

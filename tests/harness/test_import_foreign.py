@@ -114,6 +114,19 @@ def write_deepeval_json(native, path):
     return path
 
 
+DEEPEVAL_CSV = ROOT / "tests" / "fixtures" / "deepeval" / "k3_cs800.csv"
+
+
+def deepeval_saved_csv(native, path):
+    # written by DeepEval 4.3.1's own EvaluationDataset.save_as(file_type="csv") from this run
+    # (tests/fixtures/deepeval/make_deepeval_csv.py says how): list cells joined with "|",
+    # and 44 of the 180 contexts are markdown tables full of "|"
+    text = DEEPEVAL_CSV.read_text(encoding="utf-8")
+    assert text.startswith("input,actual_output,expected_output,retrieval_context,context,")
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def write_plain_jsonl(native, path):
     chunk_text = texts()
     lines = [
@@ -146,6 +159,7 @@ def funnel_json(path):
         ("ragas", write_ragas_csv, "ragas.csv"),
         ("ragas", write_ragas_result_csv, "ragas-result.csv"),
         ("deepeval", write_deepeval_json, "deepeval.json"),
+        ("deepeval", deepeval_saved_csv, "deepeval.csv"),
         ("jsonl", write_plain_jsonl, "plain.jsonl"),
     ],
 )
@@ -170,6 +184,23 @@ def test_benchmark_k3_run_round_trips_with_identical_funnel(native, tmp_path, la
         assert (a["answer"], a["abstained"], a["citations"]) == (
             b["answer"], b["abstained"], b["citations"],
         )  # fmt: skip
+
+
+def test_deepeval_csv_cell_that_is_not_our_chunks_is_split_at_every_bar(tmp_path):
+    # a context that is not one of our chunks cannot be cut at chunk boundaries: the cell is
+    # split at every "|" as DeepEval's own reader splits it, and the pieces are matched alone
+    chunk_text = texts()
+    first = next(iter(chunk_text.values()))
+    path = tmp_path / "de.csv"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["input", "actual_output", "retrieval_context"])
+        writer.writerow(["What?", "I don't know.", f"{first}|Zorblax quintessa vimbrel."])
+    out = tmp_path / "imported"
+    result = invoke("import", "--from", "deepeval", path, "--corpus", CORPUS, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "contexts: 2; matched to a chunk by exact text 1," in result.output
+    assert "unmatched (dropped) 1" in result.output
 
 
 def test_imported_run_is_accepted_by_compare_report_and_labels_bias(native, tmp_path):

@@ -3,12 +3,14 @@
 import hashlib
 import json
 import uuid
+import warnings
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from ragaudit.cli import main
+from ragaudit.exceptions import RagauditWarning
 
 DATA = Path(__file__).parent.parent / "data" / "harness"
 CORPUS, GOLDEN = DATA / "corpus", DATA / "golden.yaml"
@@ -121,9 +123,16 @@ def test_run_file_with_document_ids_states_the_expansion(tmp_path):
         "q4 Q0 it-handbook 1 3.0 x\nq5 Q0 office-guide 1 3.0 x\nq6 Q0 travel-policy 1 3.0 x\n",
         encoding="utf-8",
     )
-    result = invoke("run", "--corpus", CORPUS, "--golden", GOLDEN, "--run-file", doc_run,
-                    "--k", 2, "--no-timing", "--quiet", "--out", tmp_path)  # fmt: skip
+    # the two unanswerable questions are not in the run: named, not averaged in silently
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", RagauditWarning)  # the CLI prints it on stderr
+        result = invoke("run", "--corpus", CORPUS, "--golden", GOLDEN, "--run-file", doc_run,
+                        "--k", 2, "--no-timing", "--quiet", "--out", tmp_path)  # fmt: skip
     assert result.exit_code == 0, result.output
+    assert (
+        f"ragaudit: warning: {doc_run}: 2 of 8 golden-set question(s) are missing from the run: "
+        "nothing is retrieved for them and they score 0: q7, q8\n"
+    ) in result.output
     rule = (
         "run file: document-level run (6 document ids, 0 chunk ids): each document id was "
         "expanded into all its chunks, in document order, each with the document's score; the "
@@ -137,7 +146,10 @@ def test_run_file_with_document_ids_states_the_expansion(tmp_path):
     first = next(c["chunk_id"] for c in listed["chunks"] if c["doc_id"] == "leave-policy")
     chunk_run = tmp_path / "chunks.trec"
     chunk_run.write_text(f"q1 Q0 {first} 1 1.0 x\n", encoding="utf-8")
-    plain = invoke("run", "--corpus", CORPUS, "--golden", GOLDEN, "--run-file", chunk_run,
-                   "--k", 2, "--no-timing", "--quiet", "--out", tmp_path / "c")  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", RagauditWarning)
+        plain = invoke("run", "--corpus", CORPUS, "--golden", GOLDEN, "--run-file", chunk_run,
+                       "--k", 2, "--no-timing", "--quiet", "--out", tmp_path / "c")  # fmt: skip
     assert plain.exit_code == 0, plain.output
+    assert "7 of 8 golden-set question(s) are missing from the run" in plain.output
     assert "run file:" not in plain.output

@@ -95,4 +95,15 @@ def test_a_file_without_the_header_says_how_to_make_one(files: dict[str, Path]) 
     code, output = invoke("funnel", str(files["run"]), "--labels", str(files["headless"]))
     assert code == 2, output
     assert "format: expected 'ragaudit.chunk_labels', found None; make a valid file with " in output
-    assert f"ragaudit labels build --corpus DIR --golden FILE --out {files['headless']}" in output
+    fresh = files["headless"].with_name("headless.chunk_labels.yaml")
+    assert f"ragaudit labels build --corpus DIR --golden FILE --out {fresh} (or --out " in output
+    assert f"--out {files['headless']} --rebuild to replace this file)" in output
+    # the advice works: the suggested file is new, and building it succeeds (the file the
+    # message was about is left alone); --rebuild on the old file succeeds too
+    assert not fresh.exists()
+    code, built = invoke("labels", "build", "--corpus", str(CORPUS), "--golden", str(GOLDEN),
+                         *CHUNKING, "--out", str(fresh), "--quiet")  # fmt: skip
+    assert code == 0, built
+    assert files["headless"].read_text() == "questions:\n  q1: {answer_chunks: [c1]}\n"
+    code, output = invoke("labels", "bias", str(files["run"]), "--labels", str(fresh))
+    assert code == 0, output

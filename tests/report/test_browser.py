@@ -94,6 +94,17 @@ def test_page_fits_the_screen_at_phone_and_desktop_width(
         assert shown.nth(i).is_visible() and not hidden.nth(i).is_visible()
         box = shown.nth(i).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    # every run's dashboard number is on screen, not clipped behind a scroll bar of its table
+    # (on a phone the dashboard stacks: the label above, the runs' numbers side by side)
+    for cell in page.locator(".dash td[data-run]").all():
+        box = cell.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, box
+        scroller = cell.evaluate("c => c.closest('.scroll') || c.closest('table')")
+        assert scroller is not None
+    wide_tables = page.locator(".dash").evaluate_all(
+        "ts => ts.map(t => t.parentElement.scrollWidth - t.parentElement.clientWidth)"
+    )
+    assert all(extra <= 0 for extra in wide_tables), wide_tables
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"report-{width}px.png"), full_page=True)
 

@@ -7,6 +7,9 @@ questions); which questions got worse is known by construction.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import textwrap
 
 import pytest
 from click.testing import CliRunner
@@ -47,6 +50,30 @@ def test_a_significant_regression_fails_with_the_table_and_the_ids():
     assert f"discordant: 8 right only in the baseline, 0 only in the candidate: {ids}" in message
     assert f"p {p:.3f}" in message
     assert "mean A  mean B" in message and "SIGNIFICANT" in message  # the comparison table
+
+
+def test_a_failure_in_pytest_shows_the_users_line_not_the_helpers_source(tmp_path):
+    # __tracebackhide__: pytest's report of a failing gate holds the calling test's line and
+    # the message, and none of assert_not_worse's own lines
+    test = tmp_path / "test_gate.py"
+    test.write_text(textwrap.dedent("""
+        from ragaudit.data.per_question import PerQuestionMetrics
+        from ragaudit.testing import assert_not_worse
+
+        def test_gate():
+            base = PerQuestionMetrics("base", {f"q{i}": {"hit": 1.0} for i in range(10)})
+            worse = PerQuestionMetrics("new", {f"q{i}": {"hit": float(i < 2)} for i in range(10)})
+            assert_not_worse(base, worse, ["hit"])  # the user's line
+    """))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(test), "-p", "no:cacheprovider", "-q"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "assert_not_worse(base, worse, [\"hit\"])  # the user's line" in done.stdout
+    assert "is significantly worse than baseline 'base' on hit" in done.stdout
+    assert "check_fraction(alpha" not in done.stdout  # a line of the helper's body
+    assert "failed = result.regressions" not in done.stdout
 
 
 def test_a_drop_without_evidence_and_an_improvement_pass():

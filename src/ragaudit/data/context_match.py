@@ -17,6 +17,11 @@ chunk of the corpus, chunked as ragaudit chunks it:
    chunk in corpus order.
 3. Otherwise the passage is **unmatched**; callers count and report it.
 
+**Joined cells.**  A CSV export holds a question's contexts in one cell, joined by a delimiter
+(DeepEval: ``|``).  Splitting at every delimiter cuts a context that holds the delimiter itself
+(a markdown table), so :meth:`ContextIndex.segment` cuts the cell only where every piece is a
+whole chunk (exact text), and falls back to splitting at every delimiter otherwise.
+
 A passage cut by another chunker (smaller, larger or shifted chunks) is mapped to the chunk
 that holds most of it; a passage that spans two of our chunks evenly may fall below the
 threshold and stay unmatched, which the count makes visible.
@@ -94,6 +99,50 @@ class ContextIndex:
             self._exact.setdefault(_squash(chunk.text), position)
             for token, count in Counter(tokenize(chunk.text)).items():
                 self._postings.setdefault(token, []).append((position, count))
+
+    def segment(self, cell: str, delimiter: str) -> list[str] | None:
+        """Cut ``cell`` at delimiters so that every piece is one chunk's exact text.
+
+        Of the ways to cut ``cell`` at some of its delimiters, the one with the fewest pieces
+        in which each piece (stripped) is a chunk's text, found by dynamic programming over the
+        delimiter positions: :math:`O(m^2)` look-ups for :math:`m` delimiters.  None when no
+        such cut exists (a context that is not one of our chunks): the caller then splits at
+        every delimiter.
+
+        Examples
+        --------
+        >>> index = ContextIndex([Chunk("c1", "A", 0, "| a | b |"), Chunk("c2", "B", 0, "c")])
+        >>> index.segment("| a | b ||c", "|")
+        ['| a | b |', 'c']
+        >>> index.segment("x|c", "|") is None
+        True
+        """
+        cuts = [-len(delimiter)]
+        start = 0
+        while (found := cell.find(delimiter, start)) >= 0:
+            cuts.append(found)
+            start = found + len(delimiter)
+        cuts.append(len(cell))
+        # best[j]: fewest pieces covering cell[: cuts[j]], with the cut before it in back[j]
+        best: list[int | None] = [0] + [None] * (len(cuts) - 1)
+        back = [0] * len(cuts)
+        for j in range(1, len(cuts)):
+            for i in range(j):
+                previous, current = best[i], best[j]
+                if previous is None or (current is not None and previous + 1 >= current):
+                    continue
+                piece = cell[cuts[i] + len(delimiter) : cuts[j]]
+                if _squash(piece) in self._exact:
+                    best[j], back[j] = previous + 1, i
+        if best[-1] is None:
+            return None
+        pieces = []
+        j = len(cuts) - 1
+        while j > 0:
+            i = back[j]
+            pieces.append(cell[cuts[i] + len(delimiter) : cuts[j]].strip())
+            j = i
+        return pieces[::-1]
 
     def match(self, text: str) -> Match:
         """The chunk ``text`` is (exact, else best overlap >= ``min_overlap``), or unmatched."""

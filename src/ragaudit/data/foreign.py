@@ -23,6 +23,14 @@ RAGAS: ``SingleTurnSample`` / ``EvaluationDataset`` (0.2+) and the 0.1 ``questio
 (``retrieval_context`` is what the retriever returned; ``context`` the ideal context).
 A JSON document may wrap the list as ``{"test_cases": [...]}`` (also ``goldens``,
 ``samples``, ``questions``).  Other columns (metric scores) are ignored.
+
+In CSV every cell is text, so a list of contexts is either a JSON or Python list literal
+(what pandas' ``to_csv`` writes for RAGAS) or its items joined by a delimiter: DeepEval's
+``save_as`` joins with ``|`` (``deepeval.dataset.utils.DELIMITER``), the other layouts with
+``;`` (:data:`LIST_DELIMITERS`).  A joined cell is ambiguous when a context holds the delimiter
+itself (a markdown table holds many ``|``), so the raw cell is kept
+(:attr:`ForeignQuestion.joined`) and ``import`` cuts it where the pieces are whole chunks of the
+corpus (:meth:`~ragaudit.data.context_match.ContextIndex.segment`).
 """
 
 from __future__ import annotations
@@ -35,10 +43,10 @@ from typing import Any
 
 from ragaudit.data.formats._source import shorten
 from ragaudit.data.formats.records import read_records
-from ragaudit.data.golden_fields import cell_list, type_name
+from ragaudit.data.golden_fields import cell_list, is_list_literal, type_name
 from ragaudit.exceptions import FormatError, InputError
 
-__all__ = ["LAYOUTS", "ForeignQuestion", "read_foreign"]
+__all__ = ["LAYOUTS", "LIST_DELIMITERS", "ForeignQuestion", "read_foreign"]
 
 #: ``{layout: {field: accepted column names, first choice first}}``.
 LAYOUTS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -69,6 +77,9 @@ LAYOUTS: dict[str, dict[str, tuple[str, ...]]] = {
         "id": ("id",),
     },
 }
+#: ``{layout: the delimiter that joins a list into one CSV cell}``.  DeepEval 4.x writes and
+#: reads ``|`` (``deepeval.dataset.utils.DELIMITER``, used by ``EvaluationDataset.save_as``).
+LIST_DELIMITERS: dict[str, str] = {"ragas": ";", "deepeval": "|", "jsonl": ";"}
 _REQUIRED = ("question", "contexts", "answer")
 _LISTS = ("contexts", "reference_contexts", "sources")
 
@@ -90,6 +101,10 @@ class ForeignQuestion:
         None when the tool recorded no answer.
     reference : str or None
     reference_contexts, sources : tuple of str
+    joined : tuple of (field, cell, delimiter)
+        The CSV cells whose list was joined by a delimiter (not a list literal), as read: the
+        field's items above are the cell split at every delimiter, which cuts a context that
+        holds the delimiter itself; ``import`` re-cuts the cell at chunk boundaries instead.
     """
 
     line: int | None
@@ -100,6 +115,14 @@ class ForeignQuestion:
     reference: str | None = None
     reference_contexts: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    joined: tuple[tuple[str, str, str], ...] = ()
+
+    def joined_cell(self, field: str) -> tuple[str, str] | None:
+        """``(cell, delimiter)`` when ``field`` was one delimiter-joined CSV cell, else None."""
+        for name, cell, delimiter in self.joined:
+            if name == field:
+                return cell, delimiter
+        return None
 
 
 def _columns(layout: str, found: Sequence[str], path: str) -> dict[str, str]:
@@ -163,16 +186,29 @@ def read_foreign(path: str | Path, layout: str) -> list[ForeignQuestion]:
             )
     found = list(dict.fromkeys(str(k) for _, record in rows for k in record))
     columns = _columns(layout, found, name)
+    delimiter = LIST_DELIMITERS[layout]
     out = []
     for line, record in rows:
+        joined: list[tuple[str, str, str]] = []
 
-        def get(field: str, kind: str, line: int | None = line, record: Any = record) -> Any:
+        def get(
+            field: str,
+            kind: str,
+            line: int | None = line,
+            record: Any = record,
+            joined: list[tuple[str, str, str]] = joined,
+        ) -> Any:
             value = _value(record, columns.get(field))
             if value is None:
                 return None
             if field in _LISTS:
                 if text_cells and isinstance(value, str):
-                    value = cell_list(value, field)
+                    if not is_list_literal(value):
+                        joined.append((field, value, delimiter))
+                    if delimiter == ";" or is_list_literal(value):
+                        value = cell_list(value, field)
+                    else:
+                        value = [p.strip() for p in value.split(delimiter) if p.strip()]
                 if isinstance(value, str):
                     value = [value]  # one context written as a string
                 if not isinstance(value, list | tuple) or not all(
@@ -214,6 +250,7 @@ def read_foreign(path: str | Path, layout: str) -> list[ForeignQuestion]:
                 reference=get("reference", "a string"),
                 reference_contexts=get("reference_contexts", "a list") or (),
                 sources=get("sources", "a list") or (),
+                joined=tuple(joined),
             )
         )
     return out

@@ -40,6 +40,7 @@ __all__ = [
     "GOLDEN_COLUMNS",
     "accepted_names",
     "cell_list",
+    "is_list_literal",
     "parse_column_map",
     "question_fields",
     "resolve_columns",
@@ -158,6 +159,21 @@ def type_name(value: Any) -> str:
         list: "a list",
         dict: "a mapping",
     }.get(type(value), type(value).__name__)
+
+
+def is_list_literal(value: str) -> bool:
+    """Whether a CSV cell holds a JSON or Python list literal (``[...]``) that parses."""
+    text = value.strip()
+    if not text.startswith("["):
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        try:
+            ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return False
+    return True
 
 
 def cell_list(value: str, field: str) -> Any:

@@ -73,6 +73,7 @@ from ragaudit.stats.intervals import (
     tango_bounds,
     wilson_bounds,
 )
+from ragaudit.stats.policy import choose_interval
 from ragaudit.stats.resampling import _bootstrap_means
 
 __all__ = [
@@ -284,10 +285,12 @@ def compute_funnel(
     indicators = np.column_stack([strict, e2e, strict[:, 0].astype(int) - e2e]).astype(float)
     if n:
         low, high = _percentile_means(indicators, n_resamples, rng, confidence)
-        if rate_ci != "bootstrap":
+        # the one interval policy: 0/1 stage rates are exact (or the chosen Wilson) ...
+        if choose_interval(strict, method=rate_ci) == "exact":
             low[:4], high[:4] = _rate_bounds(kept, n, confidence, rate_ci)
-            # The gap is a difference of two rates on the same questions: Tango's paired
-            # score interval from its 2x2 table (stage 1 passed but wrong; lucky).
+        # ... and the gap, a difference of two rates on the same questions, gets Tango's
+        # paired score interval from its 2x2 table (stage 1 passed but wrong; lucky).
+        if choose_interval(strict[:, 0], e2e, method=rate_ci) == "score":
             gap_low, gap_high = tango_bounds(
                 np.array([np.sum(strict[:, 0] & ~e2e)]),
                 np.array([np.sum(~strict[:, 0] & e2e)]),
@@ -415,7 +418,7 @@ def _unanswerable(
         return Unanswerable(0, 0, None, None, None, ())
     abstained = np.array([float(bool(q.judges.abstained)) for q in decided])
     low, high = _percentile_means(abstained[:, None], n_resamples, rng, confidence)
-    if rate_ci != "bootstrap":
+    if choose_interval(abstained, method=rate_ci) == "exact":
         low, high = _rate_bounds(np.array([abstained.sum()]), len(decided), confidence, rate_ci)
     return Unanswerable(
         n=len(decided),

@@ -22,11 +22,11 @@ from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.stats._inputs import pair_runs
-from ragaudit.stats.bounded import mean_interval, paired_interval
 from ragaudit.stats.cluster_betting import METHOD as CLUSTER_BETTING
 from ragaudit.stats.cluster_betting import cluster_mean_interval
 from ragaudit.stats.clustered import ClusteredResult, clustered_mean
 from ragaudit.stats.intervals import IntervalResult
+from ragaudit.stats.policy import is_unit, mean_interval, paired_interval
 from ragaudit.stats.resampling import ConfidenceInterval
 
 __all__ = [
@@ -72,8 +72,8 @@ class ClusteredMetric:
         CR1 standard errors, the number of clusters and the (estimated) design effect.
     naive : IntervalResult
         The interval that treats questions as independent: the one the dashboard (a mean,
-        :func:`~ragaudit.stats.bounded.mean_interval`) or ``compare`` (a paired difference,
-        :func:`~ragaudit.stats.bounded.paired_interval`) prints for the same number.
+        :func:`~ragaudit.stats.policy.mean_interval`) or ``compare`` (a paired difference,
+        :func:`~ragaudit.stats.policy.paired_interval`) prints for the same number.
     clustered : IntervalResult
         For values in [0, 1] (differences in [-1, 1]): the cluster betting interval
         (:func:`~ragaudit.stats.cluster_betting.cluster_mean_interval`) widened to contain
@@ -208,7 +208,9 @@ def _analyse(
     paired = len(kept) == 2
     y = kept[1] - kept[0] if paired else kept[0]
     result = clustered_mean(y, groups, confidence=confidence)
-    if all(v.min() >= 0 and v.max() <= 1 for v in kept):  # rates and scores in [0, 1]
+    # the one interval policy: rates and scores in [0, 1] get exact/score/betting intervals,
+    # other values (the policy's bootstrap) the CR1 cluster-robust t interval
+    if all(is_unit(v) for v in kept):
         naive = (
             paired_interval(kept[0], kept[1], confidence=confidence)
             if paired
@@ -335,7 +337,7 @@ def clustering_summary(row: ClusteredMetric, by: str) -> str:
     (clustering never narrows an interval).
 
     >>> from ragaudit.stats.cluster_betting import cluster_mean_interval
-    >>> from ragaudit.stats.bounded import mean_interval
+    >>> from ragaudit.stats.policy import mean_interval
     >>> from ragaudit.stats.clustered import clustered_mean
     >>> y, g = [1, 1, 1, 0, 0, 0, 1, 0], list("aaabbbcd")
     >>> row = ClusteredMetric("correct", clustered_mean(y, g), mean_interval(y),

@@ -17,6 +17,7 @@ from ragaudit.diagnose.noise import question_clusters, run_metrics
 from ragaudit.exceptions import InputError
 from ragaudit.stats._inputs import pair_runs
 from ragaudit.stats.clustered import clustered_paired_difference
+from ragaudit.stats.policy import is_binary
 from ragaudit.stats.sample_size import SampleSize, questions_needed
 
 __all__ = ["RunPlan", "plan_from_runs"]
@@ -84,7 +85,7 @@ def plan_from_runs(
     a, b = paired.a[metric], paired.b[metric]
     keep = np.isfinite(a) & np.isfinite(b)
     a, b = a[keep], b[keep]
-    if a.size < 2 or not np.all(np.isin(np.concatenate([a, b]), (0.0, 1.0))):
+    if a.size < 2 or not (is_binary(a) and is_binary(b)):
         raise InputError(
             f"plan --runs: expected a 0/1 metric scored on at least 2 common questions, "
             f"found {metric!r} with {a.size} (try --metric correct)"

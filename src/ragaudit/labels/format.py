@@ -299,6 +299,18 @@ def _str_list(value: Any, where: str, line: int | None, field_name: str) -> list
     return [str(v) for v in value]
 
 
+def _fresh_path(where: str) -> str:
+    """A labels path beside ``where`` that does not exist yet: ``labels build --out`` on a file
+    that is not a label file stops at the same check, so the advice names another file."""
+    path = Path(where)
+    candidate = path.with_name(f"{path.stem}.chunk_labels.yaml")
+    number = 2
+    while candidate.exists():
+        candidate = path.with_name(f"{path.stem}.chunk_labels-{number}.yaml")
+        number += 1
+    return str(candidate)
+
+
 def load_chunk_labels(
     path: str | os.PathLike[str], *, expect: Mapping[str, Any] | None = None
 ) -> ChunkLabels:
@@ -328,7 +340,8 @@ def load_chunk_labels(
         found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
         raise FormatError(
             f"expected {LABELS_FORMAT!r}, found {shorten(found)}; make a valid file with ragaudit "
-            f"labels build --corpus DIR --golden FILE --out {where}",
+            f"labels build --corpus DIR --golden FILE --out {_fresh_path(where)} (or --out "
+            f"{where} --rebuild to replace this file)",
             path=where,
             field="format",
         )

@@ -3,7 +3,7 @@ generator, and the configuration stored in the saved run."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ragaudit._version import version
 from ragaudit.data.chunks import Chunk
 from ragaudit.data.context_match import ContextIndex
-from ragaudit.data.golden import GoldenSet, load_golden, sources_from_contexts
+from ragaudit.data.golden import GoldenQuestion, GoldenSet, load_golden, sources_from_contexts
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import RETRIEVERS, RunConfig
@@ -36,7 +36,7 @@ def build_retriever(
     kind: str,
     chunks: Sequence[Chunk],
     *,
-    golden: GoldenSet | None = None,
+    golden: Iterable[GoldenQuestion] | None = None,
     run_file: str | Path | None = None,
     embedding_model: str | None = None,
     qdrant_url: str | None = None,
@@ -130,7 +130,8 @@ def prepare(run: RunConfig) -> Prepared:
     the_retriever = build_retriever(
         run.retriever,
         chunks,
-        golden=golden,
+        # the questions this run asks (a run file is checked against them: --limit asks fewer)
+        golden=list(golden)[: run.limit] if run.limit is not None else golden,
         run_file=run.run_file,
         embedding_model=run.embedding_model,
         qdrant_url=run.qdrant_url,

@@ -119,7 +119,7 @@ def _golden_from_file(
         if q.sources:
             record["sources"] = list(q.sources)
         if q.reference_contexts:
-            record["reference_contexts"] = list(q.reference_contexts)
+            record["reference_contexts"] = list(_contexts(q, index, "reference_contexts"))
         records.append((q.line, record))
     # The reference answer is optional in these layouts: without one, correctness is left
     # undecided (the numeric check needs a reference), retrieval and stage 2 still count.
@@ -154,6 +154,18 @@ def _golden_from_set(
             )
         chosen.append(found)
     return GoldenSet(tuple(chosen), golden.path, golden.sha256)
+
+
+def _contexts(
+    question: ForeignQuestion, index: ContextIndex, field: str = "contexts"
+) -> Sequence[str]:
+    """The texts of ``field``: a delimiter-joined CSV cell is cut where its pieces are whole
+    chunks (:meth:`ContextIndex.segment`), else at every delimiter as it was read."""
+    joined = question.joined_cell(field)
+    pieces = index.segment(*joined) if joined is not None else None
+    if pieces is not None:
+        return pieces
+    return question.contexts if field == "contexts" else question.reference_contexts
 
 
 def shorten_text(text: str, limit: int = 50) -> str:
@@ -217,7 +229,8 @@ def import_results(
     rankings: dict[str, list[str]] = {}
     answers: dict[str, str | None] = {}
     unmatched_ids: list[str] = []
-    for q, gq in zip(questions, golden_set, strict=True):
+    context_texts = [_contexts(q, index) for q in questions]
+    for q, gq, texts in zip(questions, golden_set, context_texts, strict=True):
         if gq.question in rankings:
             raise FormatError(
                 f"two questions have the same text {shorten_text(gq.question)!r}",
@@ -226,7 +239,7 @@ def import_results(
                 field="question",
             )
         ranking: list[str] = []
-        for text in q.contexts:
+        for text in texts:
             match = index.match(text)
             if match.chunk_id is None:
                 counts["unmatched"] += 1
@@ -239,7 +252,7 @@ def import_results(
                 ranking.append(match.chunk_id)
         rankings[gq.question] = ranking
         answers[gq.question] = q.answer
-    depth = k if k is not None else max([len(q.contexts) for q in questions] + [1])
+    depth = k if k is not None else max([len(texts) for texts in context_texts] + [1])
     if depth < 1:
         raise InputError(f"--k: expected an integer >= 1, found {depth}")
     config: dict[str, Any] = {
@@ -277,7 +290,7 @@ def import_results(
     )
     return ImportResult(
         saved,
-        sum(len(q.contexts) for q in questions),
+        sum(len(texts) for texts in context_texts),
         counts["exact"],
         counts["overlap"],
         counts["unmatched"],

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -23,10 +24,10 @@ import numpy as np
 
 from ragaudit._io import require
 from ragaudit._text import content_tokens
-from ragaudit._validate import check_int
+from ragaudit._validate import check_int, name_some
 from ragaudit.data.chunks import Chunk
 from ragaudit.data.formats import read_ranked
-from ragaudit.exceptions import InputError
+from ragaudit.exceptions import InputError, RagauditWarning
 
 __all__ = [
     "BM25Retriever",
@@ -411,6 +412,17 @@ class PrecomputedRetriever:
             self._rankings[str(qid)] = expanded
         self._question_ids = dict(question_ids)
         self._name = name
+        # a question the run does not hold retrieves nothing and scores 0 on every retrieval
+        # metric: say so, as evaluate does, rather than average it in silently
+        absent = [qid for qid in self._question_ids.values() if qid not in self._rankings]
+        if absent:
+            warnings.warn(
+                f"{where}{len(absent)} of {len(self._question_ids)} golden-set question(s) are "
+                f"missing from the run: nothing is retrieved for them and they score 0: "
+                f"{name_some(absent)}",
+                RagauditWarning,
+                stacklevel=2,
+            )
 
     @property
     def expansion_rule(self) -> str | None:

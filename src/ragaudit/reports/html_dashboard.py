@@ -22,7 +22,7 @@ Intervals: a 0/1 number (correctness, wrong abstention, a recall that is 0 or 1 
 question) gets :func:`~ragaudit.stats.intervals.proportion_interval` (Clopper-Pearson exact,
 Clopper & Pearson 1934: coverage never below 95%, which matters for rates near 1); a mean of
 fractional per-question scores gets :func:`~ragaudit.stats.bounded.bounded_mean_interval`
-(both through :func:`~ragaudit.stats.bounded.mean_interval`)
+(both through :func:`~ragaudit.stats.policy.mean_interval`)
 (betting, Waudby-Smith & Ramdas 2024: coverage at least 95% for every distribution of the
 scores in [0, 1]).  The choice follows the sample, not the metric: a nearly binary recall (a
 few questions at 0.5) often gives an all-0/1 sample and Clopper-Pearson; that mixture covers
@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.label_bias import BiasResult
-from ragaudit.stats.bounded import mean_interval
 from ragaudit.stats.intervals import proportion_interval
+from ragaudit.stats.policy import is_binary, mean_interval
 from ragaudit.stats.power import minimum_detectable_effect
 
 __all__ = ["AVERAGING", "INTERVAL_METHODS", "MDE_DISCORDANCE", "DashboardRow", "dashboard_rows"]
@@ -129,7 +129,7 @@ def _mean_row(key: str, label: str, values: list[float], source: str, note: str)
     # [1, 1], issue 11); fractional scores get the betting interval, never zero-width.
     result = mean_interval(values)
     ci = result.confidence_interval
-    binary = all(v in (0.0, 1.0) for v in values)
+    binary = is_binary(values)
     return DashboardRow(
         key,
         label,

@@ -92,7 +92,13 @@ table.config th:first-child{width:12rem}table.config td{overflow-wrap:anywhere}
 margin-top:.4rem}ul.pair{grid-template-columns:1fr}summary .stage{min-width:0;margin-right:.3rem}
 table.config th:first-child{width:9rem}table:not(.config) td:first-child{white-space:nowrap}
 .chart svg{display:none}
-.chart svg.narrow{display:block}}
+.chart svg.narrow{display:block}
+.dash thead{display:none}.dash tr{display:flex;flex-wrap:wrap;border-bottom:1px solid var(--line)}
+.dash tbody th,.dash td.note{flex:1 0 100%;min-width:0;border:0}
+.dash td{flex:1 1 0;min-width:0;border:0;text-align:left;white-space:normal}
+.dash td[data-run]::before{content:attr(data-run);display:block;font-size:.7rem;font-weight:400;
+color:var(--muted)}
+.dash td:nth-last-child(2)::before{content:"MDE";display:block;font-size:.7rem;color:var(--muted)}}
 """
 
 _THEMES = {"": _PLAIN_CSS, "audit": _AUDIT_CSS}

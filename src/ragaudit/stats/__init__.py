@@ -5,6 +5,8 @@
   McNemar's exact test and verdicts for two (or every pair of) saved runs;
 * :func:`paired_bootstrap`, :func:`paired_permutation_test` (exact whenever affordable),
   :func:`mcnemar_exact`: the tests;
+* :func:`choose_interval`, :func:`is_binary`, :func:`mean_interval`, :func:`paired_interval`:
+  the one interval policy (0/1 -> exact or score, [0, 1] -> betting, otherwise bootstrap);
 * :func:`paired_difference_interval` (Tango, Newcombe), :func:`proportion_interval`
   (Clopper-Pearson, Wilson): intervals for binary data that cover;
 * :func:`verdict`, :func:`format_pvalue`: the verdict rule and the one p-value display rule;
@@ -65,6 +67,7 @@ if TYPE_CHECKING:
     from ragaudit.stats.multiple import holm_bonferroni
     from ragaudit.stats.pairwise import PairwiseMatrix, compare_all
     from ragaudit.stats.permutation import PermutationResult, paired_permutation_test
+    from ragaudit.stats.policy import choose_interval, is_binary, mean_interval, paired_interval
     from ragaudit.stats.power import (
         PlanningRow,
         mcnemar_power,
@@ -100,7 +103,9 @@ _WHERE = {
     "judge_noise": "judge_noise", "McNemarResult": "mcnemar", "mcnemar_exact": "mcnemar",
     "mcnemar_pvalue": "mcnemar", "holm_bonferroni": "multiple", "PairwiseMatrix": "pairwise",
     "compare_all": "pairwise", "PermutationResult": "permutation",
-    "paired_permutation_test": "permutation", "PlanningRow": "power", "mcnemar_power": "power",
+    "paired_permutation_test": "permutation", "choose_interval": "policy",
+    "is_binary": "policy", "mean_interval": "policy", "paired_interval": "policy",
+    "PlanningRow": "power", "mcnemar_power": "power",
     "minimum_detectable_effect": "power", "observed_power": "power", "planning_table": "power",
     "PPIResult": "ppi", "human_only_mean": "ppi", "judge_only_mean": "ppi", "ppi_mean": "ppi",
     "human_only_rate": "ppi", "ppi_rate_small_sample": "ppi",
@@ -130,6 +135,7 @@ __all__ = [
     "SampleSize",
     "SubsampleInterval",
     "bounded_mean_interval",
+    "choose_interval",
     "cluster_bootstrap",
     "cluster_mean_interval",
     "clustered_mean",
@@ -143,17 +149,20 @@ __all__ = [
     "holm_bonferroni",
     "human_only_mean",
     "human_only_rate",
+    "is_binary",
     "judge_noise",
     "judge_only_mean",
     "label_agreement",
     "mcnemar_exact",
     "mcnemar_power",
     "mcnemar_pvalue",
+    "mean_interval",
     "minimum_detectable_effect",
     "observed_power",
     "pair_runs",
     "paired_bootstrap",
     "paired_difference_interval",
+    "paired_interval",
     "paired_mean_interval",
     "paired_permutation_test",
     "planning_table",

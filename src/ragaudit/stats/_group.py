@@ -32,15 +32,9 @@ from ragaudit.stats.resampling import (
     _interval,
     _snap_constant,
 )
+from ragaudit.stats.signflip_interval import FEW_METHOD as SIGNFLIP_FEW
 from ragaudit.stats.signflip_interval import METHOD as SIGNFLIP
-from ragaudit.stats.signflip_interval import (
-    exact_affordable,
-    flip_sums,
-    reconcile,
-    signflip_bounds,
-    with_t,
-)
-from ragaudit.stats.verdicts import min_differing
+from ragaudit.stats.signflip_interval import exact_affordable, flip_sums, inverted_interval
 
 __all__ = [
     "BCA",
@@ -57,9 +51,6 @@ __all__ = [
 
 _BOOTSTRAP, _PERMUTATION, _SUBSAMPLE = 0, 1, 2
 SCORE, PERCENTILE, BCA = "Tango score", "bootstrap percentile", "bootstrap BCa"
-#: Too few questions differ for the sign-flip test to reject anything: its inversion is then
-#: widened to contain the betting interval (valid for every distribution on [-1, 1]).
-SIGNFLIP_FEW = "sign-flip inversion widened to betting (too few differ)"
 
 
 @dataclass(frozen=True)
@@ -200,8 +191,6 @@ def group_signflip(
     significant) a ``bounded`` column's interval also contains the betting interval.
     """
     n = diffs.shape[0]
-    alpha = 1.0 - confidence
-    few = min_differing(alpha)
     steps = [s for s in sizes if s < n] + [n]
     ones = np.ones(n)
     # Columns with too many joint outcomes for the exact enumeration share one set of patterns.
@@ -218,37 +207,26 @@ def group_signflip(
     out: dict[int, tuple[tuple[SubsampleInterval, ...], str, tuple[float, str, bool]]] = {}
     for k, j in enumerate(columns):
         column = np.ascontiguousarray(diffs[:, j])
+        exact = exact_pvalue(column, exact_max_n)
         subsamples: list[SubsampleInterval] = []
-        method = SIGNFLIP
-        pvalue: tuple[float, str, bool] = (1.0, MONTE_CARLO, False)
         for size in steps:
             part = column[:size]
-            flips = shared[:, [random.index(j), -1]] if size == n and j in random else None
-            low, high, p0, is_exact, _ = signflip_bounds(
+            low, high, p0, is_exact, method = inverted_interval(
                 part,
-                ones[:size],
-                alpha,
-                n_permutations,
-                _group_rng(seed, mask, _SUBSAMPLE, size),  # used only for a large subsample
-                flips,
+                bounded=bounded[k],
+                confidence=confidence,
+                n_permutations=n_permutations,
+                rng=_group_rng(seed, mask, _SUBSAMPLE, size),  # only a large subsample draws
+                flips=shared[:, [random.index(j), -1]] if size == n and j in random else None,
+                exact_p=None if size < n or exact is None else float(exact[0]),
             )
-            mean = float(part.mean())
-            low, high = with_t(part, low, high, confidence)
-            if size == n:
-                exact = exact_pvalue(column, exact_max_n)
-                pvalue = (
-                    (float(exact[0]), exact[1], True)
-                    if exact is not None
-                    else (p0, EXACT_VALUES if is_exact else MONTE_CARLO, is_exact)
-                )
-                low, high = reconcile(low, high, mean, pvalue[0] < alpha)
-            if bounded[k]:
-                low, high = max(low, -1.0), min(high, 1.0)
-                if np.count_nonzero(part) < few:
-                    b_low, b_high = bounded_mean_bounds(part[None, :], -1.0, 1.0, confidence)
-                    low, high = min(low, float(b_low[0])), max(high, float(b_high[0]))
-                    if size == n:
-                        method = SIGNFLIP_FEW
-            subsamples.append(SubsampleInterval(size, mean, ConfidenceInterval(low, high)))
+            subsamples.append(
+                SubsampleInterval(size, float(part.mean()), ConfidenceInterval(low, high))
+            )
+        pvalue = (
+            (float(exact[0]), exact[1], True)
+            if exact is not None
+            else (p0, EXACT_VALUES if is_exact else MONTE_CARLO, is_exact)
+        )
         out[j] = (tuple(subsamples), method, pvalue)
     return out

@@ -55,11 +55,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ragaudit.exceptions import InputError
-from ragaudit.stats.intervals import (
-    IntervalResult,
-    paired_difference_interval,
-    proportion_interval,
-)
+from ragaudit.stats.intervals import IntervalResult
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
 
 __all__ = [
@@ -67,8 +63,6 @@ __all__ = [
     "bet_fractions",
     "bounded_mean_bounds",
     "bounded_mean_interval",
-    "mean_interval",
-    "paired_interval",
     "paired_mean_interval",
 ]
 
@@ -278,58 +272,3 @@ def paired_mean_interval(
     _check_values(b_arr, low, high)
     width = high - low
     return bounded_mean_interval(b_arr - a_arr, bounds=(-width, width), confidence=confidence)
-
-
-def _binary(x: np.ndarray) -> bool:
-    return bool(np.all((x == 0.0) | (x == 1.0)))
-
-
-def mean_interval(
-    values: Sequence[float] | np.ndarray, *, confidence: float = 0.95
-) -> IntervalResult:
-    """The interval ragaudit prints for a mean of per-question values in [0, 1].
-
-    Values that are all 0 or 1 make a rate ``k/n``: Clopper-Pearson exact
-    (:func:`~ragaudit.stats.intervals.proportion_interval`); otherwise the betting interval
-    (:func:`bounded_mean_interval`).  The dashboard and the naive column of ``--cluster-by``
-    both call this, so one number gets one interval.
-
-    >>> mean_interval([1, 1, 0, 1]).method
-    'Clopper-Pearson exact'
-    >>> mean_interval([1, 0.5, 1]).method
-    'betting (Waudby-Smith-Ramdas)'
-    """
-    x = _check_values(values, 0.0, 1.0)
-    if _binary(x):
-        return proportion_interval(int(x.sum()), int(x.size), confidence=confidence)
-    return bounded_mean_interval(x, confidence=confidence)
-
-
-def paired_interval(
-    a: Sequence[float] | np.ndarray,
-    b: Sequence[float] | np.ndarray,
-    *,
-    confidence: float = 0.95,
-) -> IntervalResult:
-    """The interval ``compare`` prints for ``mean(b - a)`` of paired values in [0, 1].
-
-    Both runs all 0/1: Tango's score interval from the paired 2x2 table
-    (:func:`~ragaudit.stats.intervals.paired_difference_interval`); otherwise
-    :func:`paired_mean_interval` (betting).
-
-    >>> paired_interval([1, 1, 0, 1], [1, 1, 1, 1]).method
-    'Tango score'
-    """
-    a_arr = _check_values(a, 0.0, 1.0)
-    b_arr = _check_values(b, 0.0, 1.0)
-    if a_arr.shape != b_arr.shape:
-        raise InputError(
-            f"expected two sequences of equal length, found {a_arr.size} and {b_arr.size}"
-        )
-    if _binary(a_arr) and _binary(b_arr):
-        both = int(np.sum((a_arr == 1) & (b_arr == 1)))
-        a_only = int(np.sum((a_arr == 1) & (b_arr == 0)))
-        b_only = int(np.sum((a_arr == 0) & (b_arr == 1)))
-        neither = int(a_arr.size) - both - a_only - b_only
-        return paired_difference_interval(both, a_only, b_only, neither, confidence=confidence)
-    return paired_mean_interval(a_arr, b_arr, confidence=confidence)

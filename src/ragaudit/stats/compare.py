@@ -58,9 +58,10 @@ from ragaudit.stats._inputs import (
     as_per_question_metrics,
     pair_runs,
 )
-from ragaudit.stats.mcnemar import McNemarResult, is_binary, mcnemar_exact
+from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact
 from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.permutation import check_exact_max_n
+from ragaudit.stats.policy import choose_interval, is_binary, is_unit
 from ragaudit.stats.power import mcnemar_power, observed_power
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence, check_count
 from ragaudit.stats.verdicts import verdict
@@ -392,11 +393,6 @@ def compare_runs(
     )
 
 
-def _unit(values: np.ndarray) -> bool:
-    """Every value in [0, 1]: a score whose paired difference lies in [-1, 1]."""
-    return bool(np.all((values >= 0.0) & (values <= 1.0)))
-
-
 def _compare_paired(
     paired: PairedMetrics,
     n_resamples: int,
@@ -434,14 +430,15 @@ def _compare_paired(
         binary = [
             is_binary(a_values[:, j]) and is_binary(b_values[:, j]) for j in range(len(members))
         ]
-        auto = ci_method in ("auto", "score", "betting")
-        unit = [_unit(a_values[:, j]) and _unit(b_values[:, j]) for j in range(len(members))]
-        scored = [j for j in range(len(members)) if binary[j] and auto]
-        bounded = [
-            j for j in range(len(members)) if ci_method == "betting" and not binary[j] and unit[j]
+        chosen = [
+            choose_interval(a_values[:, j], b_values[:, j], method=ci_method)
+            for j in range(len(members))
         ]
-        inverted = [j for j in range(len(members)) if auto and j not in scored and j not in bounded]
-        booted = [j for j in range(len(members)) if not auto]
+        unit = [is_unit(a_values[:, j]) and is_unit(b_values[:, j]) for j in range(len(members))]
+        scored = [j for j, m in enumerate(chosen) if m == "score"]
+        bounded = [j for j, m in enumerate(chosen) if m == "betting"]
+        inverted = [j for j, m in enumerate(chosen) if m == "signflip"]
+        booted = [j for j, m in enumerate(chosen) if m == "bootstrap"]
         intervals = group_intervals(
             diffs, scored, bounded, booted, n_resamples, confidence, ci_method, seed, mask, sizes
         )

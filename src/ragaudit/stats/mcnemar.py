@@ -10,7 +10,7 @@ from scipy.special import bdtr
 
 from ragaudit.exceptions import InputError
 
-__all__ = ["McNemarResult", "is_binary", "mcnemar_exact", "mcnemar_pvalue"]
+__all__ = ["McNemarResult", "mcnemar_exact", "mcnemar_pvalue"]
 
 
 @dataclass(frozen=True)
@@ -47,16 +47,6 @@ class McNemarResult:
     def n(self) -> int:
         """Number of paired questions."""
         return self.both + self.a_only + self.b_only + self.neither
-
-
-def is_binary(values: np.ndarray) -> bool:
-    """Whether every finite value is 0 or 1 (NaN, meaning *not applicable*, is ignored).
-
-    >>> is_binary(np.array([0.0, 1.0, np.nan])), is_binary(np.array([0.0, 0.5]))
-    (True, False)
-    """
-    finite = values[~np.isnan(values)]
-    return finite.size > 0 and bool(np.all((finite == 0) | (finite == 1)))
 
 
 def mcnemar_pvalue(a_only: int, b_only: int) -> float:

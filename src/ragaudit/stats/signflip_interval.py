@@ -74,6 +74,7 @@ import numpy as np
 from scipy.special import stdtrit
 
 from ragaudit.exceptions import InputError
+from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.permutation import EXACT_VALUES, MONTE_CARLO, _binomial_half_pmf
 from ragaudit.stats.resampling import (
     _BATCH_ENTRIES,
@@ -83,14 +84,17 @@ from ragaudit.stats.resampling import (
     check_confidence,
     check_count,
 )
+from ragaudit.stats.verdicts import min_differing
 
 __all__ = [
     "CLUSTER_METHOD",
+    "FEW_METHOD",
     "METHOD",
     "SignFlipInterval",
     "exact_affordable",
     "flip_sums",
     "inverted_bounds",
+    "inverted_interval",
     "reconcile",
     "signflip_bounds",
     "signflip_interval",
@@ -101,6 +105,9 @@ __all__ = [
 METHOD = "sign-flip inversion"
 #: ... and with clusters.
 CLUSTER_METHOD = "cluster sign-flip inversion"
+#: Too few questions differ for the sign-flip test to reject anything: its inversion is then
+#: widened to contain the betting interval (valid for every distribution on [-1, 1]).
+FEW_METHOD = "sign-flip inversion widened to betting (too few differ)"
 
 # Joint outcomes enumerated exactly (one per combination of counts of each distinct value).
 MAX_OUTCOMES = 1 << 16
@@ -260,6 +267,41 @@ def reconcile(low: float, high: float, mean: float, rejects: bool) -> tuple[floa
     if not rejects and not inside:
         return min(low, 0.0), max(high, 0.0)
     return low, high
+
+
+def inverted_interval(
+    d: np.ndarray,
+    *,
+    bounded: bool,
+    confidence: float,
+    n_permutations: int,
+    rng: np.random.Generator | None,
+    flips: np.ndarray | None = None,
+    exact_p: float | None = None,
+) -> tuple[float, float, float, bool, str]:
+    """The interval ``compare`` prints for the mean of paired differences ``d`` (one policy).
+
+    The sign-flip inversion (:func:`signflip_bounds`), widened to contain Student's t
+    (:func:`with_t`), made to agree with the verdict's p at 0 (``exact_p`` when the exact
+    lattice p exists, else its own p(0); :func:`reconcile`), clipped to [-1, 1] when
+    ``bounded``; and when fewer than :func:`~ragaudit.stats.verdicts.min_differing` questions
+    differ (so no result could be significant), widened to contain the betting interval
+    (valid for every distribution on [-1, 1]).  Returns ``(low, high, p(0), exact, method)``.
+    """
+    alpha = 1.0 - confidence
+    ones = np.ones(d.size)
+    low, high, p0, exact, _ = signflip_bounds(d, ones, alpha, n_permutations, rng, flips)
+    low, high = with_t(d, low, high, confidence)
+    mean = float(d.mean())
+    low, high = reconcile(low, high, mean, (p0 if exact_p is None else exact_p) < alpha)
+    method = METHOD
+    if bounded:
+        low, high = max(low, -1.0), min(high, 1.0)
+        if np.count_nonzero(d) < min_differing(alpha):
+            b_low, b_high = bounded_mean_bounds(d[None, :], -1.0, 1.0, confidence)
+            low, high = min(low, float(b_low[0])), max(high, float(b_high[0]))
+            method = FEW_METHOD
+    return low, high, p0, exact, method
 
 
 def _check_bounds(bounds: tuple[float, float] | None) -> tuple[float, float]:
