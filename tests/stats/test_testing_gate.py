@@ -56,7 +56,8 @@ def test_a_failure_in_pytest_shows_the_users_line_not_the_helpers_source(tmp_pat
     # __tracebackhide__: pytest's report of a failing gate holds the calling test's line and
     # the message, and none of assert_not_worse's own lines
     test = tmp_path / "test_gate.py"
-    test.write_text(textwrap.dedent("""
+    test.write_text(
+        textwrap.dedent("""
         from ragaudit.data.per_question import PerQuestionMetrics
         from ragaudit.testing import assert_not_worse
 
@@ -64,13 +65,14 @@ def test_a_failure_in_pytest_shows_the_users_line_not_the_helpers_source(tmp_pat
             base = PerQuestionMetrics("base", {f"q{i}": {"hit": 1.0} for i in range(10)})
             worse = PerQuestionMetrics("new", {f"q{i}": {"hit": float(i < 2)} for i in range(10)})
             assert_not_worse(base, worse, ["hit"])  # the user's line
-    """))
+    """)
+    )
     done = subprocess.run(
         [sys.executable, "-m", "pytest", str(test), "-p", "no:cacheprovider", "-q"],
         capture_output=True, text=True, cwd=tmp_path, timeout=120,
     )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "assert_not_worse(base, worse, [\"hit\"])  # the user's line" in done.stdout
+    assert 'assert_not_worse(base, worse, ["hit"])  # the user\'s line' in done.stdout
     assert "is significantly worse than baseline 'base' on hit" in done.stdout
     assert "check_fraction(alpha" not in done.stdout  # a line of the helper's body
     assert "failed = result.regressions" not in done.stdout
