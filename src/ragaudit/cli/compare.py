@@ -201,6 +201,12 @@ def command(
         metrics = ()
     else:
         pair = (read_per_question_metrics(runs[0]), read_per_question_metrics(runs[1]))
+    clusters = None
+    if cluster_by:  # the verdicts flip whole clusters (the saved runs say who shares a source)
+        from ragaudit.data.records import load_saved_run
+        from ragaudit.diagnose.noise import question_clusters
+
+        clusters = question_clusters(load_saved_run(runs[0]), cluster_by)
     result = compare_runs(
         pair[0],
         pair[1],
@@ -213,6 +219,7 @@ def command(
         exact_max_n=exact_max_n,
         allow_partial=allow_partial,
         questions=questions,
+        clusters=clusters,
     )
     extra = noise_sections(
         runs[0], runs[1], result, cluster_by=cluster_by, judge_repeats=judge_repeats,

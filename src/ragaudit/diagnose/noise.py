@@ -50,8 +50,9 @@ _SHORTCUTS: dict[str, tuple[str, ...]] = {"source": ("gold_docs", "sources"), "t
 METHODS = (
     f"clustered: {CLUSTER_BETTING} for values in [0, 1] (differences in [-1, 1]), never "
     "narrower than the naive interval; CR1 t on G-1 df otherwise; naive: the interval the "
-    "dashboard and compare print (Clopper-Pearson exact or Tango for 0/1 values, betting "
-    "otherwise); deff: CR1 / naive variance (Cameron & Miller 2015)"
+    "dashboard and compare (without --cluster-by) print (Clopper-Pearson exact or Tango for 0/1 "
+    "values, betting for means, the sign-flip test inverted for differences); deff: CR1 / naive "
+    "variance (Cameron & Miller 2015)"
 )
 
 #: The clustered interval of a value that is not in [0, 1] (latency, cost): CR1, t on G-1 df.

@@ -45,6 +45,7 @@ _SHORT = {
     "sign-flip inversion": "sign-flip",
     "sign-flip inversion widened to betting (too few differ)": "sign-flip+betting",
     "cluster sign-flip inversion": "cluster sign-flip",
+    "cluster sign-flip inversion widened to cluster betting (too few differ)": "cluster+betting",
     "betting (Waudby-Smith-Ramdas)": "betting",
     "bootstrap percentile": "bootstrap",
     "bootstrap BCa": "BCa",
@@ -102,6 +103,14 @@ def comparison_methods(result: Comparison) -> str:
         )
     else:
         interval = f"{bootstrap} ({result.n_resamples} resamples) for every metric"
+    if result.clustered:
+        return (
+            f"seed {result.seed} | clustered: every verdict is the cluster sign-flip test (whole "
+            "clusters flip together, Canay, Romano & Shaikh 2017; exact over all patterns, else "
+            f"{result.n_permutations} random flips) | interval: that test inverted, united with "
+            "CR2 t on Bell-McCaffrey df (widened to cluster betting when fewer than 6 clusters "
+            "differ) | too few differing counts clusters"
+        )
     return (
         f"seed {result.seed} | interval: {interval} | p: exact sign-flip distribution (lattice "
         f"convolution, or all patterns of <= {result.exact_max_n} non-zero differences), else "

@@ -18,6 +18,7 @@ import numpy as np
 from ragaudit.exceptions import RagauditWarning
 from ragaudit.stats.bounded import METHOD as BETTING
 from ragaudit.stats.bounded import bounded_mean_bounds
+from ragaudit.stats.cluster_signflip import cluster_signflip
 from ragaudit.stats.intervals import tango_bounds
 from ragaudit.stats.permutation import (
     EXACT_VALUES,
@@ -44,6 +45,7 @@ __all__ = [
     "SIGNFLIP",
     "SIGNFLIP_FEW",
     "SubsampleInterval",
+    "group_clustered",
     "group_intervals",
     "group_pvalues",
     "group_signflip",
@@ -229,4 +231,35 @@ def group_signflip(
             else (p0, EXACT_VALUES if is_exact else MONTE_CARLO, is_exact)
         )
         out[j] = (tuple(subsamples), method, pvalue)
+    return out
+
+
+def group_clustered(
+    diffs: np.ndarray,
+    unit: Sequence[bool],
+    labels: np.ndarray,
+    n_permutations: int,
+    confidence: float,
+    seed: int,
+    mask: np.ndarray,
+) -> dict[int, tuple[tuple[SubsampleInterval, ...], str, tuple[float, str, bool], int]]:
+    """Per column with ``--cluster-by``: the cluster sign-flip interval (all questions), its
+    method, the verdict's p ``(p, method, exact)`` and the number of clusters that differ.
+
+    Every column draws its Monte Carlo patterns (only past 2^16 joint cluster outcomes) from
+    the same seeded generator, so they see the same patterns.
+    """
+    out: dict[int, tuple[tuple[SubsampleInterval, ...], str, tuple[float, str, bool], int]] = {}
+    for j in range(diffs.shape[1]):
+        column = np.ascontiguousarray(diffs[:, j])
+        r = cluster_signflip(
+            column,
+            labels,
+            confidence=confidence,
+            bounded=unit[j],
+            n_permutations=n_permutations,
+            rng=_group_rng(seed, mask, _PERMUTATION),
+        )
+        full = SubsampleInterval(column.size, r.statistic, r.confidence_interval)
+        out[j] = ((full,), r.method, (r.pvalue, r.p_method, r.exact), r.n_differing)
     return out

@@ -33,7 +33,7 @@ alongside it, and the same inputs give byte-identical output.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +48,7 @@ from ragaudit.stats._group import (
     MONTE_CARLO,
     PERCENTILE,
     SubsampleInterval,
+    group_clustered,
     group_intervals,
     group_pvalues,
     group_signflip,
@@ -213,6 +214,7 @@ class Comparison:
     exact_max_n: int
     metrics: tuple[MetricComparison, ...] = field(default=())
     questions: str = "all"
+    clustered: bool = False
 
     @property
     def alpha(self) -> float:
@@ -233,6 +235,7 @@ class Comparison:
             "ci": self.ci_method,
             "n_common": self.n_common,
             "questions": self.questions,
+            "clustered": self.clustered,
             "only_a": list(self.only_a),
             "only_b": list(self.only_b),
             "metrics": [m.to_dict() for m in self.metrics],
@@ -301,6 +304,7 @@ def compare_runs(
     allow_partial: bool = False,
     subsample_sizes: Sequence[int] = (10, 20),
     questions: str = "all",
+    clusters: Mapping[str, Hashable] | None = None,
 ) -> Comparison:
     r"""Compare run B with run A question by question, for every metric.
 
@@ -336,6 +340,11 @@ def compare_runs(
         Allow comparing runs that share fewer than half of their questions.
     questions : {"all", "answerable", "unanswerable"}, default "all"
         Which questions of saved runs to compare (e.g. the answerable ones, as the funnel).
+    clusters : mapping of question id to cluster label, optional
+        With clusters (``compare --cluster-by``) every metric's verdict is the cluster sign-flip
+        test and its interval that test inverted, united with CR2 on Bell-McCaffrey df
+        (:func:`~ragaudit.stats.cluster_signflip.cluster_signflip`); too few differing counts
+        clusters.  A question without a label is its own cluster.
     subsample_sizes : sequence of int, default (10, 20)
         Sizes of the deterministic subsamples (the first ``n`` questions by id) whose
         interval widths show the :math:`1/\sqrt n` shrinkage; the full set is always added.
@@ -375,6 +384,7 @@ def compare_runs(
         exact_max_n,
         alpha,
         sizes,
+        clusters,
     )
     return Comparison(
         name_a=paired.name_a,
@@ -390,6 +400,7 @@ def compare_runs(
         exact_max_n=exact_max_n,
         metrics=tuple(results),
         questions=questions,
+        clustered=clusters is not None,
     )
 
 
@@ -403,6 +414,7 @@ def _compare_paired(
     exact_max_n: int,
     alpha: float,
     sizes: Sequence[int],
+    clusters: Mapping[str, Hashable] | None = None,
 ) -> list[MetricComparison]:
     ids = np.array(paired.ids, dtype=object)
     masks: dict[str, np.ndarray] = {}
@@ -468,6 +480,13 @@ def _compare_paired(
         ).items():
             intervals[j] = (subs, name)
             pvalues[j] = p_value
+        cluster_counts: dict[int, int] = {}
+        if clusters is not None:  # whole clusters flip together, for every metric
+            labels = np.array([str(clusters.get(q, f"(none) {q}")) for q in ids[mask]])
+            for j, (subs, name, p_value, count) in group_clustered(
+                diffs, unit, labels, n_permutations, confidence, seed, mask
+            ).items():
+                intervals[j], pvalues[j], cluster_counts[j] = (subs, name), p_value, count
         for column, metric in enumerate(members):
             pvalue, p_method, exact = pvalues[column]
             subsamples, interval_method = intervals[column]
@@ -488,7 +507,7 @@ def _compare_paired(
                 confidence_interval=interval,
                 pvalue=pvalue,
                 exact=exact,
-                verdict=verdict(pvalue, alpha, differing),
+                verdict=verdict(pvalue, alpha, cluster_counts.get(column, differing)),
                 excluded=int(mask.size - mask.sum()),
                 mcnemar=table,
                 discordance=discordance,
