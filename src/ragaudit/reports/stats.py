@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
-from ragaudit.stats.verdicts import format_pvalue, verdict_rule
+from ragaudit.stats.verdicts import format_pvalue, no_change_sentence, verdict_rule
 
 if TYPE_CHECKING:  # only annotations: `plan` must not load the comparison machinery
     from ragaudit.data.per_question import PerQuestionMetrics
@@ -145,10 +145,7 @@ def _binary_block(
         f"  A only {table.a_only}, B only {table.b_only}: McNemar exact two-sided p = "
         f"{fmt_p(table.pvalue)}",
         f"  questions that differ: {', '.join(table.discordant_ids) or 'none'}",
-        f"  observed discordance {row.discordance:.3f}; exact power at alpha {alpha:g} to detect "
-        f"an effect of {row.observed_effect:.3f} (the observed one): {row.power:.3f}; "
-        f"of {row.discordance:.3f} (the largest this discordance allows): "
-        f"{row.power_at_discordance:.3f}",
+        f"  observed discordance {row.discordance:.3f}; {_mde_text(row)}",
         "  interval width vs n (first n questions by id):",
         f"  {'n':>6}{'B - A':>10}{_level(confidence):>22}{'width':>9}",
     ]
@@ -158,6 +155,30 @@ def _binary_block(
             f"  {sub.n:>6}{sub.statistic:>+10.3f}{_ci(ci.low, ci.high):>22}{sub.width:>9.3f}"
         )
     return Text(tuple(lines), monospace=True)
+
+
+def _mde_text(row: MetricComparison) -> str:
+    """The row's MDE and what it assumes, in one phrase."""
+    if row.mde is None:
+        return f"MDE (80% power): none detectable, {row.mde_assumption}"
+    return f"MDE (80% power) {row.mde:.3f}, {row.mde_assumption}"
+
+
+def _ruled_out(result: Comparison) -> Text:
+    """Per row: what the interval rules out (no change found) and the MDE, with assumptions."""
+    lines = [
+        f"what each comparison rules out ({100 * result.confidence:g}% CI) and the smallest "
+        f"change its verdict detects with 80% power (MDE, alpha {result.alpha:g}):"
+    ]
+    for row in result.metrics:
+        ci = row.confidence_interval
+        found = (
+            f"{row.verdict}, {row.statistic:+.3f} {_ci(ci.low, ci.high)}"
+            if row.verdict == "SIGNIFICANT"
+            else no_change_sentence(ci.low, ci.high, result.confidence)
+        )
+        lines.append(f"  {row.metric}: {found}; {_mde_text(row)}")
+    return Text(tuple(lines))
 
 
 def comparison_report(result: Comparison) -> Report:
@@ -218,6 +239,7 @@ def comparison_report(result: Comparison) -> Report:
         if row.mcnemar is not None:
             block = _binary_block(row, row.mcnemar, result.confidence, result.alpha)
             sections.append(Section("", (block,)))
+    sections.append(Section("", (_ruled_out(result),)))
     sections.append(Section("", (Text((_verdict_rule(result.alpha),)),)))
     return Report("", tuple(sections), data=result.to_dict())
 

@@ -60,10 +60,10 @@ from ragaudit.stats._inputs import (
     pair_runs,
 )
 from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact
+from ragaudit.stats.mde import paired_mde
 from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.permutation import check_exact_max_n
 from ragaudit.stats.policy import choose_interval, is_binary, is_unit
-from ragaudit.stats.power import mcnemar_power, observed_power
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence, check_count
 from ragaudit.stats.verdicts import verdict
 
@@ -120,13 +120,14 @@ class MetricComparison:
         Common questions dropped because the metric was null in either run.
     mcnemar : McNemarResult or None
         The paired 2x2 table (0/1 metrics only).
-    discordance, observed_effect, power : float or None
-        0/1 metrics only: share of questions where the systems differ, ``|diff|``, and the
-        exact power McNemar's test had to detect an effect of that size at that discordance.
-    power_at_discordance : float or None
-        0/1 metrics only: the exact power to detect the largest effect this discordance
-        allows (every discordant question favouring one system, delta = discordance).  When
-        even this is low, no result of the comparison could have been significant.
+    discordance : float or None
+        0/1 metrics only: share of questions where the two runs differ.
+    mde : float or None
+        The minimum detectable effect of this comparison (80% power at alpha; None when nothing
+        is detectable), under ``mde_assumption`` (:func:`~ragaudit.stats.mde.paired_mde`).
+        Observed (post-hoc) power is not reported: it is a function of p (Hoenig & Heisey
+        2001).
+    mde_assumption : str
     subsamples : tuple of SubsampleInterval
         Intervals on the first 10, 20, ... questions (sorted by id) and on all of them.
     """
@@ -143,9 +144,8 @@ class MetricComparison:
     excluded: int = 0
     mcnemar: McNemarResult | None = None
     discordance: float | None = None
-    observed_effect: float | None = None
-    power: float | None = None
-    power_at_discordance: float | None = None
+    mde: float | None = None
+    mde_assumption: str = ""
     subsamples: tuple[SubsampleInterval, ...] = ()
     ci_method: str = PERCENTILE
     p_method: str = MONTE_CARLO
@@ -168,6 +168,8 @@ class MetricComparison:
             "n_differing": self.n_differing,
             "verdict": self.verdict,
             "excluded_null": self.excluded,
+            "mde": self.mde,
+            "mde_assumption": self.mde_assumption,
         }
         if self.mcnemar is not None:
             out["mcnemar"] = {
@@ -178,12 +180,7 @@ class MetricComparison:
                 "p_value": self.mcnemar.pvalue,
                 "discordant_ids": list(self.mcnemar.discordant_ids),
             }
-            out["power"] = {
-                "discordance": self.discordance,
-                "effect": self.observed_effect,
-                "power": self.power,
-                "power_at_discordance": self.power_at_discordance,
-            }
+            out["discordance"] = self.discordance
         out["subsamples"] = [
             {
                 "n": s.n,
@@ -316,8 +313,8 @@ def compare_runs(
     (:func:`~ragaudit.stats.bounded.paired_mean_interval`) and a paired bootstrap otherwise
     (:func:`~ragaudit.stats.paired_bootstrap`); the p-value a paired sign-flip permutation
     test (:func:`~ragaudit.stats.paired_permutation_test`), exact whenever affordable.  0/1
-    metrics add McNemar's exact test and the exact power of that test for the observed
-    effect at the observed discordance.
+    metrics add McNemar's exact test.  Every row carries its minimum detectable effect and
+    what that assumes (:func:`~ragaudit.stats.mde.paired_mde`).
 
     Parameters
     ----------
@@ -492,11 +489,11 @@ def _compare_paired(
             subsamples, interval_method = intervals[column]
             interval = subsamples[-1].confidence_interval
             table = None
-            discordance = effect = power = power_max = None
+            discordance = None
             if binary[column]:
                 table = mcnemar_exact(a_values[:, column], b_values[:, column], ids[mask])
-                discordance, effect, power = observed_power(table, alpha=alpha)
-                power_max = mcnemar_power(table.n, discordance, discordance, alpha=alpha)
+                discordance = (table.a_only + table.b_only) / table.n
+            mde = paired_mde(a_values[:, column], b_values[:, column], alpha=alpha)
             differing = int(np.count_nonzero(diffs[:, column]))
             rows[metric] = MetricComparison(
                 metric=metric,
@@ -511,9 +508,9 @@ def _compare_paired(
                 excluded=int(mask.size - mask.sum()),
                 mcnemar=table,
                 discordance=discordance,
-                observed_effect=effect,
-                power=power,
-                power_at_discordance=power_max,
+                mde=mde.mde,
+                mde_assumption=mde.assumption
+                + (" (ignores the clusters)" if clusters is not None else ""),
                 subsamples=subsamples,
                 ci_method=interval_method,
                 p_method=p_method,

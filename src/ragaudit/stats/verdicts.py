@@ -28,6 +28,7 @@ __all__ = [
     "TOO_FEW",
     "format_pvalue",
     "min_differing",
+    "no_change_sentence",
     "verdict",
     "verdict_rule",
 ]
@@ -109,3 +110,20 @@ def format_pvalue(pvalue: float) -> str:
     ('<0.001', '0.001', '0.049', '1.000')
     """
     return "<0.001" if pvalue < 0.001 else f"{pvalue:.3f}"
+
+
+def no_change_sentence(low: float, high: float, confidence: float = 0.95) -> str:
+    """What a comparison without a significant change rules out, from its interval.
+
+    Absence of evidence is not evidence of absence: instead of "did not move", say what the
+    interval excludes.  An interval ``[low, high]`` around 0 rules out every change larger
+    than ``max(|low|, |high|)`` in either direction.
+
+    >>> no_change_sentence(-0.09, 0.104)
+    'no evidence of a change; changes beyond ±0.104 are ruled out at 95%'
+    """
+    bound = max(abs(low), abs(high))
+    return (
+        f"no evidence of a change; changes beyond ±{bound:.3f} are ruled out at "
+        f"{100 * confidence:g}%"
+    )
