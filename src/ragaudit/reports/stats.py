@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
-from ragaudit.stats.verdicts import format_pvalue, no_change_sentence, verdict_rule
+from ragaudit.stats.verdicts import (
+    format_pvalue,
+    judged_rate_note,
+    no_change_sentence,
+    verdict_rule,
+)
 
 if TYPE_CHECKING:  # only annotations: `plan` must not load the comparison machinery
     from ragaudit.data.per_question import PerQuestionMetrics
@@ -240,6 +245,9 @@ def comparison_report(result: Comparison) -> Report:
             block = _binary_block(row, row.mcnemar, result.confidence, result.alpha)
             sections.append(Section("", (block,)))
     sections.append(Section("", (_ruled_out(result),)))
+    note = judged_rate_note(row.metric for row in result.metrics)
+    if note is not None:
+        sections.append(Section("", (Text((note,)),)))
     sections.append(Section("", (Text((_verdict_rule(result.alpha),)),)))
     return Report("", tuple(sections), data=result.to_dict())
 

@@ -20,6 +20,9 @@ changes its own exact test found (issue 21).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+
+from ragaudit.data.saved_run_metrics import JUDGE_METRICS
 
 __all__ = [
     "BORDERLINE",
@@ -27,6 +30,7 @@ __all__ = [
     "SIGNIFICANT",
     "TOO_FEW",
     "format_pvalue",
+    "judged_rate_note",
     "min_differing",
     "no_change_sentence",
     "verdict",
@@ -126,4 +130,26 @@ def no_change_sentence(low: float, high: float, confidence: float = 0.95) -> str
     return (
         f"no evidence of a change; changes beyond ±{bound:.3f} are ruled out at "
         f"{100 * confidence:g}%"
+    )
+
+
+def judged_rate_note(metrics: Iterable[str]) -> str | None:
+    """The caveat every judged number needs: its interval is about the judge's verdicts.
+
+    A judge biased by +0.02 moves the judged rate by 0.02, and an interval around the judged
+    rate then covers the true rate less often (0.86 at n = 200 in issue 21's simulation); only
+    human labels measure the bias (``ragaudit calibrate``: PPI++).  None when no metric is
+    judged.
+
+    >>> judged_rate_note(["recall@k", "correct"]).split(";")[0]
+    'correct: judged by a judge'
+    >>> judged_rate_note(["recall@k"]) is None
+    True
+    """
+    judged = [m for m in metrics if m in {name for name, _, _ in JUDGE_METRICS}]
+    if not judged:
+        return None
+    return (
+        f"{', '.join(judged)}: judged by a judge; the intervals estimate the judge's rate, not "
+        "the true rate (`ragaudit calibrate RUN --human LABELS` estimates the true rate)"
     )
