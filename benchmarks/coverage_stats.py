@@ -371,7 +371,9 @@ def switch_rows(rng, size):
                 rows.append(
                     (
                         f"switch, {prefix}: {label}, n={n}",
-                        f"{binary_method} if all 0/1, else betting (default)",
+                        f"{binary_method} if all 0/1, else "
+                        + ("betting" if prefix == "dashboard mean" else "sign-flip inversion")
+                        + " (default)",
                         c.coverage,
                         size,
                         f"0/1 method on {share}; missed low {c.below:.4f}, high {c.above:.4f}",
