@@ -38,6 +38,7 @@ __all__ = [
     "clustering_headline",
     "clustering_summary",
     "describe_clustering",
+    "few_clusters_caveat",
     "question_clusters",
     "run_metrics",
 ]
@@ -388,9 +389,35 @@ def clustering_headline(run: SavedRun, by: str = "source") -> str:
     >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
     >>> print(clustering_headline(run))  # doctest: +NORMALIZE_WHITESPACE
     clustering by source (4 clusters): design effect of correct 3.67 (3.3 independent
-    questions of 12) - above 1.1: questions that share a source are not independent
+    questions of 12) - above 1.1: questions that share a source are not independent; only 4
+    clusters: a design effect estimated from fewer than about 20-50 clusters is rough (Cameron
+    & Miller 2015, section VI)
     """
     return describe_clustering(clustered_means(run, by))
+
+
+#: Fewer clusters than this make an estimated design effect rough (Cameron & Miller 2015, VI).
+FEW_CLUSTERS = 20
+
+
+def few_clusters_caveat(n_clusters: int) -> str | None:
+    """The one caveat every design-effect line carries when there are few clusters.
+
+    ``compare``/``funnel``/``report --cluster-by`` print it under their clustered tables, and
+    the one-line summaries of the funnel, the report and the demo
+    (:func:`describe_clustering`) end with it.
+
+    >>> few_clusters_caveat(14).split(":")[0]
+    'only 14 clusters'
+    >>> few_clusters_caveat(30) is None
+    True
+    """
+    if n_clusters >= FEW_CLUSTERS:
+        return None
+    return (
+        f"only {n_clusters} clusters: a design effect estimated from fewer than about 20-50 "
+        "clusters is rough (Cameron & Miller 2015, section VI)"
+    )
 
 
 def describe_clustering(result: ClusteredComparison) -> str:
@@ -421,7 +448,8 @@ def describe_clustering(result: ClusteredComparison) -> str:
         if any(row.correlated for row, _ in varied)
         else f"none above {DEFF_THRESHOLD:g}: no sign that questions of one {by} fail together"
     )
+    caveat = few_clusters_caveat(n_clusters)
     return (
         f"clustering by {by} ({n_clusters} clusters): design effect of {', '.join(parts)} - "
-        f"{verdict}"
+        f"{verdict}" + ("" if caveat is None else f"; {caveat}")
     )
