@@ -6,22 +6,12 @@ paired permutation p-value, and, for 0/1 metrics, the paired 2x2 table with McNe
 test and the ids of the questions that differ.  Every row names the method behind its
 interval and its p-value.
 
-* Interval (``method``): ``"auto"`` (default) gives 0/1 metrics Tango's score interval for
-  the difference of paired proportions (:func:`~ragaudit.stats.paired_difference_interval`)
-  other scores in [0, 1] the betting interval (Waudby-Smith & Ramdas 2024) of the paired
-  difference (:func:`~ragaudit.stats.bounded.paired_mean_interval`: coverage at least the
-  nominal level for every distribution of the differences, never zero-width), and metrics
-  outside [0, 1] a paired percentile bootstrap; ``"score"`` is the same; ``"bootstrap"``
-  (alias ``"percentile"``) and ``"bca"`` use the bootstrap for every metric.
-  "0/1" is read from the observed values, so a fractional metric whose sample happens to be
-  all 0/1 gets Tango; the coverage of that mixture was measured at 0.996-1.000 on nearly
-  binary paired differences (``tests/stats/test_coverage_switch.py``).
-* p-value: exact whenever affordable (lattice convolution, enumeration of the non-zero
-  differences, distinct values), Monte Carlo otherwise
-  (:func:`~ragaudit.stats.paired_permutation_test`).  For a 0/1 metric it equals McNemar's
-  exact p.
-* Verdict: :func:`~ragaudit.stats.verdict` (``SIGNIFICANT`` needs p and interval to agree;
-  too few differing questions is said so).
+The verdict is the exact test alone (:func:`~ragaudit.stats.verdict`); the interval comes from
+the one policy (:func:`~ragaudit.stats.policy.choose_interval`): Tango for 0/1 metrics, else
+the verdict's sign-flip test inverted (:mod:`ragaudit.stats.signflip_interval`), which excludes
+0 exactly when the verdict is SIGNIFICANT; with ``clusters`` the cluster sign-flip test
+(:mod:`ragaudit.stats.cluster_signflip`).  Each row also carries its MDE and what it assumes
+(:func:`~ragaudit.stats.mde.paired_mde`).
 
 Randomness: every group of metrics that share the same set of non-null questions shares one
 bootstrap index matrix and one set of sign flips, drawn from a generator seeded with
@@ -308,11 +298,10 @@ def compare_runs(
     For metric *j* with non-null paired values on questions :math:`i \in S_j`,
     :math:`d_i = b_i - a_i`, the statistic is :math:`\bar d = \frac1{|S_j|}\sum d_i`; the
     interval is Tango's score interval for 0/1 metrics
-    (:func:`~ragaudit.stats.paired_difference_interval`), the betting interval
-    (Waudby-Smith-Ramdas) for other scores in [0, 1]
-    (:func:`~ragaudit.stats.bounded.paired_mean_interval`) and a paired bootstrap otherwise
-    (:func:`~ragaudit.stats.paired_bootstrap`); the p-value a paired sign-flip permutation
-    test (:func:`~ragaudit.stats.paired_permutation_test`), exact whenever affordable.  0/1
+    (:func:`~ragaudit.stats.paired_difference_interval`) and the sign-flip test inverted
+    otherwise (:mod:`ragaudit.stats.signflip_interval`); the p-value a paired sign-flip
+    permutation test (:func:`~ragaudit.stats.paired_permutation_test`), exact whenever
+    affordable, and the verdict that test alone.  0/1
     metrics add McNemar's exact test.  Every row carries its minimum detectable effect and
     what that assumes (:func:`~ragaudit.stats.mde.paired_mde`).
 
@@ -326,9 +315,9 @@ def compare_runs(
         Default: every metric present in both runs.
     n_resamples, n_permutations : int, default 10000
     confidence : float in (0, 1), default 0.95
-    method : {"auto", "score", "bootstrap", "percentile", "bca"}, default "auto"
-        ``auto``/``score``: Tango for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in
-        [0, 1], percentile bootstrap otherwise;
+    method : {"auto", "score", "betting", "bootstrap", "percentile", "bca"}, default "auto"
+        ``auto``/``score``: Tango for 0/1 metrics, the sign-flip test inverted otherwise;
+        ``betting``: the betting interval for non-0/1 scores in [0, 1] (never a gate);
         ``bootstrap``/``percentile``/``bca``: that bootstrap interval for every metric.
     seed : int >= 0, default 0
     exact_max_n : int, default 20
@@ -451,32 +440,14 @@ def _compare_paired(
         intervals = group_intervals(
             diffs, scored, bounded, booted, n_resamples, confidence, ci_method, seed, mask, sizes
         )
-        pvalues = dict(
-            zip(
-                [j for j in range(len(members)) if j not in inverted],
-                group_pvalues(
-                    diffs[:, [j for j in range(len(members)) if j not in inverted]],
-                    n_permutations,
-                    exact_max_n,
-                    seed,
-                    mask,
-                ),
-                strict=True,
-            )
-        )
+        plain = [j for j in range(len(members)) if j not in inverted]
+        found = group_pvalues(diffs[:, plain], n_permutations, exact_max_n, seed, mask)
+        pvalues = dict(zip(plain, found, strict=True))
         for j, (subs, name, p_value) in group_signflip(
-            diffs,
-            inverted,
-            [unit[j] for j in inverted],
-            n_permutations,
-            exact_max_n,
-            confidence,
-            seed,
-            mask,
-            sizes,
-        ).items():
-            intervals[j] = (subs, name)
-            pvalues[j] = p_value
+            diffs, inverted, [unit[j] for j in inverted], n_permutations, exact_max_n,
+            confidence, seed, mask, sizes,
+        ).items():  # fmt: skip
+            intervals[j], pvalues[j] = (subs, name), p_value
         cluster_counts: dict[int, int] = {}
         if clusters is not None:  # whole clusters flip together, for every metric
             labels = np.array([str(clusters.get(q, f"(none) {q}")) for q in ids[mask]])
