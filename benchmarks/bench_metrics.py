@@ -20,6 +20,8 @@ Usage::
     uv run python benchmarks/bench_metrics.py                  # the full grid (~30 min)
     uv run python benchmarks/bench_metrics.py --sizes 1000x10 --repeats 1   # a quick look
     uv run python benchmarks/bench_metrics.py --sizes 1000000x100 --tools ragaudit-stream floor
+    uv run python benchmarks/bench_metrics.py --metric-set incomplete --sizes 100000x100 \
+        --tools ragaudit pytrec_eval          # bpref and judged@10 (not run by default)
 
 This is a benchmark, not a test: nothing here asserts a timing.
 """
@@ -170,6 +172,17 @@ TOOLS = ("floor", "floor-polars", "ragaudit", "ragaudit-stream", "pytrec_eval", 
          "ir_measures")  # fmt: skip
 IR_MEASURES = {"ndcg@10": "nDCG@10", "map@100": "AP@100", "mrr@10": "RR@10",
                "recall@100": "R@100", "precision@10": "P@10"}  # fmt: skip
+# --metric-set incomplete: the measures for incomplete labels.  judged@10 has no trec_eval
+# measure (ir_measures computes it; it breaks ties by id ascending, trec_eval and ragaudit by id
+# descending, so its mean may differ where a tie straddles rank 10); bpref is checked against
+# pytrec_eval.
+METRIC_SETS: dict[str, dict[str, object]] = {
+    "standard": {"ragaudit": METRICS, "trec": TREC_MEASURES, "ir_measures": IR_MEASURES,
+                 "ranx": METRICS},
+    "incomplete": {"ragaudit": ["bpref", "judged@10"], "trec": {"bpref": "bpref"},
+                   "ir_measures": {"bpref": "Bpref", "judged@10": "Judged@10"},
+                   "ranx": ["bpref"]},
+}  # fmt: skip
 
 
 def _peak_mb() -> float:
@@ -194,7 +207,14 @@ def _polars_read(path: str, names: list[str]) -> int:
     return frame.height
 
 
-def worker(tool: str, qrels_path: str, run_path: str) -> dict[str, object]:
+def worker(
+    tool: str, qrels_path: str, run_path: str, metric_set: str = "standard"
+) -> dict[str, object]:
+    chosen = METRIC_SETS[metric_set]
+    metrics: list[str] = chosen["ragaudit"]  # type: ignore[assignment]
+    trec_measures: dict[str, str] = chosen["trec"]  # type: ignore[assignment]
+    ir_names: dict[str, str] = chosen["ir_measures"]  # type: ignore[assignment]
+    ranx_metrics: list[str] = chosen["ranx"]  # type: ignore[assignment]
     t0 = time.perf_counter()
     means: dict[str, float] = {}
     if tool == "floor":
@@ -212,14 +232,14 @@ def worker(tool: str, qrels_path: str, run_path: str) -> dict[str, object]:
         qrels = read_qrels(qrels_path)
         run = read_run(run_path)
         t_parse = time.perf_counter()
-        means = dict(evaluate(qrels, run, METRICS, missing="skip").means)
+        means = dict(evaluate(qrels, run, metrics, missing="skip").means)
     elif tool == "ragaudit-stream":
         from ragaudit.data.formats import read_qrels
         from ragaudit.metrics import evaluate_stream
 
         qrels = read_qrels(qrels_path)
         t_parse = time.perf_counter()
-        means = dict(evaluate_stream(qrels, run_path, METRICS, missing="skip").means)
+        means = dict(evaluate_stream(qrels, run_path, metrics, missing="skip").means)
     elif tool == "pytrec_eval":
         import pytrec_eval
 
@@ -228,27 +248,30 @@ def worker(tool: str, qrels_path: str, run_path: str) -> dict[str, object]:
         with open(run_path) as f:
             run = pytrec_eval.parse_run(f)
         t_parse = time.perf_counter()
-        evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_MEASURES.values()))
+        evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(trec_measures.values()))
         per_query = evaluator.evaluate(run)
         means = {m: float(np.mean([v[t] for v in per_query.values()]))
-                 for m, t in TREC_MEASURES.items()}  # fmt: skip
+                 for m, t in trec_measures.items()}  # fmt: skip
     elif tool == "ranx":
         import ranx
 
         qrels = ranx.Qrels.from_file(qrels_path, kind="trec")
         run = ranx.Run.from_file(run_path, kind="trec")
         t_parse = time.perf_counter()
-        means = {k: float(v) for k, v in ranx.evaluate(qrels, run, METRICS).items()}
+        found_ranx = ranx.evaluate(qrels, run, ranx_metrics)
+        if len(ranx_metrics) == 1:  # ranx returns a bare number for one metric
+            found_ranx = {ranx_metrics[0]: found_ranx}
+        means = {k: float(v) for k, v in found_ranx.items()}
     elif tool == "ir_measures":
         import ir_measures
 
-        measures = [ir_measures.parse_measure(m) for m in IR_MEASURES.values()]
+        measures = [ir_measures.parse_measure(m) for m in ir_names.values()]
         qrels = list(ir_measures.read_trec_qrels(qrels_path))
         run = list(ir_measures.read_trec_run(run_path))
         t_parse = time.perf_counter()
         found = ir_measures.calc_aggregate(measures, qrels, run)
         means = {ours: float(found[ir_measures.parse_measure(theirs)])
-                 for ours, theirs in IR_MEASURES.items()}  # fmt: skip
+                 for ours, theirs in ir_names.items()}  # fmt: skip
     else:
         raise SystemExit(f"unknown tool {tool}")
     t1 = time.perf_counter()
@@ -292,10 +315,14 @@ def _warm_page_cache(*paths: Path) -> None:
                 pass
 
 
-def _runs(tool: str, qrels: Path, run: Path, repeats: int, env: dict[str, str]) -> list[dict]:
+def _runs(
+    tool: str, qrels: Path, run: Path, repeats: int, env: dict[str, str], metric_set: str
+) -> list[dict]:
     name = "ranx" if tool.startswith("ranx") else tool
     return [
-        _spawn(["--worker", name, str(qrels), str(run)], env if name == "ranx" else None)
+        _spawn(
+            ["--worker", name, str(qrels), str(run), metric_set], env if name == "ranx" else None
+        )
         for _ in range(repeats)
     ]
 
@@ -388,6 +415,10 @@ def main() -> None:
     parser.add_argument("--slow-repeats", type=int, default=1,
                         help="runs of ranx and ir_measures from 100k rows up")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--metric-set", choices=list(METRIC_SETS), default="standard",
+                        help="standard: ndcg@10, map@100, mrr@10, recall@100, precision@10; "
+                        "incomplete: bpref and judged@10 (e.g. --sizes 100000x100 --tools "
+                        "ragaudit pytrec_eval)")  # fmt: skip
     parser.add_argument("--out", default=str(HERE / "_results"))
     parser.add_argument("--readme", nargs="?", const="bench_metrics", metavar="MARKER",
                         help="also write the summary into README.md, between <!-- MARKER --> "
@@ -398,7 +429,7 @@ def main() -> None:
         print(json.dumps(worker(*args.worker)))
         return
 
-    started, load = start(f"bench_metrics  seed={args.seed}")
+    started, load = start(f"bench_metrics  seed={args.seed}  metrics={args.metric_set}")
     sizes_mb: dict[str, float] = {}
     checks: list[str] = []
     numba_cache = tempfile.mkdtemp(prefix="ranx-numba-")
@@ -415,12 +446,14 @@ def main() -> None:
         for tool in args.tools:
             if tool == "ranx" and index == 0:
                 cold_env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="ranx-"))
-                results["ranx (cold)"] = _runs("ranx", qrels_path, run_path, 1, cold_env)
+                results["ranx (cold)"] = _runs(
+                    "ranx", qrels_path, run_path, 1, cold_env, args.metric_set
+                )
             repeats = slow if tool in ("ranx", "ir_measures") else args.repeats
             label = "ranx (warm)" if tool == "ranx" else tool
             if tool == "ranx":
-                _runs("ranx", qrels_path, run_path, 1, env)  # compile once into the warm cache
-            results[label] = _runs(tool, qrels_path, run_path, repeats, env)
+                _runs("ranx", qrels_path, run_path, 1, env, args.metric_set)  # warm the cache
+            results[label] = _runs(tool, qrels_path, run_path, repeats, env, args.metric_set)
             times = ", ".join(f"{r['wall_s']:.2f}s" for r in results[label])
             print(f"  {n_questions}x{depth} {label}: {times}", flush=True)
         floor = statistics.median(r["wall_s"] for r in results.get("floor", [{"wall_s": 0}]))

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ragaudit.diagnose.label_bias import BiasResult
     from ragaudit.diagnose.label_bias import compute_label_bias as label_bias
     from ragaudit.metrics.evaluate import Evaluation, evaluate
+    from ragaudit.pipeline.live import PipelineOutput, evaluate_pipeline
     from ragaudit.stats.compare import Comparison
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "Comparison",
     "Evaluation",
     "FunnelResult",
+    "PipelineOutput",
     "Plan",
     "Qrels",
     "QuestionResult",
@@ -46,6 +48,7 @@ __all__ = [
     "compare_runs",
     "compute_funnel",
     "evaluate",
+    "evaluate_pipeline",
     "label_bias",
     "load_qrels",
     "load_run",
@@ -70,6 +73,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "FunnelResult": ("ragaudit.diagnose.funnel", "FunnelResult"),
     "label_bias": ("ragaudit.diagnose.label_bias", "compute_label_bias"),
     "BiasResult": ("ragaudit.diagnose.label_bias", "BiasResult"),
+    "evaluate_pipeline": ("ragaudit.pipeline.live", "evaluate_pipeline"),
+    "PipelineOutput": ("ragaudit.pipeline.live", "PipelineOutput"),
     "plan": ("ragaudit._api", "plan"),
     "Plan": ("ragaudit._api", "Plan"),
 }

@@ -15,6 +15,7 @@ __all__ = [
     "RagauditError",
     "RagauditWarning",
     "UndefinedMetricWarning",
+    "UnjudgedWarning",
     "unreadable",
     "unwritable",
 ]
@@ -163,3 +164,7 @@ class RagauditWarning(UserWarning):
 
 class UndefinedMetricWarning(RagauditWarning):
     """A metric is undefined for some questions (e.g. no relevant items) and was set to 0."""
+
+
+class UnjudgedWarning(RagauditWarning):
+    """Much of a ranking was never judged: its unjudged items count as non-relevant."""

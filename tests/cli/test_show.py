@@ -83,3 +83,31 @@ def test_long_chunk_text_is_shown_around_the_evidence(bench_run):
     flat = " ".join(chunk_lines.split())
     assert flat.startswith("...") and flat.endswith("...")
     assert "up to 8 days" in flat
+
+
+def test_unjudged_questions_have_their_own_stage_and_a_right_answer_is_no_failure(tmp_path):
+    def row(qid, evidence, correct, doc="G"):
+        return {"id": qid, "answerable": True, "gold_docs": ["G"], "question": f"{qid}?",
+                "retrieved": [{"chunk_id": f"{doc}#0", "doc_id": doc, "rank": 1}],
+                "answer": "an answer", "judges": {"abstained": False, "correct": correct,
+                                                  "evidence_in_context": evidence}}  # fmt: skip
+
+    run = {"format": "ragaudit.run", "format_version": 1, "name": "hand", "config": {"k": 1},
+           "rows": [row("q1", True, True), row("q2", None, True), row("q3", None, False),
+                    row("q4", None, True, doc="X")]}  # fmt: skip
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(run), encoding="utf-8")
+    # by hand: q1 ok; q2 and q3 unjudged at stage 2 (q2 answered right, q3 wrong); q4's gold
+    # document was not retrieved: 1-retrieval (correct by luck), never unjudged
+    views = json.loads(show(str(path), "--format", "json").stdout)["questions"]
+    stages = {v["qid"]: v["stage"] for v in views}
+    assert stages == {
+        "q1": "ok",
+        "q2": "unjudged at 2-evidence, answered correctly: no evidence-in-context verdict",
+        "q3": "unjudged at 2-evidence: no evidence-in-context verdict",
+        "q4": "1-retrieval (correct by luck)",
+    }
+    unjudged = json.loads(show(str(path), "--stage", "unjudged", "--format", "json").stdout)
+    assert [v["qid"] for v in unjudged["questions"]] == ["q2", "q3"]
+    failures = json.loads(show(str(path), "--failures", "--format", "json").stdout)
+    assert [v["qid"] for v in failures["questions"]] == ["q3"]

@@ -226,19 +226,29 @@ def test_document_level_labels_are_rejected_for_stage_two():
         compute_funnel(saved([row("q1")]), labels=Qrels({"q1": {"G": 1}}))
 
 
-def test_judge_errors_are_excluded_and_listed():
+def test_judge_errors_are_unjudged_counted_and_listed_with_their_reason():
     rows = [row("q1"), row("q2", correct=None), row("q3", evidence=None)]
-    rows[1]["judges"]["judge_error"] = "timeout"
+    rows[1]["judges"]["judge_errors"] = {"correctness": "timeout"}
     f = compute_funnel(saved(rows), n_resamples=50)
-    assert f.n == 1
-    assert f.excluded == {"no stage-2 verdict": ("q3",), "judge error": ("q2",)}
-    assert any("excluded (judge error): q2" in note for note in f.notes)
+    assert f.n == 3  # nobody is dropped from the denominator
+    got = [(u.id, u.stage, u.reason, u.correct) for u in f.unjudged]
+    assert got == [
+        ("q2", "4-generation", "correctness judge failed: timeout", None),
+        ("q3", "2-evidence", "no evidence-in-context verdict", True),
+    ]
+    # q1 passes all; q2 reached stage 4 undecided; q3 reached stage 2 undecided
+    assert [s.kept for s in f.stages] == [3, 2, 2, 1]
+    assert (f.correct.count, f.correct.n) == (2, 3)  # q1 and q3 (right although unjudged)
+    assert f.correct_end_to_end == pytest.approx(2 / 3)
+    assert any("q2 at 4-generation (correctness judge failed: timeout)" in n for n in f.notes)
+    assert "q3" not in f.failure_ids() and "q2" in f.failure_ids()
 
 
-def test_no_stage_two_source_at_all_is_an_error_that_says_how_to_fix_it():
+def test_no_stage_two_source_at_all_is_counted_and_says_how_to_fix_it():
     rows = [row("q1", evidence=None)]
-    with pytest.raises(InputError, match=r"stage 2 cannot be decided.*--labels FILE"):
-        compute_funnel(saved(rows))
+    f = compute_funnel(saved(rows), n_resamples=20)
+    assert [(u.id, u.stage) for u in f.unjudged] == [("q1", "2-evidence")]
+    assert any("stage 2 is decided for no question" in n and "--labels FILE" in n for n in f.notes)
 
 
 def test_bad_judge_value_names_file_row_and_field():

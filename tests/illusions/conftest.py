@@ -68,21 +68,34 @@ def reference_evaluate(qrels: Qrels, run: Run, metrics: Sequence[str]) -> Refere
     query_ids = tuple(qrels)
     parsed = []
     for name in metrics:
+        if name == "bpref":  # trec_eval's own, below
+            continue
         match = re.fullmatch(r"([a-z_0-9]+)@(\d+)", name)
         assert match, name
         parsed.append((name, match.group(1), int(match.group(2))))
     cutoffs = sorted({k for _, _, k in parsed})
     trec_measures = {f"{_TREC[fam]}.{','.join(map(str, cutoffs))}" for fam in _TREC}
-    trec_measures.add("recip_rank")
+    trec_measures |= {"recip_rank", "bpref"}
     evaluator = pytrec_eval.RelevanceEvaluator(qrels.to_dict(), trec_measures)
     # trec_eval sorts by score: give strictly decreasing scores in rank order.
     trec_run = {q: {item: float(100 - i) for i, item in enumerate(run[q])} for q in query_ids}
     trec = evaluator.evaluate(trec_run)
+    # trec_eval -J: the ranking with its unjudged items removed (Sakai's condensed list)
+    judged_only = pytrec_eval.RelevanceEvaluator(
+        qrels.to_dict(), trec_measures, judged_docs_only_flag=True
+    ).evaluate(trec_run)
     per_query: dict[str, np.ndarray] = {}
+    if "bpref" in metrics:
+        per_query["bpref"] = np.array([trec[q]["bpref"] for q in query_ids])
     for name, family, k in parsed:
         values = []
         for q in query_ids:
-            if family in _TREC:
+            if family == "ndcg_condensed":
+                values.append(judged_only[q][f"ndcg_cut_{k}"])
+            elif family == "judged":
+                top = run[q][:k]
+                values.append(sum(item in qrels[q] for item in top) / min(k, len(top)))
+            elif family in _TREC:
                 values.append(trec[q][f"{_TREC[family]}_{k}"])
             elif family == "mrr":
                 assert k >= len(run[q]), "recip_rank has no cut-off: keep rankings within k"

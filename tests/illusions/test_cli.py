@@ -67,6 +67,7 @@ def test_illusions_json_gives_all_numbers() -> None:
         "k_tradeoff",
         "whiteboard",
         "graded_vs_binary",
+        "unjudged_is_not_irrelevant",
     }
 
 

@@ -1,4 +1,4 @@
-"""The six metric-illusion cases reproduce the chapter's numbers, through every engine.
+"""The seven metric-illusion cases reproduce the chapter's numbers, through every engine.
 
 Expected values are written as formulas from the metric definitions; the chapter prints them
 at 3 decimals, which the ``chapter`` columns check separately.
@@ -213,7 +213,7 @@ def test_json_holds_every_number_and_is_stable(engine: Callable[..., Any]) -> No
     again = json.dumps(compute_illusions(engine).to_dict(), indent=2, allow_nan=False)
     assert first == again
     parsed = json.loads(first)
-    assert [c["number"] for c in parsed["cases"]] == [1, 2, 3, 4, 5, 6]
+    assert [c["number"] for c in parsed["cases"]] == [1, 2, 3, 4, 5, 6, 7]
     assert parsed["cases"][0]["systems"][2]["metrics"]["mrr@5"] == 0.25
     assert parsed["cases"][3]["by_k"]["8"]["precision"] == 3 / 8
     assert len(parsed["blind_spots"]) == len(BLIND_SPOTS) == 7
@@ -270,3 +270,30 @@ def test_engine_check_line_says_whether_the_engine_agrees() -> None:
     assert engine_check_line(check) == (
         "evaluate(): dcg@5 = 1.0616, map@5 = 0.5000  (DIFFERS from the hand derivation)"
     )
+
+
+def test_case7_labels_from_one_system_favour_it(report: IllusionsReport) -> None:
+    got = _systems(report, 7)
+    # labels: A, B relevant; X, Y, W judged not relevant (R = 2, N = 3); U, V unjudged.
+    # pooled = X A Y B W: A at 2, B at 4.  new = U V A W B: A at 3, B at 5; condensed A W B.
+    expected = {
+        "pooled": {
+            "judged@5": 5 / 5,
+            "ndcg@5": (1 / LOG2(3) + 1 / LOG2(5)) / IDCG_2,
+            "ndcg_condensed@5": (1 / LOG2(3) + 1 / LOG2(5)) / IDCG_2,  # nothing to remove
+            # A: 1 judged non-relevant above (X); B: 2 (X, Y); each over min(N, R) = 2
+            "bpref": ((1 - 1 / 2) + (1 - 2 / 2)) / 2,
+        },
+        "new": {
+            "judged@5": 3 / 5,
+            "ndcg@5": (1 / LOG2(4) + 1 / LOG2(6)) / IDCG_2,
+            "ndcg_condensed@5": (1 + 1 / LOG2(4)) / IDCG_2,
+            "bpref": (1 + (1 - 1 / 2)) / 2,  # A: none above; B: W above
+        },
+    }
+    for system, values in expected.items():
+        assert got[system] == pytest.approx(values, abs=1e-12), system
+    # the stated orderings: nDCG one way, nDCG' and bpref the other
+    assert got["pooled"]["ndcg@5"] > got["new"]["ndcg@5"]
+    assert got["new"]["ndcg_condensed@5"] > got["pooled"]["ndcg_condensed@5"]
+    assert got["new"]["bpref"] > got["pooled"]["bpref"]

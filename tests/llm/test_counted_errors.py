@@ -56,9 +56,10 @@ def test_generation_and_judge_errors_are_counted_and_named_in_every_output(
     # evidence judge when its sufficiency judge failed
     funnel = invoke(["funnel", str(run_file), "--format", "json"])
     assert funnel.exit_code == 0, funnel.output
-    excluded = json.loads(funnel.stdout)["excluded"]
-    assert excluded == {"generation error": ["q3"]}
-    assert json.loads(funnel.stdout)["n"] == len(ANSWERABLE) - 1
+    unjudged = json.loads(funnel.stdout)["unjudged"]
+    assert [(u["id"], u["correct"]) for u in unjudged] == [("q3", None)]
+    assert unjudged[0]["reason"].startswith("generation error: ")
+    assert json.loads(funnel.stdout)["n"] == len(ANSWERABLE)  # counted, never dropped
 
     judged = tmp_path / "judged.json"
     result = invoke(["judge", str(run_file), "--corpus", str(CORPUS), "--out", str(judged),
@@ -74,11 +75,12 @@ def test_generation_and_judge_errors_are_counted_and_named_in_every_output(
     text = page.read_text(encoding="utf-8")
     assert "errors: 1 generation errors (no answer: q3); judge errors: sufficiency 1" in text
     # the question is among the failing questions of the drill-down, with its reason
-    assert "excluded (generation error): q3" in text
+    assert "| unjudged | 1 | q3 (2-evidence: generation error: request to" in text
+    assert "stage died         excluded (unjudged at 2-evidence: generation error: " in text
 
     shown = invoke(["show", str(run_file), "q3"])
     assert shown.exit_code == 0, shown.output
-    assert "stage             excluded (generation error)" in shown.stdout
+    assert "stage             unjudged at 2-evidence: generation error: " in shown.stdout
     assert re.search(r"\n  answer +\(no answer: .*failed after 1 attempts", shown.stdout)
 
 
@@ -98,11 +100,11 @@ def test_a_run_whose_every_generation_failed_has_an_undefined_funnel(
     assert funnel.exit_code == 0, funnel.output
     assert (
         "ragaudit: warning: 2 unanswerable question(s) left out of the abstention rate "
-        "(generation error): q7, q8" in funnel.stderr
+        "(no abstention verdict): q7 (generation error: " in funnel.stderr
     )
     assert "UNANSWERABLE QUESTIONS (n=0)" in funnel.stdout
     assert (
-        "P(correct) = undefined: all 6 answerable questions are excluded (generation error)"
+        "P(correct) = undefined: all 6 answerable questions are unjudged (generation error)"
         in funnel.stdout
     )
     assert "= 0.000" not in funnel.stdout

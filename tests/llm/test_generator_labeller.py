@@ -36,6 +36,8 @@ def test_generator_protocol_and_prompt(server: FakeChatServer, make_client: Make
         "output_tokens": 12,
         "cached": False,
         "model": "gpt-4o-mini",
+        # the shipped price table's gpt-4o-mini: USD 0.15 / 1M input, 0.60 / 1M output tokens
+        "cost_usd": pytest.approx(90 * 0.15 / 1e6 + 12 * 0.60 / 1e6, abs=1e-12),
     }
     system, user = (m["content"] for m in server.requests[0].messages)
     assert system == GENERATOR.system and REFUSAL in system

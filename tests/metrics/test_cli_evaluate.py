@@ -40,7 +40,8 @@ def test_json_output_matches_hand_values_and_trec_eval_rules():
     q2 = (1 + 2 / L2(3)) / (2 + 1 / L2(3))  # Y(1), X(2) tied at 2.0: id descending puts Y first
     assert out["per_query"]["q1"]["ndcg@5"] == pytest.approx(q1, abs=1e-12)
     assert out["per_query"]["q2"]["ndcg@5"] == pytest.approx(q2, abs=1e-12)
-    assert out["per_query"]["q3"] == {"ndcg@5": 0.0, "mrr": 0.0}
+    # judged@k is printed beside the metrics (q3 is missing from the run: nothing judged)
+    assert out["per_query"]["q3"] == {"ndcg@5": 0.0, "mrr": 0.0, "judged@5": 0.0, "judged": 0.0}
     assert out["metrics"]["mrr"] == pytest.approx((1 / 2 + 1 + 0) / 3)
     assert out["n_queries"] == 3 and out["unit"] == "doc" and out["average"] == "macro"
     assert "q3" in result.stderr and "missing from the run" in result.stderr
@@ -56,7 +57,9 @@ def test_table_states_unit_averaging_k_and_ties():
     assert lines[2].split() == ["recall@5", "5", "1.0000", "recall_5"]
     assert lines[3].split() == ["map", "all", f"{(0.5 + 1.0) / 2:.4f}", "map"]
     assert "tied score groups: 1" in result.stdout
-    assert result.stderr == ""
+    assert lines[4].split() == ["judged@5", "5", f"{(2 / 5 + 2 / 3) / 2:.4f}", "-"]
+    # the only warning: q1 has 2 of its 5 items labelled (< 0.5), once for the run
+    assert [line.split(":")[2] for line in result.stderr.splitlines()] == [" " + RUN]
 
 
 def test_output_is_byte_identical_across_runs():
@@ -69,10 +72,12 @@ def test_csv_micro_average():
         "--qrels", QRELS, "--run", RUN, "-m", "recall@1", "--average", "micro", "--format", "csv"
     )
     assert result.exit_code == 0
-    header, row = result.stdout.splitlines()
+    header, row, judged = result.stdout.splitlines()
     assert header == "metric,k,value,unit,average,n"
     # pooled: q1 finds 0 of 2 at k=1, q2 finds 1 (Y) of 2, q3 0 of 1 -> 1 / 5
     assert row == f"recall@1,1,{1 / 5!r},doc,micro,3"
+    # judged@1 averages per question under micro too: B unjudged, Y judged, q3 absent
+    assert judged == f"judged@1,1,{1 / 3!r},doc,micro,3"
 
 
 def test_chunk_map_lifts_a_chunk_run(tmp_path):
@@ -112,7 +117,7 @@ def test_chunk_map_lifts_a_chunk_run(tmp_path):
         (
             {"run.txt": "q1 Q0 c9 1 1 t\n", "map.tsv": "c1\tD1\n"},
             ["--chunk-map", "map.tsv"],
-            r"chunk 'c9' is not in the chunk->document map",
+            r"1 run item\(s\) of 1 question\(s\) are not in the chunk->document map, e\.g\. 'c9'",
         ),
     ],
 )

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from ragaudit.data.saved_run_summary import EndToEndCorrect
 from ragaudit.diagnose.funnel import FunnelResult, Stage, Unanswerable
 from ragaudit.diagnose.label_bias import BiasResult, CandidateGroup, QuestionBias, RankShift
 from ragaudit.exceptions import InputError
@@ -126,7 +127,8 @@ def funnel_result():
         stage2_source="evidence_in_context",
         stage2_source_counts={"evidence_in_context": 4},
         unanswerable=Unanswerable(2, 1, 0.5, 0.0, 1.0, ("u2",)),
-        excluded={},
+        unjudged=(),
+        correct=EndToEndCorrect(3, 4),
         seed=7,
         n_resamples=100,
         confidence=0.95,
@@ -148,7 +150,8 @@ THE FUNNEL (k=3, n=4 answerable questions)
 
   P(correct) = 1.000 x 0.750 x 0.667 x 1.000 = 0.500
   stage-1 success (hit rate@3):   1.000
-  end-to-end correct:             0.750   (through the funnel 0.500 + by luck 0.250)
+  end-to-end correct:             3/4 = 0.750
+    = through the funnel 0.500 + by luck 0.250
   the gap recall cannot see:      +0.250   95% CI [+0.000, +0.750]
   stage 2 decided by: the offline evidence-in-context judge
   intervals: stage and abstention rates Clopper-Pearson exact; the gap Tango score (paired)
@@ -159,6 +162,7 @@ WHERE QUESTIONS DIE
   2-evidence       1  q2   right document, wrong chunk: revisit chunk size and overlap, add a reranker
   3-refusal        1  q3   evidence present, model refused: relax the refusal instruction in the prompt
   4-generation     0
+  unjudged         0
   ok               2
   correct by luck  1  q2   failed stage 1 or 2, answered right anyway (counted as died above)
 

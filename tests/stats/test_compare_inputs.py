@@ -42,7 +42,8 @@ def test_compare_reads_evaluate_per_query_json(tmp_path, files):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     rows = {row["metric"]: row for row in doc["metrics"]}
-    assert doc["n_common"] == 30 and list(rows) == ["hit@1", "mrr"]
+    # evaluate prints judged@k beside the metrics; compare reads them as metrics too
+    assert doc["n_common"] == 30 and list(rows) == ["hit@1", "mrr", "judged@1", "judged"]
     assert rows["hit@1"]["diff"] == pytest.approx(12 / 30)
     assert rows["hit@1"]["mcnemar"]["b_only"] == 12 and rows["hit@1"]["mcnemar"]["a_only"] == 0
     assert rows["hit@1"]["p_value"] == pytest.approx(stats.binomtest(12, 12).pvalue)

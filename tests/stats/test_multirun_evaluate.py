@@ -57,7 +57,10 @@ def test_tests_against_the_first_run_are_holm_corrected_per_metric(files, ranked
     doc = json.loads(result.stdout)
     assert doc["pairs"] == "first" and doc["correction"] == "holm" and doc["alpha"] == 0.05
     rows = {(c["metric"], c["run_b"]): c for c in doc["comparisons"]}
-    assert sorted(rows) == [(m, r) for m in ("hit@1", "mrr") for r in ("mixed", "strong")]
+    # judged@1 and judged are compared beside the metrics (Holm per metric)
+    assert sorted(rows) == [
+        (m, r) for m in ("hit@1", "judged", "judged@1", "mrr") for r in ("mixed", "strong")
+    ]
     base = ranked_runs.hand_values("base")
     for metric, oracle in (("hit@1", ranked_runs.mcnemar_p), ("mrr", ranked_runs.sign_flip_p)):
         values = {r: ranked_runs.hand_values(r)[metric] for r in ("strong", "mixed")}
@@ -83,13 +86,13 @@ def test_table_has_a_row_per_run_markers_and_a_legend(files, ranked_runs):
                     "--seed", "7")  # fmt: skip
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[1].split() == ["run", "n", "hit@1", "mrr"]
+    assert lines[1].split() == ["run", "n", "hit@1", "mrr", "judged@1", "judged"]
     strong_mrr = np.mean(ranked_runs.hand_values("strong")["mrr"])
     mixed_mrr = np.mean(ranked_runs.hand_values("mixed")["mrr"])
-    assert lines[2].split() == ["a", "base", "30", "0.3333", f"{(10 + 20 / 3) / 30:.4f}"]
+    assert lines[2].split()[:5] == ["a", "base", "30", "0.3333", f"{(10 + 20 / 3) / 30:.4f}"]
     strong = ["b", "strong", "30", f"{22 / 30:.4f}", "▲", f"{strong_mrr:.4f}", "▲"]
-    assert lines[3].split() == strong
-    assert lines[4].split() == ["c", "mixed", "30", f"{13 / 30:.4f}", f"{mixed_mrr:.4f}"]
+    assert lines[3].split()[:7] == strong
+    assert lines[4].split()[:5] == ["c", "mixed", "30", f"{13 / 30:.4f}", f"{mixed_mrr:.4f}"]
     legend = result.stdout
     assert "significantly higher / lower than run a (base)" in legend
     assert "Holm correction over the 2 comparison(s)" in legend
@@ -110,12 +113,13 @@ def test_all_pairs_marks_which_runs_a_run_beats(files, ranked_runs):
     result = invoke("--qrels", qrels, *run_args(paths), "-m", "hit@1", "--pairs", "all",
                     "--format", "json")  # fmt: skip
     doc = json.loads(result.stdout)
-    assert len(doc["comparisons"]) == 3 and doc["pairs"] == "all"
+    hit_rows = [c for c in doc["comparisons"] if c["metric"] == "hit@1"]  # judged@1 beside
+    assert len(hit_rows) == 3 and doc["pairs"] == "all"
     hits = {name: ranked_runs.hand_values(name)["hit@1"] for name in ranked_runs.ranks}
     pairs = [("base", "strong"), ("base", "mixed"), ("strong", "mixed")]
     raw = [ranked_runs.mcnemar_p(hits[a], hits[b]) for a, b in pairs]
     reject, holm, _, _ = multipletests(raw, alpha=0.05, method="holm")
-    got = {(c["run_a"], c["run_b"]): c for c in doc["comparisons"]}
+    got = {(c["run_a"], c["run_b"]): c for c in hit_rows}
     for pair, q, sig in zip(pairs, holm, reject, strict=True):
         assert got[pair]["p_holm"] == pytest.approx(q, rel=1e-9)
         assert got[pair]["significant"] == bool(sig)
@@ -138,7 +142,7 @@ def test_same_inputs_same_bytes_and_the_other_formats(files):
         assert first.exit_code == 0, first.output
         assert first.stdout == invoke(*args, "--format", output_format).stdout
     csv = invoke(*args, "--format", "csv").stdout
-    assert csv.splitlines()[0] == "id,run,n,mrr,ndcg@5"
+    assert csv.splitlines()[0] == "id,run,n,mrr,ndcg@5,judged,judged@5"
 
 
 def test_several_runs_refuse_micro_averages(files):
@@ -165,13 +169,13 @@ def test_latex_table_is_well_formed_and_escaped(files, ranked_runs):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == r"% ragaudit output; needs \usepackage{booktabs,amssymb}"
-    start = lines.index(r"\begin{tabular}{llrrr}")
+    start = lines.index(r"\begin{tabular}{llrrrrr}")  # judged@1 and judged beside
     body = lines[start + 4 : start + 7]
-    assert [row.count(" & ") for row in body] == [4, 4, 4]
+    assert [row.count(" & ") for row in body] == [6, 6, 6]
     strong_mrr = np.mean(ranked_runs.hand_values("strong")["mrr"])
-    assert body[1] == (
+    assert body[1].startswith(
         rf"b & strong & 30 & {22 / 30:.4f} \ensuremath{{\blacktriangle}} & "
-        rf"{strong_mrr:.4f} \ensuremath{{\blacktriangle}} \\"
+        rf"{strong_mrr:.4f} \ensuremath{{\blacktriangle}} & "
     )
     assert "relevance\\_threshold=1" in result.stdout and "95\\% interval" in result.stdout
     assert result.stdout.count(r"\begin{tabular}") == result.stdout.count(r"\end{tabular}") == 2

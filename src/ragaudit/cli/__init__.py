@@ -27,6 +27,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("ragaudit.cli.run", "Evaluate a pipeline configuration on a golden set; save the run."),
     "import": ("ragaudit.cli.import_", "Saved runs from another pipeline, RAGAS or DeepEval."),
     "chunks": ("ragaudit.cli.chunks", "List a corpus's chunks: ids, documents, offsets."),
+    "golden": (
+        "ragaudit.cli.golden",
+        "Check a golden set against its corpus (keys, sources, ...).",
+    ),
     "export": ("ragaudit.cli.export", "Write a saved run as a TREC run, a golden set as qrels."),
     "funnel": ("ragaudit.cli.funnel", "Where questions die between retrieval and a right answer."),
     "show": ("ragaudit.cli.show", "One question at a time: chunks, answer, verdicts, stage."),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import click
@@ -124,6 +125,22 @@ __all__ = ["command", "noise_sections"]
     help="Split the variance of judged metrics into question sampling and judge noise, from "
     "the per-repeat verdicts of `ragaudit judge --judge-repeats R` (saved runs only).",
 )
+@click.option(
+    "--judged-threshold",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="With --qrels: warn about questions whose judged@k (share of the top k that carries "
+    "a label, compared beside the metrics) is below this.",
+)
+@click.option(
+    "--judged-margin",
+    type=float,
+    default=0.1,
+    show_default=True,
+    help="With --qrels: warn when the runs' mean judged@k differ by more than this (the "
+    "comparison then favours the run more like the one the labels came from).",
+)
 @format_option()
 def command(
     runs: tuple[str, ...],
@@ -142,6 +159,8 @@ def command(
     gates: tuple[str, ...],
     cluster_by: str | None,
     judge_repeats: bool,
+    judged_threshold: float,
+    judged_margin: float,
     output_format: str,
 ) -> None:
     """Paired comparison of RUN_A and RUN_B (diff = B - A), question by question.
@@ -150,11 +169,12 @@ def command(
     {question_id: {metric: value}} file or JSONL lines {"id": question_id, metric: value};
     with --qrels, a retrieval run (TREC, JSONL or JSON).  With --baseline FILE, FILE is A and
     the one RUN is B.  When $GITHUB_STEP_SUMMARY is set, the comparison is also appended to
-    that file as Markdown.  For every metric: a confidence interval (Tango score
-    for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in [0, 1], paired bootstrap
-    otherwise), a paired permutation p-value (exact whenever
-    affordable) and a verdict, each row naming its methods; for 0/1 metrics also McNemar's
-    exact test, the ids of the questions that differ and the power the comparison had.
+    that file as Markdown.  For every metric: a paired permutation p-value (exact whenever
+    affordable), the verdict of that test, and a confidence interval (Tango score for 0/1
+    metrics, the same sign-flip test inverted otherwise, so it excludes 0 exactly when the
+    verdict is SIGNIFICANT), each row naming its methods, with what it rules out and its
+    minimum detectable effect; for 0/1 metrics also McNemar's exact test and the ids of the
+    questions that differ.  With --cluster-by every verdict flips whole clusters.
     """
     from ragaudit.data.per_question_files import read_per_question_metrics, read_run_directory
     from ragaudit.reports.noise import with_noise_sections
@@ -197,7 +217,7 @@ def command(
     if len(runs) != 2:
         raise InputError(f"compare: expected two runs RUN_A RUN_B, found {len(runs)}")
     if qrels_path is not None:
-        pair = _score_runs(qrels_path, runs, metrics)
+        pair = _score_runs(qrels_path, runs, metrics, judged_threshold, judged_margin)
         metrics = ()
     else:
         pair = (read_per_question_metrics(runs[0]), read_per_question_metrics(runs[1]))
@@ -233,23 +253,36 @@ def command(
 
 
 def _score_runs(
-    qrels_path: str, runs: tuple[str, ...], metrics: tuple[str, ...]
+    qrels_path: str,
+    runs: tuple[str, ...],
+    metrics: tuple[str, ...],
+    judged_threshold: float = 0.5,
+    judged_margin: float = 0.1,
 ) -> tuple[RunLike, RunLike]:
-    """Two retrieval runs scored per question against the labels, as ``evaluate`` scores them."""
+    """Two retrieval runs scored per question against the labels, as ``evaluate`` scores them,
+    with judged@k beside the metrics and its warnings."""
     from pathlib import Path
 
     from ragaudit.cli.evaluate import DEFAULT_METRICS, score_run
     from ragaudit.data.formats import read_qrels
     from ragaudit.data.per_question import PerQuestionMetrics
+    from ragaudit.metrics.judged import judged_coverage, judged_names, warn_unjudged
 
     qrels = read_qrels(qrels_path)
     names = list(metrics) or list(DEFAULT_METRICS)
-    scored = []
-    for path in runs:
-        ev = score_run(qrels, path, names)
-        scored.append(
-            PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
-        )
+    names += judged_names(names)
+    scored, coverages = [], []
+    with warnings.catch_warnings(record=True) as caught:  # printed once each, as evaluate does
+        warnings.simplefilter("always")
+        for path in runs:
+            ev = score_run(qrels, path, names)
+            coverages.append(judged_coverage(ev, path, judged_threshold))
+            scored.append(
+                PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
+            )
+        warn_unjudged(coverages, judged_margin)
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"ragaudit: warning: {message}", err=True)
     return scored[0], scored[1]
 
 

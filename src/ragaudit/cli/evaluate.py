@@ -112,6 +112,36 @@ def _metric_help() -> str:
     show_default=True,
     help="Several runs: significance level of the markers (Holm-adjusted p < alpha).",
 )
+@click.option(
+    "--judged-threshold",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="Warn about questions whose judged@k (share of the top k that carries a label) is "
+    "below this; judged@k is printed beside the metrics.",
+)
+@click.option(
+    "--judged-margin",
+    type=float,
+    default=0.1,
+    show_default=True,
+    help="Several runs: warn when a run's mean judged@k differs from the first run's by more "
+    "(the comparison then favours the run the labels came from).",
+)
+@click.option(
+    "--ignore-identical-ids",
+    is_flag=True,
+    help="Drop run items whose id is their question's id (a question that is also a "
+    "document retrieves itself; BEIR's ignore_identical_ids). Without it they are scored "
+    "and counted in a warning.",
+)
+@click.option(
+    "--filled",
+    "filled_path",
+    default=None,
+    help="Labels filled by `ragaudit labels fill` (or any labels file): report each metric on "
+    "--qrels, on --qrels plus these, and the change (one --run).",
+)
 @seed_option()
 @format_option(*TEXT_FORMATS, "latex")
 def command(
@@ -129,6 +159,10 @@ def command(
     stream: bool,
     pairs: str,
     alpha: float,
+    judged_threshold: float,
+    judged_margin: float,
+    ignore_identical_ids: bool,
+    filled_path: str | None,
     seed: int,
     output_format: str,
 ) -> None:
@@ -139,9 +173,11 @@ def command(
     significant after Holm's correction (the legend names the test, alpha and the seed).
     """
     from ragaudit.data.formats import read_qrels
+    from ragaudit.metrics.judged import judged_coverage, judged_names, warn_unjudged
     from ragaudit.reports.metrics import evaluate_report
 
     names = list(metrics) or list(DEFAULT_METRICS)
+    names += judged_names(names)
     if len(run_paths) > 1 and average != "macro":
         raise InputError(
             "evaluate: several runs are compared on per-question values, whose mean is the "
@@ -150,6 +186,8 @@ def command(
     from ragaudit._validate import check_fraction
 
     check_fraction(alpha, "alpha")
+    if filled_path is not None and len(run_paths) > 1:
+        raise InputError("evaluate --filled: expected one --run, found " + str(len(run_paths)))
     options: dict[str, Any] = {
         "relevance_threshold": relevance_threshold,
         "missing": missing,
@@ -158,16 +196,31 @@ def command(
         "average": average,
         "chunk_map_path": chunk_map_path,
         "stream": stream,
+        "ignore_identical_ids": ignore_identical_ids,
     }
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         qrels = read_qrels(qrels_path, unit=unit)
         evaluations = [score_run(qrels, path, names, unit=unit, **options) for path in run_paths]
+        warn_unjudged(
+            [
+                judged_coverage(ev, path, judged_threshold)
+                for path, ev in zip(run_paths, evaluations, strict=True)
+            ],
+            judged_margin,
+        )
         if len(run_paths) > 1:
             report = _several_runs(evaluations, run_paths, pairs, alpha, seed, per_query)
+        if filled_path is not None:
+            from ragaudit.labels.fill import merge_labels
+            from ragaudit.reports.labels_fill import filled_evaluation_report
+
+            merged = merge_labels(qrels, read_qrels(filled_path, unit=unit))
+            after = score_run(merged, run_paths[0], names, unit=unit, **options)
+            report = filled_evaluation_report(evaluations[0], after, run_paths[0], filled_path)
     for message in dict.fromkeys(str(w.message) for w in caught):
         click.echo(f"ragaudit: warning: {message}", err=True)
-    if len(run_paths) == 1:
+    if len(run_paths) == 1 and filled_path is None:
         report = evaluate_report(evaluations[0], per_query)
     emit(report, output_format)
 
@@ -185,6 +238,7 @@ def score_run(
     average: str = "macro",
     chunk_map_path: str | None = None,
     stream: bool = False,
+    ignore_identical_ids: bool = False,
 ) -> Evaluation:
     """Score one run file as ``evaluate`` does (shared with ``compare --qrels``)."""
     from ragaudit.data.formats import read_chunk_map, read_run
@@ -192,8 +246,11 @@ def score_run(
     from ragaudit.metrics.stream import evaluate_stream
 
     if stream:
-        if chunk_map_path or average != "macro":
-            raise click.UsageError("--stream scores a TREC run as is: macro averages only")
+        if chunk_map_path or average != "macro" or ignore_identical_ids:
+            raise click.UsageError(
+                "--stream scores a TREC run as is: macro averages only, no --chunk-map, no "
+                "--ignore-identical-ids"
+            )
         return evaluate_stream(
             qrels,
             run_path,
@@ -216,6 +273,7 @@ def score_run(
         relevance_threshold=relevance_threshold,
         missing=missing,
         average=average,
+        ignore_identical_ids=ignore_identical_ids,
     )
 
 

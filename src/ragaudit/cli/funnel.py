@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ragaudit.cli._corpus import chunk_texts
@@ -23,7 +25,8 @@ _CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
 
 
 @click.command("funnel")
-@click.argument("run", type=click.Path(dir_okay=False))
+@click.argument("runs", metavar="RUN [RUN_B]", nargs=-1, required=True,
+                type=click.Path(dir_okay=False))  # fmt: skip
 @k_option("Cut-off (default: the run's own k). Re-slices a run that retrieved deeper.")
 @labels_option("Chunk-label file (ragaudit labels build): decides stage 2 from answer chunks.")
 @corpus_option(
@@ -50,7 +53,7 @@ _CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
 )
 @format_option()
 def command(
-    run: str,
+    runs: tuple[str, ...],
     k: int | None,
     labels_path: str | None,
     corpus_dir: str | None,
@@ -66,11 +69,53 @@ def command(
     the product identity P(correct) = p1 x p2 x p3 x p4, the gap between hit rate and
     end-to-end correctness, where each failing question died, the questions answered right
     by luck, and the abstention rate on unanswerable questions.
+
+    With two runs (funnel A B), compares them stage by stage: each run's conditional rate,
+    their paired difference on the questions that reached the stage in both (Tango score
+    interval, exact McNemar p), the stage that loses the most questions in each, and every
+    question that moved between stages.
     """
+    if len(runs) > 2:
+        raise click.UsageError(f"expected one run or two (A B), found {len(runs)}")
+    if len(runs) == 2 and cluster_by:
+        raise click.UsageError("--cluster-by: applies to one run; compare two runs with "
+                               "ragaudit compare A B --cluster-by")  # fmt: skip
+    from ragaudit.reports.funnel import funnel_report
+
+    if len(runs) == 2:
+        from ragaudit.diagnose.funnel_compare import compare_funnels
+        from ragaudit.reports.funnel_compare import funnel_comparison_report
+
+        (_, first), (_, second) = (
+            _funnel(path, k, labels_path, corpus_dir, seed, resamples, rate_ci) for path in runs
+        )
+        emit(funnel_comparison_report(compare_funnels(first, second)), output_format)
+        return
+    saved, result = _funnel(runs[0], k, labels_path, corpus_dir, seed, resamples, rate_ci)
+    report = funnel_report(result)
+    if cluster_by:
+        from ragaudit.diagnose.noise import clustered_means
+        from ragaudit.reports.noise import with_noise_sections
+
+        clustered = clustered_means(saved, cluster_by)
+        report = with_noise_sections(report, {"clustered": clustered}, _CONFIDENCE)
+    emit(report, output_format)
+
+
+def _funnel(
+    run: str,
+    k: int | None,
+    labels_path: str | None,
+    corpus_dir: str | None,
+    seed: int,
+    resamples: int,
+    rate_ci: str,
+) -> tuple[Any, Any]:
+    """Load one saved run (and its labels or corpus), compute its funnel, warn its notes:
+    ``(saved run, funnel)``."""
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.funnel import compute_funnel
     from ragaudit.labels.format import load_chunk_labels, retrieved_chunk_ids
-    from ragaudit.reports.funnel import funnel_report
 
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
@@ -95,11 +140,4 @@ def command(
     )
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
-    report = funnel_report(result)
-    if cluster_by:
-        from ragaudit.diagnose.noise import clustered_means
-        from ragaudit.reports.noise import with_noise_sections
-
-        clustered = clustered_means(saved, cluster_by)
-        report = with_noise_sections(report, {"clustered": clustered}, _CONFIDENCE)
-    emit(report, output_format)
+    return saved, result

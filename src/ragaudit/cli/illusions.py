@@ -1,4 +1,4 @@
-"""``ragaudit illusions``: the six cases where metrics tie and systems differ."""
+"""``ragaudit illusions``: the seven cases where metrics tie and systems differ."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ __all__ = ["command"]
 @click.command("illusions")
 @format_option()
 def command(output_format: str) -> None:
-    """Print six small cases where two systems tie on one metric and differ on another.
+    """Print seven small cases where two systems tie on one metric and differ on another.
 
     Every number is computed live by the metrics engine on hand-made rankings; the output
     is the same, byte for byte, on every run.

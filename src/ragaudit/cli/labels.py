@@ -365,3 +365,88 @@ def verdicts(
         click.echo("rerun the same command to resume", err=True)
     if graded >= 2:
         click.echo(f"next: ragaudit calibrate {run} --human {out_path} --metric {metric}", err=True)
+
+
+@command.command("fill")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@labels_option("Chunk-label file made for the runs' chunking.", required=True)
+@corpus_option("Folder of the runs' documents (the labeller reads the chunks).", required=True)
+@click.option(
+    "--labeller",
+    type=click.Choice(["heuristic", "llm", "human"]),
+    default="heuristic",
+    show_default=True,
+    help="Who judges the unjudged chunks: offline keyword matching, a model, or you.",
+)
+@k_option("Pool depth: the top k of each run (default: each run's own k).")
+@click.option(
+    "--date",
+    default=None,
+    help="Date recorded with each filled label (default: today, UTC); fix it for "
+    "byte-identical files.",
+)
+@out_file_option("Filled labels to write (JSONL: qid, docid, grade + provenance).",
+                 stdout=False, required=True)  # fmt: skip
+@format_option()
+@add_llm_options
+def fill(
+    runs: tuple[str, ...],
+    labels_path: str,
+    corpus_dir: str,
+    labeller: str,
+    k: int | None,
+    date: str | None,
+    out_path: str,
+    output_format: str,
+    judge_repeats: int,
+    **llm_options: Any,
+) -> None:
+    """Judge the unjudged chunks in the top k of saved RUNS (pooled), and show what changes.
+
+    The labels grade the chunks of each question's gold documents; every other chunk a run
+    retrieved is unjudged and counts as non-relevant.  This pools the runs' top k, has the
+    labeller grade the unjudged chunks, writes every label with its provenance (original, or
+    filled: labeller, date, runs) to --out, and prints per run judged@k and the metrics on the
+    original and on the filled labels.  `evaluate --qrels ORIGINAL --filled OUT` does the same
+    for any run file.
+    """
+    import datetime
+
+    from ragaudit.cli._corpus import run_chunks
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.exceptions import InputError
+    from ragaudit.labels.build import make_labeller
+    from ragaudit.labels.fill import fill_labels, write_filled_labels
+    from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.reports.labels_fill import fill_report
+
+    if judge_repeats != 1:
+        raise InputError("--judge-repeats: does not apply to labels fill")
+    if Path(out_path).resolve() in {Path(p).resolve() for p in (labels_path, *runs)}:
+        raise InputError(f"--out {out_path}: would overwrite an input; write to a new file")
+    saved = [load_saved_run(path) for path in runs]
+    labels = load_chunk_labels(labels_path)
+    chunks = run_chunks(corpus_dir, saved[0].config)
+    if labeller == "llm":
+        labeller_obj = make_labeller("llm", config=llm_config_from_cli(**llm_options))
+    elif labeller == "human":
+        labeller_obj = make_labeller("human", ask=_ask_grade, show=click.echo)
+    else:
+        labeller_obj = make_labeller(labeller)
+    today = date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    try:
+        result = fill_labels(saved, labels, chunks, labeller_obj, date=today, k=k)
+    finally:
+        close = getattr(labeller_obj, "close", None)
+        if callable(close):
+            close()
+    write_filled_labels(result, out_path)
+    if result.stopped:
+        click.echo(
+            f"ragaudit: warning: labelling stopped: {len(result.added)} chunk(s) judged; the "
+            "rest of the pool stays unjudged (a new fill starts the pool again)",
+            err=True,
+        )
+    for note in result.notes:
+        click.echo(f"ragaudit: warning: {note}", err=True)
+    emit(fill_report(result, out_path), output_format)

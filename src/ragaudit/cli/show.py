@@ -13,19 +13,25 @@ from ragaudit.exceptions import InputError
 
 __all__ = ["STAGES", "command"]
 
-#: ``--stage`` choices: a funnel stage a question died at, or correct by luck.
-STAGES = ("1-retrieval", "2-evidence", "3-refusal", "4-generation", "lucky")
+#: ``--stage`` choices: a funnel stage a question died at, correct by luck, or unjudged.
+STAGES = ("1-retrieval", "2-evidence", "3-refusal", "4-generation", "lucky", "unjudged")
 
 
 @click.command("show")
 @click.argument("run", type=click.Path(dir_okay=False))
 @click.argument("qids", nargs=-1)
-@click.option("--failures", is_flag=True, help="Only the questions that did not end correct.")
+@click.option(
+    "--failures",
+    is_flag=True,
+    help="Only the questions that did not end well: answerable ones not answered correctly "
+    "(died or unjudged), unanswerable ones answered.",
+)
 @click.option(
     "--stage",
     type=click.Choice(STAGES),
     default=None,
-    help="Only the questions that died at this stage (lucky: right by luck).",
+    help="Only the questions that died at this stage (lucky: right by luck; unjudged: no "
+    "judge could decide a stage they reached).",
 )
 @k_option("Cut-off (default: the run's own k), as in `ragaudit funnel`.")
 @labels_option("Chunk-label file: marks the answer chunks and decides stage 2 as the funnel does.")
@@ -50,14 +56,14 @@ def command(
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.funnel import compute_funnel
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.reports.html_data import answer_chunk_sets, question_stages, question_view
+    from ragaudit.reports.html_data import answer_chunk_sets, question_view
     from ragaudit.reports.show import show_report
 
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     funnel = compute_funnel(saved, k=k, labels=labels, chunk_texts=texts, n_resamples=1)
-    stages = question_stages(funnel)
+    stages = funnel.places()
     by_id = saved.by_id()
     unknown = [q for q in qids if q not in by_id]
     if unknown:
@@ -68,14 +74,16 @@ def command(
         )
     selected = [by_id[q] for q in dict.fromkeys(qids)] if qids else list(saved.questions)
     if failures:
-        selected = [q for q in selected if stages.get(q.id, "ok") != "ok"]
+        failed = set(funnel.failure_ids())
+        selected = [q for q in selected if q.id in failed]
     if stage == "lucky":
         selected = [q for q in selected if q.id in set(funnel.lucky)]
+    elif stage == "unjudged":
+        unjudged = {u.id for u in funnel.unjudged}
+        selected = [q for q in selected if q.id in unjudged]
     elif stage is not None:
         selected = [q for q in selected if q.id in set(funnel.died[stage])]
     answers = answer_chunk_sets(labels) if labels is not None else {}
-    views = [
-        question_view(q, stages.get(q.id, "excluded"), funnel.k, texts, answers) for q in selected
-    ]
+    views = [question_view(q, stages[q.id], funnel.k, texts, answers) for q in selected]
     note = "" if corpus_dir else "pass --corpus DIR to see each retrieved chunk's text"
     emit(show_report(saved.name, funnel.k, views, note=note), output_format)

@@ -21,9 +21,10 @@ the guess.  Without an id column questions are numbered ``q1``, ``q2``, ...
 
 Unanswerable questions (``answerable: false``) have no sources and the answer may be empty.
 An answerable question needs sources, or reference contexts from which a corpus gives them
-(:func:`ragaudit.data.context_match.sources_from_contexts`).  Unknown keys are kept in
-:attr:`GoldenQuestion.extra`.  Every validation error names the file, the line (in YAML the
-value's own line) and the field.
+(:func:`ragaudit.data.context_match.sources_from_contexts`).  A misspelt key (``keyword``
+for ``keywords``: :func:`~ragaudit.data.golden_fields.misspelt_key`) is refused, naming the
+key it misspells; other unknown keys are kept in :attr:`GoldenQuestion.extra`.  Every
+validation error names the file, the line (in YAML the value's own line) and the field.
 """
 
 from __future__ import annotations
@@ -38,7 +39,13 @@ import yaml
 
 from ragaudit.data.context_match import ContextIndex
 from ragaudit.data.formats.yaml_ import compose_yaml, construct_yaml
-from ragaudit.data.golden_fields import question_fields, resolve_columns, type_name
+from ragaudit.data.golden_fields import (
+    misspelt_key,
+    question_fields,
+    resolve_columns,
+    type_name,
+    unknown_key_message,
+)
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import FormatError, InputError, unreadable
 
@@ -304,10 +311,17 @@ def _yaml_question(
             return _line(value_node.value[int(index.rstrip("]"))])
         return _line(value_node)
 
+    used = set(resolved.values())
+    for key_node, _ in node.value:
+        key = str(key_node.value)
+        nearest = misspelt_key(key, used)
+        if nearest is not None:
+            raise FormatError(
+                unknown_key_message(key, nearest), path=path, line=_line(key_node), field=key
+            )
     checked = question_fields(
         values, line_of, position, path=path, doc_ids=doc_ids, integer_ids=False
     )
-    used = set(resolved.values())
     extra = {k: _construct(v, path) for k, v in fields.items() if k not in used}
     return GoldenQuestion(**checked, line=_line(node), extra=extra)
 
@@ -349,6 +363,11 @@ def golden_from_records(
     names = [str(key) for _, record in rows for key in record]
     resolved = resolve_columns(names, columns, path=path)
     used = set(resolved.values())
+    for key in dict.fromkeys(names):
+        nearest = misspelt_key(key, used)
+        if nearest is not None:
+            line = next(ln for ln, record in rows if key in record)
+            raise FormatError(unknown_key_message(key, nearest), path=path, line=line, field=key)
     questions = []
     for position, (line, record) in enumerate(rows):
         values = {field: record[column] for field, column in resolved.items() if column in record}

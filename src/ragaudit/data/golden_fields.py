@@ -23,11 +23,19 @@ field                  accepted column names (first choice first)
 A file that holds two names of one field (``answer`` and ``ground_truth``) is refused unless
 ``--map answer=ground_truth`` says which one to use; ``--map`` also names columns that are not
 in the table at all.
+
+A key that is none of these names but close to one (:func:`misspelt_key`: ``difflib`` ratio
+of the lower-cased names >= :data:`MISSPELLING_SIMILARITY`, so ``keyword``, ``qestion``,
+``sorces``, ``unanswerable``) is a misspelling and refused, naming the nearest accepted name:
+silently ignoring ``keyword:`` would leave the question without its keywords.  Other keys
+(``difficulty``, a RAGAS file's ``retrieved_contexts``) are kept as the question's own
+metadata; ``ragaudit golden check`` lists them all.
 """
 
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -38,13 +46,18 @@ from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
     "GOLDEN_COLUMNS",
+    "MISSPELLING_SIMILARITY",
     "accepted_names",
     "cell_list",
     "is_list_literal",
+    "known_keys",
+    "misspelt_key",
+    "nearest_key",
     "parse_column_map",
     "question_fields",
     "resolve_columns",
     "type_name",
+    "unknown_key_message",
 ]
 
 #: Accepted column names of each golden-set field, first choice first.
@@ -60,6 +73,56 @@ GOLDEN_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 _LISTS = ("sources", "reference_contexts", "keywords", "tags")
+
+#: A key at least this similar to an accepted name (difflib ratio, lower case) is a typo.
+MISSPELLING_SIMILARITY = 0.8
+
+
+def known_keys() -> tuple[str, ...]:
+    """Every accepted column name, fields first (``id``, ``question``, ``answer``, ...)."""
+    return tuple(
+        dict.fromkeys([*GOLDEN_COLUMNS, *(n for ns in GOLDEN_COLUMNS.values() for n in ns)])
+    )
+
+
+def nearest_key(key: str, cutoff: float = 0.6) -> str | None:
+    """The accepted name most similar to ``key`` (``difflib`` ratio >= ``cutoff``), or None.
+
+    >>> nearest_key("keyword"), nearest_key("Question"), nearest_key("difficulty")
+    ('keywords', 'question', None)
+    """
+    lower = {name.lower(): name for name in known_keys()}
+    found = difflib.get_close_matches(str(key).lower(), list(lower), n=1, cutoff=cutoff)
+    return lower[found[0]] if found else None
+
+
+def misspelt_key(key: str, used: Collection[str] = ()) -> str | None:
+    """The accepted name ``key`` misspells, or None when it is accepted, used (``--map``) or
+    not close to any (similarity below :data:`MISSPELLING_SIMILARITY`).
+
+    >>> misspelt_key("keyword"), misspelt_key("keywords"), misspelt_key("retrieved_contexts")
+    ('keywords', None, None)
+    """
+    if key in used or key in known_keys():
+        return None
+    return nearest_key(key, MISSPELLING_SIMILARITY)
+
+
+def unknown_key_message(key: str, nearest: str | None) -> str:
+    """The one message for an unknown key (``run`` refuses it; ``golden check`` lists it).
+
+    >>> unknown_key_message("keyword", "keywords")
+    "expected a golden-set field (id, question, answer, sources, reference_contexts, \
+answerable, keywords, tags), found the unknown key 'keyword'; did you mean 'keywords'? Rename it"
+    """
+    fields = ", ".join(GOLDEN_COLUMNS)
+    fix = (
+        f"did you mean {nearest!r}? Rename it"
+        if nearest
+        else "it is kept as the question's own metadata, which ragaudit does not read"
+    )
+    return f"expected a golden-set field ({fields}), found the unknown key {key!r}; {fix}"
+
 
 LineOf = Callable[[str], "int | None"]
 

@@ -110,6 +110,7 @@ class Run(Mapping[str, list[str]]):
         self._scores: dict[str, list[float]] = {}
         self.tied_groups = 0
         self.float32_tied_groups = 0
+        self.dropped_duplicates = 0  # repeats of an item in one ranking (duplicates="first")
         self.columns: RunColumns | None = None
         self._built = True
         # Imported here: formats builds on this module (the columns share its sort rules).
@@ -163,6 +164,7 @@ class Run(Mapping[str, list[str]]):
                 continue
             seen.add(item)
             keep.append(i)
+        self.dropped_duplicates += len(ids) - len(keep)
         return [ids[i] for i in keep], (None if scores is None else [scores[i] for i in keep])
 
     def _attach(self, columns: RunColumns) -> None:
@@ -170,6 +172,7 @@ class Run(Mapping[str, list[str]]):
         self.columns = columns
         self.tied_groups = columns.tied_groups
         self.float32_tied_groups = columns.float32_tied_groups
+        self.dropped_duplicates = columns.dropped_duplicates
         self._rankings = {}
         self._scores = {}
         self._built = False
@@ -254,7 +257,7 @@ class Run(Mapping[str, list[str]]):
         Raises
         ------
         InputError
-            If a chunk id is missing from ``chunk_to_doc``.
+            If chunk ids are missing from ``chunk_to_doc`` (the message counts them all).
 
         Examples
         --------
@@ -265,17 +268,26 @@ class Run(Mapping[str, list[str]]):
         if self.unit != "chunk":
             raise InputError("to_docs: the run is already at document level")
         self._build()
+        absent = [
+            (qid, chunk)
+            for qid, ids in self._rankings.items()
+            for chunk in ids
+            if chunk not in chunk_to_doc
+        ]
+        if absent:
+            questions = len({qid for qid, _ in absent})
+            first = ", ".join(f"{chunk!r} (question {qid!r})" for qid, chunk in absent[:3])
+            raise InputError(
+                f"{len(absent)} run item(s) of {questions} question(s) are not in the "
+                f"chunk->document map, e.g. {first}; the map must cover every chunk the run "
+                "ranks (rebuild it from the same chunking as the run)"
+            )
         lifted: dict[str, RankingInput] = {}
         for qid, ids in self._rankings.items():
             docs: list[str] = []
             seen: set[str] = set()
             for chunk in ids:
-                try:
-                    doc = chunk_to_doc[chunk]
-                except KeyError:
-                    raise InputError(
-                        f"question {qid!r}: chunk {chunk!r} is not in the chunk->document map"
-                    ) from None
+                doc = chunk_to_doc[chunk]
                 if doc not in seen:
                     seen.add(doc)
                     docs.append(doc)

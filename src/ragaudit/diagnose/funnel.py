@@ -24,8 +24,16 @@ do not point to.  This keeps the product identity exact (the factors telescope):
 Lucky questions are listed on their own row and added back for end-to-end correctness, the
 number the user experiences::
 
-    correct_end_to_end = (kept_4 + lucky) / n
+    correct_end_to_end = (kept_4 + lucky + unjudged answered correctly) / n
     gap                = kept_1 / n - correct_end_to_end
+
+Every answerable question lands in exactly one place: ``ok``, the first stage it failed, or
+*unjudged* at the first stage no judge could decide (:mod:`ragaudit.diagnose.funnel_places`).
+Unjudged questions stay in ``n`` and in the denominator of the stage they reached, not in its
+kept count, so kept counts and rates are lower bounds (exact without unjudged questions) and
+the identity above still holds.  End-to-end correctness is the one count of
+:func:`ragaudit.data.saved_run_summary.end_to_end_correct`: answerable questions answered and
+judged correct, over all answerable questions.
 
 Re-slicing at another k
 -----------------------
@@ -43,6 +51,7 @@ states in :attr:`FunnelResult.notes`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -50,15 +59,20 @@ import numpy as np
 from ragaudit._validate import check_fraction, check_int
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.data.saved_run_summary import correct_refusal, end_to_end_correct
+from ragaudit.diagnose.funnel_places import Places, place_questions
 from ragaudit.diagnose.funnel_result import (
     FIX_HINTS,
     NO_ANSWERABLE,
     RATE_CI_NAMES,
     STAGE_KEYS,
     STAGE_NAMES,
+    UNJUDGED_HINT,
     FunnelResult,
     Stage,
     Unanswerable,
+    Unjudged,
+    unjudged_hint,
 )
 from ragaudit.diagnose.funnel_verdicts import (
     RECOMPUTED_SOURCES,
@@ -80,11 +94,15 @@ __all__ = [
     "FIX_HINTS",
     "STAGE_KEYS",
     "STAGE_NAMES",
+    "UNJUDGED_HINT",
     "FunnelResult",
     "Stage",
     "Unanswerable",
+    "Unjudged",
     "compute_funnel",
     "run_source",
+    "unjudged_hint",
+    "unjudged_note",
 ]
 
 # ----------------------------------------------------------------------------- saved runs
@@ -176,8 +194,10 @@ def compute_funnel(
     FunnelResult
         Stages with ``kept``, ``rate = kept/n``, ``conditional = kept_j/kept_{j-1}`` and
         intervals; ``p_correct = prod(conditional) = kept_4/n``; ``died`` (first
-        failed stage -> ids); ``lucky`` ids; the unanswerable block; ``excluded`` questions
-        whose verdicts are missing (generation errors, judge errors), by reason.
+        failed stage -> ids); ``lucky`` ids; ``unjudged`` (questions that reached a stage
+        no judge decided: generation errors, failed judges, missing verdicts, with stage and
+        reason; in ``n``, never dropped); ``correct``, the one end-to-end count over the
+        answerable questions; the unanswerable block.
 
     Raises
     ------
@@ -232,7 +252,7 @@ def compute_funnel(
     answers = {} if labels is None else answer_chunks(labels, run.config)[0]
     unanswerable_idx = [i for i, q in enumerate(questions) if not q.answerable]
 
-    # per-question verdicts (the parsing loop: funnel_verdicts.py); the arithmetic is vectorised
+    # per-question verdicts (funnel_verdicts.py), then one place per question (funnel_places.py)
     verdicts = stage_verdicts(
         questions,
         ranked,
@@ -242,73 +262,23 @@ def compute_funnel(
         chunk_texts=chunk_texts,
         where=where,
     )
-    ids_arr, evidence_arr = verdicts.ids, verdicts.evidence
-    answered_arr, correct_arr = verdicts.answered, verdicts.correct
-    # a question whose answer could not be generated has no verdicts: excluded and counted
-    failed = verdicts.failed
-    no_stage2 = (evidence_arr < 0) & ~failed
-    no_verdict = ((answered_arr < 0) | ((answered_arr == 1) & (correct_arr < 0))) & ~failed
-    if (~failed).any() and no_stage2[~failed].all():
-        raise InputError(
-            f"{where}: stage 2 cannot be decided: the rows have no 'sufficiency' or "
-            "'evidence_in_context' judge; pass chunk labels (--labels FILE)"
-        )
-    excluded: dict[str, tuple[str, ...]] = {}
-    if failed.any():
-        excluded["generation error"] = tuple(ids_arr[failed])
-    if no_stage2.any():
-        excluded["no stage-2 verdict"] = tuple(ids_arr[no_stage2])
-    if (no_verdict & ~no_stage2).any():
-        excluded["judge error"] = tuple(ids_arr[no_verdict & ~no_stage2])
-    keep = ~(failed | no_stage2 | no_verdict)
-
-    ids_arr = ids_arr[keep]
-    raw = np.column_stack(
-        [
-            verdicts.gold_hit[keep],
-            evidence_arr[keep] == 1,
-            answered_arr[keep] == 1,
-            (answered_arr[keep] == 1) & (correct_arr[keep] == 1),  # a refusal is never correct
-        ]
-    ).reshape(-1, 4)
-    n = raw.shape[0]
-    strict = np.cumprod(raw, axis=1).astype(bool)  # passed stages 1..j
-    kept = strict.sum(axis=0)
-    lucky_mask = raw[:, 3] & ~strict[:, 3]
-    e2e = raw[:, 3]
-
-    # first failed stage of each failing question (lucky ones died there too: strict funnel)
-    first_fail = np.where(strict.all(axis=1), 4, np.argmin(strict, axis=1))
-    died = {key: tuple(ids_arr[first_fail == j]) for j, key in enumerate(STAGE_KEYS)}
-
+    places = place_questions(verdicts)
+    correct = end_to_end_correct(questions)
+    n = places.n
+    kept = places.kept
     rng = np.random.default_rng(seed)
-    indicators = np.column_stack([strict, e2e, strict[:, 0].astype(int) - e2e]).astype(float)
-    if n:
-        low, high = _percentile_means(indicators, n_resamples, rng, confidence)
-        # the one interval policy: 0/1 stage rates are exact (or the chosen Wilson) ...
-        if choose_interval(strict, method=rate_ci) == "exact":
-            low[:4], high[:4] = _rate_bounds(kept, n, confidence, rate_ci)
-        # ... and the gap, a difference of two rates on the same questions, gets Tango's
-        # paired score interval from its 2x2 table (stage 1 passed but wrong; lucky).
-        if choose_interval(strict[:, 0], e2e, method=rate_ci) == "score":
-            gap_low, gap_high = tango_bounds(
-                np.array([np.sum(strict[:, 0] & ~e2e)]),
-                np.array([np.sum(~strict[:, 0] & e2e)]),
-                np.array([n]),
-                confidence,
-            )
-            low[5], high[5] = gap_low[0], gap_high[0]
+    low, high = _intervals(places, rng, n_resamples, confidence, rate_ci)
     rates: list[float | None] = [float(r) for r in kept / n] if n else [None] * 4
 
-    stage_sources = [s for s, k_ in zip(verdicts.source, keep, strict=True) if k_]
-    counts = {s: stage_sources.count(s) for s in STAGE2_SOURCES if s in stage_sources}
+    decided = [s for s in verdicts.source if s]
+    counts = {s: decided.count(s) for s in STAGE2_SOURCES if s in decided}
     stage2_source = next(iter(counts)) if len(counts) == 1 else ("mixed" if counts else "none")
-
+    n_decided2 = len(decided)
+    stage2_recomputed = (not resliced) or (
+        n_decided2 > 0 and sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES) == n_decided2
+    )
     provenance_now = f"re-computed at k={k}"
     carried = f"carried over from the run (k={run_k})"
-    stage2_recomputed = (not resliced) or (
-        n > 0 and sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES) == n
-    )
     provenances = (
         provenance_now,
         provenance_now if stage2_recomputed else carried,
@@ -337,46 +307,45 @@ def compute_funnel(
     unanswerable = _unanswerable(
         [questions[i] for i in unanswerable_idx], rng, n_resamples, confidence, rate_ci
     )
-
-    undefined = None
-    if not n:
-        n_excluded = sum(len(v) for v in excluded.values())
+    undefined = None if n else NO_ANSWERABLE
+    if n and correct.rate is None:
+        why = sorted({reason.split(":", 1)[0] for reason in correct.unjudged.values()})
         undefined = (
-            f"all {n_excluded} answerable questions are excluded "
-            f"({', '.join(excluded)}), so every rate of the funnel is 0/0 (undefined, not 0)"
-            if n_excluded
-            else NO_ANSWERABLE
+            f"all {n} answerable questions are unjudged ({', '.join(why)}), so P(correct), "
+            "end-to-end correctness and the gap are unknown (anywhere in [0, 1]), not 0"
         )
     notes: list[str] = [] if undefined is None else [undefined]
     if resliced:
-        carried_n = n - sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES)
+        carried_n = n_decided2 - sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES)
         stage2_note = (
             f"stage 2 re-computed on retrieved[:{k}] (chunk labels or keywords)"
             if stage2_recomputed
             else f"stage 2 judge verdicts carried over from the run's own context (k={run_k}) "
-            f"for {carried_n} of {n} questions (pass --labels or --corpus to re-compute them)"
+            f"for {carried_n} of {n_decided2} questions (pass --labels or --corpus to "
+            "re-compute them)"
         )
         notes.append(
             f"k={k} differs from the run's k={run_k}: stage 1 re-computed from retrieved[:{k}]; "
             f"{stage2_note}; stages 3-4 carried over (the answers were generated from the run's "
             f"k={run_k} context); re-run the pipeline at k={k} to measure them"
         )
-    for reason, excluded_ids in excluded.items():
+    if places.unjudged:
+        notes.append(unjudged_note(places.unjudged, n))
+    if n and not decided:
         notes.append(
-            f"{len(excluded_ids)} answerable question(s) excluded ({reason}): "
-            + ", ".join(excluded_ids)
+            f"{where}: stage 2 is decided for no question: the rows have no 'sufficiency' or "
+            "'evidence_in_context' verdict; pass chunk labels (--labels FILE)"
         )
-    unanswered = [questions[i].id for i in unanswerable_idx if questions[i].generation_error]
-    if unanswered:
+    if unanswerable.unjudged:
         notes.append(
-            f"{len(unanswered)} unanswerable question(s) left out of the abstention rate "
-            "(generation error): " + ", ".join(unanswered)
+            f"{len(unanswerable.unjudged)} unanswerable question(s) left out of the abstention "
+            "rate (no abstention verdict): "
+            + ", ".join(f"{qid} ({why})" for qid, why in unanswerable.unjudged.items())
         )
 
     # 0/0 is undefined, not 0: with no answerable question every rate is None
-    p_correct = float(kept[3] / n) if n else None
-    correct_e2e = float(e2e.mean()) if n else None
     stage1 = rates[0]
+    correct_e2e = correct.rate
     return FunnelResult(
         run_name=run.name,
         k=k,
@@ -384,18 +353,19 @@ def compute_funnel(
         n=n,
         stages=tuple(stages),
         factors=tuple(factors),
-        p_correct=p_correct,
+        p_correct=float(kept[3] / n) if correct_e2e is not None else None,
         stage1_rate=stage1,
         correct_end_to_end=correct_e2e,
         gap=None if stage1 is None or correct_e2e is None else stage1 - correct_e2e,
-        gap_ci=(float(low[5]), float(high[5])) if n else None,
-        died=died,
-        ok_ids=tuple(ids_arr[first_fail == 4]),
-        lucky=tuple(ids_arr[lucky_mask]),
+        gap_ci=(float(low[5]), float(high[5])) if correct_e2e is not None else None,
+        died=places.died,
+        ok_ids=places.ok_ids,
+        lucky=places.lucky,
         stage2_source=stage2_source,
         stage2_source_counts=counts,
-        unanswerable=unanswerable,
-        excluded=excluded,
+        unanswerable=unanswerable.result,
+        unjudged=places.unjudged,
+        correct=correct,
         seed=seed,
         n_resamples=n_resamples,
         confidence=confidence,
@@ -406,25 +376,95 @@ def compute_funnel(
     )
 
 
+def unjudged_note(unjudged: Sequence[Unjudged], n: int) -> str:
+    """The warning about unjudged questions: how many, which, why, and the way out.
+
+    >>> print(unjudged_note([Unjudged("q7", "2-evidence", "no verdict", True)], 10))
+    1 of 10 answerable question(s) unjudged (counted in the funnel's denominators, not as \
+passed; the stage rates are lower bounds): q7 at 2-evidence (no verdict; answered correctly). \
+To judge them: give the question keywords (or a reference answer that states the facts), \
+or run the LLM judges \
+(ragaudit run --judges llm, or ragaudit judge RUN)
+    """
+    listed = "; ".join(
+        f"{u.id} at {u.stage} ({u.reason}{'; answered correctly' if u.correct else ''})"
+        for u in unjudged
+    )
+    return (
+        f"{len(unjudged)} of {n} answerable question(s) unjudged (counted in the funnel's "
+        f"denominators, not as passed; the stage rates are lower bounds): {listed}. "
+        f"To judge them: {unjudged_hint(u.reason for u in unjudged)}"
+    )
+
+
+def _intervals(
+    places: Places,
+    rng: np.random.Generator,
+    n_resamples: int,
+    confidence: float,
+    rate_ci: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Intervals of the four stage rates, end-to-end correctness and the gap (6 columns).
+
+    Every column is over all ``n`` answerable questions: the percentile bootstrap of the
+    column means, replaced (unless ``rate_ci="bootstrap"``) by exact or score bounds of the
+    stage rates and Tango's paired score interval of the gap.
+    """
+    n = places.n
+    if not n:
+        return np.full(6, np.nan), np.full(6, np.nan)
+    strict, e2e = places.strict, places.correct
+    indicators = np.column_stack([strict, e2e, strict[:, 0].astype(int) - e2e]).astype(float)
+    low, high = _percentile_means(indicators, n_resamples, rng, confidence)
+    # the one interval policy: 0/1 stage rates are exact (or the chosen Wilson) ...
+    if choose_interval(strict, method=rate_ci) == "exact":
+        low[:4], high[:4] = _rate_bounds(places.kept, n, confidence, rate_ci)
+    # ... and the gap, a difference of two rates on the same questions, gets Tango's paired
+    # score interval from its 2x2 table (stage 1 passed but wrong; lucky).
+    if choose_interval(strict[:, 0], e2e, method=rate_ci) == "score":
+        gap_low, gap_high = tango_bounds(
+            np.array([np.sum(strict[:, 0] & ~e2e)]),
+            np.array([np.sum(~strict[:, 0] & e2e)]),
+            np.array([n]),
+            confidence,
+        )
+        low[5], high[5] = gap_low[0], gap_high[0]
+    return low, high
+
+
+@dataclass(frozen=True)
+class _UnanswerableBlock:
+    result: Unanswerable
+    unjudged: dict[str, str]
+
+
 def _unanswerable(
     questions: Sequence[QuestionResult],
     rng: np.random.Generator,
     n_resamples: int,
     confidence: float,
     rate_ci: str = "clopper-pearson",
-) -> Unanswerable:
-    decided = [q for q in questions if q.judges.abstained is not None]
-    if not decided:
-        return Unanswerable(0, 0, None, None, None, ())
+) -> _UnanswerableBlock:
+    """The correct-abstention rate of the unanswerable questions, counted by
+    :func:`~ragaudit.data.saved_run_summary.correct_refusal` (the one place)."""
+    refusal = correct_refusal(questions)
+    unjudged = tuple(refusal.unjudged)
+    if not refusal.n:
+        empty = Unanswerable(0, 0, None, None, None, (), unjudged_ids=unjudged)
+        return _UnanswerableBlock(empty, dict(refusal.unjudged))
+    decided = [q for q in questions if q.id not in refusal.unjudged]
     abstained = np.array([float(bool(q.judges.abstained)) for q in decided])
     low, high = _percentile_means(abstained[:, None], n_resamples, rng, confidence)
     if choose_interval(abstained, method=rate_ci) == "exact":
-        low, high = _rate_bounds(np.array([abstained.sum()]), len(decided), confidence, rate_ci)
-    return Unanswerable(
-        n=len(decided),
-        abstained=int(abstained.sum()),
-        rate=float(abstained.mean()),
+        low, high = _rate_bounds(np.array([refusal.count]), refusal.n, confidence, rate_ci)
+    result = Unanswerable(
+        n=refusal.n,
+        abstained=refusal.count,
+        rate=refusal.rate,
         ci_low=float(low[0]),
         ci_high=float(high[0]),
         answered_ids=tuple(q.id for q in decided if not q.judges.abstained),
+        refused_ids=tuple(q.id for q in decided if q.judges.abstained),
+        unjudged_ids=unjudged,
     )
+    return _UnanswerableBlock(result, dict(refusal.unjudged))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragaudit._frames import records_frame
+from ragaudit.data.saved_run_summary import EndToEndCorrect
 
 __all__ = [
     "FIX_HINTS",
@@ -14,9 +15,12 @@ __all__ = [
     "RATE_CI_NAMES",
     "STAGE_KEYS",
     "STAGE_NAMES",
+    "UNJUDGED_HINT",
     "FunnelResult",
     "Stage",
     "Unanswerable",
+    "Unjudged",
+    "unjudged_hint",
 ]
 
 STAGE_NAMES: tuple[str, ...] = (
@@ -34,6 +38,59 @@ FIX_HINTS: dict[str, str] = {
     "3-refusal": "evidence present, model refused: relax the refusal instruction in the prompt",
     "4-generation": "evidence present, answer wrong: stronger generator or prompt; audit the judge",
 }
+#: The way out of an unjudged question, named wherever unjudged questions are reported.
+UNJUDGED_HINT = (
+    "give the question keywords (or a reference answer that states the facts), or run the "
+    "LLM judges (ragaudit run --judges llm, or ragaudit judge RUN)"
+)
+
+_RETRY_HINT = "re-run the same `ragaudit run` command to retry the failed answers (it resumes)"
+_SOURCES_HINT = "list each question's gold documents (sources) in the golden set"
+
+
+def unjudged_hint(reasons: Any) -> str:
+    """The way out for unjudged questions with these reasons: a generation error is retried,
+    a question without gold documents needs its sources, a missing verdict needs a reference
+    answer, keywords or a judge.
+
+    >>> unjudged_hint(["generation error: HTTP 500"]).startswith("re-run")
+    True
+    """
+    hints: dict[str, None] = {}
+    for reason in (str(r) for r in reasons):
+        if reason.startswith("generation error"):
+            hints[_RETRY_HINT] = None
+        elif reason.startswith("no gold document"):
+            hints[_SOURCES_HINT] = None
+        else:
+            hints[UNJUDGED_HINT] = None
+    return "; ".join(hints) or UNJUDGED_HINT
+
+
+@dataclass(frozen=True)
+class Unjudged:
+    """An answerable question that reached a stage no judge could decide.
+
+    Attributes
+    ----------
+    id : str
+    stage : str
+        The stage key it could not be judged at (``1-retrieval`` only when the question lists
+        no gold document; ``2-evidence``, ``3-refusal``, ``4-generation``).
+    reason : str
+        Why (a generation error, a failed judge, or the judge's own reason).
+    correct : bool or None
+        Its end-to-end correctness verdict, decided apart (None: unjudged too).
+    """
+
+    id: str
+    stage: str
+    reason: str
+    correct: bool | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"id", "stage", "reason", "correct"}``."""
+        return {"id": self.id, "stage": self.stage, "reason": self.reason, "correct": self.correct}
 
 
 @dataclass(frozen=True)
@@ -81,6 +138,10 @@ class Unanswerable:
         Interval of ``rate``: Clopper-Pearson by default.
     answered_ids : tuple of str
         Unanswerable questions the model answered anyway.
+    refused_ids : tuple of str
+        Unanswerable questions the model rightly refused.
+    unjudged_ids : tuple of str
+        Unanswerable questions with no abstention verdict (not in ``n``).
     """
 
     n: int
@@ -89,11 +150,17 @@ class Unanswerable:
     ci_low: float | None
     ci_high: float | None
     answered_ids: tuple[str, ...]
+    refused_ids: tuple[str, ...] = ()
+    unjudged_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class FunnelResult:
     """Everything :func:`compute_funnel` measured (see the module docstring for definitions).
+
+    ``n`` counts every answerable question; each lands in exactly one of ``ok_ids``,
+    ``died[stage]`` or ``unjudged``.  ``correct`` is the one end-to-end count
+    (:func:`ragaudit.data.saved_run_summary.end_to_end_correct`).
 
     With no answerable question (``n == 0``) every rate is 0/0: ``p_correct``,
     ``stage1_rate``, ``correct_end_to_end``, ``gap`` and each stage's ``rate`` are None
@@ -117,7 +184,8 @@ class FunnelResult:
     stage2_source: str
     stage2_source_counts: dict[str, int]
     unanswerable: Unanswerable
-    excluded: dict[str, tuple[str, ...]]
+    unjudged: tuple[Unjudged, ...]
+    correct: EndToEndCorrect
     seed: int
     n_resamples: int
     confidence: float
@@ -125,6 +193,48 @@ class FunnelResult:
     rate_ci_method: str = "Clopper-Pearson exact"
     gap_ci_method: str = "Tango score"
     undefined_reason: str | None = None
+
+    @property
+    def excluded(self) -> dict[str, tuple[str, ...]]:
+        """Deprecated: nothing is excluded any more; the unjudged questions grouped as
+        ``{"unjudged at STAGE: REASON": ids}`` (read :attr:`unjudged`)."""
+        groups: dict[str, list[str]] = {}
+        for u in self.unjudged:
+            groups.setdefault(f"unjudged at {u.stage}: {u.reason}", []).append(u.id)
+        return {reason: tuple(ids) for reason, ids in groups.items()}
+
+    def places(self) -> dict[str, str]:
+        """``{question id: where it landed}`` for every question of the run.
+
+        A stage key (died there), ``ok``, ``KEY (correct by luck)``, ``unjudged at KEY:
+        REASON`` (``, answered correctly`` when it was), ``unanswerable, refused`` or
+        ``unanswerable, answered``.  The drill-down's label (``show``, the report page).
+        """
+        place = {qid: key for key, ids in self.died.items() for qid in ids}
+        for qid in self.lucky:
+            place[qid] += " (correct by luck)"
+        for qid in self.ok_ids:
+            place[qid] = "ok"
+        for u in self.unjudged:
+            right = ", answered correctly" if u.correct else ""
+            place[u.id] = f"unjudged at {u.stage}{right}: {u.reason}"
+        for qid in self.unanswerable.refused_ids:
+            place[qid] = "unanswerable, refused"
+        for qid in self.unanswerable.answered_ids:
+            place[qid] = "unanswerable, answered"
+        for qid in self.unanswerable.unjudged_ids:
+            place[qid] = "unanswerable, unjudged (no abstention verdict)"
+        return place
+
+    def failure_ids(self) -> tuple[str, ...]:
+        """Questions that did not end well: answerable ones not answered correctly (died or
+        unjudged) and unanswerable ones answered.  A question answered correctly is never
+        among them, whatever stage it stopped at."""
+        right = set(self.ok_ids) | set(self.lucky)
+        right |= {u.id for u in self.unjudged if u.correct}
+        failed = [qid for ids in self.died.values() for qid in ids if qid not in right]
+        failed += [u.id for u in self.unjudged if not u.correct]
+        return (*failed, *self.unanswerable.answered_ids)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the ``--format json`` output of ``ragaudit funnel``)."""
@@ -166,7 +276,11 @@ class FunnelResult:
                 "ci_high": self.unanswerable.ci_high,
                 "answered_ids": list(self.unanswerable.answered_ids),
             },
-            "excluded": {reason: list(ids) for reason, ids in self.excluded.items()},
+            "unjudged": [u.to_dict() for u in self.unjudged],
+            "unjudged_hint": unjudged_hint(u.reason for u in self.unjudged)
+            if self.unjudged
+            else None,
+            "correct": self.correct.to_dict(),
             "bootstrap": {
                 "seed": self.seed,
                 "n_resamples": self.n_resamples,

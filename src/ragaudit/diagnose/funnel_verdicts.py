@@ -12,10 +12,14 @@ funnel of :func:`ragaudit.diagnose.funnel.compute_funnel` is built from, as tri-
    rule); the ``sufficiency`` judge; the ``evidence_in_context`` judge; at the run's own k,
    the run's ``answer_chunk_in_context`` verdict;
 3. the model answered (did not abstain);
-4. the answer is correct.
+4. the answer is correct, by the one end-to-end rule of
+   :func:`ragaudit.data.saved_run_summary.correct_verdict` (a refusal is never correct).
 
-The arithmetic on these codes (the strict funnel, intervals, exclusions) stays in
-:mod:`ragaudit.diagnose.funnel`; this module is the parsing loop, one question at a time.
+An undecided code comes with its reason (``reasons``): a generation error, a failed judge, or
+the judge's own reason from the saved run.
+
+Where each question lands is :mod:`ragaudit.diagnose.funnel_places`; the rates and intervals
+are :mod:`ragaudit.diagnose.funnel`; this module is the parsing loop, one question at a time.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import numpy as np
 
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import QuestionResult, Retrieved
+from ragaudit.data.saved_run_summary import correct_verdict, undecided_reason
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
 
@@ -94,14 +99,19 @@ class StageVerdicts:
     ids : ndarray of object
         Question ids.
     gold_hit : ndarray of bool
-        Stage 1: a gold document in ``retrieved[:k]``.
+        Stage 1: a gold document in ``retrieved[:k]`` (False when the question lists none).
+    gold_known : ndarray of bool
+        The question lists gold documents, so stage 1 is decided (an answerable question
+        without any is unjudged at stage 1, never a retrieval failure).
     evidence, answered, correct : ndarray of int
         Stages 2-4: 1 passed, 0 failed, -1 undecided (no judge said, or it failed).
     source : tuple of str
         Where each stage-2 verdict came from (one of :data:`STAGE2_SOURCES`, ``""`` when
         undecided).
     failed : ndarray of bool
-        The answer could not be generated (``generation_error``): no verdicts to count.
+        The answer could not be generated (``generation_error``): stages 3-4 undecided.
+    reasons : tuple of tuple of str
+        Per question, why stages 1, 2, 3 and 4 are undecided (``""`` where decided).
     """
 
     ids: np.ndarray
@@ -111,6 +121,8 @@ class StageVerdicts:
     correct: np.ndarray
     source: tuple[str, ...]
     failed: np.ndarray
+    reasons: tuple[tuple[str, str, str, str], ...] = ()
+    gold_known: np.ndarray | None = None
 
 
 def _tri_state(value: bool | None) -> int:
@@ -165,6 +177,8 @@ def stage_verdicts(
     answered: list[int] = []
     correct: list[int] = []
     failed: list[bool] = []
+    reasons: list[tuple[str, str, str, str]] = []
+    gold_known: list[bool] = []
     for i, question in enumerate(questions):
         if not question.answerable:
             continue
@@ -172,8 +186,11 @@ def stage_verdicts(
         top = ranked[i][:k]
         judges = question.judges
         ids.append(qid)
-        failed.append(bool(question.generation_error))
+        error = question.generation_error
+        failed.append(bool(error))
+        why_evidence = ""
         gold_set = set(question.gold_docs)
+        gold_known.append(bool(gold_set))
         gold_hit.append(any(e.doc_id in gold_set for e in top))
         if qid in answers:
             if resliced or question.context_ids is None:
@@ -192,6 +209,8 @@ def stage_verdicts(
             verdict = offline_evidence(texts, list(question.keywords))  # type: ignore[arg-type]
             evidence.append(-1 if verdict is None else int(verdict))
             source.append("keywords_in_top_k")
+            if verdict is None:
+                why_evidence = f"no keyword checkable in the top-{k} chunk texts"
         else:
             suff = _tri_state(judges.sufficiency)
             eic = _tri_state(judges.evidence_in_context)
@@ -208,9 +227,16 @@ def stage_verdicts(
             else:
                 evidence.append(-1)
                 source.append("")
-        abstained = _tri_state(judges.abstained)
+                why_evidence = _no_evidence_reason(judges, error, resliced)
+        abstained = -1 if error else _tri_state(judges.abstained)
         answered.append(-1 if abstained < 0 else 1 - abstained)
-        correct.append(_tri_state(judges.correct))
+        why_answered = ""
+        if abstained < 0:
+            why_answered = f"generation error: {error}" if error else "no abstention verdict"
+        verdict, why_correct = correct_verdict(question)
+        correct.append(_tri_state(verdict))
+        why_gold = "" if gold_set else "no gold document (sources) listed for this question"
+        reasons.append((why_gold, why_evidence, why_answered, why_correct))
     return StageVerdicts(
         ids=np.array(ids, dtype=object),
         gold_hit=np.array(gold_hit, dtype=bool),
@@ -219,4 +245,17 @@ def stage_verdicts(
         correct=np.array(correct, dtype=int),
         source=tuple(source),
         failed=np.array(failed, dtype=bool),
+        reasons=tuple(reasons),
+        gold_known=np.array(gold_known, dtype=bool),
     )
+
+
+def _no_evidence_reason(judges: Mapping[str, Any], error: str | None, resliced: bool) -> str:
+    """Why no source decided stage 2: the judges' own reason when the saved run has one."""
+    if error:
+        return f"generation error: {error}"
+    why = undecided_reason(judges, "evidence_in_context") or undecided_reason(judges, "sufficiency")
+    head = "no evidence-in-context verdict"
+    if resliced and _tri_state(judges.get("answer_chunk_in_context")) >= 0:
+        head += " at this k (the run's answer_chunk_in_context holds at its own k only)"
+    return head + (f": {why}" if why else "")

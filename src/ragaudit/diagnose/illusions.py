@@ -7,14 +7,16 @@ objects built from the definitions below (one question per system), and the nDCG
 derivation of case 5 is cross-checked against the engine.  No model, no randomness: the output
 is byte-identical on every run.
 
-The six cases:
+The seven cases:
 
 1. identical recall and precision, different rank metrics (relevant items first, middle, last);
 2. identical MRR = 1 with one third of the evidence;
 3. identical hit rate, one of them a fluke;
 4. the cut-off ``k`` trades recall for precision;
 5. nDCG and AP derived on a whiteboard;
-6. binary labels tie two systems that graded labels separate.
+6. binary labels tie two systems that graded labels separate;
+7. the labels came from one system: nDCG prefers it, nDCG' and bpref the other
+   (:mod:`ragaudit.diagnose.illusions_unjudged`).
 
 Then :data:`BLIND_SPOTS` says, for each metric, what it answers and what it cannot see.
 """
@@ -22,13 +24,23 @@ Then :data:`BLIND_SPOTS` says, for each metric, what it answers and what it cann
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ragaudit.data import Qrels, Run
-from ragaudit.metrics.explain import Derivation, explain_ap, explain_ndcg
+from ragaudit.diagnose.illusion_types import (
+    CaseTable,
+    Cell,
+    EngineCheck,
+    IllusionCase,
+    TextBlock,
+)
+from ragaudit.diagnose.illusions_unjudged import unjudged_case
+from ragaudit.metrics.explain import explain_ap, explain_ndcg
+
+EvaluateFn = Callable[..., Any]
 
 __all__ = [
     "BLIND_SPOTS",
@@ -40,61 +52,6 @@ __all__ = [
     "TextBlock",
     "compute_illusions",
 ]
-
-Cell = str | int | float
-EvaluateFn = Callable[..., Any]
-
-
-@dataclass(frozen=True)
-class CaseTable:
-    """A small table of typed cells: column names and rows of text, integers and floats.
-
-    Numbers stay unrounded; :func:`ragaudit.reports.metrics.case_table` prints them.
-    """
-
-    columns: tuple[str, ...]
-    rows: tuple[tuple[Cell, ...], ...]
-
-
-@dataclass(frozen=True)
-class EngineCheck:
-    """The engine's own values for a hand derivation, and whether they agree with it."""
-
-    values: dict[str, float]
-    agrees: bool
-
-
-#: A monospaced text block: lines of text, and derivations and engine checks the report
-#: prints in their place.
-TextBlock = tuple[str | Derivation | EngineCheck, ...]
-
-
-@dataclass(frozen=True)
-class IllusionCase:
-    """One case: a title, its setup, tables and text blocks, the lesson, and its numbers.
-
-    ``blocks`` holds :class:`CaseTable` objects and text blocks (:data:`TextBlock`: lines and
-    whiteboard derivations), in display order; ``data`` holds every number for JSON output.
-    """
-
-    number: int
-    key: str
-    title: str
-    setup: str
-    blocks: tuple[CaseTable | TextBlock, ...]
-    lesson: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: number, key, title, setup, lesson and every computed number."""
-        return {
-            "number": self.number,
-            "key": self.key,
-            "title": self.title,
-            "setup": self.setup,
-            "lesson": self.lesson,
-            **self.data,
-        }
 
 
 @dataclass(frozen=True)
@@ -379,7 +336,7 @@ def _graded_case(evaluate: EvaluateFn) -> IllusionCase:
 
 
 def compute_illusions(evaluate: EvaluateFn | None = None) -> IllusionsReport:
-    """Build the six cases by running the metrics engine on their rankings.
+    """Build the seven cases by running the metrics engine on their rankings.
 
     Parameters
     ----------
@@ -471,5 +428,6 @@ def compute_illusions(evaluate: EvaluateFn | None = None) -> IllusionsReport:
             _k_tradeoff_case(evaluate),
             _whiteboard_case(evaluate),
             _graded_case(evaluate),
+            unjudged_case(evaluate),
         )
     )

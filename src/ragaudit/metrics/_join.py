@@ -20,7 +20,7 @@ from ragaudit.data.formats import QrelsColumns, RunColumns, items_view
 from ragaudit.data.formats._strings import _QID_MIX, IntArray, _Strings
 from ragaudit.data.qrels import Qrels
 
-__all__ = ["grade_matrix", "ideal_grades", "label_table"]
+__all__ = ["grade_matrix", "ideal_grades", "judged_grade_matrix", "label_table"]
 
 
 def label_table(
@@ -99,6 +99,30 @@ def grade_matrix(
         clash = np.unique(label_row[order[1:][sorted_keys[1:] == sorted_keys[:-1]]])
         _exact_rows(cols, eval_row_of_run_q, label_row, label_items, label_grade, grades, clash)
     return grades
+
+
+def judged_grade_matrix(
+    cols: RunColumns,
+    eval_row_of_run_q: IntArray,
+    label_row: IntArray,
+    label_items: _Strings,
+    label_grade: IntArray,
+    label_hash: npt.NDArray[np.uint64] | None,
+    n_eval: int,
+    depth: int,
+) -> tuple[npt.NDArray[np.integer[Any]], npt.NDArray[np.bool_]]:
+    """:func:`grade_matrix` plus a matrix saying which ranked items carry a label.
+
+    The join writes ``grade + 1`` (so 0 still means "no label": unjudged or padding), then
+    the shift is taken back: one join, and grade 0 stays apart from unjudged.
+    """
+    shifted = grade_matrix(
+        cols, eval_row_of_run_q, label_row, label_items,
+        label_grade.astype(np.int64) + 1, label_hash, n_eval, depth,
+    )  # fmt: skip
+    judged = shifted > 0
+    shifted -= judged.astype(shifted.dtype)
+    return shifted, judged
 
 
 def _sorted_label_keys(

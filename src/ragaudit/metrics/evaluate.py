@@ -26,7 +26,13 @@ from ragaudit.data.formats._strings import IntArray
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
-from ragaudit.metrics._join import grade_matrix, ideal_grades, label_table
+from ragaudit.metrics._join import (
+    grade_matrix,
+    ideal_grades,
+    judged_grade_matrix,
+    label_table,
+)
+from ragaudit.metrics.id_checks import drop_identical_ids, identical_id_rows
 from ragaudit.metrics.kernels import KERNELS, RankedGrades
 from ragaudit.metrics.registry import MetricSpec, parse_metric
 
@@ -68,6 +74,14 @@ class Evaluation:
         32-bit floats, as trec_eval stores them.
     float32_tied_groups : int
         How many of those groups tie only as 32-bit floats (their 64-bit scores differ).
+    identical_ids : int
+        Run items named like their own question (a question retrieving itself); dropped
+        when ``ignored_identical_ids``.
+    ignored_identical_ids : bool
+        Whether they were dropped (BEIR's ``ignore_identical_ids``).
+    dropped_duplicates : int
+        Repeats of an item within one question's ranking that reading the run dropped
+        (``duplicates="first"`` keeps the first of each; trec_eval refuses such a run).
     """
 
     query_ids: tuple[str, ...]
@@ -80,6 +94,9 @@ class Evaluation:
     specs: dict[str, MetricSpec] = field(default_factory=dict)
     tied_groups: int = 0
     float32_tied_groups: int = 0
+    identical_ids: int = 0
+    ignored_identical_ids: bool = False
+    dropped_duplicates: int = 0
 
     @property
     def n_queries(self) -> int:
@@ -106,6 +123,11 @@ class Evaluation:
             "tied_groups": self.tied_groups,
             "float32_tied_groups": self.float32_tied_groups,
         }
+        if self.identical_ids or self.ignored_identical_ids:
+            out["identical_ids"] = self.identical_ids
+            out["ignored_identical_ids"] = self.ignored_identical_ids
+        if self.dropped_duplicates:
+            out["dropped_duplicates"] = self.dropped_duplicates
         if per_query:
             columns = {name: values.tolist() for name, values in self.per_query.items()}
             out["per_query"] = {
@@ -194,12 +216,17 @@ def _score(
     ideal: npt.NDArray[np.integer[Any]],
     threshold: int,
     micro: bool = False,
+    judged: npt.NDArray[np.bool_] | None = None,
+    n_ranked: IntArray | None = None,
+    n_nonrelevant: IntArray | None = None,
 ) -> tuple[dict[str, npt.NDArray[np.float64]], dict[str, float]]:
     """Every metric's per-question values, and (``micro``: else zeros) the relevant items
     each found in its top k summed over questions, for micro averages.
 
     The kernels run on slices of questions: every question's value depends on its own row
     only, so slicing changes no number, and the kernels' float temporaries stay small.
+    ``judged``, ``n_ranked`` and ``n_nonrelevant`` feed the measures for incomplete labels
+    (:func:`needs_judged`).
     """
     n = grades.shape[0]
     step = max(1, _KERNEL_CELLS // max(grades.shape[1], ideal.shape[1], 1))
@@ -212,6 +239,9 @@ def _score(
             n_relevant=n_relevant[part],
             ideal_grades=ideal[part],
             threshold=threshold,
+            judged=None if judged is None else judged[part],
+            n_ranked=None if n_ranked is None else n_ranked[part],
+            n_nonrelevant=None if n_nonrelevant is None else n_nonrelevant[part],
         )
         counts = dict.fromkeys(specs, 0.0)
         for name, spec in specs.items():
@@ -226,6 +256,19 @@ def _score(
         for name, count in counts.items():
             found[name] += count
     return per_query, found
+
+
+def needs_judged(specs: Mapping[str, MetricSpec]) -> bool:
+    """True when a metric must tell unjudged items from judged non-relevant ones."""
+    return any(spec.info.judged for spec in specs.values())
+
+
+def scored_depth(specs: Mapping[str, MetricSpec], longest: int) -> int:
+    """How many ranks the grade matrix needs: the longest ranking, or the largest cutoff
+    when every metric has one and none looks below it (condensed lists do)."""
+    if all(spec.k is not None and not spec.info.full_depth for spec in specs.values()):
+        return min(longest, max(spec.k for spec in specs.values() if spec.k is not None))
+    return longest
 
 
 def _micro_means(
@@ -307,6 +350,7 @@ def evaluate(
     relevance_threshold: int = 1,
     missing: str = "zero",
     average: str = "macro",
+    ignore_identical_ids: bool = False,
 ) -> Evaluation:
     """Score ``run`` against ``qrels`` on each metric, per question and averaged.
 
@@ -329,6 +373,10 @@ def evaluate(
         Macro: ``mean_q metric(q)``, every question weighs the same.  Micro: pools the counts,
         e.g. ``recall = sum_q |rel found in top k| / sum_q |rel|``; defined for hit,
         recall, precision and f1 only.
+    ignore_identical_ids : bool, default False
+        Drop run items whose id is their question's id before scoring (BEIR's
+        ``ignore_identical_ids``: a question that is also a document retrieves itself).
+        Without it such items are scored as any other, and a warning counts them.
 
     Returns
     -------
@@ -344,9 +392,11 @@ def evaluate(
     -----
     RagauditWarning
         Run questions without labels (ignored, as by trec_eval); labelled questions missing
-        from the run (with ``missing="zero"``).
+        from the run (with ``missing="zero"``); items named like their own question (without
+        ``ignore_identical_ids``).
     UndefinedMetricWarning
-        Questions without any relevant item: they score 0 on every metric (as in trec_eval).
+        Questions without any relevant item: they score 0 on every metric but judged@k (as
+        in trec_eval).
 
     Examples
     --------
@@ -362,6 +412,19 @@ def evaluate(
     """
     specs = _evaluate_iv(qrels, run, metrics, relevance_threshold, missing, average)
     cols = run_columns(run)
+    same_rows, same_questions = identical_id_rows(cols)
+    if len(same_rows) and ignore_identical_ids:
+        run = drop_identical_ids(run)
+        cols = run_columns(run)
+    elif len(same_rows):
+        named = [cols.qids[i] for i in dict.fromkeys(same_questions.tolist())]
+        warnings.warn(
+            f"{len(same_rows)} run item(s) carry the id of their own question (a question "
+            f"that is also a document retrieves itself): {_name_some(named)}; pass "
+            "ignore_identical_ids=True (--ignore-identical-ids) to drop them, as BEIR does",
+            RagauditWarning,
+            stacklevel=2,
+        )
     if cols.n_rows == 0:
         where = f"{run.name}: " if run.name else ""
         raise InputError(f"{where}the run is empty: expected at least one ranked item")
@@ -381,7 +444,7 @@ def evaluate(
     if no_relevant:
         warnings.warn(
             f"{len(no_relevant)} question(s) have no relevant item (grade >= "
-            f"{relevance_threshold}) and score 0 on every metric, as in trec_eval: "
+            f"{relevance_threshold}) and score 0 on every metric but judged@k, as in trec_eval: "
             f"{_name_some(no_relevant)}",
             UndefinedMetricWarning,
             stacklevel=2,
@@ -389,17 +452,24 @@ def evaluate(
 
     lengths = np.diff(cols.offsets)
     used = eval_row_of_run_q >= 0
-    depth = int(lengths[used].max(initial=0))
-    if all(spec.k is not None for spec in specs.values()):
-        depth = min(depth, max(spec.k for spec in specs.values() if spec.k is not None))
-    grades = grade_matrix(
-        cols, eval_row_of_run_q, label_row, label_items, label_grade, label_hash, n_eval, depth
-    )
+    depth = scored_depth(specs, int(lengths[used].max(initial=0)))
+    join = (cols, eval_row_of_run_q, label_row, label_items, label_grade, label_hash)
+    judged = n_ranked = n_nonrelevant = None
+    if needs_judged(specs):
+        grades, judged = judged_grade_matrix(*join, n_eval, depth)
+        n_ranked = np.zeros(n_eval, dtype=np.int64)
+        n_ranked[eval_row_of_run_q[used]] = lengths[used]
+        n_nonrelevant = np.bincount(
+            label_row[label_grade < relevance_threshold], minlength=n_eval
+        ).astype(np.int64)
+    else:
+        grades = grade_matrix(*join, n_eval, depth)
     ideal = ideal_grades(label_row, label_grade, n_eval)
     per_query, found = _score(
-        specs, grades, n_relevant, ideal, int(relevance_threshold), average == "micro"
-    )
-    del grades, ideal
+        specs, grades, n_relevant, ideal, int(relevance_threshold), average == "micro",
+        judged, n_ranked, n_nonrelevant,
+    )  # fmt: skip
+    del grades, ideal, judged
     if average == "micro":
         total_relevant = float(n_relevant.sum())
         means = _micro_means(specs, n_eval, total_relevant, found, per_query)
@@ -418,4 +488,7 @@ def evaluate(
         specs=specs,
         tied_groups=run.tied_groups,
         float32_tied_groups=getattr(run, "float32_tied_groups", 0),
+        identical_ids=len(same_rows),
+        ignored_identical_ids=bool(ignore_identical_ids),
+        dropped_duplicates=getattr(run, "dropped_duplicates", 0),
     )

@@ -24,6 +24,8 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from ragaudit.metrics.incomplete import bpref, condense, inf_ap, judged_at
+
 __all__ = [
     "KERNELS",
     "RankedGrades",
@@ -258,12 +260,34 @@ class RankedGrades:
         Positive labelled grades of each question, sorted decreasingly, zero padded.
     threshold : int
         Relevance threshold for the binary metrics.
+    judged : bool ndarray of shape (n_questions, depth) or None
+        True where the ranked item carries a label; needed by the measures for incomplete
+        labels (:mod:`ragaudit.metrics.incomplete`) only.
+    n_ranked : int ndarray of shape (n_questions,) or None
+        Length of each question's ranking (``judged@k``).
+    n_nonrelevant : int ndarray of shape (n_questions,) or None
+        Labelled items with grade < ``threshold`` (``bpref``).
     """
 
     grades: npt.NDArray[np.integer[Any]]
     n_relevant: npt.NDArray[np.integer[Any]]
     ideal_grades: npt.NDArray[np.integer[Any]]
     threshold: int = 1
+    judged: BoolArray | None = None
+    n_ranked: npt.NDArray[np.integer[Any]] | None = None
+    n_nonrelevant: npt.NDArray[np.integer[Any]] | None = None
+
+    def need(self, name: str) -> Any:
+        """The optional field ``name``; a clear error when the caller did not fill it."""
+        value = getattr(self, name)
+        if value is None:
+            raise ValueError(f"RankedGrades.{name} is needed by this metric and was not given")
+        return value
+
+    @cached_property
+    def condensed(self) -> npt.NDArray[np.integer[Any]]:
+        """Grades with the unjudged items removed (Sakai's condensed list)."""
+        return condense(self.grades, self.need("judged"))
 
     @cached_property
     def rel(self) -> BoolArray:
@@ -306,5 +330,16 @@ KERNELS: dict[str, Kernel] = {
     "dcg": lambda g, k: dcg(g.linear_gains, k),
     "r_precision": lambda g, k: r_precision(g.rel, g.n_relevant),
     "context_precision": lambda g, k: context_precision(g.rel, k),
+    "judged": lambda g, k: judged_at(g.need("judged"), g.need("n_ranked"), k),
+    "bpref": lambda g, k: bpref(
+        g.grades, g.need("judged"), g.n_relevant, g.need("n_nonrelevant"), g.threshold
+    ),
+    "infap": lambda g, k: inf_ap(g.grades, g.need("judged"), g.n_relevant, g.threshold),
+    "ndcg_condensed": lambda g, k: ndcg(
+        _top(g.condensed, k).astype(np.float64), g.ideal_linear_gains, k
+    ),
+    "map_condensed": lambda g, k: average_precision(
+        _top(g.condensed, k) >= g.threshold, g.n_relevant, k
+    ),
 }
 """Family name -> kernel taking the prepared grades and the cutoff."""

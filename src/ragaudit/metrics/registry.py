@@ -64,7 +64,7 @@ class MetricInfo:
         How the metric pools over questions with ``average="micro"`` (None: not defined).
     trec_eval : str or None
         trec_eval's measure name with a cutoff; ``{k}`` stands for k.  None when trec_eval
-        has no equivalent.
+        has no equivalent; ``-J`` in front: with trec_eval's judged-documents-only flag.
     trec_eval_full : str or None
         trec_eval's measure name without a cutoff (the whole ranking).
     formula : str
@@ -73,6 +73,12 @@ class MetricInfo:
         One line for tables and ``--help``.
     reference : str
         Where the definition comes from.
+    judged : bool, default False
+        True for the measures of incomplete labels: the kernel needs to know which ranked
+        items carry a label (unjudged is not the same as judged non-relevant).
+    full_depth : bool, default False
+        True when the value at cutoff k depends on items ranked below k (condensed lists
+        remove unjudged items first, so items below k move up).
     """
 
     family: str
@@ -85,6 +91,8 @@ class MetricInfo:
     formula: str
     description: str
     reference: str
+    judged: bool = False
+    full_depth: bool = False
 
     @property
     def pattern(self) -> str:
@@ -265,6 +273,76 @@ _REGISTRY: tuple[MetricInfo, ...] = (
         formula="sum over i <= k of precision@i * rel_i / |relevant in top k|; 0 when none",
         description="RAGAS context precision: are the relevant items ranked first?",
         reference="Es et al. (2023), RAGAS; ragas ContextPrecision",
+    ),
+    # Measures for incomplete labels (see ragaudit.metrics.incomplete and the metrics guide).
+    MetricInfo(
+        family="judged",
+        cutoff="optional",
+        aliases=("judged_at", "judged_rate"),
+        graded=False,
+        micro="mean",
+        trec_eval=None,
+        trec_eval_full=None,
+        formula="|labelled items in the top k| / min(k, |ranking|); 0 for an empty ranking",
+        description="Share of the top k that carries a label (of any grade).",
+        reference="ir_measures Judged@k (MacAvaney et al., OpenNIR)",
+        judged=True,
+    ),
+    MetricInfo(
+        family="bpref",
+        cutoff="none",
+        aliases=(),
+        graded=False,
+        micro=None,
+        trec_eval=None,
+        trec_eval_full="bpref",
+        formula="(1/R) sum over judged relevant retrieved r of 1 - min(n_r, R) / min(N, R); "
+        "n_r = judged non-relevant above r, N = non-relevant labels; unjudged skipped",
+        description="Binary preference: judged relevant above judged non-relevant.",
+        reference="Buckley & Voorhees (2004), SIGIR; trec_eval bpref",
+        judged=True,
+    ),
+    MetricInfo(
+        family="infap",
+        cutoff="none",
+        aliases=("inf_ap", "inferred_ap"),
+        graded=False,
+        micro=None,
+        trec_eval=None,
+        trec_eval_full="infAP",
+        formula="(1/R) sum over judged relevant at rank j+1 of 1/(j+1) + j/(j+1) * "
+        "(r-1+n)/j * (r-1+eps)/(r-1+n+2eps); 1 at rank 1; eps = 1e-5",
+        description="Inferred AP: AP estimated from the judged items, unjudged above as zeros.",
+        reference="Yilmaz & Aslam (2006), CIKM; trec_eval infAP",
+        judged=True,
+    ),
+    MetricInfo(
+        family="ndcg_condensed",
+        cutoff="optional",
+        aliases=("ndcg'", "ndcg_prime", "condensed_ndcg", "ndcg_j"),
+        graded=True,
+        micro=None,
+        trec_eval="-J ndcg_cut_{k}",
+        trec_eval_full="-J ndcg",
+        formula="nDCG@k of the ranking with its unjudged items removed (condensed list)",
+        description="nDCG': nDCG of the judged items only (Pyserini -remove-unjudged).",
+        reference="Sakai (2007), SIGIR; trec_eval -J ndcg_cut_k",
+        judged=True,
+        full_depth=True,
+    ),
+    MetricInfo(
+        family="map_condensed",
+        cutoff="optional",
+        aliases=("ap'", "map'", "ap_prime", "map_prime", "condensed_ap", "map_j"),
+        graded=False,
+        micro=None,
+        trec_eval="-J map_cut_{k}",
+        trec_eval_full="-J map",
+        formula="AP@k of the ranking with its unjudged items removed (condensed list)",
+        description="AP': average precision of the judged items only (trec_eval -J).",
+        reference="Sakai (2007), SIGIR; trec_eval -J map",
+        judged=True,
+        full_depth=True,
     ),
 )
 

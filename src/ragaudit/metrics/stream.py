@@ -30,9 +30,15 @@ from ragaudit.data.formats.columns import finish_run_columns, items_view
 from ragaudit.data.formats.trec import _check_policies
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
-from ragaudit.metrics._join import grade_matrix, ideal_grades
+from ragaudit.metrics._join import grade_matrix, ideal_grades, judged_grade_matrix
 from ragaudit.metrics._stream_labels import Ids, LabelColumns, UnlabelledIds, padded_strings
-from ragaudit.metrics.evaluate import Evaluation, _metric_specs, _score
+from ragaudit.metrics.evaluate import (
+    Evaluation,
+    _metric_specs,
+    _score,
+    needs_judged,
+    scored_depth,
+)
 from ragaudit.metrics.registry import MetricSpec
 
 __all__ = ["evaluate_stream"]
@@ -132,8 +138,6 @@ class _Scores:
         self.n_relevant = labels.relevant_counts(threshold)
         self.unlabelled = UnlabelledIds()
         self.tied = [0, 0]
-        ks = [spec.k for spec in specs.values()]
-        self.max_k = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
 
     def add(self, batch: _Batch) -> None:
         """Score the batch's questions (each whole, none met before)."""
@@ -165,16 +169,24 @@ class _Scores:
         n_eval = len(mine)
         eval_row = np.full(len(codes), -1, dtype=np.int64)
         eval_row[labelled] = np.arange(n_eval)
-        depth = int(np.diff(cols.offsets)[labelled].max(initial=0))
-        if self.max_k is not None:
-            depth = min(depth, self.max_k)
+        lengths = np.diff(cols.offsets)[labelled]
+        depth = scored_depth(self.specs, int(lengths.max(initial=0)))
         labels = self.labels.rows_of(mine)
-        grades = grade_matrix(
-            cols, eval_row, labels.row, labels.items, labels.grades, None, n_eval, depth
-        )
+        join = (cols, eval_row, labels.row, labels.items, labels.grades, None, n_eval, depth)
+        judged = n_nonrelevant = None
+        if needs_judged(self.specs):
+            grades, judged = judged_grade_matrix(*join)
+            n_nonrelevant = np.bincount(
+                labels.row[labels.grades < self.threshold], minlength=n_eval
+            ).astype(np.int64)
+        else:
+            grades = grade_matrix(*join)
         ideal = ideal_grades(labels.row, labels.grades, n_eval)
         del cols, labels
-        per_query, _ = _score(self.specs, grades, self.n_relevant[mine], ideal, self.threshold)
+        per_query, _ = _score(
+            self.specs, grades, self.n_relevant[mine], ideal, self.threshold, False,
+            judged, lengths.astype(np.int64), n_nonrelevant,
+        )  # fmt: skip
         for metric, values in per_query.items():
             self.per_query[metric][mine] = values
 
@@ -281,7 +293,7 @@ def _result(labels: LabelColumns, scores: _Scores, unit: str, missing: str) -> E
     if len(none):
         warnings.warn(
             f"{len(none)} question(s) have no relevant item (grade >= {scores.threshold}) and "
-            "score 0 on every metric, as in trec_eval: "
+            "score 0 on every metric but judged@k, as in trec_eval: "
             f"{_named(len(none), Ids(labels.qids, none[:_SHOW_IDS]))}",
             UndefinedMetricWarning,
             stacklevel=3,

@@ -11,9 +11,20 @@ from ragaudit.pipeline.generators import Generator
 __all__ = ["combine_llm_costs", "generator_identity", "llm_cost_of_rows"]
 
 
-def llm_cost_of_rows(rows: Sequence[Mapping[str, Any]], generator: Generator) -> dict[str, Any]:
+def llm_cost_of_rows(
+    rows: Sequence[Mapping[str, Any]], generator: Generator | None
+) -> dict[str, Any]:
     """Calls, tokens and cost of the generator, from the rows' ``usage`` (cached replies
-    included), so the figure is the same on a rerun and after a resume."""
+    included), so the figure is the same on a rerun and after a resume.
+
+    Without a price table (a live pipeline reports its own cost), the cost is the sum of the
+    rows' ``usage.cost_usd``, or unknown (None) when one row lacks it: an unreported cost is
+    never counted as free.
+
+    >>> llm_cost_of_rows([{"usage": {"cost_usd": 0.25}}, {"usage": {"cost_usd": 0.5}}],
+    ...                  None)["cost_usd"]
+    0.75
+    """
     client = getattr(generator, "client", None)
     used = [r["usage"] for r in rows if isinstance(r.get("usage"), Mapping)]
     input_tokens = sum(int(u.get("input_tokens") or 0) for u in used)
@@ -26,11 +37,21 @@ def llm_cost_of_rows(rows: Sequence[Mapping[str, Any]], generator: Generator) ->
         "calls": len(used),
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
-        "cost_usd": None if prices is None else prices.cost(model, input_tokens, output_tokens),
+        "cost_usd": (
+            _reported_cost(used, len(rows))
+            if prices is None
+            else prices.cost(model, input_tokens, output_tokens)
+        ),
         "price_table": (
             prices.source if prices is not None and prices.lookup(model) is not None else None
         ),
     }
+
+
+def _reported_cost(used: Sequence[Mapping[str, Any]], n_rows: int) -> float | None:
+    costs = [u.get("cost_usd") for u in used] + [None] * (n_rows - len(used))
+    numbers = [float(c) for c in costs if isinstance(c, (int, float)) and not isinstance(c, bool)]
+    return round(math.fsum(numbers), 10) if costs and len(numbers) == len(costs) else None
 
 
 def combine_llm_costs(by_stage: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:

@@ -89,6 +89,11 @@ class Generation:
         Token counts or cost for model-backed generators.
     error : str or None
         Why generation failed (the row is then kept, flagged, and not judged).
+    latency_ms : dict or None
+        Timings the generator measured itself (a live pipeline times its own call); when set
+        they replace the harness's ``retrieve``/``generate`` timings in the row.
+    row_extra : dict or None
+        Further keys of the row (a live pipeline's ``context_match`` counts).
     """
 
     answer: str
@@ -96,6 +101,8 @@ class Generation:
     citations: list[int] = field(default_factory=list)
     usage: dict[str, Any] | None = None
     error: str | None = None
+    latency_ms: dict[str, float] | None = None
+    row_extra: dict[str, Any] | None = None
 
 
 @runtime_checkable

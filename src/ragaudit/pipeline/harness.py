@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit.data.chunks import Chunk
-from ragaudit.data.golden import GoldenSet
+from ragaudit.data.golden import GoldenQuestion, GoldenSet
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import Checkpoint, write_saved_run
 from ragaudit.data.saved_run import SavedRun
@@ -35,7 +35,7 @@ from ragaudit.pipeline.costs import combine_llm_costs, generator_identity, llm_c
 from ragaudit.pipeline.generators import Generator
 from ragaudit.pipeline.llm_stages import judge_with_llm
 from ragaudit.pipeline.retrievers import Retriever
-from ragaudit.pipeline.steps import Retrieved, answer, concurrent_map, retrieve
+from ragaudit.pipeline.steps import Retrieved, answer, concurrent_map, pool_each, retrieve
 from ragaudit.pipeline.summary import (
     RETRIEVAL_METRICS,
     judge_metrics,
@@ -62,6 +62,7 @@ def evaluate_configuration(
     record_latency: bool = True,
     on_row: RowCallback | None = None,
     depth: int | None = None,
+    max_workers: int | None = None,
 ) -> SavedRun:
     """Run every golden question through one configuration and write its saved run.
 
@@ -89,6 +90,10 @@ def evaluate_configuration(
         Called with each finished row (progress bars).
     depth : int, optional
         Chunks retrieved per question (``retrieval_depth``); default ``max(20, k)``.
+    max_workers : int, optional
+        Retrieve and answer each question on a pool of this many threads, checkpointing each
+        row as it finishes (a live pipeline whose calls wait on a network); the retriever and
+        generator must then be thread-safe.  Rows keep the golden set's order.
 
     Returns
     -------
@@ -113,7 +118,20 @@ def evaluate_configuration(
                 on_row(done[question.id])
     pending = [q for q in questions if q.id not in by_id]
     mapper = concurrent_map(generator)
-    if mapper is None:
+    if max_workers is not None and pending:
+        lock = threading.Lock()
+
+        def retrieve_and_answer(question: GoldenQuestion) -> None:
+            found = retrieve(question, retriever, chunks_by_id, k, depth)
+            row = answer(found, generator, chunk_labels=chunk_labels, record_latency=record_latency)
+            with lock:
+                checkpoint.append(row)
+                by_id[question.id] = row
+                if on_row is not None:
+                    on_row(row)
+
+        pool_each(retrieve_and_answer, pending, check_positive("max_workers", max_workers))
+    elif mapper is None:
         for question in pending:
             found = retrieve(question, retriever, chunks_by_id, k, depth)
             row = answer(found, generator, chunk_labels=chunk_labels, record_latency=record_latency)

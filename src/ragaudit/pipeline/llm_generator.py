@@ -89,6 +89,11 @@ class LLMGenerator:
             "output_tokens": result.output_tokens,
             "cached": result.cached,
             "model": self.client.model,
+            # what answering this question costs with this configuration, from the price
+            # table (a cache hit costs the same in production); None: the model is unpriced
+            "cost_usd": self.client.prices.cost(
+                self.client.model, result.input_tokens, result.output_tokens
+            ),
         }
         abstained = is_abstention(answer)
         return Generation(

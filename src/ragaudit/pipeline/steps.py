@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +17,7 @@ from ragaudit.judges.offline import judge_offline
 from ragaudit.pipeline.generators import Generator
 from ragaudit.pipeline.retrievers import Retriever
 
-__all__ = ["Retrieved", "answer", "concurrent_map", "retrieve"]
+__all__ = ["Retrieved", "answer", "concurrent_map", "pool_each", "retrieve"]
 
 
 @dataclass
@@ -77,7 +79,9 @@ def answer(
             chunk_grades=None if chunk_labels is None else chunk_labels.get(question.id),
         )
     latency = None
-    if record_latency:
+    if record_latency and generation.latency_ms is not None:
+        latency = dict(generation.latency_ms)
+    elif record_latency:
         latency = {
             "retrieve": round(found.retrieve_ms, 1),
             "generate": round(generate_ms, 1),
@@ -105,6 +109,8 @@ def answer(
     if generation.usage is not None:
         # Whether a reply came from the cache differs between runs; the file must not.
         row["usage"] = {k: v for k, v in generation.usage.items() if k != "cached"}
+    if generation.row_extra:
+        row.update({k: v for k, v in generation.row_extra.items() if k not in row})
     return row
 
 
@@ -119,3 +125,46 @@ def concurrent_map(generator: Generator) -> Callable[..., list[Any]] | None:
         return None
     mapper = getattr(getattr(generator, "client", None), "map", None)
     return mapper if callable(mapper) else None
+
+
+def pool_each(work: Callable[[Any], None], items: Iterable[Any], max_workers: int) -> None:
+    """Call ``work(item)`` for every item on at most ``max_workers`` threads.
+
+    ``work`` records its own result (the harness checkpoints each row the moment it is
+    finished).  The first failure, ``KeyboardInterrupt`` included, stops new calls and is
+    raised here once the calls already running have finished, so every call that succeeded is
+    recorded and none is made twice on a resume.  With one worker the items run in the
+    calling thread, one after the other.
+
+    >>> seen = []
+    >>> pool_each(seen.append, range(5), 2)
+    >>> sorted(seen)
+    [0, 1, 2, 3, 4]
+    """
+    if max_workers == 1:
+        for item in items:
+            work(item)
+        return
+    stop = threading.Event()
+
+    def guarded(item: Any) -> None:
+        if stop.is_set():
+            return  # a call failed: start no more
+        try:
+            work(item)
+        except BaseException:
+            stop.set()
+            raise
+
+    pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="ragaudit-pipeline")
+    try:
+        futures = [pool.submit(guarded, item) for item in items]
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        failed = next((f for f in futures if f in done and f.exception() is not None), None)
+    except BaseException:  # Ctrl-C while waiting: stop starting calls, finish running ones
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True, cancel_futures=failed is not None)
+    if failed is not None:
+        raise failed.exception()  # type: ignore[misc]

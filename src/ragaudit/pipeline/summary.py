@@ -67,6 +67,14 @@ def retrieval_metrics(
     labelled = [row for row in rows if row["id"] in qrels]
     if not labelled:
         return {}
+    prefix = "" if unit == "doc" else "chunk_"
+    if not any(row["retrieved"][:k] for row in labelled):
+        # Nothing retrieved for any question (a live pipeline or an import whose contexts all
+        # went unmatched): each scores 0, as missing="zero" scores one empty ranking.
+        return {
+            row["id"]: {metric_key(family, prefix): 0.0 for family in RETRIEVAL_METRICS}
+            for row in labelled
+        }
     chunk_run = Run(
         {row["id"]: [r["chunk_id"] for r in row["retrieved"][:k]] for row in labelled},
         unit="chunk",
@@ -76,7 +84,6 @@ def retrieval_metrics(
     sub_qrels = Qrels({row["id"]: qrels[row["id"]] for row in labelled}, unit=unit)
     names = [f"{family}@{k}" for family in RETRIEVAL_METRICS]
     result = evaluate(sub_qrels, run, names, missing="zero")
-    prefix = "" if unit == "doc" else "chunk_"
     values = np.column_stack([np.asarray(result.per_query[n], dtype=float) for n in names])
     return {
         qid: {

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS
+from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS, unjudged_hint
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.reports.audit_sections import terminal_sections
 from ragaudit.reports.audit_tables import (
@@ -250,6 +250,9 @@ def _where(run: RunAudit) -> Section:
             for key in STAGE_KEYS]  # fmt: skip
     una = f.unanswerable
     rows += [
+        ("unjudged", str(len(f.unjudged)),
+         "; ".join(f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged),
+         unjudged_hint(u.reason for u in f.unjudged) if f.unjudged else ""),
         ("ok", str(len(f.ok_ids)), "", ""),
         ("correct by luck", str(len(f.lucky)), ", ".join(f.lucky), ""),
         ("unanswerable, answered", str(len(una.answered_ids)), ", ".join(una.answered_ids),

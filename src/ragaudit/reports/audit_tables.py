@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ragaudit.diagnose.funnel import STAGE_KEYS
+from ragaudit.diagnose.funnel import STAGE_KEYS, unjudged_hint
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.reports.html_dashboard import DashboardRow
 from ragaudit.reports.html_data import Audit, PairView, RunAudit
@@ -216,6 +216,13 @@ def funnel_lines(run: RunAudit) -> list[str]:
     died = [f"{key} {', '.join(f.died[key])}" for key in STAGE_KEYS if f.died[key]]
     if f.unanswerable.answered_ids:
         died.append("unanswerable answered " + ", ".join(f.unanswerable.answered_ids))
+    if f.unjudged:
+        died.append(
+            "unjudged "
+            + ", ".join(f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged)
+            + " - to judge them: "
+            + unjudged_hint(u.reason for u in f.unjudged)
+        )
     return [
         " -> ".join(f"{s.kept} {s.name}" for s in f.stages),
         f"gap hit rate@{f.k} -> correct: {f.gap:+.3f}{gap_ci}"

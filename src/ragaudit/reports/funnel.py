@@ -11,6 +11,7 @@ from ragaudit.diagnose.funnel import (
     STAGE_KEYS,
     FunnelResult,
     compute_funnel,
+    unjudged_hint,
 )
 from ragaudit.reports.renderer import render_text
 from ragaudit.reports.report import Report, Section, Table, Text
@@ -116,6 +117,7 @@ def funnel_report(result: FunnelResult) -> Report:
     )
     factors = " x ".join(_f3(f) for f in result.factors)
     lucky_share = len(result.lucky) / result.n if result.n else 0.0
+    right_unjudged = sum(1 for u in result.unjudged if u.correct)
     gap_ci = (
         ""
         if result.gap_ci is None
@@ -134,21 +136,36 @@ def funnel_report(result: FunnelResult) -> Report:
         or result.correct_end_to_end is None
         or result.gap is None
     ):
+        stage1 = "undefined" if result.stage1_rate is None else f"{result.stage1_rate:.3f}"
         numbers: tuple[str, ...] = (
             f"P(correct) = undefined: {result.undefined_reason}",
-            f"stage-1 success (hit rate@{result.k}):   undefined",
+            f"stage-1 success (hit rate@{result.k}):   {stage1}",
             "end-to-end correct:             undefined",
             "the gap recall cannot see:      undefined",
         )
     else:
+        unjudged_share = (
+            f" + unjudged, answered correctly {right_unjudged / result.n:.3f}"
+            if right_unjudged
+            else ""
+        )
         numbers = (
             f"P(correct) = {factors} = {result.p_correct:.3f}",
             f"stage-1 success (hit rate@{result.k}):   {result.stage1_rate:.3f}",
-            f"end-to-end correct:             {result.correct_end_to_end:.3f}   "
-            f"(through the funnel {result.p_correct:.3f} + by luck {lucky_share:.3f})",
+            f"end-to-end correct:             {result.correct.line()}",
+            f"  = through the funnel {result.p_correct:.3f} + by luck {lucky_share:.3f}"
+            f"{unjudged_share}",
             f"the gap recall cannot see:      {result.gap:+.3f}{gap_ci}",
         )
-    identity = Text((*numbers, source_line, intervals), monospace=True)
+    unjudged = (
+        (
+            f"unjudged {len(result.unjudged)} of {result.n}: counted in the denominators, not "
+            "as passed (the rates are lower bounds; reasons and the way out in the notes)",
+        )
+        if result.unjudged
+        else ()
+    )
+    identity = Text((*numbers, source_line, intervals, *unjudged), monospace=True)
     title = f"The funnel (k={result.k}, n={result.n} answerable questions)"
     sections = [Section(title, (stage_table, identity))]
 
@@ -161,6 +178,16 @@ def funnel_report(result: FunnelResult) -> Report:
         )
         for key in STAGE_KEYS
     ]
+    die_rows.append(
+        (
+            "unjudged",
+            str(len(result.unjudged)),
+            _ids(tuple(f"{u.id} ({u.stage})" for u in result.unjudged)),
+            "no judge decided: " + unjudged_hint(u.reason for u in result.unjudged)
+            if result.unjudged
+            else "",
+        )
+    )
     die_rows.append(("ok", str(len(result.ok_ids)), "", ""))
     die_rows.append(
         (

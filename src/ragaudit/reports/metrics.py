@@ -70,6 +70,19 @@ def evaluate_report(ev: Evaluation, per_query: bool = False) -> Report:
                 )
             )
         )
+    if ev.identical_ids:
+        fate = "dropped before scoring" if ev.ignored_identical_ids else "scored"
+        blocks.append(Text((f"items named like their own question: {ev.identical_ids} ({fate})",)))
+    if ev.dropped_duplicates:
+        blocks.append(
+            Text(
+                (
+                    f"duplicate items dropped: {ev.dropped_duplicates} (the first of each kept; "
+                    "trec_eval refuses a run with duplicates, pytrec_eval's dict keeps one "
+                    "score per item)",
+                )
+            )
+        )
     sections = [Section("", tuple(blocks))]
     names = list(ev.per_query)
     columns = {n: ev.per_query[n].tolist() for n in names}
@@ -208,7 +221,7 @@ def _text_lines(part: str | Derivation | EngineCheck) -> list[str]:
 
 
 def illusions_report(result: IllusionsReport) -> Report:
-    """The six metric illusions and the blind-spot table (``ragaudit illusions``)."""
+    """The seven metric illusions and the blind-spot table (``ragaudit illusions``)."""
     sections = [
         Section(
             "",

@@ -7,7 +7,14 @@ from typing import Any
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.data.saved_run_metrics import LLM_JUDGE_METRICS
-from ragaudit.data.saved_run_summary import count_judge_errors, metric_means
+from ragaudit.data.saved_run_summary import (
+    EndToEndCorrect,
+    correct_refusal,
+    count_judge_errors,
+    end_to_end_correct,
+    metric_means,
+)
+from ragaudit.diagnose.funnel_result import unjudged_hint
 from ragaudit.pipeline.summary import RETRIEVAL_METRICS
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
@@ -186,6 +193,15 @@ def invocation_line(usage: dict[str, Any]) -> str:
     )
 
 
+def _unjudged(correct: EndToEndCorrect) -> str:
+    """``  (2 unjudged, counted as not correct: q3, q9)`` or nothing."""
+    if not correct.unjudged:
+        return ""
+    return f"  ({len(correct.unjudged)} unjudged, counted as not correct: " + (
+        ", ".join(f"{qid} ({why})" for qid, why in correct.unjudged.items()) + ")"
+    )
+
+
 def _judge_error_text(judge_errors: dict[str, int]) -> str:
     if not judge_errors:
         return "none"
@@ -250,21 +266,21 @@ def run_summary_report(
     end: list[tuple[str, str]] = []
     judged = [q for q in answerable if q.metric("answered") is not None]
     if judged:
-        decided = [q for q in judged if q.metric("correct") is not None]
-        end += [
+        end.append(
             (
                 "answered",
                 _fraction(sum(int(q.metric("answered") or 0) for q in judged), len(judged)),
-            ),
-            (
-                "correct",
-                _fraction(sum(int(q.metric("correct") or 0) for q in decided), len(decided)),
-            ),
-        ]
-    refusals = [q for q in unanswerable if q.metric("correct") is not None]
-    if refusals:
-        abstained = sum(int(q.metric("correct") or 0) for q in refusals)
-        end.append(("refused (unanswerable)", _fraction(abstained, len(refusals))))
+            )
+        )
+    if answerable:
+        # the one end-to-end count (every answerable question), as funnel and report print it
+        correct = end_to_end_correct(questions)
+        end.append(("correct", _fraction(correct.count, correct.n) + _unjudged(correct)))
+        if correct.unjudged:
+            end.append(("to judge them", unjudged_hint(correct.unjudged.values())))
+    refusal = correct_refusal(questions)
+    if refusal.n:
+        end.append(("refused (unanswerable)", _fraction(refusal.count, refusal.n)))
     errors = sum(1 for q in questions if q.generation_error)
     end.append(
         (

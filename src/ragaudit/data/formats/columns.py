@@ -53,6 +53,9 @@ class RunColumns:
     stored_hash : uint64 ndarray or None
         :attr:`item_hash`, when a reader had it at hand; None: computed when asked for
         (a run read from a file does not hold 8 bytes per row for it).
+    dropped_duplicates : int
+        Rows dropped as repeats of an item already in the same question's ranking
+        (``duplicates="first"``).
     """
 
     qids: tuple[str, ...]
@@ -63,6 +66,7 @@ class RunColumns:
     tied_groups: int
     float32_tied_groups: int = 0
     stored_hash: U64Array | None = None
+    dropped_duplicates: int = 0
 
     @property
     def n_rows(self) -> int:
@@ -373,6 +377,7 @@ def assemble_run_columns(
         tied_groups=ties[0],
         float32_tied_groups=ties[1],
         stored_hash=item_hash,
+        dropped_duplicates=0 if keep is None else len(items) - len(keep),
     )
 
 

@@ -1,0 +1,198 @@
+"""Measures for incomplete labels against their references.
+
+bpref and infAP against trec_eval (pytrec_eval); the condensed nDCG'/AP' against trec_eval on
+the run with its unjudged items removed (and against trec_eval -J); judged@k against
+ir_measures' Judged@k, and under ties against trec_eval's own tie order.  Golden values by hand
+are written as formulas.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+from ragaudit.data import Qrels, Run  # noqa: E402
+from ragaudit.metrics import evaluate, parse_metric  # noqa: E402
+from ragaudit.metrics.incomplete import INFAP_EPSILON  # noqa: E402
+
+ITEMS = [f"d{i:02d}" for i in range(16)]
+
+
+def quiet(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return evaluate(*args, **kwargs)
+
+
+@st.composite
+def cases(draw, ties: bool = True):
+    """Graded labels (some questions without relevant items), rankings with unjudged items,
+    tied scores (drawn from few values) and empty rankings."""
+    qids = [f"q{i}" for i in range(draw(st.integers(1, 5)))]
+    qrels = {
+        qid: draw(
+            st.dictionaries(st.sampled_from(ITEMS), st.integers(0, 3), min_size=1, max_size=8)
+        )
+        for qid in qids
+    }
+    score = st.integers(0, 3).map(float) if ties else st.floats(0, 1, allow_nan=False)
+    run = {
+        qid: draw(st.dictionaries(st.sampled_from(ITEMS), score, min_size=0, max_size=12))
+        for qid in qids
+    }
+    if not ties:  # ir_measures breaks ties by id ascending, trec_eval by id descending
+        run = {q: {d: s + i * 1e-6 for i, (d, s) in enumerate(r.items())} for q, r in run.items()}
+    if not any(run.values()):
+        run[qids[0]] = {ITEMS[0]: 1.0}
+    return qrels, run
+
+
+def reference(qrels, run, measures, threshold, **flags):
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, set(measures), relevance_level=threshold, **flags
+    )
+    return evaluator.evaluate({q: r for q, r in run.items() if r})
+
+
+def ours(qrels, run, metrics, threshold):
+    return quiet(Qrels(qrels), Run(run), metrics, relevance_threshold=threshold, missing="skip")
+
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(cases(), st.sampled_from([1, 2]))
+def test_bpref_and_infap_equal_trec_eval(case, threshold):
+    qrels, run = case
+    expected = reference(qrels, run, ["bpref", "infAP"], threshold)
+    ev = ours(qrels, run, ["bpref", "infAP"], threshold)
+    for name, theirs in (("bpref", "bpref"), ("infAP", "infAP")):
+        # An empty ranking is absent from trec_eval's output; it scores 0 (trec_eval -c).
+        want = [expected.get(qid, {}).get(theirs, 0.0) for qid in ev.query_ids]
+        np.testing.assert_allclose(ev.per_query[name], want, rtol=0, atol=1e-9, err_msg=name)
+
+
+@SETTINGS
+@given(cases(), st.sampled_from([1, 2]), st.sampled_from([1, 3, 5, 10]))
+def test_condensed_equal_trec_eval_on_the_run_without_unjudged(case, threshold, k):
+    qrels, run = case
+    judged_only = {q: {d: s for d, s in r.items() if d in qrels[q]} for q, r in run.items()}
+    measures = [f"ndcg_cut_{k}", "ndcg", "map", f"map_cut_{k}"]
+    expected = reference(qrels, judged_only, measures, threshold)
+    dash_j = reference(qrels, run, measures, threshold, judged_docs_only_flag=True)
+    names = [f"ndcg'@{k}", "ndcg'", "ap'", f"ap'@{k}"]
+    ev = ours(qrels, run, names, threshold)
+    for name, theirs in zip(names, measures, strict=True):
+        for source in (expected, dash_j):
+            want = [source.get(qid, {}).get(theirs, 0.0) for qid in ev.query_ids]
+            np.testing.assert_allclose(ev.per_query[name], want, atol=1e-9, err_msg=name)
+
+
+@SETTINGS
+@given(cases(ties=False), st.sampled_from([1, 3, 5, 10, 20]))
+def test_judged_equals_ir_measures(case, k):
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = case
+    measure = ir_measures.Judged @ k
+    expected = {
+        m.query_id: m.value
+        for m in ir_measures.judged.iter_calc([measure], qrels, {q: r for q, r in run.items() if r})
+    }
+    ev = ours(qrels, run, [f"judged@{k}", "judged"], 1)
+    want = [expected.get(qid, 0.0) for qid in ev.query_ids]
+    np.testing.assert_allclose(ev.per_query[f"judged@{k}"], want, atol=1e-12)
+    whole = {
+        m.query_id: m.value
+        for m in ir_measures.judged.iter_calc(
+            [ir_measures.Judged], qrels, {q: r for q, r in run.items() if r}
+        )
+    }
+    np.testing.assert_allclose(
+        ev.per_query["judged"], [whole.get(q, 0.0) for q in ev.query_ids], atol=1e-12
+    )
+
+
+@SETTINGS
+@given(cases(ties=True), st.sampled_from([1, 3, 5]))
+def test_judged_follows_trec_eval_tie_order(case, k):
+    # With every label made relevant, trec_eval's P_k * k counts the labelled items in its
+    # top k (its tie order: id descending), and num_ret gives the ranking's length.
+    qrels, run = case
+    all_relevant = {q: dict.fromkeys(labels, 1) for q, labels in qrels.items()}
+    expected = reference(all_relevant, run, [f"P_{k}", "num_ret"], 1)
+    ev = ours(qrels, run, [f"judged@{k}"], 1)
+    want = []
+    for qid in ev.query_ids:
+        row = expected.get(qid)
+        want.append(0.0 if row is None else row[f"P_{k}"] * k / min(k, row["num_ret"]))
+    np.testing.assert_allclose(ev.per_query[f"judged@{k}"], want, atol=1e-12)
+
+
+def test_golden_values_by_hand():
+    # Ranking A x n C y; labels: A=1, C=2 relevant, n=0, m=0 judged non-relevant.
+    qrels = Qrels({"q": {"A": 1, "C": 2, "n": 0, "m": 0}})
+    run = Run({"q": ["A", "x", "n", "C", "y"]})
+    ev = evaluate(qrels, run, ["bpref", "infap", "judged@3", "judged", "ndcg'@2", "ap'"])
+    got = {name: float(values[0]) for name, values in ev.per_query.items()}
+    eps = INFAP_EPSILON
+    # C at rank 4 (j = 3): r = 2, n = 1.
+    infap_c = 1 / 4 + (3 / 4) * ((1 + 1) / 3) * ((1 + eps) / (1 + 1 + 2 * eps))
+    expected = {
+        "bpref": (1 + (1 - 1 / 2)) / 2,  # n above C: 1 of min(N=2, R=2)
+        "infap": (1 + infap_c) / 2,
+        "judged@3": 2 / 3,  # A, n of A x n
+        "judged": 3 / 5,
+        "ndcg'@2": (1 + 0 / np.log2(3)) / (2 + 1 / np.log2(3)),  # condensed: A n C
+        "ap'": (1 / 1 + 2 / 3) / 2,
+    }
+    assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_names_and_aliases():
+    assert parse_metric("nDCG'@10").name == "ndcg_condensed@10"
+    assert parse_metric("AP'").name == "map_condensed"
+    assert parse_metric("infAP").name == "infap"
+    assert parse_metric("Judged@10").name == "judged@10"
+    assert parse_metric("bpref").trec_eval == "bpref"
+    with pytest.raises(Exception, match="takes no cutoff"):
+        parse_metric("bpref@10")
+
+
+def test_full_labels_make_condensed_equal_plain():
+    qrels = Qrels({"q": {"A": 1, "B": 0, "C": 2}})
+    run = Run({"q": ["B", "A", "C"]})
+    ev = evaluate(qrels, run, ["ndcg@2", "ndcg'@2", "map", "ap'", "judged@3"])
+    assert ev.means["ndcg@2"] == ev.means["ndcg'@2"]
+    assert ev.means["map"] == ev.means["ap'"]
+    assert ev.means["judged@3"] == 1.0
+
+
+def test_stream_gives_the_same_numbers(tmp_path):
+    from ragaudit.metrics import evaluate_stream
+
+    rng = np.random.default_rng(0)
+    qrels = {
+        f"q{i}": {d: int(rng.integers(0, 3)) for d in rng.choice(ITEMS, 5, replace=False)}
+        for i in range(30)
+    }
+    lines = []
+    for qid in qrels:
+        for rank, d in enumerate(rng.choice(ITEMS, 10, replace=False)):
+            lines.append(f"{qid} Q0 {d} {rank + 1} {10 - rank} t\n")
+    (tmp_path / "run.txt").write_text("".join(lines))
+    names = ["bpref", "infap", "judged@5", "ndcg'@5", "ap'@3", "ndcg@5"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        streamed = evaluate_stream(Qrels(qrels), tmp_path / "run.txt", names, batch_bytes=200)
+    from ragaudit.data.formats import read_trec_run
+
+    whole = quiet(Qrels(qrels), read_trec_run(tmp_path / "run.txt"), names)
+    for name in names:
+        np.testing.assert_array_equal(streamed.per_query[name], whole.per_query[name])
