@@ -330,7 +330,7 @@ def clustered_means(
     return ClusteredComparison(by, tuple(rows), paired=False)
 
 
-def clustering_summary(row: ClusteredMetric, by: str) -> str:
+def clustering_summary(row: ClusteredMetric, by: str, *, paired: bool = False) -> str:
     """One line saying what clustering means for one number (for reports and the demo).
 
     The verdict follows the estimated design effect (CR1 / naive variance): above
@@ -347,12 +347,26 @@ def clustering_summary(row: ClusteredMetric, by: str) -> str:
     >>> print(clustering_summary(row, "source"))  # doctest: +NORMALIZE_WHITESPACE
     correct: design effect 2.92 (4 clusters by source): the 8 questions carry the information
     of about 2.7 independent ones; questions that share a source are not independent.
+
+    A paired row (``B - A``) whose differences are all equal says so, not "every question scored":
+
+    >>> d = [0.0] * 6
+    >>> row = ClusteredMetric("hit@k", clustered_mean(d, g[:6]), mean_interval(d),
+    ...                       cluster_mean_interval(d, g[:6]))
+    >>> clustering_summary(row, "source", paired=True).split(",")[0]
+    'hit@k: B - A is +0 on every question'
     """
     r = row.result
     deff = row.design_effect
     if deff is None:
+        # a paired row's values are the differences B - A, not the scores (issue 21)
+        same = (
+            f"B - A is {r.statistic:+g} on every question"
+            if paired
+            else (f"every question scored {r.statistic:g}")
+        )
         return (
-            f"{row.metric}: every question scored {r.statistic:g}, so the correlation within a "
+            f"{row.metric}: {same}, so the correlation within a "
             f"{by} cannot be measured; the clustered interval assumes the worst case, one "
             f"independent draw per {by} ({r.n_clusters} instead of {r.n})."
         )

@@ -137,7 +137,7 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
         only=("csv",),
     )  # fmt: skip
     notes = [
-        clustering_summary(row, result.by)
+        clustering_summary(row, result.by, paired=result.paired)
         for row in result.rows
         if row.correlated or row.design_effect is None or row.design_effect < 1
     ]
