@@ -60,7 +60,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import betaincinv, ndtri, stdtrit
 
-from ragaudit.reports.html_dashboard import _mean_row
+from ragaudit.diagnose.dashboard import _mean_row
 from ragaudit.stats import PerQuestionMetrics, compare_runs
 from ragaudit.stats._group import group_signflip
 from ragaudit.stats.bounded import bounded_mean_bounds

@@ -7,6 +7,7 @@ The public API, for notebooks and scripts::
     run = ragaudit.load_run("run.trec")
     ragaudit.evaluate(qrels, run, ["ndcg@10", "recall@5"]).to_pandas()
     saved = ragaudit.load_saved_run("ragaudit-results/k3_cs800.json")
+    ragaudit.audit(["k3.json", saved], labels="chunk_labels.yaml")  # the whole report
     ragaudit.compute_funnel(saved).to_dict()
     ragaudit.compare_runs("k3.json", saved).to_pandas()
 
@@ -19,21 +20,22 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ragaudit._api import Plan, compare_runs, plan
+    from ragaudit._api import Plan, audit, compare_runs, label_bias, plan
     from ragaudit.data.formats import read_qrels as load_qrels
     from ragaudit.data.formats import read_run as load_run
     from ragaudit.data.qrels import Qrels
     from ragaudit.data.records import load_saved_run
     from ragaudit.data.runs import Run
     from ragaudit.data.saved_run import QuestionResult, SavedRun
+    from ragaudit.diagnose.audit_result import Audit
     from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
     from ragaudit.diagnose.label_bias import BiasResult
-    from ragaudit.diagnose.label_bias import compute_label_bias as label_bias
     from ragaudit.metrics.evaluate import Evaluation, evaluate
     from ragaudit.pipeline.live import PipelineOutput, evaluate_pipeline
     from ragaudit.stats.compare import Comparison
 
 __all__ = [
+    "Audit",
     "BiasResult",
     "Comparison",
     "Evaluation",
@@ -45,6 +47,7 @@ __all__ = [
     "Run",
     "SavedRun",
     "__version__",
+    "audit",
     "compare_runs",
     "compute_funnel",
     "evaluate",
@@ -71,12 +74,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Comparison": ("ragaudit.stats.compare", "Comparison"),
     "compute_funnel": ("ragaudit.diagnose.funnel", "compute_funnel"),
     "FunnelResult": ("ragaudit.diagnose.funnel", "FunnelResult"),
-    "label_bias": ("ragaudit.diagnose.label_bias", "compute_label_bias"),
+    "label_bias": ("ragaudit._api", "label_bias"),
     "BiasResult": ("ragaudit.diagnose.label_bias", "BiasResult"),
     "evaluate_pipeline": ("ragaudit.pipeline.live", "evaluate_pipeline"),
     "PipelineOutput": ("ragaudit.pipeline.live", "PipelineOutput"),
     "plan": ("ragaudit._api", "plan"),
     "Plan": ("ragaudit._api", "Plan"),
+    "audit": ("ragaudit._api", "audit"),
+    "Audit": ("ragaudit.diagnose.audit_result", "Audit"),
 }
 
 

@@ -5,22 +5,34 @@ objects (``stats`` reads no files)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragaudit._frames import records_frame
+from ragaudit._present import short_repr
+from ragaudit._validate import check_fraction, check_int, check_metric_names
+from ragaudit.exceptions import InputError
+from ragaudit.stats.options import PLAN_DISAGREEMENTS, PLAN_SIZES
 from ragaudit.stats.power import PlanningRow, planning_table
 
 if TYPE_CHECKING:
-    from ragaudit.data.per_question import PerQuestionMetrics
+    from ragaudit.data.qrels import Qrels
     from ragaudit.data.saved_run import SavedRun
+    from ragaudit.diagnose.audit_result import Audit
+    from ragaudit.diagnose.label_bias import BiasResult
+    from ragaudit.labels.format import ChunkLabels
+    from ragaudit.reports.report import Report
     from ragaudit.stats.compare import Comparison
 
-__all__ = ["Plan", "compare_runs", "plan"]
+__all__ = ["Plan", "audit", "compare_runs", "label_bias", "plan"]
+
+#: What :func:`compare_runs` compares: a saved run, a file, per-question values or an
+#: :class:`~ragaudit.metrics.Evaluation`.
+RunInput = Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Plan:
     """Minimum detectable effects of a paired 0/1 comparison (see :func:`plan`).
 
@@ -47,39 +59,118 @@ class Plan:
         """One row per (n, disagree) pair (needs the ``pandas`` extra)."""
         return records_frame(self.to_dict()["rows"])
 
+    def to_report(self) -> Report:
+        """The table ``ragaudit plan`` prints."""
+        from ragaudit.reports.stats import plan_report
+
+        return plan_report(list(self.rows), self.power, self.alpha)
+
+    def _repr_html_(self) -> str:
+        from ragaudit.reports.renderer import render_html_fragment
+
+        return render_html_fragment(self.to_report())
+
+    def __repr__(self) -> str:
+        def mde(row: PlanningRow) -> str:
+            return "-" if row.mde is None else f"{row.mde:.3f}"
+
+        return short_repr(
+            f"Plan(power={self.power:g}, alpha={self.alpha:g}, rows={len(self.rows)})",
+            [f"n={r.n} disagree={r.disagree:g}: mde {mde(r)}" for r in self.rows],
+        )
+
 
 def plan(
-    ns: Sequence[int], disagree: Sequence[float], *, power: float = 0.8, alpha: float = 0.05
+    ns: Sequence[int] = PLAN_SIZES,
+    disagree: Sequence[float] = PLAN_DISAGREEMENTS,
+    *,
+    power: float = 0.8,
+    alpha: float = 0.05,
 ) -> Plan:
     """How many questions a golden set needs: the smallest paired effect McNemar's exact test
     detects with ``power`` at level ``alpha``, for each ``n`` and disagreement rate.
 
     A thin wrapper of :func:`ragaudit.stats.power.planning_table` (which documents the
-    computation and cites its references).
+    computation and cites its references); the defaults are ``ragaudit plan``'s.
+
+    Parameters
+    ----------
+    ns : sequence of int, default (20, 42, 100, 300, 1000)
+        Golden-set sizes.
+    disagree : sequence of float in (0, 1), default (0.1, 0.2, 0.3)
+        Shares of questions where the two systems differ.
+    power, alpha : float in (0, 1)
 
     Examples
     --------
     >>> p = plan([50, 200], [0.1])
     >>> [row["n"] for row in p.to_dict()["rows"]]
     [50, 200]
+    >>> len(plan().rows)   # ragaudit plan's table: 5 sizes x 3 rates
+    15
     """
-    rows = planning_table(ns, disagree, power=power, alpha=alpha)
+    sizes = [check_int(n, "ns[]") for n in _sequence(ns, "ns", "golden-set sizes, e.g. [50, 200]")]
+    rates = [
+        check_fraction(d, "disagree[]")
+        for d in _sequence(disagree, "disagree", "disagreement rates, e.g. [0.1, 0.2]")
+    ]
+    power, alpha = check_fraction(power, "power"), check_fraction(alpha, "alpha")
+    rows = planning_table(sizes, rates, power=power, alpha=alpha)
     return Plan(tuple(rows), power, alpha)
 
 
+def _sequence(value: Any, name: str, what: str) -> list[Any]:
+    """``value`` as a list when it is a list-like of values (a string or a number is not)."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise InputError(f"{name}: expected a list of {what}, found {value!r:.60}")
+    return list(value)
+
+
 def compare_runs(
-    run_a: PerQuestionMetrics | SavedRun | str | os.PathLike[str],
-    run_b: PerQuestionMetrics | SavedRun | str | os.PathLike[str],
-    metrics: Sequence[str] | None = None,
-    **options: Any,
+    run_a: RunInput,
+    run_b: RunInput,
+    metrics: str | Sequence[str] | None = None,
+    *,
+    questions: str = "all",
+    seed: int = 0,
+    confidence: float = 0.95,
+    method: str = "auto",
+    n_resamples: int = 10_000,
+    n_permutations: int = 10_000,
+    exact_max_n: int = 20,
+    allow_partial: bool = False,
+    subsample_sizes: Sequence[int] = (10, 20),
 ) -> Comparison:
-    r"""Compare run B with run A question by question: loaded runs or files.
+    r"""Compare run B with run A question by question: saved runs, files, per-question values
+    or evaluations.
 
     Files (saved runs, JSON ``{question_id: {metric: value}}`` or JSONL) are read by
-    :func:`ragaudit.data.per_question_files.read_per_question_metrics`, then
+    :func:`ragaudit.data.per_question_files.read_per_question_metrics`, an
+    :class:`~ragaudit.metrics.Evaluation` gives its per-question values, then
     :func:`ragaudit.stats.compare_runs` computes, per metric, :math:`\bar d = \frac1n \sum_i
     (b_i - a_i)` over the paired non-null questions with its interval, permutation p-value
-    and verdict (its docstring gives the methods, options and references).
+    and verdict (its docstring gives the methods and references).
+
+    Parameters
+    ----------
+    run_a, run_b : SavedRun, path, PerQuestionMetrics or Evaluation
+    metrics : str or sequence of str, optional
+        One metric (a string) or several; default every metric both runs hold.
+    questions : {"all", "answerable", "unanswerable"}, default "all"
+        ``ragaudit compare --questions``.
+    seed : int >= 0, default 0
+    confidence : float in (0, 1), default 0.95
+    method : {"auto", "score", "bootstrap", "percentile", "bca"}, default "auto"
+        The interval (``compare --ci``): the one interval policy by default.
+    n_resamples, n_permutations : int, default 10000
+    exact_max_n : int, default 20
+    allow_partial : bool, default False
+        Allow runs that share fewer than half of their questions.
+    subsample_sizes : sequence of int, default (10, 20)
+
+    Returns
+    -------
+    Comparison
 
     Examples
     --------
@@ -88,12 +179,138 @@ def compare_runs(
     ...     {"id": f"q{i}", "retrieved": [], "metrics": {"correct": i < 4}} for i in range(8)]})
     >>> b = ragaudit.SavedRun.from_dict({"name": "b", "config": {"k": 1}, "rows": [
     ...     {"id": f"q{i}", "retrieved": [], "metrics": {"correct": True}} for i in range(8)]})
-    >>> row = compare_runs(a, b).metrics[0]
+    >>> row = compare_runs(a, b, "correct").metrics[0]
     >>> row.statistic, row.pvalue   # 4 of 8 questions differ, all in B's favour: 2 * 0.5**4
     (0.5, 0.125)
     """
     from ragaudit.data.per_question_files import load_per_question_metrics
     from ragaudit.stats.compare import compare_runs as compare_loaded
 
-    first, second = load_per_question_metrics(run_a), load_per_question_metrics(run_b)
-    return compare_loaded(first, second, metrics, **options)
+    return compare_loaded(
+        load_per_question_metrics(run_a, "run_a"),
+        load_per_question_metrics(run_b, "run_b"),
+        check_metric_names(metrics),
+        questions=questions,
+        seed=seed,
+        confidence=confidence,
+        method=method,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        exact_max_n=exact_max_n,
+        allow_partial=allow_partial,
+        subsample_sizes=subsample_sizes,
+    )
+
+
+def audit(
+    runs: SavedRun | str | os.PathLike[str] | Sequence[SavedRun | str | os.PathLike[str]],
+    *,
+    labels: ChunkLabels | Qrels | str | os.PathLike[str] | None = None,
+    corpus: str | os.PathLike[str] | None = None,
+    chunk_texts: Mapping[str, str] | None = None,
+    cluster_by: str | None = None,
+    human: Sequence[Mapping[str, float] | str | os.PathLike[str] | None] = (),
+    seed: int = 0,
+    n_resamples: int = 2000,
+    compare_resamples: int = 10_000,
+) -> Audit:
+    """The whole audit of one or more saved runs: what ``ragaudit report`` shows, as an object.
+
+    The dashboard (six numbers with 95% intervals, n and the MDE), each run's funnel, label
+    bias (with chunk ``labels``), clustered intervals (``cluster_by``), calibration
+    (``human``) and the paired comparison of each later run with the first, Holm-adjusted.
+    :func:`ragaudit.diagnose.audit.build_audit` computes it (its docstring gives the methods);
+    this wrapper also reads a chunk-label file and the corpus.  ``audit(...).to_dict()`` equals
+    ``ragaudit report RUNS --format json`` with the same options.
+
+    Parameters
+    ----------
+    runs : SavedRun, path, or a sequence of them
+    labels : ChunkLabels, Qrels (chunk unit) or path of a chunk-label file, optional
+    corpus : path, optional
+        The runs' corpus directory (``report --corpus``): the drill-down shows the retrieved
+        chunks' texts, rebuilt with the first run's chunking (its corpus hash is checked).
+    chunk_texts : mapping, optional
+        ``{chunk_id: text}`` for the drill-down, instead of ``corpus``.
+    cluster_by : str, optional
+        ``source``, ``tag`` or a row field.
+    human : sequence of mappings or paths, optional
+        Human verdicts on ``correct``, one per run in order.
+    seed, n_resamples, compare_resamples : int
+        As ``ragaudit report --seed --resamples`` (the comparison uses 10,000, as ``compare``).
+
+    Returns
+    -------
+    Audit
+        ``print`` it, show it in a notebook, or call ``to_report()``, ``to_dict()``,
+        ``to_pandas()``.
+
+    Examples
+    --------
+    >>> import ragaudit
+    >>> row = {"id": "q1", "answerable": True, "gold_docs": ["G"],
+    ...        "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
+    ...        "judges": {"abstained": False, "correct": True, "evidence_in_context": True}}
+    >>> a = ragaudit.audit(ragaudit.SavedRun.from_dict({"name": "r", "config": {"k": 1},
+    ...                                                 "rows": [row]}), n_resamples=10)
+    >>> a.runs[0].funnel.correct_end_to_end, a.to_dict()["runs"][0]["name"]
+    (1.0, 'r')
+    """
+    from ragaudit.diagnose.audit import build_audit
+
+    if isinstance(labels, str | os.PathLike):
+        from ragaudit.labels.format import load_chunk_labels
+
+        labels = load_chunk_labels(labels)
+    if corpus is not None and chunk_texts is None:
+        from ragaudit.data.records import load_saved_run
+        from ragaudit.data.saved_run import SavedRun as Saved
+        from ragaudit.pipeline.corpus import chunk_texts as texts_of
+
+        listed = list(runs) if isinstance(runs, Sequence) and not isinstance(runs, str) else [runs]
+        loaded = [r if isinstance(r, Saved) else load_saved_run(os.fspath(r)) for r in listed]
+        chunk_texts = texts_of(os.fspath(corpus), loaded[0].config) if loaded else None
+        runs = loaded
+    return build_audit(
+        runs,
+        labels=labels,
+        chunk_texts=chunk_texts,
+        seed=seed,
+        n_resamples=n_resamples,
+        compare_resamples=compare_resamples,
+        cluster_by=cluster_by,
+        human=human,
+    )
+
+
+def label_bias(
+    run: SavedRun | str | os.PathLike[str],
+    labels: ChunkLabels | Qrels | str | os.PathLike[str],
+    *,
+    k: int | None = None,
+    n_shifts: int = 5,
+) -> BiasResult:
+    """How much document-level labels flatter a run: ``ragaudit labels bias RUN --labels FILE``.
+
+    The run and the chunk labels may both be files (or loaded objects);
+    :func:`ragaudit.diagnose.label_bias.compute_label_bias` computes the result (its docstring
+    gives the definitions).
+
+    Examples
+    --------
+    >>> import ragaudit
+    >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
+    ...        "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#1", "doc_id": "D", "rank": 1}]}]}
+    >>> labels = ragaudit.Qrels({"q1": {"D#0": 2}}, unit="chunk")
+    >>> label_bias(ragaudit.SavedRun.from_dict(run), labels).hit_inflation  # doc hit, no chunk hit
+    1.0
+    """
+    from ragaudit.diagnose.label_bias import compute_label_bias
+
+    if isinstance(labels, str | os.PathLike):
+        from ragaudit.labels.format import load_chunk_labels
+
+        labels = load_chunk_labels(labels)
+    if isinstance(run, os.PathLike):
+        run = os.fspath(run)
+    return compute_label_bias(run, labels, k=k, n_shifts=n_shifts)

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ragaudit.exceptions import InputError
 
-__all__ = ["check_choice", "check_fraction", "check_int", "check_unique", "name_some"]
+__all__ = [
+    "check_choice",
+    "check_fraction",
+    "check_int",
+    "check_metric_names",
+    "check_path",
+    "check_unique",
+    "name_some",
+]
 
 T = TypeVar("T")
 
@@ -33,6 +42,47 @@ def check_int(value: Any, name: str, *, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise InputError(f"{name}: expected an integer >= {minimum}, found {value!r}")
     return int(value)
+
+
+def check_path(value: Any, name: str) -> str | os.PathLike[str]:
+    """``value`` if it is a file path: a ``str`` or an ``os.PathLike`` of one.
+
+    Bytes, integers (a file descriptor would be read) and other objects are refused, naming
+    the argument, before anything is opened.
+
+    >>> check_path("run.trec", "path")
+    'run.trec'
+    >>> check_path(3, "path")
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: path: expected a file path (str or os.PathLike), found int 3
+    """
+    if isinstance(value, str) or (
+        isinstance(value, os.PathLike) and isinstance(os.fspath(value), str)
+    ):
+        return value
+    shown = type(value).__name__ + ("" if value is None else f" {value!r}"[:60])
+    raise InputError(f"{name}: expected a file path (str or os.PathLike), found {shown}")
+
+
+def check_metric_names(value: Any, name: str = "metrics") -> list[str] | None:
+    """Metric names as a list: one string is ONE metric (never its characters); None stays
+    None (every metric).
+
+    >>> check_metric_names("recall@k"), check_metric_names(("correct", "ndcg@k"))
+    (['recall@k'], ['correct', 'ndcg@k'])
+    >>> check_metric_names([1])
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: metrics: expected a metric name or a list of them, found [1]
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Iterable) and not isinstance(value, bytes | Mapping):
+        names = list(value)
+        if all(isinstance(v, str) for v in names):
+            return names
+    raise InputError(f"{name}: expected a metric name or a list of them, found {value!r:.80}")
 
 
 def check_fraction(value: Any, name: str) -> float:

@@ -22,11 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from ragaudit._validate import check_fraction
+from ragaudit._validate import check_fraction, check_metric_names
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.per_question_files import load_per_question_metrics
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.exceptions import InputError
 from ragaudit.metrics import Evaluation
 from ragaudit.reports.renderer import render
 from ragaudit.reports.stats import comparison_report
@@ -41,17 +40,6 @@ __all__ = ["assert_not_worse"]
 RunInput = str | os.PathLike[str] | SavedRun | PerQuestionMetrics | Evaluation
 
 _SHOWN_IDS = 20
-
-
-def _as_run(run: RunInput, name: str) -> PerQuestionMetrics:
-    if isinstance(run, Evaluation):
-        return PerQuestionMetrics.from_columns(name, run.query_ids, run.per_query)
-    if isinstance(run, str | os.PathLike | SavedRun | PerQuestionMetrics):
-        return load_per_question_metrics(run)
-    raise InputError(
-        "expected a file path, a SavedRun, PerQuestionMetrics or an Evaluation, found "
-        f"{type(run).__name__}"
-    )
 
 
 def _worse_ids(
@@ -117,8 +105,9 @@ def assert_not_worse(
     baseline, candidate : path, SavedRun, PerQuestionMetrics or Evaluation
         Files are read as ``ragaudit compare`` reads them (saved runs, ``evaluate --per-query
         --format json`` output, JSON or JSONL per-question metrics).
-    metrics : sequence of str, optional
-        Metrics to gate (the spellings of ``compare -m``); default every metric both hold.
+    metrics : str or sequence of str, optional
+        Metric(s) to gate (the spellings of ``compare -m``; one string is one metric);
+        default every metric both hold.
     alpha : float in (0, 1), default 0.05
     seed : int, default 0
         Seed of the bootstrap and Monte Carlo parts (printed in the failure message).
@@ -155,11 +144,13 @@ def assert_not_worse(
     # and the message, not some eighty lines of this helper's source
     __tracebackhide__ = True
     alpha = check_fraction(alpha, "alpha")
-    first, second = _as_run(baseline, "baseline"), _as_run(candidate, "candidate")
+    metrics = check_metric_names(metrics)  # "correct" is one metric
+    first = load_per_question_metrics(baseline, "baseline")
+    second = load_per_question_metrics(candidate, "candidate")
     result = compare_runs(
         first,
         second,
-        list(metrics) if metrics is not None else None,
+        metrics,
         confidence=1.0 - alpha,
         seed=seed,
         questions=questions,

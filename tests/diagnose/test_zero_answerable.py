@@ -15,9 +15,9 @@ from click.testing import CliRunner
 
 from ragaudit.cli import main
 from ragaudit.data.records import as_saved_run
+from ragaudit.diagnose.audit import build_audit
 from ragaudit.diagnose.funnel import compute_funnel
 from ragaudit.reports.audit_page import audit_report
-from ragaudit.reports.html_data import build_audit
 from ragaudit.reports.renderer import render_markdown, render_text
 
 REASON = "no answerable questions"

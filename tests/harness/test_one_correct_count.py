@@ -87,6 +87,8 @@ def counts_everywhere(run_file: Path, printed_run: str) -> dict[str, tuple[int, 
     assert report.exit_code == 0, report.output
     audit = json.loads(report.stdout)["runs"][0]
     out["report (funnel)"] = (audit["funnel"]["correct"]["count"], audit["funnel"]["n"])
+    dashboard = {row["key"]: row for row in audit["dashboard"]}
+    out["report (dashboard)"] = (dashboard["correct"]["count"], dashboard["correct"]["n"])
     compare = invoke(["compare", run_file, run_file, "--metric", "correct", "--questions",
                       "answerable", "--format", "json", "--resamples", "200",
                       "--permutations", "200"])  # fmt: skip

@@ -76,7 +76,7 @@ def test_generation_and_judge_errors_are_counted_and_named_in_every_output(
     assert "errors: 1 generation errors (no answer: q3); judge errors: sufficiency 1" in text
     # the question is among the failing questions of the drill-down, with its reason
     assert "| unjudged | 1 | q3 (2-evidence: generation error: request to" in text
-    assert "stage died         excluded (unjudged at 2-evidence: generation error: " in text
+    assert "stage died         unjudged at 2-evidence: generation error: " in text
 
     shown = invoke(["show", str(run_file), "q3"])
     assert shown.exit_code == 0, shown.output

@@ -25,8 +25,8 @@ from .conftest import cli
 def audit(bench: dict[str, Path]) -> Any:
     """The audit of the demo's k3 and k6 runs with chunk labels."""
     from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.audit import build_audit
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.reports.html_data import build_audit
 
     runs = [load_saved_run(bench["k3"]), load_saved_run(bench["k6"])]
     return build_audit(runs, labels=load_chunk_labels(bench["labels"]))

@@ -14,8 +14,8 @@ from ragaudit.stats.bounded import bet_fractions
 @pytest.fixture(scope="module")
 def audit(bench: dict[str, Path]) -> Any:
     from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.audit import build_audit
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.reports.html_data import build_audit
 
     runs = [load_saved_run(bench["k3"]), load_saved_run(bench["k6"])]
     return build_audit(runs, labels=load_chunk_labels(bench["labels"]), cluster_by="source")

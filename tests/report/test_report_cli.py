@@ -56,9 +56,9 @@ def test_one_run_without_labels_or_corpus(bench: dict[str, Path], tmp_path: Path
 
 def test_markdown_drops_whole_drilldowns_to_fit(bench: dict[str, Path]):
     from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.audit import build_audit
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.reports.audit_page import audit_report
-    from ragaudit.reports.html_data import build_audit
     from ragaudit.reports.renderer import render_markdown
 
     runs = [load_saved_run(bench["k3"]), load_saved_run(bench["k6"])]

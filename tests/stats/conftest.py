@@ -1,27 +1,14 @@
 """Independent oracles for the interval tests (scipy.optimize and scipy.stats, no ragaudit),
 and the coverage benchmark's simulation for the slow coverage tests."""
 
-import importlib.util
 import itertools
 import math
-import sys
 from fractions import Fraction
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from scipy import optimize, stats
-
-# benchmarks/coverage_stats.py and coverage_clustered.py are scripts, not package modules:
-# loaded by path and registered under their names so that test_coverage*.py import the one
-# copy of their scenarios and simulation (the docs tables are their output).
-for _name in ("coverage_stats", "coverage_clustered"):
-    _SPEC = importlib.util.spec_from_file_location(
-        _name, Path(__file__).parents[2] / "benchmarks" / f"{_name}.py"
-    )
-    assert _SPEC is not None and _SPEC.loader is not None
-    sys.modules[_name] = importlib.util.module_from_spec(_SPEC)
-    _SPEC.loader.exec_module(sys.modules[_name])
 
 
 def tango_interval(both, a_only, b_only, neither, confidence=0.95):

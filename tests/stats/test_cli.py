@@ -234,7 +234,7 @@ def test_agreement_command():
         (["plan", "--n", "ten"], "--n: expected comma-separated ints, found 'ten'"),
         (
             ["agreement", str(DATA / "labels_a.qrels"), str(DATA / "k3.json")],
-            "expected a mapping {question id: {item id: grade}}",
+            "expected a run or labels (TREC or JSON), found a ragaudit saved run",
         ),
     ],
 )

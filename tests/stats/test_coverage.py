@@ -7,9 +7,9 @@ datasets the Monte Carlo standard error of a coverage near 0.95 is 0.0034, so a 
 true coverage 0.95 fails the 0.93 bar with probability below 1e-8.
 """
 
-import coverage_stats as sim  # benchmarks/coverage_stats.py, loaded by conftest.py
 import numpy as np
 import pytest
+from benchmarks import coverage_stats as sim
 from scipy import stats
 
 from ragaudit.diagnose.funnel import compute_funnel
@@ -214,7 +214,7 @@ def test_funnel_prints_clopper_pearson_rates_and_the_tango_gap(tango_oracle):
 def test_the_dashboard_gives_a_mean_of_zeros_and_ones_a_rate_interval():
     from statsmodels.stats.proportion import proportion_confint
 
-    from ragaudit.reports.html_dashboard import _mean_row
+    from ragaudit.diagnose.dashboard import _mean_row
 
     row = _mean_row("recall", "recall@k", [1.0] * 54, "src", "")
     low, high = proportion_confint(54, 54, alpha=0.05, method="beta")
@@ -223,7 +223,7 @@ def test_the_dashboard_gives_a_mean_of_zeros_and_ones_a_rate_interval():
 
 
 def test_the_dashboard_gives_fractional_means_the_bounded_mean_interval():
-    from ragaudit.reports.html_dashboard import _mean_row
+    from ragaudit.diagnose.dashboard import _mean_row
 
     values = [1.0] * 53 + [0.5]
     row = _mean_row("recall", "recall@k", values, "src", "")

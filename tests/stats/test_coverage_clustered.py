@@ -8,9 +8,9 @@ of 0.99 with 8 clusters (85 of 100 intervals the zero-width [1, 1]), and the Kor
 effective-n interval 0.91 at a rate of 0.95 with 30 clusters and correlation 0.5.
 """
 
-import coverage_clustered as sim  # benchmarks/coverage_clustered.py, loaded by conftest.py
 import numpy as np
 import pytest
+from benchmarks import coverage_clustered as sim
 
 DATASETS = 400  # per scenario; standard error of a coverage of 0.99 is 0.005
 

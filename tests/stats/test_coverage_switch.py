@@ -23,11 +23,11 @@ coverage is 0.95 fails the 0.94 bar with probability about 0.02 and one at 0.93 
 probability about 0.02.
 """
 
-import coverage_stats as sim  # benchmarks/coverage_stats.py, loaded by conftest.py
 import numpy as np
 import pytest
+from benchmarks import coverage_stats as sim
 
-from ragaudit.reports.html_dashboard import _mean_row
+from ragaudit.diagnose.dashboard import _mean_row
 
 DATASETS = 2000
 BETTING = "betting (Waudby-Smith-Ramdas)"

@@ -91,11 +91,6 @@ def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> N
     ctx.exit()
 
 
-def register(name: str, module: str, help_line: str) -> None:
-    """Register a subcommand implemented as ``module.command`` (used by plugins and tests)."""
-    _COMMANDS[name] = (module, help_line)
-
-
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--version",

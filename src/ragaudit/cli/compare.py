@@ -265,7 +265,6 @@ def _score_runs(
 
     from ragaudit.cli.evaluate import DEFAULT_METRICS, score_run
     from ragaudit.data.formats import read_qrels
-    from ragaudit.data.per_question import PerQuestionMetrics
     from ragaudit.metrics.judged import judged_coverage, judged_names, warn_unjudged
 
     qrels = read_qrels(qrels_path)
@@ -277,9 +276,7 @@ def _score_runs(
         for path in runs:
             ev = score_run(qrels, path, names)
             coverages.append(judged_coverage(ev, path, judged_threshold))
-            scored.append(
-                PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
-            )
+            scored.append(ev.to_per_question(Path(path).stem, path))
         warn_unjudged(coverages, judged_margin)
     for message in dict.fromkeys(str(w.message) for w in caught):
         click.echo(f"ragaudit: warning: {message}", err=True)

@@ -176,8 +176,8 @@ def section_audit(ctx: DemoContext, echo: Echo) -> None:
     from dataclasses import replace
 
     from ragaudit._io import atomic_write_text
+    from ragaudit.diagnose.audit import build_audit
     from ragaudit.reports.audit_page import audit_report
-    from ragaudit.reports.html_data import build_audit
     from ragaudit.reports.renderer import render_html, render_text
 
     texts = {c.chunk_id: c.text for c in ctx.chunks}
@@ -203,7 +203,7 @@ def section_full(ctx: DemoContext, echo: Echo) -> None:
     """With ``--full``: the complete label-bias and comparison tables as well."""
     if not ctx.extra.get("full"):
         return
-    from ragaudit.reports.label_bias import bias_section
+    from ragaudit.reports.label_bias import bias_report
     from ragaudit.reports.renderer import render_text
     from ragaudit.reports.stats import comparison_report
     from ragaudit.stats.compare import compare_runs
@@ -211,7 +211,8 @@ def section_full(ctx: DemoContext, echo: Echo) -> None:
     name_a, name_b = (c["name"] for c in CONFIGURATIONS)
     echo("")
     echo("=" * 78)
-    bias_section(ctx.runs[name_a], ctx.extra["chunk_labels"], echo=echo)
+    bias = ctx.extra["audit"].runs[0].bias  # the audit's label bias of the first run
+    echo(render_text(bias_report(bias)))
     result = compare_runs(
         ctx.runs[name_a],
         ctx.runs[name_b],

@@ -288,12 +288,11 @@ def _several_runs(
     """The multi-run report: every metric's runs compared in pairs, Holm-adjusted."""
     from pathlib import Path
 
-    from ragaudit.data.per_question import PerQuestionMetrics
     from ragaudit.reports.multirun import multirun_report
     from ragaudit.stats.pairwise import compare_all
 
     runs = [
-        PerQuestionMetrics.from_columns(Path(path).stem, ev.query_ids, ev.per_query, path)
+        ev.to_per_question(Path(path).stem, path)
         for path, ev in zip(paths, evaluations, strict=True)
     ]
     matrices = [

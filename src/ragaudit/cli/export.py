@@ -67,23 +67,9 @@ def command(
         if golden_columns:
             raise InputError("--map: only applies with --to trec-qrels (a golden set)")
         from ragaudit.data.records import load_saved_run
-        from ragaudit.data.runs import Run
 
         saved = load_saved_run(source)
-        rankings: dict[str, list[tuple[str, float]] | list[str]] = {}
-        docs: dict[str, str] = {}
-        for q in saved.questions:
-            ranked = q.ranked[:k] if k is not None else q.ranked
-            if not ranked:
-                continue
-            docs.update({r.chunk_id: r.doc_id for r in ranked})
-            if all(r.score is not None for r in ranked):
-                rankings[q.id] = [(r.chunk_id, float(r.score or 0.0)) for r in ranked]
-            else:
-                rankings[q.id] = [r.chunk_id for r in ranked]
-        run = Run(rankings, unit="chunk", order="given", duplicates="first", name=source)
-        if unit == "doc":
-            run = run.to_docs(docs)
+        run = saved.to_run(unit=unit, k=k)
         label = tag if tag is not None else "_".join(saved.name.split()) or "ragaudit"
         text = format_trec_run(run, tag=label)
     write_output(text, out_path)

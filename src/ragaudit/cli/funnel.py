@@ -6,7 +6,6 @@ from typing import Any
 
 import click
 
-from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._options import (
     corpus_option,
     emit,
@@ -119,6 +118,8 @@ def _funnel(
 
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
+    from ragaudit.pipeline.corpus import chunk_texts
+
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     if labels is not None:
         if texts is not None:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ragaudit.cli._corpus import run_chunks
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import (
     corpus_option,
@@ -77,6 +76,8 @@ def command(
         else [n.strip() for n in judge_names.split(",") if n.strip()]
     )
     saved = load_saved_run(run)
+    from ragaudit.pipeline.corpus import run_chunks
+
     chunks = run_chunks(corpus_dir, saved.config)
     config = llm_config_from_cli(**llm_options)
     if dry_run:

@@ -9,7 +9,6 @@ from typing import Any
 
 import click
 
-from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import (
     TEXT_FORMATS,
@@ -267,10 +266,10 @@ def verdicts(
     )
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.calibration import judged_values
+    from ragaudit.diagnose.drilldown import answer_chunk_sets, question_view
     from ragaudit.exceptions import InputError
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.labels.verdicts import grade_answers, sample_order
-    from ragaudit.reports.html_data import answer_chunk_sets, question_view
     from ragaudit.reports.renderer import render
     from ragaudit.reports.show import grading_report
 
@@ -335,6 +334,8 @@ def verdicts(
         f"to go; c = 1, w = 0",
         err=True,
     )
+    from ragaudit.pipeline.corpus import chunk_texts
+
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
     answer_chunks = {} if labels is None else answer_chunk_sets(labels)
@@ -412,12 +413,12 @@ def fill(
     """
     import datetime
 
-    from ragaudit.cli._corpus import run_chunks
     from ragaudit.data.records import load_saved_run
     from ragaudit.exceptions import InputError
     from ragaudit.labels.build import make_labeller
     from ragaudit.labels.fill import fill_labels, write_filled_labels
     from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.pipeline.corpus import run_chunks
     from ragaudit.reports.labels_fill import fill_report
 
     if judge_repeats != 1:

@@ -15,6 +15,7 @@ import click
 
 from ragaudit.cli._options import emit, format_option
 from ragaudit.exceptions import InputError
+from ragaudit.stats.options import PLAN_DISAGREEMENTS, PLAN_SIZES
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
@@ -39,13 +40,13 @@ def _numbers(text: str, name: str, kind: type) -> list[Any]:
 @click.option(
     "--n",
     "ns",
-    default="20,42,100,300,1000",
+    default=",".join(map(str, PLAN_SIZES)),
     show_default=True,
     help="Golden-set sizes, comma-separated.",
 )
 @click.option(
     "--disagree",
-    default="0.1,0.2,0.3",
+    default=",".join(map(str, PLAN_DISAGREEMENTS)),
     show_default=True,
     help="Discordance rates (share of questions where the systems differ).",
 )

@@ -68,11 +68,11 @@ def command(
     calibrated against people (PPI++).  The page has no scripts and no external resources;
     the same inputs give the same bytes.
     """
-    from ragaudit.cli._corpus import chunk_texts
     from ragaudit.data.human_verdicts import read_human_verdict_file
     from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.audit import build_audit
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.reports.html_data import build_audit
+    from ragaudit.pipeline.corpus import chunk_texts
 
     saved = [load_saved_run(path) for path in runs]
     labels = None if labels_path is None else load_chunk_labels(labels_path)

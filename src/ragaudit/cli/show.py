@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._corpus import chunk_texts
 from ragaudit.cli._options import corpus_option, emit, format_option, k_option, labels_option
 from ragaudit.exceptions import InputError
 
@@ -54,13 +53,15 @@ def command(
     Pick questions by id (QIDS), with --failures, or with --stage; default: every question.
     """
     from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.drilldown import answer_chunk_sets, question_view
     from ragaudit.diagnose.funnel import compute_funnel
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.reports.html_data import answer_chunk_sets, question_view
     from ragaudit.reports.show import show_report
 
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
+    from ragaudit.pipeline.corpus import chunk_texts
+
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     funnel = compute_funnel(saved, k=k, labels=labels, chunk_texts=texts, n_resamples=1)
     stages = funnel.places()

@@ -219,18 +219,37 @@ def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetr
 
 
 def load_per_question_metrics(
-    run: PerQuestionMetrics | SavedRun | str | os.PathLike[str],
+    run: PerQuestionMetrics | SavedRun | str | os.PathLike[str] | Any,
+    name: str = "run",
 ) -> PerQuestionMetrics:
-    """Per-question metrics of a :class:`SavedRun`, a file, or ``run`` itself.
+    """Per-question metrics of a :class:`SavedRun`, a file, an
+    :class:`~ragaudit.metrics.Evaluation` (called ``name``), or ``run`` itself.
+
+    The one place ``compare_runs``, ``assert_not_worse`` and the CLI turn what a user passes
+    into paired values; anything else is an :class:`InputError` naming ``name``.
 
     >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
     ...     "metrics": {"correct": True}}]})
     >>> load_per_question_metrics(run).values
     {'q1': {'correct': 1.0}}
-    """
+    >>> load_per_question_metrics(None, "run_a")
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: run_a: expected a saved run, a file path, PerQuestionMetrics or an Evaluation, found NoneType
+    """  # noqa: E501
     if isinstance(run, str | os.PathLike):
         return read_per_question_metrics(run)
-    return as_per_question_metrics(run)
+    if isinstance(run, PerQuestionMetrics | SavedRun):
+        return as_per_question_metrics(run)
+    # an Evaluation (ragaudit.metrics sits above data, so it is recognised by its method)
+    convert = getattr(run, "to_per_question", None)
+    if callable(convert):
+        converted = convert(name)
+        if isinstance(converted, PerQuestionMetrics):
+            return converted
+    raise InputError(
+        f"{name}: expected a saved run, a file path, PerQuestionMetrics or an Evaluation, "
+        f"found {type(run).__name__}"
+    )
 
 
 def read_run_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMetrics]:

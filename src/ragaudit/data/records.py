@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit._io import atomic_write_text
+from ragaudit._validate import check_path
 from ragaudit.data.formats._source import json_lines, read_json_file
 from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION, SavedRun
 from ragaudit.data.saved_run_check import find_problems, saved_run_schema, validate_saved_run
@@ -71,7 +72,7 @@ def load_saved_run(path: str | Path) -> SavedRun:
         file is named as such (a golden set or a label file given where a run belongs), not
         reported as bad JSON.
     """
-    suffix = Path(path).suffix.lower()
+    suffix = Path(check_path(path, "path")).suffix.lower()
     if suffix in _NOT_A_SAVED_RUN:
         raise FormatError(
             "expected a saved run (the JSON file `ragaudit run` or `ragaudit import` writes), "

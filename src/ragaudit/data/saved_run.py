@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from ragaudit.data.saved_run_convert import RunConversions
 from ragaudit.data.saved_run_metrics import JUDGES_OFFLINE_LLM, canonical_metric_name
 
 __all__ = [
@@ -372,7 +373,7 @@ class RunSettings(_FrozenMapping):
 
 
 @dataclass(frozen=True)
-class SavedRun:
+class SavedRun(RunConversions):  # to_run(), to_qrels()
     """A saved run in memory (frozen; derive changed copies with :meth:`replace`).
 
     Attributes

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragaudit._frames import records_frame
+from ragaudit._present import Presentable, short_repr
 from ragaudit.data.saved_run_summary import EndToEndCorrect
 
 __all__ = [
@@ -154,8 +155,8 @@ class Unanswerable:
     unjudged_ids: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class FunnelResult:
+@dataclass(frozen=True, repr=False)
+class FunnelResult(Presentable):
     """Everything :func:`compute_funnel` measured (see the module docstring for definitions).
 
     ``n`` counts every answerable question; each lands in exactly one of ``ok_ids``,
@@ -297,6 +298,19 @@ class FunnelResult:
         """One row per stage (index ``stage``): kept, rate, conditional, interval,
         provenance.  Needs the ``pandas`` extra."""
         return records_frame(self.to_dict()["stages"], index="stage")
+
+    def __repr__(self) -> str:
+        def rate(value: float | None) -> str:
+            return "n/a" if value is None else f"{value:.3f}"
+
+        return short_repr(
+            f"FunnelResult(run={self.run_name!r}, k={self.k}, n={self.n})",
+            [
+                *(f"{s.name}: {s.kept}/{self.n} ({rate(s.rate)})" for s in self.stages),
+                f"correct end to end: {rate(self.correct_end_to_end)}, "
+                f"lucky: {len(self.lucky)}, unanswerable: {self.unanswerable.n}",
+            ],
+        )
 
 
 RATE_CI_NAMES = {

@@ -25,6 +25,7 @@ import numpy as np
 from scipy import stats
 
 from ragaudit._frames import records_frame
+from ragaudit._present import Presentable, short_repr
 from ragaudit._validate import check_int
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import as_saved_run
@@ -95,8 +96,8 @@ class RankShift:
     shift: float
 
 
-@dataclass(frozen=True)
-class BiasResult:
+@dataclass(frozen=True, repr=False)
+class BiasResult(Presentable):
     """Everything :func:`compute_label_bias` measured."""
 
     run_name: str | None
@@ -188,6 +189,19 @@ class BiasResult:
         """One row per question (index ``id``): document- and chunk-level scores and the
         verdict.  Needs the ``pandas`` extra."""
         return records_frame(self.to_dict()["questions"], index="id")
+
+    def __repr__(self) -> str:
+        return short_repr(
+            f"BiasResult(run={self.run_name!r}, k={self.k}, n={self.n})",
+            [
+                f"hit rate: doc {self.doc_hit_rate:.3f}, chunk {self.chunk_hit_rate:.3f} "
+                f"(inflation {self.hit_inflation:+.3f})",
+                f"recall: doc {self.doc_recall:.3f}, chunk {self.chunk_recall:.3f} "
+                f"(inflation {self.recall_inflation:+.3f})",
+                f"phantom hits: {len(self.phantom_hits)}; nDCG binary {self.ndcg_binary:.3f}, "
+                f"graded {self.ndcg_graded:.3f}",
+            ],
+        )
 
 
 def _labels_as_qrels(labels: Any, config: Mapping[str, Any]) -> tuple[Qrels, dict[str, int]]:

@@ -20,9 +20,11 @@ import numpy.typing as npt
 
 from ragaudit._frames import records_frame
 from ragaudit._parallel import map_slices
+from ragaudit._present import Presentable, short_repr
 from ragaudit._validate import check_int
 from ragaudit.data.formats import run_columns
 from ragaudit.data.formats._strings import IntArray
+from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
@@ -46,8 +48,8 @@ def _name_some(ids: Sequence[str]) -> str:
     return shown + (f", ... ({len(ids) - _SHOW_IDS} more)" if len(ids) > _SHOW_IDS else "")
 
 
-@dataclass(frozen=True)
-class Evaluation:
+@dataclass(frozen=True, repr=False)
+class Evaluation(Presentable):
     """The result of :func:`evaluate`.
 
     Attributes
@@ -148,6 +150,24 @@ class Evaluation:
                 for i, qid in enumerate(self.query_ids)
             ],
             index="qid",
+        )
+
+    def to_per_question(
+        self, name: str = "evaluation", path: str | None = None
+    ) -> PerQuestionMetrics:
+        """Per-question values as :func:`ragaudit.compare_runs` pairs them (NaN -> None).
+
+        >>> ev = evaluate(Qrels({"q1": {"A": 1}}), Run({"q1": ["A"]}), ["hit@1"])
+        >>> ev.to_per_question("bm25").values
+        {'q1': {'hit@1': 1.0}}
+        """
+        return PerQuestionMetrics.from_columns(name, self.query_ids, self.per_query, path)
+
+    def __repr__(self) -> str:
+        return short_repr(
+            f"Evaluation(n_queries={self.n_queries}, unit={self.unit!r}, average={self.average!r})",
+            [f"{name}: {value:.4f}" for name, value in self.means.items()],
+            limit=12,
         )
 
 

@@ -27,7 +27,7 @@ from ragaudit.data.formats import iter_run_chunks
 from ragaudit.data.formats._chunks import TextColumns
 from ragaudit.data.formats._strings import IntArray, U64Array, _Strings
 from ragaudit.data.formats.columns import finish_run_columns, items_view
-from ragaudit.data.formats.trec import _check_policies
+from ragaudit.data.formats.trec import check_policies
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
 from ragaudit.metrics._join import grade_matrix, ideal_grades, judged_grade_matrix
@@ -238,7 +238,7 @@ def evaluate_stream(
     (('q1', 'q2'), [0.5, 1.0], 0.75)
     """
     specs = _metric_specs(qrels, metrics, relevance_threshold, missing)
-    _check_policies(order, duplicates)
+    check_policies(order, duplicates)
     if len(qrels) == 0:
         where = f"{qrels.name}: " if qrels.name else ""
         raise InputError(f"{where}the labels are empty: expected at least one labelled question")

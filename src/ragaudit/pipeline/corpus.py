@@ -1,4 +1,5 @@
-"""Load a corpus: every ``.md`` / ``.txt`` file of a directory is one document.
+"""Load a corpus: every ``.md`` / ``.txt`` file of a directory is one document; rebuild a saved
+run's chunks from it (``funnel``, ``judge``, ``show``, ``report --corpus``).
 
 The document id is the file stem (``05-beacon-fleet-software.md`` -> ``05-beacon-fleet-software``),
 which is what a golden set's ``sources`` name.  Files are read in sorted order, so everything
@@ -8,13 +9,15 @@ built on the corpus (chunk ids, BM25 index, the corpus hash in a saved run) is d
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from ragaudit.data.chunks import Document
+from ragaudit.data.chunks import Chunk, Document
 from ragaudit.exceptions import InputError, unreadable
+from ragaudit.pipeline.chunking import chunk_documents
 
-__all__ = ["CORPUS_SUFFIXES", "corpus_sha256", "load_corpus"]
+__all__ = ["CORPUS_SUFFIXES", "chunk_texts", "corpus_sha256", "load_corpus", "run_chunks"]
 
 CORPUS_SUFFIXES: tuple[str, ...] = (".md", ".txt")
 
@@ -95,3 +98,34 @@ def corpus_sha256(documents: Sequence[Document]) -> str:
         digest.update(doc.doc_id.encode("utf-8") + b"\0")
         digest.update(hashlib.sha256(doc.text.encode("utf-8")).digest())
     return digest.hexdigest()
+
+
+def run_chunks(corpus_dir: str | Path, config: Mapping[str, Any]) -> list[Chunk]:
+    """The corpus chunked the way the run was; the corpus hash is checked when the run has one.
+
+    Raises
+    ------
+    InputError
+        The corpus is not the run's (hash differs), or the run does not record its chunking.
+    """
+    documents = load_corpus(corpus_dir)
+    expected = config.get("corpus_sha256")
+    found = corpus_sha256(documents)
+    if expected and found != expected:
+        raise InputError(
+            f"--corpus {corpus_dir}: expected the run's corpus (corpus_sha256 "
+            f"{str(expected)[:12]}), found another one ({found[:12]})"
+        )
+    try:
+        size, overlap = int(config["chunk_size"]), int(config["chunk_overlap"])
+    except (KeyError, TypeError, ValueError):
+        raise InputError(
+            "--corpus: the run does not record chunk_size and chunk_overlap, so its chunks "
+            "cannot be rebuilt"
+        ) from None
+    return chunk_documents(documents, size, overlap, str(config.get("chunker") or "fixed"))
+
+
+def chunk_texts(corpus_dir: str | Path, config: Mapping[str, Any]) -> dict[str, str]:
+    """``{chunk_id: text}`` of :func:`run_chunks`."""
+    return {c.chunk_id: c.text for c in run_chunks(corpus_dir, config)}

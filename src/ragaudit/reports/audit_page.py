@@ -1,6 +1,6 @@
 """The audit as one :class:`~ragaudit.reports.report.Report`: the page of ``ragaudit report``.
 
-:func:`audit_report` builds it from the :class:`~ragaudit.reports.html_data.Audit`; the one
+:func:`audit_report` builds it from the :class:`~ragaudit.diagnose.audit_result.Audit`; the one
 renderer (:mod:`ragaudit.reports.renderer`) prints every form of it:
 
 * ``html``: the self-contained page (theme ``audit``): dashboard, funnel charts, failing
@@ -9,7 +9,7 @@ renderer (:mod:`ragaudit.reports.renderer`) prints every form of it:
   the comment stays under :data:`~ragaudit.reports.render_markup.MARKDOWN_LIMIT`);
 * ``table``: the short terminal audit ``ragaudit demo`` prints (its own compact sections;
   ``detail=True`` adds the funnel and comparison tables and the configuration);
-* ``json``: every number (:func:`~ragaudit.reports.audit_tables.audit_data`); ``csv``,
+* ``json``: every number (:meth:`~ragaudit.diagnose.audit_result.Audit.to_dict`); ``csv``,
   ``tsv``, ``latex``: the page's tables.
 
 Cells and lines come from :mod:`ragaudit.reports.audit_tables`, formatted once; nothing here
@@ -23,11 +23,20 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
+from ragaudit.diagnose.audit_result import (
+    AVERAGING,
+    INTERVAL_METHODS,
+    MDE_DISCORDANCE,
+    Audit,
+    DashboardRow,
+    PairView,
+    RunAudit,
+)
+from ragaudit.diagnose.drilldown import QuestionView
 from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS, unjudged_hint
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.reports.audit_sections import terminal_sections
 from ragaudit.reports.audit_tables import (
-    audit_data,
     comparison_table,
     config_table,
     dashboard_table,
@@ -38,13 +47,6 @@ from ragaudit.reports.audit_tables import (
 )
 from ragaudit.reports.funnel import interval_note
 from ragaudit.reports.html_charts import funnel_svg
-from ragaudit.reports.html_dashboard import (
-    AVERAGING,
-    INTERVAL_METHODS,
-    MDE_DISCORDANCE,
-    DashboardRow,
-)
-from ragaudit.reports.html_data import Audit, PairView, QuestionView, RunAudit
 from ragaudit.reports.label_bias import inflation_plot, per_question_table, summary_table
 from ragaudit.reports.noise import noise_section
 from ragaudit.reports.report import (
@@ -398,7 +400,7 @@ def audit_report(audit: Audit, *, full_bias: bool = False, detail: bool = False)
     Two questions, the gold document retrieved for both, one answer correct:
 
     >>> from ragaudit.data.saved_run import SavedRun
-    >>> from ragaudit.reports.html_data import build_audit
+    >>> from ragaudit.diagnose.audit import build_audit
     >>> from ragaudit.reports.renderer import render
     >>> rows = [{"id": q, "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#0", "doc_id": "D",
     ...          "rank": 1}], "answer": "<script>", "judges": {"evidence_in_context": True,
@@ -416,6 +418,6 @@ def audit_report(audit: Audit, *, full_bias: bool = False, detail: bool = False)
     return Report(
         f"ragaudit report: {names}",
         (*_page_sections(audit), *terminal_sections(audit, full_bias=full_bias, detail=detail)),
-        data=audit_data(audit),
+        data=audit.to_dict(),
         theme="audit",
     )

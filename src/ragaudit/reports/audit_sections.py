@@ -11,6 +11,13 @@ drill-downs.
 
 from __future__ import annotations
 
+from ragaudit.diagnose.audit_result import (
+    AVERAGING,
+    INTERVAL_METHODS,
+    MDE_DISCORDANCE,
+    Audit,
+    RunAudit,
+)
 from ragaudit.diagnose.noise import describe_clustering
 from ragaudit.reports.audit_tables import (
     DASHBOARD_DETAIL,
@@ -25,8 +32,6 @@ from ragaudit.reports.audit_tables import (
     funnel_table,
 )
 from ragaudit.reports.funnel import interval_note
-from ragaudit.reports.html_dashboard import AVERAGING, INTERVAL_METHODS, MDE_DISCORDANCE
-from ragaudit.reports.html_data import Audit, RunAudit
 from ragaudit.reports.noise import calibration_summary
 from ragaudit.reports.report import Block, Section, Table, Text
 
@@ -75,7 +80,7 @@ def terminal_sections(
     Examples
     --------
     >>> from ragaudit.data.saved_run import SavedRun
-    >>> from ragaudit.reports.html_data import build_audit
+    >>> from ragaudit.diagnose.audit import build_audit
     >>> row = {"id": "q1", "answerable": True, "gold_docs": ["G"],
     ...        "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
     ...        "metrics": {"answered": 0.0, "correct": 0.0},

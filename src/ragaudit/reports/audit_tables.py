@@ -5,26 +5,23 @@ The audit :class:`~ragaudit.reports.report.Report`
 terminal audit ``ragaudit demo`` prints) shows the same dashboard, funnel, comparison and
 configuration tables in every form.  Their cells are formatted here as
 :class:`~ragaudit.reports.report.Table` blocks of raw (unescaped) text; the one renderer
-escapes and lays them out.  :func:`audit_data` is the JSON form.
+escapes and lays them out. ``Audit.to_dict()`` is the JSON form.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
+from ragaudit.diagnose.audit_result import Audit, DashboardRow, PairView, RunAudit
 from ragaudit.diagnose.funnel import STAGE_KEYS, unjudged_hint
 from ragaudit.diagnose.label_bias import BiasResult
-from ragaudit.reports.html_dashboard import DashboardRow
-from ragaudit.reports.html_data import Audit, PairView, RunAudit
 from ragaudit.reports.report import Cell, Span, Table
 from ragaudit.reports.stats import method_labels
 from ragaudit.stats.compare import MetricComparison
 
 __all__ = [
     "DASHBOARD_DETAIL",
-    "audit_data",
     "bias_line",
     "comparison_columns",
     "comparison_heading",
@@ -257,53 +254,3 @@ def discordant_line(pair: PairView) -> str:
     """The ids of the questions whose correctness changed between the two runs."""
     ids = ", ".join(qa.qid for qa, _ in pair.discordant) or "none"
     return f"questions whose correctness changed: {ids}"
-
-
-def audit_data(audit: Audit) -> dict[str, Any]:
-    """Every number of the audit as JSON-ready data (``demo --format json``)."""
-    return {
-        "seed": audit.seed,
-        "resamples": audit.n_resamples,
-        "version": audit.version,
-        "runs": [
-            {
-                "name": run.name,
-                "k": run.k,
-                "config": dict(run.config),
-                "dashboard": [
-                    {
-                        "key": row.key,
-                        "label": row.label,
-                        "value": row.value,
-                        "ci_low": row.ci_low,
-                        "ci_high": row.ci_high,
-                        "n": row.n,
-                        "count": row.count,
-                        "interval": row.interval,
-                        "mde": row.mde,
-                        "source": row.source,
-                    }
-                    for row in run.dashboard
-                ],
-                "answered": run.answered,
-                "n_answerable": run.n_answerable,
-                "generation_errors": list(run.generation_errors),
-                "judge_errors": dict(run.judge_errors),
-                "funnel": run.funnel.to_dict(),
-                "label_bias": None if run.bias is None else run.bias.to_dict(),
-                "clustered": None if run.clustered is None else run.clustered.to_dict(),
-                "calibration": None if run.calibration is None else run.calibration.to_dict(),
-            }
-            for run in audit.runs
-        ],
-        "comparisons": [
-            {
-                **pair.comparison.to_dict(),
-                "p_holm": list(pair.holm),
-                "discordant_ids": [qa.qid for qa, _ in pair.discordant],
-            }
-            for pair in audit.pairs
-        ],
-        "summary": list(audit.summary),
-        "notes": list(audit.notes),
-    }

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 from ragaudit.diagnose.funnel import (
     FIX_HINTS,
     STAGE_KEYS,
     FunnelResult,
-    compute_funnel,
     unjudged_hint,
 )
-from ragaudit.reports.renderer import render_text
 from ragaudit.reports.report import Report, Section, Table, Text
 
-__all__ = ["funnel_report", "funnel_section", "interval_note", "text_bar"]
+__all__ = ["funnel_report", "interval_note", "text_bar"]
 
 _SOURCE_NAMES = {
     "chunk_labels": "chunk labels (an answer chunk, grade 2, is in the context)",
@@ -80,6 +76,7 @@ def funnel_report(result: FunnelResult) -> Report:
     >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
     ...        "gold_docs": ["G"], "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
     ...        "judges": {"abstained": False, "correct": True, "evidence_in_context": True}}]}
+    >>> from ragaudit.diagnose.funnel import compute_funnel
     >>> report = funnel_report(compute_funnel(run, n_resamples=10))
     >>> report.sections[0].title
     'The funnel (k=1, n=1 answerable questions)'
@@ -225,31 +222,3 @@ def funnel_report(result: FunnelResult) -> Report:
         data=result.to_dict(),
         notes=tuple(result.notes),
     )
-
-
-def funnel_section(
-    saved: Any,
-    *,
-    k: int | None = None,
-    labels: Any = None,
-    seed: int = 0,
-    n_resamples: int = 2000,
-    echo: Callable[[str], Any] = print,
-) -> FunnelResult:
-    """Compute the funnel of ``saved`` and ``echo`` its terminal rendering (for ``demo``).
-
-    Returns the :class:`~ragaudit.diagnose.funnel.FunnelResult` so a caller can gate on it.
-
-    Examples
-    --------
-    >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
-    ...        "gold_docs": ["G"], "retrieved": [{"chunk_id": "G#0", "doc_id": "G", "rank": 1}],
-    ...        "judges": {"abstained": False, "correct": False, "evidence_in_context": True}}]}
-    >>> lines = []
-    >>> result = funnel_section(run, n_resamples=10, echo=lines.append)
-    >>> result.died["4-generation"], lines[0].splitlines()[0]
-    (('q1',), 'ragaudit funnel')
-    """
-    result = compute_funnel(saved, k=k, labels=labels, seed=seed, n_resamples=n_resamples)
-    echo(render_text(funnel_report(result)))
-    return result

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ragaudit.diagnose.label_bias import (
     VERDICT_ABSENT,
     BiasResult,
     QuestionBias,
-    compute_label_bias,
 )
-from ragaudit.reports.renderer import render_text
 from ragaudit.reports.report import Report, ScatterPlot, Section, Table, Text
 
 __all__ = [
     "bias_report",
-    "bias_section",
     "inflation_plot",
     "per_question_table",
     "summary_table",
@@ -39,6 +35,7 @@ def per_question_table(
     Examples
     --------
     >>> from ragaudit.data.qrels import Qrels
+    >>> from ragaudit.diagnose.label_bias import compute_label_bias
     >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
     ...        "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#1", "doc_id": "D", "rank": 1}]}]}
     >>> per_question_table(compute_label_bias(run, Qrels({"q1": {"D#0": 2}}, unit="chunk"))).rows
@@ -94,6 +91,7 @@ def inflation_plot(result: BiasResult) -> ScatterPlot | None:
     Plain qrels carry no candidate counts (chunk labels from ``labels build`` do):
 
     >>> from ragaudit.data.qrels import Qrels
+    >>> from ragaudit.diagnose.label_bias import compute_label_bias
     >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
     ...        "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#1", "doc_id": "D", "rank": 1}]}]}
     >>> inflation_plot(compute_label_bias(run, Qrels({"q1": {"D#0": 2}}, unit="chunk"))) is None
@@ -122,6 +120,7 @@ def bias_report(result: BiasResult) -> Report:
     Examples
     --------
     >>> from ragaudit.data.qrels import Qrels
+    >>> from ragaudit.diagnose.label_bias import compute_label_bias
     >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
     ...        "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#1", "doc_id": "D", "rank": 1}]}]}
     >>> report = bias_report(compute_label_bias(run, Qrels({"q1": {"D#0": 2}}, unit="chunk")))
@@ -195,26 +194,3 @@ def bias_report(result: BiasResult) -> Report:
         data=result.to_dict(),
         notes=tuple(result.notes),
     )
-
-
-def bias_section(
-    saved: Any,
-    labels: Any,
-    *,
-    k: int | None = None,
-    echo: Callable[[str], Any] = print,
-) -> BiasResult:
-    """Compute the label bias of ``saved`` and ``echo`` its terminal rendering (for ``demo``).
-
-    Examples
-    --------
-    >>> from ragaudit.data.qrels import Qrels
-    >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "answerable": True,
-    ...        "gold_docs": ["D"], "retrieved": [{"chunk_id": "D#0", "doc_id": "D", "rank": 1}]}]}
-    >>> out = []
-    >>> bias_section(run, Qrels({"q1": {"D#0": 2}}, unit="chunk"), echo=out.append).hit_inflation
-    0.0
-    """
-    result = compute_label_bias(saved, labels, k=k)
-    echo(render_text(bias_report(result)))
-    return result

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragaudit.labels.fill import FillResult, RunChange
-from ragaudit.metrics.evaluate import Evaluation
+from ragaudit.metrics import Evaluation  # the result type (reports renders, never computes)
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
 __all__ = ["change_table", "fill_report", "filled_evaluation_report"]

@@ -34,7 +34,7 @@ from ragaudit.reports.report import (
 )
 from ragaudit.reports.svg import scatter_svg
 
-__all__ = ["html_inline", "render_html", "render_section_html"]
+__all__ = ["html_inline", "render_html", "render_html_fragment", "render_section_html"]
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -273,4 +273,26 @@ def render_html(report: Report) -> str:
     for section in report_sections(report, "html"):
         out.extend(render_section_html(section))
     out += ["</body>", "</html>"]
+    return "\n".join(out) + "\n"
+
+
+def render_html_fragment(report: Report) -> str:
+    """The page's body as a fragment for a notebook cell: a ``<div>``, no ``<html>``, no
+    style sheet (the page's rules for ``body`` and ``table`` would restyle the notebook).
+
+    Examples
+    --------
+    >>> print(render_html_fragment(Report("T", (Section("S", (Text(("a<b",)),)),))), end="")
+    <div class="ragaudit">
+    <h3>T</h3>
+    <h2>S</h2>
+    <p>a&lt;b</p>
+    </div>
+    """
+    out = ['<div class="ragaudit">']
+    if report.title:
+        out.append(f"<h3>{_e(report.title)}</h3>")
+    for section in report_sections(report, "html"):
+        out.extend(render_section_html(section))
+    out.append("</div>")
     return "\n".join(out) + "\n"

@@ -5,7 +5,8 @@
   droppable drill-downs (:mod:`.render_markup`);
 * :func:`render_latex`: a LaTeX fragment (:mod:`.render_markup`);
 * :func:`render_html`: a standalone page with inline CSS and inline SVG, no scripts and no
-  external resources (:mod:`.render_html`);
+  external resources (:mod:`.render_html`); :func:`render_html_fragment` its body alone,
+  for a notebook cell (the result objects' ``_repr_html_``);
 * :func:`render_csv`: the report's tables as CSV (typed values at full precision);
 * :func:`render_tsv`: the same tables tab-separated, one line per row (for ``cut`` and ``awk``);
 * :func:`render_json`: the report's ``data``.
@@ -26,7 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ragaudit.exceptions import InputError
-from ragaudit.reports.render_html import render_html
+from ragaudit.reports.render_html import render_html, render_html_fragment
 from ragaudit.reports.render_markup import MARKDOWN_LIMIT, render_latex, render_markdown
 from ragaudit.reports.render_text import render_text, report_sections
 from ragaudit.reports.report import FORMATS, Block, Details, KeyValues, Report, Table, plain, shown
@@ -36,6 +37,7 @@ __all__ = [
     "render",
     "render_csv",
     "render_html",
+    "render_html_fragment",
     "render_json",
     "render_latex",
     "render_markdown",

@@ -1,6 +1,6 @@
 """The drill-down of single questions in a terminal (``ragaudit show``).
 
-The same :class:`~ragaudit.reports.html_data.QuestionView` the report page opens per question:
+The same :class:`~ragaudit.diagnose.drilldown.QuestionView` the report page opens per question:
 the question, the reference answer, the model's answer, the retrieved chunks in rank order
 with the evidence marked, the judges' verdicts and reasons, and the stage it died at.
 """
@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from ragaudit.reports.html_data import QuestionView
+from ragaudit.diagnose.drilldown import QuestionView
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
 __all__ = ["excerpt", "grading_report", "show_report"]
@@ -102,7 +102,7 @@ def grading_report(view: QuestionView, *, show_judge: bool = False, note: str = 
 
     Examples
     --------
-    >>> from ragaudit.reports.html_data import ChunkView
+    >>> from ragaudit.diagnose.drilldown import ChunkView
     >>> from ragaudit.reports.renderer import render
     >>> view = QuestionView("q1", "ok", "How long?", "Ten days.", "Ten days.", ("ten days",),
     ...                     (ChunkView(1, "D#0", "D", True, None, "Ten days of leave."),),
@@ -137,7 +137,7 @@ def show_report(run_name: str, k: int, views: Sequence[QuestionView], note: str 
 
     Examples
     --------
-    >>> from ragaudit.reports.html_data import ChunkView
+    >>> from ragaudit.diagnose.drilldown import ChunkView
     >>> from ragaudit.reports.renderer import render
     >>> view = QuestionView("q1", "3-refusal", "How long?", "Ten days.", "", ("ten days",),
     ...                     (ChunkView(1, "D#0", "D", True, True, "Ten days of leave."),),

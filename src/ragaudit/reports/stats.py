@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
+from ragaudit.stats.options import short_method
 from ragaudit.stats.verdicts import (
     format_pvalue,
     judged_rate_note,
@@ -44,26 +45,9 @@ def _interval_and_p(row: MetricComparison) -> tuple[float, float, str, float, st
     return ci.low, ci.high, row.ci_method, row.pvalue, row.p_method
 
 
-# Short names of the methods, for the table's method columns (JSON keeps the full names).
-_SHORT = {
-    "Tango score": "score",
-    "sign-flip inversion": "sign-flip",
-    "sign-flip inversion widened to betting (too few differ)": "sign-flip+betting",
-    "cluster sign-flip inversion": "cluster sign-flip",
-    "cluster sign-flip inversion widened to cluster betting (too few differ)": "cluster+betting",
-    "betting (Waudby-Smith-Ramdas)": "betting",
-    "bootstrap percentile": "bootstrap",
-    "bootstrap BCa": "BCa",
-    "exact (lattice)": "exact",
-    "exact (enumeration)": "exact",
-    "exact (distinct values)": "exact",
-    "Monte Carlo": "MC",
-}
-
-
 def method_labels(row: MetricComparison) -> tuple[str, str]:
     """Short names of a row's interval and p-value methods, for a table's method columns."""
-    return _SHORT.get(row.ci_method, row.ci_method), _SHORT.get(row.p_method, row.p_method)
+    return short_method(row.ci_method), short_method(row.p_method)
 
 
 def _ci(low: float, high: float) -> str:
@@ -208,9 +192,9 @@ def comparison_report(result: Comparison) -> Report:
             f"{b:.3f}",
             f"{d:+.3f}",
             _ci(lo, hi),
-            _SHORT.get(cm, cm),
+            short_method(cm),
             fmt_p(p),
-            _SHORT.get(pm, pm),
+            short_method(pm),
             v,
         )
         for m, n, a, b, d, lo, hi, cm, p, pm, v in values
@@ -284,9 +268,9 @@ def matrix_report(result: PairwiseMatrix) -> Report:
                 str(n),
                 f"{d:+.3f}",
                 _ci(lo, hi),
-                _SHORT.get(cm, cm),
+                short_method(cm),
                 fmt_p(p),
-                _SHORT.get(pm, pm),
+                short_method(pm),
                 fmt_p(q),
             )
             for a, b, n, d, lo, hi, cm, p, pm, q in values

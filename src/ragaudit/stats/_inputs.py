@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ragaudit._validate import check_metric_names
 from ragaudit.data.per_question import (
     QUESTION_SUBSETS,
     PerQuestionMetrics,
@@ -132,6 +133,7 @@ def pair_runs(
     >>> paired.ids, paired.b["hit"].tolist()
     (('q1', 'q2'), [nan, 1.0])
     """
+    metrics = check_metric_names(metrics)  # a str is one metric, never its characters
     common = common_ids(run_a, run_b)
     only_a = tuple(sorted(set(run_a.values) - set(run_b.values)))
     only_b = tuple(sorted(set(run_b.values) - set(run_a.values)))

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ragaudit._frames import records_frame
+from ragaudit._present import Presentable, short_repr
 from ragaudit._validate import check_int
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
@@ -53,7 +54,7 @@ from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact
 from ragaudit.stats.mde import paired_mde
 from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.permutation import check_exact_max_n
-from ragaudit.stats.policy import choose_interval, is_binary, is_unit
+from ragaudit.stats.policy import check_ci_method, choose_interval, is_binary, is_unit
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence, check_count
 from ragaudit.stats.verdicts import verdict
 
@@ -66,19 +67,7 @@ __all__ = [
 ]
 
 
-def check_ci_method(method: str) -> str:
-    """Validate the interval choice of a comparison (``wilson`` is for single rates)."""
-    if method == "wilson":
-        raise InputError(
-            "ci method: 'wilson' is an interval for a single rate (the funnel's stages); a "
-            "difference of paired rates uses 'score' (Tango), the default for 0/1 metrics"
-        )
-    if method not in CI_METHODS:
-        raise InputError(f"ci method: expected one of {', '.join(CI_METHODS)}, found {method!r}")
-    return "percentile" if method == "bootstrap" else method
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MetricComparison:
     """One metric of a paired comparison.
 
@@ -183,10 +172,26 @@ class MetricComparison:
         ]
         return out
 
+    def line(self) -> str:
+        """One line: ``metric diff [low, high] p verdict (n)``."""
+        ci = self.confidence_interval
+        return (
+            f"{self.metric}: {self.statistic:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}] "
+            f"p={self.pvalue:.3g} {self.verdict} (n={self.n})"
+        )
 
-@dataclass(frozen=True)
-class Comparison:
-    """A paired comparison of run B against run A (``diff = B - A``)."""
+    def __repr__(self) -> str:
+        return f"MetricComparison({self.line()})"
+
+
+@dataclass(frozen=True, repr=False)
+class Comparison(Presentable):
+    """A paired comparison of run B against run A (``diff = B - A``).
+
+    ``print(comparison)`` shows one line per metric; ``to_report()`` is what ``ragaudit
+    compare`` prints, ``to_dict()`` its JSON, ``to_pandas()`` a table, and a notebook shows
+    it inline.
+    """
 
     name_a: str
     name_b: str
@@ -266,6 +271,14 @@ class Comparison:
             for m in self.metrics
         ]
         return records_frame(flat, index="metric")
+
+    def __repr__(self) -> str:
+        return short_repr(
+            f"Comparison({self.name_b!r} - {self.name_a!r}, n_common={self.n_common}, "
+            f"questions={self.questions!r}, seed={self.seed})",
+            [m.line() for m in self.metrics],
+            limit=12,
+        )
 
 
 def _check_seed(seed: int) -> int:

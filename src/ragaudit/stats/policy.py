@@ -50,6 +50,7 @@ from ragaudit.stats.intervals import (
     paired_difference_interval,
     proportion_interval,
 )
+from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.permutation import exact_pvalue
 from ragaudit.stats.resampling import ConfidenceInterval
 from ragaudit.stats.signflip_interval import inverted_interval
@@ -57,6 +58,7 @@ from ragaudit.stats.signflip_interval import inverted_interval
 __all__ = [
     "BOOTSTRAP_REQUESTS",
     "IntervalMethod",
+    "check_ci_method",
     "choose_interval",
     "is_binary",
     "is_unit",
@@ -69,6 +71,23 @@ IntervalMethod = Literal["exact", "score", "betting", "signflip", "bootstrap"]
 
 #: Requests that mean "the bootstrap for every metric, whatever its values".
 BOOTSTRAP_REQUESTS: tuple[str, ...] = ("bootstrap", "percentile", "bca")
+
+
+def check_ci_method(method: str) -> str:
+    """Validate the interval a comparison is asked for (:data:`~ragaudit.stats.options.CI_METHODS`;
+    ``wilson`` is for single rates); ``bootstrap`` is the percentile bootstrap.
+
+    >>> check_ci_method("auto"), check_ci_method("bootstrap")
+    ('auto', 'percentile')
+    """
+    if method == "wilson":
+        raise InputError(
+            "ci method: 'wilson' is an interval for a single rate (the funnel's stages); a "
+            "difference of paired rates uses 'score' (Tango), the default for 0/1 metrics"
+        )
+    if method not in CI_METHODS:
+        raise InputError(f"ci method: expected one of {', '.join(CI_METHODS)}, found {method!r}")
+    return "percentile" if method == "bootstrap" else method
 
 
 def is_binary(values: np.ndarray | Sequence[float]) -> bool:

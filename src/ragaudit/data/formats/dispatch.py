@@ -9,9 +9,12 @@ ranking and one set of numbers everywhere.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Generator, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
+from ragaudit._validate import check_path
 from ragaudit.data.formats._chunks import check_rereadable, read_chunks
 from ragaudit.data.formats._source import read_text
 from ragaudit.data.formats.jsonl import grade_value, json_records, read_jsonl_qrels, read_jsonl_run
@@ -19,6 +22,7 @@ from ragaudit.data.formats.trec import read_trec_qrels, read_trec_run
 from ragaudit.data.formats.yaml_ import load_yaml
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
+from ragaudit.data.saved_run import FORMAT as SAVED_RUN_FORMAT
 from ragaudit.exceptions import FormatError
 
 __all__ = [
@@ -60,9 +64,10 @@ def read_qrels(path: PathLike, unit: str = "doc") -> Qrels:
     >>> read_qrels(path).to_dict()
     {'q1': {'A': 1}}
     """
-    kind = _kind(path)
+    kind = _kind(check_path(path, "path"))
     if kind == "json":
-        return read_jsonl_qrels(path, unit)
+        with _saved_run_hint(path):
+            return read_jsonl_qrels(path, unit)
     if kind == "yaml":
         return Qrels(_yaml_labels(path), unit=unit, name=str(path))
     return read_trec_qrels(path, unit)
@@ -81,9 +86,35 @@ def read_run(
     >>> read_run(path)["q1"]
     ['B', 'A']
     """
-    if _kind(path) == "json":
-        return read_jsonl_run(path, unit, order, duplicates)
+    if _kind(check_path(path, "path")) == "json":
+        with _saved_run_hint(path):
+            return read_jsonl_run(path, unit, order, duplicates)
     return read_trec_run(path, unit, order, duplicates)
+
+
+#: How a saved run names its format (docs/saved-run-format.md), near the top of the file.
+_SAVED_RUN = re.compile(rb'"format"\s*:\s*"' + re.escape(SAVED_RUN_FORMAT.encode()) + rb'"')
+
+
+@contextmanager
+def _saved_run_hint(path: PathLike) -> Iterator[None]:
+    """A saved run given where a TREC/JSON run or qrels belong: say which loader reads it."""
+    try:
+        yield
+    except FormatError as exc:
+        chunks = read_chunks(path, 1 << 16)
+        head = next(chunks, None)
+        saved_run = head is not None and _SAVED_RUN.search(head.data) is not None
+        if isinstance(chunks, Generator):
+            chunks.close()  # closes the file now, not when the generator is collected
+        if not saved_run:
+            raise
+        raise FormatError(
+            "expected a run or labels (TREC or JSON), found a ragaudit saved run: read it with "
+            "ragaudit.load_saved_run(path), then .to_run() for its ranking or .to_qrels() for "
+            "its labels (or evaluate it with `ragaudit compare`, `funnel`, `report`)",
+            path=str(path),
+        ) from exc
 
 
 def read_ranked(path: PathLike) -> dict[str, list[tuple[str, float]]]:

@@ -178,7 +178,11 @@ def _gather(
     return qids, q, items, value_parts.result(), key
 
 
-def _check_policies(order: str, duplicates: str) -> None:
+def check_policies(order: str, duplicates: str) -> None:
+    """Refuse an unknown ranking ``order`` or ``duplicates`` policy (every run reader's rule).
+
+    >>> check_policies("score", "first")
+    """
     if order not in ("score", "given"):
         raise InputError(f"order: expected 'score' or 'given', found {order!r}")
     if duplicates not in ("error", "first"):
@@ -223,7 +227,7 @@ def read_run_columns(
     >>> cols.qids, cols.items.decode(cols.row_order), cols.scores.tolist()
     (('q1',), ['B', 'A'], [0.9, 0.5])
     """
-    _check_policies(order, duplicates)
+    check_policies(order, duplicates)
     qids, q, items, scores, key = _gather(path, _RUN_FIELDS, block_bytes, threads)
     columns = finish_run_columns(
         qids, q, items, scores, order=order, duplicates=duplicates, name=str(path)

@@ -1,145 +1,46 @@
-"""The audit page's data: the dashboard, the funnel, the failing questions, the comparison.
+"""The audit: the dashboard, the funnels, label bias, clustering, calibration and the paired
+comparisons of one or more saved runs, computed once.
 
-:func:`build_audit` takes saved runs and computes everything ``ragaudit report`` shows, from
-the same functions the single-purpose commands use (``funnel``, ``labels bias``, ``compare``),
-so the page and their JSON agree; the dashboard numbers are documented in
-:mod:`ragaudit.reports.html_dashboard`.  With several runs, each later run is compared with the
-first, and Holm-Bonferroni adjusts the p-values across every row of every pair shown.
+:func:`build_audit` takes saved runs (or their files) and computes everything ``ragaudit
+report`` and ``ragaudit demo`` show, from the same functions the single-purpose commands use
+(``funnel``, ``labels bias``, ``compare``, ``calibrate``), so the page and their JSON agree;
+the dashboard numbers are documented in :mod:`ragaudit.diagnose.dashboard`.  With several
+runs, each later run is compared with the first, and Holm-Bonferroni (Holm 1979) adjusts the
+p-values across every row of every pair shown.  The result is the frozen
+:class:`~ragaudit.diagnose.audit_result.Audit`; ``ragaudit.reports`` only renders it.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.data.human_verdicts import read_human_verdict_file
+from ragaudit.data.records import load_saved_run
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run_summary import count_judge_errors
-from ragaudit.diagnose.calibration import Calibration, calibrate
-from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
-from ragaudit.diagnose.label_bias import BiasResult, compute_label_bias
-from ragaudit.diagnose.noise import ClusteredComparison, clustered_means
+from ragaudit.diagnose.audit_result import Audit, PairView, RunAudit
+from ragaudit.diagnose.calibration import calibrate
+from ragaudit.diagnose.dashboard import dashboard_rows
+from ragaudit.diagnose.drilldown import (
+    answer_chunk_sets,
+    question_stages,
+    question_view,
+    show_value,
+)
+from ragaudit.diagnose.funnel import compute_funnel
+from ragaudit.diagnose.label_bias import compute_label_bias
+from ragaudit.diagnose.noise import clustered_means
 from ragaudit.exceptions import InputError
-from ragaudit.reports.html_dashboard import DashboardRow, dashboard_rows
-from ragaudit.reports.stats import method_labels
 from ragaudit.stats.compare import Comparison, compare_runs
 from ragaudit.stats.multiple import holm_bonferroni
+from ragaudit.stats.options import short_method
 
-__all__ = [
-    "COMPARED_METRICS",
-    "Audit",
-    "ChunkView",
-    "PairView",
-    "QuestionView",
-    "RunAudit",
-    "answer_chunk_sets",
-    "build_audit",
-    "question_stages",
-    "question_view",
-]
+__all__ = ["COMPARED_METRICS", "Audit", "PairView", "RunAudit", "build_audit"]
 
 #: Metrics the paired comparison tests (when both runs have them).
 COMPARED_METRICS: tuple[str, ...] = ("recall@k", "ndcg@k", "precision@k", "correct", "faithfulness")
-
-
-@dataclass(frozen=True)
-class ChunkView:
-    """A retrieved chunk as the drill-down shows it."""
-
-    rank: int
-    chunk_id: str
-    doc_id: str
-    gold_doc: bool
-    answer_chunk: bool | None
-    text: str | None
-
-
-@dataclass(frozen=True)
-class QuestionView:
-    """One question's drill-down: what was asked, retrieved, answered and judged."""
-
-    qid: str
-    stage: str
-    question: str
-    reference_answer: str
-    answer: str
-    keywords: tuple[str, ...]
-    chunks: tuple[ChunkView, ...]
-    judges: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
-class RunAudit:
-    """Everything the page shows about one run."""
-
-    name: str
-    k: int
-    config: tuple[tuple[str, str], ...]
-    dashboard: tuple[DashboardRow, ...]
-    funnel: FunnelResult
-    bias: BiasResult | None
-    failures: tuple[QuestionView, ...]
-    answered: int
-    n_answerable: int
-    notes: tuple[str, ...] = ()
-    generation_errors: tuple[str, ...] = ()  # ids of the questions with no answer
-    judge_errors: Mapping[str, int] = field(default_factory=dict)  # failures per judge
-
-    @property
-    def errors(self) -> str:
-        """The generation and judge errors in one sentence ("" when there are none)."""
-        if not self.generation_errors and not self.judge_errors:
-            return ""
-        failed = self.generation_errors
-        return (
-            f"errors: {len(failed)} generation errors"
-            + (f" (no answer: {', '.join(failed)})" if failed else "")
-            + "; judge errors: "
-            + (", ".join(f"{j} {n}" for j, n in self.judge_errors.items()) or "none")
-            + "; such questions are left out of the numbers they have no verdict for"
-        )
-
-    clustered: ClusteredComparison | None = None
-    calibration: Calibration | None = None
-
-
-@dataclass(frozen=True)
-class PairView:
-    """Run ``b`` compared with run ``a`` (diff = b - a), with Holm-adjusted p-values."""
-
-    a: int
-    b: int
-    comparison: Comparison
-    holm: tuple[float, ...]
-    discordant: tuple[tuple[QuestionView, QuestionView], ...]
-
-
-@dataclass(frozen=True)
-class Audit:
-    """The whole page: one :class:`RunAudit` per run, pairs against the first run."""
-
-    runs: tuple[RunAudit, ...]
-    pairs: tuple[PairView, ...]
-    seed: int
-    version: str
-    n_resamples: int
-    summary: tuple[str, ...] = field(default=())
-    notes: tuple[str, ...] = field(default=())
-
-    def dashboard_label(self, i: int) -> str:
-        """Label of dashboard row ``i``: ``recall@3`` when every run has k=3, else ``recall@k``."""
-        label = self.runs[0].dashboard[i].label
-        if len({run.k for run in self.runs}) > 1:
-            label = label.replace(f"@{self.runs[0].k}", "@k")
-        return label
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    import json
-
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
 _CONFIG_FIRST = (
@@ -162,67 +63,7 @@ _CONFIG_FIRST = (
 def _config(config: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     order = [key for key in _CONFIG_FIRST if key in config]
     order += sorted(key for key in config if key not in _CONFIG_FIRST)
-    return tuple((key, _show(config[key])) for key in order)
-
-
-def answer_chunk_sets(labels: Any) -> dict[str, set[str]]:
-    """``{qid: answer chunk ids}`` of chunk labels (grade 2), for the drill-down."""
-    questions = getattr(labels, "questions", None)
-    if questions is None:
-        return {}
-    return {
-        str(qid): {str(c) for c in getattr(entry, "answer_chunks", ())}
-        for qid, entry in questions.items()
-    }
-
-
-def question_view(
-    q: QuestionResult,
-    stage: str,
-    k: int,
-    chunk_texts: Mapping[str, str] | None,
-    answer_chunks: Mapping[str, set[str]],
-) -> QuestionView:
-    """The drill-down of one saved-run question at cut-off ``k``."""
-    gold = set(q.gold_docs)
-    answers = answer_chunks.get(q.id)
-    chunks = tuple(
-        ChunkView(
-            rank=entry.rank or i + 1,
-            chunk_id=entry.chunk_id,
-            doc_id=entry.doc_id,
-            gold_doc=entry.doc_id in gold,
-            answer_chunk=None if answers is None else entry.chunk_id in answers,
-            text=None if chunk_texts is None else chunk_texts.get(entry.chunk_id),
-        )
-        for i, entry in enumerate(q.ranked[:k])
-    )
-    return QuestionView(
-        qid=q.id,
-        stage=stage,
-        question=q.question,
-        reference_answer=q.reference_answer or "",
-        answer=q.answer or ("" if not q.generation_error else f"(no answer: {q.generation_error})"),
-        keywords=q.keywords,
-        chunks=chunks,
-        judges=tuple((str(key), _show(value)) for key, value in q.judges.items()),
-    )
-
-
-def question_stages(funnel: FunnelResult) -> dict[str, str]:
-    """``{question id: where it died}``: a stage key, ``ok``, ``... (correct by luck)``,
-    ``unanswerable, answered`` or ``excluded (reason)`` (a generation or judge error; the
-    drill-down's label, shared with ``ragaudit show``)."""
-    stage = {qid: key for key, ids in funnel.died.items() for qid in ids}
-    for reason, ids in funnel.excluded.items():
-        stage.update(dict.fromkeys(ids, f"excluded ({reason})"))
-    for qid in funnel.lucky:
-        stage[qid] = stage.get(qid, "") + " (correct by luck)"
-    for qid in funnel.ok_ids:
-        stage[qid] = "ok"
-    for qid in funnel.unanswerable.answered_ids:
-        stage[qid] = "unanswerable, answered"
-    return stage
+    return tuple((key, show_value(config[key])) for key in order)
 
 
 def _run_audit(
@@ -247,10 +88,13 @@ def _run_audit(
     notes = list(funnel.notes) + notes
     answer_chunks = answer_chunk_sets(labels) if labels is not None else {}
     stage = question_stages(funnel)
+    # the funnel's own failures: a question answered correctly is never one, whatever stage
+    # it stopped at (correct by luck, or unjudged at a stage but judged right)
+    failed = set(funnel.failure_ids())
     failures = tuple(
         question_view(q, stage[q.id], funnel.k, chunk_texts, answer_chunks)
         for q in saved.questions
-        if stage.get(q.id, "ok") != "ok"
+        if q.id in failed
     )
     answerable = [q for q in saved.questions if q.answerable]
     answered = sum(1 for q in answerable if q.metric("answered"))
@@ -278,7 +122,7 @@ def _sentence(pair: PairView, names: Sequence[str], alpha: float) -> str:
         ci = row.confidence_interval
         excludes_zero = ci.low > 0 or ci.high < 0
         if p_holm < alpha and excludes_zero:
-            level = f"{100 * pair.comparison.confidence:g}% CI, {method_labels(row)[0]}"
+            level = f"{100 * pair.comparison.confidence:g}% CI, {short_method(row.ci_method)}"
             moved.append(
                 f"{row.metric} {row.statistic:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}] ({level})"
             )
@@ -301,8 +145,22 @@ def _sentence(pair: PairView, names: Sequence[str], alpha: float) -> str:
     return head + real + rest + "." + "".join(changed)
 
 
+RunInput = SavedRun | str | os.PathLike[str]
+HumanInput = Mapping[str, float] | str | os.PathLike[str] | None
+
+
+def _saved_run(run: Any, i: int) -> SavedRun:
+    if isinstance(run, SavedRun):
+        return run
+    if isinstance(run, str | os.PathLike):
+        return load_saved_run(os.fspath(run))
+    raise InputError(
+        f"runs[{i}]: expected a SavedRun or the path of a saved run, found {type(run).__name__}"
+    )
+
+
 def build_audit(
-    runs: Sequence[SavedRun],
+    runs: RunInput | Sequence[RunInput],
     *,
     labels: Any = None,
     chunk_texts: Mapping[str, str] | None = None,
@@ -310,14 +168,15 @@ def build_audit(
     n_resamples: int = 2000,
     compare_resamples: int = 10_000,
     cluster_by: str | None = None,
-    human: Sequence[Mapping[str, float] | None] = (),
+    human: Sequence[HumanInput] = (),
 ) -> Audit:
-    """Compute the audit page of one or more saved runs.
+    """Compute the audit of one or more saved runs (what ``ragaudit report`` shows).
 
     Parameters
     ----------
-    runs : sequence of SavedRun
-        Loaded saved runs; with two or more, each later run is compared with the first.
+    runs : SavedRun, path, or a sequence of them
+        Saved runs or their files (read by the one saved-run loader); with two or more, each
+        later run is compared with the first.
     labels : ChunkLabels, optional
         Chunk labels for the chunk-level recall, the label-bias section and the answer chunks
         of the drill-down (runs with another chunking get a note instead).
@@ -336,8 +195,9 @@ def build_audit(
         intervals (the dashboard's naive interval and the cluster betting interval beside it,
         with the CR1 design effect)
         and the one-line verdict of :func:`~ragaudit.diagnose.noise.describe_clustering`.
-    human : sequence of mappings, optional
-        Human verdicts ``{question id: 0 or 1}`` on ``correct``, one per run in order (None,
+    human : sequence of mappings or paths, optional
+        Human verdicts ``{question id: 0 or 1}`` on ``correct`` (or their files, as for
+        ``ragaudit calibrate``), one per run in order (None,
         or a shorter sequence, leaves a run uncalibrated): the run's correctness calibrated
         against them (PPI++, :func:`~ragaudit.diagnose.calibration.calibrate`).
 
@@ -365,23 +225,33 @@ def build_audit(
     """
     from ragaudit._version import version
 
-    if not runs:
-        raise InputError("report: expected at least one saved run, found none")
-    if len(human) > len(runs):
+    if isinstance(runs, SavedRun | str | os.PathLike):
+        runs = [runs]  # one run, not the characters of its path
+    if isinstance(runs, Mapping) or not isinstance(runs, Sequence):
         raise InputError(
-            f"--human: expected at most one file of human verdicts per run ({len(runs)}), "
-            f"found {len(human)}"
+            f"runs: expected a saved run, a path or a list of them, found {type(runs).__name__}"
         )
-    verdicts = [*human, *([None] * (len(runs) - len(human)))]
+    saved: list[SavedRun] = [_saved_run(run, i) for i, run in enumerate(runs)]
+    verdict_maps: list[Mapping[str, float] | None] = [
+        h if h is None or isinstance(h, Mapping) else read_human_verdict_file(h) for h in human
+    ]
+    if not saved:
+        raise InputError("runs: expected at least one saved run, found none")
+    if len(verdict_maps) > len(saved):
+        raise InputError(
+            f"--human: expected at most one file of human verdicts per run ({len(saved)}), "
+            f"found {len(verdict_maps)}"
+        )
+    verdicts = [*verdict_maps, *([None] * (len(saved) - len(verdict_maps)))]
     audits = tuple(
         _run_audit(s, labels, chunk_texts, seed, n_resamples, cluster_by, h)
-        for s, h in zip(runs, verdicts, strict=True)
+        for s, h in zip(saved, verdicts, strict=True)
     )
     names = [a.name for a in audits]
     raw: list[tuple[int, Comparison]] = []
     notes: list[str] = []
-    for j in range(1, len(runs)):
-        a, b = runs[0], runs[j]
+    for j in range(1, len(saved)):
+        a, b = saved[0], saved[j]
         metrics_a = {m for q in a.questions for m in q.metrics}
         metrics_b = {m for q in b.questions for m in q.metrics}
         wanted = [m for m in COMPARED_METRICS if m in metrics_a and m in metrics_b]
@@ -400,7 +270,7 @@ def build_audit(
     pvalues = [m.pvalue for _, c in raw for m in c.metrics]
     adjusted = list(holm_bonferroni(pvalues)) if pvalues else []
     pairs: list[PairView] = []
-    by_id = [s.by_id() for s in runs]
+    by_id = [s.by_id() for s in saved]
     stages = [question_stages(a.funnel) for a in audits]
     for j, comparison in raw:
         holm = tuple(float(adjusted.pop(0)) for _ in comparison.metrics)

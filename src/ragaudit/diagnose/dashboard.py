@@ -40,76 +40,16 @@ of questions discordant between two systems, the chapter's planning assumption).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.diagnose.audit_result import MDE_DISCORDANCE, DashboardRow
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.stats.intervals import proportion_interval
 from ragaudit.stats.policy import is_binary, mean_interval
 from ragaudit.stats.power import minimum_detectable_effect
 
-__all__ = ["AVERAGING", "INTERVAL_METHODS", "MDE_DISCORDANCE", "DashboardRow", "dashboard_rows"]
-
-#: The sentence printed under every dashboard: which interval each kind of row gets.
-INTERVAL_METHODS = (
-    "intervals: Clopper-Pearson exact for rates (count/n), betting (Waudby-Smith-Ramdas) for "
-    "fractional means"
-)
-
-#: The sentence printed under every dashboard: what each number averages.
-AVERAGING = "averaging: macro, a mean over the n questions beside each number (a rate: count/n)"
-
-#: Discordance assumed for the minimum detectable effect (the chapter's planning table).
-MDE_DISCORDANCE = 0.2
-
-
-@dataclass(frozen=True)
-class DashboardRow:
-    """One dashboard number.
-
-    Attributes
-    ----------
-    key : str
-        Stable identifier (``recall_doc``, ``recall_chunk``, ``ndcg``, ``precision``,
-        ``correct``, ``faithfulness``, ``wrong_abstention``); the HTML carries it as
-        ``data-metric``.
-    label : str
-        What the reader sees.
-    value : float or None
-        None when the run cannot measure it (``note`` says why).
-    ci_low, ci_high : float or None
-        95% interval.
-    n : int
-        Questions behind the number.
-    count : int or None
-        Successes, for 0/1 numbers.
-    interval : str
-        How the interval was computed.
-    mde : float or None
-        Minimum detectable effect at ``n`` (None: not detectable at this n).
-    source : str
-        The command and JSON field it equals.
-    note : str
-        What the number guards against, or why it is missing.
-    """
-
-    key: str
-    label: str
-    value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n: int
-    count: int | None
-    interval: str
-    mde: float | None
-    source: str
-    note: str
-
-    @property
-    def size(self) -> str:
-        """``count/n`` for a 0/1 number (``43/54``), else ``n=54``."""
-        return f"n={self.n}" if self.count is None else f"{self.count}/{self.n}"
+__all__ = ["dashboard_rows"]
 
 
 def _mde(n: int) -> float | None:
@@ -213,7 +153,7 @@ def dashboard_rows(
             "relevant documents among the k sent: the cost and distraction term",
         )
     )
-    correct = funnel.stages[3].kept + len(funnel.lucky) if funnel.n else 0
+    correct = funnel.correct.count  # the one end-to-end count (data.saved_run_summary)
     out.append(
         _rate_row(
             "correct",

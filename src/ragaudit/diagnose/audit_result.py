@@ -1,0 +1,240 @@
+"""The audit's typed result: :class:`Audit` of :class:`RunAudit` (one per run) and
+:class:`PairView` (each later run against the first).
+
+Frozen, and computed once by :func:`ragaudit.diagnose.audit.build_audit`; every output
+(``ragaudit report`` in each format, the terminal audit ``demo`` prints, a notebook's inline
+view) renders this object, and :meth:`Audit.to_dict` is the JSON every one of them prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragaudit._frames import records_frame
+from ragaudit._present import Presentable, short_repr
+from ragaudit.diagnose.calibration import Calibration
+from ragaudit.diagnose.drilldown import QuestionView
+from ragaudit.diagnose.funnel import FunnelResult
+from ragaudit.diagnose.label_bias import BiasResult
+from ragaudit.diagnose.noise import ClusteredComparison
+from ragaudit.stats.compare import Comparison
+
+__all__ = [
+    "AVERAGING",
+    "INTERVAL_METHODS",
+    "MDE_DISCORDANCE",
+    "Audit",
+    "DashboardRow",
+    "PairView",
+    "RunAudit",
+]
+
+
+#: The sentence printed under every dashboard: which interval each kind of row gets.
+INTERVAL_METHODS = (
+    "intervals: Clopper-Pearson exact for rates (count/n), betting (Waudby-Smith-Ramdas) for "
+    "fractional means"
+)
+
+#: The sentence printed under every dashboard: what each number averages.
+AVERAGING = "averaging: macro, a mean over the n questions beside each number (a rate: count/n)"
+
+#: Discordance assumed for the minimum detectable effect (the chapter's planning table).
+MDE_DISCORDANCE = 0.2
+
+
+@dataclass(frozen=True)
+class DashboardRow:
+    """One dashboard number.
+
+    Attributes
+    ----------
+    key : str
+        Stable identifier (``recall_doc``, ``recall_chunk``, ``ndcg``, ``precision``,
+        ``correct``, ``faithfulness``, ``wrong_abstention``); the HTML carries it as
+        ``data-metric``.
+    label : str
+        What the reader sees.
+    value : float or None
+        None when the run cannot measure it (``note`` says why).
+    ci_low, ci_high : float or None
+        95% interval.
+    n : int
+        Questions behind the number.
+    count : int or None
+        Successes, for 0/1 numbers.
+    interval : str
+        How the interval was computed.
+    mde : float or None
+        Minimum detectable effect at ``n`` (None: not detectable at this n).
+    source : str
+        The command and JSON field it equals.
+    note : str
+        What the number guards against, or why it is missing.
+    """
+
+    key: str
+    label: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    count: int | None
+    interval: str
+    mde: float | None
+    source: str
+    note: str
+
+    @property
+    def size(self) -> str:
+        """``count/n`` for a 0/1 number (``43/54``), else ``n=54``."""
+        return f"n={self.n}" if self.count is None else f"{self.count}/{self.n}"
+
+
+@dataclass(frozen=True)
+class RunAudit:
+    """Everything the audit shows about one run."""
+
+    name: str
+    k: int
+    config: tuple[tuple[str, str], ...]
+    dashboard: tuple[DashboardRow, ...]
+    funnel: FunnelResult
+    bias: BiasResult | None
+    failures: tuple[QuestionView, ...]
+    answered: int
+    n_answerable: int
+    notes: tuple[str, ...] = ()
+    generation_errors: tuple[str, ...] = ()  # ids of the questions with no answer
+    judge_errors: Mapping[str, int] = field(default_factory=dict)  # failures per judge
+
+    @property
+    def errors(self) -> str:
+        """The generation and judge errors in one sentence ("" when there are none)."""
+        if not self.generation_errors and not self.judge_errors:
+            return ""
+        failed = self.generation_errors
+        return (
+            f"errors: {len(failed)} generation errors"
+            + (f" (no answer: {', '.join(failed)})" if failed else "")
+            + "; judge errors: "
+            + (", ".join(f"{j} {n}" for j, n in self.judge_errors.items()) or "none")
+            + "; such questions are left out of the numbers they have no verdict for"
+        )
+
+    clustered: ClusteredComparison | None = None
+    calibration: Calibration | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the run's dashboard, funnel, label bias, clustering and calibration."""
+        return {
+            "name": self.name,
+            "k": self.k,
+            "config": dict(self.config),
+            "dashboard": [
+                {
+                    "key": row.key,
+                    "label": row.label,
+                    "value": row.value,
+                    "ci_low": row.ci_low,
+                    "ci_high": row.ci_high,
+                    "n": row.n,
+                    "count": row.count,
+                    "interval": row.interval,
+                    "mde": row.mde,
+                    "source": row.source,
+                }
+                for row in self.dashboard
+            ],
+            "answered": self.answered,
+            "n_answerable": self.n_answerable,
+            "generation_errors": list(self.generation_errors),
+            "judge_errors": dict(self.judge_errors),
+            "funnel": self.funnel.to_dict(),
+            "label_bias": None if self.bias is None else self.bias.to_dict(),
+            "clustered": None if self.clustered is None else self.clustered.to_dict(),
+            "calibration": None if self.calibration is None else self.calibration.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class PairView:
+    """Run ``b`` compared with run ``a`` (diff = b - a), with Holm-adjusted p-values."""
+
+    a: int
+    b: int
+    comparison: Comparison
+    holm: tuple[float, ...]
+    discordant: tuple[tuple[QuestionView, QuestionView], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The comparison's JSON with the Holm-adjusted p-values and the discordant ids."""
+        return {
+            **self.comparison.to_dict(),
+            "p_holm": list(self.holm),
+            "discordant_ids": [qa.qid for qa, _ in self.discordant],
+        }
+
+
+@dataclass(frozen=True, repr=False)
+class Audit(Presentable):
+    """The whole audit: one :class:`RunAudit` per run, pairs against the first run.
+
+    ``print(audit)`` shows each run's dashboard in one line and the comparison's summary;
+    ``audit.to_report()`` is what ``ragaudit report`` renders, ``audit.to_dict()`` its JSON
+    (``ragaudit report --format json``), ``audit.to_pandas()`` the dashboards as a table, and
+    a notebook shows the audit inline.
+    """
+
+    runs: tuple[RunAudit, ...]
+    pairs: tuple[PairView, ...]
+    seed: int
+    version: str
+    n_resamples: int
+    summary: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())
+
+    def dashboard_label(self, i: int) -> str:
+        """Label of dashboard row ``i``: ``recall@3`` when every run has k=3, else ``recall@k``."""
+        label = self.runs[0].dashboard[i].label
+        if len({run.k for run in self.runs}) > 1:
+            label = label.replace(f"@{self.runs[0].k}", "@k")
+        return label
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every number of the audit, JSON-ready (what ``report --format json`` prints)."""
+        return {
+            "seed": self.seed,
+            "resamples": self.n_resamples,
+            "version": self.version,
+            "runs": [run.to_dict() for run in self.runs],
+            "comparisons": [pair.to_dict() for pair in self.pairs],
+            "summary": list(self.summary),
+            "notes": list(self.notes),
+        }
+
+    def to_pandas(self) -> Any:
+        """The dashboards: one row per (run, number), with interval, n and MDE (needs the
+        ``pandas`` extra)."""
+        return records_frame(
+            [
+                {"run": run["name"], **entry}
+                for run in self.to_dict()["runs"]
+                for entry in run["dashboard"]
+            ]
+        )
+
+    def __repr__(self) -> str:
+        def number(row: DashboardRow) -> str:
+            return f"{row.key} {'n/a' if row.value is None else format(row.value, '.3f')}"
+
+        lines = [
+            f"{run.name} (k={run.k}): " + ", ".join(number(row) for row in run.dashboard)
+            for run in self.runs
+        ]
+        return short_repr(
+            f"Audit(runs={[run.name for run in self.runs]}, seed={self.seed})",
+            [*lines, *self.summary],
+        )

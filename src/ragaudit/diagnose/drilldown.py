@@ -1,0 +1,110 @@
+"""A question's drill-down: what was asked, retrieved, answered and judged, and where it died.
+
+The one model of a question as the report page, ``ragaudit show`` and the grading session
+open it: :func:`question_view` builds it from a saved-run row, :func:`question_stages` names
+the funnel stage each question died at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ragaudit.data.saved_run import QuestionResult
+from ragaudit.diagnose.funnel import FunnelResult
+
+__all__ = [
+    "ChunkView",
+    "QuestionView",
+    "answer_chunk_sets",
+    "question_stages",
+    "question_view",
+    "show_value",
+]
+
+
+@dataclass(frozen=True)
+class ChunkView:
+    """A retrieved chunk as the drill-down shows it."""
+
+    rank: int
+    chunk_id: str
+    doc_id: str
+    gold_doc: bool
+    answer_chunk: bool | None
+    text: str | None
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """One question's drill-down: what was asked, retrieved, answered and judged."""
+
+    qid: str
+    stage: str
+    question: str
+    reference_answer: str
+    answer: str
+    keywords: tuple[str, ...]
+    chunks: tuple[ChunkView, ...]
+    judges: tuple[tuple[str, str], ...]
+
+
+def show_value(value: Any) -> str:
+    """A config or judge value as one line of text (JSON for anything but a string)."""
+    if isinstance(value, str):
+        return value
+    import json
+
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+
+
+def answer_chunk_sets(labels: Any) -> dict[str, set[str]]:
+    """``{qid: answer chunk ids}`` of chunk labels (grade 2), for the drill-down."""
+    questions = getattr(labels, "questions", None)
+    if questions is None:
+        return {}
+    return {
+        str(qid): {str(c) for c in getattr(entry, "answer_chunks", ())}
+        for qid, entry in questions.items()
+    }
+
+
+def question_view(
+    q: QuestionResult,
+    stage: str,
+    k: int,
+    chunk_texts: Mapping[str, str] | None,
+    answer_chunks: Mapping[str, set[str]],
+) -> QuestionView:
+    """The drill-down of one saved-run question at cut-off ``k``."""
+    gold = set(q.gold_docs)
+    answers = answer_chunks.get(q.id)
+    chunks = tuple(
+        ChunkView(
+            rank=entry.rank or i + 1,
+            chunk_id=entry.chunk_id,
+            doc_id=entry.doc_id,
+            gold_doc=entry.doc_id in gold,
+            answer_chunk=None if answers is None else entry.chunk_id in answers,
+            text=None if chunk_texts is None else chunk_texts.get(entry.chunk_id),
+        )
+        for i, entry in enumerate(q.ranked[:k])
+    )
+    return QuestionView(
+        qid=q.id,
+        stage=stage,
+        question=q.question,
+        reference_answer=q.reference_answer or "",
+        answer=q.answer or ("" if not q.generation_error else f"(no answer: {q.generation_error})"),
+        keywords=q.keywords,
+        chunks=chunks,
+        judges=tuple((str(key), show_value(value)) for key, value in q.judges.items()),
+    )
+
+
+def question_stages(funnel: FunnelResult) -> dict[str, str]:
+    """``{question id: where it landed}`` (:meth:`FunnelResult.places`, the one labelling of
+    the funnel): a stage key, ``ok``, ``... (correct by luck)``, ``unjudged at ...`` or
+    ``unanswerable, answered``; the drill-down's label, shared with ``ragaudit show``."""
+    return funnel.places()
