@@ -14,8 +14,9 @@ for every metric.
   ``scipy.stats.binomtest``; Tango's score interval of the 4 binary differences vs the scipy
   paired bootstrap it replaces; Clopper-Pearson for 4 funnel rates vs
   ``scipy.stats.binomtest(...).proportion_ci(method="exact")``;
-* the betting interval (Waudby-Smith-Ramdas) of the 3 fractional differences (``compare``'s
-  default for scores in [0, 1]) vs the scipy paired bootstrap it replaces; ``compare_runs``
+* the betting interval (Waudby-Smith-Ramdas) of the 3 fractional differences (``compare
+  --ci betting``) and the sign-flip inversion with its p (``compare``'s default) vs the scipy
+  paired bootstrap; ``compare_runs``
   both with its default intervals and with ``method="bootstrap"`` (the bootstrap for every
   metric, the workload above);
 * planning: the exact 5 x 3 planning table (``planning_table``) against a Monte Carlo estimate
@@ -46,6 +47,7 @@ from _readme import measured, splice, start
 from scipy import stats
 
 from ragaudit.stats import PerQuestionMetrics, compare_runs, planning_table
+from ragaudit.stats._group import group_signflip
 from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds
 from ragaudit.stats.permutation import exact_pvalue, monte_carlo_pvalues
@@ -187,6 +189,13 @@ def main() -> None:
         lambda: bounded_mean_bounds(fractional, -1.0, 1.0, 0.95),
     )
     t_sp_boot_fractional, _ = timed(args.repeat, lambda: scipy_bootstrap(a[:3], b[:3]))
+    t_signflip, _ = timed(
+        args.repeat,
+        lambda: group_signflip(
+            np.ascontiguousarray(diffs[:, :3]), [0, 1, 2], [True] * 3, PERMUTATIONS, 20, 0.95,
+            args.seed, np.ones(N_QUESTIONS, dtype=bool), [],
+        ),
+    )  # fmt: skip
     kept = np.array([990, 950, 900, 850])
     t_cp, ours_cp = timed(
         args.repeat, lambda: clopper_pearson_bounds(kept, np.full(4, N_QUESTIONS), 0.95)
@@ -231,6 +240,11 @@ def main() -> None:
         (
             "betting interval, 3 fractional x 1000 (vs paired bootstrap)",
             t_betting,
+            t_sp_boot_fractional,
+        ),
+        (
+            "sign-flip inversion + its p, 3 fractional x 1000, 10k flips (vs paired bootstrap)",
+            t_signflip,
             t_sp_boot_fractional,
         ),
         (

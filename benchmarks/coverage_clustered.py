@@ -37,6 +37,7 @@ import numpy as np
 
 from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.cluster_betting import cluster_mean_bounds
+from ragaudit.stats.cluster_signflip import cluster_signflip
 from ragaudit.stats.clustered import clustered_rate
 from ragaudit.stats.intervals import clopper_pearson_bounds
 from ragaudit.stats.judge_noise import judge_noise
@@ -135,6 +136,115 @@ def paired_datasets(rng: np.random.Generator, sc: Scenario, size: int):
 
 def paired_truth(sc: Scenario) -> float:
     return 0.3 * (1 - sc.mu) - 0.05 * sc.mu
+
+
+# compare --cluster-by's verdict and interval (issue 21): the cluster sign-flip test and its
+# inversion united with CR2 t on Bell-McCaffrey df.  B breaks a share of A's hits: 5% (B - A =
+# -0.015), or 3.33% so that B - A = 0 exactly (the null: type-I error of the verdict).
+SIGNFLIP_PAIRED = tuple(
+    (Scenario("paired", 0.9, g, rho), brk)
+    for brk in (0.05, 0.03 / 0.9)
+    for g in (8, 14, 30, 40)
+    for rho in (0.1, 0.2, 0.5)
+)
+
+
+def paired_datasets_breaking(rng, sc: Scenario, size: int, brk: float):
+    """:func:`paired_datasets` with B breaking ``brk`` of A's hits (and fixing 30% of misses)."""
+    out = []
+    for y, codes in datasets(rng, sc._replace(kind="binary"), size):
+        u = rng.random(y.size)
+        b = np.where(y == 1, (u >= brk).astype(float), (u < 0.3).astype(float))
+        out.append((b - y, codes))
+    return out
+
+
+def signflip_rows(rng, size, n_permutations=2000):
+    """Coverage, width and rejection rate of ``compare --cluster-by`` on paired 0/1 data."""
+    out = []
+    for sc, brk in SIGNFLIP_PAIRED:
+        truth = 0.3 * (1 - sc.mu) - brk * sc.mu
+        results = [
+            cluster_signflip(d, codes, n_permutations=n_permutations, rng=i)
+            for i, (d, codes) in enumerate(paired_datasets_breaking(rng, sc, size, brk))
+        ]
+        low = np.array([r.confidence_interval.low for r in results])
+        high = np.array([r.confidence_interval.high for r in results])
+        reject = np.mean([r.pvalue < 0.05 for r in results])
+        kind = "null B - A = 0" if abs(truth) < 1e-12 else f"B - A = {truth:+.3f}"
+        out.append(
+            (
+                f"clustered paired 0/1 difference, {kind} (A 0.9), G={sc.n_clusters}, ICC {sc.rho}",
+                "cluster sign-flip inversion + CR2-BM (compare --cluster-by)",
+                coverage(low, high, truth),
+                size,
+                f"width {float(np.mean(high - low)):.3f}; verdict SIGNIFICANT in {reject:.3f}",
+            )
+        )
+    return out
+
+
+def candidate_rows(rng, size, n_permutations=2000):
+    """The comparison that chose compare --cluster-by's method (``--candidates``).
+
+    Per cell: coverage, mean width and rejection rate of the cluster sign-flip inversion alone,
+    its union with CR2 t on Bell-McCaffrey df (the chosen one, before the few-clusters betting
+    hull), CR2-BM alone and CR1 t on G - 1 df, on the same datasets.
+    """
+    from scipy.special import stdtr, stdtrit
+
+    from ragaudit.stats.cluster_signflip import cr2_standard_error
+    from ragaudit.stats.signflip_interval import signflip_bounds
+
+    out = []
+    for brk in (0.05, 0.03 / 0.9):
+        for g in (8, 14, 30):
+            for rho in (0.0, 0.2, 0.5):
+                sc = Scenario("paired", 0.9, g, rho)
+                truth = 0.3 * (1 - sc.mu) - brk * sc.mu
+                got: dict[str, list[tuple[float, float, float]]] = {}
+                for d, codes in paired_datasets_breaking(rng, sc, size, brk):
+                    sums, sizes = np.bincount(codes, weights=d), np.bincount(codes).astype(float)
+                    low, high, p0, _, _ = signflip_bounds(
+                        sums, sizes, 0.05, n_permutations, np.random.default_rng(1)
+                    )
+                    mean = d.mean()
+                    se2, df = cr2_standard_error(d, codes)
+                    h2 = stdtrit(df, 0.975) * se2
+                    u = np.bincount(codes, weights=d - mean)
+                    se1 = np.sqrt(g / (g - 1) * np.sum(u * u)) / d.size
+                    h1 = stdtrit(g - 1, 0.975) * se1
+
+                    def p_t(se, dof, m=mean):
+                        return 2 * stdtr(dof, -abs(m) / se) if se > 0 else (1.0 if m == 0 else 0.0)
+
+                    for name, row in (
+                        ("sign-flip inversion alone", (low, high, p0)),
+                        (
+                            "sign-flip + CR2-BM (chosen)",
+                            (min(low, mean - h2), max(high, mean + h2), p0),
+                        ),
+                        ("CR2-BM t", (mean - h2, mean + h2, p_t(se2, df))),
+                        ("CR1 t (G-1 df)", (mean - h1, mean + h1, p_t(se1, g - 1))),
+                    ):
+                        got.setdefault(name, []).append(row)
+                first = True
+                for name, rows_ in got.items():
+                    v = np.array(rows_)
+                    out.append(
+                        (
+                            f"candidates: paired 0/1, B - A = {truth:+.3f}, G={g}, ICC {rho}"
+                            if first
+                            else "",
+                            name,
+                            coverage(v[:, 0], v[:, 1], truth),
+                            size,
+                            f"width {np.mean(v[:, 1] - v[:, 0]):.3f}; rejects 0 in "
+                            f"{np.mean(v[:, 2] < 0.05):.3f}",
+                        )
+                    )
+                    first = False
+    return out
 
 
 def paired_betting(data, confidence=0.95):
@@ -276,7 +386,7 @@ def rows(seed: int, size: int, bootstrap_size: int):
                 f"{int(np.sum(high - low <= 0))} zero-width",
             )
         )
-    return out + judge_rows(rng, size)
+    return out + signflip_rows(rng, size) + judge_rows(rng, size)
 
 
 def print_table(table) -> None:
@@ -320,7 +430,17 @@ def main() -> None:
     parser.add_argument("--datasets", type=int, default=2000)
     parser.add_argument("--bootstrap-datasets", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only-signflip", action="store_true", help="only compare --cluster-by")
+    parser.add_argument("--candidates", action="store_true", help="the methods compared for it")
     args = parser.parse_args()
+    if args.candidates:
+        print(f"seed {args.seed}; nominal level 0.95; 2,000 random cluster flips past 2^16")
+        print_table(candidate_rows(np.random.default_rng(args.seed), args.datasets))
+        return
+    if args.only_signflip:
+        print(f"seed {args.seed}; nominal level 0.95; 2,000 random cluster flips past 2^16")
+        print_table(signflip_rows(np.random.default_rng(args.seed), args.datasets))
+        return
     print(f"seed {args.seed}; nominal level 0.95; error = Monte Carlo standard error")
     print()
     table = rows(args.seed, args.datasets, args.bootstrap_datasets)

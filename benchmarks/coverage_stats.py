@@ -62,6 +62,7 @@ from scipy.special import betaincinv, ndtri, stdtrit
 
 from ragaudit.diagnose.dashboard import _mean_row
 from ragaudit.stats import PerQuestionMetrics, compare_runs
+from ragaudit.stats._group import group_signflip
 from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds, wilson_bounds
 from ragaudit.stats.resampling import _bootstrap_means, _interval
@@ -370,12 +371,126 @@ def switch_rows(rng, size):
                 rows.append(
                     (
                         f"switch, {prefix}: {label}, n={n}",
-                        f"{binary_method} if all 0/1, else betting (default)",
+                        f"{binary_method} if all 0/1, else "
+                        + ("betting" if prefix == "dashboard mean" else "sign-flip inversion")
+                        + " (default)",
                         c.coverage,
                         size,
                         f"0/1 method on {share}; missed low {c.below:.4f}, high {c.above:.4f}",
                     )
                 )
+    return rows
+
+
+# compare's default for paired differences that are not 0/1 (issue 21): the exact sign-flip
+# test inverted, united with t, widened to betting when fewer than 6 questions differ.  Each
+# sampler returns (differences of shape (datasets, n), the true mean difference).
+def _discrete(values, probs, n):
+    values, probs = np.asarray(values, dtype=float), np.asarray(probs, dtype=float)
+
+    def draw(rng, size):
+        return values[rng.choice(len(values), size=(size, n), p=probs)], float(values @ probs)
+
+    return draw
+
+
+def _dense(n):
+    def draw(rng, size):  # every question moves by about +0.05 (sd 0.03), 4 decimals
+        return np.round(rng.normal(0.05, 0.03, (size, n)), 4), 0.05
+
+    return draw
+
+
+def _skewed(n):
+    def draw(rng, size):  # every question gains a Beta(0.3, 3) amount: strongly skewed
+        return np.round(rng.beta(0.3, 3.0, (size, n)), 4), 0.3 / 3.3
+
+    return draw
+
+
+def _faithfulness_pair(rng, count):
+    """A faithfulness-like score (70% at 1, else uniform) and B, which changes 30% of them."""
+    a = np.where(rng.random(count) < 0.7, 1.0, rng.random(count))
+    moved = np.clip(a + rng.normal(0.1, 0.25, count), 0.0, 1.0)
+    return a, np.where(rng.random(count) < 0.3, moved, a)
+
+
+def _faithfulness(n):
+    # the truth by a seeded 4-million-question draw (standard error 1e-4)
+    a, b = _faithfulness_pair(np.random.default_rng(123), 4_000_000)
+    truth = float(np.mean(b - a))
+
+    def draw(rng, size):
+        a, b = _faithfulness_pair(rng, size * n)
+        return np.round((b - a).reshape(size, n), 4), truth
+
+    return draw
+
+
+def _exchangeable(values, probs, n):
+    """Null: A and B independent draws of the same nDCG-like score (truth 0, symmetric)."""
+    values, probs = np.asarray(values, dtype=float), np.asarray(probs, dtype=float)
+
+    def draw(rng, size):
+        a, b = (values[rng.choice(len(values), size=(size, n), p=probs)] for _ in range(2))
+        return np.round(b - a, 4), 0.0
+
+    return draw
+
+
+NDCG_SCORES = ([1, 0.63, 0.5, 0], [0.85, 0.08, 0.04, 0.03])
+
+SIGNFLIP_SCENARIOS = {
+    **{label: _discrete(*spec) for label, spec in PAIRED_SCENARIOS.items()},
+    "faithfulness-like, 30% of questions change, n=20": _faithfulness(20),
+    "sparse nDCG change (30% change), n=20": _discrete(
+        *PAIRED_SCENARIOS["nDCG@k, 30% change, n=54"][:2], 20
+    ),
+    **{f"dense shift, every question +0.05 (sd 0.03), n={n}": _dense(n) for n in (20, 50, 200)},
+    **{f"skew: every question gains Beta(0.3, 3), n={n}": _skewed(n) for n in (20, 50, 200)},
+    **{
+        f"null: A, B independent nDCG-like scores, n={n}": _exchangeable(*NDCG_SCORES, n)
+        for n in (20, 54, 200)
+    },
+}
+
+
+def signflip_intervals(d, n_permutations=2000):
+    """compare's default interval and verdict p for each row of ``d`` (the real kernel)."""
+    size, n = d.shape
+    out = group_signflip(
+        np.ascontiguousarray(d.T), list(range(size)), [True] * size, n_permutations, 20, 0.95,
+        0, np.ones(n, dtype=bool), [],
+    )  # fmt: skip
+    low = np.array([out[j][0][-1].confidence_interval.low for j in range(size)])
+    high = np.array([out[j][0][-1].confidence_interval.high for j in range(size)])
+    return low, high, np.array([out[j][2][0] for j in range(size)])
+
+
+def t_bounds(d):
+    half = stdtrit(d.shape[1] - 1, 0.975) * d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
+    return d.mean(axis=1) - half, d.mean(axis=1) + half
+
+
+def signflip_rows(rng, size, betting=True):
+    """Rows of compare's default on :data:`SIGNFLIP_SCENARIOS`, beside betting and t."""
+    rows = []
+    for label, draw in SIGNFLIP_SCENARIOS.items():
+        d, truth = draw(rng, size)
+        low, high, p = signflip_intervals(d)
+        t_low, t_high = t_bounds(d)
+        width, t_width = np.mean(high - low), np.mean(t_high - t_low)
+        note = (
+            f"width {width:.4f} = {width / t_width:.2f}x t; verdict SIGNIFICANT in "
+            f"{np.mean(p < 0.05):.3f}"
+        )
+        rows.append((f"compare default: {label}", "sign-flip inversion (default)",
+                     coverage(low, high, truth), size, note))  # fmt: skip
+        others = [("t interval (reference)", (t_low, t_high))]
+        if betting:
+            others.insert(0, ("betting (--ci betting)", bounded_mean_bounds(d, -1.0, 1.0, 0.95)))
+        for name, (lo, hi) in others:
+            rows.append(("", name, coverage(lo, hi, truth), size, f"width {np.mean(hi - lo):.4f}"))
     return rows
 
 
@@ -388,8 +503,13 @@ def main() -> None:
     parser.add_argument("--datasets", type=int, default=10_000)
     parser.add_argument("--bootstrap-datasets", type=int, default=2_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--signflip-datasets", type=int, default=2_000)
+    parser.add_argument("--only-signflip", action="store_true", help="only compare's default")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
+    if args.only_signflip:
+        print_rows(args.seed, signflip_rows(rng, args.signflip_datasets))
+        return
     size = args.datasets
     rows = []
     for a_only, b_only in ((0.03, 0.05), (0.10, 0.15)):
@@ -459,11 +579,16 @@ def main() -> None:
     ):
         rows += bounded_rows(rng, prefix, scenarios, bounds, before, size, args.bootstrap_datasets)
     rows += switch_rows(rng, size)
+    rows += signflip_rows(rng, args.signflip_datasets)
     # Clustered questions (the noise section): its own seeded simulation, same table.
     from coverage_clustered import rows as clustered_rows  # benchmarks/ is sys.path[0]
 
     rows += clustered_rows(args.seed, 2000, 500)
-    print(f"seed {args.seed}; nominal level 0.95; error = Monte Carlo standard error")
+    print_rows(args.seed, rows)
+
+
+def print_rows(seed, rows) -> None:
+    print(f"seed {seed}; nominal level 0.95; error = Monte Carlo standard error")
     print()
     print("| scenario | interval | coverage | ± error | datasets | note |")
     print("|---|---|---:|---:|---:|---|")

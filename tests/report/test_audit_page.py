@@ -175,7 +175,7 @@ def test_page_names_only_the_resamples_it_used(bench: dict[str, Path], tmp_path:
     text = clustered.read_text(encoding="utf-8")
     assert "1234" not in text
     assert "resamples of whole clusters" not in text
-    assert "percentile bootstrap (10000 resamples) otherwise" in text
+    assert "the sign-flip test inverted" in text
 
 
 def test_terminal_comparison_shows_the_p_its_verdict_uses(report: Report):
@@ -214,10 +214,10 @@ def test_summary_names_the_method_of_each_interval_it_quotes(
             "--metric", "precision@k", "--format", "json")
     )  # fmt: skip
     (row,) = compare["metrics"]
-    assert row["ci_method"] == "betting (Waudby-Smith-Ramdas)"
+    assert row["ci_method"] == "sign-flip inversion"
     quoted = (
         f"precision@k {row['diff']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}] "
-        "(95% CI, betting)"
+        "(95% CI, sign-flip)"
     )
     assert isinstance(report.data, dict)
     assert f"moved for real: {quoted};" in report.data["summary"][0]

@@ -95,6 +95,8 @@ def test_comparison_rows_and_holm_match_compare_and_statsmodels(bench: dict[str,
             "Tango score": "score",
             "betting (Waudby-Smith-Ramdas)": "betting",
             "bootstrap percentile": "bootstrap",
+            "sign-flip inversion": "sign-flip",
+            "sign-flip inversion widened to betting (too few differ)": "sign-flip+betting",
         }
         assert cells[6] == short[row["ci_method"]]
         assert cells[8] == p_shown and cells[10] == row["verdict"]

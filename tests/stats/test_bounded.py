@@ -211,7 +211,7 @@ def test_paired_lengths_must_match():
 
 
 @pytest.mark.parametrize("metric", ["recall@k", "ndcg@k", "precision@k"])
-def test_compare_gives_fractional_scores_the_paired_interval(metric):
+def test_compare_ci_betting_gives_fractional_scores_the_paired_interval(metric):
     import json
     from pathlib import Path
 
@@ -223,14 +223,14 @@ def test_compare_gives_fractional_scores_the_paired_interval(metric):
     )
     d = np.array([b[q] - a[q] for q in sorted(a)])
     low, high = _reference(list(d), -1.0, 1.0)
-    row = compare_runs(k3, k6, [metric]).metrics[0]
+    row = compare_runs(k3, k6, [metric], method="betting").metrics[0]
     assert row.ci_method == "betting (Waudby-Smith-Ramdas)"
     assert row.confidence_interval.low == pytest.approx(low, abs=1e-7)
     assert row.confidence_interval.high == pytest.approx(high, abs=1e-7)
     assert row.confidence_interval.low < row.statistic < row.confidence_interval.high
 
 
-def test_compare_keeps_the_bootstrap_for_metrics_outside_0_1():
+def test_compare_inverts_the_sign_flip_test_for_metrics_outside_0_1():
     from ragaudit.stats import PerQuestionMetrics
     from ragaudit.stats import compare_runs as compare_loaded
 
@@ -243,7 +243,10 @@ def test_compare_keeps_the_bootstrap_for_metrics_outside_0_1():
         for name, shift in (("A", 0.0), ("B", 0.3))
     ]
     rows = {r.metric: r for r in compare_loaded(*runs, n_resamples=200).metrics}
-    assert rows["latency_s"].ci_method == "bootstrap percentile"
-    assert rows["score"].ci_method == "betting (Waudby-Smith-Ramdas)"
+    # 20 equal shifts of +0.3: the test rejects every other shift, on any scale
+    assert rows["latency_s"].ci_method == "sign-flip inversion"
+    assert rows["latency_s"].confidence_interval.low == pytest.approx(0.3, abs=1e-6)
+    assert rows["latency_s"].verdict == "SIGNIFICANT"
+    assert rows["score"].ci_method == "sign-flip inversion widened to betting (too few differ)"
     ci = rows["score"].confidence_interval  # no question changed: not the zero-width [0, 0]
     assert ci.low < 0 < ci.high

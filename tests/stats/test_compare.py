@@ -29,7 +29,8 @@ def test_chapter_correct_row_and_paired_table(chapter):
     # 2 differing questions: even 2 of 2 for one run gives p = 0.5, so no verdict is possible
     assert row.verdict == "too few differing questions" and row.n_differing == 2
     assert row.p_method == "exact (lattice)" and row.ci_method == "Tango score"
-    assert row.discordance == 2 / 42 and row.observed_effect == 0.0
+    assert row.discordance == 2 / 42 and row.mde is None  # 2 discordant: nothing detectable
+    assert "observed discordance 0.048" in row.mde_assumption
 
 
 def test_nulls_are_excluded_pairwise(chapter):
@@ -43,7 +44,7 @@ def test_precision_drop_is_significant(chapter):
     row = chapter["precision@k"]
     assert row.verdict == "SIGNIFICANT"
     assert row.confidence_interval.high < 0 and row.pvalue < 0.001
-    assert row.mcnemar is None and row.power is None
+    assert row.mcnemar is None and row.discordance is None
 
 
 def _mean_diff(x, y, axis=-1):
@@ -270,18 +271,18 @@ def test_no_stray_warnings_on_clean_runs():
         compare_runs(K3, K6, n_resamples=200, method="bca")
 
 
-def test_power_at_discordance_is_the_chance_of_six_or_more_one_sided_discordant_pairs():
-    # delta = d: every discordant question favours B, so McNemar's exact two-sided p is
-    # 2 * 0.5**m, which is <= 0.05 only when m >= 6 discordant pairs; m ~ Bin(n, d).
-    from scipy.stats import binom
+def test_the_mde_of_a_binary_row_is_mcnemars_at_the_observed_discordance():
+    # 10 of 60 questions differ (7 favour B): the MDE is the exact McNemar one at d = 1/6, and
+    # observed (post-hoc) power is not reported (Hoenig & Heisey 2001)
+    from ragaudit.stats import minimum_detectable_effect
 
-    ids = [f"q{i:02d}" for i in range(42)]
-    a = {q: {"correct": 1.0} for q in ids}
-    b = {q: {"correct": 1.0} for q in ids}
-    a["q04"]["correct"], b["q37"]["correct"] = 0.0, 0.0
-    row = compare_runs(PerQuestionMetrics("A", a), PerQuestionMetrics("B", b), seed=0).metrics[0]
-    assert row.discordance == pytest.approx(2 / 42)
-    assert row.power_at_discordance == pytest.approx(binom.sf(5, 42, 2 / 42), rel=1e-9)
+    ids = [f"q{i:02d}" for i in range(60)]
+    a = {q: {"correct": float(i < 30)} for i, q in enumerate(ids)}
+    b = {q: {"correct": float(i < 27 or 30 <= i < 37)} for i, q in enumerate(ids)}
+    row = compare_runs(PerQuestionMetrics("A", a), PerQuestionMetrics("B", b)).metrics[0]
+    assert row.discordance == pytest.approx(10 / 60)
+    assert row.mde == minimum_detectable_effect(60, 10 / 60) is not None
+    assert "power" not in row.to_dict() and row.to_dict()["mde"] == row.mde
 
 
 def test_questions_subset_keeps_only_the_answerable_rows_of_saved_runs(tmp_path):

@@ -88,3 +88,36 @@ def test_the_t_interval_on_the_same_variance_undercovers_judged_rates_near_one()
     low, high = sim.judge_printed(data)
     assert np.mean(hits) < 0.85
     assert sim.coverage(low, high, sim.judge_truth(sc)) >= 0.93
+
+
+# compare --cluster-by (issue 21): the verdict is the cluster sign-flip test, the interval its
+# inversion united with CR2 t on Bell-McCaffrey df.  Few clusters (8) and many (40), strong
+# correlation, with an effect and under the null B - A = 0 (type-I error of the verdict).
+SIGNFLIP_CASES = [
+    (sc, brk)
+    for sc, brk in sim.SIGNFLIP_PAIRED
+    if sc.n_clusters in (8, 40) and sc.rho in (0.1, 0.5)
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("sc", "brk"),
+    SIGNFLIP_CASES,
+    ids=lambda x: f"G{x.n_clusters}-icc{x.rho}" if hasattr(x, "rho") else f"break{x:.3f}",
+)
+def test_clustered_verdicts_cover_and_keep_their_type_one_error(sc, brk):
+    rng = np.random.default_rng(20280 + sc.n_clusters)
+    truth = 0.3 * (1 - sc.mu) - brk * sc.mu
+    results = [
+        sim.cluster_signflip(d, codes, n_permutations=1000, rng=i)
+        for i, (d, codes) in enumerate(sim.paired_datasets_breaking(rng, sc, 300, brk))
+    ]
+    low = np.array([r.confidence_interval.low for r in results])
+    high = np.array([r.confidence_interval.high for r in results])
+    assert sim.coverage(low, high, truth) >= 0.93
+    excludes = (low > 0) | (high < 0)
+    p = np.array([r.pvalue for r in results])
+    assert np.array_equal(excludes, p < 0.05)  # the interval agrees with the verdict
+    if abs(truth) < 1e-12:  # type-I error: at most 0.05 + 2 standard errors (300 datasets)
+        assert np.mean(p < 0.05) <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 300)

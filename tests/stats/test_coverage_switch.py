@@ -31,6 +31,7 @@ from ragaudit.diagnose.dashboard import _mean_row
 
 DATASETS = 2000
 BETTING = "betting (Waudby-Smith-Ramdas)"
+SIGNFLIP = ("sign-flip inversion", "sign-flip inversion widened to betting (too few differ)")
 
 
 @pytest.mark.slow
@@ -54,8 +55,8 @@ def test_compare_switch_covers_nearly_binary_differences(scenario, n):
     pairs, probs = sim.SWITCH_PAIRS[scenario]
     rng = np.random.default_rng(20268 + n)
     c = sim.switch_coverage(rng, sim.switch_paired, pairs, probs, n, DATASETS, "Tango score")
-    if n <= 50:
-        assert set(c.methods) == {"Tango score", BETTING}
+    if n <= 50:  # the non-0/1 samples get the sign-flip inversion (plus betting if few differ)
+        assert {"Tango score"} < set(c.methods) <= {"Tango score", *SIGNFLIP}
     assert c.coverage >= 0.94, (c.coverage, c.below, c.above)
 
 

@@ -65,10 +65,14 @@ def test_cluster_by_source_matches_statsmodels(tmp_path):
     row = {m["metric"]: m for m in clustered["metrics"]}["correct"]
     a, groups = _values(a_path, "correct")
     b, _ = _values(b_path, "correct")
-    # naive: the interval compare prints for the same metric (Tango for 0/1 values)
-    (same,) = [m for m in json.loads(result.output)["metrics"] if m["metric"] == "correct"]
+    # naive: the interval compare prints for the same metric without --cluster-by (Tango for
+    # 0/1 values); with it, compare's own row is the cluster sign-flip test and its inversion
+    plain = json.loads(_invoke("compare", a_path, b_path, "--format", "json").output)
+    (same,) = [m for m in plain["metrics"] if m["metric"] == "correct"]
     assert row["naive_ci"] == [same["ci_low"], same["ci_high"]]
     assert row["naive_method"] == "Tango score"
+    (own,) = [m for m in json.loads(result.output)["metrics"] if m["metric"] == "correct"]
+    assert own["ci_method"].startswith("cluster sign-flip inversion")
     # clustered: betting over the 8 sources' mean differences (equal sizes: the betting
     # interval of those 8 means on [-1, 1]), widened to contain the naive interval
     d = (b - a).reshape(8, 4).mean(axis=1)

@@ -43,9 +43,13 @@ def test_is_binary(values, expected):
         (([1, 0, 1],), "clopper-pearson", "exact"),
         (([1, 0, 1],), "wilson", "exact"),
         (([0.5, 1.0],), "auto", "betting"),
-        (([1, 0, 1], [0.5, 1, 1]), "auto", "betting"),  # one fractional run: not a 2x2 table
+        # one fractional run: not a 2x2 table; the verdict's test inverted (issue 21)
+        (([1, 0, 1], [0.5, 1, 1]), "auto", "signflip"),
+        (([1, 0, 1], [0.5, 1, 1]), "betting", "betting"),  # on request, never a gate
+        (([0.5, 1.0],), "betting", "betting"),
         (([1.5, 1.0],), "auto", "bootstrap"),
-        (([1, 0, 1], [2.0, 1, 1]), "auto", "bootstrap"),
+        (([1, 0, 1], [2.0, 1, 1]), "auto", "signflip"),
+        (([1, 0, 1], [2.0, 1, 1]), "betting", "signflip"),  # betting needs [0, 1]
         (([1, 0, 1], [1, 1, 0]), "bootstrap", "bootstrap"),
         (([1, 0, 1],), "percentile", "bootstrap"),
         (([0.5, 1.0],), "bca", "bootstrap"),
@@ -74,4 +78,21 @@ def test_mean_and_paired_interval_follow_the_chooser():
     a, b = [1, 1, 0, 1, 0], [1, 0, 1, 1, 1]
     # both = 2 (q1, q4), a_only = 1 (q2), b_only = 2 (q3, q5), neither = 0
     assert paired_interval(a, b) == paired_difference_interval(2, 1, 2, 0)
-    assert paired_interval(a, [1, 0.5, 1, 1, 1]) == paired_mean_interval(a, [1, 0.5, 1, 1, 1])
+    # 3 of 5 differ: too few for the test to reject, so the inversion contains the betting one
+    got = paired_interval(a, [1, 0.5, 1, 1, 1])
+    betting = paired_mean_interval(a, [1, 0.5, 1, 1, 1]).confidence_interval
+    assert got.method == "sign-flip inversion widened to betting (too few differ)"
+    assert (
+        got.confidence_interval.low <= betting.low and got.confidence_interval.high >= betting.high
+    )
+    rng = np.random.default_rng(0)
+    a, b = rng.random(16).round(3), rng.random(16).round(3)  # 2^16 patterns: exact, no draw
+    got = paired_interval(a, b)
+    assert got.method == "sign-flip inversion"
+    from ragaudit.stats import PerQuestionMetrics, compare_runs
+
+    ids = [f"q{i:02d}" for i in range(16)]
+    runs = [PerQuestionMetrics(k, {q: {"m": float(v)} for q, v in zip(ids, x, strict=True)})
+            for k, x in (("A", a), ("B", b))]  # fmt: skip
+    row = compare_runs(*runs, subsample_sizes=()).metrics[0]
+    assert got.confidence_interval == row.confidence_interval  # one policy, one number

@@ -7,10 +7,8 @@ from scipy import stats
 
 from ragaudit.exceptions import InputError
 from ragaudit.stats import (
-    McNemarResult,
     mcnemar_power,
     minimum_detectable_effect,
-    observed_power,
     planning_table,
 )
 
@@ -107,13 +105,6 @@ def test_mde_is_the_first_grid_point_reaching_the_target_power():
     assert minimum_detectable_effect(1000, 0.02) == 0.02
     assert minimum_detectable_effect(30, 0.05) is None
     assert minimum_detectable_effect(100, 0.005) is None
-
-
-def test_observed_power_of_a_comparison():
-    result = McNemarResult(both=30, a_only=2, b_only=8, neither=10, statistic=2, pvalue=0.1)
-    discordance, effect, power = observed_power(result)
-    assert (discordance, effect) == (10 / 50, 6 / 50)
-    assert power == pytest.approx(mcnemar_power(50, 0.2, 0.12))
 
 
 @pytest.mark.parametrize(

@@ -96,11 +96,13 @@ def test_the_verdict_rule_under_the_table_explains_too_few():
     assert "p >= 2^(1-5) = 0.0625" in result.output
 
 
-def test_significant_needs_both_p_and_interval():
-    assert verdict(0.01, 0.02, 0.3, 0.05, n_differing=20) == "SIGNIFICANT"
-    assert verdict(0.01, -0.01, 0.3, 0.05, n_differing=20) == "borderline"  # CI disagrees
-    assert verdict(0.2, 0.02, 0.3, 0.05, n_differing=20) == "borderline"  # p disagrees
-    assert verdict(0.01, 0.02, 0.3, 0.05, n_differing=5) == "too few differing questions"
+def test_the_verdict_is_the_exact_test():
+    assert verdict(0.01, 0.05, n_differing=20) == "SIGNIFICANT"
+    assert verdict(0.0499, 0.05, n_differing=20) == "SIGNIFICANT"
+    assert verdict(0.05, 0.05, n_differing=20) == "borderline"  # p < alpha, strictly
+    assert verdict(0.0999, 0.05, n_differing=20) == "borderline"
+    assert verdict(0.2, 0.05, n_differing=20) == "no evidence"
+    assert verdict(0.01, 0.05, n_differing=5) == "too few differing questions"
 
 
 @pytest.mark.parametrize("alpha", [0.2, 0.1, 0.05, 0.01, 0.001])
@@ -154,9 +156,15 @@ def test_ci_choice_applies_where_it_can_and_says_so_where_it_cannot():
     assert {row["ci_method"] for row in doc["metrics"]} == {"bootstrap percentile"}
     doc = json.loads(CliRunner().invoke(main, ["compare", K3, K6, "--format", "json"]).output)
     methods = {row["metric"]: row["ci_method"] for row in doc["metrics"]}
-    assert (
-        methods["correct"] == "Tango score" and methods["ndcg@k"] == "betting (Waudby-Smith-Ramdas)"
+    assert methods["correct"] == "Tango score"
+    assert methods["ndcg@k"] == "sign-flip inversion widened to betting (too few differ)"
+    assert methods["precision@k"] == "sign-flip inversion"
+    doc = json.loads(
+        CliRunner().invoke(main, ["compare", K3, K6, "--ci", "betting", "--format", "json"]).output
     )
+    methods = {row["metric"]: row["ci_method"] for row in doc["metrics"]}
+    assert methods["correct"] == "Tango score"
+    assert methods["ndcg@k"] == methods["precision@k"] == "betting (Waudby-Smith-Ramdas)"
     p_methods = {row["metric"]: row["p_method"] for row in doc["metrics"]}
     assert p_methods["correct"] == "exact (lattice)"  # 0/1: McNemar's exact test
     assert all(method.startswith("exact") for method in p_methods.values())

@@ -84,10 +84,12 @@ __all__ = ["command", "noise_sections"]
     type=click.Choice([*CI_METHODS, "wilson"]),
     default="auto",
     show_default=True,
-    help="Interval: auto/score = Tango score interval for 0/1 metrics, betting "
-    "(Waudby-Smith-Ramdas) for other scores in [0, 1] and a percentile bootstrap otherwise; "
-    "bootstrap (= percentile) or bca = that bootstrap for every metric. "
-    "(wilson is for single rates: the funnel.)",
+    help="Interval: auto/score = Tango score interval for 0/1 metrics and the inverted "
+    "sign-flip test (the verdict's own test: it excludes 0 exactly when p < alpha) otherwise; "
+    "betting = the betting interval (Waudby-Smith-Ramdas), valid for any distribution and "
+    "wider, for other scores in [0, 1]; bootstrap (= percentile) or bca = that bootstrap for "
+    "every metric. The verdict is always the exact test. (wilson is for single rates: the "
+    "funnel.)",
 )
 @click.option(
     "--allow-partial",
@@ -167,11 +169,12 @@ def command(
     {question_id: {metric: value}} file or JSONL lines {"id": question_id, metric: value};
     with --qrels, a retrieval run (TREC, JSONL or JSON).  With --baseline FILE, FILE is A and
     the one RUN is B.  When $GITHUB_STEP_SUMMARY is set, the comparison is also appended to
-    that file as Markdown.  For every metric: a confidence interval (Tango score
-    for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in [0, 1], paired bootstrap
-    otherwise), a paired permutation p-value (exact whenever
-    affordable) and a verdict, each row naming its methods; for 0/1 metrics also McNemar's
-    exact test, the ids of the questions that differ and the power the comparison had.
+    that file as Markdown.  For every metric: a paired permutation p-value (exact whenever
+    affordable), the verdict of that test, and a confidence interval (Tango score for 0/1
+    metrics, the same sign-flip test inverted otherwise, so it excludes 0 exactly when the
+    verdict is SIGNIFICANT), each row naming its methods, with what it rules out and its
+    minimum detectable effect; for 0/1 metrics also McNemar's exact test and the ids of the
+    questions that differ.  With --cluster-by every verdict flips whole clusters.
     """
     from ragaudit.data.per_question_files import read_per_question_metrics, read_run_directory
     from ragaudit.reports.noise import with_noise_sections
@@ -218,6 +221,12 @@ def command(
         metrics = ()
     else:
         pair = (read_per_question_metrics(runs[0]), read_per_question_metrics(runs[1]))
+    clusters = None
+    if cluster_by:  # the verdicts flip whole clusters (the saved runs say who shares a source)
+        from ragaudit.data.records import load_saved_run
+        from ragaudit.diagnose.noise import question_clusters
+
+        clusters = question_clusters(load_saved_run(runs[0]), cluster_by)
     result = compare_runs(
         pair[0],
         pair[1],
@@ -230,6 +239,7 @@ def command(
         exact_max_n=exact_max_n,
         allow_partial=allow_partial,
         questions=questions,
+        clusters=clusters,
     )
     extra = noise_sections(
         runs[0], runs[1], result, cluster_by=cluster_by, judge_repeats=judge_repeats,

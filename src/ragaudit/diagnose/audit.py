@@ -144,12 +144,15 @@ def _sentence(pair: PairView, names: Sequence[str], alpha: float) -> str:
             moved.append(
                 f"{row.metric} {row.statistic:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}] ({level})"
             )
-        else:
-            still.append(row.metric)
+        else:  # what the interval rules out, not "did not move" (issue 21)
+            bound = max(abs(ci.low), abs(ci.high))
+            still.append(f"{row.metric} (beyond ±{bound:.3f})")
     head = f"{names[pair.b]} vs {names[pair.a]}: "
     real = "moved for real: " + ("; ".join(moved) if moved else "nothing")
-    rest = f"; did not move (interval includes 0 or Holm-adjusted p >= {alpha:g}): " + (
-        ", ".join(still) if still else "nothing"
+    level = f"{100 * pair.comparison.confidence:g}%"
+    rest = (
+        f"; no evidence of a change (interval includes 0 or Holm-adjusted p >= {alpha:g}), "
+        f"changes beyond ±X ruled out at {level}: " + (", ".join(still) if still else "nothing")
     )
     changed = [
         f" On {row.metric}, {row.mcnemar.a_only + row.mcnemar.b_only} of {row.n} questions "

@@ -26,7 +26,7 @@ from ragaudit.stats.cluster_betting import METHOD as CLUSTER_BETTING
 from ragaudit.stats.cluster_betting import cluster_mean_interval
 from ragaudit.stats.clustered import ClusteredResult, clustered_mean
 from ragaudit.stats.intervals import IntervalResult
-from ragaudit.stats.policy import choose_interval, mean_interval, paired_interval
+from ragaudit.stats.policy import is_unit, mean_interval, paired_interval
 from ragaudit.stats.resampling import ConfidenceInterval
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "clustering_headline",
     "clustering_summary",
     "describe_clustering",
+    "few_clusters_caveat",
     "question_clusters",
     "run_metrics",
 ]
@@ -50,8 +51,9 @@ _SHORTCUTS: dict[str, tuple[str, ...]] = {"source": ("gold_docs", "sources"), "t
 METHODS = (
     f"clustered: {CLUSTER_BETTING} for values in [0, 1] (differences in [-1, 1]), never "
     "narrower than the naive interval; CR1 t on G-1 df otherwise; naive: the interval the "
-    "dashboard and compare print (Clopper-Pearson exact or Tango for 0/1 values, betting "
-    "otherwise); deff: CR1 / naive variance (Cameron & Miller 2015)"
+    "dashboard and compare (without --cluster-by) print (Clopper-Pearson exact or Tango for 0/1 "
+    "values, betting for means, the sign-flip test inverted for differences); deff: CR1 / naive "
+    "variance (Cameron & Miller 2015)"
 )
 
 #: The clustered interval of a value that is not in [0, 1] (latency, cost): CR1, t on G-1 df.
@@ -210,7 +212,7 @@ def _analyse(
     result = clustered_mean(y, groups, confidence=confidence)
     # the one interval policy: rates and scores in [0, 1] get exact/score/betting intervals,
     # other values (the policy's bootstrap) the CR1 cluster-robust t interval
-    if choose_interval(*kept) != "bootstrap":
+    if all(is_unit(v) for v in kept):
         naive = (
             paired_interval(kept[0], kept[1], confidence=confidence)
             if paired
@@ -328,7 +330,7 @@ def clustered_means(
     return ClusteredComparison(by, tuple(rows), paired=False)
 
 
-def clustering_summary(row: ClusteredMetric, by: str) -> str:
+def clustering_summary(row: ClusteredMetric, by: str, *, paired: bool = False) -> str:
     """One line saying what clustering means for one number (for reports and the demo).
 
     The verdict follows the estimated design effect (CR1 / naive variance): above
@@ -345,12 +347,26 @@ def clustering_summary(row: ClusteredMetric, by: str) -> str:
     >>> print(clustering_summary(row, "source"))  # doctest: +NORMALIZE_WHITESPACE
     correct: design effect 2.92 (4 clusters by source): the 8 questions carry the information
     of about 2.7 independent ones; questions that share a source are not independent.
+
+    A paired row (``B - A``) whose differences are all equal says so, not "every question scored":
+
+    >>> d = [0.0] * 6
+    >>> row = ClusteredMetric("hit@k", clustered_mean(d, g[:6]), mean_interval(d),
+    ...                       cluster_mean_interval(d, g[:6]))
+    >>> clustering_summary(row, "source", paired=True).split(",")[0]
+    'hit@k: B - A is +0 on every question'
     """
     r = row.result
     deff = row.design_effect
     if deff is None:
+        # a paired row's values are the differences B - A, not the scores (issue 21)
+        same = (
+            f"B - A is {r.statistic:+g} on every question"
+            if paired
+            else (f"every question scored {r.statistic:g}")
+        )
         return (
-            f"{row.metric}: every question scored {r.statistic:g}, so the correlation within a "
+            f"{row.metric}: {same}, so the correlation within a "
             f"{by} cannot be measured; the clustered interval assumes the worst case, one "
             f"independent draw per {by} ({r.n_clusters} instead of {r.n})."
         )
@@ -387,9 +403,35 @@ def clustering_headline(run: SavedRun, by: str = "source") -> str:
     >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": rows})
     >>> print(clustering_headline(run))  # doctest: +NORMALIZE_WHITESPACE
     clustering by source (4 clusters): design effect of correct 3.67 (3.3 independent
-    questions of 12) - above 1.1: questions that share a source are not independent
+    questions of 12) - above 1.1: questions that share a source are not independent; only 4
+    clusters: a design effect estimated from fewer than about 20-50 clusters is rough (Cameron
+    & Miller 2015, section VI)
     """
     return describe_clustering(clustered_means(run, by))
+
+
+#: Fewer clusters than this make an estimated design effect rough (Cameron & Miller 2015, VI).
+FEW_CLUSTERS = 20
+
+
+def few_clusters_caveat(n_clusters: int) -> str | None:
+    """The one caveat every design-effect line carries when there are few clusters.
+
+    ``compare``/``funnel``/``report --cluster-by`` print it under their clustered tables, and
+    the one-line summaries of the funnel, the report and the demo
+    (:func:`describe_clustering`) end with it.
+
+    >>> few_clusters_caveat(14).split(":")[0]
+    'only 14 clusters'
+    >>> few_clusters_caveat(30) is None
+    True
+    """
+    if n_clusters >= FEW_CLUSTERS:
+        return None
+    return (
+        f"only {n_clusters} clusters: a design effect estimated from fewer than about 20-50 "
+        "clusters is rough (Cameron & Miller 2015, section VI)"
+    )
 
 
 def describe_clustering(result: ClusteredComparison) -> str:
@@ -420,7 +462,8 @@ def describe_clustering(result: ClusteredComparison) -> str:
         if any(row.correlated for row, _ in varied)
         else f"none above {DEFF_THRESHOLD:g}: no sign that questions of one {by} fail together"
     )
+    caveat = few_clusters_caveat(n_clusters)
     return (
         f"clustering by {by} ({n_clusters} clusters): design effect of {', '.join(parts)} - "
-        f"{verdict}"
+        f"{verdict}" + ("" if caveat is None else f"; {caveat}")
     )

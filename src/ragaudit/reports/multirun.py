@@ -80,9 +80,8 @@ def _legend(matrices: Sequence[PairwiseMatrix], first: str) -> tuple[str, ...]:
         "difference excludes 0.",
         "Test: two-sided paired permutation test on per-question values (exact whenever "
         "affordable; for 0/1 metrics it equals McNemar's exact test); interval: Tango score "
-        "for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in [0, 1], percentile "
-        f"bootstrap ({m.n_resamples} resamples) otherwise; "
-        f"seed {m.seed}.",
+        "for 0/1 metrics, the sign-flip test inverted otherwise (it excludes 0 exactly when "
+        f"the unadjusted p < {m.alpha:g}); seed {m.seed}.",
     )
 
 

@@ -18,6 +18,7 @@ from ragaudit.diagnose.noise import (
     ClusteredComparison,
     clustering_summary,
     describe_clustering,
+    few_clusters_caveat,
 )
 from ragaudit.diagnose.planning import RunPlan
 from ragaudit.reports.report import Report, Section, Table, Text
@@ -137,7 +138,7 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
         only=("csv",),
     )  # fmt: skip
     notes = [
-        clustering_summary(row, result.by)
+        clustering_summary(row, result.by, paired=result.paired)
         for row in result.rows
         if row.correlated or row.design_effect is None or row.design_effect < 1
     ]
@@ -146,13 +147,9 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
             f"no design effect above {DEFF_THRESHOLD:g}: no sign that questions of one "
             f"{result.by} succeed or fail together"
         )
-    few = min(row.result.n_clusters for row in result.rows)
-    if few < 20:
-        notes.append(
-            f"note: only {few} clusters: the design effect is a rough estimate with fewer than "
-            "about 20-50 clusters (Cameron & Miller 2015, section VI); the clustered interval "
-            "does not depend on it"
-        )
+    caveat = few_clusters_caveat(min(row.result.n_clusters for row in result.rows))
+    if caveat is not None:
+        notes.append(f"note: {caveat}; the clustered interval does not depend on it")
     notes.append(
         "deff = design effect (CR1 / naive variance, estimated from the clusters; below 1 it "
         "is counted as 1); n / deff = the independent questions the n are worth; the clustered "

@@ -6,7 +6,12 @@ from typing import TYPE_CHECKING
 
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 from ragaudit.stats.options import short_method
-from ragaudit.stats.verdicts import format_pvalue, verdict_rule
+from ragaudit.stats.verdicts import (
+    format_pvalue,
+    judged_rate_note,
+    no_change_sentence,
+    verdict_rule,
+)
 
 if TYPE_CHECKING:  # only annotations: `plan` must not load the comparison machinery
     from ragaudit.data.per_question import PerQuestionMetrics
@@ -74,12 +79,27 @@ def comparison_methods(result: Comparison) -> str:
     ('seed 1', 'interval: Tango score for 0/1 metrics')
     """
     bootstrap = f"{'BCa' if result.ci_method == 'bca' else 'percentile'} bootstrap"
-    interval = (
-        f"Tango score for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in [0, 1], "
-        f"{bootstrap} ({result.n_resamples} resamples) otherwise"
-        if result.ci_method in ("auto", "score")
-        else f"{bootstrap} ({result.n_resamples} resamples) for every metric"
+    inverted = (
+        "the sign-flip test inverted (exact, or the same random flips for every shift; widened "
+        "to betting when too few differ)"
     )
+    if result.ci_method in ("auto", "score"):
+        interval = f"Tango score for 0/1 metrics, {inverted} otherwise"
+    elif result.ci_method == "betting":
+        interval = (
+            "Tango score for 0/1 metrics, betting (Waudby-Smith-Ramdas; valid for any "
+            f"distribution) for other scores in [0, 1], {inverted} otherwise"
+        )
+    else:
+        interval = f"{bootstrap} ({result.n_resamples} resamples) for every metric"
+    if result.clustered:
+        return (
+            f"seed {result.seed} | clustered: every verdict is the cluster sign-flip test (whole "
+            "clusters flip together, Canay, Romano & Shaikh 2017; exact over all patterns, else "
+            f"{result.n_permutations} random flips) | interval: that test inverted, united with "
+            "CR2 t on Bell-McCaffrey df (widened to cluster betting when fewer than 6 clusters "
+            "differ) | too few differing counts clusters"
+        )
     return (
         f"seed {result.seed} | interval: {interval} | p: exact sign-flip distribution (lattice "
         f"convolution, or all patterns of <= {result.exact_max_n} non-zero differences), else "
@@ -114,10 +134,7 @@ def _binary_block(
         f"  A only {table.a_only}, B only {table.b_only}: McNemar exact two-sided p = "
         f"{fmt_p(table.pvalue)}",
         f"  questions that differ: {', '.join(table.discordant_ids) or 'none'}",
-        f"  observed discordance {row.discordance:.3f}; exact power at alpha {alpha:g} to detect "
-        f"an effect of {row.observed_effect:.3f} (the observed one): {row.power:.3f}; "
-        f"of {row.discordance:.3f} (the largest this discordance allows): "
-        f"{row.power_at_discordance:.3f}",
+        f"  observed discordance {row.discordance:.3f}; {_mde_text(row)}",
         "  interval width vs n (first n questions by id):",
         f"  {'n':>6}{'B - A':>10}{_level(confidence):>22}{'width':>9}",
     ]
@@ -127,6 +144,30 @@ def _binary_block(
             f"  {sub.n:>6}{sub.statistic:>+10.3f}{_ci(ci.low, ci.high):>22}{sub.width:>9.3f}"
         )
     return Text(tuple(lines), monospace=True)
+
+
+def _mde_text(row: MetricComparison) -> str:
+    """The row's MDE and what it assumes, in one phrase."""
+    if row.mde is None:
+        return f"MDE (80% power): none detectable, {row.mde_assumption}"
+    return f"MDE (80% power) {row.mde:.3f}, {row.mde_assumption}"
+
+
+def _ruled_out(result: Comparison) -> Text:
+    """Per row: what the interval rules out (no change found) and the MDE, with assumptions."""
+    lines = [
+        f"what each comparison rules out ({100 * result.confidence:g}% CI) and the smallest "
+        f"change its verdict detects with 80% power (MDE, alpha {result.alpha:g}):"
+    ]
+    for row in result.metrics:
+        ci = row.confidence_interval
+        found = (
+            f"{row.verdict}, {row.statistic:+.3f} {_ci(ci.low, ci.high)}"
+            if row.verdict == "SIGNIFICANT"
+            else no_change_sentence(ci.low, ci.high, result.confidence)
+        )
+        lines.append(f"  {row.metric}: {found}; {_mde_text(row)}")
+    return Text(tuple(lines))
 
 
 def comparison_report(result: Comparison) -> Report:
@@ -187,6 +228,10 @@ def comparison_report(result: Comparison) -> Report:
         if row.mcnemar is not None:
             block = _binary_block(row, row.mcnemar, result.confidence, result.alpha)
             sections.append(Section("", (block,)))
+    sections.append(Section("", (_ruled_out(result),)))
+    note = judged_rate_note(row.metric for row in result.metrics)
+    if note is not None:
+        sections.append(Section("", (Text((note,)),)))
     sections.append(Section("", (Text((_verdict_rule(result.alpha),)),)))
     return Report("", tuple(sections), data=result.to_dict())
 

@@ -6,10 +6,16 @@
 * :func:`paired_bootstrap`, :func:`paired_permutation_test` (exact whenever affordable),
   :func:`mcnemar_exact`: the tests;
 * :func:`choose_interval`, :func:`is_binary`, :func:`mean_interval`, :func:`paired_interval`:
-  the one interval policy (0/1 -> exact or score, [0, 1] -> betting, otherwise bootstrap);
+  the one interval policy (0/1 -> exact or score; paired -> the sign-flip test inverted;
+  one sample in [0, 1] -> betting; otherwise bootstrap);
 * :func:`paired_difference_interval` (Tango, Newcombe), :func:`proportion_interval`
   (Clopper-Pearson, Wilson): intervals for binary data that cover;
-* :func:`verdict`, :func:`format_pvalue`: the verdict rule and the one p-value display rule;
+* :func:`verdict`, :func:`format_pvalue`: the verdict rule (the exact test) and the one p-value
+  display rule; :func:`no_change_sentence`: what a comparison without a change rules out;
+* :func:`signflip_interval`, :func:`cluster_signflip`: the interval that inverts the verdict's
+  (cluster) sign-flip test, so it excludes 0 exactly when the verdict is SIGNIFICANT;
+* :func:`paired_mde`, :func:`run_mde`: the minimum detectable effect beside a number, with
+  what it assumes;
 * :func:`mcnemar_power`, :func:`minimum_detectable_effect`, :func:`planning_table`: exact
   power of McNemar's test, for sizing a golden set;
 * :func:`cohen_kappa`, :func:`label_agreement`: agreement between two labellers;
@@ -43,6 +49,7 @@ if TYPE_CHECKING:
     from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement
     from ragaudit.stats.bounded import bounded_mean_interval, paired_mean_interval
     from ragaudit.stats.cluster_betting import cluster_mean_interval
+    from ragaudit.stats.cluster_signflip import ClusterSignFlip, cluster_signflip
     from ragaudit.stats.clustered import (
         ClusteredResult,
         clustered_mean,
@@ -62,6 +69,7 @@ if TYPE_CHECKING:
     )
     from ragaudit.stats.judge_noise import JudgeNoiseResult, judge_noise
     from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact, mcnemar_pvalue
+    from ragaudit.stats.mde import MDE, paired_mde, run_mde
     from ragaudit.stats.multiple import holm_bonferroni
     from ragaudit.stats.pairwise import PairwiseMatrix, compare_all
     from ragaudit.stats.permutation import PermutationResult, paired_permutation_test
@@ -70,7 +78,6 @@ if TYPE_CHECKING:
         PlanningRow,
         mcnemar_power,
         minimum_detectable_effect,
-        observed_power,
         planning_table,
     )
     from ragaudit.stats.ppi import (
@@ -83,7 +90,8 @@ if TYPE_CHECKING:
     )
     from ragaudit.stats.resampling import BootstrapResult, ConfidenceInterval, paired_bootstrap
     from ragaudit.stats.sample_size import SampleSize, design_effect_from_icc, questions_needed
-    from ragaudit.stats.verdicts import format_pvalue, verdict
+    from ragaudit.stats.signflip_interval import SignFlipInterval, signflip_interval
+    from ragaudit.stats.verdicts import format_pvalue, no_change_sentence, verdict
 
 _WHERE = {
     "PairedMetrics": "_inputs", "PerQuestionMetrics": "_inputs", "pair_runs": "_inputs",
@@ -103,7 +111,11 @@ _WHERE = {
     "paired_permutation_test": "permutation", "choose_interval": "policy",
     "is_binary": "policy", "mean_interval": "policy", "paired_interval": "policy",
     "PlanningRow": "power", "mcnemar_power": "power",
-    "minimum_detectable_effect": "power", "observed_power": "power", "planning_table": "power",
+    "minimum_detectable_effect": "power", "planning_table": "power",
+    "MDE": "mde", "paired_mde": "mde", "run_mde": "mde",
+    "SignFlipInterval": "signflip_interval", "signflip_interval": "signflip_interval",
+    "ClusterSignFlip": "cluster_signflip", "cluster_signflip": "cluster_signflip",
+    "no_change_sentence": "verdicts",
     "PPIResult": "ppi", "human_only_mean": "ppi", "judge_only_mean": "ppi", "ppi_mean": "ppi",
     "human_only_rate": "ppi", "ppi_rate_small_sample": "ppi",
     "BootstrapResult": "resampling", "ConfidenceInterval": "resampling",
@@ -113,8 +125,10 @@ _WHERE = {
 }  # fmt: skip
 
 __all__ = [
+    "MDE",
     "AgreementResult",
     "BootstrapResult",
+    "ClusterSignFlip",
     "ClusteredResult",
     "Comparison",
     "ConfidenceInterval",
@@ -129,10 +143,12 @@ __all__ = [
     "PermutationResult",
     "PlanningRow",
     "SampleSize",
+    "SignFlipInterval",
     "SubsampleInterval",
     "bounded_mean_interval",
     "choose_interval",
     "cluster_mean_interval",
+    "cluster_signflip",
     "clustered_mean",
     "clustered_paired_difference",
     "clustered_rate",
@@ -153,11 +169,12 @@ __all__ = [
     "mcnemar_pvalue",
     "mean_interval",
     "minimum_detectable_effect",
-    "observed_power",
+    "no_change_sentence",
     "pair_runs",
     "paired_bootstrap",
     "paired_difference_interval",
     "paired_interval",
+    "paired_mde",
     "paired_mean_interval",
     "paired_permutation_test",
     "planning_table",
@@ -165,6 +182,8 @@ __all__ = [
     "ppi_rate_small_sample",
     "proportion_interval",
     "questions_needed",
+    "run_mde",
+    "signflip_interval",
     "verdict",
 ]
 

@@ -18,8 +18,14 @@ import numpy as np
 from ragaudit.exceptions import RagauditWarning
 from ragaudit.stats.bounded import METHOD as BETTING
 from ragaudit.stats.bounded import bounded_mean_bounds
+from ragaudit.stats.cluster_signflip import cluster_signflip
 from ragaudit.stats.intervals import tango_bounds
-from ragaudit.stats.permutation import MONTE_CARLO, exact_pvalue, monte_carlo_pvalues
+from ragaudit.stats.permutation import (
+    EXACT_VALUES,
+    MONTE_CARLO,
+    exact_pvalue,
+    monte_carlo_pvalues,
+)
 from ragaudit.stats.resampling import (
     CIMethod,
     ConfidenceInterval,
@@ -27,15 +33,22 @@ from ragaudit.stats.resampling import (
     _interval,
     _snap_constant,
 )
+from ragaudit.stats.signflip_interval import FEW_METHOD as SIGNFLIP_FEW
+from ragaudit.stats.signflip_interval import METHOD as SIGNFLIP
+from ragaudit.stats.signflip_interval import exact_affordable, flip_sums, inverted_interval
 
 __all__ = [
     "BCA",
     "BETTING",
     "PERCENTILE",
     "SCORE",
+    "SIGNFLIP",
+    "SIGNFLIP_FEW",
     "SubsampleInterval",
+    "group_clustered",
     "group_intervals",
     "group_pvalues",
+    "group_signflip",
 ]
 
 _BOOTSTRAP, _PERMUTATION, _SUBSAMPLE = 0, 1, 2
@@ -153,4 +166,100 @@ def group_intervals(
             for j, interval in zip(booted, _column_intervals(part, size, low, high), strict=True):
                 by_column[j].append(interval)
         out.update({j: (tuple(v), label) for j, v in by_column.items()})
+    return out
+
+
+def group_signflip(
+    diffs: np.ndarray,
+    columns: Sequence[int],
+    bounded: Sequence[bool],
+    n_permutations: int,
+    exact_max_n: int,
+    confidence: float,
+    seed: int,
+    mask: np.ndarray,
+    sizes: Sequence[int],
+) -> dict[int, tuple[tuple[SubsampleInterval, ...], str, tuple[float, str, bool]]]:
+    """Per column: the sign-flip inversion on the first 10, 20, ... questions and on all, its
+    method, and the p-value ``(p, method, exact)`` of the verdict.
+
+    Each interval also contains Student's t interval (``signflip_interval.with_t``).  The
+    p-value is the exact sign-flip p (:func:`~ragaudit.stats.permutation.exact_pvalue`) where
+    affordable, else the Monte Carlo p(0) of the interval's own patterns; so the interval
+    excludes 0 exactly when ``p < alpha`` (``signflip_interval.reconcile`` covers an exact p
+    beside Monte Carlo ends or a t interval reaching past 0).  Every Monte Carlo column of the
+    group sees the same sign patterns.  When fewer than
+    :func:`~ragaudit.stats.verdicts.min_differing` questions differ (no result could be
+    significant) a ``bounded`` column's interval also contains the betting interval.
+    """
+    n = diffs.shape[0]
+    steps = [s for s in sizes if s < n] + [n]
+    ones = np.ones(n)
+    # Columns with too many joint outcomes for the exact enumeration share one set of patterns.
+    random = [j for j in columns if not exact_affordable(diffs[:, j], ones)]
+    shared = (
+        flip_sums(
+            np.column_stack([diffs[:, random], ones]),
+            n_permutations,
+            _group_rng(seed, mask, _PERMUTATION),
+        )
+        if random
+        else np.zeros((0, 1))
+    )
+    out: dict[int, tuple[tuple[SubsampleInterval, ...], str, tuple[float, str, bool]]] = {}
+    for k, j in enumerate(columns):
+        column = np.ascontiguousarray(diffs[:, j])
+        exact = exact_pvalue(column, exact_max_n)
+        subsamples: list[SubsampleInterval] = []
+        for size in steps:
+            part = column[:size]
+            low, high, p0, is_exact, method = inverted_interval(
+                part,
+                bounded=bounded[k],
+                confidence=confidence,
+                n_permutations=n_permutations,
+                rng=_group_rng(seed, mask, _SUBSAMPLE, size),  # only a large subsample draws
+                flips=shared[:, [random.index(j), -1]] if size == n and j in random else None,
+                exact_p=None if size < n or exact is None else float(exact[0]),
+            )
+            subsamples.append(
+                SubsampleInterval(size, float(part.mean()), ConfidenceInterval(low, high))
+            )
+        pvalue = (
+            (float(exact[0]), exact[1], True)
+            if exact is not None
+            else (p0, EXACT_VALUES if is_exact else MONTE_CARLO, is_exact)
+        )
+        out[j] = (tuple(subsamples), method, pvalue)
+    return out
+
+
+def group_clustered(
+    diffs: np.ndarray,
+    unit: Sequence[bool],
+    labels: np.ndarray,
+    n_permutations: int,
+    confidence: float,
+    seed: int,
+    mask: np.ndarray,
+) -> dict[int, tuple[tuple[SubsampleInterval, ...], str, tuple[float, str, bool], int]]:
+    """Per column with ``--cluster-by``: the cluster sign-flip interval (all questions), its
+    method, the verdict's p ``(p, method, exact)`` and the number of clusters that differ.
+
+    Every column draws its Monte Carlo patterns (only past 2^16 joint cluster outcomes) from
+    the same seeded generator, so they see the same patterns.
+    """
+    out: dict[int, tuple[tuple[SubsampleInterval, ...], str, tuple[float, str, bool], int]] = {}
+    for j in range(diffs.shape[1]):
+        column = np.ascontiguousarray(diffs[:, j])
+        r = cluster_signflip(
+            column,
+            labels,
+            confidence=confidence,
+            bounded=unit[j],
+            n_permutations=n_permutations,
+            rng=_group_rng(seed, mask, _PERMUTATION),
+        )
+        full = SubsampleInterval(column.size, r.statistic, r.confidence_interval)
+        out[j] = ((full,), r.method, (r.pvalue, r.p_method, r.exact), r.n_differing)
     return out

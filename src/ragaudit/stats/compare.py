@@ -6,22 +6,12 @@ paired permutation p-value, and, for 0/1 metrics, the paired 2x2 table with McNe
 test and the ids of the questions that differ.  Every row names the method behind its
 interval and its p-value.
 
-* Interval (``method``): ``"auto"`` (default) gives 0/1 metrics Tango's score interval for
-  the difference of paired proportions (:func:`~ragaudit.stats.paired_difference_interval`)
-  other scores in [0, 1] the betting interval (Waudby-Smith & Ramdas 2024) of the paired
-  difference (:func:`~ragaudit.stats.bounded.paired_mean_interval`: coverage at least the
-  nominal level for every distribution of the differences, never zero-width), and metrics
-  outside [0, 1] a paired percentile bootstrap; ``"score"`` is the same; ``"bootstrap"``
-  (alias ``"percentile"``) and ``"bca"`` use the bootstrap for every metric.
-  "0/1" is read from the observed values, so a fractional metric whose sample happens to be
-  all 0/1 gets Tango; the coverage of that mixture was measured at 0.996-1.000 on nearly
-  binary paired differences (``tests/stats/test_coverage_switch.py``).
-* p-value: exact whenever affordable (lattice convolution, enumeration of the non-zero
-  differences, distinct values), Monte Carlo otherwise
-  (:func:`~ragaudit.stats.paired_permutation_test`).  For a 0/1 metric it equals McNemar's
-  exact p.
-* Verdict: :func:`~ragaudit.stats.verdict` (``SIGNIFICANT`` needs p and interval to agree;
-  too few differing questions is said so).
+The verdict is the exact test alone (:func:`~ragaudit.stats.verdict`); the interval comes from
+the one policy (:func:`~ragaudit.stats.policy.choose_interval`): Tango for 0/1 metrics, else
+the verdict's sign-flip test inverted (:mod:`ragaudit.stats.signflip_interval`), which excludes
+0 exactly when the verdict is SIGNIFICANT; with ``clusters`` the cluster sign-flip test
+(:mod:`ragaudit.stats.cluster_signflip`).  Each row also carries its MDE and what it assumes
+(:func:`~ragaudit.stats.mde.paired_mde`).
 
 Randomness: every group of metrics that share the same set of non-null questions shares one
 bootstrap index matrix and one set of sign flips, drawn from a generator seeded with
@@ -33,7 +23,7 @@ alongside it, and the same inputs give byte-identical output.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,8 +39,10 @@ from ragaudit.stats._group import (
     MONTE_CARLO,
     PERCENTILE,
     SubsampleInterval,
+    group_clustered,
     group_intervals,
     group_pvalues,
+    group_signflip,
 )
 from ragaudit.stats._inputs import (
     PairedMetrics,
@@ -59,10 +51,10 @@ from ragaudit.stats._inputs import (
     pair_runs,
 )
 from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact
+from ragaudit.stats.mde import paired_mde
 from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.permutation import check_exact_max_n
-from ragaudit.stats.policy import check_ci_method, choose_interval, is_binary
-from ragaudit.stats.power import mcnemar_power, observed_power
+from ragaudit.stats.policy import check_ci_method, choose_interval, is_binary, is_unit
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence, check_count
 from ragaudit.stats.verdicts import verdict
 
@@ -107,13 +99,14 @@ class MetricComparison:
         Common questions dropped because the metric was null in either run.
     mcnemar : McNemarResult or None
         The paired 2x2 table (0/1 metrics only).
-    discordance, observed_effect, power : float or None
-        0/1 metrics only: share of questions where the systems differ, ``|diff|``, and the
-        exact power McNemar's test had to detect an effect of that size at that discordance.
-    power_at_discordance : float or None
-        0/1 metrics only: the exact power to detect the largest effect this discordance
-        allows (every discordant question favouring one system, delta = discordance).  When
-        even this is low, no result of the comparison could have been significant.
+    discordance : float or None
+        0/1 metrics only: share of questions where the two runs differ.
+    mde : float or None
+        The minimum detectable effect of this comparison (80% power at alpha; None when nothing
+        is detectable), under ``mde_assumption`` (:func:`~ragaudit.stats.mde.paired_mde`).
+        Observed (post-hoc) power is not reported: it is a function of p (Hoenig & Heisey
+        2001).
+    mde_assumption : str
     subsamples : tuple of SubsampleInterval
         Intervals on the first 10, 20, ... questions (sorted by id) and on all of them.
     """
@@ -130,9 +123,8 @@ class MetricComparison:
     excluded: int = 0
     mcnemar: McNemarResult | None = None
     discordance: float | None = None
-    observed_effect: float | None = None
-    power: float | None = None
-    power_at_discordance: float | None = None
+    mde: float | None = None
+    mde_assumption: str = ""
     subsamples: tuple[SubsampleInterval, ...] = ()
     ci_method: str = PERCENTILE
     p_method: str = MONTE_CARLO
@@ -155,6 +147,8 @@ class MetricComparison:
             "n_differing": self.n_differing,
             "verdict": self.verdict,
             "excluded_null": self.excluded,
+            "mde": self.mde,
+            "mde_assumption": self.mde_assumption,
         }
         if self.mcnemar is not None:
             out["mcnemar"] = {
@@ -165,12 +159,7 @@ class MetricComparison:
                 "p_value": self.mcnemar.pvalue,
                 "discordant_ids": list(self.mcnemar.discordant_ids),
             }
-            out["power"] = {
-                "discordance": self.discordance,
-                "effect": self.observed_effect,
-                "power": self.power,
-                "power_at_discordance": self.power_at_discordance,
-            }
+            out["discordance"] = self.discordance
         out["subsamples"] = [
             {
                 "n": s.n,
@@ -217,6 +206,7 @@ class Comparison(Presentable):
     exact_max_n: int
     metrics: tuple[MetricComparison, ...] = field(default=())
     questions: str = "all"
+    clustered: bool = False
 
     @property
     def alpha(self) -> float:
@@ -237,6 +227,7 @@ class Comparison(Presentable):
             "ci": self.ci_method,
             "n_common": self.n_common,
             "questions": self.questions,
+            "clustered": self.clustered,
             "only_a": list(self.only_a),
             "only_b": list(self.only_b),
             "metrics": [m.to_dict() for m in self.metrics],
@@ -313,19 +304,19 @@ def compare_runs(
     allow_partial: bool = False,
     subsample_sizes: Sequence[int] = (10, 20),
     questions: str = "all",
+    clusters: Mapping[str, Hashable] | None = None,
 ) -> Comparison:
     r"""Compare run B with run A question by question, for every metric.
 
     For metric *j* with non-null paired values on questions :math:`i \in S_j`,
     :math:`d_i = b_i - a_i`, the statistic is :math:`\bar d = \frac1{|S_j|}\sum d_i`; the
     interval is Tango's score interval for 0/1 metrics
-    (:func:`~ragaudit.stats.paired_difference_interval`), the betting interval
-    (Waudby-Smith-Ramdas) for other scores in [0, 1]
-    (:func:`~ragaudit.stats.bounded.paired_mean_interval`) and a paired bootstrap otherwise
-    (:func:`~ragaudit.stats.paired_bootstrap`); the p-value a paired sign-flip permutation
-    test (:func:`~ragaudit.stats.paired_permutation_test`), exact whenever affordable.  0/1
-    metrics add McNemar's exact test and the exact power of that test for the observed
-    effect at the observed discordance.
+    (:func:`~ragaudit.stats.paired_difference_interval`) and the sign-flip test inverted
+    otherwise (:mod:`ragaudit.stats.signflip_interval`); the p-value a paired sign-flip
+    permutation test (:func:`~ragaudit.stats.paired_permutation_test`), exact whenever
+    affordable, and the verdict that test alone.  0/1
+    metrics add McNemar's exact test.  Every row carries its minimum detectable effect and
+    what that assumes (:func:`~ragaudit.stats.mde.paired_mde`).
 
     Parameters
     ----------
@@ -337,9 +328,9 @@ def compare_runs(
         Default: every metric present in both runs.
     n_resamples, n_permutations : int, default 10000
     confidence : float in (0, 1), default 0.95
-    method : {"auto", "score", "bootstrap", "percentile", "bca"}, default "auto"
-        ``auto``/``score``: Tango for 0/1 metrics, betting (Waudby-Smith-Ramdas) for other scores in
-        [0, 1], percentile bootstrap otherwise;
+    method : {"auto", "score", "betting", "bootstrap", "percentile", "bca"}, default "auto"
+        ``auto``/``score``: Tango for 0/1 metrics, the sign-flip test inverted otherwise;
+        ``betting``: the betting interval for non-0/1 scores in [0, 1] (never a gate);
         ``bootstrap``/``percentile``/``bca``: that bootstrap interval for every metric.
     seed : int >= 0, default 0
     exact_max_n : int, default 20
@@ -348,6 +339,11 @@ def compare_runs(
         Allow comparing runs that share fewer than half of their questions.
     questions : {"all", "answerable", "unanswerable"}, default "all"
         Which questions of saved runs to compare (e.g. the answerable ones, as the funnel).
+    clusters : mapping of question id to cluster label, optional
+        With clusters (``compare --cluster-by``) every metric's verdict is the cluster sign-flip
+        test and its interval that test inverted, united with CR2 on Bell-McCaffrey df
+        (:func:`~ragaudit.stats.cluster_signflip.cluster_signflip`); too few differing counts
+        clusters.  A question without a label is its own cluster.
     subsample_sizes : sequence of int, default (10, 20)
         Sizes of the deterministic subsamples (the first ``n`` questions by id) whose
         interval widths show the :math:`1/\sqrt n` shrinkage; the full set is always added.
@@ -387,6 +383,7 @@ def compare_runs(
         exact_max_n,
         alpha,
         sizes,
+        clusters,
     )
     return Comparison(
         name_a=paired.name_a,
@@ -402,6 +399,7 @@ def compare_runs(
         exact_max_n=exact_max_n,
         metrics=tuple(results),
         questions=questions,
+        clustered=clusters is not None,
     )
 
 
@@ -415,6 +413,7 @@ def _compare_paired(
     exact_max_n: int,
     alpha: float,
     sizes: Sequence[int],
+    clusters: Mapping[str, Hashable] | None = None,
 ) -> list[MetricComparison]:
     ids = np.array(paired.ids, dtype=object)
     masks: dict[str, np.ndarray] = {}
@@ -446,23 +445,39 @@ def _compare_paired(
             choose_interval(a_values[:, j], b_values[:, j], method=ci_method)
             for j in range(len(members))
         ]
+        unit = [is_unit(a_values[:, j]) and is_unit(b_values[:, j]) for j in range(len(members))]
         scored = [j for j, m in enumerate(chosen) if m == "score"]
         bounded = [j for j, m in enumerate(chosen) if m == "betting"]
+        inverted = [j for j, m in enumerate(chosen) if m == "signflip"]
         booted = [j for j, m in enumerate(chosen) if m == "bootstrap"]
         intervals = group_intervals(
             diffs, scored, bounded, booted, n_resamples, confidence, ci_method, seed, mask, sizes
         )
-        pvalues = group_pvalues(diffs, n_permutations, exact_max_n, seed, mask)
+        plain = [j for j in range(len(members)) if j not in inverted]
+        found = group_pvalues(diffs[:, plain], n_permutations, exact_max_n, seed, mask)
+        pvalues = dict(zip(plain, found, strict=True))
+        for j, (subs, name, p_value) in group_signflip(
+            diffs, inverted, [unit[j] for j in inverted], n_permutations, exact_max_n,
+            confidence, seed, mask, sizes,
+        ).items():  # fmt: skip
+            intervals[j], pvalues[j] = (subs, name), p_value
+        cluster_counts: dict[int, int] = {}
+        if clusters is not None:  # whole clusters flip together, for every metric
+            labels = np.array([str(clusters.get(q, f"(none) {q}")) for q in ids[mask]])
+            for j, (subs, name, p_value, count) in group_clustered(
+                diffs, unit, labels, n_permutations, confidence, seed, mask
+            ).items():
+                intervals[j], pvalues[j], cluster_counts[j] = (subs, name), p_value, count
         for column, metric in enumerate(members):
             pvalue, p_method, exact = pvalues[column]
             subsamples, interval_method = intervals[column]
             interval = subsamples[-1].confidence_interval
             table = None
-            discordance = effect = power = power_max = None
+            discordance = None
             if binary[column]:
                 table = mcnemar_exact(a_values[:, column], b_values[:, column], ids[mask])
-                discordance, effect, power = observed_power(table, alpha=alpha)
-                power_max = mcnemar_power(table.n, discordance, discordance, alpha=alpha)
+                discordance = (table.a_only + table.b_only) / table.n
+            mde = paired_mde(a_values[:, column], b_values[:, column], alpha=alpha)
             differing = int(np.count_nonzero(diffs[:, column]))
             rows[metric] = MetricComparison(
                 metric=metric,
@@ -473,13 +488,13 @@ def _compare_paired(
                 confidence_interval=interval,
                 pvalue=pvalue,
                 exact=exact,
-                verdict=verdict(pvalue, interval.low, interval.high, alpha, differing),
+                verdict=verdict(pvalue, alpha, cluster_counts.get(column, differing)),
                 excluded=int(mask.size - mask.sum()),
                 mcnemar=table,
                 discordance=discordance,
-                observed_effect=effect,
-                power=power,
-                power_at_discordance=power_max,
+                mde=mde.mde,
+                mde_assumption=mde.assumption
+                + (" (ignores the clusters)" if clusters is not None else ""),
                 subsamples=subsamples,
                 ci_method=interval_method,
                 p_method=p_method,

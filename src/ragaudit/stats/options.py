@@ -14,10 +14,11 @@ __all__ = [
     "short_method",
 ]
 
-#: Interval of a paired difference: ``auto``/``score`` = Tango's score interval for 0/1 metrics,
-#: betting (Waudby-Smith-Ramdas) for other scores in [0, 1] and a percentile bootstrap otherwise;
-#: ``bootstrap`` (= ``percentile``) or ``bca`` for every metric.
-CI_METHODS: tuple[str, ...] = ("auto", "score", "bootstrap", "percentile", "bca")
+#: Interval of a paired difference: ``auto``/``score`` = Tango's score interval for 0/1 metrics
+#: and the inverted sign-flip test (the verdict's own test) otherwise; ``betting`` = the betting
+#: interval (Waudby-Smith-Ramdas, valid for any distribution) for non-0/1 scores in [0, 1];
+#: ``bootstrap`` (= ``percentile``) or ``bca`` for every metric.  No interval gates a verdict.
+CI_METHODS: tuple[str, ...] = ("auto", "score", "betting", "bootstrap", "percentile", "bca")
 
 #: The planning table's default golden-set sizes and discordance rates (``ragaudit plan`` and
 #: :func:`ragaudit.plan`).
@@ -28,6 +29,10 @@ PLAN_DISAGREEMENTS: tuple[float, ...] = (0.1, 0.2, 0.3)
 #: summaries (JSON keeps the full names).
 SHORT_METHOD_NAMES: dict[str, str] = {
     "Tango score": "score",
+    "sign-flip inversion": "sign-flip",
+    "sign-flip inversion widened to betting (too few differ)": "sign-flip+betting",
+    "cluster sign-flip inversion": "cluster sign-flip",
+    "cluster sign-flip inversion widened to cluster betting (too few differ)": "cluster+betting",
     "betting (Waudby-Smith-Ramdas)": "betting",
     "bootstrap percentile": "bootstrap",
     "bootstrap BCa": "BCa",

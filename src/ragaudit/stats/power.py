@@ -38,13 +38,11 @@ import numpy as np
 from scipy.special import bdtr, bdtrc, bdtrik, gammaln, ndtri, xlog1py, xlogy
 
 from ragaudit.exceptions import InputError
-from ragaudit.stats.mcnemar import McNemarResult
 
 __all__ = [
     "PlanningRow",
     "mcnemar_power",
     "minimum_detectable_effect",
-    "observed_power",
     "planning_table",
 ]
 
@@ -309,33 +307,3 @@ def planning_table(
         for n in ns
         for d in disagreements
     ]
-
-
-def observed_power(result: McNemarResult, *, alpha: float = 0.05) -> tuple[float, float, float]:
-    """Discordance, absolute effect and power of a finished paired binary comparison.
-
-    The power is that of a test with the same number of questions to detect a true effect
-    as large as the observed ``|b_only - a_only| / n`` at the observed discordance
-    ``(a_only + b_only) / n``.  It describes how informative the comparison could be, not
-    the probability that its result is right.
-
-    Returns
-    -------
-    (discordance, effect, power) : tuple of float
-
-    Examples
-    --------
-    >>> from ragaudit.stats.mcnemar import McNemarResult
-
-    The chapter's ``correct`` comparison (2 discordant questions of 42, effect 0) had almost
-    no power; a 30-question comparison with 10 discordant, 8 favouring B, has far more:
-
-    >>> [round(x, 4) for x in observed_power(McNemarResult(35, 1, 1, 5, 1, 1.0))]
-    [0.0476, 0.0, 0.0004]
-    >>> [round(x, 3) for x in observed_power(McNemarResult(18, 1, 9, 2, 1, 0.021))]
-    [0.333, 0.267, 0.683]
-    """
-    n = _check_n(result.n)
-    discordance = (result.a_only + result.b_only) / n
-    effect = abs(result.b_only - result.a_only) / n
-    return discordance, effect, mcnemar_power(n, discordance, min(effect, discordance), alpha=alpha)

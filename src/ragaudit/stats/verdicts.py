@@ -1,20 +1,28 @@
 """Verdicts of a paired comparison, and the one display rule for p-values.
 
-A verdict combines the p-value and the interval at the same level ``alpha = 1 - confidence``:
+A verdict is the decision of the exact paired sign-flip test (McNemar's exact test for 0/1
+metrics) at ``alpha = 1 - confidence``; the interval printed beside it is that test inverted
+(:mod:`ragaudit.stats.signflip_interval`), so it excludes 0 exactly when the test rejects.  An
+interval never gates a verdict: the betting interval (``--ci betting``) is valid for every
+distribution but far wider than the test, and requiring it to exclude 0 made ``compare`` miss
+changes its own exact test found (issue 21).
 
 * ``too few differing questions``: fewer than :func:`min_differing` questions have a non-zero
   difference.  With ``m`` differing questions the smallest two-sided sign-flip p-value
   possible (all ``m`` favouring one system) is ``2 / 2**m``; when even that is not below
   alpha no data could have been significant, and saying "no evidence" or "borderline"
   would suggest the test looked and found nothing.
-* ``SIGNIFICANT``: ``p < alpha`` **and** the interval excludes 0 (both must agree);
-* ``borderline``: exactly one of those holds, or ``alpha <= p < 2 * alpha``;
+* ``SIGNIFICANT``: ``p < alpha``;
+* ``borderline``: ``alpha <= p < 2 * alpha``;
 * ``no evidence``: otherwise.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+
+from ragaudit.data.saved_run_metrics import JUDGE_METRICS
 
 __all__ = [
     "BORDERLINE",
@@ -22,7 +30,9 @@ __all__ = [
     "SIGNIFICANT",
     "TOO_FEW",
     "format_pvalue",
+    "judged_rate_note",
     "min_differing",
+    "no_change_sentence",
     "verdict",
     "verdict_rule",
 ]
@@ -53,36 +63,30 @@ def min_differing(alpha: float) -> int:
     return m
 
 
-def verdict(
-    pvalue: float, low: float, high: float, alpha: float, n_differing: int | None = None
-) -> str:
-    """Classify a paired comparison (rules in the module docstring).
+def verdict(pvalue: float, alpha: float, n_differing: int | None = None) -> str:
+    """Classify a paired comparison by its exact test (rules in the module docstring).
 
     Parameters
     ----------
     pvalue : float
-    low, high : float
-        The confidence interval of the difference, at level ``1 - alpha``.
+        The exact (or Monte Carlo) two-sided sign-flip p-value of "no difference".
     alpha : float
     n_differing : int, optional
-        Questions with a non-zero difference; None skips the minimum-count rule.
+        Questions (clusters, with ``--cluster-by``) with a non-zero difference; None skips the
+        minimum-count rule.
 
     Examples
     --------
-    >>> verdict(0.001, 0.05, 0.2, 0.05), verdict(0.03, 0.0, 0.1, 0.05)
-    ('SIGNIFICANT', 'borderline')
-    >>> verdict(0.08, -0.01, 0.1, 0.05), verdict(0.247, 0.0, 0.083, 0.05)
-    ('borderline', 'no evidence')
-    >>> verdict(1.0, 0.2, 1.0, 0.05, n_differing=1)   # n = 1: one question differs
+    >>> verdict(0.001, 0.05), verdict(0.03, 0.05), verdict(0.08, 0.05), verdict(0.247, 0.05)
+    ('SIGNIFICANT', 'SIGNIFICANT', 'borderline', 'no evidence')
+    >>> verdict(1.0, 0.05, n_differing=1)   # n = 1: one question differs
     'too few differing questions'
     """
     if n_differing is not None and n_differing < min_differing(alpha):
         return TOO_FEW
-    small_p = pvalue < alpha
-    excludes_zero = low > 0 or high < 0
-    if small_p and excludes_zero:
+    if pvalue < alpha:
         return SIGNIFICANT
-    if small_p or excludes_zero or pvalue < 2 * alpha:
+    if pvalue < 2 * alpha:
         return BORDERLINE
     return NO_EVIDENCE
 
@@ -91,12 +95,13 @@ def verdict_rule(alpha: float) -> str:
     """The verdict rule in one line, for the foot of a table.
 
     >>> verdict_rule(0.05).split(";")[0]
-    'verdict: SIGNIFICANT = p < 0.05 and the CI excludes 0'
+    'verdict: SIGNIFICANT = exact test p < 0.05 (the sign-flip interval then excludes 0)'
     """
     m = min_differing(alpha)
     return (
-        f"verdict: SIGNIFICANT = p < {alpha:g} and the CI excludes 0; borderline = only one "
-        f"of those, or p < {2 * alpha:g}; no evidence = neither; too few differing questions = "
+        f"verdict: SIGNIFICANT = exact test p < {alpha:g} (the sign-flip interval then excludes "
+        f"0); borderline = p < {2 * alpha:g}; no evidence = otherwise; too few differing "
+        "questions = "
         f"fewer than {m} questions differ, so even if all favoured one run p >= "
         f"2^(1-{m - 1}) = {2.0 ** (2 - m):.3g} and no result could be significant."
     )
@@ -109,3 +114,42 @@ def format_pvalue(pvalue: float) -> str:
     ('<0.001', '0.001', '0.049', '1.000')
     """
     return "<0.001" if pvalue < 0.001 else f"{pvalue:.3f}"
+
+
+def no_change_sentence(low: float, high: float, confidence: float = 0.95) -> str:
+    """What a comparison without a significant change rules out, from its interval.
+
+    Absence of evidence is not evidence of absence: instead of "did not move", say what the
+    interval excludes.  An interval ``[low, high]`` around 0 rules out every change larger
+    than ``max(|low|, |high|)`` in either direction.
+
+    >>> no_change_sentence(-0.09, 0.104)
+    'no evidence of a change; changes beyond ±0.104 are ruled out at 95%'
+    """
+    bound = max(abs(low), abs(high))
+    return (
+        f"no evidence of a change; changes beyond ±{bound:.3f} are ruled out at "
+        f"{100 * confidence:g}%"
+    )
+
+
+def judged_rate_note(metrics: Iterable[str]) -> str | None:
+    """The caveat every judged number needs: its interval is about the judge's verdicts.
+
+    A judge biased by +0.02 moves the judged rate by 0.02, and an interval around the judged
+    rate then covers the true rate less often (0.86 at n = 200 in issue 21's simulation); only
+    human labels measure the bias (``ragaudit calibrate``: PPI++).  None when no metric is
+    judged.
+
+    >>> judged_rate_note(["recall@k", "correct"]).split(";")[0]
+    'correct: judged by a judge'
+    >>> judged_rate_note(["recall@k"]) is None
+    True
+    """
+    judged = [m for m in metrics if m in {name for name, _, _ in JUDGE_METRICS}]
+    if not judged:
+        return None
+    return (
+        f"{', '.join(judged)}: judged by a judge; the intervals estimate the judge's rate, not "
+        "the true rate (`ragaudit calibrate RUN --human LABELS` estimates the true rate)"
+    )
