@@ -14,6 +14,7 @@ from collections.abc import Generator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from ragaudit._io import check_regular_file
 from ragaudit._validate import check_path
 from ragaudit.data.formats._chunks import check_rereadable, read_chunks
 from ragaudit.data.formats._source import read_text
@@ -40,6 +41,9 @@ _YAML = (".yaml", ".yml")
 
 
 def _kind(path: PathLike) -> str:
+    # a device or pipe is refused before any reader (or the saved-run sniff of a failed read)
+    # opens it: /dev/zero named run.json was read without end
+    check_regular_file(path)
     name = str(path).lower()
     if name.endswith(_JSON):
         return "json"
