@@ -65,6 +65,10 @@ def test_the_json_holds_the_six_numbers_with_their_methods(tmp_path):
     una = rows["answered_unanswerable"]
     assert (una["count"], una["n"]) == (len(funnel["unanswerable"]["answered_ids"]),
                                         funnel["unanswerable"]["n"])  # fmt: skip
+    # every MDE says what it assumes: a rate the assumed 20% discordance, a mean score a shift
+    assert "assuming 20% of questions differ" in rows["correct"]["mde_assumption"]
+    assert "shifts by it" in rows["ndcg"]["mde_assumption"]
+    assert rows["latency_p95"]["mde"] is None and rows["latency_p95"]["mde_assumption"] == ""
     cost = rows["cost_per_question"]
     assert (cost["value"], cost["ci_low"], cost["ci_high"]) == (0.0, 0.0, 0.0)
     assert "offline" in cost["note"]

@@ -25,6 +25,8 @@ from ragaudit.stats.compare import Comparison
 __all__ = [
     "AVERAGING",
     "INTERVAL_METHODS",
+    "JUDGED_NOTE",
+    "MDE_ASSUMPTIONS",
     "MDE_DISCORDANCE",
     "Audit",
     "DashboardRow",
@@ -45,6 +47,20 @@ AVERAGING = "averaging: macro, a mean over the n questions beside each number (a
 
 #: Discordance assumed for the minimum detectable effect (the chapter's planning table).
 MDE_DISCORDANCE = 0.2
+
+#: The caveat of every judged dashboard number (correctness, faithfulness, abstention).
+JUDGED_NOTE = (
+    "judged numbers (correctness, faithfulness, wrong abstention) estimate the judge's rate, "
+    "not the true rate: `ragaudit calibrate RUN --human LABELS` estimates the true rate"
+)
+
+#: What the dashboard's MDE column assumes (stats.mde.run_mde), printed under every dashboard.
+MDE_ASSUMPTIONS = (
+    f"MDE (power 0.8, alpha 0.05): for a rate (count/n), exact McNemar assuming "
+    f"{MDE_DISCORDANCE:.0%} of questions differ between the two runs (the observed share is "
+    "only known once there are two: compare prints it); for a mean score, a shift of every "
+    "question by it, with differences as spread as two draws of this run's scores (t power)"
+)
 
 
 @dataclass(frozen=True)
@@ -75,6 +91,8 @@ class DashboardRow:
         The command and JSON field it equals.
     note : str
         What the number guards against, or why it is missing.
+    mde_assumption : str
+        What ``mde`` assumes (:func:`ragaudit.stats.mde.run_mde`); "" where no MDE applies.
     unit : {"", "ms", "usd"}
         ``""`` a share or mean score; ``"ms"`` milliseconds (p95 latency); ``"usd"`` dollars.
     varies : bool
@@ -94,6 +112,7 @@ class DashboardRow:
     note: str
     unit: str = ""
     varies: bool = False
+    mde_assumption: str = ""
 
     @property
     def size(self) -> str:
@@ -160,6 +179,7 @@ class RunAudit:
                     "varies": row.varies,
                     "interval": row.interval,
                     "mde": row.mde,
+                    "mde_assumption": row.mde_assumption,
                     "source": row.source,
                     "note": row.note,
                 }

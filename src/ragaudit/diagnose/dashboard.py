@@ -53,15 +53,19 @@ from ragaudit.diagnose.audit_result import MDE_DISCORDANCE, DashboardRow
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.stats.intervals import proportion_interval
+from ragaudit.stats.mde import run_mde
 from ragaudit.stats.policy import amount_interval, is_binary, mean_interval
-from ragaudit.stats.power import minimum_detectable_effect
 from ragaudit.stats.quantile import min_n_for_upper, quantile_interval
 
 __all__ = ["dashboard_rows"]
 
 
-def _mde(n: int) -> float | None:
-    return minimum_detectable_effect(n, MDE_DISCORDANCE) if n else None
+def _mde(values: Sequence[float]) -> tuple[float | None, str]:
+    """The MDE of comparing this run with one like it, and what it assumes (stats.mde)."""
+    if not len(values):
+        return None, ""
+    found = run_mde(values, discordance=MDE_DISCORDANCE)
+    return found.mde, found.assumption
 
 
 def _answerable_values(questions: Sequence[QuestionResult], metric: str) -> list[float]:
@@ -78,6 +82,7 @@ def _mean_row(key: str, label: str, values: list[float], source: str, note: str)
     result = mean_interval(values)
     ci = result.confidence_interval
     binary = is_binary(values)
+    mde, assumption = _mde(values)
     return DashboardRow(
         key,
         label,
@@ -87,9 +92,10 @@ def _mean_row(key: str, label: str, values: list[float], source: str, note: str)
         len(values),
         int(sum(values)) if binary else None,
         result.method,
-        _mde(len(values)),
+        mde,
         source,
         note,
+        mde_assumption=assumption,
     )
 
 
@@ -98,9 +104,11 @@ def _rate_row(key: str, label: str, count: int, n: int, source: str, note: str) 
         return DashboardRow(key, label, None, None, None, 0, None, "", None, source, note)
     result = proportion_interval(count, n)
     ci = result.confidence_interval
+    mde, assumption = _mde([1.0] * count + [0.0] * (n - count))
     return DashboardRow(
-        key, label, count / n, ci.low, ci.high, n, count, result.method, _mde(n), source, note
-    )
+        key, label, count / n, ci.low, ci.high, n, count, result.method, mde, source, note,
+        mde_assumption=assumption,
+    )  # fmt: skip
 
 
 _ABSTENTION_SOURCE = {

@@ -26,7 +26,8 @@ from dataclasses import replace
 from ragaudit.diagnose.audit_result import (
     AVERAGING,
     INTERVAL_METHODS,
-    MDE_DISCORDANCE,
+    JUDGED_NOTE,
+    MDE_ASSUMPTIONS,
     Audit,
     DashboardRow,
     PairView,
@@ -139,8 +140,7 @@ def _dashboard(audit: Audit) -> Section:
         "wrong abstention (its two failures on their own lines, each over its own "
         "denominator), and p95 latency with $/question; precision@k follows as an extra row. "
         "Each with its 95% interval and n; MDE = the smallest change a paired comparison at "
-        "this n detects with power 0.8 (exact McNemar, alpha 0.05, "
-        f"{MDE_DISCORDANCE:.0%} of questions discordant); {AVERAGING}; {INTERVAL_METHODS}."
+        f"this n detects; {MDE_ASSUMPTIONS}; {AVERAGING}; {INTERVAL_METHODS}; {JUDGED_NOTE}."
     )
     return Section(
         "Dashboard",

@@ -14,7 +14,8 @@ from __future__ import annotations
 from ragaudit.diagnose.audit_result import (
     AVERAGING,
     INTERVAL_METHODS,
-    MDE_DISCORDANCE,
+    JUDGED_NOTE,
+    MDE_ASSUMPTIONS,
     Audit,
     RunAudit,
 )
@@ -89,15 +90,12 @@ def terminal_sections(
     >>> [s.title.split(" (")[0] for s in terminal_sections(build_audit([run], n_resamples=50))]
     ['Dashboard', 'Funnel']
     """
-    mde = (
-        f"MDE: power 0.8, exact McNemar, alpha 0.05, {MDE_DISCORDANCE:.0%} of questions discordant"
-    )
     out = [
         Section(
             f"Dashboard {DASHBOARD_DETAIL}",
             (
                 dashboard_table(audit),
-                Text((AVERAGING, INTERVAL_METHODS, *([mde] if detail else []))),
+                Text((AVERAGING, INTERVAL_METHODS, MDE_ASSUMPTIONS, JUDGED_NOTE)),
             ),
             only=TERMINAL,
             compact=True,
