@@ -144,7 +144,9 @@ def pooled(
                 value = float(value == 1.0)
             rows.append({**row, "id": f"{label}:{row['id']}", "metrics": {key: value}})
         human.update({f"{label}:{qid}": v for qid, v in graded.items()})
-    return SavedRun.from_dict({"name": "pooled", "config": {"k": 1}, "rows": rows}), human
+    # the pooled rows keep their own contexts: k is the deepest of the pooled runs'
+    k = max([int(run.config["k"]) for run in runs.values()] + [1])
+    return SavedRun.from_dict({"name": "pooled", "config": {"k": k}, "rows": rows}), human
 
 
 @dataclass(frozen=True)

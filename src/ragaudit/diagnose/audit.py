@@ -241,7 +241,7 @@ def build_audit(
     ...            "judges": {"abstained": False, "correct": correct, "evidence_in_context": True}}
     ...     return SavedRun.from_dict({"name": f"k{k}", "config": {"k": k}, "rows": [row]})
     >>> audit = build_audit([run(1, False), run(2, True)], n_resamples=50, compare_resamples=50)
-    >>> [r.name for r in audit.runs], [d.value for d in audit.runs[1].dashboard][4]
+    >>> [r.name for r in audit.runs], {d.key: d.value for d in audit.runs[1].dashboard}["correct"]
     (['k1', 'k2'], 1.0)
     >>> "moved for real: nothing" in audit.summary[0], audit.summary[0].split(". ")[-1]
     (True, 'On correct, 1 of 1 questions changed between the runs.')
