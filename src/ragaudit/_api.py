@@ -224,6 +224,7 @@ def audit(
     seed: int = 0,
     n_resamples: int = 2000,
     compare_resamples: int = 10_000,
+    allow_different_data: bool = False,
 ) -> Audit:
     """The whole audit of one or more saved runs: what ``ragaudit report`` shows, as an object.
 
@@ -249,6 +250,8 @@ def audit(
         Human verdicts on ``correct``, one per run in order.
     seed, n_resamples, compare_resamples : int
         As ``ragaudit report --seed --resamples`` (the comparison uses 10,000, as ``compare``).
+    allow_different_data : bool, default False
+        ``report --allow-different-data``: compare runs whose corpus or golden set differ.
 
     Returns
     -------
@@ -291,6 +294,7 @@ def audit(
         compare_resamples=compare_resamples,
         cluster_by=cluster_by,
         human=human,
+        allow_different_data=allow_different_data,
     )
 
 

@@ -107,3 +107,41 @@ def test_the_baseline_option_gets_the_differences_too(runs):
     doc = json.loads(result.output)
     assert doc["config_differences"]["design_variables"] == ["k", "chunking"]
     assert doc["config_differences"]["confounded"] is True
+
+
+def test_the_report_names_the_differences_and_compares_the_funnels(runs, tmp_path):
+    args = ["report", str(runs["k3_cs800"]), str(runs["k8_cs400"])]
+    pages = {}
+    for fmt in ("html", "markdown", "table", "json"):
+        out = tmp_path / f"report.{fmt}"
+        result = CliRunner().invoke(main, [*args, "--format", fmt, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        pages[fmt] = out.read_text()
+    for fmt in ("html", "markdown", "table"):
+        assert "chunk_size (800 vs 400)" in pages[fmt], fmt
+        assert "cannot be attributed to either" in pages[fmt], fmt
+        title = "funnels compared (b = k8_cs400 vs a = k3_cs800; 54 answerable questions)"
+        assert title in pages[fmt].lower(), fmt
+    (pair,) = json.loads(pages["json"])["comparisons"]
+    assert pair["config_differences"]["design_variables"] == ["k", "chunking"]
+    # the funnels compared on the page are those of `ragaudit funnel A B`
+    funnel = CliRunner().invoke(
+        main, ["funnel", str(runs["k3_cs800"]), str(runs["k8_cs400"]), "--format", "json"]
+    )
+    assert funnel.exit_code == 0, funnel.output
+    assert pair["funnels"] == json.loads(funnel.output)
+    moved = [(m["id"], m["a"], m["b"]) for m in pair["funnels"]["moved"]]
+    for qid, a, b in moved:
+        assert f"{qid}" in pages["table"].split("MOVED BETWEEN STAGES")[1] and a != b
+
+
+def test_the_report_refuses_another_golden_set_unless_allowed(runs, tmp_path):
+    args = ["report", str(runs["k3_cs800"]), str(runs["other_golden"]), "--format", "json",
+            "--out", str(tmp_path / "r.json")]  # fmt: skip
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2 and "golden set differs" in refused.output
+    assert not (tmp_path / "r.json").exists()
+    accepted = CliRunner().invoke(main, [*args, "--allow-different-data"])
+    assert accepted.exit_code == 0, accepted.output
+    with pytest.raises(InputError, match="golden set differs"):
+        ragaudit.audit([runs["k3_cs800"], runs["other_golden"]], n_resamples=10)
