@@ -15,8 +15,9 @@ variable               config fields
 =====================  ==============================================================
 ``k``                  ``k``
 ``chunking``           ``chunker``, ``chunk_size``, ``chunk_overlap``
-``retriever``          ``retriever``, ``retrieval_depth``, ``embedding_model``,
-                       ``run_file``, ``run_file_expansion``
+``retriever``          ``retriever``, ``retrieval_depth`` (unless both runs derive
+                       it from k), ``embedding_model``, ``run_file``,
+                       ``run_file_expansion``
 ``generator``          ``generator``, ``llm_generator.*`` (model, prompt version, ...)
 ``judges``             ``judges``, ``llm_judges.*`` (judge model, prompt versions, ...)
 ``seed``               ``seed``
@@ -191,10 +192,20 @@ def config_differences(a: SavedRun, b: SavedRun) -> ConfigDifferences:
     first, second = _flatten(a.config.to_dict()), _flatten(b.config.to_dict())
     fields = list(first) + [f for f in second if f not in first]
     values = {f: (first.get(f, _MISSING), second.get(f, _MISSING)) for f in fields}
+    derived = _depth_follows_k(first) and _depth_follows_k(second)
     differences = tuple(
-        ConfigDifference(f, va, vb, _variable(f)) for f, (va, vb) in values.items() if va != vb
+        ConfigDifference(f, va, vb, "k" if f == "retrieval_depth" and derived else _variable(f))
+        for f, (va, vb) in values.items()
+        if va != vb
     )
     return ConfigDifferences(a.name, b.name, differences)
+
+
+def _depth_follows_k(config: Mapping[str, Any]) -> bool:
+    """The retrieval depth was derived from k (the harness's ``max(20, k)``, or ``k`` for an
+    import or a replay), not set on its own: a change of it is a change of k."""
+    k, depth = config.get("k"), config.get("retrieval_depth")
+    return isinstance(k, int) and depth in (k, max(20, k))
 
 
 def check_same_data(diff: ConfigDifferences, allow_different_data: bool = False) -> None:
