@@ -145,3 +145,18 @@ def test_the_report_refuses_another_golden_set_unless_allowed(runs, tmp_path):
     assert accepted.exit_code == 0, accepted.output
     with pytest.raises(InputError, match="golden set differs"):
         ragaudit.audit([runs["k3_cs800"], runs["other_golden"]], n_resamples=10)
+
+
+def test_different_judges_are_named_as_different_instruments():
+    from ragaudit.data.saved_run import SavedRun
+    from ragaudit.diagnose.confounding import config_differences
+    from ragaudit.reports.confounding import confounding_lines
+
+    def run(name: str, model: str) -> SavedRun:
+        config = {"k": 3, "llm_judges": {"model": model, "versions": {"correct": "v2"}}}
+        return SavedRun.from_dict({"name": name, "config": config, "rows": []})
+
+    lines = confounding_lines(config_differences(run("a", "j1"), run("b", "j2")))
+    assert lines[0] == "differs: llm_judges.model (j1 vs j2)"
+    assert any("judged metrics are measured with different instruments" in x for x in lines)
+    assert not any("cannot be attributed" in x for x in lines)  # one variable: the judges
