@@ -140,6 +140,7 @@ def compare_runs(
     exact_max_n: int = 20,
     allow_partial: bool = False,
     subsample_sizes: Sequence[int] = (10, 20),
+    allow_different_data: bool = False,
 ) -> Comparison:
     r"""Compare run B with run A question by question: saved runs, files, per-question values
     or evaluations.
@@ -167,10 +168,15 @@ def compare_runs(
     allow_partial : bool, default False
         Allow runs that share fewer than half of their questions.
     subsample_sizes : sequence of int, default (10, 20)
+    allow_different_data : bool, default False
+        Compare saved runs whose corpus or golden-set fingerprints differ (refused otherwise:
+        the questions are not the same experiment).
 
     Returns
     -------
     Comparison
+        When both runs are saved runs, ``config_differences`` lists every configuration
+        field that differs (:func:`ragaudit.diagnose.confounding.comparison_differences`).
 
     Examples
     --------
@@ -183,10 +189,14 @@ def compare_runs(
     >>> row.statistic, row.pvalue   # 4 of 8 questions differ, all in B's favour: 2 * 0.5**4
     (0.5, 0.125)
     """
+    from dataclasses import replace
+
     from ragaudit.data.per_question_files import load_per_question_metrics
+    from ragaudit.diagnose.confounding import comparison_differences
     from ragaudit.stats.compare import compare_runs as compare_loaded
 
-    return compare_loaded(
+    differences = comparison_differences(run_a, run_b, allow_different_data=allow_different_data)
+    result = compare_loaded(
         load_per_question_metrics(run_a, "run_a"),
         load_per_question_metrics(run_b, "run_b"),
         check_metric_names(metrics),
@@ -200,6 +210,7 @@ def compare_runs(
         allow_partial=allow_partial,
         subsample_sizes=subsample_sizes,
     )
+    return replace(result, config_differences=differences)
 
 
 def audit(
@@ -213,6 +224,7 @@ def audit(
     seed: int = 0,
     n_resamples: int = 2000,
     compare_resamples: int = 10_000,
+    allow_different_data: bool = False,
 ) -> Audit:
     """The whole audit of one or more saved runs: what ``ragaudit report`` shows, as an object.
 
@@ -238,6 +250,8 @@ def audit(
         Human verdicts on ``correct``, one per run in order.
     seed, n_resamples, compare_resamples : int
         As ``ragaudit report --seed --resamples`` (the comparison uses 10,000, as ``compare``).
+    allow_different_data : bool, default False
+        ``report --allow-different-data``: compare runs whose corpus or golden set differ.
 
     Returns
     -------
@@ -280,6 +294,7 @@ def audit(
         compare_resamples=compare_resamples,
         cluster_by=cluster_by,
         human=human,
+        allow_different_data=allow_different_data,
     )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,9 @@ from ragaudit._validate import check_fraction, check_metric_names
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.per_question_files import load_per_question_metrics
 from ragaudit.data.saved_run import SavedRun
+from ragaudit.diagnose.confounding import comparison_differences
 from ragaudit.metrics import Evaluation
+from ragaudit.reports.confounding import confounding_lines
 from ragaudit.reports.renderer import render
 from ragaudit.reports.stats import comparison_report
 from ragaudit.stats._inputs import aligned_values
@@ -78,6 +81,7 @@ def _failure_message(
                 f"    discordant: {m.a_only} right only in the baseline, {m.b_only} only in the "
                 f"candidate: {', '.join(m.discordant_ids)}"
             )
+    lines.extend(f"  {line}" for line in confounding_lines(result.config_differences))
     return "\n".join(lines) + "\n\n" + render(comparison_report(result), "table")
 
 
@@ -90,6 +94,7 @@ def assert_not_worse(
     seed: int = 0,
     questions: str = "all",
     allow_partial: bool = False,
+    allow_different_data: bool = False,
     **options: Any,
 ) -> Comparison:
     r"""Fail (``AssertionError``) only if ``candidate`` is significantly worse than ``baseline``.
@@ -113,6 +118,8 @@ def assert_not_worse(
         Seed of the bootstrap and Monte Carlo parts (printed in the failure message).
     questions : {"all", "answerable", "unanswerable"}, default "all"
     allow_partial : bool, default False
+    allow_different_data : bool, default False
+        Gate saved runs whose corpus or golden set differ (refused otherwise, InputError).
     **options
         Passed to :func:`compare_runs` (``n_resamples``, ``n_permutations``, ``method``...).
 
@@ -145,6 +152,9 @@ def assert_not_worse(
     __tracebackhide__ = True
     alpha = check_fraction(alpha, "alpha")
     metrics = check_metric_names(metrics)  # "correct" is one metric
+    differences = comparison_differences(
+        baseline, candidate, allow_different_data=allow_different_data
+    )
     first = load_per_question_metrics(baseline, "baseline")
     second = load_per_question_metrics(candidate, "candidate")
     result = compare_runs(
@@ -157,6 +167,7 @@ def assert_not_worse(
         allow_partial=allow_partial,
         **options,
     )
+    result = replace(result, config_differences=differences)
     failed = result.regressions(metrics)
     if failed:
         raise AssertionError(

@@ -58,3 +58,20 @@ def test_a_field_only_one_run_has_is_a_difference():
         ("embedding_model", "(not set)", "bge-small", "retriever")
     ]
     assert diff.to_dict()["design_variables"] == ["retriever"]
+
+
+def test_a_retrieval_depth_derived_from_k_moves_with_k_and_is_no_second_variable():
+    # imports keep depth = k; the harness max(20, k): either way it is k's, not the retriever's
+    imported = config_differences(
+        run("a", k=1, retrieval_depth=1), run("b", k=3, retrieval_depth=3)
+    )
+    assert imported.design_variables == ("k",) and not imported.confounded
+    harness = config_differences(
+        run("a", k=3, retrieval_depth=20), run("b", k=25, retrieval_depth=25)
+    )
+    assert harness.design_variables == ("k",)
+    # set on its own (50 is neither k nor max(20, k)): the retriever's depth, a second variable
+    deeper = config_differences(
+        run("a", k=3, retrieval_depth=20), run("b", k=8, retrieval_depth=50)
+    )
+    assert deeper.design_variables == ("k", "retriever") and deeper.confounded

@@ -134,4 +134,4 @@ def test_audit_page_text_markdown_and_html(run_file, tmp_path):
     page = out.read_text(encoding="utf-8")
     assert "P(correct) = <strong>undefined</strong>: no answerable questions" in page
     assert "P(correct) undefined: no answerable questions" in page  # the funnel chart
-    assert "the gap recall cannot see" not in page
+    assert "the gap hit rate cannot see" not in page

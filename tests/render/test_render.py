@@ -141,18 +141,18 @@ def test_funnel_terminal_snapshot():
 ragaudit funnel: tiny
 
 THE FUNNEL (k=3, n=4 answerable questions)
-  stage                      kept   of n  conditional   95% CI (of n)  bar
+  stage                      kept   of n   95% CI (of n)  conditional  bar
   0 asked                       4  1.000                               ####################
-  1 gold doc retrieved          4  1.000        1.000  [1.000, 1.000]  ####################  <- what recall@k / hit@k report
-  2 evidence in the context     3  0.750        0.750  [0.250, 1.000]  ###############.....
-  3 model answered              2  0.500        0.667  [0.000, 1.000]  ##########..........
-  4 answer correct              2  0.500        1.000  [0.000, 1.000]  ##########..........  <- what the user experiences
+  1 gold doc retrieved          4  1.000  [1.000, 1.000]        1.000  ####################  <- what recall@k / hit@k report
+  2 evidence in the context     3  0.750  [0.250, 1.000]        0.750  ###############.....
+  3 model answered              2  0.500  [0.000, 1.000]        0.667  ##########..........
+  4 answer correct              2  0.500  [0.000, 1.000]        1.000  ##########..........  <- what the user experiences
 
   P(correct) = 1.000 x 0.750 x 0.667 x 1.000 = 0.500
   stage-1 success (hit rate@3):   1.000
   end-to-end correct:             3/4 = 0.750
     = through the funnel 0.500 + by luck 0.250
-  the gap recall cannot see:      +0.250   95% CI [+0.000, +0.750]
+  the gap hit rate cannot see:    +0.250   95% CI [+0.000, +0.750]
   stage 2 decided by: the offline evidence-in-context judge
   intervals: stage and abstention rates Clopper-Pearson exact; the gap Tango score (paired)
 
@@ -179,7 +179,7 @@ NOTES
 def test_funnel_markdown_has_the_same_numbers():
     md = render_markdown(funnel_report(funnel_result()))
     assert "## The funnel (k=3, n=4 answerable questions)" in md
-    assert "| 2 evidence in the context | 3 | 0.750 | 0.750 | [0.250, 1.000] |" in md
+    assert "| 2 evidence in the context | 3 | 0.750 | [0.250, 1.000] | 0.750 |" in md
     assert "P(correct) = 1.000 x 0.750 x 0.667 x 1.000 = 0.500" in md
 
 

@@ -184,7 +184,9 @@ def test_terminal_comparison_shows_the_p_its_verdict_uses(report: Report):
     from ragaudit.reports.renderer import render
 
     text = render(report, "table")
-    header = text.split("COMPARISON (")[1].splitlines()[1].split()
+    lines = text.split("COMPARISON (")[1].splitlines()
+    assert lines[1].strip() == "differs: k (3 vs 6)"  # one design variable: no warning
+    header = lines[2].split()
     assert header[:9] == ["metric", "B", "-", "A", "95%", "CI", "CI", "method", "p"]
     assert header[9:] == ["p", "(Holm)", "p", "method", "verdict"]
 

@@ -97,6 +97,12 @@ __all__ = ["command", "noise_sections"]
     help="Compare runs that share fewer than half of their questions.",
 )
 @click.option(
+    "--allow-different-data",
+    is_flag=True,
+    help="Compare saved runs whose corpus or golden set differ (refused otherwise: the "
+    "questions are not the same experiment).",
+)
+@click.option(
     "--questions",
     type=click.Choice(["all", "answerable", "unanswerable"]),
     default="all",
@@ -155,6 +161,7 @@ def command(
     confidence: float,
     ci_method: str,
     allow_partial: bool,
+    allow_different_data: bool,
     questions: str,
     gates: tuple[str, ...],
     cluster_by: str | None,
@@ -176,7 +183,10 @@ def command(
     minimum detectable effect; for 0/1 metrics also McNemar's exact test and the ids of the
     questions that differ.  With --cluster-by every verdict flips whole clusters.
     """
+    from dataclasses import replace
+
     from ragaudit.data.per_question_files import read_per_question_metrics, read_run_directory
+    from ragaudit.diagnose.confounding import comparison_differences
     from ragaudit.reports.noise import with_noise_sections
     from ragaudit.reports.stats import comparison_report, matrix_report
     from ragaudit.stats.compare import compare_runs
@@ -221,6 +231,10 @@ def command(
         metrics = ()
     else:
         pair = (read_per_question_metrics(runs[0]), read_per_question_metrics(runs[1]))
+    # what differs between the two saved runs' configurations; refuses different data
+    differences = comparison_differences(
+        runs[0], runs[1], allow_different_data=allow_different_data
+    )
     clusters = None
     if cluster_by:  # the verdicts flip whole clusters (the saved runs say who shares a source)
         from ragaudit.data.records import load_saved_run
@@ -241,6 +255,7 @@ def command(
         questions=questions,
         clusters=clusters,
     )
+    result = replace(result, config_differences=differences)
     extra = noise_sections(
         runs[0], runs[1], result, cluster_by=cluster_by, judge_repeats=judge_repeats,
         metrics=metrics, questions=questions, allow_partial=allow_partial,

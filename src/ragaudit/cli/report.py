@@ -47,6 +47,11 @@ __all__ = ["command"]
     help="Failing questions opened per stage and run (the first ones; the rest are counted, and "
     "the stage table's id lists are cut to as many): keeps a 200,000-question page small.",
 )  # fmt: skip
+@click.option(
+    "--allow-different-data", is_flag=True,
+    help="Compare runs whose corpus or golden set differ from the first run's (refused "
+    "otherwise: the questions are not the same experiment).",
+)  # fmt: skip
 @seed_option()
 @click.option(
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
@@ -62,6 +67,7 @@ def command(
     cluster_by: str | None,
     human_paths: tuple[str, ...],
     max_drilldowns: int,
+    allow_different_data: bool,
     seed: int,
     resamples: int,
 ) -> None:
@@ -70,7 +76,8 @@ def command(
     The dashboard shows the chapter's six numbers (wrong abstention split in two, p95 latency
     and $/question) and precision@k with 95% intervals, n and the minimum detectable effect;
     every failing question opens to its retrieved chunks, answer and judge verdicts.  With two
-    or more runs each later run is compared with the first (paired tests, Holm-adjusted).
+    or more runs each later run is compared with the first (paired tests, Holm-adjusted,
+    the funnels stage by stage, and every configuration field that differs).
     With --cluster-by each run gets clustered intervals; with --human, its correctness
     calibrated against people (PPI++).  The page has no scripts and no external resources;
     the same inputs give the same bytes.
@@ -88,6 +95,7 @@ def command(
     audit = build_audit(
         saved, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples,
         cluster_by=cluster_by, human=human, max_drilldowns=max_drilldowns,
+        allow_different_data=allow_different_data,
     )  # fmt: skip
     from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.renderer import render

@@ -34,7 +34,12 @@ from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run_metrics import canonical_metric_name, check_metric_value
 from ragaudit.exceptions import FormatError, InputError
 
-__all__ = ["load_per_question_metrics", "read_per_question_metrics", "read_run_directory"]
+__all__ = [
+    "load_per_question_metrics",
+    "read_per_question_metrics",
+    "read_run_directory",
+    "saved_run_or_none",
+]
 
 
 def _clean_value(
@@ -112,6 +117,28 @@ def _from_jsonl(path: str) -> dict[str, dict[str, float | None]]:
 def _is_saved_run(doc: Any) -> bool:
     """A JSON document that claims to be a saved run (anything else is a flat mapping)."""
     return isinstance(doc, dict) and ("format" in doc or isinstance(doc.get("rows"), list))
+
+
+def saved_run_or_none(run: Any) -> SavedRun | None:
+    """``run`` as a :class:`SavedRun` when it is one or a file holding one, else None.
+
+    What a comparison needs to read the two runs' configurations; anything that is not a saved
+    run (per-question values, an Evaluation, a JSONL file, an unreadable file) has none.
+
+    >>> saved_run_or_none(SavedRun.from_dict({"config": {"k": 1}, "rows": []})).config.k
+    1
+    >>> saved_run_or_none(PerQuestionMetrics("r", {"q1": {"c": 1.0}})) is None
+    True
+    """
+    if isinstance(run, SavedRun):
+        return run
+    if not isinstance(run, str | os.PathLike) or Path(run).suffix.lower() == ".jsonl":
+        return None
+    try:
+        doc = read_json_file(Path(run))
+    except FormatError:
+        return None
+    return parse_saved_run(doc, str(run)) if _is_saved_run(doc) else None
 
 
 def _is_evaluate_output(doc: Any) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ragaudit.data.human_verdicts import read_human_verdict_file
@@ -22,6 +23,7 @@ from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run_summary import count_judge_errors
 from ragaudit.diagnose.audit_result import Audit, PairView, RunAudit
 from ragaudit.diagnose.calibration import calibrate
+from ragaudit.diagnose.confounding import check_same_data, config_differences
 from ragaudit.diagnose.dashboard import dashboard_rows
 from ragaudit.diagnose.drilldown import (
     answer_chunk_sets,
@@ -30,6 +32,7 @@ from ragaudit.diagnose.drilldown import (
     show_value,
 )
 from ragaudit.diagnose.funnel import compute_funnel
+from ragaudit.diagnose.funnel_compare import compare_funnels
 from ragaudit.diagnose.label_bias import compute_label_bias
 from ragaudit.diagnose.noise import clustered_means
 from ragaudit.exceptions import InputError
@@ -188,6 +191,7 @@ def build_audit(
     cluster_by: str | None = None,
     human: Sequence[HumanInput] = (),
     max_drilldowns: int | None = DEFAULT_MAX_DRILLDOWNS,
+    allow_different_data: bool = False,
 ) -> Audit:
     """Compute the audit of one or more saved runs (what ``ragaudit report`` shows).
 
@@ -223,6 +227,9 @@ def build_audit(
         Failing questions opened per stage and run (the first ones in run order); the rest
         are counted on the page, and its lists of ids are cut to as many.  None: all of
         them (a 200,000-question run had 36,666, a 63 MB page).
+    allow_different_data : bool, default False
+        Compare runs whose corpus or golden set differ from the first run's (refused
+        otherwise, :func:`~ragaudit.diagnose.confounding.check_same_data`).
 
     Returns
     -------
@@ -245,6 +252,10 @@ def build_audit(
     (['k1', 'k2'], 1.0)
     >>> "moved for real: nothing" in audit.summary[0], audit.summary[0].split(". ")[-1]
     (True, 'On correct, 1 of 1 questions changed between the runs.')
+    >>> [(m.id, m.a, m.b) for m in audit.pairs[0].funnels.moved]  # the funnels compared
+    [('q1', '4-generation', 'ok')]
+    >>> audit.pairs[0].comparison.config_differences.design_variables
+    ('k',)
     """
     from ragaudit._version import version
 
@@ -273,6 +284,9 @@ def build_audit(
     names = [a.name for a in audits]
     raw: list[tuple[int, Comparison]] = []
     notes: list[str] = []
+    differences = [config_differences(saved[0], s) for s in saved[1:]]
+    for diff in differences:  # refused before any comparison is computed
+        check_same_data(diff, allow_different_data)
     for j in range(1, len(saved)):
         a, b = saved[0], saved[j]
         metrics_a = {m for q in a.questions for m in q.metrics}
@@ -289,7 +303,7 @@ def build_audit(
         except InputError as exc:
             notes.append(f"{b.name} not compared with {a.name}: {exc}")
             continue
-        raw.append((j, comparison))
+        raw.append((j, replace(comparison, config_differences=differences[j - 1])))
     pvalues = [m.pvalue for _, c in raw for m in c.metrics]
     adjusted = list(holm_bonferroni(pvalues)) if pvalues else []
     pairs: list[PairView] = []
@@ -308,7 +322,8 @@ def build_audit(
                         for i in (0, j)
                     )
                     discordant.append((views[0], views[1]))
-        pairs.append(PairView(0, j, comparison, holm, tuple(discordant)))
+        funnels = compare_funnels(audits[0].funnel, audits[j].funnel)
+        pairs.append(PairView(0, j, comparison, holm, tuple(discordant), funnels))
     alpha = 0.05
     summary = tuple(_sentence(p, names, alpha) for p in pairs)
     return Audit(audits, tuple(pairs), seed, version(), n_resamples, summary, tuple(notes))

@@ -18,6 +18,7 @@ from ragaudit._present import Presentable, short_repr
 from ragaudit.diagnose.calibration import Calibration
 from ragaudit.diagnose.drilldown import QuestionView
 from ragaudit.diagnose.funnel import FunnelResult
+from ragaudit.diagnose.funnel_compare import FunnelComparison
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.diagnose.noise import ClusteredComparison
 from ragaudit.stats.compare import Comparison
@@ -202,20 +203,27 @@ def _finite(value: float | None) -> float | None:
 
 @dataclass(frozen=True)
 class PairView:
-    """Run ``b`` compared with run ``a`` (diff = b - a), with Holm-adjusted p-values."""
+    """Run ``b`` compared with run ``a`` (diff = b - a), with Holm-adjusted p-values.
+
+    ``comparison.config_differences`` lists what differs between the two runs' configurations;
+    ``funnels`` compares their funnels stage by stage.
+    """
 
     a: int
     b: int
     comparison: Comparison
     holm: tuple[float, ...]
     discordant: tuple[tuple[QuestionView, QuestionView], ...]
+    funnels: FunnelComparison | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The comparison's JSON with the Holm-adjusted p-values and the discordant ids."""
+        """The comparison's JSON with the Holm-adjusted p-values, the discordant ids and the
+        funnels compared."""
         return {
             **self.comparison.to_dict(),
             "p_holm": list(self.holm),
             "discordant_ids": [qa.qid for qa, _ in self.discordant],
+            **({} if self.funnels is None else {"funnels": self.funnels.to_dict()}),
         }
 
 

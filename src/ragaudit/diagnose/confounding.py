@@ -15,8 +15,9 @@ variable               config fields
 =====================  ==============================================================
 ``k``                  ``k``
 ``chunking``           ``chunker``, ``chunk_size``, ``chunk_overlap``
-``retriever``          ``retriever``, ``retrieval_depth``, ``embedding_model``,
-                       ``run_file``, ``run_file_expansion``
+``retriever``          ``retriever``, ``retrieval_depth`` (unless both runs derive
+                       it from k), ``embedding_model``, ``run_file``,
+                       ``run_file_expansion``
 ``generator``          ``generator``, ``llm_generator.*`` (model, prompt version, ...)
 ``judges``             ``judges``, ``llm_judges.*`` (judge model, prompt versions, ...)
 ``seed``               ``seed``
@@ -36,9 +37,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ragaudit.data.per_question_files import saved_run_or_none
 from ragaudit.data.saved_run import SavedRun
+from ragaudit.exceptions import InputError
 
-__all__ = ["ConfigDifference", "ConfigDifferences", "config_differences"]
+__all__ = [
+    "ConfigDifference",
+    "ConfigDifferences",
+    "check_same_data",
+    "comparison_differences",
+    "config_differences",
+]
 
 #: config field (or dotted prefix) -> the design variable it belongs to
 _VARIABLE_OF: dict[str, str] = {
@@ -183,7 +192,76 @@ def config_differences(a: SavedRun, b: SavedRun) -> ConfigDifferences:
     first, second = _flatten(a.config.to_dict()), _flatten(b.config.to_dict())
     fields = list(first) + [f for f in second if f not in first]
     values = {f: (first.get(f, _MISSING), second.get(f, _MISSING)) for f in fields}
+    derived = _depth_follows_k(first) and _depth_follows_k(second)
     differences = tuple(
-        ConfigDifference(f, va, vb, _variable(f)) for f, (va, vb) in values.items() if va != vb
+        ConfigDifference(f, va, vb, "k" if f == "retrieval_depth" and derived else _variable(f))
+        for f, (va, vb) in values.items()
+        if va != vb
     )
     return ConfigDifferences(a.name, b.name, differences)
+
+
+def _depth_follows_k(config: Mapping[str, Any]) -> bool:
+    """The retrieval depth was derived from k (the harness's ``max(20, k)``, or ``k`` for an
+    import or a replay), not set on its own: a change of it is a change of k."""
+    k, depth = config.get("k"), config.get("retrieval_depth")
+    return isinstance(k, int) and depth in (k, max(20, k))
+
+
+def check_same_data(diff: ConfigDifferences, allow_different_data: bool = False) -> None:
+    """Refuse (:class:`InputError`) a comparison whose runs read another corpus or golden set.
+
+    Pairing questions by id is only an experiment when both runs answered the same questions
+    against the same documents: otherwise each pair compares answers to different evidence or
+    different reference answers, and the difference measures the data as much as the system.
+
+    >>> def run(name, **config):
+    ...     return SavedRun.from_dict({"name": name, "config": config, "rows": []})
+    >>> check_same_data(config_differences(run("a", k=1, golden_sha256="1"),
+    ...                                    run("b", k=1, golden_sha256="2")))
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: a vs b: the golden set differs (golden_sha256 1 vs 2): the questions are not the same experiment, so a paired comparison measures the data as much as the system; pass --allow-different-data (allow_different_data=True) to compare anyway
+    """  # noqa: E501
+    if allow_different_data or not diff.data_variables:
+        return
+    fields = ", ".join(
+        f"{d.field} {_short(d.a)} vs {_short(d.b)}"
+        for d in diff.differences
+        if d.variable in diff.data_variables
+    )
+    raise InputError(
+        f"{diff.a_name} vs {diff.b_name}: the {' and the '.join(diff.data_variables)} "
+        f"differ{'s' if len(diff.data_variables) == 1 else ''} ({fields}): the questions are "
+        "not the same experiment, so a paired comparison measures the data as much as the "
+        "system; pass --allow-different-data (allow_different_data=True) to compare anyway"
+    )
+
+
+def _short(value: Any) -> str:
+    """A fingerprint's first 12 hex digits are enough to tell two apart."""
+    text = str(value)
+    return text[:12] if len(text) == 64 else text
+
+
+def comparison_differences(
+    run_a: Any, run_b: Any, *, allow_different_data: bool = False
+) -> ConfigDifferences | None:
+    """The :class:`ConfigDifferences` of two compared runs when both are saved runs (objects or
+    files), else None; refuses different data unless ``allow_different_data``.
+
+    The one place ``ragaudit.compare_runs``, ``ragaudit compare`` and ``assert_not_worse``
+    learn what differs between the runs they compare.
+
+    >>> def run(name, **config):
+    ...     return SavedRun.from_dict({"name": name, "config": config, "rows": []})
+    >>> comparison_differences(run("a", k=3), run("b", k=6)).design_variables
+    ('k',)
+    >>> comparison_differences(run("a", k=3), {"q1": {"c": 1.0}}) is None
+    True
+    """
+    first, second = saved_run_or_none(run_a), saved_run_or_none(run_b)
+    if first is None or second is None:
+        return None
+    diff = config_differences(first, second)
+    check_same_data(diff, allow_different_data)
+    return diff

@@ -48,7 +48,9 @@ from ragaudit.reports.audit_tables import (
     mde_text,
     run_columns,
 )
+from ragaudit.reports.confounding import confounding_lines
 from ragaudit.reports.funnel import interval_note
+from ragaudit.reports.funnel_compare import funnel_comparison_sections
 from ragaudit.reports.html_charts import funnel_svg
 from ragaudit.reports.label_bias import inflation_plot, per_question_table, summary_table
 from ragaudit.reports.noise import noise_section
@@ -363,12 +365,23 @@ def _comparison(audit: Audit, pair: PairView) -> Section:
         )
         for qa, qb in pair.discordant
     ]
+    differs = confounding_lines(c.config_differences)
     return Section(
         f"B = {b} vs A = {a} ({c.n_common} paired answerable questions)",
-        (replace(full, rows=rows, only=_HTML, cls="compare"), replace(short, only=_NOT_HTML),
+        (*((Text(differs, style="callout"),) if differs else ()),
+         replace(full, rows=rows, only=_HTML, cls="compare"), replace(short, only=_NOT_HTML),
          Text((comparison_methods(c), _code_spans(note)), style="note"), Text((count,)), *side),
         level=3, only=PAGE,
     )  # fmt: skip
+
+
+def funnels_compared(pair: PairView, only: tuple[str, ...]) -> list[Section]:
+    """The pair's funnels compared stage by stage (computed in the audit), as subsections."""
+    if pair.funnels is None:
+        return []
+    return [
+        replace(section, level=3, only=only) for section in funnel_comparison_sections(pair.funnels)
+    ]
 
 
 def _config(audit: Audit) -> Section:
@@ -401,7 +414,8 @@ def _page_sections(audit: Audit) -> list[Section]:
             out.append(Section(noise.title, noise.blocks, only=PAGE))
     if audit.pairs:
         out.append(Section("Paired comparison", (), anchor="compare", only=PAGE))
-        out += [_comparison(audit, pair) for pair in audit.pairs]
+        for pair in audit.pairs:
+            out += [_comparison(audit, pair), *funnels_compared(pair, PAGE)]
     out.append(_config(audit))
     notes = [f"{r.name}: {n}" for r in audit.runs for n in r.notes]
     notes += [f"comparison: {n}" for n in audit.notes]

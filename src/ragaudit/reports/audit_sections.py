@@ -11,6 +11,8 @@ drill-downs.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ragaudit.diagnose.audit_result import (
     AVERAGING,
     INTERVAL_METHODS,
@@ -32,7 +34,9 @@ from ragaudit.reports.audit_tables import (
     funnel_lines,
     funnel_table,
 )
+from ragaudit.reports.confounding import confounding_lines
 from ragaudit.reports.funnel import interval_note
+from ragaudit.reports.funnel_compare import funnel_comparison_sections
 from ragaudit.reports.noise import calibration_summary
 from ragaudit.reports.report import Block, Section, Table, Text
 
@@ -102,11 +106,14 @@ def terminal_sections(
         ),
         *(_run(run, full_bias, detail) for run in audit.runs),
     ]
+    funnels: list[Section] = []  # report --format table: after the summary of the pairs
     for pair in audit.pairs:
+        differs = confounding_lines(pair.comparison.config_differences)
         out.append(
             Section(  # names inside the parentheses: a terminal title upper-cases the rest
                 f"Comparison ({comparison_heading(pair)})",
                 (
+                    *((Text(differs),) if differs else ()),
                     comparison_table(pair) if detail else comparison_columns(pair, _COLUMNS),
                     Text((discordant_line(pair),)),
                 ),
@@ -114,6 +121,11 @@ def terminal_sections(
                 compact=True,
             )
         )
+        if detail and pair.funnels is not None:
+            funnels += [
+                replace(section, only=TERMINAL)
+                for section in funnel_comparison_sections(pair.funnels)
+            ]
     tail: list[Block] = []
     if audit.notes:
         tail.append(Text(tuple(f"note: {n}" for n in audit.notes)))
@@ -122,6 +134,7 @@ def terminal_sections(
     if tail:
         last = out[-1]
         out[-1] = Section(last.title, (*last.blocks, *tail), only=TERMINAL, compact=True)
+    out += funnels
     if detail:
         out.append(Section("Configuration", (config_table(audit),), only=TERMINAL))
     return out

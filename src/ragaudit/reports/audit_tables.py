@@ -145,20 +145,20 @@ def dashboard_table(audit: Audit) -> Table:
 
 
 def funnel_table(run: RunAudit) -> Table:
-    """The four funnel stages: kept, share of n, conditional rate and its interval."""
+    """The four funnel stages: kept, share of n and its interval, conditional rate."""
     f = run.funnel
     rows = tuple(
         (
             f"{j + 1} {s.name}",
             str(s.kept),
             fmt(s.rate),
+            "" if s.ci_low is None else f"[{s.ci_low:.3f}, {s.ci_high:.3f}]",  # of "of n"
             fmt(s.conditional),
-            "" if s.ci_low is None else f"[{s.ci_low:.3f}, {s.ci_high:.3f}]",
         )
         for j, s in enumerate(f.stages)
     )
     pct = round(f.confidence * 100)
-    return Table(("stage", "kept", "of n", "conditional", f"{pct}% CI"), rows, "lrrrr")
+    return Table(("stage", "kept", "of n", f"{pct}% CI (of n)", "conditional"), rows, "lrrrr")
 
 
 def comparison_table(pair: PairView, *, short_methods: bool = True) -> Table:

@@ -101,14 +101,14 @@ def funnel_report(result: FunnelResult) -> Report:
                 f"{j + 1} {stage.name}",
                 str(stage.kept),
                 _f3(stage.rate),
+                ci,  # the interval of "of n", beside it
                 _f3(stage.conditional),
-                ci,
                 text_bar(stage.rate),
                 markers.get(j, ""),
             )
         )
     stage_table = Table(
-        ("stage", "kept", "of n", "conditional", f"{pct}% CI (of n)", "bar", ""),
+        ("stage", "kept", "of n", f"{pct}% CI (of n)", "conditional", "bar", ""),
         tuple(rows),
         align="lrrrrll",
     )
@@ -138,7 +138,7 @@ def funnel_report(result: FunnelResult) -> Report:
             f"P(correct) = undefined: {result.undefined_reason}",
             f"stage-1 success (hit rate@{result.k}):   {stage1}",
             "end-to-end correct:             undefined",
-            "the gap recall cannot see:      undefined",
+            "the gap hit rate cannot see:    undefined",
         )
     else:
         unjudged_share = (
@@ -152,7 +152,7 @@ def funnel_report(result: FunnelResult) -> Report:
             f"end-to-end correct:             {result.correct.line()}",
             f"  = through the funnel {result.p_correct:.3f} + by luck {lucky_share:.3f}"
             f"{unjudged_share}",
-            f"the gap recall cannot see:      {result.gap:+.3f}{gap_ci}",
+            f"the gap hit rate cannot see:    {result.gap:+.3f}{gap_ci}",
         )
     unjudged = (
         (

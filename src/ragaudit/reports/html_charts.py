@@ -136,7 +136,8 @@ def funnel_svg(result: FunnelResult, title: str = "", *, narrow: bool = False) -
         'stroke-width="2" fill="none"/>'
     )
     gap_ci = "" if result.gap_ci is None else f" [{result.gap_ci[0]:+.3f}, {result.gap_ci[1]:+.3f}]"
-    lead = "gap" if g.narrow else "the gap recall cannot see:"
+    # the bracket spans hit rate -> correct: the gap a hit rate (not recall) cannot see
+    lead = "gap" if g.narrow else "the gap hit rate cannot see:"
     text_x = min(max(g.x(hit), 200.0), g.width - 4.0) if g.narrow else g.x(hit)
     parts.append(
         f'<text x="{text_x:.1f}" y="{y + 18}" font-size="13" fill="#b00020" '

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ragaudit.reports.confounding import confounding_lines
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 from ragaudit.stats.options import short_method
 from ragaudit.stats.verdicts import (
@@ -224,6 +225,9 @@ def comparison_report(result: Comparison) -> Report:
         only=("csv",),
     )
     sections = [Section("", (Text(_header(result)),)), Section("", (table, csv_table))]
+    differs = confounding_lines(result.config_differences)
+    if differs:
+        sections.insert(1, Section("", (Text(differs),)))
     for row in result.metrics:
         if row.mcnemar is not None:
             block = _binary_block(row, row.mcnemar, result.confidence, result.alpha)

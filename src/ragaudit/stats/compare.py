@@ -207,6 +207,9 @@ class Comparison(Presentable):
     metrics: tuple[MetricComparison, ...] = field(default=())
     questions: str = "all"
     clustered: bool = False
+    #: ``ragaudit.diagnose.confounding.ConfigDifferences`` of two saved runs, else None (set by
+    #: ``ragaudit.compare_runs``; typed ``Any`` because diagnose sits above stats)
+    config_differences: Any = None
 
     @property
     def alpha(self) -> float:
@@ -231,6 +234,11 @@ class Comparison(Presentable):
             "only_a": list(self.only_a),
             "only_b": list(self.only_b),
             "metrics": [m.to_dict() for m in self.metrics],
+            **(
+                {}
+                if self.config_differences is None
+                else {"config_differences": self.config_differences.to_dict()}
+            ),
         }
 
     def regressions(self, metrics: Sequence[str] | None = None) -> list[MetricComparison]:
