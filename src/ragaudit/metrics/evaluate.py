@@ -21,7 +21,6 @@ import numpy.typing as npt
 from ragaudit._frames import records_frame
 from ragaudit._parallel import map_slices
 from ragaudit._present import Presentable, short_repr
-from ragaudit._text import shown_id
 from ragaudit._validate import check_int
 from ragaudit.data.formats import run_columns
 from ragaudit.data.formats._strings import IntArray
@@ -37,17 +36,10 @@ from ragaudit.metrics._join import (
 )
 from ragaudit.metrics.id_checks import drop_identical_ids, identical_id_rows
 from ragaudit.metrics.kernels import KERNELS, RankedGrades
+from ragaudit.metrics.lineup import line_up, name_ids, warn_if_no_overlap
 from ragaudit.metrics.registry import MetricSpec, parse_metric
 
 __all__ = ["Evaluation", "evaluate"]
-
-_SHOW_IDS = 5
-
-
-def _name_some(ids: Sequence[str]) -> str:
-    shown = ", ".join(map(shown_id, ids[:_SHOW_IDS]))  # an invisible character shown escaped
-    return shown + (f", ... ({len(ids) - _SHOW_IDS} more)" if len(ids) > _SHOW_IDS else "")
-
 
 @dataclass(frozen=True, repr=False)
 class Evaluation(Presentable):
@@ -324,86 +316,6 @@ def _micro_means(
     return means
 
 
-def _line_up(qrels: Qrels, run_ids: Sequence[str], missing: str) -> tuple[list[str], IntArray]:
-    """Questions to evaluate and each run question's row among them (-1: not evaluated).
-
-    Warns about run questions without labels and labelled questions missing from the run.
-    """
-    labelled = set(qrels)
-    in_run = set(run_ids)
-    if not labelled & in_run:
-        raise InputError(
-            f"the run and the labels share no question id (run: {_name_some(sorted(in_run))}; "
-            f"labels: {_name_some(sorted(labelled))}); check that they describe the same "
-            "questions"
-        )
-    unlabelled = [qid for qid in run_ids if qid not in labelled]
-    if unlabelled:
-        warnings.warn(
-            f"{len(unlabelled)} run question(s) have no labels and are ignored (as trec_eval "
-            f"does): {_name_some(unlabelled)}",
-            RagauditWarning,
-            stacklevel=3,
-        )
-    absent = [qid for qid in qrels if qid not in in_run]
-    if missing == "skip":
-        eval_ids = [qid for qid in qrels if qid in in_run]
-    else:
-        eval_ids = list(qrels)
-        if absent:
-            warnings.warn(
-                f"{len(absent)} labelled question(s) are missing from the run and score 0: "
-                f"{_name_some(absent)}; pass missing='skip' (--missing skip) to drop them "
-                "as trec_eval does without -c",
-                RagauditWarning,
-                stacklevel=3,
-            )
-    eval_index = {qid: i for i, qid in enumerate(eval_ids)}
-    eval_row_of_run_q = np.array([eval_index.get(qid, -1) for qid in run_ids], dtype=np.int64)
-    return eval_ids, eval_row_of_run_q
-
-
-_SAMPLE = 1000
-
-
-def _extends(longer: Sequence[str], shorter: set[str]) -> tuple[str, str] | None:
-    """A pair ``(a, b)`` with ``a`` in ``longer`` starting with ``b`` in ``shorter``."""
-    for a in longer:
-        for end in range(len(a) - 1, 0, -1):
-            if a[:end] in shorter:
-                return a, a[:end]
-    return None
-
-
-def _warn_if_no_overlap(
-    qrels: Qrels, run: Run, cols: Any, label_items: Any, label_hash: Any
-) -> None:
-    """Warn when no retrieved item is labelled at all and the ids show a unit mix-up: every
-    score is 0 because the run and the labels name different things (chunk ids ``doc#3``
-    against document ids ``doc``), not because the retriever is bad.  Called only when
-    nothing relevant was retrieved; the evidence is an id of one side that extends an id of
-    the other (checked on the first :data:`_SAMPLE` ids of each)."""
-    hashes = label_items.hashes() if label_hash is None else label_hash
-    if cols.n_rows == 0 or np.isin(cols.item_hash, hashes).any():
-        return  # some retrieved items are labelled (not relevant): a bad run, honestly scored
-    ranked_ids = cols.items.decode(cols.row_order[:_SAMPLE])
-    label_ids = label_items.decode(np.arange(min(len(label_items), _SAMPLE)))
-    pair = _extends(ranked_ids, set(label_ids)) or _extends(label_ids, set(ranked_ids))
-    if pair is None:
-        return  # unrelated ids: nothing points at a unit mix-up
-    ranked, labelled = pair if pair[0] in ranked_ids else pair[::-1]
-    run_name = f" ({run.name})" if run.name else ""
-    qrels_name = f" ({qrels.name})" if qrels.name else ""
-    warnings.warn(
-        f"no retrieved item is labelled: the run{run_name} ranks ids such as {ranked!r} and "
-        f"the labels{qrels_name} name ids such as {labelled!r}, and not one is shared, so "
-        "every score is 0; is one at chunk level and the other at document level? Lift "
-        "chunk ids to documents (--chunk-map, Run.to_docs) or label chunks",
-        RagauditWarning,
-        stacklevel=3,
-    )
-
-
 def evaluate(
     qrels: Qrels,
     run: Run,
@@ -482,7 +394,7 @@ def evaluate(
         named = [cols.qids[i] for i in dict.fromkeys(same_questions.tolist())]
         warnings.warn(
             f"{len(same_rows)} run item(s) carry the id of their own question (a question "
-            f"that is also a document retrieves itself): {_name_some(named)}; pass "
+            f"that is also a document retrieves itself): {name_ids(named)}; pass "
             "ignore_identical_ids=True (--ignore-identical-ids) to drop them, as BEIR does",
             RagauditWarning,
             stacklevel=2,
@@ -495,7 +407,7 @@ def evaluate(
         eval_ids = list(run_ids)
         eval_row_of_run_q: IntArray = np.arange(len(run_ids), dtype=np.int64)
     else:
-        eval_ids, eval_row_of_run_q = _line_up(qrels, run_ids, missing)
+        eval_ids, eval_row_of_run_q = line_up(qrels, run_ids, missing)
     n_eval = len(eval_ids)
 
     label_row, label_items, label_grade, label_hash = label_table(qrels, eval_ids)
@@ -507,7 +419,7 @@ def evaluate(
         warnings.warn(
             f"{len(no_relevant)} question(s) have no relevant item (grade >= "
             f"{relevance_threshold}) and score 0 on every metric but judged@k, as in trec_eval: "
-            f"{_name_some(no_relevant)}",
+            f"{name_ids(no_relevant)}",
             UndefinedMetricWarning,
             stacklevel=2,
         )
@@ -527,7 +439,7 @@ def evaluate(
     else:
         grades = grade_matrix(*join, n_eval, depth)
     if len(label_grade) and not grades.any():  # nothing relevant retrieved anywhere: why?
-        _warn_if_no_overlap(qrels, run, cols, label_items, label_hash)
+        warn_if_no_overlap(qrels, run, cols, label_items, label_hash)
     ideal = ideal_grades(label_row, label_grade, n_eval)
     per_query, found = _score(
         specs, grades, n_relevant, ideal, int(relevance_threshold), average == "micro",
