@@ -269,7 +269,6 @@ def verdicts(
         HumanVerdicts,
         VerdictSample,
         answer_fingerprint,
-        merge_human_verdicts,
         read_human_verdict_file,
     )
     from ragaudit.data.records import load_saved_run
@@ -277,7 +276,7 @@ def verdicts(
     from ragaudit.diagnose.drilldown import answer_chunk_sets, question_view
     from ragaudit.exceptions import InputError
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.labels.verdicts import grade_answers, sample_order
+    from ragaudit.labels.verdicts import grade_answers, merge_human_verdicts, sample_order
     from ragaudit.reports.renderer import render
     from ragaudit.reports.show import grading_report
 

@@ -46,7 +46,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ragaudit._io import atomic_write_text, locked
+from ragaudit._io import atomic_write_text
 from ragaudit._yaml import compose_yaml, construct_yaml
 from ragaudit.data.formats._source import json_lines, read_text, shorten
 from ragaudit.exceptions import FormatError
@@ -57,7 +57,6 @@ __all__ = [
     "VerdictSample",
     "answer_fingerprint",
     "dump_human_verdicts",
-    "merge_human_verdicts",
     "read_human_verdict_file",
     "read_human_verdicts",
     "save_human_verdicts",
@@ -467,38 +466,3 @@ def dump_human_verdicts(verdicts: HumanVerdicts) -> str:
 def save_human_verdicts(verdicts: HumanVerdicts, path: str | os.PathLike[str]) -> None:
     """Write :func:`dump_human_verdicts` to ``path`` atomically (readers never see half a file)."""
     atomic_write_text(path, dump_human_verdicts(verdicts))
-
-
-def merge_human_verdicts(current: HumanVerdicts, path: str | os.PathLike[str]) -> HumanVerdicts:
-    """Save ``current`` to ``path`` without losing what another session wrote there since.
-
-    Two ``labels verdicts`` sessions on one file each hold their verdicts in memory; each
-    save used to rewrite the whole file from its own memory, so one person's verdicts
-    vanished.  Now every save holds a lock on ``<path>.lock`` (:func:`ragaudit._io.locked`),
-    re-reads the file, keeps every question it holds that ``current`` does not, and writes
-    the union atomically.  A question both graded keeps ``current``'s verdict (the later
-    save).  Returns the union, so the caller can skip questions the other session graded.
-
-    >>> import tempfile, pathlib
-    >>> file = pathlib.Path(tempfile.mkdtemp()) / "h.jsonl"
-    >>> first = merge_human_verdicts(HumanVerdicts((("q1", 1.0),), run="r"), file)
-    >>> second = merge_human_verdicts(HumanVerdicts((("q2", 0.0),), run="r"), file)
-    >>> dict(read_human_verdict_file(file))
-    {'q1': 1.0, 'q2': 0.0}
-    """
-    with locked(path):
-        theirs = None
-        if Path(path).exists():
-            theirs = read_human_verdict_file(path, current.metric, allow_empty=True)
-        if theirs is not None and theirs.run in (None, current.run):
-            ours = dict(current.entries)
-            merged = dict(theirs.entries)
-            merged.update(ours)
-            prints = {qid: (qid, fingerprint, 0) for qid, fingerprint, _ in theirs.answers}
-            prints.update({qid: (qid, fingerprint, 0) for qid, fingerprint, _ in current.answers})
-            current = HumanVerdicts(
-                tuple(merged.items()), current.metric, current.run, current.sample,
-                answers=tuple(prints[q] for q in merged if q in prints),
-            )  # fmt: skip
-        save_human_verdicts(current, path)
-    return current

@@ -24,9 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from ragaudit.diagnose.funnel_compare import paired_change
 from ragaudit.diagnose.funnel_result import FunnelResult
-from ragaudit.stats.intervals import paired_difference_interval, proportion_interval
-from ragaudit.stats.mcnemar import mcnemar_pvalue
+from ragaudit.stats.intervals import proportion_interval
 
 __all__ = [
     "AbstentionRate",
@@ -173,17 +175,12 @@ def abstention_rates(funnel: FunnelResult) -> AbstentionRates:
 def _paired(
     key: str, ids: tuple[str, ...], a_fail: set[str], b_fail: set[str], sizes: tuple[int, int]
 ) -> PairedAbstention:
-    a_only = tuple(q for q in ids if q in a_fail and q not in b_fail)
-    b_only = tuple(q for q in ids if q in b_fail and q not in a_fail)
-    both = sum(1 for q in ids if q in a_fail and q in b_fail)
-    a_count, b_count = both + len(a_only), both + len(b_only)
-    if not ids:
-        return PairedAbstention(key, ids, 0, 0, (), (), None, None, None, 1.0, sizes)
-    neither = len(ids) - both - len(a_only) - len(b_only)
-    ci = paired_difference_interval(both, len(a_only), len(b_only), neither).confidence_interval
+    a = np.array([q in a_fail for q in ids], dtype=bool)
+    b = np.array([q in b_fail for q in ids], dtype=bool)
+    change = paired_change(ids, a, b)
     return PairedAbstention(
-        key, ids, a_count, b_count, a_only, b_only, (b_count - a_count) / len(ids),
-        ci.low, ci.high, mcnemar_pvalue(len(a_only), len(b_only)), sizes,
+        key, ids, int(a.sum()), int(b.sum()), change.a_only, change.b_only, change.difference,
+        change.ci_low, change.ci_high, change.pvalue, sizes,
     )  # fmt: skip
 
 

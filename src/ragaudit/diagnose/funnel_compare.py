@@ -28,7 +28,7 @@ not in :math:`R_{j+1}`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,9 +36,16 @@ import numpy as np
 
 from ragaudit.diagnose.funnel_result import STAGE_KEYS, STAGE_NAMES, FunnelResult
 from ragaudit.stats.intervals import paired_difference_interval
-from ragaudit.stats.mcnemar import mcnemar_pvalue
+from ragaudit.stats.mcnemar import mcnemar_exact
 
-__all__ = ["FunnelComparison", "MovedQuestion", "StageComparison", "compare_funnels"]
+__all__ = [
+    "FunnelComparison",
+    "MovedQuestion",
+    "PairedChange",
+    "StageComparison",
+    "compare_funnels",
+    "paired_change",
+]
 
 
 @dataclass(frozen=True)
@@ -153,6 +160,41 @@ class FunnelComparison:
         }
 
 
+@dataclass(frozen=True)
+class PairedChange:
+    """A 0/1 outcome of the same questions under runs A and B (:func:`paired_change`)."""
+
+    a_only: tuple[str, ...]
+    b_only: tuple[str, ...]
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    pvalue: float
+
+
+def paired_change(ids: Sequence[str] | np.ndarray, a: np.ndarray, b: np.ndarray) -> PairedChange:
+    """B - A of a 0/1 outcome on the same questions: McNemar's exact table and test
+    (:func:`~ragaudit.stats.mcnemar.mcnemar_exact`) with Tango's score interval of the
+    difference; which questions held the outcome only under A, only under B.
+
+    >>> c = paired_change(["q1", "q2", "q3"], np.array([1, 1, 0]), np.array([1, 0, 0]))
+    >>> c.a_only, c.b_only, round(c.difference, 3), c.pvalue
+    (('q2',), (), -0.333, 1.0)
+    """
+    a_bool, b_bool = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    labels = np.asarray(ids, dtype=object)
+    a_only = tuple(str(q) for q in labels[a_bool & ~b_bool])
+    b_only = tuple(str(q) for q in labels[b_bool & ~a_bool])
+    if not labels.size:
+        return PairedChange(a_only, b_only, None, None, None, 1.0)
+    table = mcnemar_exact(a_bool.astype(float), b_bool.astype(float))
+    ci = paired_difference_interval(
+        table.both, table.a_only, table.b_only, table.neither
+    ).confidence_interval
+    difference = (table.b_only - table.a_only) / table.n
+    return PairedChange(a_only, b_only, difference, ci.low, ci.high, table.pvalue)
+
+
 def _stage_reached(funnel: FunnelResult) -> dict[str, int]:
     """``{question id: stages passed}`` for every answerable question (4 = passed all)."""
     passed: dict[str, int] = {}
@@ -215,31 +257,21 @@ def compare_funnels(a: FunnelResult, b: FunnelResult) -> FunnelComparison:
     passed_a = np.array([reached_a[q] for q in common], dtype=np.int64)
     passed_b = np.array([reached_b[q] for q in common], dtype=np.int64)
     ids = np.array(common, dtype=object)
+    own_a = np.fromiter(reached_a.values(), dtype=np.int64, count=len(reached_a))
+    own_b = np.fromiter(reached_b.values(), dtype=np.int64, count=len(reached_b))
     stages = []
     for j, (key, name) in enumerate(zip(STAGE_KEYS, STAGE_NAMES, strict=True)):
         own = []
-        for passed in (np.array(list(reached_a.values())), np.array(list(reached_b.values()))):
+        for passed in (own_a, own_b):
             reached = int(np.sum(passed >= j))
             kept = int(np.sum(passed > j))
             own.append((kept, reached, kept / reached if reached else None))
         both = (passed_a >= j) & (passed_b >= j)
-        ok_a, ok_b = passed_a[both] > j, passed_b[both] > j
-        a_only = tuple(ids[both][ok_a & ~ok_b])
-        b_only = tuple(ids[both][ok_b & ~ok_a])
-        m = int(both.sum())
-        diff: float | None = None
-        low: float | None = None
-        high: float | None = None
-        if m:
-            n11 = int(np.sum(ok_a & ok_b))
-            ci = paired_difference_interval(
-                n11, len(a_only), len(b_only), m - n11 - len(a_only) - len(b_only)
-            ).confidence_interval
-            diff, low, high = (len(b_only) - len(a_only)) / m, ci.low, ci.high
+        change = paired_change(ids[both], passed_a[both] > j, passed_b[both] > j)
         (a_kept, a_reached, a_rate), (b_kept, b_reached, b_rate) = own
-        p = mcnemar_pvalue(len(a_only), len(b_only))
         stage = StageComparison(key, name, a_kept, a_reached, b_kept, b_reached, a_rate, b_rate,
-                                m, a_only, b_only, diff, low, high, p)  # fmt: skip
+                                int(both.sum()), change.a_only, change.b_only, change.difference,
+                                change.ci_low, change.ci_high, change.pvalue)  # fmt: skip
         stages.append(stage)
     place_a, place_b = _places(a), _places(b)
     moved = tuple(

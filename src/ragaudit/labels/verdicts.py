@@ -17,17 +17,32 @@ injected as in :mod:`ragaudit.labels.human`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ragaudit._io import locked
 from ragaudit._validate import check_int
+from ragaudit.data.human_verdicts import (
+    HumanVerdicts,
+    read_human_verdict_file,
+    save_human_verdicts,
+)
 from ragaudit.exceptions import InputError
 from ragaudit.labels.human import Ask, _ask_stdin
 
-__all__ = ["VERDICT_CHOICES", "VERDICT_PROMPT", "GradingSummary", "grade_answers", "sample_order"]
+__all__ = [
+    "VERDICT_CHOICES",
+    "VERDICT_PROMPT",
+    "GradingSummary",
+    "grade_answers",
+    "merge_human_verdicts",
+    "sample_order",
+]
 
 VERDICT_PROMPT = "verdict (c correct, w wrong, s skip, q quit)"
 #: The answers :data:`VERDICT_PROMPT` accepts.
@@ -115,3 +130,38 @@ def grade_answers(
         if on_verdict is not None:
             on_verdict(qid, value)
     return GradingSummary(graded, skipped, stopped=False)
+
+
+def merge_human_verdicts(current: HumanVerdicts, path: str | os.PathLike[str]) -> HumanVerdicts:
+    """Save ``current`` to ``path`` without losing what another session wrote there since.
+
+    Two ``labels verdicts`` sessions on one file each hold their verdicts in memory; each
+    save used to rewrite the whole file from its own memory, so one person's verdicts
+    vanished.  Now every save holds a lock on ``<path>.lock`` (:func:`ragaudit._io.locked`),
+    re-reads the file, keeps every question it holds that ``current`` does not, and writes
+    the union atomically.  A question both graded keeps ``current``'s verdict (the later
+    save).  Returns the union, so the caller can skip questions the other session graded.
+
+    >>> import tempfile, pathlib
+    >>> file = pathlib.Path(tempfile.mkdtemp()) / "h.jsonl"
+    >>> first = merge_human_verdicts(HumanVerdicts((("q1", 1.0),), run="r"), file)
+    >>> second = merge_human_verdicts(HumanVerdicts((("q2", 0.0),), run="r"), file)
+    >>> dict(read_human_verdict_file(file))
+    {'q1': 1.0, 'q2': 0.0}
+    """
+    with locked(path):
+        theirs = None
+        if Path(path).exists():
+            theirs = read_human_verdict_file(path, current.metric, allow_empty=True)
+        if theirs is not None and theirs.run in (None, current.run):
+            ours = dict(current.entries)
+            merged = dict(theirs.entries)
+            merged.update(ours)
+            prints = {qid: (qid, fingerprint, 0) for qid, fingerprint, _ in theirs.answers}
+            prints.update({qid: (qid, fingerprint, 0) for qid, fingerprint, _ in current.answers})
+            current = HumanVerdicts(
+                tuple(merged.items()), current.metric, current.run, current.sample,
+                answers=tuple(prints[q] for q in merged if q in prints),
+            )  # fmt: skip
+        save_human_verdicts(current, path)
+    return current
