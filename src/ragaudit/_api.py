@@ -131,6 +131,9 @@ def compare_runs(
     run_b: RunInput,
     metrics: str | Sequence[str] | None = None,
     *,
+    qrels: Qrels | str | os.PathLike[str] | None = None,
+    cluster_by: str | None = None,
+    judge_repeats: bool = False,
     questions: str = "all",
     seed: int = 0,
     confidence: float = 0.95,
@@ -141,27 +144,45 @@ def compare_runs(
     allow_partial: bool = False,
     subsample_sizes: Sequence[int] = (10, 20),
     allow_different_data: bool = False,
+    judged_threshold: float = 0.5,
+    judged_margin: float = 0.1,
 ) -> Comparison:
     r"""Compare run B with run A question by question: saved runs, files, per-question values
-    or evaluations.
+    or evaluations; retrieval runs with ``qrels``.  What ``ragaudit compare`` does.
 
     Files (saved runs, JSON ``{question_id: {metric: value}}`` or JSONL) are read by
     :func:`ragaudit.data.per_question_files.read_per_question_metrics`, an
     :class:`~ragaudit.metrics.Evaluation` gives its per-question values, then
     :func:`ragaudit.stats.compare_runs` computes, per metric, :math:`\bar d = \frac1n \sum_i
     (b_i - a_i)` over the paired non-null questions with its interval, permutation p-value
-    and verdict (its docstring gives the methods and references).
+    and verdict (its docstring gives the methods and references).  The three options that
+    ``compare`` adds are computed by :mod:`ragaudit.diagnose.compare_options`.
 
     Parameters
     ----------
     run_a, run_b : SavedRun, path, PerQuestionMetrics or Evaluation
+        With ``qrels``: retrieval runs (TREC, JSONL or JSON files, or :class:`~ragaudit.Run`).
     metrics : str or sequence of str, optional
-        One metric (a string) or several; default every metric both runs hold.
+        One metric (a string) or several; default every metric both runs hold.  With
+        ``qrels``: the metrics to score (default ``evaluate``'s), all then compared.
+    qrels : Qrels or path, optional
+        ``compare --qrels``: score the two retrieval runs per question against these labels
+        first, as ``evaluate`` does, with judged@k beside the metrics; a run whose top k is
+        mostly unlabelled, and two runs whose judged@k differ by more than
+        ``judged_margin``, are warned about (:class:`~ragaudit.exceptions.UnjudgedWarning`).
+    cluster_by : {"source", "tag"} or a row field, optional
+        ``compare --cluster-by`` (saved runs only): every verdict flips whole clusters
+        (questions sharing a gold source, a first tag or the field's value), and
+        ``noise["clustered"]`` adds naive and clustered intervals with the design effect.
+    judge_repeats : bool, default False
+        ``compare --judge-repeats`` (saved runs only): ``noise["judge_noise"]`` splits the
+        variance of each judged metric into question sampling and judge noise, from the
+        per-repeat verdicts of ``ragaudit judge --judge-repeats R``.
     questions : {"all", "answerable", "unanswerable"}, default "all"
         ``ragaudit compare --questions``.
     seed : int >= 0, default 0
     confidence : float in (0, 1), default 0.95
-    method : {"auto", "score", "bootstrap", "percentile", "bca"}, default "auto"
+    method : {"auto", "score", "betting", "bootstrap", "percentile", "bca"}, default "auto"
         The interval (``compare --ci``): the one interval policy by default.
     n_resamples, n_permutations : int, default 10000
     exact_max_n : int, default 20
@@ -171,12 +192,17 @@ def compare_runs(
     allow_different_data : bool, default False
         Compare saved runs whose corpus or golden-set fingerprints differ (refused otherwise:
         the questions are not the same experiment).
+    judged_threshold, judged_margin : float, default 0.5 and 0.1
+        With ``qrels``: ``compare --judged-threshold`` / ``--judged-margin``.
 
     Returns
     -------
     Comparison
         When both runs are saved runs, ``config_differences`` lists every configuration
-        field that differs (:func:`ragaudit.diagnose.confounding.comparison_differences`).
+        field that differs (:func:`ragaudit.diagnose.confounding.comparison_differences`);
+        ``noise`` holds the ``cluster_by`` and ``judge_repeats`` analyses.  ``to_dict()`` is
+        ``ragaudit compare --format json`` with the same options, ``to_report()`` what it
+        prints.
 
     Examples
     --------
@@ -188,18 +214,59 @@ def compare_runs(
     >>> row = compare_runs(a, b, "correct").metrics[0]
     >>> row.statistic, row.pvalue   # 4 of 8 questions differ, all in B's favour: 2 * 0.5**4
     (0.5, 0.125)
+
+    Retrieval runs scored against labels (``qrels``) and clustered saved runs:
+
+    >>> labels = ragaudit.Qrels({f"q{i}": {"D": 1} for i in range(8)})
+    >>> bm25 = ragaudit.Run({f"q{i}": ["x", "D"] for i in range(8)}, name="bm25")
+    >>> dense = ragaudit.Run({f"q{i}": ["D", "x"] for i in range(8)}, name="dense")
+    >>> c = compare_runs(bm25, dense, "mrr", qrels=labels)
+    >>> [(m.metric, m.statistic) for m in c.metrics]   # 1/1 - 1/2 on each question
+    [('mrr', 0.5), ('judged', 0.0)]
+    >>> sourced = [ragaudit.SavedRun.from_dict({**run.to_dict(), "rows": [
+    ...     {**row, "gold_docs": [f"doc{i // 2}"]} for i, row in enumerate(run.rows)]})
+    ...     for run in (a, b)]
+    >>> clustered = compare_runs(*sourced, "correct", cluster_by="source")
+    >>> clustered.clustered, clustered.noise["clustered"].rows[0].result.n_clusters
+    (True, 4)
     """
     from dataclasses import replace
 
     from ragaudit.data.per_question_files import load_per_question_metrics
+    from ragaudit.diagnose.compare_options import noise_analyses, saved_run_for
     from ragaudit.diagnose.confounding import comparison_differences
+    from ragaudit.diagnose.noise import question_clusters
     from ragaudit.stats.compare import compare_runs as compare_loaded
 
+    names = check_metric_names(metrics)
+    if qrels is not None:
+        if cluster_by or judge_repeats:
+            raise InputError(
+                "compare_runs: cluster_by and judge_repeats need saved runs; with qrels the "
+                "runs are retrieval runs (--qrels takes neither --cluster-by nor --judge-repeats)"
+            )
+        from ragaudit.diagnose.compare_options import score_against_qrels
+
+        first, second = score_against_qrels(
+            qrels, [run_a, run_b], names,
+            judged_threshold=judged_threshold, judged_margin=judged_margin,
+        )  # fmt: skip
+        names = None  # every scored metric, judged@k included
+    else:
+        first = load_per_question_metrics(run_a, "run_a")
+        second = load_per_question_metrics(run_b, "run_b")
+    # what differs between the two saved runs' configurations; refuses different data
     differences = comparison_differences(run_a, run_b, allow_different_data=allow_different_data)
+    option = "cluster_by" if cluster_by else "judge_repeats"
+    saved = (
+        [saved_run_for(run, option) for run in (run_a, run_b)]
+        if cluster_by or judge_repeats
+        else []
+    )
     result = compare_loaded(
-        load_per_question_metrics(run_a, "run_a"),
-        load_per_question_metrics(run_b, "run_b"),
-        check_metric_names(metrics),
+        first,
+        second,
+        names,
         questions=questions,
         seed=seed,
         confidence=confidence,
@@ -209,8 +276,17 @@ def compare_runs(
         exact_max_n=exact_max_n,
         allow_partial=allow_partial,
         subsample_sizes=subsample_sizes,
+        # the verdicts flip whole clusters (run A's rows say who shares a source)
+        clusters=question_clusters(saved[0], cluster_by) if cluster_by else None,
     )
-    return replace(result, config_differences=differences)
+    noise = {}
+    if saved:  # the clustered and judge-noise tables shown beside the comparison
+        noise = noise_analyses(
+            saved[0], saved[1], [row.metric for row in result.metrics],
+            cluster_by=cluster_by, judge_repeats=judge_repeats, metrics=names or (),
+            questions=questions, confidence=result.confidence, allow_partial=allow_partial,
+        )  # fmt: skip
+    return replace(result, config_differences=differences, noise=noise)
 
 
 def audit(

@@ -13,14 +13,12 @@ from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.verdicts import format_pvalue
 
 if TYPE_CHECKING:
-    from ragaudit.diagnose.judge_noise import JudgeNoiseComparison
-    from ragaudit.diagnose.noise import ClusteredComparison
-    from ragaudit.stats.compare import Comparison, RunLike
+    from ragaudit.stats.compare import Comparison
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
 
-__all__ = ["command", "noise_sections"]
+__all__ = ["command"]
 
 
 @click.command("compare")
@@ -183,13 +181,9 @@ def command(
     minimum detectable effect; for 0/1 metrics also McNemar's exact test and the ids of the
     questions that differ.  With --cluster-by every verdict flips whole clusters.
     """
-    from dataclasses import replace
-
-    from ragaudit.data.per_question_files import read_per_question_metrics, read_run_directory
-    from ragaudit.diagnose.confounding import comparison_differences
-    from ragaudit.reports.noise import with_noise_sections
-    from ragaudit.reports.stats import comparison_report, matrix_report
-    from ragaudit.stats.compare import compare_runs
+    from ragaudit._api import compare_runs
+    from ragaudit.data.per_question_files import read_run_directory
+    from ragaudit.reports.stats import matrix_report
     from ragaudit.stats.pairwise import compare_all
 
     if baseline is not None:
@@ -226,117 +220,34 @@ def command(
         return
     if len(runs) != 2:
         raise InputError(f"compare: expected two runs RUN_A RUN_B, found {len(runs)}")
-    if qrels_path is not None:
-        pair = _score_runs(qrels_path, runs, metrics, judged_threshold, judged_margin)
-        metrics = ()
-    else:
-        pair = (read_per_question_metrics(runs[0]), read_per_question_metrics(runs[1]))
-    # what differs between the two saved runs' configurations; refuses different data
-    differences = comparison_differences(
-        runs[0], runs[1], allow_different_data=allow_different_data
-    )
-    clusters = None
-    if cluster_by:  # the verdicts flip whole clusters (the saved runs say who shares a source)
-        from ragaudit.data.records import load_saved_run
-        from ragaudit.diagnose.noise import question_clusters
-
-        clusters = question_clusters(load_saved_run(runs[0]), cluster_by)
-    result = compare_runs(
-        pair[0],
-        pair[1],
-        list(metrics) or None,
-        n_resamples=resamples,
-        n_permutations=permutations,
-        confidence=confidence,
-        method=ci_method,
-        seed=seed,
-        exact_max_n=exact_max_n,
-        allow_partial=allow_partial,
-        questions=questions,
-        clusters=clusters,
-    )
-    result = replace(result, config_differences=differences)
-    extra = noise_sections(
-        runs[0], runs[1], result, cluster_by=cluster_by, judge_repeats=judge_repeats,
-        metrics=metrics, questions=questions, allow_partial=allow_partial,
-    )  # fmt: skip
-    report = with_noise_sections(comparison_report(result), extra, result.confidence)
+    with warnings.catch_warnings(record=True) as caught:  # each warning printed once
+        warnings.simplefilter("always")
+        result = compare_runs(
+            runs[0],
+            runs[1],
+            list(metrics) or None,
+            qrels=qrels_path,
+            cluster_by=cluster_by,
+            judge_repeats=judge_repeats,
+            questions=questions,
+            seed=seed,
+            confidence=confidence,
+            method=ci_method,
+            n_resamples=resamples,
+            n_permutations=permutations,
+            exact_max_n=exact_max_n,
+            allow_partial=allow_partial,
+            allow_different_data=allow_different_data,
+            judged_threshold=judged_threshold,
+            judged_margin=judged_margin,
+        )
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"ragaudit: warning: {message}", err=True)
+    report = result.to_report()
     emit(report, output_format)
     append_step_summary(report, f"ragaudit compare: {result.name_b} vs {result.name_a}")
     if gates:
         _apply_gates(result, gates)
-
-
-def _score_runs(
-    qrels_path: str,
-    runs: tuple[str, ...],
-    metrics: tuple[str, ...],
-    judged_threshold: float = 0.5,
-    judged_margin: float = 0.1,
-) -> tuple[RunLike, RunLike]:
-    """Two retrieval runs scored per question against the labels, as ``evaluate`` scores them,
-    with judged@k beside the metrics and its warnings."""
-    from pathlib import Path
-
-    from ragaudit.cli.evaluate import DEFAULT_METRICS, score_run
-    from ragaudit.data.formats import read_qrels
-    from ragaudit.metrics.judged import judged_coverage, judged_names, warn_unjudged
-
-    qrels = read_qrels(qrels_path)
-    names = list(metrics) or list(DEFAULT_METRICS)
-    names += judged_names(names)
-    scored, coverages = [], []
-    with warnings.catch_warnings(record=True) as caught:  # printed once each, as evaluate does
-        warnings.simplefilter("always")
-        for path in runs:
-            ev = score_run(qrels, path, names)
-            coverages.append(judged_coverage(ev, path, judged_threshold))
-            scored.append(ev.to_per_question(Path(path).stem, path))
-        warn_unjudged(coverages, judged_margin)
-    for message in dict.fromkeys(str(w.message) for w in caught):
-        click.echo(f"ragaudit: warning: {message}", err=True)
-    return scored[0], scored[1]
-
-
-def noise_sections(
-    path_a: str,
-    path_b: str,
-    result: Comparison,
-    *,
-    cluster_by: str | None,
-    judge_repeats: bool,
-    metrics: tuple[str, ...] = (),
-    questions: str = "all",
-    allow_partial: bool = False,
-) -> dict[str, ClusteredComparison | JudgeNoiseComparison]:
-    """The clustered and judge-noise analyses of two saved runs, keyed for JSON output."""
-    out: dict[str, ClusteredComparison | JudgeNoiseComparison] = {}
-    if not cluster_by and not judge_repeats:
-        return out
-    from ragaudit.data.records import load_saved_run
-    from ragaudit.diagnose.judge_noise import judge_noise_comparison, repeat_scores
-    from ragaudit.diagnose.noise import clustered_comparison
-
-    run_a, run_b = load_saved_run(path_a), load_saved_run(path_b)
-    if cluster_by:
-        out["clustered"] = clustered_comparison(
-            run_a, run_b, cluster_by, [row.metric for row in result.metrics],
-            questions=questions, confidence=result.confidence, allow_partial=allow_partial,
-        )  # fmt: skip
-    if judge_repeats:
-        judged = (
-            [
-                row.metric
-                for row in result.metrics
-                if repeat_scores(run_a, row.metric) or repeat_scores(run_b, row.metric)
-            ]
-            or list(metrics)
-            or ["correct"]
-        )
-        for metric in judged:
-            key = "judge_noise" if len(judged) == 1 else f"judge_noise_{metric}"
-            out[key] = judge_noise_comparison(run_a, run_b, metric, confidence=result.confidence)
-    return out
 
 
 def _apply_gates(result: Comparison, gates: tuple[str, ...]) -> None:

@@ -15,17 +15,16 @@ import click
 from ragaudit.cli._options import TEXT_FORMATS, emit, format_option, seed_option
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import list_metrics
+from ragaudit.metrics.score_file import DEFAULT_METRICS
+from ragaudit.metrics.score_file import score_run_file as score_run
 
 if TYPE_CHECKING:
-    from ragaudit.data import Qrels
     from ragaudit.metrics import Evaluation
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
 
 __all__ = ["DEFAULT_METRICS", "command", "score_run"]
-
-DEFAULT_METRICS = ("ndcg@10", "recall@5", "precision@5", "mrr", "map")
 
 
 def _metric_help() -> str:
@@ -223,58 +222,6 @@ def command(
     if len(run_paths) == 1 and filled_path is None:
         report = evaluate_report(evaluations[0], per_query)
     emit(report, output_format)
-
-
-def score_run(
-    qrels: Qrels,
-    run_path: str,
-    names: list[str],
-    *,
-    unit: str = "doc",
-    relevance_threshold: int = 1,
-    missing: str = "zero",
-    order: str = "score",
-    duplicates: str = "error",
-    average: str = "macro",
-    chunk_map_path: str | None = None,
-    stream: bool = False,
-    ignore_identical_ids: bool = False,
-) -> Evaluation:
-    """Score one run file as ``evaluate`` does (shared with ``compare --qrels``)."""
-    from ragaudit.data.formats import read_chunk_map, read_run
-    from ragaudit.metrics.evaluate import evaluate
-    from ragaudit.metrics.stream import evaluate_stream
-
-    if stream:
-        if chunk_map_path or average != "macro" or ignore_identical_ids:
-            raise click.UsageError(
-                "--stream scores a TREC run as is: macro averages only, no --chunk-map, no "
-                "--ignore-identical-ids"
-            )
-        return evaluate_stream(
-            qrels,
-            run_path,
-            names,
-            relevance_threshold=relevance_threshold,
-            missing=missing,
-            order=order,
-            duplicates=duplicates,
-        )
-    run_unit = "chunk" if chunk_map_path else unit
-    run = read_run(run_path, unit=run_unit, order=order, duplicates=duplicates)
-    if chunk_map_path:
-        if unit != "doc":
-            raise click.UsageError("--chunk-map lifts a chunk run to documents: use --unit doc")
-        run = run.to_docs(read_chunk_map(chunk_map_path))
-    return evaluate(
-        qrels,
-        run,
-        names,
-        relevance_threshold=relevance_threshold,
-        missing=missing,
-        average=average,
-        ignore_identical_ids=ignore_identical_ids,
-    )
 
 
 def _several_runs(

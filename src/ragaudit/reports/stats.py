@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ragaudit.reports.confounding import confounding_lines
+from ragaudit.reports.noise import with_noise_sections
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 from ragaudit.stats.options import short_method
 from ragaudit.stats.verdicts import (
@@ -237,7 +238,9 @@ def comparison_report(result: Comparison) -> Report:
     if note is not None:
         sections.append(Section("", (Text((note,)),)))
     sections.append(Section("", (Text((_verdict_rule(result.alpha),)),)))
-    return Report("", tuple(sections), data=result.to_dict())
+    report = Report("", tuple(sections), data=result.to_dict())
+    # compare --cluster-by / --judge-repeats: their tables follow the comparison
+    return with_noise_sections(report, dict(result.noise), result.confidence)
 
 
 def matrix_report(result: PairwiseMatrix) -> Report:

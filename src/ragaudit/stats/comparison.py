@@ -8,7 +8,7 @@ through :class:`~ragaudit._present.Presentable`, ``to_report()`` and a notebook 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,6 +166,11 @@ class Comparison(Presentable):
     #: ``ragaudit.diagnose.confounding.ConfigDifferences`` of two saved runs, else None (set by
     #: ``ragaudit.compare_runs``; typed ``Any`` because diagnose sits above stats)
     config_differences: Any = None
+    #: The analyses shown beside the comparison, by JSON key: ``clustered``
+    #: (``ragaudit.diagnose.noise.ClusteredComparison``) and ``judge_noise``
+    #: (``ragaudit.diagnose.judge_noise.JudgeNoiseComparison``), set by ``ragaudit.compare_runs``
+    #: with ``cluster_by`` / ``judge_repeats``; empty otherwise
+    noise: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def alpha(self) -> float:
@@ -195,6 +200,7 @@ class Comparison(Presentable):
                 if self.config_differences is None
                 else {"config_differences": self.config_differences.to_dict()}
             ),
+            **{key: part.to_dict() for key, part in self.noise.items()},
         }
 
     def regressions(self, metrics: Sequence[str] | None = None) -> list[MetricComparison]:
