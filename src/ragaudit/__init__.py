@@ -20,7 +20,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ragaudit._api import Plan, audit, compare_runs, label_bias, plan
+    from ragaudit._api import Plan, audit, label_bias, plan
     from ragaudit.data.formats import read_qrels as load_qrels
     from ragaudit.data.formats import read_run as load_run
     from ragaudit.data.qrels import Qrels
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ragaudit.data.runs import Run
     from ragaudit.data.saved_run import QuestionResult, SavedRun
     from ragaudit.diagnose.audit_result import Audit
+    from ragaudit.diagnose.compare import compare_runs
     from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
     from ragaudit.diagnose.label_bias import BiasResult
     from ragaudit.metrics.evaluate import Evaluation, evaluate
@@ -70,7 +71,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "QuestionResult": ("ragaudit.data.saved_run", "QuestionResult"),
     "evaluate": ("ragaudit.metrics.evaluate", "evaluate"),
     "Evaluation": ("ragaudit.metrics.evaluate", "Evaluation"),
-    "compare_runs": ("ragaudit._api", "compare_runs"),
+    "compare_runs": ("ragaudit.diagnose.compare", "compare_runs"),
     "Comparison": ("ragaudit.stats.compare", "Comparison"),
     "compute_funnel": ("ragaudit.diagnose.funnel", "compute_funnel"),
     "FunnelResult": ("ragaudit.diagnose.funnel", "FunnelResult"),

@@ -1,6 +1,7 @@
 """Small public wrappers: a result object with ``to_dict`` and ``to_pandas`` where the
 underlying function returns plain rows, and file paths where the library layer takes loaded
-objects (``stats`` reads no files)."""
+objects (``stats`` reads no files).  ``ragaudit.compare_runs`` lives in
+:mod:`ragaudit.diagnose.compare`, where ``ragaudit compare`` calls it too."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragaudit._frames import records_frame
 from ragaudit._present import short_repr
-from ragaudit._validate import check_fraction, check_int, check_metric_names
+from ragaudit._validate import check_fraction, check_int
 from ragaudit.exceptions import InputError
 from ragaudit.stats.options import PLAN_DISAGREEMENTS, PLAN_SIZES
 from ragaudit.stats.power import PlanningRow, planning_table
@@ -23,13 +24,8 @@ if TYPE_CHECKING:
     from ragaudit.diagnose.label_bias import BiasResult
     from ragaudit.labels.format import ChunkLabels
     from ragaudit.reports.report import Report
-    from ragaudit.stats.compare import Comparison
 
-__all__ = ["Plan", "audit", "compare_runs", "label_bias", "plan"]
-
-#: What :func:`compare_runs` compares: a saved run, a file, per-question values or an
-#: :class:`~ragaudit.metrics.Evaluation`.
-RunInput = Any
+__all__ = ["Plan", "audit", "label_bias", "plan"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -124,169 +120,6 @@ def _sequence(value: Any, name: str, what: str) -> list[Any]:
     if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
         raise InputError(f"{name}: expected a list of {what}, found {value!r:.60}")
     return list(value)
-
-
-def compare_runs(
-    run_a: RunInput,
-    run_b: RunInput,
-    metrics: str | Sequence[str] | None = None,
-    *,
-    qrels: Qrels | str | os.PathLike[str] | None = None,
-    cluster_by: str | None = None,
-    judge_repeats: bool = False,
-    questions: str = "all",
-    seed: int = 0,
-    confidence: float = 0.95,
-    method: str = "auto",
-    n_resamples: int = 10_000,
-    n_permutations: int = 10_000,
-    exact_max_n: int = 20,
-    allow_partial: bool = False,
-    subsample_sizes: Sequence[int] = (10, 20),
-    allow_different_data: bool = False,
-    judged_threshold: float = 0.5,
-    judged_margin: float = 0.1,
-) -> Comparison:
-    r"""Compare run B with run A question by question: saved runs, files, per-question values
-    or evaluations; retrieval runs with ``qrels``.  What ``ragaudit compare`` does.
-
-    Files (saved runs, JSON ``{question_id: {metric: value}}`` or JSONL) are read by
-    :func:`ragaudit.data.per_question_files.read_per_question_metrics`, an
-    :class:`~ragaudit.metrics.Evaluation` gives its per-question values, then
-    :func:`ragaudit.stats.compare_runs` computes, per metric, :math:`\bar d = \frac1n \sum_i
-    (b_i - a_i)` over the paired non-null questions with its interval, permutation p-value
-    and verdict (its docstring gives the methods and references).  The three options that
-    ``compare`` adds are computed by :mod:`ragaudit.diagnose.compare_options`.
-
-    Parameters
-    ----------
-    run_a, run_b : SavedRun, path, PerQuestionMetrics or Evaluation
-        With ``qrels``: retrieval runs (TREC, JSONL or JSON files, or :class:`~ragaudit.Run`).
-    metrics : str or sequence of str, optional
-        One metric (a string) or several; default every metric both runs hold.  With
-        ``qrels``: the metrics to score (default ``evaluate``'s), all then compared.
-    qrels : Qrels or path, optional
-        ``compare --qrels``: score the two retrieval runs per question against these labels
-        first, as ``evaluate`` does, with judged@k beside the metrics; a run whose top k is
-        mostly unlabelled, and two runs whose judged@k differ by more than
-        ``judged_margin``, are warned about (:class:`~ragaudit.exceptions.UnjudgedWarning`).
-    cluster_by : {"source", "tag"} or a row field, optional
-        ``compare --cluster-by`` (saved runs only): every verdict flips whole clusters
-        (questions sharing a gold source, a first tag or the field's value), and
-        ``noise["clustered"]`` adds naive and clustered intervals with the design effect.
-    judge_repeats : bool, default False
-        ``compare --judge-repeats`` (saved runs only): ``noise["judge_noise"]`` splits the
-        variance of each judged metric into question sampling and judge noise, from the
-        per-repeat verdicts of ``ragaudit judge --judge-repeats R``.
-    questions : {"all", "answerable", "unanswerable"}, default "all"
-        ``ragaudit compare --questions``.
-    seed : int >= 0, default 0
-    confidence : float in (0, 1), default 0.95
-    method : {"auto", "score", "betting", "bootstrap", "percentile", "bca"}, default "auto"
-        The interval (``compare --ci``): the one interval policy by default.
-    n_resamples, n_permutations : int, default 10000
-    exact_max_n : int, default 20
-    allow_partial : bool, default False
-        Allow runs that share fewer than half of their questions.
-    subsample_sizes : sequence of int, default (10, 20)
-    allow_different_data : bool, default False
-        Compare saved runs whose corpus or golden-set fingerprints differ (refused otherwise:
-        the questions are not the same experiment).
-    judged_threshold, judged_margin : float, default 0.5 and 0.1
-        With ``qrels``: ``compare --judged-threshold`` / ``--judged-margin``.
-
-    Returns
-    -------
-    Comparison
-        When both runs are saved runs, ``config_differences`` lists every configuration
-        field that differs (:func:`ragaudit.diagnose.confounding.comparison_differences`);
-        ``noise`` holds the ``cluster_by`` and ``judge_repeats`` analyses.  ``to_dict()`` is
-        ``ragaudit compare --format json`` with the same options, ``to_report()`` what it
-        prints.
-
-    Examples
-    --------
-    >>> import ragaudit
-    >>> a = ragaudit.SavedRun.from_dict({"name": "a", "config": {"k": 1}, "rows": [
-    ...     {"id": f"q{i}", "retrieved": [], "metrics": {"correct": i < 4}} for i in range(8)]})
-    >>> b = ragaudit.SavedRun.from_dict({"name": "b", "config": {"k": 1}, "rows": [
-    ...     {"id": f"q{i}", "retrieved": [], "metrics": {"correct": True}} for i in range(8)]})
-    >>> row = compare_runs(a, b, "correct").metrics[0]
-    >>> row.statistic, row.pvalue   # 4 of 8 questions differ, all in B's favour: 2 * 0.5**4
-    (0.5, 0.125)
-
-    Retrieval runs scored against labels (``qrels``) and clustered saved runs:
-
-    >>> labels = ragaudit.Qrels({f"q{i}": {"D": 1} for i in range(8)})
-    >>> bm25 = ragaudit.Run({f"q{i}": ["x", "D"] for i in range(8)}, name="bm25")
-    >>> dense = ragaudit.Run({f"q{i}": ["D", "x"] for i in range(8)}, name="dense")
-    >>> c = compare_runs(bm25, dense, "mrr", qrels=labels)
-    >>> [(m.metric, m.statistic) for m in c.metrics]   # 1/1 - 1/2 on each question
-    [('mrr', 0.5), ('judged', 0.0)]
-    >>> sourced = [ragaudit.SavedRun.from_dict({**run.to_dict(), "rows": [
-    ...     {**row, "gold_docs": [f"doc{i // 2}"]} for i, row in enumerate(run.rows)]})
-    ...     for run in (a, b)]
-    >>> clustered = compare_runs(*sourced, "correct", cluster_by="source")
-    >>> clustered.clustered, clustered.noise["clustered"].rows[0].result.n_clusters
-    (True, 4)
-    """
-    from dataclasses import replace
-
-    from ragaudit.data.per_question_files import load_per_question_metrics
-    from ragaudit.diagnose.compare_options import noise_analyses, saved_run_for
-    from ragaudit.diagnose.confounding import comparison_differences
-    from ragaudit.diagnose.noise import question_clusters
-    from ragaudit.stats.compare import compare_runs as compare_loaded
-
-    names = check_metric_names(metrics)
-    if qrels is not None:
-        if cluster_by or judge_repeats:
-            raise InputError(
-                "compare_runs: cluster_by and judge_repeats need saved runs; with qrels the "
-                "runs are retrieval runs (--qrels takes neither --cluster-by nor --judge-repeats)"
-            )
-        from ragaudit.diagnose.compare_options import score_against_qrels
-
-        first, second = score_against_qrels(
-            qrels, [run_a, run_b], names,
-            judged_threshold=judged_threshold, judged_margin=judged_margin,
-        )  # fmt: skip
-        names = None  # every scored metric, judged@k included
-    else:
-        first = load_per_question_metrics(run_a, "run_a")
-        second = load_per_question_metrics(run_b, "run_b")
-    # what differs between the two saved runs' configurations; refuses different data
-    differences = comparison_differences(run_a, run_b, allow_different_data=allow_different_data)
-    option = "cluster_by" if cluster_by else "judge_repeats"
-    saved = (
-        [saved_run_for(run, option) for run in (run_a, run_b)]
-        if cluster_by or judge_repeats
-        else []
-    )
-    result = compare_loaded(
-        first,
-        second,
-        names,
-        questions=questions,
-        seed=seed,
-        confidence=confidence,
-        method=method,
-        n_resamples=n_resamples,
-        n_permutations=n_permutations,
-        exact_max_n=exact_max_n,
-        allow_partial=allow_partial,
-        subsample_sizes=subsample_sizes,
-        # the verdicts flip whole clusters (run A's rows say who shares a source)
-        clusters=question_clusters(saved[0], cluster_by) if cluster_by else None,
-    )
-    noise = {}
-    if saved:  # the clustered and judge-noise tables shown beside the comparison
-        noise = noise_analyses(
-            saved[0], saved[1], [row.metric for row in result.metrics],
-            cluster_by=cluster_by, judge_repeats=judge_repeats, metrics=names or (),
-            questions=questions, confidence=result.confidence, allow_partial=allow_partial,
-        )  # fmt: skip
-    return replace(result, config_differences=differences, noise=noise)
 
 
 def audit(

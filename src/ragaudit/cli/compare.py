@@ -181,8 +181,8 @@ def command(
     minimum detectable effect; for 0/1 metrics also McNemar's exact test and the ids of the
     questions that differ.  With --cluster-by every verdict flips whole clusters.
     """
-    from ragaudit._api import compare_runs
     from ragaudit.data.per_question_files import read_run_directory
+    from ragaudit.diagnose.compare import compare_runs
     from ragaudit.reports.stats import matrix_report
     from ragaudit.stats.pairwise import compare_all
 
