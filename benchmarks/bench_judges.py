@@ -69,7 +69,7 @@ METHODS = {"correct": "offline `reference-claims/1`",
 
 def build_runs(out: Path) -> dict[str, SavedRun]:
     """The runs the verdict files grade: ``{label: saved run}``."""
-    from ragaudit.cli.demo import CONFIGURATIONS, SEED, benchmark_paths
+    from ragaudit.pipeline.bundled import CONFIGURATIONS, SEED, benchmark_paths
     from ragaudit.pipeline.config import RunConfig
     from ragaudit.pipeline.harness import run_pipeline
 
@@ -77,8 +77,8 @@ def build_runs(out: Path) -> dict[str, SavedRun]:
     with benchmark_paths() as (corpus, golden):
         for config in CONFIGURATIONS:
             saved = run_pipeline(
-                RunConfig(corpus, golden, k=config["k"], chunk_size=config["chunk_size"],
-                          chunk_overlap=config["chunk_overlap"], name=config["name"],
+                RunConfig(corpus, golden, k=config.k, chunk_size=config.chunk_size,
+                          chunk_overlap=config.chunk_overlap, name=config.name,
                           out_dir=out, seed=SEED, record_latency=False)
             )  # fmt: skip
             runs[f"demo/{saved.name}"] = SavedRun.from_dict(saved.to_dict())
@@ -145,7 +145,7 @@ def pooled(
             rows.append({**row, "id": f"{label}:{row['id']}", "metrics": {key: value}})
         human.update({f"{label}:{qid}": v for qid, v in graded.items()})
     # the pooled rows keep their own contexts: k is the deepest of the pooled runs'
-    k = max([int(run.config["k"]) for run in runs.values()] + [1])
+    k = max([int(run.config.k) for run in runs.values()] + [1])
     return SavedRun.from_dict({"name": "pooled", "config": {"k": k}, "rows": rows}), human
 
 

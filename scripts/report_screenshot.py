@@ -53,7 +53,7 @@ def main() -> None:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             ctx = run_demo(tmp, echo=lambda line: None)
-            shoot(Path(ctx.extra["report"]), out, args.width, args.full)
+            shoot(ctx.report, out, args.width, args.full)
     print(f"wrote {out}")
 
 

@@ -32,7 +32,7 @@ NAME = re.compile(r"(?P<run>[\w-]+)\.(?P<field>\w+)\.jsonl")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, dict[str, SavedRun]]:
     """Folder of verdicts -> the runs they grade: the demo's two runs, built as ``ragaudit
     demo`` builds them (no report), and ``ragaudit run --golden outside_golden.yaml --k 3``."""
-    from ragaudit.cli.demo import CONFIGURATIONS, SEED, benchmark_paths
+    from ragaudit.pipeline.bundled import CONFIGURATIONS, SEED, benchmark_paths
     from ragaudit.pipeline.config import RunConfig
     from ragaudit.pipeline.harness import run_pipeline
 
@@ -44,10 +44,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, dict[str, Saved
                 RunConfig(
                     corpus,
                     golden,
-                    k=config["k"],
-                    chunk_size=config["chunk_size"],
-                    chunk_overlap=config["chunk_overlap"],
-                    name=config["name"],
+                    k=config.k,
+                    chunk_size=config.chunk_size,
+                    chunk_overlap=config.chunk_overlap,
+                    name=config.name,
                     out_dir=out / "demo",
                     seed=SEED,
                     record_latency=False,
