@@ -181,10 +181,8 @@ def command(
     minimum detectable effect; for 0/1 metrics also McNemar's exact test and the ids of the
     questions that differ.  With --cluster-by every verdict flips whole clusters.
     """
-    from ragaudit.data.per_question_files import read_run_directory
-    from ragaudit.diagnose.compare import compare_runs
+    from ragaudit.diagnose.compare import compare_directory, compare_runs
     from ragaudit.reports.stats import matrix_report
-    from ragaudit.stats.pairwise import compare_all
 
     if baseline is not None:
         if all_dir is not None or len(runs) != 1:
@@ -204,8 +202,8 @@ def command(
             raise InputError("compare: pass either --all DIR or two runs, not both")
         if len(metrics) != 1:
             raise InputError(f"compare --all: expected exactly one --metric, found {len(metrics)}")
-        matrix = compare_all(
-            read_run_directory(all_dir),
+        matrix = compare_directory(
+            all_dir,
             metrics[0],
             n_resamples=resamples,
             n_permutations=permutations,

@@ -1,4 +1,5 @@
-"""The comparison ``ragaudit compare`` prints: :func:`compare_runs` (``ragaudit.compare_runs``).
+"""The comparison ``ragaudit compare`` prints: :func:`compare_runs` (``ragaudit.compare_runs``)
+for two runs, :func:`compare_directory` for ``--all DIR``.
 
 Around the paired statistics of :func:`ragaudit.stats.compare.compare_runs` (which take loaded
 values), it reads files (saved runs, per-question values), names what differs between two
@@ -26,7 +27,7 @@ from typing import Any
 from ragaudit._validate import check_metric_names
 from ragaudit.data.formats import read_qrels
 from ragaudit.data.per_question import PerQuestionMetrics
-from ragaudit.data.per_question_files import load_per_question_metrics
+from ragaudit.data.per_question_files import load_per_question_metrics, read_run_directory
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import load_saved_run
 from ragaudit.data.runs import Run
@@ -50,8 +51,15 @@ from ragaudit.metrics.judged import (
 from ragaudit.metrics.score_file import DEFAULT_METRICS, score_run_file
 from ragaudit.stats.compare import compare_runs as compare_loaded
 from ragaudit.stats.comparison import Comparison
+from ragaudit.stats.pairwise import PairwiseMatrix, compare_all
 
-__all__ = ["compare_runs", "noise_analyses", "saved_run_for", "score_against_qrels"]
+__all__ = [
+    "compare_directory",
+    "compare_runs",
+    "noise_analyses",
+    "saved_run_for",
+    "score_against_qrels",
+]
 
 #: What :func:`compare_runs` compares: a saved run, a file, per-question values or an
 #: :class:`~ragaudit.metrics.Evaluation`.
@@ -211,6 +219,49 @@ def compare_runs(
             questions=questions, confidence=result.confidence, allow_partial=allow_partial,
         )  # fmt: skip
     return replace(result, config_differences=differences, noise=noise)
+
+
+def compare_directory(
+    directory: str | os.PathLike[str],
+    metric: str,
+    *,
+    n_resamples: int = 10_000,
+    n_permutations: int = 10_000,
+    confidence: float = 0.95,
+    method: str = "auto",
+    seed: int = 0,
+    exact_max_n: int = 20,
+    allow_partial: bool = False,
+) -> PairwiseMatrix:
+    """Every pair of the runs in ``directory`` compared on ``metric``, Holm-adjusted: what
+    ``ragaudit compare --all DIR -m METRIC`` prints.
+
+    The ``*.json`` / ``*.jsonl`` runs are read in file-name order
+    (:func:`~ragaudit.data.per_question_files.read_run_directory`), then compared by
+    :func:`ragaudit.stats.pairwise.compare_all` (its docstring gives the methods); the options
+    are :func:`compare_runs`'s.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for name, k in (("a_base", 10), ("b_better", 25)):
+    ...     rows = [{"id": f"q{i}", "hit": float(i < k)} for i in range(30)]
+    ...     _ = (folder / f"{name}.jsonl").write_text("\\n".join(map(json.dumps, rows)))
+    >>> compare_directory(folder, "hit", n_resamples=200).distinguishable   # 15 of 30 differ
+    [('a_base', 'b_better')]
+    """
+    return compare_all(
+        read_run_directory(directory),
+        metric,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        confidence=confidence,
+        method=method,
+        seed=seed,
+        exact_max_n=exact_max_n,
+        allow_partial=allow_partial,
+    )
 
 
 def score_against_qrels(
