@@ -218,29 +218,31 @@ def command(
         return
     if len(runs) != 2:
         raise InputError(f"compare: expected two runs RUN_A RUN_B, found {len(runs)}")
-    with warnings.catch_warnings(record=True) as caught:  # each warning printed once
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = compare_runs(
-            runs[0],
-            runs[1],
-            list(metrics) or None,
-            qrels=qrels_path,
-            cluster_by=cluster_by,
-            judge_repeats=judge_repeats,
-            questions=questions,
-            seed=seed,
-            confidence=confidence,
-            method=ci_method,
-            n_resamples=resamples,
-            n_permutations=permutations,
-            exact_max_n=exact_max_n,
-            allow_partial=allow_partial,
-            allow_different_data=allow_different_data,
-            judged_threshold=judged_threshold,
-            judged_margin=judged_margin,
-        )
-    for message in dict.fromkeys(str(w.message) for w in caught):
-        click.echo(f"ragaudit: warning: {message}", err=True)
+        try:
+            result = compare_runs(
+                runs[0],
+                runs[1],
+                list(metrics) or None,
+                qrels=qrels_path,
+                cluster_by=cluster_by,
+                judge_repeats=judge_repeats,
+                questions=questions,
+                seed=seed,
+                confidence=confidence,
+                method=ci_method,
+                n_resamples=resamples,
+                n_permutations=permutations,
+                exact_max_n=exact_max_n,
+                allow_partial=allow_partial,
+                allow_different_data=allow_different_data,
+                judged_threshold=judged_threshold,
+                judged_margin=judged_margin,
+            )
+        finally:  # each warning printed once, also when the comparison fails
+            for message in dict.fromkeys(str(w.message) for w in caught):
+                click.echo(f"ragaudit: warning: {message}", err=True)
     report = result.to_report()
     emit(report, output_format)
     append_step_summary(report, f"ragaudit compare: {result.name_b} vs {result.name_a}")

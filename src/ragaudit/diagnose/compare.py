@@ -86,8 +86,8 @@ def compare_runs(
     allow_partial: bool = False,
     subsample_sizes: Sequence[int] = (10, 20),
     allow_different_data: bool = False,
-    judged_threshold: float = 0.5,
-    judged_margin: float = 0.1,
+    judged_threshold: float = JUDGED_THRESHOLD,
+    judged_margin: float = JUDGED_MARGIN,
 ) -> Comparison:
     r"""Compare run B with run A question by question: saved runs, files, per-question values
     or evaluations; retrieval runs with ``qrels``.  What ``ragaudit compare`` does.
