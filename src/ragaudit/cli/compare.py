@@ -136,16 +136,17 @@ __all__ = ["command", "noise_sections"]
     type=float,
     default=0.5,
     show_default=True,
-    help="With --qrels: warn about questions whose judged@k (share of the top k that carries "
-    "a label, compared beside the metrics) is below this.",
+    help="Warn about questions whose judged@k (share of the top k that carries a label; with "
+    "--qrels compared beside the metrics, for saved runs against their gold documents) is "
+    "below this.",
 )
 @click.option(
     "--judged-margin",
     type=float,
     default=0.1,
     show_default=True,
-    help="With --qrels: warn when the runs' mean judged@k differ by more than this (the "
-    "comparison then favours the run more like the one the labels came from).",
+    help="Warn when the runs' mean judged@k differ by more than this (saved runs: at their "
+    "common k; the comparison then favours the run more like the one the labels came from).",
 )
 @format_option()
 def command(
@@ -231,6 +232,12 @@ def command(
         metrics = ()
     else:
         pair = (read_per_question_metrics(runs[0]), read_per_question_metrics(runs[1]))
+        from ragaudit.diagnose.unjudged import saved_pair_warnings
+
+        for message in saved_pair_warnings(
+            runs[0], runs[1], threshold=judged_threshold, margin=judged_margin, metrics=metrics
+        ):
+            click.echo(f"ragaudit: warning: {message}", err=True)
     # what differs between the two saved runs' configurations; refuses different data
     differences = comparison_differences(
         runs[0], runs[1], allow_different_data=allow_different_data

@@ -256,9 +256,8 @@ def run_demo(
     with benchmark_paths() as (corpus_dir, golden_path):
         ctx = DemoContext(Path(out_dir), corpus_dir, golden_path)
         ctx.extra["full"] = full
-        for section in SECTIONS:
+        for section in SECTIONS:  # each file's path is printed as it is written
             section(ctx, echo)
-        echo(f"results written under {Path(out_dir).as_posix()}/")
     return ctx
 
 
