@@ -105,7 +105,8 @@ def run_judged(
     threshold: float = JUDGED_THRESHOLD,
 ) -> RunJudged:
     """judged@k of a saved run at document level and, with chunk ``labels``
-    (:class:`~ragaudit.labels.format.ChunkLabels` made for its chunking), at chunk level.
+    (:class:`~ragaudit.labels.format.ChunkLabels` made for its chunking, or a chunk-level
+    :class:`~ragaudit.data.qrels.Qrels` of every judged chunk), at chunk level.
 
     ``judged@k = |labelled items in the top k| / min(k, |ranking|)`` per question (the top k
     chunks lifted to their documents at document level), averaged over the labelled
@@ -132,7 +133,9 @@ def run_judged(
             doc = saved_run_coverage(saved, gold, k=depth, threshold=threshold, rankings=rankings)
     chunk = None
     if labels is not None:
-        qrels = _chunk_labels_qrels(saved, labels, depth)
+        # chunk labels as a Qrels name their judged chunks; a ChunkLabels grades the chunks
+        # of its gold documents
+        qrels = labels if isinstance(labels, Qrels) else _chunk_labels_qrels(saved, labels, depth)
         if qrels is not None:
             chunk = saved_run_coverage(saved, qrels, k=depth, threshold=threshold)
     return RunJudged(doc, chunk)
