@@ -19,6 +19,7 @@ from ragaudit.data.records import load_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.audit import build_audit
 from ragaudit.diagnose.unjudged import pair_judged_gap, run_judged, saved_pair_warnings
+from ragaudit.metrics.judged_runs import gold_doc_labels, saved_run_coverage
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,11 @@ def test_document_level_judged_by_hand(demo: Path):
         assert got.mean == pytest.approx(sum(expected.values()) / len(expected), abs=1e-12)
         assert set(got.below) == {q for q, v in expected.items() if v < 0.5}
         assert 0 < len(got.below) < 54  # the demo's runs do leave holes
+        # the audit's one-pass loop equals the registry's judged@k on the lifted rankings
+        run = load_saved_run(demo / f"{name}.json")
+        registry = saved_run_coverage(run, gold_doc_labels(run))
+        assert (registry.mean, registry.below) == (pytest.approx(got.mean, abs=1e-12), got.below)
+        assert registry.values == pytest.approx(got.values, abs=1e-12)
 
 
 def test_chunk_level_equals_labels_fill(demo: Path):
@@ -97,8 +103,8 @@ def test_dashboard_row_json_and_threshold(demo: Path):
 
 
 def saved(name: str, docs: list[str], k: int | None = None) -> SavedRun:
-    row = {"id": "q1", "gold_docs": ["G"], "retrieved": [
-        {"chunk_id": f"{d}#0", "doc_id": d, "rank": i + 1} for i, d in enumerate(docs)]}  # fmt: skip
+    hits = [{"chunk_id": f"{d}#0", "doc_id": d, "rank": i + 1} for i, d in enumerate(docs)]
+    row = {"id": "q1", "gold_docs": ["G"], "retrieved": hits}
     return SavedRun.from_dict({"name": name, "config": {"k": k or len(docs)}, "rows": [row]})
 
 

@@ -58,11 +58,11 @@ def test_edge_cases():
     yhat = np.array([0.5, 0.7, 0.9])
     none = np.zeros(3, dtype=bool)
     stat, ci, _, method = rectified_mean(yhat, none, none, yhat)
-    assert (stat, ci.low, ci.high, method) == (pytest.approx(0.7), pytest.approx(0.7),
-                                               pytest.approx(0.7), "exact (no filled items)")  # fmt: skip
+    assert stat == ci.low == ci.high == pytest.approx(0.7)
+    assert method == "exact (no filled items)"
     every = np.ones(3, dtype=bool)
     y = np.array([0.4, 0.7, 1.0])
-    stat, ci, rect, method = rectified_mean(yhat, every, every, y)
+    stat, ci, _, method = rectified_mean(yhat, every, every, y)
     assert stat == pytest.approx(0.7) and ci.low == ci.high == stat and method.startswith("exact")
     with pytest.raises(InputError, match="at least 2 questions, found 1 of the 3"):
         rectified_mean(yhat, every, np.array([True, False, False]), y)

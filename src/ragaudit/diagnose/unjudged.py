@@ -14,6 +14,7 @@ thresholds are those of :mod:`ragaudit.metrics.judged`, as ``evaluate`` prints t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,7 @@ from ragaudit.metrics.judged import (
     JudgedCoverage,
     judged_gap,
 )
-from ragaudit.metrics.judged_runs import gold_doc_labels, saved_run_coverage, saved_run_rankings
+from ragaudit.metrics.judged_runs import saved_run_coverage
 from ragaudit.metrics.registry import saved_run_metric_name
 
 __all__ = ["RunJudged", "pair_judged_gap", "run_judged", "saved_pair_warnings"]
@@ -97,6 +98,30 @@ def _chunk_labels_qrels(saved: SavedRun, labels: Any, k: int) -> Qrels | None:
     return Qrels(out, unit="chunk") if out else None
 
 
+def _doc_coverage(saved: SavedRun, k: int, threshold: float) -> JudgedCoverage | None:
+    """judged@k against the gold documents in one pass over the rows (this runs on every
+    audit): equal to :func:`~ragaudit.metrics.judged_runs.saved_run_coverage` with
+    :func:`~ragaudit.metrics.judged_runs.gold_doc_labels` (``tests/diagnose``)."""
+    if not 0.0 <= threshold <= 1.0:
+        raise InputError(f"judged threshold: expected a share in [0, 1], found {threshold}")
+    qids: list[str] = []
+    values: list[float] = []
+    for q in saved.questions:
+        if not q.answerable or not q.gold_docs:
+            continue
+        docs = dict.fromkeys(r.doc_id for r in q.ranked[:k])  # each at its first chunk
+        gold = set(q.gold_docs)
+        qids.append(q.id)
+        values.append(sum(d in gold for d in docs) / min(k, len(docs)) if docs else 0.0)
+    if not qids:
+        return None
+    below = tuple(q for q, v in zip(qids, values, strict=True) if v < threshold)
+    mean = math.fsum(values) / len(values)
+    return JudgedCoverage(
+        saved.name, f"judged@{k}", k, mean, threshold, below, len(qids), "doc", tuple(values)
+    )
+
+
 def run_judged(
     saved: SavedRun,
     labels: Any = None,
@@ -125,12 +150,7 @@ def run_judged(
     depth = int(k if k is not None else saved.config.get("k") or 0)
     if depth < 1:
         return RunJudged(None)
-    gold = gold_doc_labels(saved)
-    doc = None
-    if len(gold):
-        rankings = saved_run_rankings(saved, depth, gold, unit="doc")
-        if rankings:
-            doc = saved_run_coverage(saved, gold, k=depth, threshold=threshold, rankings=rankings)
+    doc = _doc_coverage(saved, depth, threshold)
     chunk = None
     if labels is not None:
         # chunk labels as a Qrels name their judged chunks; a ChunkLabels grades the chunks
