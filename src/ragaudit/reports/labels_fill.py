@@ -163,7 +163,8 @@ def _corrected_notes(corrected: Sequence[CorrectedMetric]) -> list[str]:
     first = corrected[0]
     notes = [
         f"corrected: {first.label}; labeller error = mean of (person - labeller) over the "
-        "checked questions, scaled by the share of questions with filled items"
+        f"checked questions; corrected = filled + {first.n_filled}/{first.n} x labeller error "
+        "(the share of questions with filled items)"
     ]
     if first.n_partial:
         notes.append(
