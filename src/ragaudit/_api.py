@@ -134,6 +134,8 @@ def audit(
     n_resamples: int = 2000,
     compare_resamples: int = 10_000,
     allow_different_data: bool = False,
+    judged_threshold: float = 0.5,
+    judged_margin: float = 0.1,
 ) -> Audit:
     """The whole audit of one or more saved runs: what ``ragaudit report`` shows, as an object.
 
@@ -161,6 +163,8 @@ def audit(
         As ``ragaudit report --seed --resamples`` (the comparison uses 10,000, as ``compare``).
     allow_different_data : bool, default False
         ``report --allow-different-data``: compare runs whose corpus or golden set differ.
+    judged_threshold, judged_margin : float, default 0.5 and 0.1
+        ``report --judged-threshold --judged-margin``: judged@k warnings.
 
     Returns
     -------
@@ -204,6 +208,8 @@ def audit(
         cluster_by=cluster_by,
         human=human,
         allow_different_data=allow_different_data,
+        judged_threshold=judged_threshold,
+        judged_margin=judged_margin,
     )
 
 

@@ -141,13 +141,13 @@ def test_every_form_states_k_unit_and_averaging_of_the_dashboard(report: Report)
     assert "| number | k3 (k=3) | k6 (k=6) | MDE |" in md
     assert "number" in text and "k3 (k=3)" in text and "k6 (k=6)" in text
     for label in ("nDCG@k, document level", "precision@k, document level",
-                  "recall@k, chunk level"):  # fmt: skip
+                  "recall@k, chunk level", "judged@k: labelled share of the top k"):  # fmt: skip
         assert label in html and label in md and label in text
     assert "context precision" not in md  # the row is precision@k, not RAGAS's measure
     averaging = "averaging: macro, a mean over the n questions beside each number"
     assert averaging in html and averaging in md and averaging in text
     rows = md.split("| number |")[1].split("\n\n")[0].splitlines()[2:]
-    assert len(rows) == 10 and "The chapter's six numbers, each gameable alone" in md
+    assert len(rows) == 11 and "The chapter's six numbers, each gameable alone" in md
 
 
 def test_terminal_gap_names_its_interval_method(bench: dict[str, Path], report: Report):

@@ -121,10 +121,9 @@ def run_demo(
             cluster_by="source",  # the benchmark's questions share source documents
         )
     demo = Demo(out, SEED, benchmark, runs, labels, audit, out / "report.html")
-    _echo_audit(demo, echo, full=full)
+    _echo_audit(demo, echo, full=full)  # each file's path is printed as it is written
     if full:
         _echo_full(demo, echo)
-    echo(f"results written under {Path(out_dir).as_posix()}/")
     return demo
 
 

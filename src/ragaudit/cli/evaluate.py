@@ -19,6 +19,7 @@ from ragaudit.metrics.score_file import DEFAULT_METRICS
 from ragaudit.metrics.score_file import score_run_file as score_run
 
 if TYPE_CHECKING:
+    from ragaudit.data.qrels import Qrels
     from ragaudit.metrics import Evaluation
 
 # Library modules are imported inside the command, so `--help` stays instant
@@ -141,6 +142,14 @@ def _metric_help() -> str:
     help="Labels filled by `ragaudit labels fill` (or any labels file): report each metric on "
     "--qrels, on --qrels plus these, and the change (one --run).",
 )
+@click.option(
+    "--human",
+    "human_path",
+    default=None,
+    help="With --filled: a person's grades (a labels file) of the filled items of a random "
+    "sample of questions; each metric on the filled labels is then corrected by the "
+    "labeller's measured error (PPI), with its interval.",
+)
 @seed_option()
 @format_option(*TEXT_FORMATS, "latex")
 def command(
@@ -162,6 +171,7 @@ def command(
     judged_margin: float,
     ignore_identical_ids: bool,
     filled_path: str | None,
+    human_path: str | None,
     seed: int,
     output_format: str,
 ) -> None:
@@ -187,6 +197,8 @@ def command(
     check_fraction(alpha, "alpha")
     if filled_path is not None and len(run_paths) > 1:
         raise InputError("evaluate --filled: expected one --run, found " + str(len(run_paths)))
+    if human_path is not None and filled_path is None:
+        raise InputError("evaluate --human: expected --filled FILE too (the labels it checks)")
     options: dict[str, Any] = {
         "relevance_threshold": relevance_threshold,
         "missing": missing,
@@ -214,14 +226,46 @@ def command(
             from ragaudit.labels.fill import merge_labels
             from ragaudit.reports.labels_fill import filled_evaluation_report
 
-            merged = merge_labels(qrels, read_qrels(filled_path, unit=unit))
-            after = score_run(merged, run_paths[0], names, unit=unit, **options)
-            report = filled_evaluation_report(evaluations[0], after, run_paths[0], filled_path)
+            filled = read_qrels(filled_path, unit=unit)
+            after = score_run(merge_labels(qrels, filled), run_paths[0], names, unit=unit,
+                              **options)  # fmt: skip
+            corrected = ()
+            if human_path is not None:
+                corrected = _corrected(qrels, filled, read_qrels(human_path, unit=unit),
+                                       run_paths[0], names, unit, options)  # fmt: skip
+            report = filled_evaluation_report(
+                evaluations[0], after, run_paths[0], filled_path, corrected
+            )
     for message in dict.fromkeys(str(w.message) for w in caught):
         click.echo(f"ragaudit: warning: {message}", err=True)
     if len(run_paths) == 1 and filled_path is None:
         report = evaluate_report(evaluations[0], per_query)
     emit(report, output_format)
+
+
+def _corrected(
+    qrels: Qrels,
+    filled: Qrels,
+    human: Qrels,
+    run_path: str,
+    names: list[str],
+    unit: str,
+    options: dict[str, Any],
+) -> Any:
+    """``--human``: the filled metrics corrected (labels.fill_ppi.correct_filled)."""
+    from ragaudit.labels.fill_ppi import correct_filled
+    from ragaudit.metrics.score_file import read_run_file
+
+    if options["stream"] or options["average"] != "macro" or options["ignore_identical_ids"]:
+        raise InputError("--human: a macro average of the run as read (no --stream, "
+                         "--average micro or --ignore-identical-ids)")  # fmt: skip
+    run = read_run_file(run_path, unit=unit, order=options["order"],
+                        duplicates=options["duplicates"],
+                        chunk_map_path=options["chunk_map_path"])  # fmt: skip
+    return correct_filled(
+        qrels, filled, human, run, names,
+        relevance_threshold=options["relevance_threshold"], missing=options["missing"],
+    )  # fmt: skip
 
 
 def _several_runs(

@@ -52,6 +52,16 @@ __all__ = ["command"]
     help="Compare runs whose corpus or golden set differ from the first run's (refused "
     "otherwise: the questions are not the same experiment).",
 )  # fmt: skip
+@click.option(
+    "--judged-threshold", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+    help="The dashboard shows judged@k (share of the top k that carries a label); questions "
+    "below this share are named in a warning.",
+)  # fmt: skip
+@click.option(
+    "--judged-margin", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+    help="Note a run whose judged@k differs from the first run's by more (the comparison then "
+    "favours the run more like the one the labels came from).",
+)  # fmt: skip
 @seed_option()
 @click.option(
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
@@ -68,13 +78,16 @@ def command(
     human_paths: tuple[str, ...],
     max_drilldowns: int,
     allow_different_data: bool,
+    judged_threshold: float,
+    judged_margin: float,
     seed: int,
     resamples: int,
 ) -> None:
     """One page for saved RUNS: dashboard, funnel, failing questions, label bias, comparison.
 
     The dashboard shows the chapter's six numbers (wrong abstention split in two, p95 latency
-    and $/question) and precision@k with 95% intervals, n and the minimum detectable effect;
+    and $/question), precision@k and judged@k (the labelled share of the top k) with 95%
+    intervals, n and the minimum detectable effect;
     every failing question opens to its retrieved chunks, answer and judge verdicts.  With two
     or more runs each later run is compared with the first (paired tests, Holm-adjusted,
     the funnels stage by stage, and every configuration field that differs).
@@ -95,7 +108,8 @@ def command(
     audit = build_audit(
         saved, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples,
         cluster_by=cluster_by, human=human, max_drilldowns=max_drilldowns,
-        allow_different_data=allow_different_data,
+        allow_different_data=allow_different_data, judged_threshold=judged_threshold,
+        judged_margin=judged_margin,
     )  # fmt: skip
     from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.renderer import render

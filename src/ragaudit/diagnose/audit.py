@@ -35,7 +35,9 @@ from ragaudit.diagnose.funnel import compute_funnel
 from ragaudit.diagnose.funnel_compare import compare_funnels
 from ragaudit.diagnose.label_bias import compute_label_bias
 from ragaudit.diagnose.noise import clustered_means
+from ragaudit.diagnose.unjudged import pair_judged_gap, run_judged
 from ragaudit.exceptions import InputError
+from ragaudit.metrics.judged import JUDGED_MARGIN, JUDGED_THRESHOLD
 from ragaudit.stats.compare import Comparison, compare_runs
 from ragaudit.stats.multiple import holm_bonferroni
 from ragaudit.stats.options import short_method
@@ -82,6 +84,7 @@ def _run_audit(
     cluster_by: str | None = None,
     human: Mapping[str, float] | None = None,
     max_drilldowns: int | None = None,
+    judged_threshold: float = JUDGED_THRESHOLD,
 ) -> RunAudit:
     notes: list[str] = []
     bias = None
@@ -92,6 +95,7 @@ def _run_audit(
         except InputError as exc:
             notes.append(f"chunk labels not used for this run: {exc}")
             labels = None
+    judged = run_judged(saved, labels, threshold=judged_threshold)  # labels: this chunking's
     funnel = compute_funnel(saved, labels=labels, seed=seed, n_resamples=resamples)
     notes = list(funnel.notes) + notes
     answer_chunks = answer_chunk_sets(labels) if labels is not None else {}
@@ -121,7 +125,7 @@ def _run_audit(
         name=str(saved.name),
         k=funnel.k,
         config=_config(saved.config),
-        dashboard=dashboard_rows(saved, funnel, bias),
+        dashboard=dashboard_rows(saved, funnel, bias, judged),
         funnel=funnel,
         bias=bias,
         failures=failures,
@@ -134,6 +138,7 @@ def _run_audit(
         calibration=None if human is None else calibrate(saved, human),
         failures_left_out=left_out,
         max_drilldowns=max_drilldowns,
+        judged=judged,
     )
 
 
@@ -192,6 +197,8 @@ def build_audit(
     human: Sequence[HumanInput] = (),
     max_drilldowns: int | None = DEFAULT_MAX_DRILLDOWNS,
     allow_different_data: bool = False,
+    judged_threshold: float = JUDGED_THRESHOLD,
+    judged_margin: float = JUDGED_MARGIN,
 ) -> Audit:
     """Compute the audit of one or more saved runs (what ``ragaudit report`` shows).
 
@@ -230,6 +237,14 @@ def build_audit(
     allow_different_data : bool, default False
         Compare runs whose corpus or golden set differ from the first run's (refused
         otherwise, :func:`~ragaudit.diagnose.confounding.check_same_data`).
+    judged_threshold : float, default 0.5
+        Each run's judged@k (:func:`~ragaudit.diagnose.unjudged.run_judged`, the share of
+        its top k that carries a label) is on the dashboard; questions below this share are
+        named in a warning (``RunAudit.judged``).
+    judged_margin : float, default 0.1
+        A later run whose document-level judged@k differs from the first run's by more (at
+        their common depth) gets a note: the comparison favours the run more like the one
+        the labels came from (:func:`~ragaudit.diagnose.unjudged.pair_judged_gap`).
 
     Returns
     -------
@@ -278,7 +293,10 @@ def build_audit(
         )
     verdicts = [*verdict_maps, *([None] * (len(saved) - len(verdict_maps)))]
     audits = tuple(
-        _run_audit(s, labels, chunk_texts, seed, n_resamples, cluster_by, h, max_drilldowns)
+        _run_audit(
+            s, labels, chunk_texts, seed, n_resamples, cluster_by, h, max_drilldowns,
+            judged_threshold,
+        )
         for s, h in zip(saved, verdicts, strict=True)
     )
     names = [a.name for a in audits]
@@ -289,6 +307,9 @@ def build_audit(
         check_same_data(diff, allow_different_data)
     for j in range(1, len(saved)):
         a, b = saved[0], saved[j]
+        gap = pair_judged_gap(a, b, margin=judged_margin)
+        if gap:
+            notes.append(gap)
         metrics_a = {m for q in a.questions for m in q.metrics}
         metrics_b = {m for q in b.questions for m in q.metrics}
         wanted = [m for m in COMPARED_METRICS if m in metrics_a and m in metrics_b]

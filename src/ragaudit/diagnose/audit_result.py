@@ -21,6 +21,7 @@ from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.funnel_compare import FunnelComparison
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.diagnose.noise import ClusteredComparison
+from ragaudit.diagnose.unjudged import RunJudged
 from ragaudit.stats.compare import Comparison
 
 __all__ = [
@@ -157,6 +158,8 @@ class RunAudit:
     #: Failing questions per stage beyond the drill-down limit: counted, not opened.
     failures_left_out: Mapping[str, int] = field(default_factory=dict)
     max_drilldowns: int | None = None
+    #: judged@k of the run's top k (document level, and chunk level with chunk labels).
+    judged: RunJudged | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the run's dashboard, funnel, label bias, clustering and calibration."""
@@ -194,6 +197,7 @@ class RunAudit:
             "label_bias": None if self.bias is None else self.bias.to_dict(),
             "clustered": None if self.clustered is None else self.clustered.to_dict(),
             "calibration": None if self.calibration is None else self.calibration.to_dict(),
+            "judged": None if self.judged is None else self.judged.to_dict(),
         }
 
 

@@ -39,7 +39,8 @@ from ragaudit.diagnose.judge_noise import (
     repeat_scores,
 )
 from ragaudit.diagnose.noise import ClusteredComparison, clustered_comparison, question_clusters
-from ragaudit.exceptions import InputError
+from ragaudit.diagnose.unjudged import saved_pair_warnings
+from ragaudit.exceptions import InputError, UnjudgedWarning
 from ragaudit.metrics.evaluate import Evaluation, evaluate
 from ragaudit.metrics.judged import (
     JUDGED_MARGIN,
@@ -135,7 +136,8 @@ def compare_runs(
         Compare saved runs whose corpus or golden-set fingerprints differ (refused otherwise:
         the questions are not the same experiment).
     judged_threshold, judged_margin : float, default 0.5 and 0.1
-        With ``qrels``: ``compare --judged-threshold`` / ``--judged-margin``.
+        ``compare --judged-threshold`` / ``--judged-margin``: with ``qrels`` against the
+        labels, with saved runs against their gold documents.
 
     Returns
     -------
@@ -187,6 +189,11 @@ def compare_runs(
     else:
         first = load_per_question_metrics(run_a, "run_a")
         second = load_per_question_metrics(run_b, "run_b")
+        # saved runs: judged@k of their top k against the gold documents, as the report shows
+        for message in saved_pair_warnings(
+            run_a, run_b, threshold=judged_threshold, margin=judged_margin, metrics=names or ()
+        ):
+            warnings.warn(message, UnjudgedWarning, stacklevel=2)
     # what differs between the two saved runs' configurations; refuses different data
     differences = comparison_differences(run_a, run_b, allow_different_data=allow_different_data)
     option = "cluster_by" if cluster_by else "judge_repeats"

@@ -21,6 +21,8 @@ p95 latency                       the rows' ``latency_ms.total``:
                                   :func:`~ragaudit.stats.quantile.quantile_interval`
 $/question                        the rows' ``usage.cost_usd``:
                                   :func:`~ragaudit.stats.policy.amount_interval`; $0 offline
+judged@k (labelled share)         :func:`~ragaudit.diagnose.unjudged.run_judged` ``doc``: the
+                                  share of the top k's documents that carry a label (gold)
 ================================  ==========================================================
 
 Intervals: a 0/1 number (correctness, wrong abstention, a recall that is 0 or 1 on every
@@ -46,12 +48,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.diagnose.abstention import abstention_rates
 from ragaudit.diagnose.audit_result import MDE_DISCORDANCE, DashboardRow
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.label_bias import BiasResult
+from ragaudit.diagnose.unjudged import RunJudged
 from ragaudit.stats.intervals import proportion_interval
 from ragaudit.stats.mde import run_mde
 from ragaudit.stats.policy import amount_interval, is_binary, mean_interval
@@ -175,10 +179,36 @@ def _cost_row(saved: SavedRun) -> DashboardRow:
     )  # fmt: skip
 
 
+def _judged_row(judged: RunJudged | None, k: int) -> DashboardRow:
+    """judged@k at document level: what the nDCG@k and precision@k rows rest on.  No MDE: it
+    says how much of the other numbers is measured, it is not compared."""
+    doc = None if judged is None else judged.doc
+    label = f"judged@{k}: labelled share of the top k"
+    source = "ragaudit compare RUN_A RUN_B (its warnings); diagnose.unjudged.run_judged(run).doc"
+    if doc is None:
+        return DashboardRow(
+            "judged", label, None, None, None, 0, None, "", None, source,
+            "not measured: no answerable question names a gold document",
+        )  # fmt: skip
+    below = f"{len(doc.below)}/{doc.n_queries} questions below {doc.threshold:.0%}"
+    row = _mean_row(
+        "judged",
+        label,
+        list(doc.values),
+        source,
+        "documents never labelled count as non-relevant in nDCG@k and precision@k; " + below,
+    )
+    return replace(row, mde=None, mde_assumption="")
+
+
 def dashboard_rows(
-    saved: SavedRun, funnel: FunnelResult, bias: BiasResult | None
+    saved: SavedRun,
+    funnel: FunnelResult,
+    bias: BiasResult | None,
+    judged: RunJudged | None = None,
 ) -> tuple[DashboardRow, ...]:
-    """The six dashboard numbers of one run (see the module docstring for each definition)."""
+    """The six dashboard numbers of one run (see the module docstring for each definition),
+    then precision@k and judged@k (with ``judged``)."""
     rows = saved.questions
     k = funnel.k
     compare_src = "ragaudit compare --questions answerable (--format json): metrics[{}].mean"
@@ -276,4 +306,5 @@ def dashboard_rows(
             "distraction term",
         )
     )
+    out.append(_judged_row(judged, k))
     return tuple(out)

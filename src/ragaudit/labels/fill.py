@@ -30,7 +30,7 @@ from ragaudit.labels.format import ChunkLabels
 from ragaudit.labels.human import LabellingStopped
 from ragaudit.labels.protocol import Labeller
 from ragaudit.metrics.evaluate import evaluate
-from ragaudit.metrics.judged import JUDGED_THRESHOLD, JudgedCoverage, judged_coverage
+from ragaudit.metrics.judged_runs import saved_run_coverage  # re-exported: labels fill's
 
 __all__ = [
     "FILL_METRICS",
@@ -348,25 +348,3 @@ def merge_labels(original: Qrels, filled: Qrels) -> Qrels:
     for qid in filled:
         merged.setdefault(qid, {}).update(filled[qid])
     return Qrels(merged, unit=original.unit, name=filled.name)
-
-
-def saved_run_coverage(
-    run: SavedRun, labels: Qrels, *, k: int | None = None, threshold: float = JUDGED_THRESHOLD
-) -> JudgedCoverage:
-    """judged@k of a saved run's chunks against chunk labels (for the dashboard and the
-    report): the mean, and the questions whose top k is less than ``threshold`` labelled.
-
-    ``labels`` should hold every judged chunk, grade 0 included (:func:`judged_labels`);
-    ``k`` defaults to the run's own k.  Only labelled questions are counted.
-    """
-    depth = int(k if k is not None else run.config.get("k") or 0)
-    if depth < 1:
-        raise InputError(f"judged@k of run {run.name}: the run records no k; pass k")
-    rankings = _ranked(run, list(labels))
-    if not rankings:
-        raise InputError(f"judged@k of run {run.name}: no labelled question in the run")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # no-relevant questions: judged@k is still defined
-        ev = evaluate(labels, Run(rankings, unit="chunk", order="given"), [f"judged@{depth}"],
-                      missing="skip")  # fmt: skip
-    return judged_coverage(ev, run.name, threshold)[0]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -75,6 +75,11 @@ class JudgedCoverage:
         Questions whose judged@k is below ``threshold``.
     n_queries : int
         Evaluated questions.
+    unit : str, default ""
+        What was judged, when messages should say it: ``"doc"`` or ``"chunk"`` (a saved
+        run's, :func:`ragaudit.metrics.judged_runs.saved_run_coverage`); "" otherwise.
+    values : tuple of float, default ()
+        Each question's judged@k, in evaluation order (for an interval of the mean).
     """
 
     run: str
@@ -84,6 +89,13 @@ class JudgedCoverage:
     threshold: float
     below: tuple[str, ...]
     n_queries: int
+    unit: str = ""
+    values: tuple[float, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def level(self) -> str:
+        """``" (document level)"``, ``" (chunk level)"`` or "", for messages."""
+        return {"doc": " (document level)", "chunk": " (chunk level)"}.get(self.unit, "")
 
     @property
     def top(self) -> str:
@@ -108,10 +120,11 @@ class JudgedCoverage:
             shown += f", ... ({len(self.below) - _SHOW} more)"
         condensed = "ndcg'" if self.k is None else f"ndcg'@{self.k}"
         return (
-            f"{self.run}: {self.metric} is {self.mean:.3f} on average; {len(self.below)} of "
-            f"{self.n_queries} questions have less than {self.threshold:.0%} of their "
-            f"{self.top} labelled: {shown}; their unjudged items count as non-relevant: read "
-            f"bpref or {condensed} beside, or fill the labels (ragaudit labels fill)"
+            f"{self.run}: {self.metric}{self.level} is {self.mean:.3f} on average; "
+            f"{len(self.below)} of {self.n_queries} questions have less than "
+            f"{self.threshold:.0%} of their {self.top} labelled: {shown}; their unjudged "
+            f"items count as non-relevant: read bpref or {condensed} beside, or fill the "
+            "labels (ragaudit labels fill)"
         )
 
 
@@ -138,7 +151,12 @@ def judged_coverage(
         values = ev.per_query[name]
         below = tuple(ev.query_ids[i] for i in np.flatnonzero(values < threshold).tolist())
         mean = float(np.mean(values)) if len(values) else 0.0
-        out.append(JudgedCoverage(run, name, spec.k, mean, threshold, below, len(values)))
+        out.append(
+            JudgedCoverage(
+                run, name, spec.k, mean, threshold, below, len(values),
+                values=tuple(values.tolist()),
+            )
+        )  # fmt: skip
     return tuple(out)
 
 
@@ -164,10 +182,10 @@ def judged_gap(a: JudgedCoverage, b: JudgedCoverage, margin: float = JUDGED_MARG
     favoured = a.run if a.mean > b.mean else b.run
     condensed = "ndcg'" if a.k is None else f"ndcg'@{a.k}"
     return (
-        f"{a.metric} differs by {abs(a.mean - b.mean):.3f} between {a.run} ({a.mean:.3f}) and "
-        f"{b.run} ({b.mean:.3f}), more than the margin {margin:.2f}: unjudged items count as "
-        f"non-relevant, so the comparison favours {favoured}, the run more like the one the "
-        f"labels came from; compare bpref or {condensed} too"
+        f"{a.metric}{a.level} differs by {abs(a.mean - b.mean):.3f} between {a.run} "
+        f"({a.mean:.3f}) and {b.run} ({b.mean:.3f}), more than the margin {margin:.2f}: "
+        f"unjudged items count as non-relevant, so the comparison favours {favoured}, the "
+        f"run more like the one the labels came from; compare bpref or {condensed} too"
     )
 
 

@@ -15,9 +15,10 @@ from ragaudit.exceptions import InputError
 
 if TYPE_CHECKING:
     from ragaudit.data.qrels import Qrels
+    from ragaudit.data.runs import Run
     from ragaudit.metrics.evaluate import Evaluation
 
-__all__ = ["DEFAULT_METRICS", "score_run_file"]
+__all__ = ["DEFAULT_METRICS", "read_run_file", "score_run_file"]
 
 #: The metrics of ``ragaudit evaluate`` (and ``compare --qrels``) when none is requested.
 DEFAULT_METRICS = ("ndcg@10", "recall@5", "precision@5", "mrr", "map")
@@ -61,7 +62,6 @@ def score_run_file(
     {'mrr': 0.5}
     """
     # imported on call: `ragaudit evaluate --help` reads DEFAULT_METRICS and stays instant
-    from ragaudit.data.formats import read_chunk_map, read_run
     from ragaudit.metrics.evaluate import evaluate
     from ragaudit.metrics.stream import evaluate_stream
 
@@ -80,12 +80,9 @@ def score_run_file(
             order=order,
             duplicates=duplicates,
         )
-    run_unit = "chunk" if chunk_map_path else unit
-    run = read_run(run_path, unit=run_unit, order=order, duplicates=duplicates)
-    if chunk_map_path:
-        if unit != "doc":
-            raise InputError("--chunk-map lifts a chunk run to documents: use --unit doc")
-        run = run.to_docs(read_chunk_map(chunk_map_path))
+    run = read_run_file(
+        run_path, unit=unit, order=order, duplicates=duplicates, chunk_map_path=chunk_map_path
+    )
     return evaluate(
         qrels,
         run,
@@ -95,3 +92,31 @@ def score_run_file(
         average=average,
         ignore_identical_ids=ignore_identical_ids,
     )
+
+
+def read_run_file(
+    run_path: str | os.PathLike[str],
+    *,
+    unit: str = "doc",
+    order: str = "score",
+    duplicates: str = "error",
+    chunk_map_path: str | os.PathLike[str] | None = None,
+) -> Run:
+    """Read the run file ``run_path`` as ``evaluate`` does: at ``unit``, or as chunks lifted
+    to documents through ``chunk_map_path`` (which needs ``unit="doc"``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.trec"
+    >>> _ = path.write_text("q1 Q0 A 1 2.0 bm25\\nq1 Q0 B 2 1.0 bm25\\n")
+    >>> read_run_file(path)["q1"]
+    ['A', 'B']
+    """
+    from ragaudit.data.formats import read_chunk_map, read_run
+
+    if chunk_map_path and unit != "doc":
+        raise InputError("--chunk-map lifts a chunk run to documents: use --unit doc")
+    run = read_run(run_path, unit="chunk" if chunk_map_path else unit, order=order,
+                   duplicates=duplicates)  # fmt: skip
+    return run.to_docs(read_chunk_map(chunk_map_path)) if chunk_map_path else run

@@ -140,7 +140,9 @@ def _dashboard(audit: Audit) -> Section:
         "The chapter's six numbers, each gameable alone, so read them together: recall@k "
         "(chunk level beside document level), nDCG@k, end-to-end correctness, faithfulness, "
         "wrong abstention (its two failures on their own lines, each over its own "
-        "denominator), and p95 latency with $/question; precision@k follows as an extra row. "
+        "denominator), and p95 latency with $/question; precision@k follows as an extra row, "
+        "then judged@k: the share of the top k's documents that carry a label (documents "
+        "never labelled count as non-relevant in nDCG@k and precision@k). "
         "Each with its 95% interval and n; MDE = the smallest change a paired comparison at "
         f"this n detects; {MDE_ASSUMPTIONS}; {AVERAGING}; {INTERVAL_METHODS}; {JUDGED_NOTE}."
     )
@@ -418,6 +420,7 @@ def _page_sections(audit: Audit) -> list[Section]:
             out += [_comparison(audit, pair), *funnels_compared(pair, PAGE)]
     out.append(_config(audit))
     notes = [f"{r.name}: {n}" for r in audit.runs for n in r.notes]
+    notes += [w for r in audit.runs if r.judged is not None for w in r.judged.warnings()]
     notes += [f"comparison: {n}" for n in audit.notes]
     if notes:
         out.append(Section("Notes", (Text(tuple(notes), style="list"),), anchor="notes", only=PAGE))

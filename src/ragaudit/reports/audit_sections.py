@@ -70,6 +70,8 @@ def _run(run: RunAudit, full_bias: bool, detail: bool) -> Section:
         blocks.append(Text((describe_clustering(run.clustered),), style="note"))
     if run.calibration is not None:
         blocks.append(Text(("calibrated " + calibration_summary(run.calibration),), style="note"))
+    if detail and run.judged is not None and run.judged.warnings():
+        blocks.append(Text(tuple(f"unjudged: {w}" for w in run.judged.warnings()), style="note"))
     return Section(
         f"Funnel ({run.name}: k={f.k}, n={f.n} answerable)", tuple(blocks), only=TERMINAL,
         compact=True,

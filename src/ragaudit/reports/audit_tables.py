@@ -108,10 +108,10 @@ def dashboard_number(row: DashboardRow, width: int = 0) -> str:
 
 def mde_text(rows: Sequence[DashboardRow]) -> str:
     """The minimum detectable effects of one dashboard row across runs (``a / b`` when the
-    runs' n differ; ``not detectable`` when no effect is; ``-`` for latency and cost, which
-    no paired test of ours compares)."""
-    if any(r.unit for r in rows):
-        return "-"
+    runs' n differ; ``not detectable`` when no effect is; ``-`` for latency, cost and
+    judged@k, which no paired test of ours compares)."""
+    if any(r.unit for r in rows) or all(r.mde is None and not r.mde_assumption for r in rows):
+        return "-"  # latency, cost, judged@k: no MDE applies
     values = sorted({fmt(r.mde, ".2f") for r in rows if r.n})
     return " / ".join(v if v != "-" else "not detectable" for v in values) or "-"
 

@@ -1,5 +1,6 @@
 """Reports of ``ragaudit labels fill`` and ``ragaudit evaluate --filled``: a metric on the
-original labels, on the filled labels, and the change, with judged@k before and after."""
+original labels, on the filled labels, and the change, with judged@k before and after; with
+``evaluate --filled --human``, the filled metric corrected by a person's sample."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragaudit.labels.fill import FillResult, RunChange
+from ragaudit.labels.fill_ppi import CorrectedMetric
 from ragaudit.metrics import Evaluation  # the result type (reports renders, never computes)
-from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
+from ragaudit.reports.report import Block, KeyValues, Report, Section, Table, Text
 
-__all__ = ["change_table", "fill_report", "filled_evaluation_report"]
+__all__ = ["change_table", "corrected_table", "fill_report", "filled_evaluation_report"]
 
 
 def change_table(changes: Sequence[RunChange]) -> Table:
@@ -89,9 +91,14 @@ def fill_report(result: FillResult, out_path: str) -> Report:
 
 
 def filled_evaluation_report(
-    original: Evaluation, filled: Evaluation, run: str, filled_path: str
+    original: Evaluation,
+    filled: Evaluation,
+    run: str,
+    filled_path: str,
+    corrected: Sequence[CorrectedMetric] = (),
 ) -> Report:
-    """``evaluate --filled``: each metric on the original and the filled labels."""
+    """``evaluate --filled``: each metric on the original and the filled labels; with
+    ``--human``, the filled metric corrected by a person's grades on a sample."""
     changes = [
         RunChange(
             run, original.specs[name].k or 0, name, original.means[name], filled.means[name],
@@ -107,12 +114,64 @@ def filled_evaluation_report(
             f"filled={filled_path}",
         )
     )
-    data = {
+    data: dict[str, Any] = {
         "original": original.to_dict(),
         "filled": filled.to_dict(),
         "change": {name: filled.means[name] - original.means[name] for name in original.means},
     }
-    return Report("", (Section("", (header, change_table(changes))),), data=data)
+    blocks: list[Block] = [header, change_table(changes)]
+    if corrected:
+        data["corrected"] = {c.metric: c.to_dict() for c in corrected}
+        blocks.append(corrected_table(corrected))
+        blocks.append(Text(tuple(_corrected_notes(corrected)), style="note"))
+    return Report("", (Section("", tuple(blocks)),), data=data)
+
+
+def corrected_table(corrected: Sequence[CorrectedMetric]) -> Table:
+    """One row per metric: filled, corrected with its interval, the labeller's measured
+    error and how many questions a person checked."""
+    level = f"{100 * corrected[0].confidence:g}% CI"
+    return Table(
+        ("metric", "filled", "corrected", level, "labeller error", "checked"),
+        tuple(
+            (
+                c.metric,
+                f"{c.filled:.4f}",
+                f"{c.statistic:.4f}",
+                f"[{c.confidence_interval.low:.4f}, {c.confidence_interval.high:.4f}]",
+                f"{c.rectifier:+.4f}",
+                f"{c.n_checked}/{c.n_filled}",
+            )
+            for c in corrected
+        ),
+        align="lrrrrr",
+        values=tuple(
+            (
+                c.metric,
+                c.filled,
+                c.statistic,
+                f"[{c.confidence_interval.low!r}, {c.confidence_interval.high!r}]",
+                c.rectifier,
+                c.n_checked,
+            )
+            for c in corrected
+        ),
+    )
+
+
+def _corrected_notes(corrected: Sequence[CorrectedMetric]) -> list[str]:
+    first = corrected[0]
+    notes = [
+        f"corrected: {first.label}; labeller error = mean of (person - labeller) over the "
+        f"checked questions; corrected = filled + {first.n_filled}/{first.n} x labeller error "
+        "(the share of questions with filled items)"
+    ]
+    if first.n_partial:
+        notes.append(
+            f"{first.n_partial} question(s) had only some filled items graded by the person: "
+            "left out of the checked ones (grade every filled item of a checked question)"
+        )
+    return notes
 
 
 def _judged(ev: Evaluation, name: str) -> float:

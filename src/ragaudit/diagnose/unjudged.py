@@ -1,0 +1,217 @@
+"""How much of a saved run's retrieval numbers rests on labelled items: judged@k in the audit
+and in ``compare``, with its warnings.
+
+A golden set labels one or two gold sources per question; every other document a run
+retrieves was never judged and counts as non-relevant in nDCG@k and precision@k, so a
+retriever that finds different but equally good evidence is punished, and a comparison
+favours the run more like the system the labels were made from (pooling bias; Buckley &
+Voorhees 2004).  :func:`run_judged` measures judged@k (ir_measures' Judged@k) of one saved run
+at document level (what the dashboard's document-level rows are scored on) and, with chunk
+labels, at chunk level; :func:`pair_judged_gap` compares two runs at their common depth;
+:func:`saved_pair_warnings` is what ``ragaudit compare RUN_A RUN_B`` prints.  The words and
+thresholds are those of :mod:`ragaudit.metrics.judged`, as ``evaluate`` prints them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragaudit.data.per_question_files import saved_run_or_none
+from ragaudit.data.qrels import Qrels
+from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run_metrics import RETRIEVAL_FAMILIES
+from ragaudit.exceptions import InputError
+from ragaudit.metrics.judged import (
+    JUDGED_MARGIN,
+    JUDGED_THRESHOLD,
+    JudgedCoverage,
+    judged_gap,
+)
+from ragaudit.metrics.judged_runs import saved_run_coverage
+from ragaudit.metrics.registry import saved_run_metric_name
+
+__all__ = ["RunJudged", "pair_judged_gap", "run_judged", "saved_pair_warnings"]
+
+
+@dataclass(frozen=True)
+class RunJudged:
+    """judged@k of one saved run.
+
+    Attributes
+    ----------
+    doc : JudgedCoverage or None
+        Against the rows' gold documents (None: no answerable question names one, or the run
+        records no k).
+    chunk : JudgedCoverage or None
+        Against chunk labels, every chunk of a labelled gold document judged (None: no chunk
+        labels for this run).
+    """
+
+    doc: JudgedCoverage | None
+    chunk: JudgedCoverage | None = None
+
+    def warnings(self) -> tuple[str, ...]:
+        """One warning per level with questions below the threshold (they name the run, the
+        first questions and how many)."""
+        found = (c.message() for c in (self.doc, self.chunk) if c is not None)
+        return tuple(text for text in found if text)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: per level, the mean, the threshold, the questions below it."""
+
+        def one(c: JudgedCoverage | None) -> dict[str, Any] | None:
+            if c is None:
+                return None
+            return {
+                "metric": c.metric,
+                "k": c.k,
+                "mean": c.mean,
+                "n": c.n_queries,
+                "threshold": c.threshold,
+                "n_below": len(c.below),
+                "below": list(c.below),
+                "warning": c.message(),
+            }
+
+        return {"doc": one(self.doc), "chunk": one(self.chunk)}
+
+
+def _chunk_labels_qrels(saved: SavedRun, labels: Any, k: int) -> Qrels | None:
+    """Chunk labels as judged items: the labelled grades, plus grade 0 for every retrieved
+    chunk of a gold document the labels name (all of its chunks were candidates, as
+    :func:`ragaudit.labels.fill.judged_labels` reads them; no corpus needed)."""
+    complete = set(labels.complete_questions())
+    out: dict[str, dict[str, int]] = {}
+    for q in saved.questions:
+        if q.id not in complete:
+            continue
+        entry = labels.questions[q.id]
+        grades = dict(entry.grades())
+        sources = set(entry.doc_sources)
+        for r in q.ranked[:k]:
+            if r.doc_id in sources:
+                grades.setdefault(r.chunk_id, 0)
+        out[q.id] = grades
+    return Qrels(out, unit="chunk") if out else None
+
+
+def _doc_coverage(saved: SavedRun, k: int, threshold: float) -> JudgedCoverage | None:
+    """judged@k against the gold documents in one pass over the rows (this runs on every
+    audit): equal to :func:`~ragaudit.metrics.judged_runs.saved_run_coverage` with
+    :func:`~ragaudit.metrics.judged_runs.gold_doc_labels` (``tests/diagnose``)."""
+    if not 0.0 <= threshold <= 1.0:
+        raise InputError(f"judged threshold: expected a share in [0, 1], found {threshold}")
+    qids: list[str] = []
+    values: list[float] = []
+    for q in saved.questions:
+        if not q.answerable or not q.gold_docs:
+            continue
+        docs = dict.fromkeys(r.doc_id for r in q.ranked[:k])  # each at its first chunk
+        gold = set(q.gold_docs)
+        qids.append(q.id)
+        values.append(sum(d in gold for d in docs) / min(k, len(docs)) if docs else 0.0)
+    if not qids:
+        return None
+    below = tuple(q for q, v in zip(qids, values, strict=True) if v < threshold)
+    mean = math.fsum(values) / len(values)
+    return JudgedCoverage(
+        saved.name, f"judged@{k}", k, mean, threshold, below, len(qids), "doc", tuple(values)
+    )
+
+
+def run_judged(
+    saved: SavedRun,
+    labels: Any = None,
+    *,
+    k: int | None = None,
+    threshold: float = JUDGED_THRESHOLD,
+) -> RunJudged:
+    """judged@k of a saved run at document level and, with chunk ``labels``
+    (:class:`~ragaudit.labels.format.ChunkLabels` made for its chunking, or a chunk-level
+    :class:`~ragaudit.data.qrels.Qrels` of every judged chunk), at chunk level.
+
+    ``judged@k = |labelled items in the top k| / min(k, |ranking|)`` per question (the top k
+    chunks lifted to their documents at document level), averaged over the labelled
+    questions; ``k`` defaults to the run's own.
+
+    Examples
+    --------
+    >>> row = {"id": "q1", "gold_docs": ["G"], "retrieved": [
+    ...     {"chunk_id": c, "doc_id": d, "rank": i + 1}
+    ...     for i, (c, d) in enumerate([("x", "X"), ("y", "Y"), ("g0", "G")])]}
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 3}, "rows": [row]})
+    >>> judged = run_judged(run)  # documents X, Y, G: only G is labelled
+    >>> round(judged.doc.mean, 3), judged.doc.below, judged.chunk
+    (0.333, ('q1',), None)
+    """
+    depth = int(k if k is not None else saved.config.get("k") or 0)
+    if depth < 1:
+        return RunJudged(None)
+    doc = _doc_coverage(saved, depth, threshold)
+    chunk = None
+    if labels is not None:
+        # chunk labels as a Qrels name their judged chunks; a ChunkLabels grades the chunks
+        # of its gold documents
+        qrels = labels if isinstance(labels, Qrels) else _chunk_labels_qrels(saved, labels, depth)
+        if qrels is not None:
+            chunk = saved_run_coverage(saved, qrels, k=depth, threshold=threshold)
+    return RunJudged(doc, chunk)
+
+
+def pair_judged_gap(a: SavedRun, b: SavedRun, *, margin: float = JUDGED_MARGIN) -> str | None:
+    """The warning when two saved runs' document-level judged@k differ by more than
+    ``margin``, at their common depth ``min(k_a, k_b)`` (judged@3 of a k=6 run is its top 3,
+    so runs of different k are compared on the same depth), else None.
+
+    Examples
+    --------
+    >>> def run(name, docs):
+    ...     row = {"id": "q1", "gold_docs": ["G"], "retrieved": [
+    ...         {"chunk_id": d + "0", "doc_id": d, "rank": i + 1} for i, d in enumerate(docs)]}
+    ...     return SavedRun.from_dict({"name": name, "config": {"k": len(docs)}, "rows": [row]})
+    >>> pair_judged_gap(run("a", ["G", "X"]), run("b", ["X", "Y", "G"]))[:60]
+    'judged@2 (document level) differs by 0.500 between a (0.500)'
+    """
+    depth = min(int(a.config.get("k") or 0), int(b.config.get("k") or 0))
+    if depth < 1:
+        return None
+    first, second = run_judged(a, k=depth).doc, run_judged(b, k=depth).doc
+    if first is None or second is None:
+        return None
+    return judged_gap(first, second, margin)
+
+
+def _retrieval(name: str) -> bool:
+    """A document-level retrieval metric of saved runs (``ndcg@k``, ``P@5``...)."""
+    canonical = saved_run_metric_name(name)
+    return canonical is not None and canonical.partition("@")[0] in RETRIEVAL_FAMILIES
+
+
+def saved_pair_warnings(
+    run_a: Any,
+    run_b: Any,
+    *,
+    threshold: float = JUDGED_THRESHOLD,
+    margin: float = JUDGED_MARGIN,
+    metrics: Sequence[str] = (),
+) -> tuple[str, ...]:
+    """What ``ragaudit compare RUN_A RUN_B`` warns about judged@k: each run whose questions
+    fall below ``threshold`` (at its own k, document level), and the two runs' gap at their
+    common depth (:func:`pair_judged_gap`).  Empty unless both are saved runs (objects or
+    files) with gold documents, or when ``metrics`` (the compared metrics; empty: all) name
+    no document-level retrieval metric.
+    """
+    if not 0.0 <= margin <= 1.0:
+        raise InputError(f"judged margin: expected a share in [0, 1], found {margin}")
+    if metrics and not any(_retrieval(name) for name in metrics):
+        return ()
+    a, b = saved_run_or_none(run_a), saved_run_or_none(run_b)
+    if a is None or b is None:
+        return ()
+    out = [*run_judged(a, threshold=threshold).warnings()]
+    out += run_judged(b, threshold=threshold).warnings()
+    gap = pair_judged_gap(a, b, margin=margin)
+    return (*out, *([gap] if gap else []))
