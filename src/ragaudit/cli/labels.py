@@ -265,92 +265,24 @@ def verdicts(
     calibrate reports it and warns about skipped questions.  A larger --sample with the same
     seed extends the sample (its first N stay the same).
     """
-    from ragaudit.data.human_verdicts import (
-        HumanVerdicts,
-        VerdictSample,
-        answer_fingerprint,
-        read_human_verdict_file,
-    )
     from ragaudit.data.records import load_saved_run
-    from ragaudit.diagnose.calibration import judged_values
     from ragaudit.diagnose.drilldown import answer_chunk_sets, question_view
-    from ragaudit.exceptions import InputError
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.labels.verdicts import grade_answers, merge_human_verdicts, sample_order
+    from ragaudit.labels.verdicts import GradingSession
+    from ragaudit.pipeline.corpus import chunk_texts
     from ragaudit.reports.renderer import render
     from ragaudit.reports.show import grading_report
 
     saved = load_saved_run(run)
-    population = list(judged_values(saved, metric))
-    if Path(out_path).suffix.lower() != ".jsonl":
-        raise InputError(f"--out: expected a .jsonl file, found {out_path!r}")
-    entries: dict[str, float | None] = {}
-    fingerprints: dict[str, str] = {}  # question id -> SHA-256 of the answer graded
-    answers = {q.id: q.answer for q in saved.questions}
-    if Path(out_path).exists():
-        existing = read_human_verdict_file(out_path, metric, allow_empty=True)
-        header = existing.sample
-        if header is None or header.seed is None or header.n is None:
-            raise InputError(
-                f"{out_path}:1: sample: expected the header `ragaudit labels verdicts` writes "
-                "(seed and n of its sample), found none; choose another --out"
-            )
-        if existing.run != saved.name or header.of != len(population):
-            raise InputError(
-                f"{out_path}:1: run: expected verdicts on run {saved.name!r} "
-                f"({len(population)} judged questions), found run {existing.run!r} "
-                f"({header.of}); choose another --out"
-            )
-        if seed is not None and seed != header.seed:
-            raise InputError(
-                f"--seed {seed}: {out_path} was drawn with seed {header.seed}; pass that "
-                "seed (or none) to resume, or choose another --out"
-            )
-        seed = header.seed
-        sample_size = header.n if sample_size is None else sample_size
-        existing.check_answers(answers, saved.name)  # the run changed since: refuse
-        entries = dict(existing.entries)
-        fingerprints = {qid: fingerprint for qid, fingerprint, _ in existing.answers}
-    seed = 0 if seed is None else seed
-    n = len(population) if sample_size is None else sample_size
-    if n > len(population):
-        raise InputError(
-            f"--sample {n}: expected at most the run's {len(population)} judged {metric!r} "
-            "questions"
-        )
-    order = sample_order(population, seed)[:n]
-    outside = [qid for qid in entries if qid not in set(order)]
-    if outside:
-        raise InputError(
-            f"{out_path}: id: expected questions among the first {n} of the seed-{seed} order, "
-            f"found {outside[0]!r} (graded with a larger --sample? pass it again)"
-        )
-    sample = VerdictSample(random=True, n=n, of=len(population), seed=seed)
-
-    done = set(entries)  # grows with what another session on --out grades meanwhile
-
-    def save() -> None:
-        recorded = tuple((q, fingerprints[q], 0) for q in entries if q in fingerprints)
-        current = HumanVerdicts(
-            tuple(entries.items()), metric, saved.name, sample, answers=recorded
-        )
-        # Locked, re-read, merged: a second session's verdicts are kept, never overwritten.
-        merged = merge_human_verdicts(current, out_path)  # an unwritable path: exit 2
-        for qid, value in merged.entries:
-            if qid not in entries:
-                entries[qid] = value
-        fingerprints.update({qid: fp for qid, fp, _ in merged.answers if qid not in fingerprints})
-        done.update(entries)
-
-    save()  # the header now: an unwritable --out fails before anyone grades
+    session = GradingSession.open(saved, out_path, metric, sample_size=sample_size, seed=seed)
+    session.save()  # the header now: an unwritable --out fails before anyone grades
+    sample = session.sample
     click.echo(
-        f"grading {metric!r} of run {saved.name!r}: {n} of {len(population)} judged questions "
-        f"in a uniformly random order, seed {seed}; {len(entries)} done, {n - len(entries)} "
-        f"to go; c = 1, w = 0",
+        f"grading {metric!r} of run {saved.name!r}: {sample.n} of {sample.of} judged questions "
+        f"in a uniformly random order, seed {sample.seed}; {len(session.entries)} done, "
+        f"{session.to_go} to go; c = 1, w = 0",
         err=True,
     )
-    from ragaudit.pipeline.corpus import chunk_texts
-
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
     answer_chunks = {} if labels is None else answer_chunk_sets(labels)
@@ -362,24 +294,15 @@ def verdicts(
         note = "" if question.answerable else "unanswerable: correct means the model declined"
         return render(grading_report(view, show_judge=show_judge, note=note), "table")
 
-    def record(qid: str, value: float | None) -> None:
-        entries[qid] = value
-        fingerprints[qid] = answer_fingerprint(answers[qid])
-        save()
-
-    summary = grade_answers(
-        order, describe, done=done, on_verdict=record, ask=_ask_grade, show=click.echo
-    )
-    graded = sum(value is not None for value in entries.values())
-    skipped = len(entries) - graded
+    summary = session.grade(describe, ask=_ask_grade, show=click.echo)
     state = "stopped: progress saved" if summary.stopped else "done"
     click.echo(
-        f"{state}: {out_path} has {graded} verdict(s) and {skipped} skip(s) on {len(entries)} "
-        f"of {n} sampled questions (seed {seed})"
+        f"{state}: {out_path} has {session.graded} verdict(s) and {session.skipped} skip(s) on "
+        f"{len(session.entries)} of {sample.n} sampled questions (seed {sample.seed})"
     )
     if summary.stopped:
         click.echo("rerun the same command to resume", err=True)
-    if graded >= 2:
+    if session.graded >= 2:
         click.echo(f"next: ragaudit calibrate {run} --human {out_path} --metric {metric}", err=True)
 
 

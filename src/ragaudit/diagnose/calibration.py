@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ragaudit.data.human_verdicts import HumanVerdicts
-from ragaudit.data.per_question import PerQuestionMetrics
+from ragaudit.data.per_question import judged_values
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.stats.agreement import cohen_kappa
@@ -129,39 +129,6 @@ class Calibration:
 
 def _rate(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else float("nan")
-
-
-def judged_values(run: SavedRun, metric: str = "correct") -> dict[str, float]:
-    """``{question id: judged value}`` of the questions whose ``metric`` is not null, in run order.
-
-    The questions :func:`calibrate` works with (and ``labels verdicts`` samples from).
-
-    Raises
-    ------
-    InputError
-        No question has a judged value, or a value is not 0/1.
-
-    Examples
-    --------
-    >>> rows = [{"id": "a", "retrieved": [], "metrics": {"correct": 1}},
-    ...         {"id": "b", "retrieved": [], "metrics": {"correct": None}}]
-    >>> judged_values(SavedRun.from_dict({"config": {"k": 1}, "rows": rows}))
-    {'a': 1.0}
-    """
-    judged = {
-        qid: float(value)
-        for qid, values in PerQuestionMetrics.from_saved_run(run).values.items()
-        if (value := values.get(metric)) is not None
-    }
-    if not judged:
-        raise InputError(f"run {run.name!r} has no judged {metric!r} values to calibrate")
-    bad = sorted(q for q, v in judged.items() if v not in (0.0, 1.0))
-    if bad:
-        raise InputError(
-            f"calibrate: expected 0/1 verdicts for {metric!r}, found {judged[bad[0]]!r} for "
-            f"{bad[0]} (calibration needs a binary judged metric such as correct)"
-        )
-    return judged
 
 
 def _sampling(run: SavedRun, human: HumanVerdicts) -> str:

@@ -25,7 +25,12 @@ if TYPE_CHECKING:
     from ragaudit.labels.heuristic import HeuristicLabeller
     from ragaudit.labels.human import HumanLabeller, LabellingStopped
     from ragaudit.labels.protocol import GRADES, Labeller
-    from ragaudit.labels.verdicts import GradingSummary, grade_answers, sample_order
+    from ragaudit.labels.verdicts import (
+        GradingSession,
+        GradingSummary,
+        grade_answers,
+        sample_order,
+    )
 
 _WHERE = {
     "BuildSummary": "build", "build_chunk_labels": "build", "make_labeller": "build",
@@ -33,7 +38,8 @@ _WHERE = {
     "load_chunk_labels": "format", "save_chunk_labels": "format",
     "HeuristicLabeller": "heuristic", "HumanLabeller": "human", "LabellingStopped": "human",
     "GRADES": "protocol", "Labeller": "protocol",
-    "GradingSummary": "verdicts", "grade_answers": "verdicts", "sample_order": "verdicts",
+    "GradingSession": "verdicts", "GradingSummary": "verdicts", "grade_answers": "verdicts",
+    "sample_order": "verdicts",
 }  # fmt: skip
 
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
     "BuildSummary",
     "ChunkLabels",
     "Chunking",
+    "GradingSession",
     "GradingSummary",
     "HeuristicLabeller",
     "HumanLabeller",

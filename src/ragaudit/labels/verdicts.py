@@ -10,16 +10,18 @@ stop *because* of what it saw), and raising ``n`` later with the same seed exten
 sample instead of redrawing it.  Skipping a question is recorded, never replaced by the next
 one: replacing the hard questions by easier ones is exactly the selection PPI cannot correct.
 
-Each verdict is handed to ``on_verdict`` as soon as it is typed (the CLI saves the file
-atomically there), so an interrupted session resumes where it stopped.  The terminal I/O is
-injected as in :mod:`ragaudit.labels.human`.
+:class:`GradingSession` is the resumable session of ``ragaudit labels verdicts``: it opens a
+verdict file (or resumes the one there, checking it was drawn from the same run, seed and
+sample), saves each verdict as soon as it is typed (locked, re-read and merged, so two sessions
+on one file never lose each other's verdicts), and asks through injected ``ask``/``show``
+callables, as :mod:`ragaudit.labels.human` does, so it runs without a terminal.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +31,20 @@ from ragaudit._io import locked
 from ragaudit._validate import check_int
 from ragaudit.data.human_verdicts import (
     HumanVerdicts,
+    VerdictSample,
+    answer_fingerprint,
     read_human_verdict_file,
     save_human_verdicts,
 )
+from ragaudit.data.per_question import judged_values
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.labels.human import Ask, _ask_stdin
 
 __all__ = [
     "VERDICT_CHOICES",
     "VERDICT_PROMPT",
+    "GradingSession",
     "GradingSummary",
     "grade_answers",
     "merge_human_verdicts",
@@ -165,3 +172,163 @@ def merge_human_verdicts(current: HumanVerdicts, path: str | os.PathLike[str]) -
             )  # fmt: skip
         save_human_verdicts(current, path)
     return current
+
+
+@dataclass
+class GradingSession:
+    """A person's resumable grading of a saved run's judged answers, bound to one verdict file.
+
+    Open one with :meth:`open`; :meth:`grade` asks for the verdicts and saves each as it is
+    typed.  ``order`` is the sample (the first ``sample.n`` of the seed's order, see
+    :func:`sample_order`); ``entries`` holds every verdict in the file, this session's and any
+    other session's (``None`` is a skip); ``fingerprints`` the SHA-256 of each graded answer.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> rows = [{"id": f"q{i}", "retrieved": [], "answer": f"a{i}",
+    ...          "metrics": {"correct": i % 2}} for i in range(1, 6)]
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": rows})
+    >>> file = pathlib.Path(tempfile.mkdtemp()) / "human.jsonl"
+    >>> session = GradingSession.open(run, file, sample_size=3, seed=0)
+    >>> session.order
+    ('q3', 'q5', 'q4')
+    >>> answers = iter(["c", "q"])
+    >>> session.grade(lambda q: q, ask=lambda *a: next(answers), show=lambda *a: None)
+    GradingSummary(graded=1, skipped=0, stopped=True)
+    >>> again = GradingSession.open(run, file)  # resumes: same seed and sample
+    >>> again.entries, again.sample.n, again.to_go
+    ({'q3': 1.0}, 3, 2)
+    """
+
+    path: Path
+    run: str
+    metric: str
+    sample: VerdictSample
+    order: tuple[str, ...]
+    answers: Mapping[str, str | None]
+    entries: dict[str, float | None] = field(default_factory=dict)
+    fingerprints: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def open(
+        cls,
+        run: SavedRun,
+        path: str | os.PathLike[str],
+        metric: str = "correct",
+        *,
+        sample_size: int | None = None,
+        seed: int | None = None,
+    ) -> GradingSession:
+        """Start a session on ``path`` (a ``.jsonl`` file), or resume the one it holds.
+
+        A new session grades the first ``sample_size`` (default: all) of the seed-``seed``
+        (default 0) order of the run's judged ``metric`` questions.  A resumed one keeps the
+        file's seed and, unless ``sample_size`` is given, its ``n``; a larger ``sample_size``
+        extends the sample.  Nothing is written until :meth:`save`.
+
+        Raises
+        ------
+        InputError
+            ``path`` is not ``.jsonl``; its header is missing, or names another run, another
+            seed or another number of judged questions; a verdict grades an answer the run
+            no longer has; ``sample_size`` exceeds the judged questions, or is smaller than
+            the file's graded questions need.
+        """
+        population = list(judged_values(run, metric))
+        where = os.fspath(path)  # as the user wrote it, for messages
+        path = Path(path)
+        if path.suffix.lower() != ".jsonl":
+            raise InputError(f"--out: expected a .jsonl file, found {where!r}")
+        answers = {q.id: q.answer for q in run.questions}
+        entries: dict[str, float | None] = {}
+        fingerprints: dict[str, str] = {}  # question id -> SHA-256 of the answer graded
+        if path.exists():
+            existing = read_human_verdict_file(path, metric, allow_empty=True)
+            header = existing.sample
+            if header is None or header.seed is None or header.n is None:
+                raise InputError(
+                    f"{where}:1: sample: expected the header `ragaudit labels verdicts` writes "
+                    "(seed and n of its sample), found none; choose another --out"
+                )
+            if existing.run != run.name or header.of != len(population):
+                raise InputError(
+                    f"{where}:1: run: expected verdicts on run {run.name!r} "
+                    f"({len(population)} judged questions), found run {existing.run!r} "
+                    f"({header.of}); choose another --out"
+                )
+            if seed is not None and seed != header.seed:
+                raise InputError(
+                    f"--seed {seed}: {where} was drawn with seed {header.seed}; pass that "
+                    "seed (or none) to resume, or choose another --out"
+                )
+            seed = header.seed
+            sample_size = header.n if sample_size is None else sample_size
+            existing.check_answers(answers, run.name)  # the run changed since: refuse
+            entries = dict(existing.entries)
+            fingerprints = {qid: fingerprint for qid, fingerprint, _ in existing.answers}
+        seed = 0 if seed is None else seed
+        n = len(population) if sample_size is None else sample_size
+        if n > len(population):
+            raise InputError(
+                f"--sample {n}: expected at most the run's {len(population)} judged {metric!r} "
+                "questions"
+            )
+        order = tuple(sample_order(population, seed)[:n])
+        outside = [qid for qid in entries if qid not in set(order)]
+        if outside:
+            raise InputError(
+                f"{where}: id: expected questions among the first {n} of the seed-{seed} "
+                f"order, found {outside[0]!r} (graded with a larger --sample? pass it again)"
+            )
+        sample = VerdictSample(random=True, n=n, of=len(population), seed=seed)
+        return cls(path, run.name, metric, sample, order, answers, entries, fingerprints)
+
+    @property
+    def graded(self) -> int:
+        """Verdicts in the file (skips not counted)."""
+        return sum(value is not None for value in self.entries.values())
+
+    @property
+    def skipped(self) -> int:
+        """Questions of the file recorded as skipped."""
+        return len(self.entries) - self.graded
+
+    @property
+    def to_go(self) -> int:
+        """Questions of the sample with no verdict or skip yet."""
+        return len(self.order) - len(self.entries)
+
+    def save(self) -> None:
+        """Write the header and every verdict, merged with what another session wrote since
+        (:func:`merge_human_verdicts`); the other session's verdicts join :attr:`entries`."""
+        prints = self.fingerprints
+        recorded = tuple((q, prints[q], 0) for q in self.entries if q in prints)
+        current = HumanVerdicts(
+            tuple(self.entries.items()), self.metric, self.run, self.sample, answers=recorded
+        )
+        merged = merge_human_verdicts(current, self.path)  # an unwritable path: exit 2
+        for qid, value in merged.entries:
+            self.entries.setdefault(qid, value)
+        for qid, fingerprint, _ in merged.answers:
+            self.fingerprints.setdefault(qid, fingerprint)
+
+    def record(self, qid: str, value: float | None) -> None:
+        """One verdict (1.0 correct, 0.0 wrong, None skipped), saved at once."""
+        self.entries[qid] = value
+        self.fingerprints[qid] = answer_fingerprint(self.answers[qid])
+        self.save()
+
+    def grade(
+        self,
+        describe: Callable[[str], str],
+        *,
+        ask: Ask | None = None,
+        show: Callable[[str], Any] | None = None,
+    ) -> GradingSummary:
+        """Ask for a verdict on each question of :attr:`order` the file does not hold yet
+        (:func:`grade_answers`), saving each one as it is typed.  Questions another session
+        grades meanwhile are skipped here (:attr:`entries` grows at every save)."""
+        return grade_answers(
+            self.order, describe, done=self.entries, on_verdict=self.record, ask=ask, show=show
+        )
