@@ -15,7 +15,7 @@ import numpy as np
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.noise import question_clusters, run_metrics
 from ragaudit.exceptions import InputError
-from ragaudit.stats._inputs import pair_runs
+from ragaudit.stats import pair_runs
 from ragaudit.stats.clustered import clustered_paired_difference
 from ragaudit.stats.policy import is_binary
 from ragaudit.stats.sample_size import SampleSize, questions_needed
