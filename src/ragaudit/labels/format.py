@@ -51,6 +51,7 @@ __all__ = [
     "check_label_ids",
     "dump_chunk_labels",
     "load_chunk_labels",
+    "read_label_file",
     "retrieved_chunk_ids",
     "save_chunk_labels",
 ]
@@ -428,3 +429,24 @@ def load_chunk_labels(
     if expect is not None:
         labels.check_chunking(expect)
     return labels
+
+
+def read_label_file(path: str | os.PathLike[str]) -> tuple[Qrels, bool]:
+    """Labels of any format ``ragaudit agreement`` reads, and whether absent items mean 0.
+
+    Chunk-label files (``format: ragaudit.chunk_labels``) list positive grades only, so
+    their absent chunks count as 0; any other format goes through the shared reader
+    (:func:`ragaudit.data.formats.read_labels`).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 A 2\\n")
+    >>> qrels, implicit_zero = read_label_file(path)
+    >>> dict(qrels["q1"]), implicit_zero
+    ({'A': 2}, False)
+    """
+    from ragaudit.data.formats import declared_format, read_labels
+
+    if declared_format(os.fspath(path)) == LABELS_FORMAT:
+        return load_chunk_labels(path).to_qrels(), True
+    return read_labels(os.fspath(path)), False
