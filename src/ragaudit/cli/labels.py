@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import click
@@ -43,6 +42,26 @@ def _ask_grade(prompt: str, choices: Sequence[str]) -> str:
         click.echo()  # end the prompt's line
         raise EOFError from None
     return answer
+
+
+@contextlib.contextmanager
+def _labeller(kind: str, llm_options: dict[str, Any]) -> Iterator[Any]:
+    """The labeller ``--labeller`` names, bound to this terminal (human) or to the
+    ``--llm-*`` endpoint (llm); closed when the command ends."""
+    from ragaudit.labels.build import make_labeller
+
+    if kind == "llm":
+        labeller = make_labeller("llm", config=llm_config_from_cli(**llm_options))
+    elif kind == "human":
+        labeller = make_labeller("human", ask=_ask_grade, show=click.echo)
+    else:
+        labeller = make_labeller(kind)
+    try:
+        yield labeller
+    finally:
+        close = getattr(labeller, "close", None)
+        if callable(close):
+            close()
 
 
 @click.group("labels")
@@ -105,58 +124,25 @@ def build(
     labels for is left incomplete and reported, and the next build retries it.
     """
     from ragaudit.exceptions import InputError
-    from ragaudit.labels.build import build_chunk_labels, make_labeller
-    from ragaudit.labels.format import Chunking, load_chunk_labels, save_chunk_labels
-    from ragaudit.pipeline.build import golden_for_corpus
-    from ragaudit.pipeline.chunking import chunk_documents
-    from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
+    from ragaudit.pipeline.labelling import build_labels_file
     from ragaudit.reports.runs import labels_build_report
 
-    documents = load_corpus(corpus_dir)
-    chunks = chunk_documents(documents, chunk_size, chunk_overlap, chunker)
-    golden = golden_for_corpus(golden_path, documents, chunks, columns=golden_columns)
-    chunking = Chunking(chunker, chunk_size, chunk_overlap, corpus_sha256(documents))
-    existing = None
-    if Path(out_path).exists() and not rebuild:
-        existing = load_chunk_labels(out_path)
     if judge_repeats != 1:
         raise InputError("--judge-repeats: does not apply to labels build")
-    if labeller == "llm":
-        labeller_obj = make_labeller("llm", config=llm_config_from_cli(**llm_options))
-    elif labeller == "human":
-        labeller_obj = make_labeller("human", ask=_ask_grade, show=click.echo)
-    else:
-        labeller_obj = make_labeller(labeller)
+    with contextlib.ExitStack() as stack:
+        labeller_obj = stack.enter_context(_labeller(labeller, llm_options))
+        progress = progress_callback(stack, "labelling", quiet=quiet)
+        if labeller == "human":  # a person reads prompts in the terminal: a line, not a bar
 
-    def save(labels: object) -> None:
-        save_chunk_labels(labels, out_path)  # type: ignore[arg-type]
+            def progress(done: int, total: int) -> None:
+                if done < total:
+                    click.echo(f"question {done + 1} of {total}", err=True)
 
-    stack = contextlib.ExitStack()
-    progress = progress_callback(stack, "labelling", quiet=quiet)
-    if labeller == "human":  # a person reads prompts in the terminal: a line, not a bar
-
-        def progress(done: int, total: int) -> None:
-            if done < total:
-                click.echo(f"question {done + 1} of {total}", err=True)
-
-    try:
-        summary = build_chunk_labels(
-            list(golden),
-            chunks,
-            labeller_obj,
-            chunking,
-            existing=existing,
-            rebuild=rebuild,
-            limit=limit,
-            save=save,
-            progress=progress,
-        )
-    finally:
-        stack.close()
-        close = getattr(labeller_obj, "close", None)
-        if callable(close):
-            close()
-    save_chunk_labels(summary.labels, out_path)
+        summary, chunking = build_labels_file(
+            corpus_dir, golden_path, out_path, labeller_obj, chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap, chunker=chunker, golden_columns=golden_columns,
+            limit=limit, rebuild=rebuild, progress=progress,
+        )  # fmt: skip
     client = getattr(labeller_obj, "client", None)
     usage = client.usage_summary() if labeller == "llm" and client is not None else None
     report = labels_build_report(summary, out_path, chunking.describe(), labeller, usage)
@@ -349,37 +335,16 @@ def fill(
     original and on the filled labels.  `evaluate --qrels ORIGINAL --filled OUT` does the same
     for any run file.
     """
-    import datetime
-
-    from ragaudit.data.records import load_saved_run
     from ragaudit.exceptions import InputError
-    from ragaudit.labels.build import make_labeller
-    from ragaudit.labels.fill import fill_labels, write_filled_labels
-    from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.pipeline.corpus import run_chunks
+    from ragaudit.pipeline.labelling import fill_labels_file
     from ragaudit.reports.labels_fill import fill_report
 
     if judge_repeats != 1:
         raise InputError("--judge-repeats: does not apply to labels fill")
-    if Path(out_path).resolve() in {Path(p).resolve() for p in (labels_path, *runs)}:
-        raise InputError(f"--out {out_path}: would overwrite an input; write to a new file")
-    saved = [load_saved_run(path) for path in runs]
-    labels = load_chunk_labels(labels_path)
-    chunks = run_chunks(corpus_dir, saved[0].config)
-    if labeller == "llm":
-        labeller_obj = make_labeller("llm", config=llm_config_from_cli(**llm_options))
-    elif labeller == "human":
-        labeller_obj = make_labeller("human", ask=_ask_grade, show=click.echo)
-    else:
-        labeller_obj = make_labeller(labeller)
-    today = date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
-    try:
-        result = fill_labels(saved, labels, chunks, labeller_obj, date=today, k=k)
-    finally:
-        close = getattr(labeller_obj, "close", None)
-        if callable(close):
-            close()
-    write_filled_labels(result, out_path)
+    with _labeller(labeller, llm_options) as labeller_obj:
+        result = fill_labels_file(
+            runs, labels_path, corpus_dir, out_path, labeller_obj, date=date, k=k
+        )
     if result.stopped:
         click.echo(
             f"ragaudit: warning: labelling stopped: {len(result.added)} chunk(s) judged; the "
