@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragaudit.data.human_verdicts import read_human_verdict_file
+from ragaudit.data.human_grades import read_human_grades_file
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
 from ragaudit.labels import GradingSession
@@ -50,7 +50,7 @@ def test_order_is_the_seeded_permutation_and_each_verdict_is_saved(tmp_path):
     shown = []
     summary = session.grade(lambda q: q, ask=_keys("c", "w", "s"), show=shown.append)
     assert (summary.graded, summary.skipped, summary.stopped) == (2, 1, True)
-    on_disk = read_human_verdict_file(path)
+    on_disk = read_human_grades_file(path)
     assert dict(on_disk.entries) == {expected[0]: 1.0, expected[1]: 0.0, expected[2]: None}
     assert (on_disk.sample.seed, on_disk.sample.n, on_disk.sample.of) == (5, 4, 6)
     assert (session.graded, session.skipped, session.to_go) == (2, 1, 1)
@@ -65,7 +65,7 @@ def test_resume_keeps_seed_and_sample_and_asks_only_the_rest(tmp_path):
     described = []
     second.grade(lambda q: described.append(q) or q, ask=_keys("w", "w"), show=_quiet)
     assert described == list(first.order[1:])
-    assert dict(read_human_verdict_file(path).entries) == {
+    assert dict(read_human_grades_file(path).entries) == {
         first.order[0]: 1.0, first.order[1]: 0.0, first.order[2]: 0.0
     }  # fmt: skip
 
@@ -81,7 +81,7 @@ def test_two_sessions_on_one_file_keep_each_others_verdicts(tmp_path):
     # one learns of two's verdicts at its first save: it asks order[0] (its own verdict, the
     # later save, wins there), then never asks order[1], which two graded
     assert asked == [one.order[0], one.order[2]]
-    assert dict(read_human_verdict_file(path).entries) == {one.order[0]: 0.0, one.order[1]: 1.0}
+    assert dict(read_human_grades_file(path).entries) == {one.order[0]: 0.0, one.order[1]: 1.0}
 
 
 @pytest.mark.parametrize(

@@ -254,7 +254,7 @@ def verdicts(
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.drilldown import answer_chunk_sets, question_view
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.labels.verdicts import GradingSession
+    from ragaudit.labels.grading import GradingSession
     from ragaudit.pipeline.corpus import chunk_texts
     from ragaudit.reports.renderer import render
     from ragaudit.reports.show import grading_report

@@ -8,7 +8,7 @@ as what it is).  The statistics are in :mod:`ragaudit.stats.ppi`.
 
 PPI assumes the human-labelled questions are a uniformly random sample of the judged ones
 (:func:`judged_values`).  When the verdicts come from a file that says how they were chosen
-(:class:`~ragaudit.data.human_verdicts.HumanVerdicts`, written by ``ragaudit labels
+(:class:`~ragaudit.data.human_grades.HumanGrades`, written by ``ragaudit labels
 verdicts``), :func:`calibrate` repeats it in :attr:`Calibration.sampling` and warns when the
 sample was not random, when the person skipped questions, or when the verdicts were made for
 another run.
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ragaudit.data.human_verdicts import HumanVerdicts
+from ragaudit.data.human_grades import HumanGrades
 from ragaudit.data.per_question import judged_values
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
@@ -131,7 +131,7 @@ def _rate(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else float("nan")
 
 
-def _sampling(run: SavedRun, human: HumanVerdicts) -> str:
+def _sampling(run: SavedRun, human: HumanGrades) -> str:
     """:attr:`Calibration.sampling`, warning about what breaks PPI's random-sample premise."""
     where = human.path or "the human verdicts"
     checked = human.check_answers({q.id: q.answer for q in run.questions}, run.name)
@@ -172,7 +172,7 @@ def _sampling(run: SavedRun, human: HumanVerdicts) -> str:
 
 def calibrate(
     run: SavedRun,
-    human: HumanVerdicts | Mapping[str, float],
+    human: HumanGrades | Mapping[str, float],
     *,
     metric: str = "correct",
     confidence: float = 0.95,
@@ -187,7 +187,7 @@ def calibrate(
     everywhere.  The PPI++ interval uses the judge's verdicts on the questions *without* a
     human label as the unlabelled sample (Angelopoulos et al. 2023, PPI++ 2024).
 
-    ``human`` is a :class:`~ragaudit.data.human_verdicts.HumanVerdicts` (what the readers
+    ``human`` is a :class:`~ragaudit.data.human_grades.HumanGrades` (what the readers
     return: its header may say how the questions were chosen; see the module docstring for
     the warnings) or a plain ``{question id: verdict}`` mapping, whose sampling is unrecorded.
 
@@ -203,7 +203,7 @@ def calibrate(
     >>> cal.judge_only.statistic, cal.human_only.statistic
     (0.6666666666666666, 0.5)
     """
-    human = HumanVerdicts.of(human)
+    human = HumanGrades.of(human)
     judged = judged_values(run, metric)
     sampling = _sampling(run, human)
     unknown = tuple(sorted(set(human) - set(judged)))

@@ -1,4 +1,4 @@
-"""A person grades a run's answers in the terminal: the verdicts ``ragaudit calibrate`` reads.
+"""A person grades a run's answers in the terminal: the human grades ``ragaudit calibrate`` reads.
 
 Prediction-powered inference (:mod:`ragaudit.stats.ppi`) assumes that the questions with a
 human verdict are a uniformly random sample of the judged questions (missing completely at
@@ -29,12 +29,12 @@ import numpy as np
 
 from ragaudit._io import locked
 from ragaudit._validate import check_int
-from ragaudit.data.human_verdicts import (
-    HumanVerdicts,
-    VerdictSample,
+from ragaudit.data.human_grades import (
+    GradeSample,
+    HumanGrades,
     answer_fingerprint,
-    read_human_verdict_file,
-    save_human_verdicts,
+    read_human_grades_file,
+    save_human_grades,
 )
 from ragaudit.data.per_question import judged_values
 from ragaudit.data.saved_run import SavedRun
@@ -42,18 +42,18 @@ from ragaudit.exceptions import InputError
 from ragaudit.labels.human import Ask, _ask_stdin
 
 __all__ = [
-    "VERDICT_CHOICES",
-    "VERDICT_PROMPT",
+    "GRADE_CHOICES",
+    "GRADE_PROMPT",
     "GradingSession",
     "GradingSummary",
     "grade_answers",
-    "merge_human_verdicts",
+    "merge_human_grades",
     "sample_order",
 ]
 
-VERDICT_PROMPT = "verdict (c correct, w wrong, s skip, q quit)"
-#: The answers :data:`VERDICT_PROMPT` accepts.
-VERDICT_CHOICES: tuple[str, ...] = ("c", "w", "s", "q")
+GRADE_PROMPT = "verdict (c correct, w wrong, s skip, q quit)"
+#: The answers :data:`GRADE_PROMPT` accepts.
+GRADE_CHOICES: tuple[str, ...] = ("c", "w", "s", "q")
 _VALUES: dict[str, float | None] = {"c": 1.0, "w": 0.0, "s": None}
 
 
@@ -121,13 +121,13 @@ def grade_answers(
         echo(f"=== answer {position} of {total} ({qid}) ===")
         echo(describe(qid))
         try:
-            answer = str(ask(VERDICT_PROMPT, VERDICT_CHOICES)).strip().lower()
+            answer = str(ask(GRADE_PROMPT, GRADE_CHOICES)).strip().lower()
         except (EOFError, KeyboardInterrupt):
             return GradingSummary(graded, skipped, stopped=True)
         if answer == "q":
             return GradingSummary(graded, skipped, stopped=True)
         if answer not in _VALUES:
-            choices = ", ".join(VERDICT_CHOICES)
+            choices = ", ".join(GRADE_CHOICES)
             raise InputError(f"verdict: expected one of {choices}, found {answer!r}")
         value = _VALUES[answer]
         if value is None:
@@ -139,7 +139,7 @@ def grade_answers(
     return GradingSummary(graded, skipped, stopped=False)
 
 
-def merge_human_verdicts(current: HumanVerdicts, path: str | os.PathLike[str]) -> HumanVerdicts:
+def merge_human_grades(current: HumanGrades, path: str | os.PathLike[str]) -> HumanGrades:
     """Save ``current`` to ``path`` without losing what another session wrote there since.
 
     Two ``labels verdicts`` sessions on one file each hold their verdicts in memory; each
@@ -151,26 +151,26 @@ def merge_human_verdicts(current: HumanVerdicts, path: str | os.PathLike[str]) -
 
     >>> import tempfile, pathlib
     >>> file = pathlib.Path(tempfile.mkdtemp()) / "h.jsonl"
-    >>> first = merge_human_verdicts(HumanVerdicts((("q1", 1.0),), run="r"), file)
-    >>> second = merge_human_verdicts(HumanVerdicts((("q2", 0.0),), run="r"), file)
-    >>> dict(read_human_verdict_file(file))
+    >>> first = merge_human_grades(HumanGrades((("q1", 1.0),), run="r"), file)
+    >>> second = merge_human_grades(HumanGrades((("q2", 0.0),), run="r"), file)
+    >>> dict(read_human_grades_file(file))
     {'q1': 1.0, 'q2': 0.0}
     """
     with locked(path):
         theirs = None
         if Path(path).exists():
-            theirs = read_human_verdict_file(path, current.metric, allow_empty=True)
+            theirs = read_human_grades_file(path, current.metric, allow_empty=True)
         if theirs is not None and theirs.run in (None, current.run):
             ours = dict(current.entries)
             merged = dict(theirs.entries)
             merged.update(ours)
             prints = {qid: (qid, fingerprint, 0) for qid, fingerprint, _ in theirs.answers}
             prints.update({qid: (qid, fingerprint, 0) for qid, fingerprint, _ in current.answers})
-            current = HumanVerdicts(
+            current = HumanGrades(
                 tuple(merged.items()), current.metric, current.run, current.sample,
                 answers=tuple(prints[q] for q in merged if q in prints),
             )  # fmt: skip
-        save_human_verdicts(current, path)
+        save_human_grades(current, path)
     return current
 
 
@@ -204,7 +204,7 @@ class GradingSession:
     path: Path
     run: str
     metric: str
-    sample: VerdictSample
+    sample: GradeSample
     order: tuple[str, ...]
     answers: Mapping[str, str | None]
     entries: dict[str, float | None] = field(default_factory=dict)
@@ -244,7 +244,7 @@ class GradingSession:
         entries: dict[str, float | None] = {}
         fingerprints: dict[str, str] = {}  # question id -> SHA-256 of the answer graded
         if path.exists():
-            existing = read_human_verdict_file(path, metric, allow_empty=True)
+            existing = read_human_grades_file(path, metric, allow_empty=True)
             header = existing.sample
             if header is None or header.seed is None or header.n is None:
                 raise InputError(
@@ -281,7 +281,7 @@ class GradingSession:
                 f"{where}: id: expected questions among the first {n} of the seed-{seed} "
                 f"order, found {outside[0]!r} (graded with a larger --sample? pass it again)"
             )
-        sample = VerdictSample(random=True, n=n, of=len(population), seed=seed)
+        sample = GradeSample(random=True, n=n, of=len(population), seed=seed)
         return cls(path, run.name, metric, sample, order, answers, entries, fingerprints)
 
     @property
@@ -301,13 +301,13 @@ class GradingSession:
 
     def save(self) -> None:
         """Write the header and every verdict, merged with what another session wrote since
-        (:func:`merge_human_verdicts`); the other session's verdicts join :attr:`entries`."""
+        (:func:`merge_human_grades`); the other session's verdicts join :attr:`entries`."""
         prints = self.fingerprints
         recorded = tuple((q, prints[q], 0) for q in self.entries if q in prints)
-        current = HumanVerdicts(
+        current = HumanGrades(
             tuple(self.entries.items()), self.metric, self.run, self.sample, answers=recorded
         )
-        merged = merge_human_verdicts(current, self.path)  # an unwritable path: exit 2
+        merged = merge_human_grades(current, self.path)  # an unwritable path: exit 2
         for qid, value in merged.entries:
             self.entries.setdefault(qid, value)
         for qid, fingerprint, _ in merged.answers:
