@@ -1,6 +1,6 @@
 """Human grades: a person's verdicts on a subset of questions (the input of ``ragaudit
 calibrate``).  "Human grades" names what a person decided, apart from the judges'
-judgments (:mod:`ragaudit.judges`) and the significance decision of a comparison
+judgments (:mod:`ragaudit.judges`) and the verdict (significance call) of a comparison
 (:mod:`ragaudit.stats.verdicts`); the file format and the CLI keep the word "verdicts".
 
 Two spellings of the same thing, one verdict per question:
