@@ -179,15 +179,13 @@ def bias(
     """
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.label_bias import compute_label_bias
-    from ragaudit.labels.format import load_chunk_labels, retrieved_chunk_ids
+    from ragaudit.labels.format import load_chunk_labels
     from ragaudit.reports.label_bias import bias_report
     from ragaudit.reports.renderer import render
 
     saved = load_saved_run(run)
     labels = load_chunk_labels(labels_path, expect=saved.config)
-    labels.check_ids(
-        retrieved_chunk_ids(saved.rows), "among the chunks this run retrieved for any question"
-    )
+    labels.check_run_ids(saved.rows)
     result = compute_label_bias(saved, labels, k=k)
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)

@@ -206,6 +206,26 @@ differ between chunkings: rebuild the labels with ragaudit labels build --chunk-
         where = self.path or "chunk labels"
         check_label_ids(self.labelled_ids(), known, where=where, against=against, hint=hint)
 
+    def check_run_ids(
+        self,
+        rows: Iterable[Mapping[str, Any]],
+        chunk_texts: Collection[str] | None = None,
+        *,
+        corpus_hint: bool = False,
+    ) -> None:
+        """Refuse labels made for another chunking than a saved run's: against the chunk ids of
+        the run's corpus when ``chunk_texts`` is given, else against the chunks the run
+        retrieved for any question (``corpus_hint`` adds "pass --corpus" to the message)."""
+        if chunk_texts is not None:
+            self.check_ids(chunk_texts, "chunks of the run's corpus and chunking")
+            return
+        hint = "; if the run only missed them, pass --corpus to check the whole chunking"
+        self.check_ids(
+            retrieved_chunk_ids(rows),
+            "among the chunks this run retrieved for any question",
+            hint if corpus_hint else "",
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The whole file as plain data (keys in the documented order)."""
         return {
