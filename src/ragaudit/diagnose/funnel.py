@@ -74,11 +74,11 @@ from ragaudit.diagnose.funnel_result import (
     Unjudged,
     unjudged_hint,
 )
-from ragaudit.diagnose.stage_outcomes import (
+from ragaudit.diagnose.funnel_verdicts import (
     RECOMPUTED_SOURCES,
     STAGE2_SOURCES,
     answer_chunks,
-    stage_outcomes,
+    stage_verdicts,
 )
 from ragaudit.exceptions import InputError
 from ragaudit.stats.intervals import (
@@ -252,8 +252,8 @@ def compute_funnel(
     answers = {} if labels is None else answer_chunks(labels, run.config)[0]
     unanswerable_idx = [i for i, q in enumerate(questions) if not q.answerable]
 
-    # per-question stage outcomes (stage_outcomes.py), then one place each (funnel_places.py)
-    verdicts = stage_outcomes(
+    # per-question verdicts (funnel_verdicts.py), then one place per question (funnel_places.py)
+    verdicts = stage_verdicts(
         questions,
         ranked,
         k,

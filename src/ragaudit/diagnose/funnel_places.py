@@ -1,7 +1,7 @@
 """Where each answerable question lands in the funnel: exactly one place.
 
 :func:`place_questions` takes the per-question stage codes of
-:func:`ragaudit.diagnose.stage_outcomes.stage_outcomes` (1 passed, 0 failed, -1 undecided)
+:func:`ragaudit.diagnose.funnel_verdicts.stage_verdicts` (1 passed, 0 failed, -1 undecided)
 and puts every answerable question in exactly one place:
 
 * ``ok``: it passed the four stages;
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragaudit.diagnose.funnel_result import STAGE_KEYS, Unjudged
-from ragaudit.diagnose.stage_outcomes import StageOutcomes
+from ragaudit.diagnose.funnel_verdicts import StageVerdicts
 
 __all__ = ["Places", "place_questions"]
 
@@ -72,7 +72,7 @@ class Places:
         return self.strict.sum(axis=0)
 
 
-def place_questions(verdicts: StageOutcomes) -> Places:
+def place_questions(verdicts: StageVerdicts) -> Places:
     """Put every answerable question in exactly one place (see the module docstring).
 
     Examples
@@ -80,7 +80,7 @@ def place_questions(verdicts: StageOutcomes) -> Places:
     q1 passes everything; q2's gold document is missing (its evidence verdict is undecided,
     which does not matter: stage 1 failed first); q3 has no evidence verdict but a right answer.
 
-    >>> v = StageOutcomes(ids=np.array(["q1", "q2", "q3"], dtype=object),
+    >>> v = StageVerdicts(ids=np.array(["q1", "q2", "q3"], dtype=object),
     ...     gold_hit=np.array([True, False, True]), evidence=np.array([1, -1, -1]),
     ...     answered=np.array([1, 1, 1]), correct=np.array([1, 0, 1]),
     ...     source=("sufficiency", "", ""), failed=np.array([False, False, False]),

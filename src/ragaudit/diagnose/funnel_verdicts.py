@@ -1,7 +1,7 @@
-"""Per-question stage outcomes of the funnel: which stages each answerable question passed.
+"""Per-question verdicts of the funnel: which stages each answerable question passed.
 
-:func:`stage_outcomes` reads, for every answerable question of a saved run, the four facts
-the funnel of :func:`ragaudit.diagnose.funnel.compute_funnel` is built from, as tri-state codes
+:func:`stage_verdicts` reads, for every answerable question of a saved run, the four facts the
+funnel of :func:`ragaudit.diagnose.funnel.compute_funnel` is built from, as tri-state codes
 (1 passed, 0 failed, -1 undecided):
 
 1. the gold document is in ``retrieved[:k]``;
@@ -40,9 +40,9 @@ __all__ = [
     "ANSWER_GRADE",
     "RECOMPUTED_SOURCES",
     "STAGE2_SOURCES",
-    "StageOutcomes",
+    "StageVerdicts",
     "answer_chunks",
-    "stage_outcomes",
+    "stage_verdicts",
 ]
 
 #: Where a question's stage-2 verdict came from, in the order they are tried.
@@ -91,8 +91,8 @@ def answer_chunks(labels: Any, config: Mapping[str, Any]) -> tuple[dict[str, set
 
 
 @dataclass(frozen=True)
-class StageOutcomes:
-    """The answerable questions' stage outcomes, aligned arrays in run order.
+class StageVerdicts:
+    """The answerable questions' verdicts, aligned arrays in run order.
 
     Attributes
     ----------
@@ -130,7 +130,7 @@ def _tri_state(value: bool | None) -> int:
     return -1 if value is None else int(value)
 
 
-def stage_outcomes(
+def stage_verdicts(
     questions: Sequence[QuestionResult],
     ranked: Sequence[Sequence[Retrieved]],
     k: int,
@@ -139,7 +139,7 @@ def stage_outcomes(
     answers: Mapping[str, set[str]],
     chunk_texts: Mapping[str, str] | None,
     where: str,
-) -> StageOutcomes:
+) -> StageVerdicts:
     """The stage verdicts of every answerable question of ``questions`` (see the module doc).
 
     Parameters
@@ -165,7 +165,7 @@ def stage_outcomes(
     >>> from ragaudit.data.saved_run import JudgeVerdicts
     >>> q = QuestionResult("q1", retrieved=(Retrieved("G#0", "G"),), gold_docs=("G",),
     ...                    judges=JudgeVerdicts({"sufficiency": True, "abstained": False}))
-    >>> v = stage_outcomes([q], [q.ranked], 1, resliced=False, answers={}, chunk_texts=None,
+    >>> v = stage_verdicts([q], [q.ranked], 1, resliced=False, answers={}, chunk_texts=None,
     ...                    where="run.json")
     >>> v.gold_hit.tolist(), v.evidence.tolist(), v.source, v.answered.tolist(), v.correct.tolist()
     ([True], [1], ('sufficiency',), [1], [-1])
@@ -237,7 +237,7 @@ def stage_outcomes(
         correct.append(_tri_state(verdict))
         why_gold = "" if gold_set else "no gold document (sources) listed for this question"
         reasons.append((why_gold, why_evidence, why_answered, why_correct))
-    return StageOutcomes(
+    return StageVerdicts(
         ids=np.array(ids, dtype=object),
         gold_hit=np.array(gold_hit, dtype=bool),
         evidence=np.array(evidence, dtype=int),
