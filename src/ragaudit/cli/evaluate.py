@@ -174,7 +174,6 @@ def command(
     """
     from ragaudit.data.formats import read_qrels
     from ragaudit.metrics.judged import judged_coverage, judged_names, warn_unjudged
-    from ragaudit.metrics.run_files import evaluate_run_file
     from ragaudit.reports.metrics import evaluate_report
 
     names = list(metrics) or list(DEFAULT_METRICS)
@@ -202,9 +201,7 @@ def command(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         qrels = read_qrels(qrels_path, unit=unit)
-        evaluations = [
-            evaluate_run_file(qrels, path, names, unit=unit, **options) for path in run_paths
-        ]
+        evaluations = [score_run(qrels, path, names, unit=unit, **options) for path in run_paths]
         warn_unjudged(
             [
                 judged_coverage(ev, path, judged_threshold)
@@ -219,13 +216,65 @@ def command(
             from ragaudit.reports.labels_fill import filled_evaluation_report
 
             merged = merge_labels(qrels, read_qrels(filled_path, unit=unit))
-            after = evaluate_run_file(merged, run_paths[0], names, unit=unit, **options)
+            after = score_run(merged, run_paths[0], names, unit=unit, **options)
             report = filled_evaluation_report(evaluations[0], after, run_paths[0], filled_path)
     for message in dict.fromkeys(str(w.message) for w in caught):
         click.echo(f"ragaudit: warning: {message}", err=True)
     if len(run_paths) == 1 and filled_path is None:
         report = evaluate_report(evaluations[0], per_query)
     emit(report, output_format)
+
+
+def score_run(
+    qrels: Qrels,
+    run_path: str,
+    names: list[str],
+    *,
+    unit: str = "doc",
+    relevance_threshold: int = 1,
+    missing: str = "zero",
+    order: str = "score",
+    duplicates: str = "error",
+    average: str = "macro",
+    chunk_map_path: str | None = None,
+    stream: bool = False,
+    ignore_identical_ids: bool = False,
+) -> Evaluation:
+    """Score one run file as ``evaluate`` does (shared with ``compare --qrels``)."""
+    from ragaudit.data.formats import read_chunk_map, read_run
+    from ragaudit.metrics.evaluate import evaluate
+    from ragaudit.metrics.stream import evaluate_stream
+
+    if stream:
+        if chunk_map_path or average != "macro" or ignore_identical_ids:
+            raise click.UsageError(
+                "--stream scores a TREC run as is: macro averages only, no --chunk-map, no "
+                "--ignore-identical-ids"
+            )
+        return evaluate_stream(
+            qrels,
+            run_path,
+            names,
+            relevance_threshold=relevance_threshold,
+            missing=missing,
+            order=order,
+            duplicates=duplicates,
+        )
+    run_unit = "chunk" if chunk_map_path else unit
+    run = read_run(run_path, unit=run_unit, order=order, duplicates=duplicates)
+    if chunk_map_path:
+        if unit != "doc":
+            raise click.UsageError("--chunk-map lifts a chunk run to documents: use --unit doc")
+        run = run.to_docs(read_chunk_map(chunk_map_path))
+    return evaluate(
+        qrels,
+        run,
+        names,
+        relevance_threshold=relevance_threshold,
+        missing=missing,
+        average=average,
+        ignore_identical_ids=ignore_identical_ids,
+    )
 
 
 def _several_runs(
@@ -249,11 +298,3 @@ def _several_runs(
     metrics = list(evaluations[0].means)
     matrices = compare_all_metrics(runs, metrics, pairs=pairs, confidence=1.0 - alpha, seed=seed)
     return multirun_report(evaluations, matrices, list(paths), per_query)
-
-
-def score_run(qrels: Qrels, run_path: str, names: list[str], **options: Any) -> Evaluation:
-    """:func:`ragaudit.metrics.run_files.evaluate_run_file`, under the name cli/compare.py
-    imports (until compare's ``--qrels`` goes through the library's compare)."""
-    from ragaudit.metrics.run_files import evaluate_run_file
-
-    return evaluate_run_file(qrels, run_path, names, **options)

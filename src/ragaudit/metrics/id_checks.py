@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ragaudit.data.formats import RunColumns
-from ragaudit.data.formats.strings import IntArray, Strings
+from ragaudit.data.formats.strings import IntArray
+from ragaudit.data.formats.strings import Strings as _Strings  # local name kept (merge)
 from ragaudit.data.runs import Run
 
 __all__ = ["drop_identical_ids", "identical_id_rows"]
@@ -34,7 +35,7 @@ def identical_id_rows(cols: RunColumns) -> tuple[IntArray, IntArray]:
     row_question = np.repeat(np.arange(len(cols.qids)), lengths)
     if not cols.n_rows:
         return row_question, row_question
-    names = Strings.from_list(list(cols.qids))
+    names = _Strings.from_list(list(cols.qids))
     # Cheap filters first (this runs on every evaluation): same length, then same first byte;
     # only the rows left are compared byte for byte.
     items, order = cols.items, cols.row_order
