@@ -2,7 +2,7 @@
 
 The readers of per-question metric files (``compare``), human verdicts (``calibrate``) and
 JSONL qrels (``evaluate``, ``agreement``) all read their lines through
-``data.formats.source.json_lines``; run checkpoints use its "stop" policy.  Each row of the
+``data.formats._source.json_lines``; run checkpoints use its "stop" policy.  Each row of the
 table is written by hand: the bytes of the file and what a correct reading gives (the ids) or
 the start of the one-line message (file, line, and field where there is one).
 """

@@ -51,7 +51,7 @@ from typing import Any
 
 from ragaudit._io import atomic_write_text
 from ragaudit._yaml import compose_yaml, construct_yaml
-from ragaudit.data.formats.source import json_lines, read_text, shorten
+from ragaudit.data.formats import json_lines, read_text, shorten
 from ragaudit.exceptions import FormatError
 
 __all__ = [

@@ -9,7 +9,7 @@ Four file shapes are understood:
 * JSON ``{question_id: {metric: value}}``;
 * JSONL, one ``{"id": question_id, metric: value, ...}`` per line (a line may instead carry
   a ``metrics`` dict, as saved-run rows do), read by the shared JSON Lines reader
-  (:func:`ragaudit.data.formats.source.json_lines`);
+  (:func:`ragaudit.data.formats.json_lines`);
 * the output of ``ragaudit evaluate --per-query --format json`` (its ``per_query`` mapping;
   without ``--per-query`` the file holds only means, which is an error that says so).
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit._io import atomic_write_bytes, read_file_bytes
-from ragaudit.data.formats.source import json_lines, read_json_file
+from ragaudit.data.formats import json_lines, read_json_file
 from ragaudit.data.per_question import PerQuestionMetrics, as_per_question_metrics
 from ragaudit.data.records import parse_saved_run
 from ragaudit.data.saved_run import SavedRun

@@ -38,7 +38,7 @@ import yaml
 
 from ragaudit._io import atomic_write_text
 from ragaudit._yaml import compose_yaml, construct_yaml
-from ragaudit.data.formats.source import read_text, shorten
+from ragaudit.data.formats import read_text, shorten
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import FormatError, InputError
 

@@ -1,6 +1,6 @@
 """CSV files of records: a header line names the columns, then one record per row.
 
-The text is read by :func:`~ragaudit.data.formats.source.read_text` (UTF-8, a leading
+The text is read by :func:`~ragaudit.data.formats._source.read_text` (UTF-8, a leading
 byte-order mark dropped, undecodable bytes reported with their line) and split by Python's
 :mod:`csv` module (RFC 4180 quoting, so a cell may hold commas, quotes and line breaks).
 An empty cell is a missing value (``None``), which is how pandas writes NaN.  A first column
@@ -15,7 +15,7 @@ import io
 import os
 from collections.abc import Iterator
 
-from ragaudit.data.formats.source import read_text
+from ragaudit.data.formats._source import read_text
 from ragaudit.exceptions import FormatError
 
 __all__ = ["csv_records"]

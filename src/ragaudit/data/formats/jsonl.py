@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ragaudit._io import atomic_write_text
-from ragaudit.data.formats.source import json_lines, read_json_file, shorten
+from ragaudit.data.formats._source import json_lines, read_json_file, shorten
 from ragaudit.data.formats.trec import MAX_GRADE
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import RankingInput, Run
@@ -51,7 +51,7 @@ def json_records(path: PathLike) -> Iterator[tuple[int, Any]]:
     """Yield ``(line number, parsed value)``; a ``.json`` file is one document (line 1).
 
     A ``.json`` document that is a list yields each element.  Lines are read by the shared
-    :func:`~ragaudit.data.formats.source.json_lines` (BOM, bad bytes, torn last line).  A key
+    :func:`~ragaudit.data.formats._source.json_lines` (BOM, bad bytes, torn last line).  A key
     written twice in one object (a question id of ``{qid: {docid: grade}}``, an item of a
     ranking mapping, a field) is an error, not the silent last-one-wins of ``json.loads``.
     """
