@@ -44,7 +44,7 @@ from typing import Any
 
 from _readme import splice
 
-from ragaudit.data.human_verdicts import read_human_verdict_file
+from ragaudit.data.human_grades import read_human_grades_file
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.calibration import calibrate
 from ragaudit.stats.intervals import proportion_interval
@@ -132,7 +132,7 @@ def pooled(
         path = verdict_file(label, key)
         if not path.exists():
             continue
-        graded = read_human_verdict_file(path, key)
+        graded = read_human_grades_file(path, key)
         graded.check_answers({q.id: q.answer for q in run.questions}, run.name)
         for row in run.to_dict()["rows"]:
             value = (

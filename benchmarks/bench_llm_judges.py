@@ -45,7 +45,7 @@ import numpy as np
 from _readme import measured, splice, start
 
 from ragaudit.cli.demo import run_demo
-from ragaudit.data.human_verdicts import read_human_verdict_file
+from ragaudit.data.human_grades import read_human_grades_file
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.calibration import calibrate
 from ragaudit.judges.llm import LLMJudges, judge_saved_run
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                 ),
             )
             metric, fixture, offline_metric = JUDGES[name]
-            human = read_human_verdict_file(FIXTURES / f"{RUN}.{fixture}.jsonl", fixture)
+            human = read_human_grades_file(FIXTURES / f"{RUN}.{fixture}.jsonl", fixture)
             human_sample = {q: float(v) for q, v in human.items() if q in chosen}
             for who, run, m in (
                 (f"LLM {name}", judged, metric),

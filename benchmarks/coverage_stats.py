@@ -65,7 +65,7 @@ from ragaudit.stats import PerQuestionMetrics, compare_runs
 from ragaudit.stats._group import group_signflip
 from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds, wilson_bounds
-from ragaudit.stats.resampling import _bootstrap_means, _interval
+from ragaudit.stats.resampling import _interval, bootstrap_means
 
 # Korn-Graubard MOVER: values closer than this (relative to the range) count as equal (a paired
 # difference such as 0.5 - 1/3 and 1/3 - 1/6 differs in the last bits), and beyond this
@@ -87,7 +87,7 @@ def bootstrap_paired_binary(rng, n, a_only, b_only, size, n_resamples=2000):
     c, b = paired_tables(rng, n, a_only, b_only, size)
     for i in range(size):
         d = np.concatenate([-np.ones(c[i]), np.ones(b[i]), np.zeros(n - c[i] - b[i])])[:, None]
-        theta = _bootstrap_means(d, n_resamples, rng)
+        theta = bootstrap_means(d, n_resamples, rng)
         low, high = _interval(theta, d, 0.95, "percentile")
         lows[i], highs[i] = low[0], high[0]
     return lows, highs
@@ -114,7 +114,7 @@ def gap_bootstrap(rng, n, size, n_resamples=2000):
     inside = 0
     for row in diffs:
         d = row[:, None]
-        theta = _bootstrap_means(d, n_resamples, rng)
+        theta = bootstrap_means(d, n_resamples, rng)
         low, high = _interval(theta, d, 0.95, "percentile")
         inside += bool(low[0] <= truth <= high[0])
     return inside / size
@@ -183,7 +183,7 @@ def mean_bootstrap(x, n_resamples=2000, rng=None):
     """The previous dashboard interval: percentile bootstrap of each row's mean."""
     lows, highs = np.empty(len(x)), np.empty(len(x))
     for i, row in enumerate(x):
-        theta = _bootstrap_means(row[:, None], n_resamples, rng)
+        theta = bootstrap_means(row[:, None], n_resamples, rng)
         low, high = _interval(theta, row[:, None], 0.95, "percentile")
         lows[i], highs[i] = low[0], high[0]
     return lows, highs

@@ -32,7 +32,7 @@ from ragaudit.metrics import Evaluation
 from ragaudit.reports.confounding import confounding_lines
 from ragaudit.reports.renderer import render
 from ragaudit.reports.stats import comparison_report
-from ragaudit.stats._inputs import aligned_values
+from ragaudit.stats import aligned_values
 from ragaudit.stats.compare import Comparison, MetricComparison, compare_runs
 from ragaudit.stats.verdicts import format_pvalue
 

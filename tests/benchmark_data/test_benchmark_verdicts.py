@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ragaudit.data.human_verdicts import answer_fingerprint, read_human_verdict_file
+from ragaudit.data.human_grades import answer_fingerprint, read_human_grades_file
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import FormatError
 
@@ -84,7 +84,7 @@ def test_verdicts_grade_todays_answers(path: Path, runs: dict[Path, dict[str, Sa
     assert match is not None, path.name
     run, field = match["run"], match["field"]
     saved = runs[path.parent][run]
-    verdicts = read_human_verdict_file(path, field)
+    verdicts = read_human_grades_file(path, field)
     assert (verdicts.run, verdicts.metric) == (run, field)
     # Every question the verdict applies to, once, none skipped: evidence only exists for
     # answerable questions.
@@ -104,7 +104,7 @@ def test_verdicts_grade_todays_answers(path: Path, runs: dict[Path, dict[str, Sa
 def test_a_changed_answer_is_refused(runs: dict[Path, dict[str, SavedRun]]) -> None:
     """The check above can fail: one answer edited by a character is caught."""
     saved = runs[VERDICTS]["k3_cs800"]
-    verdicts = read_human_verdict_file(VERDICTS / "k3_cs800.correct.jsonl")
+    verdicts = read_human_grades_file(VERDICTS / "k3_cs800.correct.jsonl")
     first = saved.questions[0]
     edited = [replace(first, answer=(first.answer or "") + " "), *saved.questions[1:]]
     answers = {q.id: q.answer for q in edited}

@@ -422,11 +422,11 @@ def _two_sessions(tmp_path: Path) -> Outcome:
 
 
 def _no_verdict_lost(tmp_path: Path) -> None:
-    from ragaudit.data.human_verdicts import read_human_verdict_file
-    from ragaudit.labels.verdicts import sample_order
+    from ragaudit.data.human_grades import read_human_grades_file
+    from ragaudit.labels.grading import sample_order
 
     order = sample_order([f"q{i}" for i in range(1, 7)], 0)
-    verdicts = read_human_verdict_file(tmp_path / "human.jsonl", "correct")
+    verdicts = read_human_grades_file(tmp_path / "human.jsonl", "correct")
     # A's first answer (w) came after B's c on the same question: the later save wins; B's
     # next two stand; A skipped them (graded meanwhile) and answered the fourth
     assert dict(verdicts) == {order[0]: 0.0, order[1]: 1.0, order[2]: 1.0, order[3]: 0.0}
@@ -524,9 +524,9 @@ def _crlf_verdicts(tmp_path: Path) -> Outcome:
 
 
 def _three_verdicts(tmp_path: Path) -> None:
-    from ragaudit.data.human_verdicts import read_human_verdict_file
+    from ragaudit.data.human_grades import read_human_grades_file
 
-    verdicts = read_human_verdict_file(tmp_path / "human.jsonl", "correct")
+    verdicts = read_human_grades_file(tmp_path / "human.jsonl", "correct")
     assert sorted(verdicts.verdicts.values()) == [0.0, 1.0, 1.0]
 
 
@@ -735,8 +735,8 @@ READERS = {
         "ragaudit.data.per_question_files", fromlist=["x"]
     ).read_per_question_metrics(p),
     "human verdicts": lambda p: __import__(
-        "ragaudit.data.human_verdicts", fromlist=["x"]
-    ).read_human_verdict_file(p),
+        "ragaudit.data.human_grades", fromlist=["x"]
+    ).read_human_grades_file(p),
     "chunk labels": lambda p: __import__(
         "ragaudit.labels.format", fromlist=["x"]
     ).load_chunk_labels(p),

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from ragaudit.cli import main
 from ragaudit.data.formats.jsonl import read_jsonl_qrels
-from ragaudit.data.human_verdicts import read_human_verdicts
+from ragaudit.data.human_grades import read_human_grades
 from ragaudit.data.per_question_files import read_per_question_metrics
 from ragaudit.data.records import Checkpoint
 from ragaudit.exceptions import FormatError
@@ -44,7 +44,7 @@ def _ids_metrics(path: Path) -> list[str]:
 
 
 def _ids_verdicts(path: Path) -> list[str]:
-    return list(read_human_verdicts(path))
+    return list(read_human_grades(path))
 
 
 def _ids_qrels(path: Path) -> list[str]:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragaudit.data.golden import load_golden
-from ragaudit.data.human_verdicts import read_human_verdicts
+from ragaudit.data.human_grades import read_human_grades
 from ragaudit.data.per_question_files import read_per_question_metrics
 from ragaudit.data.records import load_saved_run
 from ragaudit.exceptions import FormatError, InputError
@@ -117,14 +117,14 @@ def test_per_question_jsonl_and_human_verdicts_take_any_lines(tmp_path, rows, da
     path = tmp_path / "rows.jsonl"
     path.write_text("\n".join(json.dumps(r, allow_nan=True) for r in rows), encoding="utf-8")
     _reads_or_fails_cleanly(read_per_question_metrics, path)
-    _reads_or_fails_cleanly(read_human_verdicts, path)
+    _reads_or_fails_cleanly(read_human_grades, path)
     path.write_bytes(data)
     _reads_or_fails_cleanly(read_per_question_metrics, path)
-    _reads_or_fails_cleanly(read_human_verdicts, path)
+    _reads_or_fails_cleanly(read_human_grades, path)
     for name in ("human.yaml", "human.json"):
         other = tmp_path / name
         other.write_text(json.dumps(rows[0] if rows else None, allow_nan=True), encoding="utf-8")
-        _reads_or_fails_cleanly(read_human_verdicts, other)
+        _reads_or_fails_cleanly(read_human_grades, other)
 
 
 GOLDEN_ROW = st.fixed_dictionaries(

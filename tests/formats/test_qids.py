@@ -8,7 +8,7 @@ import pytest
 
 from ragaudit.data.formats import _qids as qids_module
 from ragaudit.data.formats import read_qrels_columns, read_run_columns
-from ragaudit.data.formats._strings import _Strings
+from ragaudit.data.formats.strings import Strings
 
 
 def strings(values: list[str]) -> pa.Array:
@@ -19,7 +19,7 @@ def strings(values: list[str]) -> pa.Array:
 def test_distinct_is_exact_even_when_every_hash_collides(monkeypatch, constant_hash):
     if constant_hash:  # every pair of ids then goes to the byte-for-byte check
         monkeypatch.setattr(
-            _Strings, "hashes", lambda self, rows=None: np.zeros(len(self), dtype=np.uint64)
+            Strings, "hashes", lambda self, rows=None: np.zeros(len(self), dtype=np.uint64)
         )
     assert qids_module._distinct(strings(["q1", "q2", "q10", "a-longer-id-than-8-bytes"]))
     assert qids_module._distinct(strings(["only"]))
@@ -33,7 +33,7 @@ def test_distinct_is_exact_even_when_every_hash_collides(monkeypatch, constant_h
 def test_codes_follow_first_appearance_whatever_the_layout(monkeypatch, constant_hash):
     if constant_hash:
         monkeypatch.setattr(
-            _Strings, "hashes", lambda self, rows=None: np.zeros(len(self), dtype=np.uint64)
+            Strings, "hashes", lambda self, rows=None: np.zeros(len(self), dtype=np.uint64)
         )
     # Chunks list runs of equal ids: q2's lines are split, so the names repeat.
     names = [strings(["q1", "q2"]), strings(["q3", "q2"]), strings(["q1"])]

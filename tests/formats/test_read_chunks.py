@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from ragaudit.data.formats._chunks import read_chunks
+from ragaudit.data.formats.chunked import read_chunks
 
 
 def random_text(seed: int) -> bytes:
@@ -48,7 +48,7 @@ def test_chunks_are_whole_lines_that_rebuild_the_file(
 def test_small_chunks_code_questions_like_pyarrow_does(tmp_path, monkeypatch, block_bytes):
     # Chunks of up to _SMALL_CHUNK rows compare ids in Python, bigger ones in pyarrow: the
     # same codes and names either way, a question split inside a chunk included.
-    from ragaudit.data.formats import _chunks, iter_run_chunks, read_run_columns
+    from ragaudit.data.formats import chunked, iter_run_chunks, read_run_columns
 
     lines = [f"q{q % 7} Q0 d{i} {i} {i % 5}.5 t\n" for i, q in enumerate([1, 1, 2, 3, 3, 1] * 9)]
     lines += ["q-é Q0 x 1 1.0 t\n", "q-é Q0 y 2 2.0 t\n"]
@@ -56,7 +56,7 @@ def test_small_chunks_code_questions_like_pyarrow_does(tmp_path, monkeypatch, bl
     path.write_text("".join(lines), encoding="utf-8")
     results = []
     for small in (0, 1 << 15):
-        monkeypatch.setattr(_chunks, "_SMALL_CHUNK", small)
+        monkeypatch.setattr(chunked, "_SMALL_CHUNK", small)
         cols = read_run_columns(path, block_bytes=block_bytes, duplicates="first")
         chunks = [
             (c.arrow_names().to_pylist(), c.keys.tolist())

@@ -19,11 +19,11 @@ from ppi_py import ppi_mean_ci
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from ragaudit.cli import main
-from ragaudit.data.human_verdicts import FORMAT, read_human_verdict_file
+from ragaudit.data.human_grades import FORMAT, read_human_grades_file
 from ragaudit.data.records import write_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import FormatError, RagauditWarning
-from ragaudit.labels.verdicts import sample_order
+from ragaudit.labels.grading import sample_order
 
 # q1..q8 judged (q8 unanswerable), q9 has no judged verdict: the population is q1..q8
 JUDGE = {"q1": 1, "q2": 1, "q3": 0, "q4": 1, "q5": 0, "q6": 1, "q7": 1, "q8": 0, "q9": None}
@@ -103,7 +103,7 @@ def test_session_grades_skips_quits_resumes_in_the_seeded_order(run, tmp_path):
     assert third.exit_code == 0, third.output
     assert _shown(third.stdout) == order[3:]
     assert "done: " in third.stdout and "4 verdict(s) and 1 skip(s) on 5 of 5" in third.stdout
-    verdicts = read_human_verdict_file(out)
+    verdicts = read_human_grades_file(out)
     assert dict(verdicts) == {order[0]: 1.0, order[1]: 0.0, order[3]: 0.0, order[4]: 1.0}
     assert verdicts.skipped == (order[2],)
     # a finished sample asks nothing more
@@ -118,8 +118,8 @@ def test_a_larger_sample_with_the_same_seed_extends_it(run, tmp_path):
     assert more.exit_code == 0, more.output
     order = expected_order()
     assert _shown(more.stdout) == order[2:4]
-    assert [qid for qid, _ in read_human_verdict_file(out).entries] == order[:4]
-    assert read_human_verdict_file(out).sample.n == 4
+    assert [qid for qid, _ in read_human_grades_file(out).entries] == order[:4]
+    assert read_human_grades_file(out).sample.n == 4
 
 
 def test_the_order_is_a_uniformly_random_sample():
@@ -219,7 +219,7 @@ def test_evidence_text_and_unanswerable_note_with_corpus(corpus, tmp_path):
     assert sorted(_shown(result.stdout)) == ["q1", "q2", "q3", "q4", "q5"]
     assert "Employees receive twenty days of paid leave per year." in result.stdout
     assert result.stdout.count("unanswerable: correct means the model declined") == 1
-    assert len(read_human_verdict_file(out)) == 5
+    assert len(read_human_grades_file(out)) == 5
 
 
 @pytest.mark.parametrize(
@@ -263,15 +263,15 @@ def test_reader_refuses_a_misplaced_header_and_a_skip_with_a_verdict(tmp_path):
     late = tmp_path / "late.jsonl"
     late.write_text('{"id": "q1", "correct": true}\n' + header + "\n")
     with pytest.raises(FormatError, match=r"late.jsonl:2: format: expected the header"):
-        read_human_verdict_file(late)
+        read_human_grades_file(late)
     both = tmp_path / "both.jsonl"
     both.write_text('{"id": "q1", "correct": true, "skipped": true}\n')
     with pytest.raises(FormatError, match=r"both.jsonl:1: correct: expected a verdict or"):
-        read_human_verdict_file(both)
+        read_human_grades_file(both)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"format": FORMAT, "version": 1, "sample": {"n": 3}}) + "\n")
     with pytest.raises(FormatError, match=r"bad.jsonl:1: sample: expected"):
-        read_human_verdict_file(bad, allow_empty=True)
+        read_human_grades_file(bad, allow_empty=True)
 
 
 def test_a_verdict_grades_one_answer_and_calibrate_refuses_another(run, tmp_path):
@@ -305,7 +305,7 @@ def test_a_bad_answer_fingerprint_is_a_one_line_error(tmp_path):
     rows = [{"id": "q1", "correct": True}, {"id": "q2", "correct": True, "answer_sha256": "abc"}]
     human.write_text("".join(json.dumps(row) + "\n" for row in rows))
     with pytest.raises(FormatError, match=r"h\.jsonl:2: answer_sha256: expected 64 lowercase hex"):
-        read_human_verdict_file(human)
+        read_human_grades_file(human)
 
 
 def test_labels_mark_the_answer_chunks_in_the_grading_view(corpus, tmp_path):

@@ -34,7 +34,7 @@ def test_both_key_layouts_match_pytrec_eval(
     monkeypatch.setattr(join, "_ROW_BITS_LIMIT", row_bits_limit)
     monkeypatch.setattr(join, "_JOIN_ROWS", join_rows)
     if qid_mix is not None:
-        monkeypatch.setattr(join, "_QID_MIX", np.uint64(qid_mix))
+        monkeypatch.setattr(join, "QID_MIX", np.uint64(qid_mix))
     rng = np.random.default_rng(seed)
     run_lines, qrel_lines = [], []
     for q in range(40):

@@ -241,13 +241,13 @@ def test_a_bad_line_is_named_by_file_and_line(tmp_path, batch_bytes):
 
 
 def test_the_label_lookup_walks_every_id_sharing_a_hash():
-    from ragaudit.data.formats._strings import _Strings
+    from ragaudit.data.formats.strings import Strings
     from ragaudit.metrics._stream_labels import LabelColumns
 
     labels = LabelColumns(Qrels({"a": {"x": 1}, "bb": {"x": 1}, "ccc": {"x": 1}}))
     # Make every id share one hash: the lookup must check each candidate's bytes.
     labels.sorted_hashes = np.zeros(3, dtype=np.uint64)
-    names = _Strings.from_list(["ccc", "zz", "a", "bb"])
+    names = Strings.from_list(["ccc", "zz", "a", "bb"])
     found = labels.codes(names, np.zeros(4, dtype=np.uint64))
     assert found.tolist() == [2, -1, 0, 1]
     assert labels.codes(names, np.ones(4, dtype=np.uint64)).tolist() == [-1] * 4

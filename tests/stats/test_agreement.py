@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from ragaudit.cli.agreement import read_label_file as read_labels  # files are read in data/
 from ragaudit.exceptions import FormatError, InputError, RagauditWarning
+from ragaudit.labels.format import read_label_file as read_labels  # stats reads no files
 from ragaudit.stats import cohen_kappa, label_agreement
 
 DATA = __import__("pathlib").Path(__file__).parent.parent / "data" / "stats"

@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
 from ragaudit.cli._options import emit, format_option
 
-if TYPE_CHECKING:
-    from ragaudit.data.qrels import Qrels
-
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
 
-__all__ = ["command", "read_label_file"]
-
-
-def read_label_file(path: str) -> tuple[Qrels, bool]:
-    """Labels for ``agreement``, and whether absent items mean grade 0.
-
-    Chunk-label files (``format: ragaudit.chunk_labels``) list positive grades only, so
-    their absent chunks count as 0; any other format goes through the shared reader.
-    """
-    from ragaudit.data.formats import declared_format, read_labels
-
-    if declared_format(path) == "ragaudit.chunk_labels":
-        from ragaudit.labels.format import load_chunk_labels
-
-        return load_chunk_labels(path).to_qrels(), True
-    return read_labels(path), False
+__all__ = ["command"]
 
 
 @click.command("agreement")
@@ -49,6 +29,7 @@ def command(labels_a: str, labels_b: str, threshold: int | None, output_format: 
     "grade"}), JSON/YAML {qid: {item: grade}} or a ragaudit chunk-label YAML.  Only items both
     labelled are compared (chunk-label files: absent chunks of a labelled question are 0).
     """
+    from ragaudit.labels.format import read_label_file
     from ragaudit.reports.stats import agreement_report
     from ragaudit.stats.agreement import label_agreement
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from ragaudit.cli._options import emit, format_option, guards_output
@@ -40,22 +38,8 @@ def update(run: str, target: str, output_format: str) -> None:
     output, JSON or JSONL per-question metrics); a file compare would reject is refused and
     the old baseline is left as it was.  The output shows each metric's mean before and now.
     """
-    from ragaudit._io import atomic_write_bytes, read_file_bytes
-    from ragaudit.data.per_question_files import read_per_question_metrics
-    from ragaudit.exceptions import InputError
+    from ragaudit.data.per_question_files import update_baseline
     from ragaudit.reports.stats import baseline_report
 
-    new = read_per_question_metrics(run)  # validates: a bad file never becomes the baseline
-    data = read_file_bytes(run)
-    old = None
-    unchanged = False
-    destination = Path(target)
-    if destination.exists():
-        try:
-            unchanged = destination.read_bytes() == data
-            old = read_per_question_metrics(destination)
-        except (InputError, OSError):
-            old = None  # a broken previous baseline is simply replaced
-    if not unchanged:
-        atomic_write_bytes(destination, data)
-    emit(baseline_report(target, run, new, old, unchanged), output_format)
+    done = update_baseline(run, target)
+    emit(baseline_report(target, run, done.new, done.old, done.unchanged), output_format)

@@ -43,14 +43,14 @@ def command(run: str, human_path: str, metric: str, confidence: float, output_fo
     records it in FILE; calibrate says how the sample was drawn, and warns when the file says
     it was not random, when questions were skipped, or when it was made for another run.
     """
-    from ragaudit.data.human_verdicts import read_human_verdict_file
+    from ragaudit.data.human_grades import read_human_grades_file
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.calibration import calibrate
     from ragaudit.reports.noise import calibration_report
 
     result = calibrate(
         load_saved_run(run),
-        read_human_verdict_file(human_path, metric),
+        read_human_grades_file(human_path, metric),
         metric=metric,
         confidence=confidence,
     )

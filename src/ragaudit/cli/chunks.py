@@ -38,17 +38,9 @@ def command(
     TREC or JSONL run (`run --run-file`, `evaluate`).  Offsets are character positions in the
     document text, end exclusive.  --format tsv gives one line per chunk for scripts.
     """
-    from ragaudit.pipeline.chunking import chunk_documents, chunk_offsets
-    from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
+    from ragaudit.pipeline.corpus import corpus_chunks
     from ragaudit.reports.chunks import chunks_report
 
-    documents = load_corpus(corpus)
-    chunks = chunk_documents(documents, chunk_size, chunk_overlap, chunker)
-    offsets = chunk_offsets(documents, chunks)
-    settings = {
-        "chunker": chunker,
-        "chunk_size": chunk_size,
-        "chunk_overlap": chunk_overlap,
-        "corpus_sha256": corpus_sha256(documents),
-    }
-    emit(chunks_report(chunks, offsets, settings, words=words), output_format)
+    listing = corpus_chunks(corpus, chunk_size, chunk_overlap, chunker)
+    report = chunks_report(listing.chunks, listing.offsets, listing.settings, words=words)
+    emit(report, output_format)

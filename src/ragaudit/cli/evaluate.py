@@ -280,14 +280,12 @@ def _several_runs(
     from pathlib import Path
 
     from ragaudit.reports.multirun import multirun_report
-    from ragaudit.stats.pairwise import compare_all
+    from ragaudit.stats.pairwise import compare_all_metrics
 
     runs = [
         ev.to_per_question(Path(path).stem, path)
         for path, ev in zip(paths, evaluations, strict=True)
     ]
-    matrices = [
-        compare_all(runs, metric, pairs=pairs, confidence=1.0 - alpha, seed=seed)
-        for metric in evaluations[0].means
-    ]
+    metrics = list(evaluations[0].means)
+    matrices = compare_all_metrics(runs, metrics, pairs=pairs, confidence=1.0 - alpha, seed=seed)
     return multirun_report(evaluations, matrices, list(paths), per_query)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING
 
 import click
 
 from ragaudit._validate import check_unique
 from ragaudit.cli._options import emit, format_option
-from ragaudit.exceptions import InputError, UndefinedMetricWarning
+from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import EXPLAINABLE
 
 if TYPE_CHECKING:
@@ -98,17 +97,10 @@ def _labels(relevant: str | None, grades: str | None) -> dict[str, int]:
 
 
 def _engine_check(derivation: Derivation, labels: dict[str, int], ranking: list[str]) -> str:
-    """The same number from ``ragaudit.metrics.evaluate``, so the two can be compared."""
-    from ragaudit.data import Qrels, Run
-    from ragaudit.metrics import evaluate
+    """The derivation's number beside the engine's (:func:`.engine_value`)."""
+    from ragaudit.metrics.explain import engine_value
 
-    with warnings.catch_warnings():
-        # the derivation has already warned about a degenerate question; say it once
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        result = evaluate(
-            Qrels({"q": labels}, name="explain"), Run({"q": ranking}), [derivation.metric]
-        )
-    value = float(result.per_query[derivation.metric][0])
+    value = engine_value(derivation, ranking, labels)
     verdict = "same" if abs(value - derivation.value) <= 1e-9 else "DIFFERENT"
     return f"evaluate(): {derivation.metric} = {value:.4f} ({verdict} as the derivation)"
 

@@ -114,7 +114,7 @@ def _funnel(
     ``(saved run, funnel)``."""
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.funnel import compute_funnel
-    from ragaudit.labels.format import load_chunk_labels, retrieved_chunk_ids
+    from ragaudit.labels.format import load_chunk_labels
 
     saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
@@ -122,14 +122,7 @@ def _funnel(
 
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     if labels is not None:
-        if texts is not None:
-            labels.check_ids(texts, "chunks of the run's corpus and chunking")
-        else:
-            labels.check_ids(
-                retrieved_chunk_ids(saved.rows),
-                "among the chunks this run retrieved for any question",
-                "; if the run only missed them, pass --corpus to check the whole chunking",
-            )
+        labels.check_run_ids(saved.rows, texts, corpus_hint=True)
     result = compute_funnel(
         saved,
         k=k,

@@ -105,7 +105,6 @@ def command(
         return
     if corpus is None:
         raise InputError(f"--corpus: required with --from {layout} (the contexts' documents)")
-    from ragaudit.data.saved_run_summary import summarise_run
     from ragaudit.pipeline.replay import import_results
     from ragaudit.reports.runs import foreign_import_report
 
@@ -116,26 +115,15 @@ def command(
             chunk_size=chunk_size, chunk_overlap=chunk_overlap, chunker=chunker,
             min_overlap=min_overlap, name=name, out_dir=out_dir or "ragaudit-results",
         )  # fmt: skip
-        results.append((file, result, summarise_run(result.saved).to_dict()))
+        results.append((file, result, result.summary))
     emit(foreign_import_report(layout, results), output_format)
 
 
 def _validate(files: tuple[str, ...], out_dir: str | None, output_format: str) -> None:
-    from ragaudit._io import refuse_input_as_output
-    from ragaudit.data.records import load_saved_run, write_saved_run
-    from ragaudit.data.saved_run_summary import summarise_run
-    from ragaudit.pipeline.config import saved_run_path
+    from ragaudit.pipeline.replay import check_saved_run
     from ragaudit.reports.runs import import_report
 
     for file in files:
-        saved = load_saved_run(file)
-        summary = summarise_run(saved).to_dict()
-        target = None
-        if out_dir is not None:
-            target = saved_run_path(out_dir, saved.name)
-            refuse_input_as_output(target, files)  # `import run.json --out .`: the input
-            write_saved_run(target, saved.replace(summary=summary))
-        emit(
-            import_report(file, saved, summary, None if target is None else str(target)),
-            output_format,
-        )
+        checked = check_saved_run(file, out_dir, files)
+        target = None if checked.target is None else str(checked.target)
+        emit(import_report(file, checked.saved, checked.summary, target), output_format)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -18,10 +18,6 @@ from ragaudit.cli._options import (
     quiet_option,
 )
 from ragaudit.cli._progress import progress_callback
-from ragaudit.reports.report import Report, Section, Text
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["command"]
 
@@ -67,10 +63,10 @@ def command(
     apart, never as right or wrong.  Replies are cached: a rerun sends nothing.
     """
     from ragaudit.data.records import load_saved_run
-    from ragaudit.judges.llm import JUDGE_NAMES, METRICS_OF, LLMJudges, items_from_rows
-    from ragaudit.llm.client import LLMClient
-    from ragaudit.pipeline.llm_stages import judge_with_llm
-    from ragaudit.reports.runs import judge_report, money  # numpy: not for `judge --help`
+    from ragaudit.judges.llm import JUDGE_NAMES, METRICS_OF
+    from ragaudit.pipeline.corpus import run_chunks
+    from ragaudit.pipeline.llm_stages import estimate_llm_judging, judge_with_llm
+    from ragaudit.reports.runs import judge_report  # numpy: not for `judge --help`
 
     names = (
         list(JUDGE_NAMES)
@@ -78,31 +74,15 @@ def command(
         else [n.strip() for n in judge_names.split(",") if n.strip()]
     )
     saved = load_saved_run(run)
-    from ragaudit.pipeline.corpus import run_chunks
-
     chunks = run_chunks(corpus_dir, saved.config)
     config = llm_config_from_cli(**llm_options)
     if dry_run:
-        texts = {c.chunk_id: c.text for c in chunks}
-        with LLMClient(config, stage="the LLM judge stage") as client:
-            judges = LLMJudges(client, names, repeats=judge_repeats)
-            _, items = items_from_rows(saved.rows, texts)
-            estimate = judges.dry_run(items)
-        line = (
-            f"dry run: {estimate.calls} calls ({estimate.cached_calls} cached), about "
-            f"{estimate.input_tokens} input + {estimate.output_tokens} output tokens "
-            f"(chars/4 estimate, schema retries excluded), cost {money(estimate.cost_usd)} "
-            f"with {config.model}"
+        from ragaudit.reports.judging import judge_dry_run_report
+
+        estimate = estimate_llm_judging(
+            saved, chunks, config, repeats=judge_repeats, judge_names=names
         )
-        data = {
-            "calls": estimate.calls,
-            "cached_calls": estimate.cached_calls,
-            "estimated_input_tokens": estimate.input_tokens,
-            "estimated_output_tokens": estimate.output_tokens,
-            "estimated_cost_usd": estimate.cost_usd,
-            "model": config.model,
-        }
-        emit(Report("", (Section("", (Text((line,)),)),), data=data), output_format)
+        emit(judge_dry_run_report(estimate, config.model), output_format)
         return
     target = Path(out_path) if out_path else Path(run)
     saved = saved.replace(path=str(target))

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import click
@@ -43,6 +42,26 @@ def _ask_grade(prompt: str, choices: Sequence[str]) -> str:
         click.echo()  # end the prompt's line
         raise EOFError from None
     return answer
+
+
+@contextlib.contextmanager
+def _labeller(kind: str, llm_options: dict[str, Any]) -> Iterator[Any]:
+    """The labeller ``--labeller`` names, bound to this terminal (human) or to the
+    ``--llm-*`` endpoint (llm); closed when the command ends."""
+    from ragaudit.labels.build import make_labeller
+
+    if kind == "llm":
+        labeller = make_labeller("llm", config=llm_config_from_cli(**llm_options))
+    elif kind == "human":
+        labeller = make_labeller("human", ask=_ask_grade, show=click.echo)
+    else:
+        labeller = make_labeller(kind)
+    try:
+        yield labeller
+    finally:
+        close = getattr(labeller, "close", None)
+        if callable(close):
+            close()
 
 
 @click.group("labels")
@@ -105,58 +124,25 @@ def build(
     labels for is left incomplete and reported, and the next build retries it.
     """
     from ragaudit.exceptions import InputError
-    from ragaudit.labels.build import build_chunk_labels, make_labeller
-    from ragaudit.labels.format import Chunking, load_chunk_labels, save_chunk_labels
-    from ragaudit.pipeline.build import golden_for_corpus
-    from ragaudit.pipeline.chunking import chunk_documents
-    from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
+    from ragaudit.pipeline.labelling import build_labels_file
     from ragaudit.reports.runs import labels_build_report
 
-    documents = load_corpus(corpus_dir)
-    chunks = chunk_documents(documents, chunk_size, chunk_overlap, chunker)
-    golden = golden_for_corpus(golden_path, documents, chunks, columns=golden_columns)
-    chunking = Chunking(chunker, chunk_size, chunk_overlap, corpus_sha256(documents))
-    existing = None
-    if Path(out_path).exists() and not rebuild:
-        existing = load_chunk_labels(out_path)
     if judge_repeats != 1:
         raise InputError("--judge-repeats: does not apply to labels build")
-    if labeller == "llm":
-        labeller_obj = make_labeller("llm", config=llm_config_from_cli(**llm_options))
-    elif labeller == "human":
-        labeller_obj = make_labeller("human", ask=_ask_grade, show=click.echo)
-    else:
-        labeller_obj = make_labeller(labeller)
+    with contextlib.ExitStack() as stack:
+        labeller_obj = stack.enter_context(_labeller(labeller, llm_options))
+        progress = progress_callback(stack, "labelling", quiet=quiet)
+        if labeller == "human":  # a person reads prompts in the terminal: a line, not a bar
 
-    def save(labels: object) -> None:
-        save_chunk_labels(labels, out_path)  # type: ignore[arg-type]
+            def progress(done: int, total: int) -> None:
+                if done < total:
+                    click.echo(f"question {done + 1} of {total}", err=True)
 
-    stack = contextlib.ExitStack()
-    progress = progress_callback(stack, "labelling", quiet=quiet)
-    if labeller == "human":  # a person reads prompts in the terminal: a line, not a bar
-
-        def progress(done: int, total: int) -> None:
-            if done < total:
-                click.echo(f"question {done + 1} of {total}", err=True)
-
-    try:
-        summary = build_chunk_labels(
-            list(golden),
-            chunks,
-            labeller_obj,
-            chunking,
-            existing=existing,
-            rebuild=rebuild,
-            limit=limit,
-            save=save,
-            progress=progress,
-        )
-    finally:
-        stack.close()
-        close = getattr(labeller_obj, "close", None)
-        if callable(close):
-            close()
-    save_chunk_labels(summary.labels, out_path)
+        summary, chunking = build_labels_file(
+            corpus_dir, golden_path, out_path, labeller_obj, chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap, chunker=chunker, golden_columns=golden_columns,
+            limit=limit, rebuild=rebuild, progress=progress,
+        )  # fmt: skip
     client = getattr(labeller_obj, "client", None)
     usage = client.usage_summary() if labeller == "llm" and client is not None else None
     report = labels_build_report(summary, out_path, chunking.describe(), labeller, usage)
@@ -193,15 +179,13 @@ def bias(
     """
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.label_bias import compute_label_bias
-    from ragaudit.labels.format import load_chunk_labels, retrieved_chunk_ids
+    from ragaudit.labels.format import load_chunk_labels
     from ragaudit.reports.label_bias import bias_report
     from ragaudit.reports.renderer import render
 
     saved = load_saved_run(run)
     labels = load_chunk_labels(labels_path, expect=saved.config)
-    labels.check_ids(
-        retrieved_chunk_ids(saved.rows), "among the chunks this run retrieved for any question"
-    )
+    labels.check_run_ids(saved.rows)
     result = compute_label_bias(saved, labels, k=k)
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
@@ -265,92 +249,24 @@ def verdicts(
     calibrate reports it and warns about skipped questions.  A larger --sample with the same
     seed extends the sample (its first N stay the same).
     """
-    from ragaudit.data.human_verdicts import (
-        HumanVerdicts,
-        VerdictSample,
-        answer_fingerprint,
-        read_human_verdict_file,
-    )
     from ragaudit.data.records import load_saved_run
-    from ragaudit.diagnose.calibration import judged_values
     from ragaudit.diagnose.drilldown import answer_chunk_sets, question_view
-    from ragaudit.exceptions import InputError
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.labels.verdicts import grade_answers, merge_human_verdicts, sample_order
+    from ragaudit.labels.grading import GradingSession
+    from ragaudit.pipeline.corpus import chunk_texts
     from ragaudit.reports.renderer import render
     from ragaudit.reports.show import grading_report
 
     saved = load_saved_run(run)
-    population = list(judged_values(saved, metric))
-    if Path(out_path).suffix.lower() != ".jsonl":
-        raise InputError(f"--out: expected a .jsonl file, found {out_path!r}")
-    entries: dict[str, float | None] = {}
-    fingerprints: dict[str, str] = {}  # question id -> SHA-256 of the answer graded
-    answers = {q.id: q.answer for q in saved.questions}
-    if Path(out_path).exists():
-        existing = read_human_verdict_file(out_path, metric, allow_empty=True)
-        header = existing.sample
-        if header is None or header.seed is None or header.n is None:
-            raise InputError(
-                f"{out_path}:1: sample: expected the header `ragaudit labels verdicts` writes "
-                "(seed and n of its sample), found none; choose another --out"
-            )
-        if existing.run != saved.name or header.of != len(population):
-            raise InputError(
-                f"{out_path}:1: run: expected verdicts on run {saved.name!r} "
-                f"({len(population)} judged questions), found run {existing.run!r} "
-                f"({header.of}); choose another --out"
-            )
-        if seed is not None and seed != header.seed:
-            raise InputError(
-                f"--seed {seed}: {out_path} was drawn with seed {header.seed}; pass that "
-                "seed (or none) to resume, or choose another --out"
-            )
-        seed = header.seed
-        sample_size = header.n if sample_size is None else sample_size
-        existing.check_answers(answers, saved.name)  # the run changed since: refuse
-        entries = dict(existing.entries)
-        fingerprints = {qid: fingerprint for qid, fingerprint, _ in existing.answers}
-    seed = 0 if seed is None else seed
-    n = len(population) if sample_size is None else sample_size
-    if n > len(population):
-        raise InputError(
-            f"--sample {n}: expected at most the run's {len(population)} judged {metric!r} "
-            "questions"
-        )
-    order = sample_order(population, seed)[:n]
-    outside = [qid for qid in entries if qid not in set(order)]
-    if outside:
-        raise InputError(
-            f"{out_path}: id: expected questions among the first {n} of the seed-{seed} order, "
-            f"found {outside[0]!r} (graded with a larger --sample? pass it again)"
-        )
-    sample = VerdictSample(random=True, n=n, of=len(population), seed=seed)
-
-    done = set(entries)  # grows with what another session on --out grades meanwhile
-
-    def save() -> None:
-        recorded = tuple((q, fingerprints[q], 0) for q in entries if q in fingerprints)
-        current = HumanVerdicts(
-            tuple(entries.items()), metric, saved.name, sample, answers=recorded
-        )
-        # Locked, re-read, merged: a second session's verdicts are kept, never overwritten.
-        merged = merge_human_verdicts(current, out_path)  # an unwritable path: exit 2
-        for qid, value in merged.entries:
-            if qid not in entries:
-                entries[qid] = value
-        fingerprints.update({qid: fp for qid, fp, _ in merged.answers if qid not in fingerprints})
-        done.update(entries)
-
-    save()  # the header now: an unwritable --out fails before anyone grades
+    session = GradingSession.open(saved, out_path, metric, sample_size=sample_size, seed=seed)
+    session.save()  # the header now: an unwritable --out fails before anyone grades
+    sample = session.sample
     click.echo(
-        f"grading {metric!r} of run {saved.name!r}: {n} of {len(population)} judged questions "
-        f"in a uniformly random order, seed {seed}; {len(entries)} done, {n - len(entries)} "
-        f"to go; c = 1, w = 0",
+        f"grading {metric!r} of run {saved.name!r}: {sample.n} of {sample.of} judged questions "
+        f"in a uniformly random order, seed {sample.seed}; {len(session.entries)} done, "
+        f"{session.to_go} to go; c = 1, w = 0",
         err=True,
     )
-    from ragaudit.pipeline.corpus import chunk_texts
-
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved.config)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
     answer_chunks = {} if labels is None else answer_chunk_sets(labels)
@@ -362,24 +278,15 @@ def verdicts(
         note = "" if question.answerable else "unanswerable: correct means the model declined"
         return render(grading_report(view, show_judge=show_judge, note=note), "table")
 
-    def record(qid: str, value: float | None) -> None:
-        entries[qid] = value
-        fingerprints[qid] = answer_fingerprint(answers[qid])
-        save()
-
-    summary = grade_answers(
-        order, describe, done=done, on_verdict=record, ask=_ask_grade, show=click.echo
-    )
-    graded = sum(value is not None for value in entries.values())
-    skipped = len(entries) - graded
+    summary = session.grade(describe, ask=_ask_grade, show=click.echo)
     state = "stopped: progress saved" if summary.stopped else "done"
     click.echo(
-        f"{state}: {out_path} has {graded} verdict(s) and {skipped} skip(s) on {len(entries)} "
-        f"of {n} sampled questions (seed {seed})"
+        f"{state}: {out_path} has {session.graded} verdict(s) and {session.skipped} skip(s) on "
+        f"{len(session.entries)} of {sample.n} sampled questions (seed {sample.seed})"
     )
     if summary.stopped:
         click.echo("rerun the same command to resume", err=True)
-    if graded >= 2:
+    if session.graded >= 2:
         click.echo(f"next: ragaudit calibrate {run} --human {out_path} --metric {metric}", err=True)
 
 
@@ -426,37 +333,16 @@ def fill(
     original and on the filled labels.  `evaluate --qrels ORIGINAL --filled OUT` does the same
     for any run file.
     """
-    import datetime
-
-    from ragaudit.data.records import load_saved_run
     from ragaudit.exceptions import InputError
-    from ragaudit.labels.build import make_labeller
-    from ragaudit.labels.fill import fill_labels, write_filled_labels
-    from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.pipeline.corpus import run_chunks
+    from ragaudit.pipeline.labelling import fill_labels_file
     from ragaudit.reports.labels_fill import fill_report
 
     if judge_repeats != 1:
         raise InputError("--judge-repeats: does not apply to labels fill")
-    if Path(out_path).resolve() in {Path(p).resolve() for p in (labels_path, *runs)}:
-        raise InputError(f"--out {out_path}: would overwrite an input; write to a new file")
-    saved = [load_saved_run(path) for path in runs]
-    labels = load_chunk_labels(labels_path)
-    chunks = run_chunks(corpus_dir, saved[0].config)
-    if labeller == "llm":
-        labeller_obj = make_labeller("llm", config=llm_config_from_cli(**llm_options))
-    elif labeller == "human":
-        labeller_obj = make_labeller("human", ask=_ask_grade, show=click.echo)
-    else:
-        labeller_obj = make_labeller(labeller)
-    today = date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
-    try:
-        result = fill_labels(saved, labels, chunks, labeller_obj, date=today, k=k)
-    finally:
-        close = getattr(labeller_obj, "close", None)
-        if callable(close):
-            close()
-    write_filled_labels(result, out_path)
+    with _labeller(labeller, llm_options) as labeller_obj:
+        result = fill_labels_file(
+            runs, labels_path, corpus_dir, out_path, labeller_obj, date=date, k=k
+        )
     if result.stopped:
         click.echo(
             f"ragaudit: warning: labelling stopped: {len(result.added)} chunk(s) judged; the "

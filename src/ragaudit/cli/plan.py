@@ -8,7 +8,6 @@ observed disagreement.  ``--design-effect``, ``--icc/--cluster-size`` or (with `
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import click
@@ -112,13 +111,8 @@ def command(
     if runs:
         result = plan_from_runs(
             load_saved_run(runs[0]), load_saved_run(runs[1]), metric, effect=effect,
-            cluster_by=cluster_by, power=power, alpha=alpha,
+            cluster_by=cluster_by, design_effect=deff, power=power, alpha=alpha,
         )  # fmt: skip
-        if deff is not None and cluster_by is None:
-            plan = questions_needed(
-                result.plan.effect, result.disagree, power=power, alpha=alpha, design_effect=deff
-            )
-            result = replace(result, plan=plan, design_effect=deff)
         emit(sample_size_report(result.plan, result), output_format)
         return
     if effect is not None:

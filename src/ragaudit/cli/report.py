@@ -95,7 +95,7 @@ def command(
     calibrated against people (PPI++).  The page has no scripts and no external resources;
     the same inputs give the same bytes.
     """
-    from ragaudit.data.human_verdicts import read_human_verdict_file
+    from ragaudit.data.human_grades import read_human_grades_file
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.audit import build_audit
     from ragaudit.labels.format import load_chunk_labels
@@ -104,7 +104,7 @@ def command(
     saved = [load_saved_run(path) for path in runs]
     labels = None if labels_path is None else load_chunk_labels(labels_path)
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved[0].config)
-    human = [read_human_verdict_file(path) for path in human_paths]
+    human = [read_human_grades_file(path) for path in human_paths]
     audit = build_audit(
         saved, labels=labels, chunk_texts=texts, seed=seed, n_resamples=resamples,
         cluster_by=cluster_by, human=human, max_drilldowns=max_drilldowns,

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragaudit.data.formats._source import shorten
+from ragaudit.data.formats import shorten
 from ragaudit.data.formats.records import read_records
 from ragaudit.data.golden_fields import cell_list, is_list_literal, type_name
 from ragaudit.exceptions import FormatError, InputError

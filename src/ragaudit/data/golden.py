@@ -473,7 +473,7 @@ def load_golden(
         (listing the columns found and the names accepted), a missing field, a value of the
         wrong type, a duplicate id, or a source naming no document.
     """
-    from ragaudit.data.formats._source import read_text
+    from ragaudit.data.formats import read_text
 
     file = Path(path)
     raw = read_file_bytes(file)

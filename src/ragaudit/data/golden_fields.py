@@ -43,7 +43,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ragaudit._text import shown_id
-from ragaudit.data.formats._source import shorten
+from ragaudit.data.formats import shorten
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [

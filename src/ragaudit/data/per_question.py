@@ -22,6 +22,7 @@ __all__ = [
     "QUESTION_SUBSETS",
     "PerQuestionMetrics",
     "as_per_question_metrics",
+    "judged_values",
 ]
 
 QUESTION_SUBSETS: tuple[str, ...] = ("all", "answerable", "unanswerable")
@@ -154,3 +155,37 @@ def as_per_question_metrics(run: PerQuestionMetrics | SavedRun) -> PerQuestionMe
             "with ragaudit.data.per_question_files.read_per_question_metrics"
         )
     raise InputError(f"expected a SavedRun or PerQuestionMetrics, found {type(run).__name__}")
+
+
+def judged_values(run: SavedRun, metric: str = "correct") -> dict[str, float]:
+    """``{question id: judged value}`` of the questions whose ``metric`` is not null, in run order.
+
+    The questions :func:`ragaudit.diagnose.calibration.calibrate` works with (and
+    ``labels verdicts`` samples from).
+
+    Raises
+    ------
+    InputError
+        No question has a judged value, or a value is not 0/1.
+
+    Examples
+    --------
+    >>> rows = [{"id": "a", "retrieved": [], "metrics": {"correct": 1}},
+    ...         {"id": "b", "retrieved": [], "metrics": {"correct": None}}]
+    >>> judged_values(SavedRun.from_dict({"config": {"k": 1}, "rows": rows}))
+    {'a': 1.0}
+    """
+    judged = {
+        qid: float(value)
+        for qid, values in PerQuestionMetrics.from_saved_run(run).values.items()
+        if (value := values.get(metric)) is not None
+    }
+    if not judged:
+        raise InputError(f"run {run.name!r} has no judged {metric!r} values to calibrate")
+    bad = sorted(q for q, v in judged.items() if v not in (0.0, 1.0))
+    if bad:
+        raise InputError(
+            f"calibrate: expected 0/1 verdicts for {metric!r}, found {judged[bad[0]]!r} for "
+            f"{bad[0]} (calibration needs a binary judged metric such as correct)"
+        )
+    return judged

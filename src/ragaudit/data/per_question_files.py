@@ -9,7 +9,7 @@ Four file shapes are understood:
 * JSON ``{question_id: {metric: value}}``;
 * JSONL, one ``{"id": question_id, metric: value, ...}`` per line (a line may instead carry
   a ``metrics`` dict, as saved-run rows do), read by the shared JSON Lines reader
-  (:func:`ragaudit.data.formats._source.json_lines`);
+  (:func:`ragaudit.data.formats.json_lines`);
 * the output of ``ragaudit evaluate --per-query --format json`` (its ``per_query`` mapping;
   without ``--per-query`` the file holds only means, which is an error that says so).
 
@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragaudit.data.formats._source import json_lines, read_json_file
+from ragaudit._io import atomic_write_bytes, read_file_bytes
+from ragaudit.data.formats import json_lines, read_json_file
 from ragaudit.data.per_question import PerQuestionMetrics, as_per_question_metrics
 from ragaudit.data.records import parse_saved_run
 from ragaudit.data.saved_run import SavedRun
@@ -35,10 +37,12 @@ from ragaudit.data.saved_run_metrics import canonical_metric_name, check_metric_
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
+    "BaselineUpdate",
     "load_per_question_metrics",
     "read_per_question_metrics",
     "read_run_directory",
     "saved_run_or_none",
+    "update_baseline",
 ]
 
 
@@ -301,3 +305,50 @@ def read_run_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMet
             f"{folder}: expected at least 2 saved runs (*.json or *.jsonl), found {len(files)}"
         )
     return [read_per_question_metrics(p) for p in files]
+
+
+@dataclass(frozen=True)
+class BaselineUpdate:
+    """What :func:`update_baseline` did: the new baseline's metrics, the previous one's (None
+    when there was none or it no longer read), and whether the file was already identical."""
+
+    new: PerQuestionMetrics
+    old: PerQuestionMetrics | None
+    unchanged: bool
+
+
+def update_baseline(
+    source: str | os.PathLike[str], target: str | os.PathLike[str]
+) -> BaselineUpdate:
+    """Make ``source`` the baseline: validate it, then copy it byte for byte, atomically, to
+    ``target`` (``ragaudit baseline update``).
+
+    ``source`` is anything :func:`read_per_question_metrics` reads; a file it refuses raises
+    before ``target`` is touched, so a bad file never becomes the baseline.  A previous
+    baseline that no longer reads is simply replaced.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "run.json").write_text(json.dumps({"q1": {"hit": 1.0}}))
+    >>> first = update_baseline(folder / "run.json", folder / "baseline.json")
+    >>> first.old is None, first.unchanged
+    (True, False)
+    >>> update_baseline(folder / "run.json", folder / "baseline.json").unchanged
+    True
+    """
+    new = read_per_question_metrics(source)  # validates: a bad file never becomes the baseline
+    data = read_file_bytes(source)
+    old = None
+    unchanged = False
+    destination = Path(target)
+    if destination.exists():
+        try:
+            unchanged = destination.read_bytes() == data
+            old = read_per_question_metrics(destination)
+        except (InputError, OSError):
+            old = None  # a broken previous baseline is simply replaced
+    if not unchanged:
+        atomic_write_bytes(destination, data)
+    return BaselineUpdate(new, old, unchanged)

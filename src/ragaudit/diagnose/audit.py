@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ragaudit.data.human_verdicts import read_human_verdict_file
+from ragaudit.data.human_grades import read_human_grades_file
 from ragaudit.data.records import load_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run_summary import count_judge_errors
@@ -282,7 +282,7 @@ def build_audit(
         )
     saved: list[SavedRun] = [_saved_run(run, i) for i, run in enumerate(runs)]
     verdict_maps: list[Mapping[str, float] | None] = [
-        h if h is None or isinstance(h, Mapping) else read_human_verdict_file(h) for h in human
+        h if h is None or isinstance(h, Mapping) else read_human_grades_file(h) for h in human
     ]
     if not saved:
         raise InputError("runs: expected at least one saved run, found none")

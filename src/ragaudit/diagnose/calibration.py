@@ -8,7 +8,7 @@ as what it is).  The statistics are in :mod:`ragaudit.stats.ppi`.
 
 PPI assumes the human-labelled questions are a uniformly random sample of the judged ones
 (:func:`judged_values`).  When the verdicts come from a file that says how they were chosen
-(:class:`~ragaudit.data.human_verdicts.HumanVerdicts`, written by ``ragaudit labels
+(:class:`~ragaudit.data.human_grades.HumanGrades`, written by ``ragaudit labels
 verdicts``), :func:`calibrate` repeats it in :attr:`Calibration.sampling` and warns when the
 sample was not random, when the person skipped questions, or when the verdicts were made for
 another run.
@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from ragaudit.data.human_verdicts import HumanVerdicts
-from ragaudit.data.per_question import PerQuestionMetrics
+from ragaudit.data.human_grades import HumanGrades
+from ragaudit.data.per_question import judged_values
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.stats.agreement import cohen_kappa
@@ -131,40 +131,7 @@ def _rate(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else float("nan")
 
 
-def judged_values(run: SavedRun, metric: str = "correct") -> dict[str, float]:
-    """``{question id: judged value}`` of the questions whose ``metric`` is not null, in run order.
-
-    The questions :func:`calibrate` works with (and ``labels verdicts`` samples from).
-
-    Raises
-    ------
-    InputError
-        No question has a judged value, or a value is not 0/1.
-
-    Examples
-    --------
-    >>> rows = [{"id": "a", "retrieved": [], "metrics": {"correct": 1}},
-    ...         {"id": "b", "retrieved": [], "metrics": {"correct": None}}]
-    >>> judged_values(SavedRun.from_dict({"config": {"k": 1}, "rows": rows}))
-    {'a': 1.0}
-    """
-    judged = {
-        qid: float(value)
-        for qid, values in PerQuestionMetrics.from_saved_run(run).values.items()
-        if (value := values.get(metric)) is not None
-    }
-    if not judged:
-        raise InputError(f"run {run.name!r} has no judged {metric!r} values to calibrate")
-    bad = sorted(q for q, v in judged.items() if v not in (0.0, 1.0))
-    if bad:
-        raise InputError(
-            f"calibrate: expected 0/1 verdicts for {metric!r}, found {judged[bad[0]]!r} for "
-            f"{bad[0]} (calibration needs a binary judged metric such as correct)"
-        )
-    return judged
-
-
-def _sampling(run: SavedRun, human: HumanVerdicts) -> str:
+def _sampling(run: SavedRun, human: HumanGrades) -> str:
     """:attr:`Calibration.sampling`, warning about what breaks PPI's random-sample premise."""
     where = human.path or "the human verdicts"
     checked = human.check_answers({q.id: q.answer for q in run.questions}, run.name)
@@ -205,7 +172,7 @@ def _sampling(run: SavedRun, human: HumanVerdicts) -> str:
 
 def calibrate(
     run: SavedRun,
-    human: HumanVerdicts | Mapping[str, float],
+    human: HumanGrades | Mapping[str, float],
     *,
     metric: str = "correct",
     confidence: float = 0.95,
@@ -220,7 +187,7 @@ def calibrate(
     everywhere.  The PPI++ interval uses the judge's verdicts on the questions *without* a
     human label as the unlabelled sample (Angelopoulos et al. 2023, PPI++ 2024).
 
-    ``human`` is a :class:`~ragaudit.data.human_verdicts.HumanVerdicts` (what the readers
+    ``human`` is a :class:`~ragaudit.data.human_grades.HumanGrades` (what the readers
     return: its header may say how the questions were chosen; see the module docstring for
     the warnings) or a plain ``{question id: verdict}`` mapping, whose sampling is unrecorded.
 
@@ -236,7 +203,7 @@ def calibrate(
     >>> cal.judge_only.statistic, cal.human_only.statistic
     (0.6666666666666666, 0.5)
     """
-    human = HumanVerdicts.of(human)
+    human = HumanGrades.of(human)
     judged = judged_values(run, metric)
     sampling = _sampling(run, human)
     unknown = tuple(sorted(set(human) - set(judged)))

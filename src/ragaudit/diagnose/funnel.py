@@ -88,7 +88,7 @@ from ragaudit.stats.intervals import (
     wilson_bounds,
 )
 from ragaudit.stats.policy import choose_interval
-from ragaudit.stats.resampling import _bootstrap_means
+from ragaudit.stats.resampling import bootstrap_means
 
 __all__ = [
     "FIX_HINTS",
@@ -121,7 +121,7 @@ def _percentile_means(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap interval of each column mean, resampling rows (questions), with
     the one bootstrap kernel of :mod:`ragaudit.stats.resampling` (bounded memory)."""
-    theta_b = _bootstrap_means(indicators, n_resamples, rng)
+    theta_b = bootstrap_means(indicators, n_resamples, rng)
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(theta_b, [alpha, 1.0 - alpha], axis=0)
     return low, high

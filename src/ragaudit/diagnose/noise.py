@@ -21,7 +21,7 @@ import numpy as np
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import InputError
-from ragaudit.stats._inputs import pair_runs
+from ragaudit.stats import pair_runs
 from ragaudit.stats.cluster_betting import METHOD as CLUSTER_BETTING
 from ragaudit.stats.cluster_betting import cluster_mean_interval
 from ragaudit.stats.clustered import ClusteredResult, clustered_mean

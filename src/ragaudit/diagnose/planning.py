@@ -15,7 +15,7 @@ import numpy as np
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.noise import question_clusters, run_metrics
 from ragaudit.exceptions import InputError
-from ragaudit.stats._inputs import pair_runs
+from ragaudit.stats import pair_runs
 from ragaudit.stats.clustered import clustered_paired_difference
 from ragaudit.stats.policy import is_binary
 from ragaudit.stats.sample_size import SampleSize, questions_needed
@@ -59,6 +59,7 @@ def plan_from_runs(
     *,
     effect: float | None = None,
     cluster_by: str | None = None,
+    design_effect: float | None = None,
     questions: str = "all",
     power: float = 0.8,
     alpha: float = 0.05,
@@ -67,7 +68,8 @@ def plan_from_runs(
 
     The discordance is the observed share of questions where the runs differ; with
     ``cluster_by`` the design effect is the observed ratio of the CR1 to the naive variance
-    of the paired difference, floored at 1 (Miller 2024, section 5).
+    of the paired difference, floored at 1 (Miller 2024, section 5); without it, a given
+    ``design_effect`` (for example ``1 + (m - 1) * ICC``) inflates the answer, else 1.
 
     Examples
     --------
@@ -92,7 +94,9 @@ def plan_from_runs(
         )
     disagree = float(np.mean(a != b))
     observed = float(np.mean(b - a))
-    deff, n_clusters = 1.0, None
+    if cluster_by and design_effect is not None:
+        raise InputError("plan: pass cluster_by or design_effect, not both")
+    deff, n_clusters = (1.0 if design_effect is None else design_effect), None
     if cluster_by:
         clusters = question_clusters(run_a, cluster_by)
         labels = np.array([clusters[q] for q in np.array(paired.ids)[keep]])

@@ -2,7 +2,7 @@
 
 ``heuristic`` (offline keywords), ``human`` (interactive) and ``llm``
 (:mod:`ragaudit.labels.llm`, optional) labellers grade every chunk of a question's gold
-document(s): 2 contains the answer, 1 related, 0 not relevant.  :mod:`ragaudit.labels.verdicts`
+document(s): 2 contains the answer, 1 related, 0 not relevant.  :mod:`ragaudit.labels.grading`
 has a person grade a run's *answers* (correct or wrong) on a seeded random sample of its
 questions, the human verdicts ``ragaudit calibrate`` reads.
 """
@@ -22,10 +22,15 @@ if TYPE_CHECKING:
         load_chunk_labels,
         save_chunk_labels,
     )
+    from ragaudit.labels.grading import (
+        GradingSession,
+        GradingSummary,
+        grade_answers,
+        sample_order,
+    )
     from ragaudit.labels.heuristic import HeuristicLabeller
     from ragaudit.labels.human import HumanLabeller, LabellingStopped
     from ragaudit.labels.protocol import GRADES, Labeller
-    from ragaudit.labels.verdicts import GradingSummary, grade_answers, sample_order
 
 _WHERE = {
     "BuildSummary": "build", "build_chunk_labels": "build", "make_labeller": "build",
@@ -33,7 +38,8 @@ _WHERE = {
     "load_chunk_labels": "format", "save_chunk_labels": "format",
     "HeuristicLabeller": "heuristic", "HumanLabeller": "human", "LabellingStopped": "human",
     "GRADES": "protocol", "Labeller": "protocol",
-    "GradingSummary": "verdicts", "grade_answers": "verdicts", "sample_order": "verdicts",
+    "GradingSession": "grading", "GradingSummary": "grading", "grade_answers": "grading",
+    "sample_order": "grading",
 }  # fmt: skip
 
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
     "BuildSummary",
     "ChunkLabels",
     "Chunking",
+    "GradingSession",
     "GradingSummary",
     "HeuristicLabeller",
     "HumanLabeller",

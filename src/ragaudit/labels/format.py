@@ -38,7 +38,7 @@ import yaml
 
 from ragaudit._io import atomic_write_text
 from ragaudit._yaml import compose_yaml, construct_yaml
-from ragaudit.data.formats._source import read_text, shorten
+from ragaudit.data.formats import read_text, shorten
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import FormatError, InputError
 
@@ -51,6 +51,7 @@ __all__ = [
     "check_label_ids",
     "dump_chunk_labels",
     "load_chunk_labels",
+    "read_label_file",
     "retrieved_chunk_ids",
     "save_chunk_labels",
 ]
@@ -204,6 +205,26 @@ differ between chunkings: rebuild the labels with ragaudit labels build --chunk-
         """Refuse labels most of whose chunk ids are unknown (see :func:`check_label_ids`)."""
         where = self.path or "chunk labels"
         check_label_ids(self.labelled_ids(), known, where=where, against=against, hint=hint)
+
+    def check_run_ids(
+        self,
+        rows: Iterable[Mapping[str, Any]],
+        chunk_texts: Collection[str] | None = None,
+        *,
+        corpus_hint: bool = False,
+    ) -> None:
+        """Refuse labels made for another chunking than a saved run's: against the chunk ids of
+        the run's corpus when ``chunk_texts`` is given, else against the chunks the run
+        retrieved for any question (``corpus_hint`` adds "pass --corpus" to the message)."""
+        if chunk_texts is not None:
+            self.check_ids(chunk_texts, "chunks of the run's corpus and chunking")
+            return
+        hint = "; if the run only missed them, pass --corpus to check the whole chunking"
+        self.check_ids(
+            retrieved_chunk_ids(rows),
+            "among the chunks this run retrieved for any question",
+            hint if corpus_hint else "",
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The whole file as plain data (keys in the documented order)."""
@@ -428,3 +449,24 @@ def load_chunk_labels(
     if expect is not None:
         labels.check_chunking(expect)
     return labels
+
+
+def read_label_file(path: str | os.PathLike[str]) -> tuple[Qrels, bool]:
+    """Labels of any format ``ragaudit agreement`` reads, and whether absent items mean 0.
+
+    Chunk-label files (``format: ragaudit.chunk_labels``) list positive grades only, so
+    their absent chunks count as 0; any other format goes through the shared reader
+    (:func:`ragaudit.data.formats.read_labels`).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 A 2\\n")
+    >>> qrels, implicit_zero = read_label_file(path)
+    >>> dict(qrels["q1"]), implicit_zero
+    ({'A': 2}, False)
+    """
+    from ragaudit.data.formats import declared_format, read_labels
+
+    if declared_format(os.fspath(path)) == LABELS_FORMAT:
+        return load_chunk_labels(path).to_qrels(), True
+    return read_labels(os.fspath(path)), False

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from ragaudit._parallel import map_slices
 from ragaudit.data.formats import QrelsColumns, RunColumns, items_view
-from ragaudit.data.formats._strings import _QID_MIX, IntArray, _Strings
+from ragaudit.data.formats.strings import QID_MIX, IntArray, Strings
 from ragaudit.data.qrels import Qrels
 
 __all__ = ["grade_matrix", "ideal_grades", "judged_grade_matrix", "label_table"]
@@ -25,7 +25,7 @@ __all__ = ["grade_matrix", "ideal_grades", "judged_grade_matrix", "label_table"]
 
 def label_table(
     qrels: Qrels, eval_ids: Sequence[str]
-) -> tuple[IntArray, _Strings, IntArray, npt.NDArray[np.uint64] | None]:
+) -> tuple[IntArray, Strings, IntArray, npt.NDArray[np.uint64] | None]:
     """Flatten the labels of ``eval_ids``: (row of each label, item ids, grades, id hashes or
     None: computed when joined)."""
     columns = getattr(qrels, "columns", None)
@@ -55,7 +55,7 @@ def label_table(
         count=n_labels,
     )
     label_row = np.repeat(np.arange(len(eval_ids)), counts)
-    label_items = _Strings.from_list(items)
+    label_items = Strings.from_list(items)
     return label_row, label_items, grades, None  # hashed when joined
 
 
@@ -67,7 +67,7 @@ def grade_matrix(
     cols: RunColumns,
     eval_row_of_run_q: IntArray,
     label_row: IntArray,
-    label_items: _Strings,
+    label_items: Strings,
     label_grade: IntArray,
     label_hash: npt.NDArray[np.uint64] | None,
     n_eval: int,
@@ -105,7 +105,7 @@ def judged_grade_matrix(
     cols: RunColumns,
     eval_row_of_run_q: IntArray,
     label_row: IntArray,
-    label_items: _Strings,
+    label_items: Strings,
     label_grade: IntArray,
     label_hash: npt.NDArray[np.uint64] | None,
     n_eval: int,
@@ -127,7 +127,7 @@ def judged_grade_matrix(
 
 def _sorted_label_keys(
     label_row: IntArray,
-    label_items: _Strings,
+    label_items: Strings,
     label_hash: npt.NDArray[np.uint64] | None,
     n_eval: int,
 ) -> tuple[IntArray, npt.NDArray[np.uint64]]:
@@ -169,7 +169,7 @@ def _join_slice(
     qb: int,
     eval_row_of_run_q: IntArray,
     label_row: IntArray,
-    label_items: _Strings,
+    label_items: Strings,
     label_grade: IntArray,
     order: IntArray,
     sorted_keys: npt.NDArray[np.uint64],
@@ -227,14 +227,14 @@ def _join_keys(
         keys = rows.astype(np.uint64) << np.uint64(40)
         keys |= hashes >> np.uint64(24)
         return keys
-    return hashes + rows.astype(np.uint64) * _QID_MIX
+    return hashes + rows.astype(np.uint64) * QID_MIX
 
 
 def _exact_rows(
     cols: RunColumns,
     eval_row_of_run_q: IntArray,
     label_row: IntArray,
-    label_items: _Strings,
+    label_items: Strings,
     label_grade: IntArray,
     grades: IntArray,
     rows: IntArray,

@@ -16,23 +16,23 @@ import numpy as np
 import numpy.typing as npt
 
 from ragaudit.data.formats import QrelsColumns, items_view
-from ragaudit.data.formats._chunks import arrow_string_buffers, arrow_strings
-from ragaudit.data.formats._strings import _PAD, IntArray, _Strings
+from ragaudit.data.formats.chunked import arrow_string_buffers, arrow_strings
+from ragaudit.data.formats.strings import PAD, IntArray, Strings
 from ragaudit.data.qrels import Qrels
 from ragaudit.metrics._join import label_table
 
 __all__ = ["BatchLabels", "Ids", "LabelColumns", "UnlabelledIds", "padded_strings"]
 
 
-def padded_strings(names: Any) -> _Strings:
-    """A list of str or a pyarrow string array as :class:`_Strings` that can be hashed
+def padded_strings(names: Any) -> Strings:
+    """A list of str or a pyarrow string array as :class:`Strings` that can be hashed
     (their bytes copied, with the zero padding that hashing reads past the end)."""
     if isinstance(names, list):
-        return _Strings.from_list(names) if names else _Strings.concat([])
+        return Strings.from_list(names) if names else Strings.concat([])
     offsets, data = arrow_string_buffers(names)
-    buffer = np.zeros(len(data) + _PAD, dtype=np.uint8)
+    buffer = np.zeros(len(data) + PAD, dtype=np.uint8)
     buffer[: len(data)] = data
-    return _Strings(buffer[: len(data)], offsets)
+    return Strings(buffer[: len(data)], offsets)
 
 
 class Ids(Sequence[str]):
@@ -42,7 +42,7 @@ class Ids(Sequence[str]):
     warnings), so that no Python string is made for the others.
     """
 
-    def __init__(self, source: _Strings | Sequence[str], rows: IntArray | None = None) -> None:
+    def __init__(self, source: Strings | Sequence[str], rows: IntArray | None = None) -> None:
         self.source = source
         self.rows = rows
 
@@ -59,7 +59,7 @@ class Ids(Sequence[str]):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         row = index if self.rows is None else int(self.rows[index])
-        if isinstance(self.source, _Strings):
+        if isinstance(self.source, Strings):
             if not -len(self.source) <= row < len(self.source):
                 raise IndexError(index)
             return self.source.get(row % len(self.source))
@@ -73,7 +73,7 @@ class BatchLabels:
     """The labels of some questions: row of each label (0-based, in the order the questions
     were asked for), item ids and grades."""
 
-    def __init__(self, row: IntArray, items: _Strings, grades: IntArray) -> None:
+    def __init__(self, row: IntArray, items: Strings, grades: IntArray) -> None:
         self.row, self.items, self.grades = row, items, grades
 
 
@@ -103,7 +103,7 @@ class LabelColumns:
         self.order: IntArray | None = None if grouped else np.argsort(q, kind="stable")
         self.starts = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(q, minlength=n), out=self.starts[1:])
-        self.names = _Strings.from_list(self.qids) if n else _Strings.concat([])
+        self.names = Strings.from_list(self.qids) if n else Strings.concat([])
         hashes = self.names.hashes()
         self.hash_order = np.argsort(hashes, kind="stable")
         self.sorted_hashes = hashes[self.hash_order]
@@ -115,7 +115,7 @@ class LabelColumns:
         """Labels with a grade >= ``threshold``, per question."""
         return np.bincount(self.q[self.grades >= threshold], minlength=len(self.qids))
 
-    def codes(self, names: _Strings, hashes: npt.NDArray[np.uint64]) -> IntArray:
+    def codes(self, names: Strings, hashes: npt.NDArray[np.uint64]) -> IntArray:
         """Index in :attr:`qids` of each of ``names`` (``hashes``: theirs), -1 if unlabelled.
 
         A run usually lists its questions in the labels' order: the ids after the first are
@@ -136,7 +136,7 @@ class LabelColumns:
             found[rest] = self._by_hash(names, hashes, rest)
         return found
 
-    def _by_hash(self, names: _Strings, hashes: npt.NDArray[np.uint64], rows: IntArray) -> IntArray:
+    def _by_hash(self, names: Strings, hashes: npt.NDArray[np.uint64], rows: IntArray) -> IntArray:
         """:meth:`codes` of ``names[rows]``, looked up by hash."""
         found = np.full(len(rows), -1, dtype=np.int64)
         sorted_hashes = self.sorted_hashes
@@ -163,7 +163,7 @@ class LabelColumns:
             # Consecutive questions of grouped labels (the run follows the labels' order):
             # views of the columns, nothing copied but the row numbers.
             a, b = int(self.starts[codes[0]]), int(self.starts[codes[-1] + 1])
-            items = _Strings(self.items.data, self.items.offsets[a : b + 1])
+            items = Strings(self.items.data, self.items.offsets[a : b + 1])
             return BatchLabels(self.q[a:b] - codes[0], items, self.grades[a:b])
         lengths = self.starts[codes + 1] - self.starts[codes]
         local = np.zeros(n + 1, dtype=np.int64)
@@ -190,7 +190,7 @@ class UnlabelledIds:
         self.count = 0
         self.first: list[str] = []  # the first few, for the warning
 
-    def add(self, names: _Strings, rows: IntArray) -> int:
+    def add(self, names: Strings, rows: IntArray) -> int:
         """Add ``names[rows]`` (distinct); return the first row met before, or -1."""
         if not len(rows):
             return -1

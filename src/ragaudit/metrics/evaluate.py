@@ -23,7 +23,7 @@ from ragaudit._parallel import map_slices
 from ragaudit._present import Presentable, short_repr
 from ragaudit._validate import check_int
 from ragaudit.data.formats import run_columns
-from ragaudit.data.formats._strings import IntArray
+from ragaudit.data.formats.strings import IntArray
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
@@ -40,6 +40,7 @@ from ragaudit.metrics.lineup import line_up, name_ids, warn_if_no_overlap
 from ragaudit.metrics.registry import MetricSpec, parse_metric
 
 __all__ = ["Evaluation", "evaluate"]
+
 
 @dataclass(frozen=True, repr=False)
 class Evaluation(Presentable):

@@ -31,6 +31,7 @@ from ragaudit.metrics.registry import EXPLAINABLE
 __all__ = [
     "EXPLAINABLE",
     "Derivation",
+    "engine_value",
     "explain",
     "explain_ap",
     "explain_context_precision",
@@ -409,3 +410,28 @@ def explain(
     if metric == "context_precision":
         return explain_context_precision(ranking, grades, k=k)
     raise InputError(f"metric: expected one of {', '.join(EXPLAINABLE)}, found {metric!r}")
+
+
+def engine_value(
+    derivation: Derivation, ranking: Sequence[str], grades: Mapping[str, int]
+) -> float:
+    """The same number computed by :func:`ragaudit.metrics.evaluate`, the engine every other
+    command uses, so ``ragaudit explain`` can show that the derivation agrees with it.
+
+    Examples
+    --------
+    >>> d = explain("ap", ["B", "A"], {"A": 1})
+    >>> d.value, engine_value(d, ["B", "A"], {"A": 1})  # A at rank 2: precision 1/2
+    (0.5, 0.5)
+    """
+    from ragaudit.data import Qrels, Run
+    from ragaudit.metrics.evaluate import evaluate  # imports the registry this module uses
+
+    with warnings.catch_warnings():
+        # the derivation has already warned about a degenerate question; say it once
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        result = evaluate(
+            Qrels({"q": dict(grades)}, name="explain"), Run({"q": list(ranking)}),
+            [derivation.metric],
+        )  # fmt: skip
+    return float(result.per_query[derivation.metric][0])

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ragaudit.data.formats import RunColumns
-from ragaudit.data.formats._strings import IntArray, _Strings
+from ragaudit.data.formats.strings import IntArray
+from ragaudit.data.formats.strings import Strings as _Strings  # local name kept (merge)
 from ragaudit.data.runs import Run
 
 __all__ = ["drop_identical_ids", "identical_id_rows"]

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ragaudit._text import shown_id
-from ragaudit.data.formats._strings import IntArray
+from ragaudit.data.formats.strings import IntArray
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError, RagauditWarning
@@ -29,7 +29,6 @@ def name_ids(ids: Sequence[str]) -> str:
     """
     shown = ", ".join(map(shown_id, ids[:_SHOW_IDS]))  # an invisible character shown escaped
     return shown + (f", ... ({len(ids) - _SHOW_IDS} more)" if len(ids) > _SHOW_IDS else "")
-
 
 
 def line_up(qrels: Qrels, run_ids: Sequence[str], missing: str) -> tuple[list[str], IntArray]:

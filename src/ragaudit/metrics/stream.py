@@ -24,9 +24,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ragaudit.data.formats import iter_run_chunks
-from ragaudit.data.formats._chunks import TextColumns
-from ragaudit.data.formats._strings import IntArray, U64Array, _Strings
+from ragaudit.data.formats.chunked import TextColumns
 from ragaudit.data.formats.columns import finish_run_columns, items_view
+from ragaudit.data.formats.strings import IntArray, Strings, U64Array
 from ragaudit.data.formats.trec import check_policies
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import InputError, RagauditWarning, UndefinedMetricWarning
@@ -52,11 +52,11 @@ class _Batch:
     """Rows of whole lines: question ``keys[i]`` (an index into ``names``, whose label codes
     are ``codes``, -1 unlabelled) ranks item ``items[i]`` with score ``values[i]``."""
 
-    names: _Strings
+    names: Strings
     hashes: U64Array
     codes: IntArray
     keys: IntArray
-    items: _Strings
+    items: Strings
     values: npt.NDArray[np.float64]
 
 
@@ -74,7 +74,7 @@ def _batch(chunk: TextColumns, carry: _Batch | None, labels: LabelColumns, name:
     codes = labels.codes(names, hashes)
     keys = chunk.keys
     if carry is None:
-        return _Batch(names, hashes, codes, keys, _Strings.concat([chunk.items]), chunk.values)
+        return _Batch(names, hashes, codes, keys, Strings.concat([chunk.items]), chunk.values)
     zeros = np.zeros(len(carry.keys), dtype=keys.dtype)
     head = np.zeros(1, dtype=np.int64)
     same = np.flatnonzero(hashes == carry.hashes[0])
@@ -84,11 +84,11 @@ def _batch(chunk: TextColumns, carry: _Batch | None, labels: LabelColumns, name:
     elif len(same):
         raise _again(name, names.get(int(same[0])))
     else:
-        names = _Strings.concat([carry.names, names])
+        names = Strings.concat([carry.names, names])
         hashes = np.concatenate((carry.hashes, hashes))
         codes = np.concatenate((carry.codes, codes))
         keys = np.concatenate((zeros, keys + 1))
-    items = _Strings.concat([carry.items, chunk.items])
+    items = Strings.concat([carry.items, chunk.items])
     return _Batch(names, hashes, codes, keys, items, np.concatenate((carry.values, chunk.values)))
 
 
@@ -111,8 +111,8 @@ def _split(batch: _Batch, name: str) -> tuple[_Batch | None, _Batch]:
     )
     if last == 0:
         return None, tail
-    names = _Strings(batch.names.data, batch.names.offsets[: last + 1])
-    items = _Strings(batch.items.data, batch.items.offsets[: cut + 1])
+    names = Strings(batch.names.data, batch.names.offsets[: last + 1])
+    items = Strings(batch.items.data, batch.items.offsets[: cut + 1])
     head = _Batch(
         names, batch.hashes[:last], batch.codes[:last], keys[:cut], items, batch.values[:cut]
     )

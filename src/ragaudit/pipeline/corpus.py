@@ -10,15 +10,24 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ragaudit._io import read_file_bytes
 from ragaudit.data.chunks import Chunk, Document
 from ragaudit.exceptions import InputError, unreadable
-from ragaudit.pipeline.chunking import chunk_documents
+from ragaudit.pipeline.chunking import chunk_documents, chunk_offsets
 
-__all__ = ["CORPUS_SUFFIXES", "chunk_texts", "corpus_sha256", "load_corpus", "run_chunks"]
+__all__ = [
+    "CORPUS_SUFFIXES",
+    "CorpusChunks",
+    "chunk_texts",
+    "corpus_chunks",
+    "corpus_sha256",
+    "load_corpus",
+    "run_chunks",
+]
 
 CORPUS_SUFFIXES: tuple[str, ...] = (".md", ".txt")
 
@@ -127,3 +136,37 @@ def run_chunks(corpus_dir: str | Path, config: Mapping[str, Any]) -> list[Chunk]
 def chunk_texts(corpus_dir: str | Path, config: Mapping[str, Any]) -> dict[str, str]:
     """``{chunk_id: text}`` of :func:`run_chunks`."""
     return {c.chunk_id: c.text for c in run_chunks(corpus_dir, config)}
+
+
+@dataclass(frozen=True)
+class CorpusChunks:
+    """A corpus's chunks as ``ragaudit chunks`` lists them: each chunk, its ``(start, end)``
+    character offsets in its document (end exclusive), and the chunking settings with the
+    corpus hash (what a saved run records)."""
+
+    chunks: list[Chunk]
+    offsets: list[tuple[int, int]]
+    settings: dict[str, Any]
+
+
+def corpus_chunks(
+    corpus_dir: str | Path, chunk_size: int = 800, chunk_overlap: int = 100, chunker: str = "fixed"
+) -> CorpusChunks:
+    """Chunk the corpus in ``corpus_dir`` as ``ragaudit run`` would with these settings.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.md").write_text("one two three four")
+    >>> listing = corpus_chunks(folder)  # 18 characters: one chunk of 800
+    >>> [c.text for c in listing.chunks], listing.offsets, listing.settings["chunk_size"]
+    (['one two three four'], [(0, 18)], 800)
+    """
+    documents = load_corpus(corpus_dir)
+    chunks = chunk_documents(documents, chunk_size, chunk_overlap, chunker)
+    settings = {
+        "chunker": chunker,
+        "chunk_size": chunk_size,
+        "chunk_overlap": chunk_overlap,
+        "corpus_sha256": corpus_sha256(documents),
+    }
+    return CorpusChunks(chunks, chunk_offsets(documents, chunks), settings)

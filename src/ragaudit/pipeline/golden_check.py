@@ -153,7 +153,7 @@ def golden_records(
     the same readers as :func:`~ragaudit.data.golden.load_golden` (YAML, JSON, JSON Lines,
     CSV); ``text_cells`` is True for CSV.  In YAML, ``key_lines`` (when given) is filled with
     ``{(question index, key): the key's own line}``."""
-    from ragaudit.data.formats._source import read_text
+    from ragaudit.data.formats import read_text
     from ragaudit.data.formats.yaml_ import compose_yaml, construct_yaml
 
     file = Path(path)

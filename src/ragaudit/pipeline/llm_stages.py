@@ -19,8 +19,9 @@ from ragaudit.pipeline.steps import retrieve
 
 if TYPE_CHECKING:
     from ragaudit.llm.config import LLMConfig
+    from ragaudit.llm.replies import DryRunEstimate
 
-__all__ = ["judge_with_llm", "plan_llm_run"]
+__all__ = ["estimate_llm_judging", "judge_with_llm", "plan_llm_run"]
 
 
 def judge_with_llm(
@@ -84,6 +85,27 @@ def judge_with_llm(
     stages["judges"] = judge_cost
     summary["llm"] = combine_llm_costs(stages)
     return write_saved_run(saved.path, judged.replace(summary=summary)), report
+
+
+def estimate_llm_judging(
+    saved: SavedRun,
+    chunks: Sequence[Chunk],
+    llm_config: LLMConfig,
+    *,
+    repeats: int = 1,
+    judge_names: Sequence[str] | None = None,
+) -> DryRunEstimate:
+    """What :func:`judge_with_llm` would send, sending nothing (``ragaudit judge --dry-run``):
+    calls, cache hits, tokens (``ceil(chars / 4)``) and cost, by
+    :meth:`ragaudit.judges.llm.LLMJudges.dry_run` over the run's answered rows."""
+    from ragaudit.judges.llm import JUDGE_NAMES, LLMJudges, items_from_rows
+    from ragaudit.llm.client import LLMClient
+
+    texts = {c.chunk_id: c.text for c in chunks}
+    with LLMClient(llm_config, stage="the LLM judge stage") as client:
+        judges = LLMJudges(client, tuple(judge_names or JUDGE_NAMES), repeats=repeats)
+        _, items = items_from_rows(saved.rows, texts)
+        return judges.dry_run(items)
 
 
 def plan_llm_run(run: RunConfig) -> dict[str, Any]:

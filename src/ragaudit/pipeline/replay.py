@@ -42,7 +42,9 @@ from ragaudit.data.golden import (
     sources_from_contexts,
 )
 from ragaudit.data.qrels import Qrels
+from ragaudit.data.records import load_saved_run, write_saved_run
 from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run_summary import summarise_run
 from ragaudit.exceptions import FormatError, InputError
 from ragaudit.judges.offline import is_abstention
 from ragaudit.llm.citations import extract_citations
@@ -54,7 +56,7 @@ from ragaudit.pipeline.generators import Generation
 from ragaudit.pipeline.harness import evaluate_configuration
 from ragaudit.pipeline.retrievers import Retriever
 
-__all__ = ["ImportResult", "import_results"]
+__all__ = ["CheckedRun", "ImportResult", "check_saved_run", "import_results"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,41 @@ class ImportResult:
     repeated: int
     min_overlap: float
     unmatched_ids: tuple[str, ...] = field(default=())
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The saved run's summary as ``ragaudit import`` reports it (recomputed)."""
+        return summarise_run(self.saved).to_dict()
+
+
+@dataclass(frozen=True)
+class CheckedRun:
+    """A saved run ``ragaudit import`` validated: the run, its recomputed summary, and the
+    file it was rewritten to (None when it was only checked)."""
+
+    saved: SavedRun
+    summary: dict[str, Any]
+    target: Path | None
+
+
+def check_saved_run(
+    path: str | Path, out_dir: str | Path | None = None, inputs: Sequence[str | Path] = ()
+) -> CheckedRun:
+    """Validate the saved run at ``path`` (``ragaudit import FILE``) and recompute its summary;
+    with ``out_dir``, write it there, summary refreshed, as ``<out_dir>/<name>.json``.
+
+    ``inputs`` are files the target may not be (``import run.json --out .`` would overwrite
+    the input).  A malformed file raises :class:`~ragaudit.exceptions.FormatError` naming the
+    line and field.
+    """
+    saved = load_saved_run(str(path))
+    summary = summarise_run(saved).to_dict()
+    target = None
+    if out_dir is not None:
+        target = saved_run_path(out_dir, saved.name)
+        refuse_input_as_output(target, [str(p) for p in (path, *inputs)])
+        write_saved_run(target, saved.replace(summary=summary))
+    return CheckedRun(saved, summary, target)
 
 
 def _squash(text: str) -> str:

@@ -20,6 +20,8 @@
   power of McNemar's test, for sizing a golden set;
 * :func:`cohen_kappa`, :func:`label_agreement`: agreement between two labellers;
 * :func:`holm_bonferroni`: multiple-comparison adjustment;
+* :func:`pair_runs`, :func:`aligned_values`: two runs' values of a metric on their common
+  questions (with the checks and warnings of a comparison, or without, to read one made);
 * :func:`cluster_mean_interval`: the interval ``--cluster-by`` prints for a mean (or paired
   difference) of values in [0, 1] when questions are clustered: betting over whole clusters;
 * :func:`clustered_mean`, :func:`clustered_rate`, :func:`clustered_paired_difference`:
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from ragaudit.stats._inputs import (
         PairedMetrics,
         PerQuestionMetrics,
+        aligned_values,
         pair_runs,
     )
     from ragaudit.stats.agreement import AgreementResult, cohen_kappa, label_agreement
@@ -95,6 +98,7 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "PairedMetrics": "_inputs", "PerQuestionMetrics": "_inputs", "pair_runs": "_inputs",
+    "aligned_values": "_inputs",
     "AgreementResult": "agreement",
     "cohen_kappa": "agreement", "label_agreement": "agreement",
     "bounded_mean_interval": "bounded", "paired_mean_interval": "bounded",
@@ -145,6 +149,7 @@ __all__ = [
     "SampleSize",
     "SignFlipInterval",
     "SubsampleInterval",
+    "aligned_values",
     "bounded_mean_interval",
     "choose_interval",
     "cluster_mean_interval",

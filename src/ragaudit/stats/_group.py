@@ -29,9 +29,9 @@ from ragaudit.stats.permutation import (
 from ragaudit.stats.resampling import (
     CIMethod,
     ConfidenceInterval,
-    _bootstrap_means,
     _interval,
     _snap_constant,
+    bootstrap_means,
 )
 from ragaudit.stats.signflip_interval import FEW_METHOD as SIGNFLIP_FEW
 from ragaudit.stats.signflip_interval import METHOD as SIGNFLIP
@@ -161,7 +161,7 @@ def group_intervals(
             with warnings.catch_warnings():
                 if size < n:
                     warnings.simplefilter("ignore", RagauditWarning)  # BCa fallbacks, tiny sets
-                theta_b = _bootstrap_means(part, n_resamples, rng)
+                theta_b = bootstrap_means(part, n_resamples, rng)
                 low, high = _snap_constant(part, *_interval(theta_b, part, confidence, method))
             for j, interval in zip(booted, _column_intervals(part, size, low, high), strict=True):
                 by_column[j].append(interval)

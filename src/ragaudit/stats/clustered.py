@@ -50,9 +50,9 @@ from ragaudit.stats.intervals import clopper_pearson_bounds
 from ragaudit.stats.resampling import (
     ConfidenceInterval,
     SeedLike,
-    _bootstrap_means,
     _paired_differences,
     as_generator,
+    bootstrap_means,
     check_confidence,
     check_count,
 )
@@ -449,7 +449,7 @@ def cluster_bootstrap(
     sizes = np.bincount(codes, minlength=n_clusters).astype(float)
     # Resampling clusters is resampling the rows (S_g, n_g); the ratio of the two resampled
     # column means is the pooled mean of the drawn questions.
-    means = _bootstrap_means(np.column_stack([sums, sizes]), n_resamples, as_generator(rng))
+    means = bootstrap_means(np.column_stack([sums, sizes]), n_resamples, as_generator(rng))
     theta = means[:, 0] / means[:, 1]
     tail = (1.0 - confidence) / 2.0
     low, high = np.percentile(theta, [100 * tail, 100 * (1 - tail)])

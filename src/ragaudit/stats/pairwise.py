@@ -19,7 +19,7 @@ from ragaudit.stats.compare import MetricComparison, compare_runs
 from ragaudit.stats.multiple import holm_bonferroni
 from ragaudit.stats.resampling import check_confidence
 
-__all__ = ["PAIRS", "PairwiseMatrix", "compare_all"]
+__all__ = ["PAIRS", "PairwiseMatrix", "compare_all", "compare_all_metrics"]
 
 #: Which pairs :func:`compare_all` compares: every pair, or each run against the first.
 PAIRS = ("all", "first")
@@ -191,3 +191,28 @@ def compare_all(
         confidence=confidence,
         compared=pairs,
     )
+
+
+def compare_all_metrics(
+    runs: Sequence[PerQuestionMetrics | SavedRun],
+    metrics: Sequence[str],
+    *,
+    pairs: str = "all",
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> list[PairwiseMatrix]:
+    """:func:`compare_all` for each of ``metrics`` in turn, with the same pairs and seed: the
+    table ``ragaudit evaluate --run A --run B ...`` prints (one Holm family per metric).
+
+    Examples
+    --------
+    >>> runs = [PerQuestionMetrics(name, {f"q{i}": {"hit": float(i < k), "mrr": float(i < k)}
+    ...                                   for i in range(30)})
+    ...         for name, k in (("base", 10), ("better", 25))]
+    >>> [m.metric for m in compare_all_metrics(runs, ["hit", "mrr"], pairs="first")]
+    ['hit', 'mrr']
+    """
+    return [
+        compare_all(runs, metric, pairs=pairs, confidence=confidence, seed=seed)
+        for metric in metrics
+    ]

@@ -13,7 +13,7 @@ tolerance -- so a metric's interval never depends on which other metrics are com
 alongside it.  The permutation test lives in :mod:`ragaudit.stats.permutation`, the score
 and exact intervals for binary data in :mod:`ragaudit.stats.intervals`.
 
-The private kernels (``_bootstrap_means``, ``_interval``) take a ``(n_questions, n_metrics)``
+The kernels (:func:`bootstrap_means`, ``_interval``) take a ``(n_questions, n_metrics)``
 matrix; :func:`paired_bootstrap` is their one-metric face.
 """
 
@@ -32,6 +32,7 @@ from ragaudit.exceptions import InputError, RagauditWarning
 __all__ = [
     "BootstrapResult",
     "ConfidenceInterval",
+    "bootstrap_means",
     "paired_bootstrap",
 ]
 
@@ -119,11 +120,20 @@ def _paired_differences(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return b_arr - a_arr
 
 
-def _bootstrap_means(diffs: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_means(diffs: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """Bootstrap distribution of column means, shape ``(n_resamples, n_metrics)``.
 
+    Row ``b`` is ``(1/n) * sum_i c_bi * diffs[i, :]``, where ``c_bi`` counts how often question
+    ``i`` was drawn among ``n`` draws with replacement (Efron & Tibshirani 1993, ch. 6).
     Every column shares the same resampled question indices; each column is its own
-    matrix-vector product, so its values do not depend on the other columns.
+    matrix-vector product, so its values do not depend on the other columns.  Shared with
+    the funnel's stage rates and the clustered intervals.
+
+    Examples
+    --------
+    >>> means = bootstrap_means(np.array([[0.0], [1.0]]), 4, np.random.default_rng(0))
+    >>> means.shape, bool(((means >= 0) & (means <= 1)).all())
+    ((4, 1), True)
     """
     n = diffs.shape[0]
     columns = [np.ascontiguousarray(diffs[:, j]) for j in range(diffs.shape[1])]
@@ -265,7 +275,7 @@ def paired_bootstrap(
     n_resamples = check_count(n_resamples, "resamples")
     ci_method = check_method(method)
     diffs = _paired_differences(np.asarray(a), np.asarray(b))[:, None]
-    theta_b = _bootstrap_means(diffs, n_resamples, as_generator(rng))
+    theta_b = bootstrap_means(diffs, n_resamples, as_generator(rng))
     low, high = _interval(theta_b, diffs, confidence, ci_method)
     # Rounding noise must not make a constant difference look like an interval.
     low, high = _snap_constant(diffs, low, high)

@@ -10,6 +10,12 @@ module             reads and writes
 ``pandas_``        pandas DataFrames (the ``pandas`` extra)
 ``dispatch``       which reader reads a file; label files, chunk->document maps
 ``columns``        the integer-coded columns every reader produces, ranked as trec_eval ranks
+``_source``        reading text, JSON and JSON Lines the same way everywhere; exported here
+                   (``read_text``, ``load_json``, ``read_json_file``, ``json_lines``,
+                   ``shorten``) for the other readers of ``ragaudit.data``, labels and golden
+                   sets
+``strings``,       the compact string columns and the chunked TREC reading the metrics share
+``chunked``
 =================  =====================================================================
 
 Every malformed input raises :class:`~ragaudit.exceptions.FormatError` naming file, line and
@@ -23,6 +29,13 @@ from typing import TYPE_CHECKING
 from ragaudit._lazy import lazy_package
 
 if TYPE_CHECKING:
+    from ragaudit.data.formats._source import (
+        json_lines,
+        load_json,
+        read_json_file,
+        read_text,
+        shorten,
+    )
     from ragaudit.data.formats.columns import QrelsColumns, RunColumns, items_view
     from ragaudit.data.formats.dispatch import (
         declared_format,
@@ -62,6 +75,11 @@ if TYPE_CHECKING:
 # Imported on first use: golden sets and the CLI's --help need no numpy (start-up, issue 15).
 _WHERE = {
     "KEY_ALIASES": "jsonl",
+    "json_lines": "_source",
+    "load_json": "_source",
+    "read_json_file": "_source",
+    "read_text": "_source",
+    "shorten": "_source",
     "QrelsColumns": "columns",
     "RunColumns": "columns",
     "columns_from_rankings": "from_dicts",
@@ -103,10 +121,13 @@ __all__ = [
     "format_trec_run",
     "items_view",
     "iter_run_chunks",
+    "json_lines",
     "load_arrays",
+    "load_json",
     "qrels_from_dataframe",
     "qrels_to_dataframe",
     "read_chunk_map",
+    "read_json_file",
     "read_jsonl_qrels",
     "read_jsonl_run",
     "read_labels",
@@ -115,11 +136,13 @@ __all__ = [
     "read_ranked",
     "read_run",
     "read_run_columns",
+    "read_text",
     "read_trec_qrels",
     "read_trec_run",
     "run_columns",
     "run_from_dataframe",
     "run_to_dataframe",
+    "shorten",
     "write_jsonl_qrels",
     "write_jsonl_run",
     "write_trec_qrels",

@@ -21,9 +21,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ragaudit.data.formats._chunks import arrow_string_buffers, arrow_values
-from ragaudit.data.formats._strings import _PAD, IntArray, _Strings
+from ragaudit.data.formats.chunked import arrow_string_buffers, arrow_values
 from ragaudit.data.formats.columns import QrelsColumns, RunColumns
+from ragaudit.data.formats.strings import PAD, IntArray, Strings
 
 __all__ = ["remember", "unify_codes"]
 
@@ -80,9 +80,9 @@ def _distinct(strings: Any) -> bool:
     if len(strings) < 2:
         return True
     offsets, data = arrow_string_buffers(strings)
-    padded = np.zeros(len(data) + _PAD, dtype=np.uint8)  # hashing loads 8 bytes at a time
+    padded = np.zeros(len(data) + PAD, dtype=np.uint8)  # hashing loads 8 bytes at a time
     padded[: len(data)] = data
-    ids = _Strings(padded[: len(data)], offsets)
+    ids = Strings(padded[: len(data)], offsets)
     high = (ids.hashes() >> np.uint64(32)).astype(np.uint32)
     ordered = np.sort(high)
     shared = ordered[1:][ordered[1:] == ordered[:-1]]

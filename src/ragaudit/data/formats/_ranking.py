@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ragaudit.data.formats._strings import IntArray, U64Array, _Strings
+from ragaudit.data.formats.strings import IntArray, Strings, U64Array
 
 __all__ = ["as_float32"]
 
@@ -38,7 +38,7 @@ class _Moves:
 
 
 def _rank_rows(
-    q: IntArray, scores: npt.NDArray[np.float64] | None, items: _Strings, n_questions: int
+    q: IntArray, scores: npt.NDArray[np.float64] | None, items: Strings, n_questions: int
 ) -> tuple[IntArray | _Moves | None, int, int]:
     """Permutation putting rows in (question, score desc, id desc) order, and tie counts.
 
@@ -116,7 +116,7 @@ def _float32_only(values: npt.NDArray[np.float64], starts: IntArray) -> int:
     return int(np.count_nonzero(low != high))
 
 
-def _descending_keys(items: _Strings, rows: IntArray) -> list[U64Array]:
+def _descending_keys(items: Strings, rows: IntArray) -> list[U64Array]:
     """:func:`numpy.lexsort` keys (least significant first) ordering ``items[rows]`` by
     strcmp descending: big-endian 8-byte words compare like the bytes they hold, and a
     shorter string's zero padding sorts it before its extensions, as strcmp does."""

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragaudit.data.formats._ranking import _count_ties, _Moves, _rank_rows
-from ragaudit.data.formats._strings import _PAD, _QID_MIX, IntArray, U64Array, _Strings
+from ragaudit.data.formats.strings import PAD, QID_MIX, IntArray, Strings, U64Array
 from ragaudit.data.qrels import Qrels, check_unit
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import InputError
@@ -39,7 +39,7 @@ class RunColumns:
         Question ids in order of first appearance.
     offsets : int ndarray of shape (n_questions + 1,)
         Rows ``offsets[q]:offsets[q + 1]`` are question ``q``'s ranking, best first.
-    items : _Strings
+    items : Strings
         Item ids, in file order (use ``row_order`` to read them in rank order).
     row_order : int ndarray
         ``items`` row of each ranked row.
@@ -60,7 +60,7 @@ class RunColumns:
 
     qids: tuple[str, ...]
     offsets: IntArray
-    items: _Strings
+    items: Strings
     row_order: IntArray
     scores: npt.NDArray[np.float64] | None
     tied_groups: int
@@ -87,7 +87,7 @@ class RunColumns:
 _SLICE_ROWS = 1 << 20  # rows of whole questions checked per step (bounds temporaries)
 
 
-def _may_repeat(q: IntArray, item_hash: U64Array | None, items: _Strings) -> bool:
+def _may_repeat(q: IntArray, item_hash: U64Array | None, items: Strings) -> bool:
     """False when no question lists one item hash twice (True may be a hash collision).
 
     Rows grouped by question are checked with one short sort per question (a padded grid),
@@ -124,7 +124,7 @@ def _may_repeat(q: IntArray, item_hash: U64Array | None, items: _Strings) -> boo
             item_hash = items.hashes(rows) if item_hash is None else item_hash[rows]
     if item_hash is None:
         item_hash = items.hashes()
-    keys = item_hash + q.astype(np.uint64) * _QID_MIX
+    keys = item_hash + q.astype(np.uint64) * QID_MIX
     keys.sort()
     return bool(np.any(keys[1:] == keys[:-1]))
 
@@ -156,7 +156,7 @@ def _grid_suspects(item_hash: U64Array, counts: IntArray) -> IntArray:
 def _dedupe(
     q: IntArray,
     item_hash: U64Array | None,
-    items: _Strings,
+    items: Strings,
     qids: Sequence[str],
     policy: str,
     name: str | None,
@@ -167,7 +167,7 @@ def _dedupe(
         return None
     if item_hash is None:
         item_hash = items.hashes()
-    keys = item_hash + q.astype(np.uint64) * _QID_MIX
+    keys = item_hash + q.astype(np.uint64) * QID_MIX
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     same = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
@@ -191,7 +191,7 @@ def _dedupe(
     return np.flatnonzero(keep)
 
 
-def items_view(items: _Strings, rows: IntArray | None) -> _Strings:
+def items_view(items: Strings, rows: IntArray | None) -> Strings:
     """``items`` restricted to ``rows`` (None: all; a copy when rows is not the identity)."""
     if rows is None or len(rows) == len(items):
         return items
@@ -200,9 +200,9 @@ def items_view(items: _Strings, rows: IntArray | None) -> _Strings:
     np.cumsum(lengths, out=offsets[1:])
     positions = np.repeat(items.offsets[rows] - offsets[:-1], lengths) + np.arange(offsets[-1])
     size = int(offsets[-1])
-    data = np.zeros(size + _PAD, dtype=np.uint8)  # padded: hashing loads 8 bytes at a time
+    data = np.zeros(size + PAD, dtype=np.uint8)  # padded: hashing loads 8 bytes at a time
     np.take(items.data, positions, out=data[:size])
-    return _Strings(data[:size], offsets)
+    return Strings(data[:size], offsets)
 
 
 class _ColumnarRun(Run):
@@ -226,7 +226,7 @@ class QrelsColumns:
         Question ids in order of first appearance.
     q : int ndarray
         Question code (index into ``qids``) of each label.
-    items : _Strings
+    items : Strings
         Item id of each label.
     stored_hash : uint64 ndarray or None
         :attr:`item_hash` when a reader had it at hand; None: computed when needed.
@@ -236,7 +236,7 @@ class QrelsColumns:
 
     qids: tuple[str, ...]
     q: IntArray
-    items: _Strings
+    items: Strings
     stored_hash: U64Array | None
     grades: IntArray
 
@@ -296,7 +296,7 @@ class _ColumnarQrels(Qrels):
 def finish_run_columns(
     qids: tuple[str, ...],
     q: IntArray,
-    items: _Strings,
+    items: Strings,
     scores: npt.NDArray[np.float64],
     *,
     order: str,
@@ -311,7 +311,7 @@ def finish_run_columns(
         Question ids in order of first appearance.
     q : int ndarray of shape (n,)
         Question code (index into ``qids``) of each row, in file order.
-    items : _Strings
+    items : Strings
         Item id of each row.
     scores : float ndarray of shape (n,)
         Score of each row (finite).
@@ -338,7 +338,7 @@ def finish_run_columns(
 def assemble_run_columns(
     qids: tuple[str, ...],
     q: IntArray,
-    items: _Strings,
+    items: Strings,
     keep: IntArray | None,
     item_hash: U64Array | None,
     scores: npt.NDArray[np.float64] | None,
@@ -382,7 +382,7 @@ def assemble_run_columns(
 
 
 def finish_qrels_columns(
-    qids: tuple[str, ...], q: IntArray, items: _Strings, grades: IntArray
+    qids: tuple[str, ...], q: IntArray, items: Strings, grades: IntArray
 ) -> QrelsColumns:
     """Qrels columns from rows in file order; a repeated (question, item) keeps its last grade.
 

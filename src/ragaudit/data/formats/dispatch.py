@@ -16,8 +16,8 @@ from typing import Any
 
 from ragaudit._io import check_regular_file
 from ragaudit._validate import check_path
-from ragaudit.data.formats._chunks import check_rereadable, read_chunks
 from ragaudit.data.formats._source import read_text
+from ragaudit.data.formats.chunked import check_rereadable, read_chunks
 from ragaudit.data.formats.jsonl import grade_value, json_records, read_jsonl_qrels, read_jsonl_run
 from ragaudit.data.formats.trec import read_trec_qrels, read_trec_run
 from ragaudit.data.formats.yaml_ import load_yaml

@@ -11,13 +11,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ragaudit.data.formats._ranking import _count_ties, _rank_rows
-from ragaudit.data.formats._strings import _Strings
 from ragaudit.data.formats.columns import (
     RunColumns,
     _dedupe,
     assemble_run_columns,
     items_view,
 )
+from ragaudit.data.formats.strings import Strings
 from ragaudit.data.runs import RankingInput, Run
 
 __all__ = ["columns_from_rankings", "run_columns"]
@@ -106,7 +106,7 @@ def columns_from_rankings(
     try:
         # join() raises on a non-str id.  NUL bytes would compare like the zero padding
         # of the id-descending tie break, so such ids take the per-question path.
-        encoded = _Strings.from_list_without_nul(ids)
+        encoded = Strings.from_list_without_nul(ids)
     except TypeError:
         return None
     del ids
@@ -145,7 +145,7 @@ def run_columns(run: Run) -> RunColumns:
     counts = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
     offsets = np.zeros(len(qids) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    items = _Strings.from_list(flat)
+    items = Strings.from_list(flat)
     scores = None
     if run.has_scores:
         scores = np.array(

@@ -2,7 +2,7 @@
 
 Fields are separated by blanks (one space, a tab, or runs of them).  Files are read in
 chunks of whole lines by pyarrow's C++ CSV reader, with an exact Python re-scan of any chunk
-it cannot read as is (see :mod:`ragaudit.data.formats._chunks`), into the integer-coded
+it cannot read as is (see :mod:`ragaudit.data.formats.chunked`), into the integer-coded
 columns of :mod:`ragaudit.data.formats.columns`.  Every malformed line raises
 :class:`~ragaudit.exceptions.FormatError` naming file, line and field.
 """
@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ragaudit._io import atomic_write_text
-from ragaudit.data.formats._chunks import (
+from ragaudit.data.formats._qids import remember, unify_codes
+from ragaudit.data.formats.chunked import (
     Column,
     TextColumns,
     distinct_names,
@@ -27,8 +28,6 @@ from ragaudit.data.formats._chunks import (
     release_arrow_memory,
     sniff_delimiter,
 )
-from ragaudit.data.formats._qids import remember, unify_codes
-from ragaudit.data.formats._strings import _PAD, _Strings
 from ragaudit.data.formats.columns import (
     QrelsColumns,
     RunColumns,
@@ -37,6 +36,7 @@ from ragaudit.data.formats.columns import (
     finish_qrels_columns,
     finish_run_columns,
 )
+from ragaudit.data.formats.strings import PAD, Strings
 from ragaudit.data.qrels import Qrels, check_unit
 from ragaudit.data.runs import Run
 from ragaudit.exceptions import FormatError, InputError
@@ -131,7 +131,7 @@ def _file_size(path: PathLike) -> int:
 
 def _gather(
     path: PathLike, fields: tuple[str, ...], block_bytes: int, threads: int
-) -> tuple[tuple[str, ...], np.ndarray, _Strings, np.ndarray, bytes | None]:
+) -> tuple[tuple[str, ...], np.ndarray, Strings, np.ndarray, bytes | None]:
     """Question ids, question codes, items and values of a whole TREC file, in file order,
     and the digest of the ids (see :func:`~ragaudit.data.formats._qids.remember`).
 
@@ -144,7 +144,7 @@ def _gather(
     size = _file_size(path) + 1
     wide = np.int64 if size >= 2**31 - 1 else np.int32
     q_parts = Column(wide)
-    item_data = Column(np.uint8, pad=_PAD)
+    item_data = Column(np.uint8, pad=PAD)
     item_offsets = Column(wide)  # offsets of the items in item_data, from a leading 0
     item_offsets.append(np.zeros(1, dtype=wide), 1)
     value_parts = Column(np.float64)
@@ -173,7 +173,7 @@ def _gather(
         del columns, chunk_names
     qids, q, key = unify_codes(names, q_parts.result())
     del names
-    items = _Strings(item_data.result(), item_offsets.result())
+    items = Strings(item_data.result(), item_offsets.result())
     release_arrow_memory(heap=True)
     return qids, q, items, value_parts.result(), key
 

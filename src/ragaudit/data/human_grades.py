@@ -1,4 +1,7 @@
-"""Human verdicts on a subset of questions (the input of ``ragaudit calibrate``).
+"""Human grades: a person's verdicts on a subset of questions (the input of ``ragaudit
+calibrate``).  "Human grades" names what a person decided, apart from the judges'
+judgments (:mod:`ragaudit.judges`) and the verdict (significance call) of a comparison
+(:mod:`ragaudit.stats.verdicts`); the file format and the CLI keep the word "verdicts".
 
 Two spellings of the same thing, one verdict per question:
 
@@ -48,18 +51,18 @@ from typing import Any
 
 from ragaudit._io import atomic_write_text
 from ragaudit._yaml import compose_yaml, construct_yaml
-from ragaudit.data.formats._source import json_lines, read_text, shorten
+from ragaudit.data.formats import json_lines, read_text, shorten
 from ragaudit.exceptions import FormatError
 
 __all__ = [
     "FORMAT",
-    "HumanVerdicts",
-    "VerdictSample",
+    "GradeSample",
+    "HumanGrades",
     "answer_fingerprint",
-    "dump_human_verdicts",
-    "read_human_verdict_file",
-    "read_human_verdicts",
-    "save_human_verdicts",
+    "dump_human_grades",
+    "read_human_grades",
+    "read_human_grades_file",
+    "save_human_grades",
 ]
 
 #: The ``format`` value of a verdict file's header line.
@@ -73,7 +76,7 @@ _WORDS = {"correct": 1.0, "wrong": 0.0, "incorrect": 0.0, "yes": 1.0, "no": 0.0}
 
 
 @dataclass(frozen=True)
-class VerdictSample:
+class GradeSample:
     """How the questions of a verdict file were chosen (its header's ``sample``).
 
     Attributes
@@ -96,9 +99,9 @@ class VerdictSample:
     def describe(self) -> str:
         """One phrase for reports.
 
-        >>> VerdictSample(True, 20, 60, 0).describe()
+        >>> GradeSample(True, 20, 60, 0).describe()
         'a uniformly random sample of 20 of 60 judged questions (seed 0)'
-        >>> VerdictSample(False, how="the hardest ones").describe()
+        >>> GradeSample(False, how="the hardest ones").describe()
         'not a random sample (the hardest ones)'
         """
         if self.random:
@@ -117,7 +120,7 @@ class VerdictSample:
 
 
 @dataclass(frozen=True)
-class HumanVerdicts(Mapping[str, float]):
+class HumanGrades(Mapping[str, float]):
     """A verdict file: ``{question id: 0.0 or 1.0}`` (a read-only mapping) and its header.
 
     Attributes
@@ -128,7 +131,7 @@ class HumanVerdicts(Mapping[str, float]):
         The verdict's key (``correct`` unless ``--metric`` names another).
     run : str or None
         The run whose answers were graded (header).
-    sample : VerdictSample or None
+    sample : GradeSample or None
         How the questions were chosen; None when the file does not say.
     path : str or None
         The file it was read from.
@@ -138,7 +141,7 @@ class HumanVerdicts(Mapping[str, float]):
 
     Examples
     --------
-    >>> v = HumanVerdicts((("q2", 1.0), ("q5", None), ("q1", 0.0)))
+    >>> v = HumanGrades((("q2", 1.0), ("q5", None), ("q1", 0.0)))
     >>> dict(v), v.skipped
     ({'q2': 1.0, 'q1': 0.0}, ('q5',))
     """
@@ -146,22 +149,22 @@ class HumanVerdicts(Mapping[str, float]):
     entries: tuple[tuple[str, float | None], ...]
     metric: str = "correct"
     run: str | None = None
-    sample: VerdictSample | None = None
+    sample: GradeSample | None = None
     path: str | None = None
     answers: tuple[tuple[str, str, int], ...] = ()
 
     @classmethod
-    def of(cls, verdicts: HumanVerdicts | Mapping[str, float]) -> HumanVerdicts:
+    def of(cls, verdicts: HumanGrades | Mapping[str, float]) -> HumanGrades:
         """``verdicts`` itself, or a plain ``{question id: verdict}`` mapping as verdicts
         whose header says nothing (no run, no sample, nothing skipped).
 
-        >>> v = HumanVerdicts.of({"q1": 1.0, "q2": 0.0})
+        >>> v = HumanGrades.of({"q1": 1.0, "q2": 0.0})
         >>> dict(v), v.sample, v.skipped
         ({'q1': 1.0, 'q2': 0.0}, None, ())
-        >>> HumanVerdicts.of(v) is v
+        >>> HumanGrades.of(v) is v
         True
         """
-        if isinstance(verdicts, HumanVerdicts):
+        if isinstance(verdicts, HumanGrades):
             return verdicts
         return cls(tuple(verdicts.items()))
 
@@ -184,7 +187,7 @@ class HumanVerdicts(Mapping[str, float]):
         """Refuse a verdict that grades another answer than ``answers[question id]`` (the
         run's); return how many verdicts were checked (lines without ``answer_sha256`` are not).
 
-        >>> v = HumanVerdicts((("q1", 1.0),), path="h.jsonl",
+        >>> v = HumanGrades((("q1", 1.0),), path="h.jsonl",
         ...                   answers=(("q1", answer_fingerprint("4"), 2),))
         >>> v.check_answers({"q1": "4"}, "k3")
         1
@@ -243,7 +246,7 @@ def _optional_int(sample: Mapping[str, Any], key: str, where: str) -> int | None
     return value
 
 
-def _header(row: Mapping[str, Any], where: str) -> tuple[str | None, str | None, VerdictSample]:
+def _header(row: Mapping[str, Any], where: str) -> tuple[str | None, str | None, GradeSample]:
     """``(run, metric, sample)`` of a header line (line 1)."""
     if row.get("format") != FORMAT:
         raise FormatError(
@@ -275,7 +278,7 @@ def _header(row: Mapping[str, Any], where: str) -> tuple[str | None, str | None,
     return (
         row.get("run"),
         row.get("metric"),
-        VerdictSample(
+        GradeSample(
             random=sample["random"],
             n=_optional_int(sample, "n", where),
             of=_optional_int(sample, "of", where),
@@ -285,11 +288,11 @@ def _header(row: Mapping[str, Any], where: str) -> tuple[str | None, str | None,
     )
 
 
-def _from_jsonl(where: str, field: str) -> HumanVerdicts:
+def _from_jsonl(where: str, field: str) -> HumanGrades:
     entries: dict[str, float | None] = {}
     answers: list[tuple[str, str, int]] = []
     run: str | None = None
-    sample: VerdictSample | None = None
+    sample: GradeSample | None = None
     for number, row in json_lines(where):
         if not isinstance(row, dict):
             raise FormatError(
@@ -326,7 +329,7 @@ def _from_jsonl(where: str, field: str) -> HumanVerdicts:
                 path=where, line=number, field=field,
             )  # fmt: skip
         entries[qid] = _verdict(row[field], where, number, field)
-    return HumanVerdicts(tuple(entries.items()), field, run, sample, where, tuple(answers))
+    return HumanGrades(tuple(entries.items()), field, run, sample, where, tuple(answers))
 
 
 def _fingerprint(value: Any, where: str, line: int) -> str:
@@ -351,7 +354,7 @@ def answer_fingerprint(answer: str | None) -> str:
     return hashlib.sha256((answer or "").encode("utf-8")).hexdigest()
 
 
-def _from_mapping(text: str, where: str, field: str) -> HumanVerdicts:
+def _from_mapping(text: str, where: str, field: str) -> HumanGrades:
     import yaml
 
     node = compose_yaml(text, where)  # the one safe YAML reader (JSON is YAML too)
@@ -369,12 +372,12 @@ def _from_mapping(text: str, where: str, field: str) -> HumanVerdicts:
         if str(qid) in verdicts:
             raise FormatError(f"duplicate question id {qid!r}", path=where, line=line)
         verdicts[str(qid)] = _verdict(value, where, line, str(qid))
-    return HumanVerdicts(tuple(verdicts.items()), field, path=where)
+    return HumanGrades(tuple(verdicts.items()), field, path=where)
 
 
-def read_human_verdict_file(
+def read_human_grades_file(
     path: str | os.PathLike[str], field: str = "correct", *, allow_empty: bool = False
-) -> HumanVerdicts:
+) -> HumanGrades:
     """Read a verdict file: the verdicts, the skipped questions and the header, if any.
 
     ``allow_empty`` accepts a file with no verdict yet (a session that has only begun).
@@ -392,7 +395,7 @@ def read_human_verdict_file(
     ...           "sample": {"random": True, "seed": 0, "n": 3, "of": 60}}
     >>> lines = [header, {"id": "q4", "correct": True}, {"id": "q9", "skipped": True}]
     >>> _ = (folder / "h.jsonl").write_text("".join(json.dumps(x) + "\\n" for x in lines))
-    >>> v = read_human_verdict_file(folder / "h.jsonl")
+    >>> v = read_human_grades_file(folder / "h.jsonl")
     >>> dict(v), v.skipped, v.sample.describe()
     ({'q4': 1.0}, ('q9',), 'a uniformly random sample of 3 of 60 judged questions (seed 0)')
     """
@@ -407,10 +410,10 @@ def read_human_verdict_file(
     return verdicts
 
 
-def read_human_verdicts(path: str | os.PathLike[str], field: str = "correct") -> HumanVerdicts:
+def read_human_grades(path: str | os.PathLike[str], field: str = "correct") -> HumanGrades:
     """Read ``{question id: 0.0 or 1.0}`` from a JSONL file or a YAML/JSON mapping.
 
-    The same :class:`HumanVerdicts` as :func:`read_human_verdict_file` (a mapping of the
+    The same :class:`HumanGrades` as :func:`read_human_grades_file` (a mapping of the
     verdicts), so :func:`~ragaudit.diagnose.calibration.calibrate` still sees how the sample
     was drawn and which questions were skipped.
 
@@ -424,17 +427,17 @@ def read_human_verdicts(path: str | os.PathLike[str], field: str = "correct") ->
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "h.yaml").write_text("q01: true\\nq02: wrong\\n")
-    >>> dict(read_human_verdicts(folder / "h.yaml"))
+    >>> dict(read_human_grades(folder / "h.yaml"))
     {'q01': 1.0, 'q02': 0.0}
     """
-    return read_human_verdict_file(path, field)
+    return read_human_grades_file(path, field)
 
 
-def dump_human_verdicts(verdicts: HumanVerdicts) -> str:
+def dump_human_grades(verdicts: HumanGrades) -> str:
     """The JSONL text of ``verdicts``: the header (when it has a sample), then one line each.
 
-    >>> print(dump_human_verdicts(HumanVerdicts(
-    ...     (("q2", 1.0), ("q5", None)), run="k3", sample=VerdictSample(True, 2, 9, 0))), end="")
+    >>> print(dump_human_grades(HumanGrades(
+    ...     (("q2", 1.0), ("q5", None)), run="k3", sample=GradeSample(True, 2, 9, 0))), end="")
     {"format": "ragaudit.human-verdicts", "version": 1, "run": "k3", "metric": "correct", \
 "sample": {"random": true, "seed": 0, "n": 2, "of": 9}}
     {"id": "q2", "correct": true}
@@ -463,6 +466,6 @@ def dump_human_verdicts(verdicts: HumanVerdicts) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def save_human_verdicts(verdicts: HumanVerdicts, path: str | os.PathLike[str]) -> None:
-    """Write :func:`dump_human_verdicts` to ``path`` atomically (readers never see half a file)."""
-    atomic_write_text(path, dump_human_verdicts(verdicts))
+def save_human_grades(verdicts: HumanGrades, path: str | os.PathLike[str]) -> None:
+    """Write :func:`dump_human_grades` to ``path`` atomically (readers never see half a file)."""
+    atomic_write_text(path, dump_human_grades(verdicts))

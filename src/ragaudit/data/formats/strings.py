@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["IntArray", "U8Array", "U64Array"]
+# Public: the metrics join run and label ids through Strings and its hashes (QID_MIX), and
+# pad their own buffers by PAD bytes.
+__all__ = ["PAD", "QID_MIX", "IntArray", "Strings", "U8Array", "U64Array"]
 
 IntArray = npt.NDArray[np.integer[Any]]  # int64, or int32 where the values fit
 U8Array = npt.NDArray[np.uint8]
@@ -23,12 +25,12 @@ U64Array = npt.NDArray[np.uint64]
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
-_QID_MIX = np.uint64(0x9E3779B97F4A7C15)
-_PAD = 8  # zero bytes kept after string data so that 8-byte loads never run past the end
+QID_MIX = np.uint64(0x9E3779B97F4A7C15)
+PAD = 8  # zero bytes kept after string data so that 8-byte loads never run past the end
 
 
 @dataclass(frozen=True)
-class _Strings:
+class Strings:
     """UTF-8 strings stored back to back: string ``i`` is ``data[offsets[i]:offsets[i+1]]``."""
 
     data: U8Array
@@ -46,7 +48,7 @@ class _Strings:
         return self.offsets[rows + 1] - self.offsets[rows]
 
     @classmethod
-    def from_buffer(cls, buffer: U8Array, starts: IntArray, ends: IntArray) -> _Strings:
+    def from_buffer(cls, buffer: U8Array, starts: IntArray, ends: IntArray) -> Strings:
         lengths = ends - starts
         offsets = np.zeros(len(starts) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -54,7 +56,7 @@ class _Strings:
         return cls(buffer[positions], offsets)
 
     @classmethod
-    def from_token_words(cls, token_words: U64Array, lengths: IntArray) -> _Strings:
+    def from_token_words(cls, token_words: U64Array, lengths: IntArray) -> Strings:
         """Strings from :func:`_token_words` output (bytes past each end are dropped)."""
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -62,7 +64,7 @@ class _Strings:
         return cls(as_bytes[as_bytes != 0], offsets)  # tokens hold no NUL: the 0s are padding
 
     @classmethod
-    def from_list(cls, strings: Sequence[str]) -> _Strings:
+    def from_list(cls, strings: Sequence[str]) -> Strings:
         """Encode ``strings`` (str only: ``join`` raises TypeError on anything else)."""
         fast = cls.from_list_without_nul(strings)
         if fast is not None:
@@ -75,7 +77,7 @@ class _Strings:
                 out=offsets[1:],
             )
             data = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-            return cls(np.concatenate((data, np.zeros(_PAD, np.uint8)))[: len(data)], offsets)
+            return cls(np.concatenate((data, np.zeros(PAD, np.uint8)))[: len(data)], offsets)
         encoded = [s.encode("utf-8") for s in strings]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum(
@@ -83,10 +85,10 @@ class _Strings:
         )
         data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
         # Padded like the ASCII branch so that hashing can load 8 bytes at a time.
-        return cls(np.concatenate((data, np.zeros(_PAD, np.uint8)))[: len(data)], offsets)
+        return cls(np.concatenate((data, np.zeros(PAD, np.uint8)))[: len(data)], offsets)
 
     @classmethod
-    def from_list_without_nul(cls, strings: Sequence[str]) -> _Strings | None:
+    def from_list_without_nul(cls, strings: Sequence[str]) -> Strings | None:
         """As :meth:`from_list` in one join and one encode, None if a string holds a NUL.
 
         The strings are joined with NUL separators, whose positions give the lengths; NUL
@@ -110,16 +112,16 @@ class _Strings:
         offsets[1:-1] = separators
         del separators
         offsets[-1] = len(buffer) - len(strings) + 1
-        data = np.empty(int(offsets[-1]) + _PAD, dtype=np.uint8)
-        data[-_PAD:] = 0  # padding for 8-byte loads (see _word_view)
+        data = np.empty(int(offsets[-1]) + PAD, dtype=np.uint8)
+        data[-PAD:] = 0  # padding for 8-byte loads (see _word_view)
         data[: offsets[-1]] = buffer[is_text]
         return cls(data[: offsets[-1]], offsets)
 
     @classmethod
-    def concat(cls, parts: Sequence[_Strings]) -> _Strings:
+    def concat(cls, parts: Sequence[Strings]) -> Strings:
         if not parts:
             return cls(np.zeros(0, np.uint8), np.zeros(1, np.int64))
-        data = np.concatenate([p.data for p in parts] + [np.zeros(_PAD, np.uint8)])[:-_PAD]
+        data = np.concatenate([p.data for p in parts] + [np.zeros(PAD, np.uint8)])[:-PAD]
         shifts = np.cumsum([0] + [len(p.data) for p in parts[:-1]])
         offsets = np.concatenate(
             [parts[0].offsets[:1]] + [p.offsets[1:] + s for p, s in zip(parts, shifts, strict=True)]
@@ -140,7 +142,7 @@ class _Strings:
         out = np.empty(n, dtype=np.uint64)
         step = 1 << 16
         base = self.data.base
-        if isinstance(base, np.ndarray) and base.ndim == 1 and len(base) >= len(self.data) + _PAD:
+        if isinstance(base, np.ndarray) and base.ndim == 1 and len(base) >= len(self.data) + PAD:
             words = _word_view(self.data)
             for first in range(0, n, step):
                 if rows is None:
@@ -164,7 +166,7 @@ class _Strings:
     def token_words(self, rows: IntArray, n_words: int) -> U64Array:
         """As :func:`_token_words`: ``(len(rows), n_words)`` little-endian 8-byte words."""
         base = self.data.base
-        if isinstance(base, np.ndarray) and base.ndim == 1 and len(base) >= len(self.data) + _PAD:
+        if isinstance(base, np.ndarray) and base.ndim == 1 and len(base) >= len(self.data) + PAD:
             starts, lengths = self.offsets[rows], self.lengths_of(rows)
             return _token_words(_word_view(self.data), starts, lengths, n_words)
         fixed = self.fixed(rows, 8 * n_words)
@@ -185,7 +187,7 @@ class _Strings:
             out[active, j] = self.data[starts[active] + j]
         return out
 
-    def equal(self, rows: IntArray, other: _Strings, other_rows: IntArray) -> npt.NDArray[np.bool_]:
+    def equal(self, rows: IntArray, other: Strings, other_rows: IntArray) -> npt.NDArray[np.bool_]:
         """Exact elementwise equality of ``self[rows]`` and ``other[other_rows]``."""
         mine_lengths, their_lengths = self.lengths_of(rows), other.lengths_of(other_rows)
         same_length = mine_lengths == their_lengths
@@ -227,11 +229,11 @@ def _word_view(block: U8Array) -> U64Array:
     """Little-endian 8-byte words starting at *every* byte of ``block`` (a strided view).
 
     ``view[i]`` holds bytes ``i .. i + 7``; gathering ``view[starts]`` loads 8 bytes of each
-    token in one fancy-indexing step instead of 8.  Needs the ``_PAD`` bytes after the block
+    token in one fancy-indexing step instead of 8.  Needs the ``PAD`` bytes after the block
     that :func:`_read_blocks` provides.
     """
     base = block.base if block.base is not None else block
-    assert isinstance(base, np.ndarray) and len(base) >= len(block) + _PAD
+    assert isinstance(base, np.ndarray) and len(base) >= len(block) + PAD
     return np.ndarray(shape=(len(block) + 1,), dtype="<u8", buffer=base, offset=0, strides=(1,))
 
 

@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from ragaudit._io import check_regular_file
 from ragaudit._parallel import trim_heap
-from ragaudit.data.formats._strings import IntArray, _Strings
+from ragaudit.data.formats.strings import IntArray, Strings
 from ragaudit.exceptions import FormatError, unreadable
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "TextColumns",
     "arrow_code_keys",
     "arrow_string_buffers",
+    "arrow_strings",
     "check_rereadable",
     "distinct_names",
     "read_chunks",
@@ -164,7 +165,7 @@ class TextColumns:
 
     names: Any
     keys: IntArray
-    items: _Strings
+    items: Strings
     values: npt.NDArray[np.float64]
 
     @property
@@ -178,12 +179,12 @@ class TextColumns:
         names = self.names
         if not isinstance(names, list):
             return names
-        strings = _Strings.from_list(names) if names else _Strings.concat([])
+        strings = Strings.from_list(names) if names else Strings.concat([])
         return arrow_strings(strings)
 
 
-def arrow_strings(strings: _Strings) -> Any:
-    """:class:`_Strings` as a pyarrow ``large_string`` array (``pyarrow.array`` is avoided:
+def arrow_strings(strings: Strings) -> Any:
+    """:class:`Strings` as a pyarrow ``large_string`` array (``pyarrow.array`` is avoided:
     it imports pandas to look for pandas objects)."""
     pa = _pa()
     return pa.Array.from_buffers(
@@ -258,11 +259,11 @@ def arrow_code_keys(keys: Any) -> tuple[Any, IntArray]:
     """
     n = len(keys)
     if n == 0:
-        return arrow_strings(_Strings.concat([])), np.zeros(0, dtype=np.int64)
+        return arrow_strings(Strings.concat([])), np.zeros(0, dtype=np.int64)
     if n <= _SMALL_CHUNK:  # a small file: compared in Python, pyarrow.compute not imported
         ids = keys.to_pylist()
         head = [0, *(i for i in range(1, n) if ids[i] != ids[i - 1])]
-        names = arrow_strings(_Strings.from_list([ids[i] for i in head]))
+        names = arrow_strings(Strings.from_list([ids[i] for i in head]))
         counts = np.diff(np.append(np.array(head, dtype=np.int64), n))
         return names, np.repeat(np.arange(len(head)), counts)
     import pyarrow.compute as pc
@@ -400,7 +401,7 @@ def fast_columns(
         return None
     names, codes = arrow_code_keys(table.column(key_field).combine_chunks())
     offsets, data = arrow_string_buffers(table.column(item_field).combine_chunks())
-    return TextColumns(names, codes, _Strings(data, offsets), values)
+    return TextColumns(names, codes, Strings(data, offsets), values)
 
 
 def exact_columns(
@@ -440,7 +441,7 @@ def exact_columns(
     return TextColumns(
         list(index),
         np.array(keys, dtype=np.int64),
-        _Strings.from_list(items) if items else _Strings.concat([]),
+        Strings.from_list(items) if items else Strings.concat([]),
         np.array(values, dtype=np.float64),
     )
 
