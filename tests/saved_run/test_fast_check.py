@@ -14,7 +14,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragaudit.data.saved_run_check import _valid_fast, _walk, saved_run_schema
+from ragaudit.data.saved_run.check import _valid_fast, _walk, saved_run_schema
 
 BASE = {
     "format": "ragaudit.run", "format_version": 1, "name": "r",

@@ -23,7 +23,7 @@ from ragaudit._io import atomic_write_text
 from ragaudit._validate import check_path
 from ragaudit.data.formats._source import json_lines, read_json_file
 from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION, SavedRun
-from ragaudit.data.saved_run_check import find_problems, saved_run_schema, validate_saved_run
+from ragaudit.data.saved_run.check import find_problems, saved_run_schema, validate_saved_run
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
