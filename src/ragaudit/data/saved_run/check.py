@@ -17,28 +17,17 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
+from ragaudit.data.saved_run.batch_check import RowChecker
 from ragaudit.data.saved_run.metrics import check_metric_value
+from ragaudit.data.saved_run.schema import saved_run_schema
 from ragaudit.exceptions import FormatError
 
 __all__ = ["find_problems", "saved_run_schema", "validate_saved_run"]
 
 #: Top-level keys a file must have but an in-memory document may leave out.
 HEADER_KEYS = frozenset({"format", "format_version", "name"})
-
-
-@lru_cache(maxsize=1)
-def saved_run_schema() -> dict[str, Any]:
-    """The JSON Schema of the saved-run format (package data)."""
-    text = (
-        resources.files("ragaudit.data")
-        .joinpath("schemas/saved-run.schema.json")
-        .read_text(encoding="utf-8")
-    )
-    schema: dict[str, Any] = json.loads(text)
-    return schema
 
 
 _INT_LIMIT = 2**31 - 1  # the bound on counts and cut-offs (trec_eval's C int)
@@ -344,11 +333,26 @@ def find_problems(data: Any, *, cap: int = 50, require_header: bool = True) -> l
     """
     problems: list[str] = []
     optional = frozenset() if require_header else HEADER_KEYS
-    if not _valid_fast(optional)(data):  # the usual valid run: one compiled pass, no walk
-        _walk(data, saved_run_schema(), "", problems, cap, optional)
+    if _fast_valid(data, optional):  # the usual valid run: compiled passes, no walk
+        return _name_questions(_k_problems(data), data)[:cap]
+    _walk(data, saved_run_schema(), "", problems, cap, optional)
     if not problems and isinstance(data, Mapping):
         problems = _row_problems(data.get("rows", []), cap) or _k_problems(data)
     return _name_questions(problems, data)[:cap]
+
+
+def _fast_valid(data: Any, optional: frozenset[str]) -> bool:
+    """The document passes the schema, the metric ranges and unique ids, tested by the
+    compiled check of the top level and the column-wise check of the rows
+    (:mod:`.batch_check`): no walk, no per-row loop.  False means "let the walk decide"."""
+    if type(data) is not dict or type(data.get("rows")) is not list:
+        return False
+    config = data.get("config")
+    k = config.get("k") if type(config) is dict else None
+    top = {**data, "rows": []}
+    return bool(_valid_fast(optional)(top)) and RowChecker(
+        k if type(k) is int else None
+    ).valid(data["rows"])
 
 
 def validate_saved_run(data: Any, *, path: str | None = None, require_header: bool = True) -> None:

@@ -38,7 +38,7 @@ def _tri(value: Any) -> bool | None:
     return None if value is None else bool(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _FrozenMapping(Mapping[str, Any]):
     """A read-only mapping over ``data`` (copied and frozen on construction)."""
 
@@ -46,6 +46,14 @@ class _FrozenMapping(Mapping[str, Any]):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data", _frozen(self.data))
+
+    @classmethod
+    def _adopt(cls, data: dict[str, Any]) -> Any:
+        """Wrap a freshly parsed dict that nobody else holds (no copy: the loader builds
+        one per question)."""
+        out = object.__new__(cls)
+        object.__setattr__(out, "data", MappingProxyType(data))
+        return out
 
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
@@ -62,7 +70,7 @@ class _FrozenMapping(Mapping[str, Any]):
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JudgeVerdicts(_FrozenMapping):
     """The raw judge outputs of one question (``rows[i].judges``), read-only.
 
@@ -134,7 +142,7 @@ class JudgeVerdicts(_FrozenMapping):
         return frozenset(names or {"?"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunSettings(_FrozenMapping):
     """A saved run's ``config``: a read-only mapping in file order, with typed accessors.
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from ragaudit.data.saved_run.convert import RunConversions
 from ragaudit.data.saved_run.mappings import (
@@ -40,7 +40,6 @@ from ragaudit.data.saved_run.mappings import (
     _frozen,
     _plain,
 )
-from ragaudit.data.saved_run.metrics import canonical_metric_name
 
 __all__ = [
     "FORMAT",
@@ -73,12 +72,16 @@ def generation_error_of(row: Mapping[str, Any]) -> str | None:
     return None if value is None else str(value)
 
 
-_RETRIEVED_KEYS = frozenset({"chunk_id", "doc_id", "score", "rank"})
+#: The keys of a retrieved entry that have fields; any other is kept in ``extra``.
+RETRIEVED_KEYS = frozenset({"chunk_id", "doc_id", "score", "rank"})
 
 
-@dataclass(frozen=True)
-class Retrieved:
+class Retrieved(NamedTuple):
     """One retrieved chunk of a question (``rows[i].retrieved[j]``).
+
+    A named tuple, so that a run's millions of entries are built in C and held in 80 bytes
+    each (a frozen dataclass took several times the time and, with its ``__dict__``, the
+    memory).
 
     Attributes
     ----------
@@ -88,20 +91,26 @@ class Retrieved:
         1-based; when every entry of a row has one, :attr:`QuestionResult.ranked` sorts by it.
     extra : mapping
         Unknown keys, preserved.
+
+    Examples
+    --------
+    >>> r = Retrieved.from_dict({"chunk_id": "a#0", "doc_id": "a", "score": 2.5, "x": 1})
+    >>> r.doc_id, r.rank, dict(r.extra), r.to_dict()
+    ('a', None, {'x': 1}, {'chunk_id': 'a#0', 'doc_id': 'a', 'score': 2.5, 'x': 1})
     """
 
     chunk_id: str
     doc_id: str
     score: float | None = None
     rank: int | None = None
-    extra: Mapping[str, Any] = field(default_factory=_empty)
+    extra: Mapping[str, Any] = _EMPTY
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Retrieved:
         """Build from a validated entry."""
         # Most entries hold only the four known keys: no per-entry copy of nothing (a
         # 100,000-question run has two million entries).
-        plain = data.keys() <= _RETRIEVED_KEYS
+        plain = data.keys() <= RETRIEVED_KEYS
         return cls(
             chunk_id=data["chunk_id"],
             doc_id=data["doc_id"],
@@ -109,7 +118,7 @@ class Retrieved:
             rank=data.get("rank"),
             extra=_EMPTY
             if plain
-            else _frozen({k: v for k, v in data.items() if k not in _RETRIEVED_KEYS}),
+            else _frozen({k: v for k, v in data.items() if k not in RETRIEVED_KEYS}),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -123,7 +132,7 @@ class Retrieved:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QuestionResult:
     """One question of a saved run (one entry of ``rows``).
 
@@ -161,40 +170,10 @@ class QuestionResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QuestionResult:
         """Build from a validated row (see :meth:`SavedRun.from_dict` for validation)."""
+        # The builder of whole batches (a module of its own: it builds this class).
+        from ragaudit.data.saved_run.build import build_questions
 
-        def seq(key: str) -> tuple[Any, ...] | None:
-            value = data.get(key)
-            return None if value is None else tuple(value)
-
-        latency, usage = data.get("latency_ms"), data.get("usage")
-        return cls(
-            id=data["id"],
-            retrieved=tuple(Retrieved.from_dict(r) for r in data.get("retrieved") or ()),
-            question=data.get("question", ""),
-            answerable=data.get("answerable", True),
-            reference_answer=data.get("reference_answer"),
-            keywords=tuple(data.get("keywords") or ()),
-            gold_docs=tuple(data.get("gold_docs") or ()),
-            tags=seq("tags"),
-            context_ids=seq("context_ids"),
-            answer=data.get("answer"),
-            abstained=data.get("abstained"),
-            citations=seq("citations"),
-            judges=JudgeVerdicts(data.get("judges") or {}),
-            latency_ms=None if latency is None else _frozen(latency),
-            generation_error=generation_error_of(data),
-            usage=None if usage is None else _frozen(usage),
-            metrics=_frozen(
-                {canonical_metric_name(k): v for k, v in (data.get("metrics") or {}).items()}
-            ),
-            extra=_frozen(
-                {
-                    k: v
-                    for k, v in data.items()
-                    if k not in cls.KEYS and k != _LEGACY_GENERATION_ERROR
-                }
-            ),
-        )
+        return build_questions([data])[0]
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON row, keys in ``ragaudit run``'s order; absent optional keys are omitted."""
@@ -325,11 +304,13 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
     def from_checked(cls, data: Mapping[str, Any], path: str | None = None) -> SavedRun:
         """Build from a document that already passed
         :func:`~ragaudit.data.saved_run_check.validate_saved_run` (no second validation)."""
+        from ragaudit.data.saved_run.build import build_questions  # it builds QuestionResult
+
         known = {"format", "format_version", "name", "config", "rows", "summary"}
         return cls(
             name=data.get("name", ""),
             config=RunSettings(data["config"]),
-            questions=tuple(QuestionResult.from_dict(row) for row in data["rows"]),
+            questions=tuple(build_questions(data["rows"])),
             summary=data.get("summary") or {},
             path=path,
             extra={k: v for k, v in data.items() if k not in known},
