@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from itertools import chain, repeat
 from math import isfinite
+from operator import itemgetter
 from typing import Any
 
 from ragaudit.data.saved_run.metrics import check_metric_value
@@ -53,7 +54,10 @@ def _key_column(dicts: list[dict[str, Any]], key: str, null_allowed: bool) -> li
     an absent key and a null are alike to the check, and ``dict.get`` maps in C."""
     if null_allowed:
         return list(map(dict.get, dicts, repeat(key)))
-    return [d[key] for d in dicts if key in d]
+    try:
+        return list(map(itemgetter(key), dicts))  # the usual case: every row holds the key
+    except KeyError:
+        return [d[key] for d in dicts if key in d]
 
 
 def _column_check(schema: Mapping[str, Any], optional: frozenset[str] = frozenset()) -> _Column:

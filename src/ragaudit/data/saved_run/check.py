@@ -350,9 +350,9 @@ def _fast_valid(data: Any, optional: frozenset[str]) -> bool:
     config = data.get("config")
     k = config.get("k") if type(config) is dict else None
     top = {**data, "rows": []}
-    return bool(_valid_fast(optional)(top)) and RowChecker(
-        k if type(k) is int else None
-    ).valid(data["rows"])
+    return bool(_valid_fast(optional)(top)) and RowChecker(k if type(k) is int else None).valid(
+        data["rows"]
+    )
 
 
 def validate_saved_run(data: Any, *, path: str | None = None, require_header: bool = True) -> None:

@@ -17,6 +17,8 @@ whose messages locate every problem (``FILE:LINE: ...``):
   hook, row by row (a count can only differ by a key written twice or by ``":`` inside a
   string, so equal counts prove every key was written once);
 * a string with a lone surrogate (``\\ud800``): only text holding such an escape is walked;
+  with ``only`` (``ragaudit show RUN q7``) these two checks are made on the batches that hold
+  the named questions only;
 * bytes that are not UTF-8, a file that cannot be read, nesting too deep for the parser,
   integers too long to convert.
 """
@@ -28,7 +30,7 @@ import json
 import os
 import re
 from collections.abc import Generator, Iterator
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any
 
 from ragaudit.data.formats._source import _SURROGATE_ESCAPE, _lone_surrogate, _unique_object
@@ -53,17 +55,22 @@ def _scan(decoder: json.JSONDecoder) -> Any:
 _scan_plain, _scan_checked = _scan(_plain), _scan(_checked)
 
 
-def _keys_in(row: Any) -> int:
-    """The keys of a parsed row, counted two levels deep (a lower count than the true one
-    only sends the batch to the exact check)."""
-    if type(row) is not dict:
+def _keys_in(rows: list[Any]) -> int:
+    """The keys of a batch of parsed rows: theirs, their retrieved entries' and those of
+    ``judges`` (one level down too), ``metrics``, ``latency_ms`` and ``usage``.  Deeper keys
+    are left out: a count lower than the text's only sends the batch to the exact check."""
+    if set(map(type, rows)) != {dict}:
         return 0
-    count = len(row)
-    for value in row.values():
-        if type(value) is dict:
-            count += len(value) + sum(len(v) for v in value.values() if type(v) is dict)
-        elif type(value) is list and value and type(value[0]) is dict:
-            count += sum(len(v) for v in value if type(v) is dict)
+    count = sum(map(len, rows))
+    entries = list(chain.from_iterable(r for r in map(dict.get, rows, repeat("retrieved")) if r))
+    if entries and set(map(type, entries)) == {dict}:
+        count += sum(map(len, entries))
+    for key in ("judges", "metrics", "latency_ms", "usage"):
+        values = [v for v in map(dict.get, rows, repeat(key)) if type(v) is dict]
+        count += sum(map(len, values))
+        if key == "judges":
+            inner = [v for d in values for v in d.values() if type(v) is dict]
+            count += sum(map(len, inner))
     return count
 
 
@@ -82,9 +89,15 @@ class RowStream:
     ([['a'], ['b']], {'name': 'r', 'x': 1})
     """
 
-    def __init__(self, path: str | os.PathLike[str], batch: int = 1000) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        batch: int = 1000,
+        only: frozenset[str] | None = None,
+    ) -> None:
         self.path = path
         self.batch = batch
+        self.only = only  # check keys and surrogates only in batches holding these ids
         self.top: dict[str, Any] = {}
         self.has_rows = False
         self._text = ""
@@ -168,7 +181,7 @@ class RowStream:
                 raise NotStreamable  # data after the object
 
     def _rows(self, handle: Any, pos: int) -> Generator[list[Any], None, int]:
-        char, after = self._expect(handle, pos, "]{[\"-0123456789tfn")
+        char, after = self._expect(handle, pos, ']{["-0123456789tfn')
         if char == "]":
             return after
         rows: list[Any] = []
@@ -178,7 +191,8 @@ class RowStream:
             rows.append(row)
             char, pos = self._expect(handle, pos, ",]")
             if char == "]" or len(rows) >= self.batch:
-                self._check(rows, start, pos)
+                if self.only is None or any(map(self._wanted, rows)):
+                    self._check(rows, start, pos)
                 yield rows
                 if char == "]":
                     return pos
@@ -187,12 +201,14 @@ class RowStream:
             else:
                 pos = self._skip(handle, pos)
 
+    def _wanted(self, row: Any) -> bool:
+        qid = row.get("id") if type(row) is dict else None
+        return type(qid) is str and qid in (self.only or ())
+
     def _check(self, rows: list[Any], start: int, end: int) -> None:
         """Keys written once and no lone surrogate, in the rows parsed from text[start:end]."""
         text = self._text
-        if _LOOSE_KEY.search(text, start, end) or text.count('":', start, end) != sum(
-            map(_keys_in, rows)
-        ):
+        if _LOOSE_KEY.search(text, start, end) or text.count('":', start, end) != _keys_in(rows):
             # Parse each row again with the duplicate-key hook (exact, slower).
             pos = start
             for _ in rows:
