@@ -4,9 +4,10 @@
 (:meth:`QuestionResult.from_dict` and :meth:`SavedRun.from_checked` both call it).  It is
 written for runs of 100,000 questions and more:
 
-* the retrieved entries of the whole batch (20 per question in a typical run) are built in C,
-  as named tuples, by ``map`` over their columns; only an entry with keys of its own goes
-  through :meth:`Retrieved.from_dict`;
+* the retrieved entries of the whole batch (20 per question in a typical run) are read as
+  columns, by ``map`` in C, and each question keeps its own slice of them as a
+  :class:`~.retrieved.RetrievedList` (no object per entry); only an entry with keys of its
+  own goes through :meth:`Retrieved.from_dict`;
 * repeated strings are held once: chunk and document ids (a document is retrieved for many
   questions), gold documents, keywords, context ids, and the keys of every question's
   ``metrics`` and ``judges`` (a parser makes new key strings for every row);
@@ -17,9 +18,9 @@ A 100,000-question run (337 MB of JSON) held this way takes about as much memory
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
-from functools import partial
-from itertools import accumulate, chain, repeat
+from itertools import chain, repeat
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
@@ -28,16 +29,20 @@ from ragaudit.data.saved_run.mappings import _EMPTY, JudgeVerdicts, _frozen
 from ragaudit.data.saved_run.metrics import canonical_metric_name
 from ragaudit.data.saved_run.model import (
     _LEGACY_GENERATION_ERROR,
-    RETRIEVED_KEYS,
     QuestionResult,
-    Retrieved,
     generation_error_of,
+)
+from ragaudit.data.saved_run.retrieved import (
+    IN_ORDER,
+    RETRIEVED_KEYS,
+    Retrieved,
+    RetrievedList,
+    ranks_column,
 )
 
 __all__ = ["QuestionBuilder", "build_questions"]
 
 _ROW_KEYS = frozenset({*QuestionResult.KEYS, _LEGACY_GENERATION_ERROR})
-_new_retrieved = partial(tuple.__new__, Retrieved)
 _chunk_of, _doc_of = itemgetter("chunk_id"), itemgetter("doc_id")
 
 
@@ -71,29 +76,45 @@ class QuestionBuilder:
             shared = cache[keys] = self._shared(names)
         return dict(zip(shared, data.values(), strict=True))
 
-    def _retrieved(self, rows: Sequence[Mapping[str, Any]]) -> list[tuple[Retrieved, ...]]:
+    def _retrieved(self, rows: Sequence[Mapping[str, Any]]) -> list[Sequence[Retrieved]]:
+        """Each row's retrieved entries as a :class:`RetrievedList` (columns: no object per
+        entry), built from the columns of the whole batch."""
         lists = [row.get("retrieved") or () for row in rows]
         flat = list(chain.from_iterable(lists))
-        if set(map(type, flat)) <= {dict} and all(map(RETRIEVED_KEYS.issuperset, flat)):
-            table = self._strings
-            chunks = list(map(_chunk_of, flat))
-            docs = list(map(_doc_of, flat))
-            entries = list(
-                map(
-                    _new_retrieved,
-                    zip(
-                        map(table.setdefault, chunks, chunks),
-                        map(table.setdefault, docs, docs),
-                        map(dict.get, flat, repeat("score")),
-                        map(dict.get, flat, repeat("rank")),
-                        repeat(_EMPTY),
-                    ),
+        if not (set(map(type, flat)) <= {dict} and all(map(RETRIEVED_KEYS.issuperset, flat))):
+            # an entry with keys of its own, or a mapping that is not a dict
+            return [RetrievedList.of([Retrieved.from_dict(e) for e in found]) for found in lists]
+        table = self._strings
+        chunks = list(map(_chunk_of, flat))
+        chunks = list(map(table.setdefault, chunks, chunks))
+        docs = list(map(_doc_of, flat))
+        docs = list(map(table.setdefault, docs, docs))
+        scores = list(map(dict.get, flat, repeat("score")))
+        ranks = list(map(dict.get, flat, repeat("rank")))
+        all_floats = set(map(type, scores)) <= {float}  # one array('d') per question
+        all_ints = set(map(type, ranks)) <= {int}
+        one_to = list(range(1, 1 + max(map(len, lists), default=0)))
+        out: list[Sequence[Retrieved]] = []
+        a = 0
+        for found in lists:
+            b = a + len(found)
+            rank_slice = ranks[a:b]
+            if all_ints and rank_slice == one_to[: b - a]:
+                rank_column: Any = IN_ORDER
+            elif all_ints or any(r is not None for r in rank_slice):
+                rank_column = ranks_column(rank_slice)
+            else:
+                rank_column = None
+            out.append(
+                RetrievedList(
+                    tuple(chunks[a:b]),
+                    tuple(docs[a:b]),
+                    array("d", scores[a:b]) if all_floats else tuple(scores[a:b]),  # type: ignore[type-var]
+                    rank_column,
                 )
             )
-        else:  # an entry with keys of its own, or a mapping that is not a dict
-            entries = [Retrieved.from_dict(e) for e in flat]
-        ends = list(accumulate(map(len, lists)))
-        return [tuple(entries[a:b]) for a, b in zip([0, *ends], ends, strict=False)]
+            a = b
+        return out
 
     def build(self, rows: Sequence[Mapping[str, Any]]) -> list[QuestionResult]:
         """The questions of ``rows`` (validated rows: see :mod:`.check`), in order."""

@@ -27,23 +27,24 @@ are kept in ``extra`` and written back by :meth:`SavedRun.to_dict`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any
 
 from ragaudit.data.saved_run.convert import RunConversions
 from ragaudit.data.saved_run.mappings import (
-    _EMPTY,
     JudgeVerdicts,
     RunSettings,
     _empty,
     _frozen,
     _plain,
 )
+from ragaudit.data.saved_run.retrieved import RETRIEVED_KEYS, Retrieved, RetrievedList
 
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "RETRIEVED_KEYS",
     "JudgeVerdicts",
     "QuestionResult",
     "Retrieved",
@@ -72,66 +73,6 @@ def generation_error_of(row: Mapping[str, Any]) -> str | None:
     return None if value is None else str(value)
 
 
-#: The keys of a retrieved entry that have fields; any other is kept in ``extra``.
-RETRIEVED_KEYS = frozenset({"chunk_id", "doc_id", "score", "rank"})
-
-
-class Retrieved(NamedTuple):
-    """One retrieved chunk of a question (``rows[i].retrieved[j]``).
-
-    A named tuple, so that a run's millions of entries are built in C and held in 80 bytes
-    each (a frozen dataclass took several times the time and, with its ``__dict__``, the
-    memory).
-
-    Attributes
-    ----------
-    chunk_id, doc_id : str
-    score : float or None, default None
-    rank : int or None, default None
-        1-based; when every entry of a row has one, :attr:`QuestionResult.ranked` sorts by it.
-    extra : mapping
-        Unknown keys, preserved.
-
-    Examples
-    --------
-    >>> r = Retrieved.from_dict({"chunk_id": "a#0", "doc_id": "a", "score": 2.5, "x": 1})
-    >>> r.doc_id, r.rank, dict(r.extra), r.to_dict()
-    ('a', None, {'x': 1}, {'chunk_id': 'a#0', 'doc_id': 'a', 'score': 2.5, 'x': 1})
-    """
-
-    chunk_id: str
-    doc_id: str
-    score: float | None = None
-    rank: int | None = None
-    extra: Mapping[str, Any] = _EMPTY
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Retrieved:
-        """Build from a validated entry."""
-        # Most entries hold only the four known keys: no per-entry copy of nothing (a
-        # 100,000-question run has two million entries).
-        plain = data.keys() <= RETRIEVED_KEYS
-        return cls(
-            chunk_id=data["chunk_id"],
-            doc_id=data["doc_id"],
-            score=data.get("score"),
-            rank=data.get("rank"),
-            extra=_EMPTY
-            if plain
-            else _frozen({k: v for k, v in data.items() if k not in RETRIEVED_KEYS}),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON entry (``score`` and ``rank`` omitted when absent)."""
-        out: dict[str, Any] = {"chunk_id": self.chunk_id, "doc_id": self.doc_id}
-        if self.score is not None:
-            out["score"] = self.score
-        if self.rank is not None:
-            out["rank"] = self.rank
-        out.update(_plain(self.extra))
-        return out
-
-
 @dataclass(frozen=True, slots=True)
 class QuestionResult:
     """One question of a saved run (one entry of ``rows``).
@@ -141,7 +82,7 @@ class QuestionResult:
     """
 
     id: str
-    retrieved: tuple[Retrieved, ...] = ()
+    retrieved: Sequence[Retrieved] = ()
     question: str = ""
     answerable: bool = True
     reference_answer: str | None = None
@@ -206,11 +147,19 @@ class QuestionResult:
         return out
 
     @property
-    def ranked(self) -> tuple[Retrieved, ...]:
-        """``retrieved`` in rank order (by ``rank`` when every entry has one, else as written)."""
-        if self.retrieved and all(r.rank is not None for r in self.retrieved):
-            return tuple(sorted(self.retrieved, key=lambda r: r.rank or 0))
-        return self.retrieved
+    def ranked(self) -> Sequence[Retrieved]:
+        """``retrieved`` in rank order (by ``rank`` when every entry has one, else as written).
+
+        A loaded run's entries are usually ranked 1, 2, 3, ... as written: ``retrieved``
+        itself, so that ``q.ranked[:k]`` makes only k entries.
+        """
+        found = self.retrieved
+        if isinstance(found, RetrievedList):
+            if found.in_rank_order or not found.all_ranked:
+                return found
+        elif not (found and all(r.rank is not None for r in found)):
+            return found
+        return tuple(sorted(found, key=lambda r: r.rank or 0))
 
     def metric(self, name: str) -> float | None:
         """One metric as a float (booleans as 0/1), None when null or absent.
