@@ -39,6 +39,7 @@ __all__ = ["NotStreamable", "RowStream"]
 
 _BLOCK = 1 << 23  # characters of text read at a time
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+_SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")  # after a row: "," or "]"
 _LOOSE_KEY = re.compile(r'"[ \t\n\r]+:')  # a key written with space before its colon
 _plain = json.JSONDecoder()
 _checked = json.JSONDecoder(object_pairs_hook=_unique_object)
@@ -187,9 +188,26 @@ class RowStream:
         rows: list[Any] = []
         start = pos = self._skip(handle, pos)
         while True:
-            row, pos = self._value(handle, pos, _scan_plain)
+            if len(self._text) - pos < _BLOCK // 8 and not self._eof:
+                # Read on before the buffer runs out: a row cut at its end costs a failed
+                # parse, and json's error counts the lines of the whole buffer.
+                self._fill(handle)
+            # The usual row: parsed, then its separator and the whitespace after it in one
+            # match; a row or separator the buffer cuts, and any error, take the slow path.
+            text = self._text
+            try:
+                row, end = _scan_plain(text, pos)
+                after_row = _SEPARATOR.match(text, end)
+            except (StopIteration, ValueError, RecursionError):
+                after_row = None
+            if after_row is None:
+                row, pos = self._value(handle, pos, _scan_plain)
+                char, pos = self._expect(handle, pos, ",]")
+                if char == ",":
+                    pos = self._skip(handle, pos)
+            else:
+                char, pos = after_row.group(1), after_row.end()
             rows.append(row)
-            char, pos = self._expect(handle, pos, ",]")
             if char == "]" or len(rows) >= self.batch:
                 if self.only is None or any(map(self._wanted, rows)):
                     self._check(rows, start, pos)
@@ -198,8 +216,6 @@ class RowStream:
                     return pos
                 rows = []
                 start = pos = self._drop(self._skip(handle, pos))
-            else:
-                pos = self._skip(handle, pos)
 
     def _wanted(self, row: Any) -> bool:
         qid = row.get("id") if type(row) is dict else None
