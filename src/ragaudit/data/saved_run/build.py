@@ -25,7 +25,7 @@ from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
 
-from ragaudit.data.saved_run.mappings import _EMPTY, JudgeVerdicts, _frozen
+from ragaudit.data.saved_run.mappings import _EMPTY, JudgeVerdicts, KeyedValues, _frozen
 from ragaudit.data.saved_run.metrics import canonical_metric_name
 from ragaudit.data.saved_run.model import (
     _LEGACY_GENERATION_ERROR,
@@ -41,6 +41,11 @@ from ragaudit.data.saved_run.retrieved import (
 )
 
 __all__ = ["QuestionBuilder", "build_questions"]
+
+
+def _names(keys: tuple[str, ...], metrics: bool) -> list[str]:
+    """The keys in their current spelling (metric names through :func:`canonical_metric_name`)."""
+    return [canonical_metric_name(k) for k in keys] if metrics else list(keys)
 
 _ROW_KEYS = frozenset({*QuestionResult.KEYS, _LEGACY_GENERATION_ERROR})
 _chunk_of, _doc_of = itemgetter("chunk_id"), itemgetter("doc_id")
@@ -58,23 +63,26 @@ class QuestionBuilder:
 
     def __init__(self) -> None:
         self._strings: dict[str, str] = {}
-        self._keys: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self._metric_keys: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._keys: dict[tuple[str, ...], dict[str, int]] = {}
+        self._metric_keys: dict[tuple[str, ...], dict[str, int]] = {}
 
     def _shared(self, values: Sequence[str]) -> tuple[str, ...]:
         table = self._strings
         return tuple(map(table.setdefault, values, values))
 
-    def _keyed(self, data: Mapping[str, Any], metrics: bool = False) -> dict[str, Any]:
-        """A fresh dict of ``data`` whose keys are the run's shared key strings (metric names
-        in their current spelling, :func:`canonical_metric_name`)."""
+    def _keyed(self, data: Mapping[str, Any], metrics: bool = False) -> Mapping[str, Any]:
+        """``data`` as a :class:`KeyedValues` whose keys are shared with every other mapping of
+        the run that has the same keys (metric names in their current spelling,
+        :func:`canonical_metric_name`)."""
         keys = tuple(data)
         cache = self._metric_keys if metrics else self._keys
-        shared = cache.get(keys)
-        if shared is None:
-            names = [canonical_metric_name(k) for k in keys] if metrics else list(keys)
-            shared = cache[keys] = self._shared(names)
-        return dict(zip(shared, data.values(), strict=True))
+        index = cache.get(keys)
+        if index is None:
+            names = self._shared(_names(keys, metrics))
+            index = cache[keys] = dict(zip(names, range(len(names)), strict=True))
+        if len(index) < len(keys):  # two old spellings of one metric: the last wins, as in a dict
+            return MappingProxyType(dict(zip(_names(keys, metrics), data.values(), strict=True)))
+        return KeyedValues(index, tuple(data.values()))
 
     def _retrieved(self, rows: Sequence[Mapping[str, Any]]) -> list[Sequence[Retrieved]]:
         """Each row's retrieved entries as a :class:`RetrievedList` (columns: no object per
@@ -144,11 +152,11 @@ class QuestionBuilder:
                     answer=get("answer"),
                     abstained=get("abstained"),
                     citations=None if citations is None else tuple(citations),
-                    judges=JudgeVerdicts._adopt(self._keyed(judges) if judges else {}),
+                    judges=JudgeVerdicts._adopt(self._keyed(judges) if judges else _EMPTY),
                     latency_ms=None if latency is None else _frozen(latency),
                     generation_error=generation_error_of(row),
                     usage=None if usage is None else _frozen(usage),
-                    metrics=MappingProxyType(self._keyed(metrics, True) if metrics else {}),
+                    metrics=self._keyed(metrics, True) if metrics else _EMPTY,
                     extra=extra,
                 )
             )

@@ -12,7 +12,7 @@ from typing import Any
 
 from ragaudit.data.saved_run.metrics import JUDGES_OFFLINE_LLM
 
-__all__ = ["JudgeVerdicts", "RunSettings"]
+__all__ = ["JudgeVerdicts", "KeyedValues", "RunSettings"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -34,6 +34,49 @@ def _plain(value: Any) -> Any:
     return copy.copy(value)
 
 
+class KeyedValues(Mapping[str, Any]):
+    """A read-only mapping whose keys, and their order, are shared by many mappings.
+
+    Every question of a run has ``metrics`` (and ``judges``) with the same keys: held as one
+    shared ``{key: position}`` index and a tuple of values, a question's ten metrics take
+    about 170 bytes instead of the 410 of a dict behind a ``MappingProxyType``.
+
+    >>> index = {"hit@k": 0, "correct": 1}
+    >>> a, b = KeyedValues(index, (1.0, True)), KeyedValues(index, (0.0, None))
+    >>> a["correct"], b.get("hit@k"), list(b), a == {"hit@k": 1.0, "correct": True}, a
+    (True, 0.0, ['hit@k', 'correct'], True, {'hit@k': 1.0, 'correct': True})
+    """
+
+    __slots__ = ("_index", "_values")
+
+    def __init__(self, index: Mapping[str, int], values: tuple[Any, ...]) -> None:
+        self._index = index
+        self._values = values
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[self._index[key]]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, or ``default``."""
+        i = self._index.get(key)
+        return default if i is None else self._values[i]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return repr(dict(zip(self._index, self._values, strict=True)))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (KeyedValues, (dict(self._index), self._values))
+
+
 def _tri(value: Any) -> bool | None:
     return None if value is None else bool(value)
 
@@ -48,11 +91,11 @@ class _FrozenMapping(Mapping[str, Any]):
         object.__setattr__(self, "data", _frozen(self.data))
 
     @classmethod
-    def _adopt(cls, data: dict[str, Any]) -> Any:
-        """Wrap a freshly parsed dict that nobody else holds (no copy: the loader builds
-        one per question)."""
+    def _adopt(cls, data: Mapping[str, Any]) -> Any:
+        """Wrap a read-only mapping that nobody else holds (no copy: the loader builds one
+        per question)."""
         out = object.__new__(cls)
-        object.__setattr__(out, "data", MappingProxyType(data))
+        object.__setattr__(out, "data", data)
         return out
 
     def __getitem__(self, key: str) -> Any:
