@@ -63,7 +63,8 @@ def _keys_in(rows: list[Any]) -> int:
     if set(map(type, rows)) != {dict}:
         return 0
     count = sum(map(len, rows))
-    entries = list(chain.from_iterable(r for r in map(dict.get, rows, repeat("retrieved")) if r))
+    lists = [r for r in map(dict.get, rows, repeat("retrieved")) if type(r) is list]
+    entries = list(chain.from_iterable(lists))
     if entries and set(map(type, entries)) == {dict}:
         count += sum(map(len, entries))
     for key in ("judges", "metrics", "latency_ms", "usage"):
