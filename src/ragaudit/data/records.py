@@ -2,8 +2,9 @@
 
 A saved run is one JSON file per pipeline configuration (``docs/saved-run-format.md``).
 :func:`load_saved_run` is the one place a saved run is read: it parses the file, validates
-it (:mod:`ragaudit.data.saved_run_check`: schema, metric ranges, unique ids) and returns the
-typed, frozen :class:`~ragaudit.data.saved_run.SavedRun`.  Messages locate the problem
+it (:mod:`ragaudit.data.saved_run.check`: schema, metric ranges, unique ids) and returns the
+typed, frozen :class:`~ragaudit.data.saved_run.SavedRun`, streaming the rows a batch at a time
+(:mod:`ragaudit.data.saved_run.load`).  Messages locate the problem
 exactly: ``FILE: rows[3].retrieved[0].chunk_id: expected a string, found 12 (question 'q04')``.
 
 Interrupted runs resume from a *checkpoint*: a ``.partial.jsonl`` sidecar whose first line

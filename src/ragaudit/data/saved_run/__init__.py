@@ -6,13 +6,19 @@ One module per idea:
   frozen model of one pipeline configuration, question by question);
 * :mod:`.mappings`: :class:`JudgeVerdicts` and :class:`RunSettings` (read-only mappings with
   typed accessors);
-* :mod:`.check`: the JSON Schema, metric ranges, unique ids and ``config.k`` checks, with
-  messages that locate each problem;
+* :mod:`.retrieved`: :class:`Retrieved` and :class:`~.retrieved.RetrievedList` (a question's
+  retrieved entries held as columns);
+* :mod:`.schema`: the JSON Schema file; :mod:`.check`: the schema, metric ranges, unique ids
+  and ``config.k`` checks, with messages that locate each problem; :mod:`.batch_check`: the
+  same checks, compiled to run column by column over a batch of rows;
+* :mod:`.stream`: a file's rows parsed a batch at a time; :mod:`.build`: the questions built
+  from validated rows; :mod:`.load`: the streamed loader that joins them;
 * :mod:`.convert`: ``SavedRun.to_run()`` / ``to_qrels()``;
 * :mod:`.metrics`: the per-question metric names and their declared ranges;
 * :mod:`.summary`: the summary recomputed from the rows.
 
-The files are read by :func:`ragaudit.data.records.load_saved_run`.  The old module names
+The files are read by :func:`ragaudit.data.records.load_saved_run` (streamed through
+:mod:`.load`; a file with a problem is read whole, for the message).  The old module names
 (``ragaudit.data.saved_run_check``, ``_convert``, ``_metrics``, ``_summary``) still import.
 """
 
