@@ -47,6 +47,7 @@ def _names(keys: tuple[str, ...], metrics: bool) -> list[str]:
     """The keys in their current spelling (metric names through :func:`canonical_metric_name`)."""
     return [canonical_metric_name(k) for k in keys] if metrics else list(keys)
 
+
 _ROW_KEYS = frozenset({*QuestionResult.KEYS, _LEGACY_GENERATION_ERROR})
 _chunk_of, _doc_of = itemgetter("chunk_id"), itemgetter("doc_id")
 
