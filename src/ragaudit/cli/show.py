@@ -58,7 +58,9 @@ def command(
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.reports.show import show_report
 
-    saved = load_saved_run(run)
+    # Named questions: only they are checked in full and built (a 200,000-question run is
+    # not validated again to show one; see ragaudit.data.saved_run.load).
+    saved = load_saved_run(run, questions=qids or None)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
     from ragaudit.pipeline.corpus import chunk_texts
 

@@ -2,8 +2,9 @@
 
 A saved run is one JSON file per pipeline configuration (``docs/saved-run-format.md``).
 :func:`load_saved_run` is the one place a saved run is read: it parses the file, validates
-it (:mod:`ragaudit.data.saved_run_check`: schema, metric ranges, unique ids) and returns the
-typed, frozen :class:`~ragaudit.data.saved_run.SavedRun`.  Messages locate the problem
+it (:mod:`ragaudit.data.saved_run.check`: schema, metric ranges, unique ids) and returns the
+typed, frozen :class:`~ragaudit.data.saved_run.SavedRun`, streaming the rows a batch at a time
+(:mod:`ragaudit.data.saved_run.load`).  Messages locate the problem
 exactly: ``FILE: rows[3].retrieved[0].chunk_id: expected a string, found 12 (question 'q04')``.
 
 Interrupted runs resume from a *checkpoint*: a ``.partial.jsonl`` sidecar whose first line
@@ -15,15 +16,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from ragaudit._io import atomic_write_text
+from ragaudit._io import atomic_write_text, check_regular_file
 from ragaudit._validate import check_path
 from ragaudit.data.formats import json_lines, read_json_file
 from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION, SavedRun
-from ragaudit.data.saved_run_check import find_problems, saved_run_schema, validate_saved_run
+from ragaudit.data.saved_run.check import find_problems, saved_run_schema, validate_saved_run
+from ragaudit.data.saved_run.load import stream_saved_run
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
@@ -52,12 +54,21 @@ def parse_saved_run(data: Any, path: str | None = None) -> SavedRun:
     return SavedRun.from_checked(data, path)
 
 
-def load_saved_run(path: str | Path) -> SavedRun:
+def load_saved_run(path: str | Path, *, questions: Collection[str] | None = None) -> SavedRun:
     """Read and validate a saved run: the one place a saved-run file is read.
+
+    The file is streamed, checked and built a batch of rows at a time
+    (:func:`~ragaudit.data.saved_run.load.stream_saved_run`: about as much memory as the
+    file); a file with any problem is read again whole, for a message that locates it.
 
     Parameters
     ----------
     path : path-like
+    questions : collection of str, optional
+        Build only these question ids (``ragaudit show RUN q7``): the other rows are parsed
+        but neither checked in full nor built (what is still checked: see
+        :mod:`ragaudit.data.saved_run.load`).  When an id is not in the run, the whole run
+        is returned.
 
     Returns
     -------
@@ -79,7 +90,12 @@ def load_saved_run(path: str | Path) -> SavedRun:
             f"found a {_NOT_A_SAVED_RUN[suffix]} file: is it a golden set or a label file?",
             path=str(Path(path)),
         )
-    return parse_saved_run(read_json_file(path), str(Path(path)))
+    name = str(Path(path))
+    check_regular_file(name)  # before any open: a FIFO with no writer would block it
+    saved = stream_saved_run(name, questions)
+    if questions is not None and (saved is None or len(saved.questions) < len(set(questions))):
+        return load_saved_run(path)  # an id the run lacks: the caller names the known ones
+    return saved if saved is not None else parse_saved_run(read_json_file(path), name)
 
 
 #: Suffixes of the inputs that are never saved runs (golden sets, label files), by name.

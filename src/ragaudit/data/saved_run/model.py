@@ -27,18 +27,24 @@ are kept in ``extra`` and written back by :meth:`SavedRun.to_dict`.
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 from typing import Any
 
-from ragaudit.data.saved_run_convert import RunConversions
-from ragaudit.data.saved_run_metrics import JUDGES_OFFLINE_LLM, canonical_metric_name
+from ragaudit.data.saved_run.convert import RunConversions
+from ragaudit.data.saved_run.mappings import (
+    JudgeVerdicts,
+    RunSettings,
+    _empty,
+    _frozen,
+    _plain,
+)
+from ragaudit.data.saved_run.retrieved import RETRIEVED_KEYS, Retrieved, RetrievedList
 
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "RETRIEVED_KEYS",
     "JudgeVerdicts",
     "QuestionResult",
     "Retrieved",
@@ -50,7 +56,6 @@ __all__ = [
 FORMAT = "ragaudit.run"
 FORMAT_VERSION = 1
 
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
 _LEGACY_GENERATION_ERROR = "error"  # the key's name before format 1 named it generation_error
 
 
@@ -68,174 +73,7 @@ def generation_error_of(row: Mapping[str, Any]) -> str | None:
     return None if value is None else str(value)
 
 
-_RETRIEVED_KEYS = frozenset({"chunk_id", "doc_id", "score", "rank"})
-
-
-def _empty() -> Mapping[str, Any]:
-    return _EMPTY
-
-
-def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping or {}))
-
-
-def _plain(value: Any) -> Any:
-    """A deep, JSON-ready copy (read-only mappings become dicts, tuples lists)."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return copy.copy(value)
-
-
-@dataclass(frozen=True)
-class Retrieved:
-    """One retrieved chunk of a question (``rows[i].retrieved[j]``).
-
-    Attributes
-    ----------
-    chunk_id, doc_id : str
-    score : float or None, default None
-    rank : int or None, default None
-        1-based; when every entry of a row has one, :attr:`QuestionResult.ranked` sorts by it.
-    extra : mapping
-        Unknown keys, preserved.
-    """
-
-    chunk_id: str
-    doc_id: str
-    score: float | None = None
-    rank: int | None = None
-    extra: Mapping[str, Any] = field(default_factory=_empty)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Retrieved:
-        """Build from a validated entry."""
-        # Most entries hold only the four known keys: no per-entry copy of nothing (a
-        # 100,000-question run has two million entries).
-        plain = data.keys() <= _RETRIEVED_KEYS
-        return cls(
-            chunk_id=data["chunk_id"],
-            doc_id=data["doc_id"],
-            score=data.get("score"),
-            rank=data.get("rank"),
-            extra=_EMPTY
-            if plain
-            else _frozen({k: v for k, v in data.items() if k not in _RETRIEVED_KEYS}),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON entry (``score`` and ``rank`` omitted when absent)."""
-        out: dict[str, Any] = {"chunk_id": self.chunk_id, "doc_id": self.doc_id}
-        if self.score is not None:
-            out["score"] = self.score
-        if self.rank is not None:
-            out["rank"] = self.rank
-        out.update(_plain(self.extra))
-        return out
-
-
-def _tri(value: Any) -> bool | None:
-    return None if value is None else bool(value)
-
-
-@dataclass(frozen=True)
-class _FrozenMapping(Mapping[str, Any]):
-    """A read-only mapping over ``data`` (copied and frozen on construction)."""
-
-    data: Mapping[str, Any] = field(default_factory=_empty)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "data", _frozen(self.data))
-
-    def __getitem__(self, key: str) -> Any:
-        return self.data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        return len(self.data)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready copy."""
-        out: dict[str, Any] = _plain(self.data)
-        return out
-
-
-@dataclass(frozen=True)
-class JudgeVerdicts(_FrozenMapping):
-    """The raw judge outputs of one question (``rows[i].judges``), read-only.
-
-    A mapping of the keys as written, plus typed access to the verdicts ragaudit reads
-    (``None`` = the judge did not decide).
-
-    Examples
-    --------
-    >>> v = JudgeVerdicts({"abstained": False, "correct": 1, "judge_error": "faith: timeout"})
-    >>> v.answered, v.correct, sorted(v.failed)
-    (True, True, ['faith'])
-    """
-
-    @property
-    def abstained(self) -> bool | None:
-        """The model refused to answer."""
-        return _tri(self.data.get("abstained"))
-
-    @property
-    def answered(self) -> bool | None:
-        """``not abstained``."""
-        abstained = self.abstained
-        return None if abstained is None else not abstained
-
-    @property
-    def correct(self) -> bool | None:
-        """The answer is right (for an unanswerable question: the model abstained)."""
-        return _tri(self.data.get("correct"))
-
-    @property
-    def sufficiency(self) -> bool | None:
-        """The context suffices to answer (LLM judge)."""
-        return _tri(self.data.get("sufficiency"))
-
-    @property
-    def evidence_in_context(self) -> bool | None:
-        """The context holds the reference keywords (offline judge)."""
-        return _tri(self.data.get("evidence_in_context"))
-
-    @property
-    def reasons(self) -> dict[str, str]:
-        """Verdict -> why it is None although it applies (``judges.reasons``), e.g.
-        ``{"correct": "no checkable claim in the reference ..."}``; empty when all decided.
-
-        >>> JudgeVerdicts({"correct": None, "reasons": {"correct": "no reference answer"}}
-        ...               ).reasons
-        {'correct': 'no reference answer'}
-        """
-        raw = self.data.get("reasons")
-        if not isinstance(raw, Mapping):
-            return {}
-        return {str(k): str(v) for k, v in raw.items()}
-
-    @property
-    def failed(self) -> frozenset[str]:
-        """Judges that failed on this question.
-
-        The keys of ``judge_errors``; otherwise the names parsed from the ``"judge: reason;
-        ..."`` string of ``judge_error`` (``"?"`` when no name can be read).
-        """
-        named = self.data.get("judge_errors")
-        if isinstance(named, Mapping) and named:
-            return frozenset(str(name) for name in named)
-        text = self.data.get("judge_error")
-        if not text:
-            return frozenset()
-        parts = (part.split(":", 1)[0].strip() for part in str(text).split(";") if ":" in part)
-        names = {n for n in parts if n and " " not in n}
-        return frozenset(names or {"?"})
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QuestionResult:
     """One question of a saved run (one entry of ``rows``).
 
@@ -244,7 +82,7 @@ class QuestionResult:
     """
 
     id: str
-    retrieved: tuple[Retrieved, ...] = ()
+    retrieved: Sequence[Retrieved] = ()
     question: str = ""
     answerable: bool = True
     reference_answer: str | None = None
@@ -273,40 +111,10 @@ class QuestionResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QuestionResult:
         """Build from a validated row (see :meth:`SavedRun.from_dict` for validation)."""
+        # The builder of whole batches (a module of its own: it builds this class).
+        from ragaudit.data.saved_run.build import build_questions
 
-        def seq(key: str) -> tuple[Any, ...] | None:
-            value = data.get(key)
-            return None if value is None else tuple(value)
-
-        latency, usage = data.get("latency_ms"), data.get("usage")
-        return cls(
-            id=data["id"],
-            retrieved=tuple(Retrieved.from_dict(r) for r in data.get("retrieved") or ()),
-            question=data.get("question", ""),
-            answerable=data.get("answerable", True),
-            reference_answer=data.get("reference_answer"),
-            keywords=tuple(data.get("keywords") or ()),
-            gold_docs=tuple(data.get("gold_docs") or ()),
-            tags=seq("tags"),
-            context_ids=seq("context_ids"),
-            answer=data.get("answer"),
-            abstained=data.get("abstained"),
-            citations=seq("citations"),
-            judges=JudgeVerdicts(data.get("judges") or {}),
-            latency_ms=None if latency is None else _frozen(latency),
-            generation_error=generation_error_of(data),
-            usage=None if usage is None else _frozen(usage),
-            metrics=_frozen(
-                {canonical_metric_name(k): v for k, v in (data.get("metrics") or {}).items()}
-            ),
-            extra=_frozen(
-                {
-                    k: v
-                    for k, v in data.items()
-                    if k not in cls.KEYS and k != _LEGACY_GENERATION_ERROR
-                }
-            ),
-        )
+        return build_questions([data])[0]
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON row, keys in ``ragaudit run``'s order; absent optional keys are omitted."""
@@ -339,11 +147,19 @@ class QuestionResult:
         return out
 
     @property
-    def ranked(self) -> tuple[Retrieved, ...]:
-        """``retrieved`` in rank order (by ``rank`` when every entry has one, else as written)."""
-        if self.retrieved and all(r.rank is not None for r in self.retrieved):
-            return tuple(sorted(self.retrieved, key=lambda r: r.rank or 0))
-        return self.retrieved
+    def ranked(self) -> Sequence[Retrieved]:
+        """``retrieved`` in rank order (by ``rank`` when every entry has one, else as written).
+
+        A loaded run's entries are usually ranked 1, 2, 3, ... as written: ``retrieved``
+        itself, so that ``q.ranked[:k]`` makes only k entries.
+        """
+        found = self.retrieved
+        if isinstance(found, RetrievedList):
+            if found.in_rank_order or not found.all_ranked:
+                return found
+        elif not (found and all(r.rank is not None for r in found)):
+            return found
+        return tuple(sorted(found, key=lambda r: r.rank or 0))
 
     def metric(self, name: str) -> float | None:
         """One metric as a float (booleans as 0/1), None when null or absent.
@@ -353,44 +169,6 @@ class QuestionResult:
         """
         value = self.metrics.get(name)
         return None if value is None else float(value)
-
-
-@dataclass(frozen=True)
-class RunSettings(_FrozenMapping):
-    """A saved run's ``config``: a read-only mapping in file order, with typed accessors.
-
-    ``k`` is required (an integer >= 1); every other key is optional.
-
-    >>> cfg = RunSettings({"k": 3, "judges": "offline+llm", "seed": 0})
-    >>> cfg.k, cfg["seed"], cfg.judged_by_llm, cfg.retrieval_depth
-    (3, 0, True, None)
-    """
-
-    @property
-    def k(self) -> int:
-        """The cut-off the run was made at."""
-        return int(self.data["k"])
-
-    @property
-    def retrieval_depth(self) -> int | None:
-        """How many chunks were retrieved per question (None when not recorded)."""
-        depth = self.data.get("retrieval_depth")
-        return None if depth is None else int(depth)
-
-    @property
-    def seed(self) -> int | None:
-        """The pipeline's seed."""
-        return self.data.get("seed")
-
-    @property
-    def judges(self) -> str | None:
-        """``"offline"`` or ``"offline+llm"`` (:data:`JUDGES_OFFLINE_LLM`)."""
-        return self.data.get("judges")
-
-    @property
-    def judged_by_llm(self) -> bool:
-        """Whether the LLM judges decided the verdicts."""
-        return self.data.get("judges") == JUDGES_OFFLINE_LLM
 
 
 @dataclass(frozen=True)
@@ -466,7 +244,7 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
             At the first problem, located as ``rows[3].metrics.recall@k: expected ...,
             found ...`` (the message counts the others).
         """
-        from ragaudit.data.saved_run_check import validate_saved_run
+        from ragaudit.data.saved_run.check import validate_saved_run
 
         validate_saved_run(data, path=path, require_header=False)
         return cls.from_checked(data, path)
@@ -475,11 +253,13 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
     def from_checked(cls, data: Mapping[str, Any], path: str | None = None) -> SavedRun:
         """Build from a document that already passed
         :func:`~ragaudit.data.saved_run_check.validate_saved_run` (no second validation)."""
+        from ragaudit.data.saved_run.build import build_questions  # it builds QuestionResult
+
         known = {"format", "format_version", "name", "config", "rows", "summary"}
         return cls(
             name=data.get("name", ""),
             config=RunSettings(data["config"]),
-            questions=tuple(QuestionResult.from_dict(row) for row in data["rows"]),
+            questions=tuple(build_questions(data["rows"])),
             summary=data.get("summary") or {},
             path=path,
             extra={k: v for k, v in data.items() if k not in known},

@@ -1,0 +1,63 @@
+"""The compact model of a loaded run behaves as the plain one: entries, rank order, equality.
+
+The oracle is the model built from plain tuples of :class:`Retrieved` (as a user builds it);
+the loader's :class:`RetrievedList` and :class:`KeyedValues` must be indistinguishable from it
+through the public API.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ragaudit.data.saved_run import QuestionResult, Retrieved, SavedRun
+from ragaudit.data.saved_run.build import build_questions
+
+ENTRIES = {
+    "in order": [{"chunk_id": "a#0", "doc_id": "a", "score": 2.0, "rank": 1},
+                 {"chunk_id": "b#0", "doc_id": "b", "score": 1.0, "rank": 2}],
+    "reversed": [{"chunk_id": "a#0", "doc_id": "a", "score": 1.0, "rank": 2},
+                 {"chunk_id": "b#0", "doc_id": "b", "score": 2.0, "rank": 1}],
+    "some unranked": [{"chunk_id": "a#0", "doc_id": "a", "rank": 2},
+                      {"chunk_id": "b#0", "doc_id": "b"}],
+    "no ranks, int and null scores": [{"chunk_id": "a#0", "doc_id": "a", "score": 3},
+                                      {"chunk_id": "b#0", "doc_id": "b", "score": None}],
+    "bool rank-like": [{"chunk_id": "a#0", "doc_id": "a", "rank": 1, "x": [1]},
+                       {"chunk_id": "b#0", "doc_id": "b", "rank": 2}],
+    "empty": [],
+}  # fmt: skip
+
+
+def _plain_ranked(entries: tuple[Retrieved, ...]) -> tuple[Retrieved, ...]:
+    """The rule as written before the compact model: by rank when every entry has one."""
+    if entries and all(r.rank is not None for r in entries):
+        return tuple(sorted(entries, key=lambda r: r.rank or 0))
+    return entries
+
+
+@pytest.mark.parametrize("name", list(ENTRIES))
+def test_loaded_entries_equal_plain_tuples(name):
+    row = {"id": "q1", "retrieved": ENTRIES[name], "metrics": {"hit@k": 1.0, "correct": True}}
+    loaded = build_questions([row])[0]
+    plain = tuple(Retrieved.from_dict(e) for e in ENTRIES[name])
+    assert loaded.retrieved == plain and plain == tuple(loaded.retrieved)
+    assert tuple(loaded.ranked) == _plain_ranked(plain)
+    assert loaded.ranked[:1] == _plain_ranked(plain)[:1]
+    assert [r.to_dict() for r in loaded.retrieved] == [r.to_dict() for r in plain]
+    assert loaded == QuestionResult("q1", retrieved=plain, metrics={"hit@k": 1.0, "correct": True})
+    if plain:
+        assert loaded.retrieved[-1] == plain[-1]
+        with pytest.raises(IndexError):
+            loaded.retrieved[len(plain)]
+
+
+def test_metrics_keep_their_spelling_rule_and_types():
+    rows = [
+        {"id": "q1", "retrieved": [], "metrics": {"citation_acc": 1, "correct": True}},
+        {"id": "q2", "retrieved": [], "metrics": {"citation_acc": 0.5, "citation_accuracy": 1.0}},
+    ]
+    q1, q2 = build_questions(rows)
+    assert dict(q1.metrics) == {"citation_accuracy": 1, "correct": True}
+    assert type(q1.metrics["citation_accuracy"]) is int and q1.metric("correct") == 1.0
+    assert dict(q2.metrics) == {"citation_accuracy": 1.0}  # the last of two spellings wins
+    run = SavedRun("r", {"k": 1}, (q1, q2))
+    assert run.rows[0]["metrics"] == {"citation_accuracy": 1, "correct": True}
