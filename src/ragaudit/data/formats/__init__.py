@@ -30,11 +30,14 @@ from ragaudit._lazy import lazy_package
 
 if TYPE_CHECKING:
     from ragaudit.data.formats._source import (
+        SURROGATE_ESCAPE,
         json_lines,
         load_json,
+        lone_surrogate,
         read_json_file,
         read_text,
         shorten,
+        unique_object,
     )
     from ragaudit.data.formats.columns import QrelsColumns, RunColumns, items_view
     from ragaudit.data.formats.dispatch import (
@@ -75,7 +78,10 @@ if TYPE_CHECKING:
 # Imported on first use: golden sets and the CLI's --help need no numpy (start-up, issue 15).
 _WHERE = {
     "KEY_ALIASES": "jsonl",
+    "SURROGATE_ESCAPE": "_source",
     "json_lines": "_source",
+    "lone_surrogate": "_source",
+    "unique_object": "_source",
     "load_json": "_source",
     "read_json_file": "_source",
     "read_text": "_source",
@@ -113,6 +119,7 @@ _WHERE = {
 
 __all__ = [
     "KEY_ALIASES",
+    "SURROGATE_ESCAPE",
     "QrelsColumns",
     "RunColumns",
     "columns_from_rankings",
@@ -124,6 +131,7 @@ __all__ = [
     "json_lines",
     "load_arrays",
     "load_json",
+    "lone_surrogate",
     "qrels_from_dataframe",
     "qrels_to_dataframe",
     "read_chunk_map",
@@ -143,6 +151,7 @@ __all__ = [
     "run_from_dataframe",
     "run_to_dataframe",
     "shorten",
+    "unique_object",
     "write_jsonl_qrels",
     "write_jsonl_run",
     "write_trec_qrels",

@@ -60,7 +60,9 @@ class _DuplicateKey(Exception):
         self.key = key
 
 
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook`` that refuses a key written twice in one object
+    (``json.loads`` would keep the last value silently)."""
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
@@ -91,10 +93,10 @@ def _duplicate_key(exc: _DuplicateKey, text: str, path: str, line: int | None) -
 
 
 #: A ``\\uD800``-``\\uDFFF`` escape: the only way a JSON text can hold a surrogate.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def _lone_surrogate(value: Any, where: str = "") -> tuple[str, str] | None:
+def lone_surrogate(value: Any, where: str = "") -> tuple[str, str] | None:
     """``(field, text)`` of the first string (key or value) of ``value`` holding a lone
     surrogate, or None.  Iterative: a deep document does not recurse."""
     stack: list[tuple[str, Any]] = [(where, value)]
@@ -120,9 +122,9 @@ def _refuse_lone_surrogates(value: Any, text: str, path: str, line: int | None) 
     """A string with an unpaired ``\\ud800``-style escape parses (JSON allows it) but can be
     written nowhere as UTF-8: refused here, by location, as NaN is by the field readers.
     Only texts holding such an escape are walked (a regex scan of the text otherwise)."""
-    if "\\u" not in text or _SURROGATE_ESCAPE.search(text) is None:
+    if "\\u" not in text or SURROGATE_ESCAPE.search(text) is None:
         return
-    found = _lone_surrogate(value)
+    found = lone_surrogate(value)
     if found is None:
         return
     field, bad = found
@@ -154,7 +156,7 @@ def load_json(text: str, path: str, line: int | None = None) -> Any:
     ragaudit.exceptions.FormatError: x.json:2: q1: expected each key once in an object, found ...
     """
     try:
-        value = json.loads(text, object_pairs_hook=_unique_object)
+        value = json.loads(text, object_pairs_hook=unique_object)
     except _DuplicateKey as exc:
         raise _duplicate_key(exc, text, path, line) from None
     except json.JSONDecodeError as exc:
@@ -230,7 +232,7 @@ def json_lines(path: PathLike, *, torn: TornPolicy = "error") -> Iterator[tuple[
                 continue
             try:
                 line = piece.decode("utf-8")
-                value = json.loads(line, object_pairs_hook=_unique_object)
+                value = json.loads(line, object_pairs_hook=unique_object)
             except _DuplicateKey as exc:
                 raise _duplicate_key(exc, line, name, number) from None
             except (UnicodeDecodeError, ValueError, RecursionError):

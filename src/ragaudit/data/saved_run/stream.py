@@ -33,7 +33,7 @@ from collections.abc import Generator, Iterator
 from itertools import chain, repeat
 from typing import Any
 
-from ragaudit.data.formats._source import _SURROGATE_ESCAPE, _lone_surrogate, _unique_object
+from ragaudit.data.formats import SURROGATE_ESCAPE, lone_surrogate, unique_object
 
 __all__ = ["NotStreamable", "RowStream"]
 
@@ -42,7 +42,7 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")  # after a row: "," or "]"
 _LOOSE_KEY = re.compile(r'"[ \t\n\r]+:')  # a key written with space before its colon
 _plain = json.JSONDecoder()
-_checked = json.JSONDecoder(object_pairs_hook=_unique_object)
+_checked = json.JSONDecoder(object_pairs_hook=unique_object)
 
 
 class NotStreamable(Exception):
@@ -164,7 +164,7 @@ class RowStream:
                 key, pos = self._value(handle, pos - 1, _scan_checked)
                 if key in self.top or (key == "rows" and self.has_rows):
                     raise NotStreamable  # a key written twice: the old reader words it
-                if _lone_surrogate(key) is not None:
+                if lone_surrogate(key) is not None:
                     raise NotStreamable
                 _, pos = self._expect(handle, pos, ":")
                 pos = self._skip(handle, pos)
@@ -173,7 +173,7 @@ class RowStream:
                     pos = yield from self._rows(handle, pos + 1)
                 else:
                     value, pos = self._value(handle, pos, _scan_checked)
-                    if _lone_surrogate(value) is not None:
+                    if lone_surrogate(value) is not None:
                         raise NotStreamable
                     self.top[key] = value
                 char, pos = self._expect(handle, pos, ",}")
@@ -235,8 +235,8 @@ class RowStream:
                 except Exception:  # a key written twice: the old reader words it
                     raise NotStreamable from None
                 pos = _WHITESPACE.match(text, pos).end() + 1  # type: ignore[union-attr]
-        escaped = text.find("\\u", start, end) != -1 and _SURROGATE_ESCAPE.search(text, start, end)
-        if escaped and any(_lone_surrogate(row) is not None for row in rows):
+        escaped = text.find("\\u", start, end) != -1 and SURROGATE_ESCAPE.search(text, start, end)
+        if escaped and any(lone_surrogate(row) is not None for row in rows):
             raise NotStreamable
 
 
