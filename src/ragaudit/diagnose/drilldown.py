@@ -35,6 +35,17 @@ class ChunkView:
     answer_chunk: bool | None
     text: str | None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict (what :func:`dataclasses.asdict` gives, without its deep copy)."""
+        return {
+            "rank": self.rank,
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "gold_doc": self.gold_doc,
+            "answer_chunk": self.answer_chunk,
+            "text": self.text,
+        }
+
 
 @dataclass(frozen=True)
 class QuestionView:
@@ -49,11 +60,37 @@ class QuestionView:
     chunks: tuple[ChunkView, ...]
     judges: tuple[tuple[str, str], ...]
 
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict, chunks as dicts: what :func:`dataclasses.asdict` gives, in
+        a tenth of its time (``show --failures`` of a large run converts tens of thousands).
+
+        >>> from dataclasses import asdict
+        >>> view = QuestionView("q1", "ok", "Q?", "A.", "A.", ("a",),
+        ...                     (ChunkView(1, "D#0", "D", True, None, None),), (("x", "1"),))
+        >>> view.to_dict() == asdict(view)
+        True
+        """
+        return {
+            "qid": self.qid,
+            "stage": self.stage,
+            "question": self.question,
+            "reference_answer": self.reference_answer,
+            "answer": self.answer,
+            "keywords": tuple(self.keywords),
+            "chunks": tuple(c.to_dict() for c in self.chunks),
+            "judges": tuple(tuple(pair) for pair in self.judges),
+        }
+
+
+_JSON_WORDS = {None: "null", True: "true", False: "false"}
+
 
 def show_value(value: Any) -> str:
     """A config or judge value as one line of text (JSON for anything but a string)."""
     if isinstance(value, str):
         return value
+    if value is None or isinstance(value, bool):  # most verdicts: no encoder per value
+        return _JSON_WORDS[value]
     import json
 
     return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)

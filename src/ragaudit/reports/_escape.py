@@ -45,6 +45,8 @@ def visible(text: str) -> str:
     >>> visible("q1\n# title\x1b[31m")
     'q1\\n# title\\x1b[31m'
     """
+    if text.isprintable():  # no control or line-separator character (the usual cell): as is
+        return text
     return _CONTROL.sub(lambda m: _NAMED.get(m.group(0), repr(m.group(0))[1:-1]), text)
 
 
