@@ -13,6 +13,7 @@ from typing import Any
 
 from ragaudit.data.saved_run import QuestionResult
 from ragaudit.diagnose.funnel import FunnelResult
+from ragaudit.diagnose.funnel_verdicts import top_k
 
 __all__ = [
     "ChunkView",
@@ -126,7 +127,7 @@ def question_view(
             answer_chunk=None if answers is None else entry.chunk_id in answers,
             text=None if chunk_texts is None else chunk_texts.get(entry.chunk_id),
         )
-        for i, entry in enumerate(q.ranked[:k])
+        for i, entry in enumerate(top_k(q, k))
     )
     return QuestionView(
         qid=q.id,

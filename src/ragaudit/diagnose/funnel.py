@@ -59,7 +59,7 @@ import numpy as np
 from ragaudit._validate import check_fraction, check_int
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
-from ragaudit.data.saved_run_summary import correct_refusal, end_to_end_correct
+from ragaudit.data.saved_run_summary import EndToEndCorrect, correct_refusal
 from ragaudit.diagnose.funnel_places import Places, place_questions
 from ragaudit.diagnose.funnel_result import (
     FIX_HINTS,
@@ -238,10 +238,9 @@ def compute_funnel(
     k = check_int(k, "k")
 
     questions = run.questions
-    ranked = [q.ranked for q in questions]
     depth = run.config.retrieval_depth
     if depth is None:
-        depth = max((len(r) for r in ranked), default=0)
+        depth = max((len(q.retrieved) for q in questions), default=0)
     if k > depth and k != run_k:
         raise InputError(
             f"k={k} is deeper than the run retrieved (retrieval depth {depth}); re-run the "
@@ -255,7 +254,6 @@ def compute_funnel(
     # per-question verdicts (funnel_verdicts.py), then one place per question (funnel_places.py)
     verdicts = stage_verdicts(
         questions,
-        ranked,
         k,
         resliced=resliced,
         answers=answers,
@@ -263,7 +261,19 @@ def compute_funnel(
         where=where,
     )
     places = place_questions(verdicts)
-    correct = end_to_end_correct(questions)
+    # the one end-to-end count (end_to_end_correct), from the correct_verdict calls the
+    # stage verdicts already made: each question read once, not twice
+    correct = EndToEndCorrect(
+        int(np.count_nonzero(verdicts.correct == 1)),
+        len(verdicts.ids),
+        {
+            qid: why[3]
+            for qid, code, why in zip(
+                verdicts.ids.tolist(), verdicts.correct.tolist(), verdicts.reasons, strict=True
+            )
+            if code < 0
+        },
+    )
     n = places.n
     kept = places.kept
     rng = np.random.default_rng(seed)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+
 from ragaudit.diagnose.drilldown import QuestionView
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
