@@ -72,6 +72,7 @@ from ragaudit.diagnose.funnel_result import (
     Stage,
     Unanswerable,
     Unjudged,
+    listed,
     unjudged_hint,
 )
 from ragaudit.diagnose.funnel_verdicts import (
@@ -350,7 +351,7 @@ def compute_funnel(
         notes.append(
             f"{len(unanswerable.unjudged)} unanswerable question(s) left out of the abstention "
             "rate (no abstention verdict): "
-            + ", ".join(f"{qid} ({why})" for qid, why in unanswerable.unjudged.items())
+            + listed([f"{qid} ({why})" for qid, why in unanswerable.unjudged.items()])
         )
 
     # 0/0 is undefined, not 0: with no answerable question every rate is None
@@ -396,13 +397,14 @@ To judge them: give the question keywords (or a reference answer that states the
 or run the LLM judges \
 (ragaudit run --judges llm, or ragaudit judge RUN)
     """
-    listed = "; ".join(
-        f"{u.id} at {u.stage} ({u.reason}{'; answered correctly' if u.correct else ''})"
-        for u in unjudged
-    )
+    named = listed(
+        [f"{u.id} at {u.stage} ({u.reason}{'; answered correctly' if u.correct else ''})"
+         for u in unjudged],
+        "; ",
+    )  # fmt: skip
     return (
         f"{len(unjudged)} of {n} answerable question(s) unjudged (counted in the funnel's "
-        f"denominators, not as passed; the stage rates are lower bounds): {listed}. "
+        f"denominators, not as passed; the stage rates are lower bounds): {named}. "
         f"To judge them: {unjudged_hint(u.reason for u in unjudged)}"
     )
 

@@ -249,15 +249,15 @@ def _question(q: QuestionView) -> Details:
     )  # fmt: skip
 
 
-def _ids(ids: Sequence[str], limit: int | None) -> str:
-    """``ids`` joined, cut to ``limit`` with the rest counted.
+def _ids(ids: Sequence[str], limit: int | None, sep: str = ", ") -> str:
+    """``ids`` joined by ``sep``, cut to ``limit`` with the rest counted.
 
-    >>> _ids(["q1", "q2", "q3"], 2)
-    'q1, q2 and 1 more'
+    >>> _ids(["q1", "q2", "q3"], 2), _ids(["a (x)", "b (y)"], 1, "; ")
+    ('q1, q2 and 1 more', 'a (x) and 1 more')
     """
     if limit is None or len(ids) <= limit:
-        return ", ".join(ids)
-    return f"{', '.join(ids[:limit])} and {len(ids) - limit:,} more"
+        return sep.join(ids)
+    return f"{sep.join(ids[:limit])} and {len(ids) - limit:,} more"
 
 
 def _where(run: RunAudit) -> Section:
@@ -268,7 +268,7 @@ def _where(run: RunAudit) -> Section:
     una = f.unanswerable
     rows += [
         ("unjudged", str(len(f.unjudged)),
-         "; ".join(f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged),
+         _ids([f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged], cut, "; "),
          unjudged_hint(u.reason for u in f.unjudged) if f.unjudged else ""),
         ("ok", str(len(f.ok_ids)), "", ""),
         ("correct by luck", str(len(f.lucky)), _ids(f.lucky, cut), ""),
@@ -340,10 +340,14 @@ def _comparison(audit: Audit, pair: PairView) -> Section:
         "only when that p is below alpha and the interval excludes 0. The verdict column is "
         f"compare's, on the unadjusted p: {verdict_rule(c.alpha)}"
     )
+    left_out = pair.n_discordant - len(pair.discordant)
     count = (
-        Span(f"Discordant questions on correctness: {len(pair.discordant)}", "strong"),
+        Span(f"Discordant questions on correctness: {pair.n_discordant:,}", "strong"),
         Span(" (the rows that changed; read them before believing a summary)" if pair.discordant
              else " (none: every question got the same verdict in both runs)"),
+        *((Span(f"; the first {len(pair.discordant):,} are opened here, {left_out:,} more are "
+                "counted (raise report --max-drilldowns, or read them all in report --format "
+                "json: discordant_ids)"),) if left_out else ()),
     )  # fmt: skip
     side = [
         Details(

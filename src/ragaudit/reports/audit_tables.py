@@ -292,4 +292,7 @@ def comparison_heading(pair: PairView) -> str:
 def discordant_line(pair: PairView) -> str:
     """The ids of the questions whose correctness changed between the two runs."""
     ids = ", ".join(qa.qid for qa, _ in pair.discordant) or "none"
-    return f"questions whose correctness changed: {ids}"
+    left_out = pair.n_discordant - len(pair.discordant)  # beyond report --max-drilldowns
+    return f"questions whose correctness changed: {ids}" + (
+        f" and {left_out:,} more" if left_out else ""
+    )
