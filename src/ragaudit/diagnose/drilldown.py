@@ -119,13 +119,13 @@ def question_view(
     gold = set(q.gold_docs)
     answers = answer_chunks.get(q.id)
     chunks = tuple(
-        ChunkView(
-            rank=entry.rank or i + 1,
-            chunk_id=entry.chunk_id,
-            doc_id=entry.doc_id,
-            gold_doc=entry.doc_id in gold,
-            answer_chunk=None if answers is None else entry.chunk_id in answers,
-            text=None if chunk_texts is None else chunk_texts.get(entry.chunk_id),
+        ChunkView(  # rank, chunk_id, doc_id, gold_doc, answer_chunk, text (positional: faster)
+            entry.rank or i + 1,
+            entry.chunk_id,
+            entry.doc_id,
+            entry.doc_id in gold,
+            None if answers is None else entry.chunk_id in answers,
+            None if chunk_texts is None else chunk_texts.get(entry.chunk_id),
         )
         for i, entry in enumerate(top_k(q, k))
     )
@@ -137,7 +137,8 @@ def question_view(
         answer=q.answer or ("" if not q.generation_error else f"(no answer: {q.generation_error})"),
         keywords=q.keywords,
         chunks=chunks,
-        judges=tuple((str(key), show_value(value)) for key, value in q.judges.items()),
+        # the verdicts' own dict: the Mapping protocol's items() looks each key up again
+        judges=tuple((str(key), show_value(value)) for key, value in q.judges.data.items()),
     )
 
 
