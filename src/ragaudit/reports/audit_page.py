@@ -20,7 +20,7 @@ is escaped (the renderer escapes), except the funnel chart's SVG, which
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import replace
 
 from ragaudit.diagnose.audit_result import (
@@ -40,6 +40,7 @@ from ragaudit.reports.audit_sections import terminal_sections
 from ragaudit.reports.audit_tables import (
     comparison_table,
     config_table,
+    cut_ids,
     dashboard_interval,
     dashboard_table,
     dashboard_value,
@@ -249,30 +250,19 @@ def _question(q: QuestionView) -> Details:
     )  # fmt: skip
 
 
-def _ids(ids: Sequence[str], limit: int | None, sep: str = ", ") -> str:
-    """``ids`` joined by ``sep``, cut to ``limit`` with the rest counted.
-
-    >>> _ids(["q1", "q2", "q3"], 2), _ids(["a (x)", "b (y)"], 1, "; ")
-    ('q1, q2 and 1 more', 'a (x) and 1 more')
-    """
-    if limit is None or len(ids) <= limit:
-        return sep.join(ids)
-    return f"{sep.join(ids[:limit])} and {len(ids) - limit:,} more"
-
-
 def _where(run: RunAudit) -> Section:
     f = run.funnel
     cut = run.max_drilldowns
-    rows = [(key, str(len(f.died[key])), _ids(f.died[key], cut), FIX_HINTS[key])
+    rows = [(key, str(len(f.died[key])), cut_ids(f.died[key], cut), FIX_HINTS[key])
             for key in STAGE_KEYS]  # fmt: skip
     una = f.unanswerable
     rows += [
         ("unjudged", str(len(f.unjudged)),
-         _ids([f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged], cut, "; "),
+         cut_ids([f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged], cut, "; "),
          unjudged_hint(u.reason for u in f.unjudged) if f.unjudged else ""),
         ("ok", str(len(f.ok_ids)), "", ""),
-        ("correct by luck", str(len(f.lucky)), _ids(f.lucky, cut), ""),
-        ("unanswerable, answered", str(len(una.answered_ids)), _ids(una.answered_ids, cut),
+        ("correct by luck", str(len(f.lucky)), cut_ids(f.lucky, cut), ""),
+        ("unanswerable, answered", str(len(una.answered_ids)), cut_ids(una.answered_ids, cut),
          "should have said it does not know"),
     ]  # fmt: skip
     drill: list[Block] = [_question(q) for q in run.failures] or [Text(("No question died.",))]
