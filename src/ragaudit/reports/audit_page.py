@@ -369,12 +369,16 @@ def _comparison(audit: Audit, pair: PairView) -> Section:
     )  # fmt: skip
 
 
-def funnels_compared(pair: PairView, only: tuple[str, ...]) -> list[Section]:
-    """The pair's funnels compared stage by stage (computed in the audit), as subsections."""
+def funnels_compared(
+    pair: PairView, only: tuple[str, ...], limit: int | None = None
+) -> list[Section]:
+    """The pair's funnels compared stage by stage (computed in the audit), as subsections;
+    ``limit`` (``--max-drilldowns``) cuts the lists of questions that changed or moved."""
     if pair.funnels is None:
         return []
     return [
-        replace(section, level=3, only=only) for section in funnel_comparison_sections(pair.funnels)
+        replace(section, level=3, only=only)
+        for section in funnel_comparison_sections(pair.funnels, limit)
     ]
 
 
@@ -409,7 +413,8 @@ def _page_sections(audit: Audit) -> list[Section]:
     if audit.pairs:
         out.append(Section("Paired comparison", (), anchor="compare", only=PAGE))
         for pair in audit.pairs:
-            out += [_comparison(audit, pair), *funnels_compared(pair, PAGE)]
+            cut = audit.runs[0].max_drilldowns
+            out += [_comparison(audit, pair), *funnels_compared(pair, PAGE, cut)]
     out.append(_config(audit))
     notes = [f"{r.name}: {n}" for r in audit.runs for n in r.notes]
     notes += [f"comparison: {n}" for n in audit.notes]
