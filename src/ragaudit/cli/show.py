@@ -80,12 +80,14 @@ def command(
         failed = set(funnel.failure_ids())
         selected = [q for q in selected if q.id in failed]
     if stage == "lucky":
-        selected = [q for q in selected if q.id in set(funnel.lucky)]
+        lucky = set(funnel.lucky)  # built once: inside the test it was one set per question
+        selected = [q for q in selected if q.id in lucky]
     elif stage == "unjudged":
         unjudged = {u.id for u in funnel.unjudged}
         selected = [q for q in selected if q.id in unjudged]
     elif stage is not None:
-        selected = [q for q in selected if q.id in set(funnel.died[stage])]
+        died = set(funnel.died[stage])
+        selected = [q for q in selected if q.id in died]
     answers = answer_chunk_sets(labels) if labels is not None else {}
     views = [question_view(q, stages[q.id], funnel.k, texts, answers) for q in selected]
     note = "" if corpus_dir else "pass --corpus DIR to see each retrieved chunk's text"

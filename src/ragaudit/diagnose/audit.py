@@ -231,9 +231,10 @@ def build_audit(
         or a shorter sequence, leaves a run uncalibrated): the run's correctness calibrated
         against them (PPI++, :func:`~ragaudit.diagnose.calibration.calibrate`).
     max_drilldowns : int or None, default 50
-        Failing questions opened per stage and run (the first ones in run order); the rest
-        are counted on the page, and its lists of ids are cut to as many.  None: all of
-        them (a 200,000-question run had 36,666, a 63 MB page).
+        Failing questions opened per stage and run (the first ones in run order), and
+        questions whose correctness changed opened per pair; the rest are counted on the
+        page, and its lists of ids are cut to as many.  None: all of them (a 200,000-question
+        run had 36,666, a 63 MB page).
     allow_different_data : bool, default False
         Compare runs whose corpus or golden set differ from the first run's (refused
         otherwise, :func:`~ragaudit.diagnose.confounding.check_same_data`).
@@ -333,9 +334,12 @@ def build_audit(
     for j, comparison in raw:
         holm = tuple(float(adjusted.pop(0)) for _ in comparison.metrics)
         discordant = []
+        changed: tuple[str, ...] = ()
         for row in comparison.metrics:
             if row.metric == "correct" and row.mcnemar is not None:
-                for qid in row.mcnemar.discordant_ids:
+                changed = tuple(row.mcnemar.discordant_ids)
+                # opened as the failures are: the first max_drilldowns, the rest counted
+                for qid in changed if max_drilldowns is None else changed[:max_drilldowns]:
                     views = tuple(
                         question_view(
                             by_id[i][qid], stages[i].get(qid, ""), audits[i].k, chunk_texts, {}
@@ -344,7 +348,7 @@ def build_audit(
                     )
                     discordant.append((views[0], views[1]))
         funnels = compare_funnels(audits[0].funnel, audits[j].funnel)
-        pairs.append(PairView(0, j, comparison, holm, tuple(discordant), funnels))
+        pairs.append(PairView(0, j, comparison, holm, tuple(discordant), funnels, changed))
     alpha = 0.05
     summary = tuple(_sentence(p, names, alpha) for p in pairs)
     return Audit(audits, tuple(pairs), seed, version(), n_resamples, summary, tuple(notes))

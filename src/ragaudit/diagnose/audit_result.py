@@ -19,6 +19,7 @@ from ragaudit.diagnose.calibration import Calibration
 from ragaudit.diagnose.drilldown import QuestionView
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.funnel_compare import FunnelComparison
+from ragaudit.diagnose.funnel_result import listed
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.diagnose.noise import ClusteredComparison
 from ragaudit.diagnose.unjudged import RunJudged
@@ -147,7 +148,7 @@ class RunAudit:
         failed = self.generation_errors
         return (
             f"errors: {len(failed)} generation errors"
-            + (f" (no answer: {', '.join(failed)})" if failed else "")
+            + (f" (no answer: {listed(list(failed))})" if failed else "")
             + "; judge errors: "
             + (", ".join(f"{j} {n}" for j, n in self.judge_errors.items()) or "none")
             + "; such questions are left out of the numbers they have no verdict for"
@@ -210,7 +211,9 @@ class PairView:
     """Run ``b`` compared with run ``a`` (diff = b - a), with Holm-adjusted p-values.
 
     ``comparison.config_differences`` lists what differs between the two runs' configurations;
-    ``funnels`` compares their funnels stage by stage.
+    ``funnels`` compares their funnels stage by stage.  ``discordant`` opens the questions
+    whose correctness changed (the first ``report --max-drilldowns`` of them);
+    ``discordant_ids`` names them all.
     """
 
     a: int
@@ -219,6 +222,12 @@ class PairView:
     holm: tuple[float, ...]
     discordant: tuple[tuple[QuestionView, QuestionView], ...]
     funnels: FunnelComparison | None = None
+    discordant_ids: tuple[str, ...] = ()
+
+    @property
+    def n_discordant(self) -> int:
+        """Questions whose correctness changed, opened or not."""
+        return max(len(self.discordant_ids), len(self.discordant))
 
     def to_dict(self) -> dict[str, Any]:
         """The comparison's JSON with the Holm-adjusted p-values, the discordant ids and the
@@ -226,7 +235,7 @@ class PairView:
         return {
             **self.comparison.to_dict(),
             "p_holm": list(self.holm),
-            "discordant_ids": [qa.qid for qa, _ in self.discordant],
+            "discordant_ids": list(self.discordant_ids) or [qa.qid for qa, _ in self.discordant],
             **({} if self.funnels is None else {"funnels": self.funnels.to_dict()}),
         }
 

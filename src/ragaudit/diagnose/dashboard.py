@@ -73,7 +73,8 @@ def _mde(values: Sequence[float]) -> tuple[float | None, str]:
 
 
 def _answerable_values(questions: Sequence[QuestionResult], metric: str) -> list[float]:
-    values = (q.metric(metric) for q in questions if q.answerable)
+    """The metric's non-null values over ``questions`` (the caller keeps the answerable)."""
+    values = (q.metric(metric) for q in questions)
     return [v for v in values if v is not None]
 
 
@@ -210,13 +211,14 @@ def dashboard_rows(
     """The six dashboard numbers of one run (see the module docstring for each definition),
     then precision@k and judged@k (with ``judged``)."""
     rows = saved.questions
+    answerable = [q for q in rows if q.answerable]  # filtered once, not once per metric
     k = funnel.k
     compare_src = "ragaudit compare --questions answerable (--format json): metrics[{}].mean"
     out = [
         _mean_row(
             "recall_doc",
             f"recall@{k}, document level",
-            _answerable_values(rows, "recall@k"),
+            _answerable_values(answerable, "recall@k"),
             compare_src.format("recall@k"),
             "the ceiling: nothing downstream recovers a fact never retrieved",
         )
@@ -233,7 +235,7 @@ def dashboard_rows(
             )
         )
     else:
-        chunk = _answerable_values(rows, "chunk_recall@k")
+        chunk = _answerable_values(answerable, "chunk_recall@k")
         out.append(
             _mean_row(
                 "recall_chunk",
@@ -249,7 +251,7 @@ def dashboard_rows(
         _mean_row(
             "ndcg",
             f"nDCG@{k}, document level",
-            _answerable_values(rows, "ndcg@k"),
+            _answerable_values(answerable, "ndcg@k"),
             compare_src.format("ndcg@k"),
             "order: the generator reads the first chunks first",
         )
@@ -265,7 +267,7 @@ def dashboard_rows(
             "what the user experiences (answerable questions)",
         )
     )
-    faith = _answerable_values(rows, "faithfulness")
+    faith = _answerable_values(answerable, "faithfulness")
     out.append(
         _mean_row(
             "faithfulness",
@@ -300,7 +302,7 @@ def dashboard_rows(
         _mean_row(
             "precision",
             f"precision@{k}, document level",
-            _answerable_values(rows, "precision@k"),
+            _answerable_values(answerable, "precision@k"),
             compare_src.format("precision@k"),
             "an extra row: relevant documents among the k sent, the chapter's cost-and-"
             "distraction term",

@@ -59,7 +59,7 @@ import numpy as np
 from ragaudit._validate import check_fraction, check_int
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
-from ragaudit.data.saved_run_summary import correct_refusal, end_to_end_correct
+from ragaudit.data.saved_run_summary import EndToEndCorrect, correct_refusal
 from ragaudit.diagnose.funnel_places import Places, place_questions
 from ragaudit.diagnose.funnel_result import (
     FIX_HINTS,
@@ -72,6 +72,7 @@ from ragaudit.diagnose.funnel_result import (
     Stage,
     Unanswerable,
     Unjudged,
+    listed,
     unjudged_hint,
 )
 from ragaudit.diagnose.funnel_verdicts import (
@@ -238,10 +239,9 @@ def compute_funnel(
     k = check_int(k, "k")
 
     questions = run.questions
-    ranked = [q.ranked for q in questions]
     depth = run.config.retrieval_depth
     if depth is None:
-        depth = max((len(r) for r in ranked), default=0)
+        depth = max((len(q.retrieved) for q in questions), default=0)
     if k > depth and k != run_k:
         raise InputError(
             f"k={k} is deeper than the run retrieved (retrieval depth {depth}); re-run the "
@@ -255,7 +255,6 @@ def compute_funnel(
     # per-question verdicts (funnel_verdicts.py), then one place per question (funnel_places.py)
     verdicts = stage_verdicts(
         questions,
-        ranked,
         k,
         resliced=resliced,
         answers=answers,
@@ -263,7 +262,19 @@ def compute_funnel(
         where=where,
     )
     places = place_questions(verdicts)
-    correct = end_to_end_correct(questions)
+    # the one end-to-end count (end_to_end_correct), from the correct_verdict calls the
+    # stage verdicts already made: each question read once, not twice
+    correct = EndToEndCorrect(
+        int(np.count_nonzero(verdicts.correct == 1)),
+        len(verdicts.ids),
+        {
+            qid: why[3]
+            for qid, code, why in zip(
+                verdicts.ids.tolist(), verdicts.correct.tolist(), verdicts.reasons, strict=True
+            )
+            if code < 0
+        },
+    )
     n = places.n
     kept = places.kept
     rng = np.random.default_rng(seed)
@@ -340,7 +351,7 @@ def compute_funnel(
         notes.append(
             f"{len(unanswerable.unjudged)} unanswerable question(s) left out of the abstention "
             "rate (no abstention verdict): "
-            + ", ".join(f"{qid} ({why})" for qid, why in unanswerable.unjudged.items())
+            + listed([f"{qid} ({why})" for qid, why in unanswerable.unjudged.items()])
         )
 
     # 0/0 is undefined, not 0: with no answerable question every rate is None
@@ -386,13 +397,14 @@ To judge them: give the question keywords (or a reference answer that states the
 or run the LLM judges \
 (ragaudit run --judges llm, or ragaudit judge RUN)
     """
-    listed = "; ".join(
-        f"{u.id} at {u.stage} ({u.reason}{'; answered correctly' if u.correct else ''})"
-        for u in unjudged
-    )
+    named = listed(
+        [f"{u.id} at {u.stage} ({u.reason}{'; answered correctly' if u.correct else ''})"
+         for u in unjudged],
+        "; ",
+    )  # fmt: skip
     return (
         f"{len(unjudged)} of {n} answerable question(s) unjudged (counted in the funnel's "
-        f"denominators, not as passed; the stage rates are lower bounds): {listed}. "
+        f"denominators, not as passed; the stage rates are lower bounds): {named}. "
         f"To judge them: {unjudged_hint(u.reason for u in unjudged)}"
     )
 
@@ -411,17 +423,29 @@ def _intervals(
     stage rates and Tango's paired score interval of the gap.
     """
     n = places.n
+    low, high = np.full(6, np.nan), np.full(6, np.nan)
     if not n:
-        return np.full(6, np.nan), np.full(6, np.nan)
+        return low, high
     strict, e2e = places.strict, places.correct
-    indicators = np.column_stack([strict, e2e, strict[:, 0].astype(int) - e2e]).astype(float)
-    low, high = _percentile_means(indicators, n_resamples, rng, confidence)
-    # the one interval policy: 0/1 stage rates are exact (or the chosen Wilson) ...
-    if choose_interval(strict, method=rate_ci) == "exact":
+    # the one interval policy: 0/1 stage rates are exact (or the chosen Wilson) and the gap
+    # gets a paired score interval, so the bootstrap runs only when one is asked for.  It
+    # costs n_resamples x n draws (4 s at 100,000 questions), and each column's resampled
+    # means depend only on the shared draws, so the columns it skips change no other.
+    # Column 4 (end-to-end correctness) has no interval on the result: never resampled.
+    exact = choose_interval(strict, method=rate_ci) == "exact"
+    score = choose_interval(strict[:, 0], e2e, method=rate_ci) == "score"
+    booted = [j for j, skip in ((0, exact), (1, exact), (2, exact), (3, exact), (5, score))
+              if not skip]  # fmt: skip
+    if booted:
+        indicators = np.column_stack([strict, e2e, strict[:, 0].astype(int) - e2e]).astype(float)
+        low[booted], high[booted] = _percentile_means(
+            indicators[:, booted], n_resamples, rng, confidence
+        )
+    if exact:
         low[:4], high[:4] = _rate_bounds(places.kept, n, confidence, rate_ci)
-    # ... and the gap, a difference of two rates on the same questions, gets Tango's paired
-    # score interval from its 2x2 table (stage 1 passed but wrong; lucky).
-    if choose_interval(strict[:, 0], e2e, method=rate_ci) == "score":
+    # the gap, a difference of two rates on the same questions, gets Tango's paired score
+    # interval from its 2x2 table (stage 1 passed but wrong; lucky).
+    if score:
         gap_low, gap_high = tango_bounds(
             np.array([np.sum(strict[:, 0] & ~e2e)]),
             np.array([np.sum(~strict[:, 0] & e2e)]),
@@ -454,9 +478,10 @@ def _unanswerable(
         return _UnanswerableBlock(empty, dict(refusal.unjudged))
     decided = [q for q in questions if q.id not in refusal.unjudged]
     abstained = np.array([float(bool(q.judges.abstained)) for q in decided])
-    low, high = _percentile_means(abstained[:, None], n_resamples, rng, confidence)
     if choose_interval(abstained, method=rate_ci) == "exact":
         low, high = _rate_bounds(np.array([refusal.count]), refusal.n, confidence, rate_ci)
+    else:  # only when the bootstrap is asked for, as for the stages: same draws as ever
+        low, high = _percentile_means(abstained[:, None], n_resamples, rng, confidence)
     result = Unanswerable(
         n=refusal.n,
         abstained=refusal.count,

@@ -12,6 +12,7 @@ from ragaudit.data.saved_run_summary import EndToEndCorrect
 
 __all__ = [
     "FIX_HINTS",
+    "NOTE_IDS",
     "NO_ANSWERABLE",
     "RATE_CI_NAMES",
     "STAGE_KEYS",
@@ -21,8 +22,25 @@ __all__ = [
     "Stage",
     "Unanswerable",
     "Unjudged",
+    "listed",
     "unjudged_hint",
 ]
+
+#: Ids a warning or a note names before "and N more" (the JSON lists every one), so that a
+#: run with 100,000 unjudged questions gets one readable line, not megabytes.
+NOTE_IDS = 20
+
+
+def listed(items: tuple[str, ...] | list[str], sep: str = ", ", limit: int = NOTE_IDS) -> str:
+    """The first ``limit`` items joined by ``sep``, then how many more there are.
+
+    >>> listed(["q1", "q2"]), listed(["q1", "q2", "q3"], "; ", limit=2)
+    ('q1, q2', 'q1; q2; and 1 more')
+    """
+    if len(items) <= limit:
+        return sep.join(items)
+    return f"{sep.join(items[:limit])}{sep}and {len(items) - limit:,} more"
+
 
 STAGE_NAMES: tuple[str, ...] = (
     "gold doc retrieved",

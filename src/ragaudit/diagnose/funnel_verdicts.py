@@ -43,6 +43,7 @@ __all__ = [
     "StageVerdicts",
     "answer_chunks",
     "stage_verdicts",
+    "top_k",
 ]
 
 #: Where a question's stage-2 verdict came from, in the order they are tried.
@@ -125,6 +126,23 @@ class StageVerdicts:
     gold_known: np.ndarray | None = None
 
 
+def top_k(question: QuestionResult, k: int) -> tuple[Retrieved, ...]:
+    """``question.ranked[:k]``, without sorting entries already in rank order (the usual
+    saved run: the funnel and the drill-down take the top k of every question).
+
+    >>> q = QuestionResult("q1", retrieved=(Retrieved("b#0", "b", rank=2),
+    ...                                     Retrieved("a#0", "a", rank=1)))
+    >>> [e.chunk_id for e in top_k(q, 1)] == [e.chunk_id for e in q.ranked[:1]] == ["a#0"]
+    True
+    """
+    retrieved = question.retrieved
+    ranks = [entry.rank for entry in retrieved]
+    # no rank missing and already sorted: the stable sort of `ranked` keeps this order
+    if None in ranks or ranks == sorted(ranks):  # type: ignore[type-var]
+        return retrieved[:k]
+    return question.ranked[:k]
+
+
 def _tri_state(value: bool | None) -> int:
     """1 for True, 0 for False, -1 for None (a judge that did not decide)."""
     return -1 if value is None else int(value)
@@ -132,7 +150,6 @@ def _tri_state(value: bool | None) -> int:
 
 def stage_verdicts(
     questions: Sequence[QuestionResult],
-    ranked: Sequence[Sequence[Retrieved]],
     k: int,
     *,
     resliced: bool,
@@ -146,10 +163,8 @@ def stage_verdicts(
     ----------
     questions : sequence of QuestionResult
         The run's questions (unanswerable ones are skipped).
-    ranked : sequence of sequences of Retrieved
-        Each question's retrieved chunks in rank order (``QuestionResult.ranked``).
     k : int
-        Cut-off of stages 1 and 2.
+        Cut-off of stages 1 and 2 (on each question's ``ranked[:k]``, :func:`top_k`).
     resliced : bool
         ``k`` differs from the run's own k: stage 2 from the run's context or its
         ``answer_chunk_in_context`` verdict no longer applies.
@@ -165,7 +180,7 @@ def stage_verdicts(
     >>> from ragaudit.data.saved_run import JudgeVerdicts
     >>> q = QuestionResult("q1", retrieved=(Retrieved("G#0", "G"),), gold_docs=("G",),
     ...                    judges=JudgeVerdicts({"sufficiency": True, "abstained": False}))
-    >>> v = stage_verdicts([q], [q.ranked], 1, resliced=False, answers={}, chunk_texts=None,
+    >>> v = stage_verdicts([q], 1, resliced=False, answers={}, chunk_texts=None,
     ...                    where="run.json")
     >>> v.gold_hit.tolist(), v.evidence.tolist(), v.source, v.answered.tolist(), v.correct.tolist()
     ([True], [1], ('sufficiency',), [1], [-1])
@@ -183,7 +198,7 @@ def stage_verdicts(
         if not question.answerable:
             continue
         qid = question.id
-        top = ranked[i][:k]
+        top = top_k(question, k)
         judges = question.judges
         ids.append(qid)
         error = question.generation_error

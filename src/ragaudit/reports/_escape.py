@@ -32,6 +32,8 @@ _MD_SPECIAL = re.compile(r"([\\`*|~])")
 _MD_CONTEXT = re.compile(
     r"(<(?=[A-Za-z/!?])|&(?=#?\w+;)|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|\](?=[(\[:]))"
 )
+# Every character the two patterns above can escape (a cell without any needs neither).
+_MD_ANY = re.compile(r"[\\`*|~<&_\]]")
 # At the start of a line: headings, block quotes, list items, setext underlines.  An ordered
 # list marker is escaped at its `.` or `)`: a backslash before a digit is shown as is.
 _MD_LINE_START = re.compile(r"^(\d{1,9}(?=[.)])|)([#>+=.)-])")
@@ -45,6 +47,8 @@ def visible(text: str) -> str:
     >>> visible("q1\n# title\x1b[31m")
     'q1\\n# title\\x1b[31m'
     """
+    if text.isprintable():  # no control or line-separator character (the usual cell): as is
+        return text
     return _CONTROL.sub(lambda m: _NAMED.get(m.group(0), repr(m.group(0))[1:-1]), text)
 
 
@@ -66,8 +70,10 @@ def md_inline(text: str, *, line_start: bool = False) -> str:
     >>> md_inline("- item", line_start=True), md_inline("1. item", line_start=True)
     ('\\- item', '1\\. item')
     """
-    out = _MD_SPECIAL.sub(r"\\\1", visible(text))
-    out = _MD_CONTEXT.sub(r"\\\1", out)
+    out = visible(text)
+    if _MD_ANY.search(out):  # most cells hold none of these: no substitution to run
+        out = _MD_SPECIAL.sub(r"\\\1", out)
+        out = _MD_CONTEXT.sub(r"\\\1", out)
     if line_start:
         out = _MD_LINE_START.sub(r"\1\\\2", out)
     return out

@@ -20,7 +20,7 @@ is escaped (the renderer escapes), except the funnel chart's SVG, which
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import replace
 
 from ragaudit.diagnose.audit_result import (
@@ -40,6 +40,7 @@ from ragaudit.reports.audit_sections import terminal_sections
 from ragaudit.reports.audit_tables import (
     comparison_table,
     config_table,
+    cut_ids,
     dashboard_interval,
     dashboard_table,
     dashboard_value,
@@ -251,30 +252,19 @@ def _question(q: QuestionView) -> Details:
     )  # fmt: skip
 
 
-def _ids(ids: Sequence[str], limit: int | None) -> str:
-    """``ids`` joined, cut to ``limit`` with the rest counted.
-
-    >>> _ids(["q1", "q2", "q3"], 2)
-    'q1, q2 and 1 more'
-    """
-    if limit is None or len(ids) <= limit:
-        return ", ".join(ids)
-    return f"{', '.join(ids[:limit])} and {len(ids) - limit:,} more"
-
-
 def _where(run: RunAudit) -> Section:
     f = run.funnel
     cut = run.max_drilldowns
-    rows = [(key, str(len(f.died[key])), _ids(f.died[key], cut), FIX_HINTS[key])
+    rows = [(key, str(len(f.died[key])), cut_ids(f.died[key], cut), FIX_HINTS[key])
             for key in STAGE_KEYS]  # fmt: skip
     una = f.unanswerable
     rows += [
         ("unjudged", str(len(f.unjudged)),
-         "; ".join(f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged),
+         cut_ids([f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged], cut, "; "),
          unjudged_hint(u.reason for u in f.unjudged) if f.unjudged else ""),
         ("ok", str(len(f.ok_ids)), "", ""),
-        ("correct by luck", str(len(f.lucky)), _ids(f.lucky, cut), ""),
-        ("unanswerable, answered", str(len(una.answered_ids)), _ids(una.answered_ids, cut),
+        ("correct by luck", str(len(f.lucky)), cut_ids(f.lucky, cut), ""),
+        ("unanswerable, answered", str(len(una.answered_ids)), cut_ids(una.answered_ids, cut),
          "should have said it does not know"),
     ]  # fmt: skip
     drill: list[Block] = [_question(q) for q in run.failures] or [Text(("No question died.",))]
@@ -342,10 +332,14 @@ def _comparison(audit: Audit, pair: PairView) -> Section:
         "only when that p is below alpha and the interval excludes 0. The verdict column is "
         f"compare's, on the unadjusted p: {verdict_rule(c.alpha)}"
     )
+    left_out = pair.n_discordant - len(pair.discordant)
     count = (
-        Span(f"Discordant questions on correctness: {len(pair.discordant)}", "strong"),
+        Span(f"Discordant questions on correctness: {pair.n_discordant:,}", "strong"),
         Span(" (the rows that changed; read them before believing a summary)" if pair.discordant
              else " (none: every question got the same verdict in both runs)"),
+        *((Span(f"; the first {len(pair.discordant):,} are opened here, {left_out:,} more are "
+                "counted (raise report --max-drilldowns, or read them all in report --format "
+                "json: discordant_ids)"),) if left_out else ()),
     )  # fmt: skip
     side = [
         Details(
@@ -377,12 +371,16 @@ def _comparison(audit: Audit, pair: PairView) -> Section:
     )  # fmt: skip
 
 
-def funnels_compared(pair: PairView, only: tuple[str, ...]) -> list[Section]:
-    """The pair's funnels compared stage by stage (computed in the audit), as subsections."""
+def funnels_compared(
+    pair: PairView, only: tuple[str, ...], limit: int | None = None
+) -> list[Section]:
+    """The pair's funnels compared stage by stage (computed in the audit), as subsections;
+    ``limit`` (``--max-drilldowns``) cuts the lists of questions that changed or moved."""
     if pair.funnels is None:
         return []
     return [
-        replace(section, level=3, only=only) for section in funnel_comparison_sections(pair.funnels)
+        replace(section, level=3, only=only)
+        for section in funnel_comparison_sections(pair.funnels, limit)
     ]
 
 
@@ -417,7 +415,8 @@ def _page_sections(audit: Audit) -> list[Section]:
     if audit.pairs:
         out.append(Section("Paired comparison", (), anchor="compare", only=PAGE))
         for pair in audit.pairs:
-            out += [_comparison(audit, pair), *funnels_compared(pair, PAGE)]
+            cut = audit.runs[0].max_drilldowns
+            out += [_comparison(audit, pair), *funnels_compared(pair, PAGE, cut)]
     out.append(_config(audit))
     notes = [f"{r.name}: {n}" for r in audit.runs for n in r.notes]
     notes += [w for r in audit.runs if r.judged is not None for w in r.judged.warnings()]

@@ -126,7 +126,9 @@ def terminal_sections(
         if detail and pair.funnels is not None:
             funnels += [
                 replace(section, only=TERMINAL)
-                for section in funnel_comparison_sections(pair.funnels)
+                for section in funnel_comparison_sections(
+                    pair.funnels, audit.runs[0].max_drilldowns
+                )
             ]
     tail: list[Block] = []
     if audit.notes:

@@ -28,6 +28,7 @@ __all__ = [
     "comparison_heading",
     "comparison_table",
     "config_table",
+    "cut_ids",
     "dashboard_number",
     "dashboard_table",
     "discordant_line",
@@ -241,6 +242,18 @@ def pick_columns(table: Table, columns: Sequence[str]) -> Table:
     )
 
 
+def cut_ids(ids: Sequence[str], limit: int | None, sep: str = ", ") -> str:
+    """``ids`` joined by ``sep``, cut to ``limit`` (``report --max-drilldowns``) with the rest
+    counted.
+
+    >>> cut_ids(["q1", "q2", "q3"], 2), cut_ids(["a (x)", "b (y)"], 1, "; ")
+    ('q1, q2 and 1 more', 'a (x) and 1 more')
+    """
+    if limit is None or len(ids) <= limit:
+        return sep.join(ids)
+    return f"{sep.join(ids[:limit])} and {len(ids) - limit:,} more"
+
+
 def funnel_lines(run: RunAudit) -> list[str]:
     """The funnel in four lines: stages kept, the gap, answered, and where questions died
     (a fifth, before the last, counts the generation and judge errors when there are any)."""
@@ -249,13 +262,14 @@ def funnel_lines(run: RunAudit) -> list[str]:
         "" if f.gap_ci is None
         else f" [{f.gap_ci[0]:+.3f}, {f.gap_ci[1]:+.3f}] ({f.gap_ci_method}, paired)"
     )  # fmt: skip
-    died = [f"{key} {', '.join(f.died[key])}" for key in STAGE_KEYS if f.died[key]]
+    cut = run.max_drilldowns  # the ids are cut as the page's stage table cuts them
+    died = [f"{key} {cut_ids(f.died[key], cut)}" for key in STAGE_KEYS if f.died[key]]
     if f.unanswerable.answered_ids:
-        died.append("unanswerable answered " + ", ".join(f.unanswerable.answered_ids))
+        died.append("unanswerable answered " + cut_ids(f.unanswerable.answered_ids, cut))
     if f.unjudged:
         died.append(
             "unjudged "
-            + ", ".join(f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged)
+            + cut_ids([f"{u.id} ({u.stage}: {u.reason})" for u in f.unjudged], cut)
             + " - to judge them: "
             + unjudged_hint(u.reason for u in f.unjudged)
         )
@@ -292,4 +306,7 @@ def comparison_heading(pair: PairView) -> str:
 def discordant_line(pair: PairView) -> str:
     """The ids of the questions whose correctness changed between the two runs."""
     ids = ", ".join(qa.qid for qa, _ in pair.discordant) or "none"
-    return f"questions whose correctness changed: {ids}"
+    left_out = pair.n_discordant - len(pair.discordant)  # beyond report --max-drilldowns
+    return f"questions whose correctness changed: {ids}" + (
+        f" and {left_out:,} more" if left_out else ""
+    )

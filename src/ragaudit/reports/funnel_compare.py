@@ -35,8 +35,20 @@ def _lost(comparison: FunnelComparison, side: int) -> str:
     return f"{stage} ({lost} questions)"
 
 
-def funnel_comparison_sections(comparison: FunnelComparison) -> tuple[Section, ...]:
-    """The stage table, the lines that name the biggest loss and move, and who moved."""
+def _changed(ids: list[str], limit: int | None) -> str:
+    if limit is None or len(ids) <= limit:
+        return ", ".join(ids)
+    return f"{', '.join(ids[:limit])} and {len(ids) - limit:,} more"
+
+
+def funnel_comparison_sections(
+    comparison: FunnelComparison, limit: int | None = None
+) -> tuple[Section, ...]:
+    """The stage table, the lines that name the biggest loss and move, and who moved.
+
+    ``limit`` (the report page's ``--max-drilldowns``) cuts each stage's changed ids and the
+    table of moved questions to as many, counting the rest; ``funnel A B`` lists them all.
+    """
     a, b = comparison.a_name or "A", comparison.b_name or "B"
     rows = tuple(
         (
@@ -47,7 +59,7 @@ def funnel_comparison_sections(comparison: FunnelComparison) -> tuple[Section, .
             _signed(s.difference),
             _ci(s),
             format_pvalue(s.pvalue),
-            ", ".join([*(f"-{q}" for q in s.a_only), *(f"+{q}" for q in s.b_only)]) or "-",
+            _changed([*(f"-{q}" for q in s.a_only), *(f"+{q}" for q in s.b_only)], limit) or "-",
         )
         for s in comparison.stages
     )
@@ -82,16 +94,22 @@ def funnel_comparison_sections(comparison: FunnelComparison) -> tuple[Section, .
             f"not compared: {len(comparison.only_in_a)} answerable question(s) only in A, "
             f"{len(comparison.only_in_b)} only in B"
         )
+    shown = comparison.moved if limit is None else comparison.moved[:limit]
     moved = Table(
         ("question", f"A: {a}", f"B: {b}"),
-        tuple((m.id, m.a, m.b) for m in comparison.moved),
+        tuple((m.id, m.a, m.b) for m in shown),
         "lll",
     )
+    more = len(comparison.moved) - len(shown)
+    cut = (
+        (Text((f"{more:,} more moved (the first {len(shown):,} are listed): ragaudit funnel A B "
+               "lists them all",), style="note"),) if more else ()
+    )  # fmt: skip
     title = f"Funnels compared (B = {b} vs A = {a}; {comparison.n} answerable questions)"
     moved_title = f"Questions that moved between stages ({len(comparison.moved)})"
     return (
         Section(title, (table, Text(tuple(lines), style="note"))),
-        Section(moved_title, (moved,) if comparison.moved else (Text(("none",)),), level=3),
+        Section(moved_title, (moved, *cut) if comparison.moved else (Text(("none",)),), level=3),
     )
 
 

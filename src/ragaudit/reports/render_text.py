@@ -53,15 +53,12 @@ def render_table_text(table: Table, indent: str = _INDENT) -> list[str]:
     """
     header = tuple(visible(c) for c in table.columns)
     rows = [tuple(visible(c) for c in row) for row in table.text_rows]
-    widths = [len(c) for c in header]
-    for row in rows:
-        widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+    # one pass per column (the rows' lengths match the header: Table checks them)
+    widths = [max(map(len, column)) for column in zip(header, *rows, strict=True)]
+    pads = [str.ljust if a == "l" else str.rjust for a in table.align]
 
     def line(cells: tuple[str, ...]) -> str:
-        padded = [
-            cell.ljust(w) if a == "l" else cell.rjust(w)
-            for cell, w, a in zip(cells, widths, table.align, strict=True)
-        ]
+        padded = [pad(cell, w) for pad, cell, w in zip(pads, cells, widths, strict=True)]
         return (indent + "  ".join(padded)).rstrip()
 
     return [line(header), *(line(row) for row in rows)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from dataclasses import asdict
 
 from ragaudit.diagnose.drilldown import QuestionView
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
@@ -164,6 +163,6 @@ def show_report(run_name: str, k: int, views: Sequence[QuestionView], note: str 
     if not views:
         sections.append(Section("", (Text(("no question matches",)),)))
     plural = "" if len(views) == 1 else "s"
-    data = {"run": run_name, "k": k, "questions": [asdict(v) for v in views]}
+    data = {"run": run_name, "k": k, "questions": [v.to_dict() for v in views]}
     title = f"ragaudit show: {run_name} (k={k}, {len(views)} question{plural})"
     return Report(title, tuple(sections), data=data, notes=(note,) if note else ())
