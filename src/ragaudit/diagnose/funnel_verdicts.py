@@ -135,12 +135,9 @@ def top_k(question: QuestionResult, k: int) -> tuple[Retrieved, ...]:
     >>> [e.chunk_id for e in top_k(q, 1)] == [e.chunk_id for e in q.ranked[:1]] == ["a#0"]
     True
     """
-    retrieved = question.retrieved
-    ranks = [entry.rank for entry in retrieved]
-    # no rank missing and already sorted: the stable sort of `ranked` keeps this order
-    if None in ranks or ranks == sorted(ranks):  # type: ignore[type-var]
-        return retrieved[:k]
-    return question.ranked[:k]
+    # `ranked` sorts only when the entries are out of rank order, and a loaded run's
+    # retrieved list makes just the k entries sliced
+    return tuple(question.ranked[:k])
 
 
 def _tri_state(value: bool | None) -> int:
