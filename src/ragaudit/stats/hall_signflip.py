@@ -34,10 +34,9 @@ has :math:`\sum z = A_1 - \delta A_0`, :math:`\sum z^2 = \sum (d - \delta)^2` an
 :math:`\sum z^3 = A_3 - 3\delta A_2 + 3\delta^2 A_1 - \delta^3 A_0`, so p(δ) costs one pass over
 the patterns, never over the questions; each end is found by bisection outward from the mean.
 The patterns are every joint outcome of the distinct values when there are at most
-:data:`~ragaudit.stats.signflip_interval.MAX_OUTCOMES` of them (exact), else random ones plus
-the identity (add-one).  Past :data:`ASYMPTOTIC_N` questions the randomization distribution of
-:math:`h` is :math:`N(0, 1)` within Monte Carlo error (Janssen 1997), and Hall's closed form
-:math:`\bar d - \hat\sigma\, g^{-1}(\pm z_{1-\alpha/2}/\sqrt n)` is used instead (measured in
+``n_permutations + 1`` of them (exact), else random ones plus the identity (add-one).  Past
+:data:`ASYMPTOTIC_N` questions the randomization distribution of :math:`h` is :math:`N(0, 1)`
+within Monte Carlo error (Janssen 1997), and Hall's closed form :math:`\bar d - \hat\sigma\, g^{-1}(\pm z_{1-\alpha/2}/\sqrt n)` is used instead (measured in
 ``benchmarks/coverage_stats.py``).
 
 References
@@ -62,7 +61,7 @@ __all__ = ["ASYMPTOTIC_N", "hall_asymptotic_bounds", "hall_bounds", "hall_statis
 #: From this many questions on, Hall's closed-form interval replaces the randomization one.
 ASYMPTOTIC_N = 2_000
 _MAX_OUTCOMES = 1 << 16
-_BISECTIONS = 48
+_BISECTIONS = 24  # 2^-24 of the bracket: far below the 3 decimals printed
 _TIE = 1e-9
 
 
@@ -95,7 +94,7 @@ def _moment_patterns(
     """``(A, weight, exact)``: the sums ``A[:, k] = sum_i s_i d_i**k`` of every pattern."""
     values, counts = np.unique(d, return_counts=True)
     powers = values[:, None] ** np.arange(4)[None, :]
-    if np.prod((counts + 1).astype(float)) <= _MAX_OUTCOMES:
+    if np.prod((counts + 1).astype(float)) <= min(_MAX_OUTCOMES, n_permutations + 1):
         sums, prob = np.zeros((1, 4)), np.ones(1)
         for row, count in zip(powers, counts.tolist(), strict=True):
             u = 2.0 * np.arange(count + 1) - count  # (#kept - #flipped) of this value
@@ -136,7 +135,7 @@ def hall_bounds(
     From :data:`ASYMPTOTIC_N` questions on, Hall's closed form (:func:`hall_asymptotic_bounds`).
 
     >>> d = np.array([0.01, 0.02, 0.0, 0.05, 0.3, 0.01, 0.02, 0.0, 0.04, 0.6, 0.03, 0.01])
-    >>> low, high, exact = hall_bounds(d, 0.05, 1000, np.random.default_rng(0))
+    >>> low, high, exact = hall_bounds(d, 0.05, 10_000, np.random.default_rng(0))
     >>> exact, round(low, 3), round(high, 3)   # t: [-0.024, 0.205]
     (True, 0.012, 0.433)
     """

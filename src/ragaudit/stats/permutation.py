@@ -34,12 +34,14 @@ pattern), so a metric's p-value never depends on which other metrics are tested 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import comb, gammaln
 
 from ragaudit.exceptions import InputError
+from ragaudit.stats._binomial import binomial_half_pmf as _binomial_half_pmf
+from ragaudit.stats.lattice_fft import fft_lattice_pvalue
 from ragaudit.stats.resampling import (
     _BATCH_ENTRIES,
     SeedLike,
@@ -50,6 +52,7 @@ from ragaudit.stats.resampling import (
 
 __all__ = [
     "EXACT_ENUMERATION",
+    "EXACT_FFT",
     "EXACT_LATTICE",
     "EXACT_VALUES",
     "MAX_EXACT",
@@ -59,15 +62,21 @@ __all__ = [
 ]
 
 EXACT_LATTICE = "exact (lattice)"
+EXACT_FFT = "exact (lattice, FFT)"
 EXACT_ENUMERATION = "exact (enumeration)"
 EXACT_VALUES = "exact (distinct values)"
 MONTE_CARLO = "Monte Carlo"
 MAX_EXACT = 30
+#: From this many questions on, random sign patterns are drawn per distinct value.
+GROUPED_FROM_N = 2_000
 # Exact enumeration handles the last `_EXACT_BLOCK` non-zero differences as one vectorised
 # block of sums and loops over the sign patterns of the remaining ones.
 _EXACT_BLOCK = 16
 _MAX_DENOMINATOR = 720  # lattice units tried: u / q for q = 1..720 (u the smallest |d|)
-_LATTICE_MAX_COST = 50_000_000  # multiply-adds of the convolution
+_LATTICE_MAX_COST = 50_000_000  # multiply-adds of the direct convolution
+#: Largest sum of lattice steps K given to the FFT convolution (:mod:`.lattice_fft`): about a
+#: second for 10,000 differences of sd 0.03 at 4 decimals (``benchmarks/exact_reach.py``).
+FFT_MAX_TOTAL = 3_000_000
 _VALUES_MAX_PATTERNS = 1 << 20
 
 
@@ -101,15 +110,6 @@ class PermutationResult:
     n_differing: int = 0
 
 
-def _binomial_half_pmf(count: int) -> np.ndarray:
-    """``P(Bin(count, 1/2) = j)`` for ``j = 0..count`` (scipy.special only, no scipy.stats)."""
-    j = np.arange(count + 1)
-    if count <= 1000:  # binomial coefficients in floating point times an exact power of 2
-        return np.asarray(comb(count, j) * 0.5**count)
-    log_pmf = gammaln(count + 1) - gammaln(j + 1) - gammaln(count - j + 1) - count * np.log(2.0)
-    return np.exp(log_pmf)
-
-
 def _lattice_steps(magnitudes: np.ndarray) -> np.ndarray | None:
     """Positive integers ``k`` with ``magnitudes = k * unit`` for one unit, or None."""
     unit = magnitudes.min()
@@ -121,11 +121,14 @@ def _lattice_steps(magnitudes: np.ndarray) -> np.ndarray | None:
             continue
         scaled = ratios * denominator
         if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-9 * scaled):
-            steps = np.rint(magnitudes / unit * denominator).astype(np.int64)
-            _, counts = np.unique(steps, return_counts=True)
-            cost = int(np.sum(counts + 1)) * (int(steps.sum()) + 1)
-            return steps if cost <= _LATTICE_MAX_COST else None
+            return np.rint(magnitudes / unit * denominator).astype(np.int64)
     return None
+
+
+def _lattice_cost(steps: np.ndarray) -> int:
+    """Multiply-adds of the direct convolution: sum over steps of (count + 1), times (K + 1)."""
+    _, counts = np.unique(steps, return_counts=True)
+    return int(np.sum(counts + 1)) * (int(steps.sum()) + 1)
 
 
 def _lattice_pvalue(steps: np.ndarray, signs: np.ndarray) -> tuple[float, int]:
@@ -187,9 +190,13 @@ def exact_pvalue(column: np.ndarray, exact_max_n: int) -> tuple[float, str, int]
         return 1.0, EXACT_LATTICE, 1
     magnitudes = np.abs(nonzero)
     steps = _lattice_steps(magnitudes)
-    if steps is not None:
+    if steps is not None and _lattice_cost(steps) <= _LATTICE_MAX_COST:
         p, support = _lattice_pvalue(steps, np.sign(nonzero).astype(np.int64))
         return p, EXACT_LATTICE, support
+    if steps is not None and int(steps.sum()) <= FFT_MAX_TOTAL:
+        found = fft_lattice_pvalue(steps, np.sign(nonzero).astype(np.int64))
+        if found is not None:
+            return found[0], EXACT_FFT, found[1]
     threshold = _threshold(nonzero)
     if nonzero.size <= exact_max_n:
         p, patterns = _enumeration_pvalue(nonzero, threshold)
@@ -200,6 +207,44 @@ def exact_pvalue(column: np.ndarray, exact_max_n: int) -> tuple[float, str, int]
     return None
 
 
+def grouped_flip_sums(
+    columns: np.ndarray, n_patterns: int, rng: np.random.Generator
+) -> np.ndarray | None:
+    r"""``sum_i s_i columns[i, :]`` for random sign patterns, drawn per distinct row, or None.
+
+    Rows with equal values are interchangeable: with :math:`c_j` rows equal to :math:`x_j`,
+    :math:`\sum_i s_i x_i = \sum_j x_j (2K_j - c_j)` with independent
+    :math:`K_j \sim \mathrm{Bin}(c_j, 1/2)`, the same distribution as uniform signs, at the
+    cost of one binomial draw per distinct row instead of one bit per question.  Used from
+    :data:`GROUPED_FROM_N` questions on when the distinct rows number at most an eighth of
+    the questions (ranking metrics of 100,000 questions take a few hundred distinct values);
+    None otherwise.
+
+    >>> sums = grouped_flip_sums(np.repeat([[0.5], [-0.25]], 1500, axis=0), 4,
+    ...                          np.random.default_rng(0))
+    >>> sums.shape, bool(np.all(np.abs(sums) <= 1125))
+    ((4, 1), True)
+    """
+    n = columns.shape[0]
+    if n < GROUPED_FROM_N:
+        return None
+    varying = np.flatnonzero(np.any(columns != columns[:1], axis=0))
+    if varying.size == 1:  # a constant column (the ones of the interval) needs no sorting
+        _, first, counts = np.unique(columns[:, varying[0]], return_index=True, return_counts=True)
+        rows = columns[first]
+    else:
+        rows, counts = np.unique(columns, axis=0, return_counts=True)
+    if rows.shape[0] * 8 > n:
+        return None
+    out = np.empty((n_patterns, columns.shape[1]))
+    batch = max(1, min(n_patterns, _BATCH_ENTRIES // rows.shape[0]))
+    for start in range(0, n_patterns, batch):
+        size = min(batch, n_patterns - start)
+        kept = rng.binomial(counts[None, :], 0.5, size=(size, counts.size))
+        out[start : start + size] = (2.0 * kept - counts[None, :]) @ rows
+    return out
+
+
 def monte_carlo_pvalues(
     diffs: np.ndarray, n_permutations: int, rng: np.random.Generator
 ) -> np.ndarray:
@@ -208,8 +253,29 @@ def monte_carlo_pvalues(
     A pattern is drawn as random bytes, one bit per question (bit set = sign flipped).  Each
     column is turned into a table of the 256 possible sums of every group of 8 questions, so
     the flipped sum of a pattern is one table look-up per group.  Each column is computed on
-    its own, so its p-value does not depend on the other columns.
+    its own, so its p-value does not depend on the other columns.  A column of many questions
+    but few distinct values draws its patterns per distinct value instead
+    (:func:`grouped_flip_sums`), from a copy of the generator as it was on entry, so it too
+    depends on nothing but itself and the seed.
     """
+    start_state = copy.deepcopy(rng)
+    grouped: dict[int, float] = {}
+    for j in range(diffs.shape[1]):
+        column = np.ascontiguousarray(diffs[:, j])
+        sums = grouped_flip_sums(column[:, None], n_permutations, copy.deepcopy(start_state))
+        if sums is not None:
+            count = np.count_nonzero(np.abs(sums[:, 0]) >= _threshold(column))
+            grouped[j] = (count + 1) / (n_permutations + 1)
+    rest = [j for j in range(diffs.shape[1]) if j not in grouped]
+    out = np.empty(diffs.shape[1])
+    for j, p in grouped.items():
+        out[j] = p
+    if rest:
+        out[rest] = _byte_pvalues(diffs[:, rest], n_permutations, rng)
+    return out
+
+
+def _byte_pvalues(diffs: np.ndarray, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
     n, n_columns = diffs.shape
     groups = -(-n // 8)
     bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)  # (256, 8)

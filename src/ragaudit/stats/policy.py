@@ -50,6 +50,7 @@ from typing import Literal
 import numpy as np
 
 from ragaudit.exceptions import InputError
+from ragaudit.stats._group import group_signflip
 from ragaudit.stats.bounded import _check_values, bounded_mean_interval
 from ragaudit.stats.intervals import (
     IntervalResult,
@@ -57,9 +58,7 @@ from ragaudit.stats.intervals import (
     proportion_interval,
 )
 from ragaudit.stats.options import CI_METHODS
-from ragaudit.stats.permutation import exact_pvalue
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
-from ragaudit.stats.signflip_interval import inverted_interval
 
 __all__ = [
     "BOOTSTRAP_REQUESTS",
@@ -183,8 +182,9 @@ def paired_interval(
 
     Both runs all 0/1: Tango's score interval from the paired 2x2 table
     (:func:`~ragaudit.stats.intervals.paired_difference_interval`); otherwise the sign-flip
-    test inverted (:func:`~ragaudit.stats.signflip_interval.inverted_interval`, seed 0 and
-    10,000 flips when the exact enumeration is too large), as ``compare`` prints it.
+    test inverted (:func:`~ragaudit.stats.signflip_interval.inverted_interval`, through
+    ``compare``'s own kernel with its defaults: seed 0, 10,000 flips when the exact
+    enumeration is too large), as ``compare`` prints it.
 
     >>> paired_interval([1, 1, 0, 1], [1, 1, 1, 1]).method
     'Tango score'
@@ -204,16 +204,12 @@ def paired_interval(
         neither = int(a_arr.size) - both - a_only - b_only
         return paired_difference_interval(both, a_only, b_only, neither, confidence=confidence)
     d = b_arr - a_arr
-    exact = exact_pvalue(d, 20)
-    low, high, _, _, method = inverted_interval(
-        d,
-        bounded=True,
-        confidence=confidence,
-        n_permutations=10_000,
-        rng=np.random.default_rng(0),
-        exact_p=None if exact is None else exact[0],
-    )
-    return IntervalResult(float(d.mean()), ConfidenceInterval(low, high), confidence, method)
+    # compare's own kernel, with compare's defaults (seed 0, 10,000 flips, exact up to 20
+    # differing questions): one number, whichever path asks for it.
+    subsamples, method, _ = group_signflip(
+        d[:, None], [0], [True], 10_000, 20, confidence, 0, np.ones(d.size, dtype=bool), ()
+    )[0]
+    return IntervalResult(float(d.mean()), subsamples[-1].confidence_interval, confidence, method)
 
 
 def amount_interval(

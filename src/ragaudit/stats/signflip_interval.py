@@ -49,9 +49,9 @@ each question (the systems do not differ).  For :math:`\delta \ne 0` it treats
 :math:`d - \delta` as symmetric (a shift); for a mean of skewed differences the coverage is
 asymptotic, which is why ``compare`` also takes in the inverted sign-flip test of Hall's
 (1992) skew-corrected statistic (:mod:`ragaudit.stats.hall_signflip`; skewed gains at n = 20
-covered 0.887 without it), and populations with rare large changes that a sample does not show make any
-interval built from the sample too short (``benchmarks/coverage_stats.py`` measures it;
-``--ci betting`` is valid for every distribution, at several times the width).
+covered 0.887 without it), and populations with rare large changes that a sample does not
+show make any interval built from the sample too short (``benchmarks/coverage_stats.py``
+measures it; ``--ci betting`` is valid for every distribution, at several times the width).
 
 References
 ----------
@@ -78,7 +78,12 @@ from scipy.special import stdtrit
 from ragaudit.exceptions import InputError
 from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.hall_signflip import hall_bounds
-from ragaudit.stats.permutation import EXACT_VALUES, MONTE_CARLO, _binomial_half_pmf
+from ragaudit.stats.permutation import (
+    EXACT_VALUES,
+    MONTE_CARLO,
+    _binomial_half_pmf,
+    grouped_flip_sums,
+)
 from ragaudit.stats.resampling import (
     _BATCH_ENTRIES,
     ConfidenceInterval,
@@ -156,7 +161,10 @@ class SignFlipInterval:
 
 def exact_affordable(x: np.ndarray, w: np.ndarray) -> bool:
     """Whether the joint outcomes of the distinct ``(x, w)`` number at most MAX_OUTCOMES."""
-    _, counts = np.unique(np.column_stack([x, w]), axis=0, return_counts=True)
+    if np.all(w == w[0]):  # one question per observation: the distinct x alone (a 1-D sort)
+        _, counts = np.unique(x, return_counts=True)
+    else:
+        _, counts = np.unique(np.column_stack([x, w]), axis=0, return_counts=True)
     return bool(np.prod((counts + 1).astype(float)) <= MAX_OUTCOMES)
 
 
@@ -180,7 +188,12 @@ def flip_sums(columns: np.ndarray, n_patterns: int, rng: np.random.Generator) ->
     Every column sees the same patterns.  A pattern is random bytes, one bit per observation;
     each column becomes a table of the 256 sums of every group of 8 observations, so a pattern's
     sum is one look-up per group (as :func:`~ragaudit.stats.permutation.monte_carlo_pvalues`).
+    Many questions with few distinct rows draw one binomial per distinct row instead
+    (:func:`~ragaudit.stats.permutation.grouped_flip_sums`: the same distribution).
     """
+    grouped = grouped_flip_sums(columns, n_patterns, rng)
+    if grouped is not None:
+        return grouped
     n, k = columns.shape
     groups = -(-n // 8)
     bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)
