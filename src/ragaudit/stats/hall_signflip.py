@@ -36,7 +36,8 @@ the patterns, never over the questions; each end is found by bisection outward f
 The patterns are every joint outcome of the distinct values when there are at most
 ``n_permutations + 1`` of them (exact), else random ones plus the identity (add-one).  Past
 :data:`ASYMPTOTIC_N` questions the randomization distribution of :math:`h` is :math:`N(0, 1)`
-within Monte Carlo error (Janssen 1997), and Hall's closed form :math:`\bar d - \hat\sigma\, g^{-1}(\pm z_{1-\alpha/2}/\sqrt n)` is used instead (measured in
+within Monte Carlo error (Janssen 1997), and Hall's closed form
+:math:`\bar d - \hat\sigma\, g^{-1}(\pm z_{1-\alpha/2}/\sqrt n)` is used instead (measured in
 ``benchmarks/coverage_stats.py``).
 
 References
