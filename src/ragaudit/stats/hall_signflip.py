@@ -54,6 +54,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
+from ragaudit.stats._binomial import log_outcomes as _log_outcomes
 from ragaudit.stats.permutation import _binomial_half_pmf
 from ragaudit.stats.resampling import _BATCH_ENTRIES
 
@@ -95,7 +96,7 @@ def _moment_patterns(
     """``(A, weight, exact)``: the sums ``A[:, k] = sum_i s_i d_i**k`` of every pattern."""
     values, counts = np.unique(d, return_counts=True)
     powers = values[:, None] ** np.arange(4)[None, :]
-    if np.prod((counts + 1).astype(float)) <= min(_MAX_OUTCOMES, n_permutations + 1):
+    if _log_outcomes(counts) <= np.log(min(_MAX_OUTCOMES, n_permutations + 1)):
         sums, prob = np.zeros((1, 4)), np.ones(1)
         for row, count in zip(powers, counts.tolist(), strict=True):
             u = 2.0 * np.arange(count + 1) - count  # (#kept - #flipped) of this value

@@ -41,6 +41,7 @@ import numpy as np
 
 from ragaudit.exceptions import InputError
 from ragaudit.stats._binomial import binomial_half_pmf as _binomial_half_pmf
+from ragaudit.stats._binomial import log_outcomes as _log_outcomes
 from ragaudit.stats.lattice_fft import fft_lattice_pvalue
 from ragaudit.stats.resampling import (
     _BATCH_ENTRIES,
@@ -154,7 +155,7 @@ def _lattice_pvalue(steps: np.ndarray, signs: np.ndarray) -> tuple[float, int]:
 def _values_pvalue(nonzero: np.ndarray, threshold: float) -> tuple[float, int] | None:
     """Exact p over the joint binomial counts of each distinct value, or None if too many."""
     values, counts = np.unique(np.abs(nonzero), return_counts=True)
-    if np.prod((counts + 1).astype(float)) > _VALUES_MAX_PATTERNS:
+    if _log_outcomes(counts) > np.log(_VALUES_MAX_PATTERNS):
         return None
     sums, probs = np.zeros(1), np.ones(1)
     for value, count in zip(values.tolist(), counts.tolist(), strict=True):

@@ -76,6 +76,7 @@ import numpy as np
 from scipy.special import stdtrit
 
 from ragaudit.exceptions import InputError
+from ragaudit.stats._binomial import log_outcomes as _log_outcomes
 from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.hall_signflip import hall_bounds
 from ragaudit.stats.permutation import (
@@ -165,13 +166,13 @@ def exact_affordable(x: np.ndarray, w: np.ndarray) -> bool:
         _, counts = np.unique(x, return_counts=True)
     else:
         _, counts = np.unique(np.column_stack([x, w]), axis=0, return_counts=True)
-    return bool(np.prod((counts + 1).astype(float)) <= MAX_OUTCOMES)
+    return bool(_log_outcomes(counts) <= np.log(MAX_OUTCOMES))
 
 
 def _outcomes(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Every joint outcome ``(A, B, probability)`` of the distinct ``(x, w)``, or None."""
     pairs, counts = np.unique(np.column_stack([x, w]), axis=0, return_counts=True)
-    if np.prod((counts + 1).astype(float)) > MAX_OUTCOMES:
+    if _log_outcomes(counts) > np.log(MAX_OUTCOMES):
         return None
     a_sum, b_sum, prob = np.zeros(1), np.zeros(1), np.ones(1)
     for (value, weight), count in zip(pairs.tolist(), counts.tolist(), strict=True):
