@@ -26,7 +26,7 @@ import numpy as np
 from ragaudit.stats.permutation import exact_pvalue
 
 SPREADS = (0.03, 0.1, 0.3)
-SIZES = (300, 500, 1_000, 2_000, 5_000, 10_000, 20_000)
+SIZES = (300, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 40_000)
 
 
 def main() -> None:

@@ -17,7 +17,10 @@ differences matter.  The p-value is computed by the first of these that applies:
    multiplicities :math:`c_v`; its coefficients, one binomial pmf per distinct step convolved
    together, are the exact null distribution of :math:`\sum s_i d_i = u(2P - K)` with
    :math:`K = \sum k_i`.  Exact for any ``n``, integer comparisons, milliseconds.  For a 0/1
-   metric this *is* McNemar's exact test.
+   metric this *is* McNemar's exact test.  Past the direct convolution's cost cap, up to
+   :data:`FFT_MAX_TOTAL`, the same distribution by FFT (:mod:`ragaudit.stats.lattice_fft`,
+   ``"exact (lattice, FFT)"``; p below :data:`~ragaudit.stats.lattice_fft.FLOOR` reported as
+   that bound).
 2. **exact (enumeration)**: at most ``exact_max_n`` non-zero differences: all :math:`2^m`
    sign patterns, whatever the number of questions.
 3. **exact (distinct values)**: few distinct :math:`|d_i|` values :math:`v_j` with
@@ -25,7 +28,9 @@ differences matter.  The p-value is computed by the first of these that applies:
    independent :math:`B_j \sim \mathrm{Bin}(c_j, 1/2)`, enumerated over the
    :math:`\prod_j (c_j + 1) \le 2^{20}` joint values.
 4. **Monte Carlo**: ``n_permutations`` random sign patterns and the add-one p-value
-   :math:`(\text{count} + 1)/(\text{trials} + 1)` (Phipson & Smyth 2010), never zero.
+   :math:`(\text{count} + 1)/(\text{trials} + 1)` (Phipson & Smyth 2010), never zero.  From
+   :data:`GROUPED_FROM_N` questions with few distinct values, one binomial draw per distinct
+   value replaces one bit per question (:func:`grouped_flip_sums`; the same distribution).
 
 Every result names the method that produced it.  Each column (metric) is computed on its own
 (Monte Carlo: a table of the 256 sums of each group of 8 questions, one look-up per group and
@@ -75,9 +80,10 @@ GROUPED_FROM_N = 2_000
 _EXACT_BLOCK = 16
 _MAX_DENOMINATOR = 720  # lattice units tried: u / q for q = 1..720 (u the smallest |d|)
 _LATTICE_MAX_COST = 50_000_000  # multiply-adds of the direct convolution
-#: Largest sum of lattice steps K given to the FFT convolution (:mod:`.lattice_fft`): about a
-#: second for 10,000 differences of sd 0.03 at 4 decimals (``benchmarks/exact_reach.py``).
-FFT_MAX_TOTAL = 3_000_000
+#: Largest sum of lattice steps K given to the FFT convolution (:mod:`.lattice_fft`): at most
+#: about a CPU second (10,000 differences of sd 0.03 at 4 decimals: 0.4 s;
+#: ``benchmarks/exact_reach.py``).
+FFT_MAX_TOTAL = 2_500_000
 _VALUES_MAX_PATTERNS = 1 << 20
 
 
