@@ -7,6 +7,7 @@ import pytest
 from scipy import optimize, stats
 
 from ragaudit.stats.hall_signflip import (
+    PATTERNS,
     _moment_patterns,
     _pvalue,
     hall_asymptotic_bounds,
@@ -49,8 +50,8 @@ def test_interval_ends_are_where_the_test_stops_rejecting():
     d = rng.beta(0.3, 3, 20)
     low, high, exact = hall_bounds(d, 0.05, 4000, np.random.default_rng(4))
     assert not exact  # 20 distinct values: 2^20 outcomes, random patterns
-    sums, weight, _ = _moment_patterns(d, 4000, np.random.default_rng(4))
-    step = 1e-6
+    sums, weight, _ = _moment_patterns(d, PATTERNS, np.random.default_rng(4))  # its patterns
+    step = 1e-5  # the ends are bisected to 2^-14 of a bracket of a few standard errors
     assert _pvalue(d, low + step, sums, weight) >= 0.05 > _pvalue(d, low - 1e-3, sums, weight)
     assert _pvalue(d, high - step, sums, weight) >= 0.05 > _pvalue(d, high + 1e-3, sums, weight)
     t_half = stats.t.ppf(0.975, 19) * d.std(ddof=1) / np.sqrt(20)

@@ -34,7 +34,8 @@ has :math:`\sum z = A_1 - \delta A_0`, :math:`\sum z^2 = \sum (d - \delta)^2` an
 :math:`\sum z^3 = A_3 - 3\delta A_2 + 3\delta^2 A_1 - \delta^3 A_0`, so p(δ) costs one pass over
 the patterns, never over the questions; each end is found by bisection outward from the mean.
 The patterns are every joint outcome of the distinct values when there are at most
-``n_permutations + 1`` of them (exact), else random ones plus the identity (add-one).  Past
+:data:`PATTERNS` + 1 of them (exact), else :data:`PATTERNS` random ones plus the identity
+(add-one).  Past
 :data:`ASYMPTOTIC_N` questions the randomization distribution of :math:`h` is :math:`N(0, 1)`
 within Monte Carlo error (Janssen 1997), and Hall's closed form
 :math:`\bar d - \hat\sigma\, g^{-1}(\pm z_{1-\alpha/2}/\sqrt n)` is used instead (measured in
@@ -55,15 +56,17 @@ import numpy as np
 from scipy.special import ndtri
 
 from ragaudit.stats._binomial import log_outcomes as _log_outcomes
-from ragaudit.stats.permutation import _binomial_half_pmf
-from ragaudit.stats.resampling import _BATCH_ENTRIES
+from ragaudit.stats.permutation import _binomial_half_pmf, flip_sums
 
-__all__ = ["ASYMPTOTIC_N", "hall_asymptotic_bounds", "hall_bounds", "hall_statistic"]
+__all__ = ["ASYMPTOTIC_N", "PATTERNS", "hall_asymptotic_bounds", "hall_bounds", "hall_statistic"]
 
 #: From this many questions on, Hall's closed-form interval replaces the randomization one.
 ASYMPTOTIC_N = 2_000
+#: At most this many sign patterns (exact outcomes or random draws) for Hall's test: it only
+#: widens the interval, and its coverage was measured with 2,000 (benchmarks/coverage_stats.py).
+PATTERNS = 2_000
 _MAX_OUTCOMES = 1 << 16
-_BISECTIONS = 24  # 2^-24 of the bracket: far below the 3 decimals printed
+_BISECTIONS = 14  # 2^-14 of a bracket of 2-4 standard errors: below the decimals printed
 _TIE = 1e-9
 
 
@@ -103,29 +106,33 @@ def _moment_patterns(
             sums = (sums[:, None, :] + u[None, :, None] * row[None, None, :]).reshape(-1, 4)
             prob = (prob[:, None] * _binomial_half_pmf(count)[None, :]).ravel()
         return sums, prob, True
+    # the identity pattern, then random ones (one bit per question, or per distinct value)
     full = d[:, None] ** np.arange(4)[None, :]
-    sums = np.empty((n_permutations + 1, 4))
-    sums[0] = full.sum(axis=0)  # the identity pattern, then the draws
-    batch = max(1, _BATCH_ENTRIES // d.size)
-    for start in range(0, n_permutations, batch):
-        rows = min(batch, n_permutations - start)
-        signs = rng.integers(0, 2, size=(rows, d.size), dtype=np.int8) * 2.0 - 1.0
-        sums[1 + start : 1 + start + rows] = signs @ full
+    sums = np.vstack([full.sum(axis=0), flip_sums(full, n_permutations, rng)])
     return sums, np.full(sums.shape[0], 1.0 / sums.shape[0]), False
 
 
-def _pvalue(d: np.ndarray, delta: float, sums: np.ndarray, weight: np.ndarray) -> float:
+def _pvalues(d: np.ndarray, deltas: np.ndarray, sums: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """p of Hall's sign-flip test at each shift in ``deltas``: one pass, shape (G,)."""
     n = d.size
-    a0, a1, a2, a3 = sums.T
-    s2 = float(np.sum((d - delta) ** 2))
+    a0, a1, a2, a3 = (column[None, :] for column in sums.T)
+    shift = np.asarray(deltas, dtype=float)[:, None]
+    centred = d[None, :] - shift
+    s2 = np.sum(centred**2, axis=1)
     h = hall_statistic(
-        a1 - delta * a0, s2, a3 - 3 * delta * a2 + 3 * delta**2 * a1 - delta**3 * a0, n
+        a1 - shift * a0,
+        s2[:, None],
+        a3 - 3 * shift * a2 + 3 * shift**2 * a1 - shift**3 * a0,
+        n,
     )
-    observed = hall_statistic(
-        np.asarray(float(np.sum(d - delta))), s2, np.asarray(float(np.sum((d - delta) ** 3))), n
-    )
+    observed = hall_statistic(centred.sum(axis=1), s2, np.sum(centred**3, axis=1), n)
     bar = np.abs(observed) * (1 - _TIE) - _TIE
-    return float(weight[np.abs(h) >= bar].sum())
+    return np.asarray((np.abs(h) >= bar[:, None]) @ weight)
+
+
+def _pvalue(d: np.ndarray, delta: float, sums: np.ndarray, weight: np.ndarray) -> float:
+    """p of Hall's sign-flip test at one shift."""
+    return float(_pvalues(d, np.array([delta]), sums, weight)[0])
 
 
 def hall_bounds(
@@ -148,11 +155,13 @@ def hall_bounds(
     if d.size >= ASYMPTOTIC_N:
         low, high = hall_asymptotic_bounds(d, 1.0 - alpha)
         return low, high, False
-    sums, weight, exact = _moment_patterns(d, n_permutations, rng)
+    sums, weight, exact = _moment_patterns(d, min(n_permutations, PATTERNS), rng)
     step = spread / np.sqrt(d.size)
 
     def end(direction: float) -> float:
-        inside, k = mean, 1.0
+        # Out from the mean in steps of 2 standard errors (doubling) until the test rejects,
+        # then bisection: the first crossing from the mean, to 2^-_BISECTIONS of the bracket.
+        inside, k = mean, 2.0
         while _pvalue(d, mean + direction * k * step, sums, weight) >= alpha:
             inside, k = mean + direction * k * step, 2.0 * k
             if k > 1e6:
@@ -164,7 +173,7 @@ def hall_bounds(
                 inside = middle
             else:
                 outside = middle
-        return inside
+        return float(inside)
 
     return float(end(-1.0)), float(end(1.0)), exact
 

@@ -252,6 +252,38 @@ def grouped_flip_sums(
     return out
 
 
+def flip_sums(columns: np.ndarray, n_patterns: int, rng: np.random.Generator) -> np.ndarray:
+    """``sum_g s_g columns[g, j]`` for ``n_patterns`` uniform sign patterns, shape (R, k).
+
+    Every column sees the same patterns.  A pattern is random bytes, one bit per observation;
+    each column becomes a table of the 256 sums of every group of 8 observations, so a pattern's
+    sum is one look-up per group (as :func:`monte_carlo_pvalues`).
+    Many questions with few distinct rows draw one binomial per distinct row instead
+    (:func:`grouped_flip_sums`: the same distribution).
+    """
+    grouped = grouped_flip_sums(columns, n_patterns, rng)
+    if grouped is not None:
+        return grouped
+    n, k = columns.shape
+    groups = -(-n // 8)
+    bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)
+    tables = []
+    for j in range(k):  # one column at a time: its sums never depend on the other columns
+        padded = np.zeros(groups * 8)
+        padded[:n] = columns[:, j]
+        tables.append(np.ascontiguousarray(padded.reshape(groups, 8) @ bits.T))
+    totals = [float(np.ascontiguousarray(columns[:, j]).sum()) for j in range(k)]
+    out = np.empty((n_patterns, k))
+    batch = max(1, min(n_patterns, _BATCH_ENTRIES // groups))
+    offsets = (np.arange(groups) * 256)[None, :]
+    for start in range(0, n_patterns, batch):
+        rows = min(batch, n_patterns - start)
+        cells = offsets + rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
+        for j in range(k):
+            out[start : start + rows, j] = totals[j] - 2.0 * tables[j].ravel()[cells].sum(axis=1)
+    return out
+
+
 def monte_carlo_pvalues(
     diffs: np.ndarray, n_permutations: int, rng: np.random.Generator
 ) -> np.ndarray:
