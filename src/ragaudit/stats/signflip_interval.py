@@ -78,7 +78,7 @@ from scipy.special import stdtrit
 from ragaudit.exceptions import InputError
 from ragaudit.stats._binomial import log_outcomes as _log_outcomes
 from ragaudit.stats.bounded import bounded_mean_bounds
-from ragaudit.stats.hall_signflip import hall_bounds
+from ragaudit.stats.hall_signflip import hall_asymptotic_bounds, hall_bounds
 from ragaudit.stats.permutation import (
     EXACT_VALUES,
     MONTE_CARLO,
@@ -245,7 +245,8 @@ def with_hall(
     n_permutations: int,
     rng: np.random.Generator | None,
 ) -> tuple[float, float]:
-    """Widen to contain the inverted sign-flip test of Hall's skew-corrected statistic.
+    """Widen to contain the inverted sign-flip test of Hall's skew-corrected statistic and
+    Hall's closed-form interval.
 
     Where every question gains a skewed amount (Beta(0.3, 3): skewness 2.2) the plain
     inversion and t miss above the upper end (0.887 at n = 20); Hall's statistic
@@ -255,7 +256,10 @@ def with_hall(
     h_low, h_high, _ = hall_bounds(
         d, alpha, n_permutations, rng if rng is not None else np.random.default_rng(0)
     )
-    return min(low, h_low), max(high, h_high)
+    # and Hall's closed form, its large-sample twin: the randomization version alone covered
+    # 0.932 on the skewed gains at n = 20 (500 datasets), the closed form 0.948 (2,000)
+    a_low, a_high = hall_asymptotic_bounds(d, 1.0 - alpha)
+    return min(low, h_low, a_low), max(high, h_high, a_high)
 
 
 def reconcile(low: float, high: float, mean: float, rejects: bool) -> tuple[float, float]:
