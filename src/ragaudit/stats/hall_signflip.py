@@ -192,8 +192,8 @@ def hall_asymptotic_bounds(d: np.ndarray, confidence: float) -> tuple[float, flo
     """
     n = d.size
     mean = float(d.mean())
-    sd = float(d.std(ddof=1))
-    if n < 3 or sd == 0.0:
+    sd = float(d.std(ddof=1)) if n >= 3 else 0.0  # fewer than 3: no skewness to correct
+    if sd <= 1e-12 * max(1.0, abs(mean)):
         return mean, mean
     gamma = float(np.sum((d - mean) ** 3)) * n / ((n - 1) * (n - 2)) / sd**3
     z = float(ndtri(0.5 + confidence / 2)) / np.sqrt(n)
