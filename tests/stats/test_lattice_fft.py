@@ -99,3 +99,20 @@ def test_a_column_p_does_not_depend_on_the_other_columns():
     together = monte_carlo_pvalues(d, 2000, np.random.default_rng(9))
     alone = [monte_carlo_pvalues(d[:, [j]], 2000, np.random.default_rng(9))[0] for j in range(3)]
     assert np.array_equal(together, alone)
+
+
+def test_a_compare_row_names_the_fft_method():
+    from ragaudit.stats import PerQuestionMetrics, compare_runs
+    from ragaudit.stats.options import short_method
+
+    rng = np.random.default_rng(21)
+    a = rng.uniform(0.2, 0.8, 3000).round(4)
+    b = np.clip(a + rng.normal(0.002, 0.03, 3000), 0, 1).round(4)
+    runs = [
+        PerQuestionMetrics(name, {f"q{i}": {"m": float(v)} for i, v in enumerate(values)})
+        for name, values in (("A", a), ("B", b))
+    ]
+    row = compare_runs(*runs, subsample_sizes=()).metrics[0]
+    assert row.p_method == EXACT_FFT and row.exact
+    assert short_method(row.p_method) == "exact"
+    assert row.pvalue == exact_pvalue(b - a, 20)[0]
