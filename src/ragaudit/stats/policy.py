@@ -9,8 +9,9 @@ clustered intervals of ``--cluster-by``) chooses its method here, from the obser
   (``"score"``).  A bootstrap of 54 ones is the zero-width ``[1, 1]`` (issue 11); these are not.
 * **Two paired samples, not both 0/1** (fractional scores, latency): the verdict's own test
   inverted (``"signflip"``, :mod:`ragaudit.stats.signflip_interval`): the set of shifts the
-  exact sign-flip test does not reject, so it excludes 0 exactly when the verdict is
-  SIGNIFICANT (issue 21: the betting interval was 5.6-14x the t interval on a dense shift and,
+  exact sign-flip test does not reject (widened to contain Student's t and the inverted
+  sign-flip test of Hall's skew-corrected statistic), so it excludes 0 exactly when the
+  verdict is SIGNIFICANT (issue 21: the betting interval was 5.6-14x the t interval on a dense shift and,
   as a gate, missed changes the exact test found).  ``method="betting"`` asks for the betting
   interval instead for paired scores in [0, 1], labelled "valid for any distribution"; it
   never gates a verdict.
