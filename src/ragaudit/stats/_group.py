@@ -195,20 +195,20 @@ def group_signflip(
     n = diffs.shape[0]
     steps = [s for s in sizes if s < n] + [n]
     ones = np.ones(n)
-    # Columns with too many joint outcomes for the exact enumeration share one set of patterns.
-    random = [j for j in columns if not exact_affordable(diffs[:, j], ones)]
-    shared = (
-        flip_sums(
-            np.column_stack([diffs[:, random], ones]),
-            n_permutations,
-            _group_rng(seed, mask, _PERMUTATION),
-        )
-        if random
-        else np.zeros((0, 1))
-    )
     out: dict[int, tuple[tuple[SubsampleInterval, ...], str, tuple[float, str, bool]]] = {}
     for k, j in enumerate(columns):
         column = np.ascontiguousarray(diffs[:, j])
+        # Too many joint outcomes for the exact enumeration: random patterns, from a generator
+        # seeded alike for every column (the same patterns, unless drawn per distinct value).
+        flips = (
+            None
+            if exact_affordable(column, ones)
+            else flip_sums(
+                np.column_stack([column, ones]),
+                n_permutations,
+                _group_rng(seed, mask, _PERMUTATION),
+            )
+        )
         exact = exact_pvalue(column, exact_max_n)
         subsamples: list[SubsampleInterval] = []
         for size in steps:
@@ -219,7 +219,7 @@ def group_signflip(
                 confidence=confidence,
                 n_permutations=n_permutations,
                 rng=_group_rng(seed, mask, _SUBSAMPLE, size),  # only a large subsample draws
-                flips=shared[:, [random.index(j), -1]] if size == n and j in random else None,
+                flips=flips if size == n else None,
                 exact_p=None if size < n or exact is None else float(exact[0]),
             )
             subsamples.append(

@@ -62,8 +62,22 @@ class PairedMetrics:
 
 
 def _as_array(run: PerQuestionMetrics, ids: Sequence[str], metric: str) -> np.ndarray:
-    column = [run.values[qid].get(metric) for qid in ids]
-    return np.array([np.nan if v is None else v for v in column], dtype=float)
+    return _as_arrays(run, ids, [metric])[metric]
+
+
+def _as_arrays(
+    run: PerQuestionMetrics, ids: Sequence[str], metrics: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """Each metric's values on ``ids`` (NaN where null); each question's dict looked up once."""
+    rows = [run.values[qid] for qid in ids]
+    return {
+        metric: np.fromiter(
+            (np.nan if (v := row.get(metric)) is None else v for row in rows),
+            dtype=float,
+            count=len(rows),
+        )
+        for metric in metrics
+    }
 
 
 def common_ids(run_a: PerQuestionMetrics, run_b: PerQuestionMetrics) -> list[str]:
@@ -189,8 +203,8 @@ def pair_runs(
     names = unique_names([run_a, run_b])
     return PairedMetrics(
         ids=tuple(common),
-        a={m: _as_array(run_a, common, m) for m in chosen},
-        b={m: _as_array(run_b, common, m) for m in chosen},
+        a=_as_arrays(run_a, common, chosen),
+        b=_as_arrays(run_b, common, chosen),
         only_a=only_a,
         only_b=only_b,
         name_a=names[0],

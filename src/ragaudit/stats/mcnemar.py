@@ -107,7 +107,7 @@ def mcnemar_exact(a: np.ndarray, b: np.ndarray, ids: Sequence[str] | None = None
     for name, values in (("a", a_arr), ("b", b_arr)):
         if not np.all((values == 0) | (values == 1)):
             raise InputError(f"{name}: McNemar's test needs values in {{0, 1}}")
-    labels = [str(i) for i in range(a_arr.size)] if ids is None else [str(i) for i in ids]
+    labels = range(a_arr.size) if ids is None else ids
     if len(labels) != a_arr.size:
         raise InputError(f"ids: expected {a_arr.size} ids, found {len(labels)}")
     a_bool, b_bool = a_arr == 1, b_arr == 1
@@ -121,5 +121,5 @@ def mcnemar_exact(a: np.ndarray, b: np.ndarray, ids: Sequence[str] | None = None
         neither=int(np.count_nonzero(~a_bool & ~b_bool)),
         statistic=min(a_only, b_only),
         pvalue=mcnemar_pvalue(a_only, b_only),
-        discordant_ids=tuple(sorted(labels[i] for i in differ)),
+        discordant_ids=tuple(sorted(str(labels[int(i)]) for i in differ)),  # only these
     )

@@ -37,6 +37,7 @@ SHORT_METHOD_NAMES: dict[str, str] = {
     "bootstrap percentile": "bootstrap",
     "bootstrap BCa": "BCa",
     "exact (lattice)": "exact",
+    "exact (lattice, FFT)": "exact",
     "exact (enumeration)": "exact",
     "exact (distinct values)": "exact",
     "Monte Carlo": "MC",

@@ -17,7 +17,10 @@ differences matter.  The p-value is computed by the first of these that applies:
    multiplicities :math:`c_v`; its coefficients, one binomial pmf per distinct step convolved
    together, are the exact null distribution of :math:`\sum s_i d_i = u(2P - K)` with
    :math:`K = \sum k_i`.  Exact for any ``n``, integer comparisons, milliseconds.  For a 0/1
-   metric this *is* McNemar's exact test.
+   metric this *is* McNemar's exact test.  Past the direct convolution's cost cap, up to
+   :data:`FFT_MAX_TOTAL`, the same distribution by FFT (:mod:`ragaudit.stats.lattice_fft`,
+   ``"exact (lattice, FFT)"``; p below :data:`~ragaudit.stats.lattice_fft.FLOOR` reported as
+   that bound).
 2. **exact (enumeration)**: at most ``exact_max_n`` non-zero differences: all :math:`2^m`
    sign patterns, whatever the number of questions.
 3. **exact (distinct values)**: few distinct :math:`|d_i|` values :math:`v_j` with
@@ -25,7 +28,9 @@ differences matter.  The p-value is computed by the first of these that applies:
    independent :math:`B_j \sim \mathrm{Bin}(c_j, 1/2)`, enumerated over the
    :math:`\prod_j (c_j + 1) \le 2^{20}` joint values.
 4. **Monte Carlo**: ``n_permutations`` random sign patterns and the add-one p-value
-   :math:`(\text{count} + 1)/(\text{trials} + 1)` (Phipson & Smyth 2010), never zero.
+   :math:`(\text{count} + 1)/(\text{trials} + 1)` (Phipson & Smyth 2010), never zero.  From
+   :data:`GROUPED_FROM_N` questions with few distinct values, one binomial draw per distinct
+   value replaces one bit per question (:func:`grouped_flip_sums`; the same distribution).
 
 Every result names the method that produced it.  Each column (metric) is computed on its own
 (Monte Carlo: a table of the 256 sums of each group of 8 questions, one look-up per group and
@@ -34,12 +39,15 @@ pattern), so a metric's p-value never depends on which other metrics are tested 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import comb, gammaln
 
 from ragaudit.exceptions import InputError
+from ragaudit.stats._binomial import binomial_half_pmf as _binomial_half_pmf
+from ragaudit.stats._binomial import log_outcomes as _log_outcomes
+from ragaudit.stats.lattice_fft import fft_lattice_pvalue
 from ragaudit.stats.resampling import (
     _BATCH_ENTRIES,
     SeedLike,
@@ -50,6 +58,7 @@ from ragaudit.stats.resampling import (
 
 __all__ = [
     "EXACT_ENUMERATION",
+    "EXACT_FFT",
     "EXACT_LATTICE",
     "EXACT_VALUES",
     "MAX_EXACT",
@@ -59,15 +68,22 @@ __all__ = [
 ]
 
 EXACT_LATTICE = "exact (lattice)"
+EXACT_FFT = "exact (lattice, FFT)"
 EXACT_ENUMERATION = "exact (enumeration)"
 EXACT_VALUES = "exact (distinct values)"
 MONTE_CARLO = "Monte Carlo"
 MAX_EXACT = 30
+#: From this many questions on, random sign patterns are drawn per distinct value.
+GROUPED_FROM_N = 2_000
 # Exact enumeration handles the last `_EXACT_BLOCK` non-zero differences as one vectorised
 # block of sums and loops over the sign patterns of the remaining ones.
 _EXACT_BLOCK = 16
 _MAX_DENOMINATOR = 720  # lattice units tried: u / q for q = 1..720 (u the smallest |d|)
-_LATTICE_MAX_COST = 50_000_000  # multiply-adds of the convolution
+_LATTICE_MAX_COST = 50_000_000  # multiply-adds of the direct convolution
+#: Largest sum of lattice steps K given to the FFT convolution (:mod:`.lattice_fft`): at most
+#: about a CPU second (10,000 differences of sd 0.03 at 4 decimals: 0.4 s;
+#: ``benchmarks/exact_reach.py``).
+FFT_MAX_TOTAL = 2_500_000
 _VALUES_MAX_PATTERNS = 1 << 20
 
 
@@ -101,15 +117,6 @@ class PermutationResult:
     n_differing: int = 0
 
 
-def _binomial_half_pmf(count: int) -> np.ndarray:
-    """``P(Bin(count, 1/2) = j)`` for ``j = 0..count`` (scipy.special only, no scipy.stats)."""
-    j = np.arange(count + 1)
-    if count <= 1000:  # binomial coefficients in floating point times an exact power of 2
-        return np.asarray(comb(count, j) * 0.5**count)
-    log_pmf = gammaln(count + 1) - gammaln(j + 1) - gammaln(count - j + 1) - count * np.log(2.0)
-    return np.exp(log_pmf)
-
-
 def _lattice_steps(magnitudes: np.ndarray) -> np.ndarray | None:
     """Positive integers ``k`` with ``magnitudes = k * unit`` for one unit, or None."""
     unit = magnitudes.min()
@@ -121,11 +128,14 @@ def _lattice_steps(magnitudes: np.ndarray) -> np.ndarray | None:
             continue
         scaled = ratios * denominator
         if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-9 * scaled):
-            steps = np.rint(magnitudes / unit * denominator).astype(np.int64)
-            _, counts = np.unique(steps, return_counts=True)
-            cost = int(np.sum(counts + 1)) * (int(steps.sum()) + 1)
-            return steps if cost <= _LATTICE_MAX_COST else None
+            return np.rint(magnitudes / unit * denominator).astype(np.int64)
     return None
+
+
+def _lattice_cost(steps: np.ndarray) -> int:
+    """Multiply-adds of the direct convolution: sum over steps of (count + 1), times (K + 1)."""
+    _, counts = np.unique(steps, return_counts=True)
+    return int(np.sum(counts + 1)) * (int(steps.sum()) + 1)
 
 
 def _lattice_pvalue(steps: np.ndarray, signs: np.ndarray) -> tuple[float, int]:
@@ -151,7 +161,7 @@ def _lattice_pvalue(steps: np.ndarray, signs: np.ndarray) -> tuple[float, int]:
 def _values_pvalue(nonzero: np.ndarray, threshold: float) -> tuple[float, int] | None:
     """Exact p over the joint binomial counts of each distinct value, or None if too many."""
     values, counts = np.unique(np.abs(nonzero), return_counts=True)
-    if np.prod((counts + 1).astype(float)) > _VALUES_MAX_PATTERNS:
+    if _log_outcomes(counts) > np.log(_VALUES_MAX_PATTERNS):
         return None
     sums, probs = np.zeros(1), np.ones(1)
     for value, count in zip(values.tolist(), counts.tolist(), strict=True):
@@ -187,9 +197,13 @@ def exact_pvalue(column: np.ndarray, exact_max_n: int) -> tuple[float, str, int]
         return 1.0, EXACT_LATTICE, 1
     magnitudes = np.abs(nonzero)
     steps = _lattice_steps(magnitudes)
-    if steps is not None:
+    if steps is not None and _lattice_cost(steps) <= _LATTICE_MAX_COST:
         p, support = _lattice_pvalue(steps, np.sign(nonzero).astype(np.int64))
         return p, EXACT_LATTICE, support
+    if steps is not None and int(steps.sum()) <= FFT_MAX_TOTAL:
+        found = fft_lattice_pvalue(steps, np.sign(nonzero).astype(np.int64))
+        if found is not None:
+            return found[0], EXACT_FFT, found[1]
     threshold = _threshold(nonzero)
     if nonzero.size <= exact_max_n:
         p, patterns = _enumeration_pvalue(nonzero, threshold)
@@ -200,6 +214,76 @@ def exact_pvalue(column: np.ndarray, exact_max_n: int) -> tuple[float, str, int]
     return None
 
 
+def grouped_flip_sums(
+    columns: np.ndarray, n_patterns: int, rng: np.random.Generator
+) -> np.ndarray | None:
+    r"""``sum_i s_i columns[i, :]`` for random sign patterns, drawn per distinct row, or None.
+
+    Rows with equal values are interchangeable: with :math:`c_j` rows equal to :math:`x_j`,
+    :math:`\sum_i s_i x_i = \sum_j x_j (2K_j - c_j)` with independent
+    :math:`K_j \sim \mathrm{Bin}(c_j, 1/2)`, the same distribution as uniform signs, at the
+    cost of one binomial draw per distinct row instead of one bit per question.  Used from
+    :data:`GROUPED_FROM_N` questions on when the distinct rows number at most an eighth of
+    the questions (ranking metrics of 100,000 questions take a few hundred distinct values);
+    None otherwise.
+
+    >>> sums = grouped_flip_sums(np.repeat([[0.5], [-0.25]], 1500, axis=0), 4,
+    ...                          np.random.default_rng(0))
+    >>> sums.shape, bool(np.all(np.abs(sums) <= 1125))
+    ((4, 1), True)
+    """
+    n = columns.shape[0]
+    if n < GROUPED_FROM_N:
+        return None
+    varying = np.flatnonzero(np.any(columns != columns[:1], axis=0))
+    if varying.size == 1:  # a constant column (the ones of the interval) needs no sorting
+        _, first, counts = np.unique(columns[:, varying[0]], return_index=True, return_counts=True)
+        rows = columns[first]
+    else:
+        rows, counts = np.unique(columns, axis=0, return_counts=True)
+    if rows.shape[0] * 8 > n:
+        return None
+    out = np.empty((n_patterns, columns.shape[1]))
+    batch = max(1, min(n_patterns, _BATCH_ENTRIES // rows.shape[0]))
+    for start in range(0, n_patterns, batch):
+        size = min(batch, n_patterns - start)
+        kept = rng.binomial(counts[None, :], 0.5, size=(size, counts.size))
+        out[start : start + size] = (2.0 * kept - counts[None, :]) @ rows
+    return out
+
+
+def flip_sums(columns: np.ndarray, n_patterns: int, rng: np.random.Generator) -> np.ndarray:
+    """``sum_g s_g columns[g, j]`` for ``n_patterns`` uniform sign patterns, shape (R, k).
+
+    Every column sees the same patterns.  A pattern is random bytes, one bit per observation;
+    each column becomes a table of the 256 sums of every group of 8 observations, so a pattern's
+    sum is one look-up per group (as :func:`monte_carlo_pvalues`).
+    Many questions with few distinct rows draw one binomial per distinct row instead
+    (:func:`grouped_flip_sums`: the same distribution).
+    """
+    grouped = grouped_flip_sums(columns, n_patterns, rng)
+    if grouped is not None:
+        return grouped
+    n, k = columns.shape
+    groups = -(-n // 8)
+    bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)
+    tables = []
+    for j in range(k):  # one column at a time: its sums never depend on the other columns
+        padded = np.zeros(groups * 8)
+        padded[:n] = columns[:, j]
+        tables.append(np.ascontiguousarray(padded.reshape(groups, 8) @ bits.T))
+    totals = [float(np.ascontiguousarray(columns[:, j]).sum()) for j in range(k)]
+    out = np.empty((n_patterns, k))
+    batch = max(1, min(n_patterns, _BATCH_ENTRIES // groups))
+    offsets = (np.arange(groups) * 256)[None, :]
+    for start in range(0, n_patterns, batch):
+        rows = min(batch, n_patterns - start)
+        cells = offsets + rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
+        for j in range(k):
+            out[start : start + rows, j] = totals[j] - 2.0 * tables[j].ravel()[cells].sum(axis=1)
+    return out
+
+
 def monte_carlo_pvalues(
     diffs: np.ndarray, n_permutations: int, rng: np.random.Generator
 ) -> np.ndarray:
@@ -208,8 +292,29 @@ def monte_carlo_pvalues(
     A pattern is drawn as random bytes, one bit per question (bit set = sign flipped).  Each
     column is turned into a table of the 256 possible sums of every group of 8 questions, so
     the flipped sum of a pattern is one table look-up per group.  Each column is computed on
-    its own, so its p-value does not depend on the other columns.
+    its own, so its p-value does not depend on the other columns.  A column of many questions
+    but few distinct values draws its patterns per distinct value instead
+    (:func:`grouped_flip_sums`), from a copy of the generator as it was on entry, so it too
+    depends on nothing but itself and the seed.
     """
+    start_state = copy.deepcopy(rng)
+    grouped: dict[int, float] = {}
+    for j in range(diffs.shape[1]):
+        column = np.ascontiguousarray(diffs[:, j])
+        sums = grouped_flip_sums(column[:, None], n_permutations, copy.deepcopy(start_state))
+        if sums is not None:
+            count = np.count_nonzero(np.abs(sums[:, 0]) >= _threshold(column))
+            grouped[j] = (count + 1) / (n_permutations + 1)
+    rest = [j for j in range(diffs.shape[1]) if j not in grouped]
+    out = np.empty(diffs.shape[1])
+    for j, p in grouped.items():
+        out[j] = p
+    if rest:
+        out[rest] = _byte_pvalues(diffs[:, rest], n_permutations, rng)
+    return out
+
+
+def _byte_pvalues(diffs: np.ndarray, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
     n, n_columns = diffs.shape
     groups = -(-n // 8)
     bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(float)  # (256, 8)

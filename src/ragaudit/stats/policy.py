@@ -9,9 +9,10 @@ clustered intervals of ``--cluster-by``) chooses its method here, from the obser
   (``"score"``).  A bootstrap of 54 ones is the zero-width ``[1, 1]`` (issue 11); these are not.
 * **Two paired samples, not both 0/1** (fractional scores, latency): the verdict's own test
   inverted (``"signflip"``, :mod:`ragaudit.stats.signflip_interval`): the set of shifts the
-  exact sign-flip test does not reject, so it excludes 0 exactly when the verdict is
-  SIGNIFICANT (issue 21: the betting interval was 5.6-14x the t interval on a dense shift and,
-  as a gate, missed changes the exact test found).  ``method="betting"`` asks for the betting
+  exact sign-flip test does not reject (widened to contain Student's t and the inverted
+  sign-flip test of Hall's skew-corrected statistic), so it excludes 0 exactly when the
+  verdict is SIGNIFICANT (issue 21: the betting interval was 5.6-14x the t interval on a
+  dense shift and, as a gate, missed changes the exact test found).  ``method="betting"`` asks for the betting
   interval instead for paired scores in [0, 1], labelled "valid for any distribution"; it
   never gates a verdict.
 * **One sample in [0, 1]**: the betting interval of the mean (``"betting"``, Waudby-Smith &
@@ -50,6 +51,7 @@ from typing import Literal
 import numpy as np
 
 from ragaudit.exceptions import InputError
+from ragaudit.stats._group import group_signflip
 from ragaudit.stats.bounded import _check_values, bounded_mean_interval
 from ragaudit.stats.intervals import (
     IntervalResult,
@@ -57,9 +59,7 @@ from ragaudit.stats.intervals import (
     proportion_interval,
 )
 from ragaudit.stats.options import CI_METHODS
-from ragaudit.stats.permutation import exact_pvalue
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
-from ragaudit.stats.signflip_interval import inverted_interval
 
 __all__ = [
     "BOOTSTRAP_REQUESTS",
@@ -183,8 +183,9 @@ def paired_interval(
 
     Both runs all 0/1: Tango's score interval from the paired 2x2 table
     (:func:`~ragaudit.stats.intervals.paired_difference_interval`); otherwise the sign-flip
-    test inverted (:func:`~ragaudit.stats.signflip_interval.inverted_interval`, seed 0 and
-    10,000 flips when the exact enumeration is too large), as ``compare`` prints it.
+    test inverted (:func:`~ragaudit.stats.signflip_interval.inverted_interval`, through
+    ``compare``'s own kernel with its defaults: seed 0, 10,000 flips when the exact
+    enumeration is too large), as ``compare`` prints it.
 
     >>> paired_interval([1, 1, 0, 1], [1, 1, 1, 1]).method
     'Tango score'
@@ -204,16 +205,12 @@ def paired_interval(
         neither = int(a_arr.size) - both - a_only - b_only
         return paired_difference_interval(both, a_only, b_only, neither, confidence=confidence)
     d = b_arr - a_arr
-    exact = exact_pvalue(d, 20)
-    low, high, _, _, method = inverted_interval(
-        d,
-        bounded=True,
-        confidence=confidence,
-        n_permutations=10_000,
-        rng=np.random.default_rng(0),
-        exact_p=None if exact is None else exact[0],
-    )
-    return IntervalResult(float(d.mean()), ConfidenceInterval(low, high), confidence, method)
+    # compare's own kernel, with compare's defaults (seed 0, 10,000 flips, exact up to 20
+    # differing questions): one number, whichever path asks for it.
+    subsamples, method, _ = group_signflip(
+        d[:, None], [0], [True], 10_000, 20, confidence, 0, np.ones(d.size, dtype=bool), ()
+    )[0]
+    return IntervalResult(float(d.mean()), subsamples[-1].confidence_interval, confidence, method)
 
 
 def amount_interval(

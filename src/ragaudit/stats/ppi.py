@@ -41,6 +41,7 @@ from scipy.special import ndtri
 from ragaudit.exceptions import InputError
 from ragaudit.stats._vectors import finite_vector
 from ragaudit.stats.intervals import paired_difference_interval, proportion_interval
+from ragaudit.stats.policy import is_unit, mean_interval
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
 
 __all__ = [
@@ -346,15 +347,27 @@ def human_only_rate(y: Any, *, confidence: float = 0.95) -> PPIResult:
 def _classical(
     values: Any, confidence: float, name: str, method: str, label: str, *, labeled: bool
 ) -> PPIResult:
-    """Mean ± z * std(ddof=0) / sqrt(n): the CLT interval both baselines use."""
+    """The interval both baselines print: the one interval policy's for values in [0, 1].
+
+    0/1 values get Clopper-Pearson's exact interval and other values in [0, 1] the betting
+    interval (:func:`~ragaudit.stats.policy.mean_interval`), so a bound never leaves [0, 1]
+    (the CLT interval printed [0.883, 1.006] for 54 labels of which 51 were 1); values outside
+    [0, 1] keep the CLT interval ``mean ± z * std(ddof=0) / sqrt(n)`` (``ppi_py``'s
+    ``classical_mean_ci``).  ``standard_error`` is the CLT one in every case.
+    """
     confidence = check_confidence(confidence)
     array = finite_vector(values, name, 2)
     statistic = float(array.mean())
     se = float(np.std(array)) / math.sqrt(array.size)
+    interval = _interval(statistic, se, confidence)
+    if is_unit(array):
+        chosen = mean_interval(array, confidence=confidence)
+        interval = chosen.confidence_interval
+        label = f"{label}, {chosen.method}"
     return PPIResult(
         statistic=statistic,
         standard_error=se,
-        confidence_interval=_interval(statistic, se, confidence),
+        confidence_interval=interval,
         method=method,
         label=label,
         lam=math.nan,
@@ -365,11 +378,15 @@ def _classical(
 
 
 def human_only_mean(y: Any, *, confidence: float = 0.95) -> PPIResult:
-    r"""The classical interval from the human labels alone.
+    r"""The interval from the human labels alone, by the one interval policy.
 
-    .. math:: \bar y \pm z_{(1+c)/2}\, \hat\sigma_y / \sqrt n \qquad (\text{ddof} = 0)
+    0/1 labels: Clopper-Pearson exact; other labels in [0, 1]: the betting interval; labels
+    outside [0, 1]: the classical CLT interval
 
-    the same as ``ppi_py.classical_mean_ci``; PPI++ with :math:`\lambda = 0`.
+    .. math:: \bar y \pm z_{(1+c)/2}\, \hat\sigma_y / \sqrt n \qquad (\text{ddof} = 0),
+
+    the same as ``ppi_py.classical_mean_ci`` (PPI++ with :math:`\lambda = 0`), which can leave
+    [0, 1] for a rate.  ``standard_error`` is always the CLT one.
 
     Parameters
     ----------
@@ -389,6 +406,9 @@ def human_only_mean(y: Any, *, confidence: float = 0.95) -> PPIResult:
     >>> r = human_only_mean([1, 0, 1, 1])
     >>> r.statistic, round(r.standard_error, 6)   # sqrt(0.1875 / 4)
     (0.75, 0.216506)
+    >>> r = human_only_mean([1] * 51 + [0] * 3)   # the CLT interval reached 1.006
+    >>> round(r.confidence_interval.high, 4), r.label
+    (0.9884, 'human labels only (unbiased, ignores the judge), Clopper-Pearson exact')
     """
     return _classical(
         y, confidence, "human labels", "human only",
@@ -399,7 +419,9 @@ def human_only_mean(y: Any, *, confidence: float = 0.95) -> PPIResult:
 def judge_only_mean(yhat: Any, *, confidence: float = 0.95) -> PPIResult:
     r"""The judge's mean over every question, *as if the judge were always right*.
 
-    .. math:: \bar{\hat y} \pm z_{(1+c)/2}\, \hat\sigma_{\hat y} / \sqrt N
+    The interval is the one interval policy's, as :func:`human_only_mean` (Clopper-Pearson for
+    0/1 verdicts, betting for other values in [0, 1]; else
+    :math:`\bar{\hat y} \pm z_{(1+c)/2}\, \hat\sigma_{\hat y} / \sqrt N`).
 
     This interval covers the judge's own average, not the true correctness rate: it is off by
     the judge's bias, which no amount of questions removes.  Reports label it as such.
