@@ -62,21 +62,10 @@ class RunJudged:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: per level, the mean, the threshold, the questions below it."""
 
-        def one(c: JudgedCoverage | None) -> dict[str, Any] | None:
-            if c is None:
-                return None
-            return {
-                "metric": c.metric,
-                "k": c.k,
-                "mean": c.mean,
-                "n": c.n_queries,
-                "threshold": c.threshold,
-                "n_below": len(c.below),
-                "below": list(c.below),
-                "warning": c.message(),
-            }
-
-        return {"doc": one(self.doc), "chunk": one(self.chunk)}
+        return {
+            "doc": None if self.doc is None else self.doc.to_dict(),
+            "chunk": None if self.chunk is None else self.chunk.to_dict(),
+        }
 
 
 def _chunk_labels_qrels(saved: SavedRun, labels: Any, k: int) -> Qrels | None:
