@@ -67,3 +67,24 @@ def test_without_judged_the_column_says_unknown(saved: SavedRun):
     lines = render(run_summary_report(saved), "table").splitlines()
     assert lines[4].split()[-1] == "-"
     assert json.loads(render(run_summary_report(saved), "json"))["judged"] is None
+
+
+def test_import_prints_judged_after_the_retrieval_means(saved: SavedRun, tmp_path):
+    from click.testing import CliRunner
+
+    from ragaudit.cli import main
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(saved.to_dict()))
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 0, result.output
+    names = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("  ")]
+    # the row follows map@k, the last retrieval mean; by hand (1/3 + 2/2) / 2 over 2 questions
+    at = names.index("judged@k")
+    assert names[at - 1] == "map@k"
+    row = result.stdout.splitlines()[[ln.startswith("  judged@k") for ln in
+                                      result.stdout.splitlines()].index(True)]  # fmt: skip
+    assert row.split()[-2:] == [f"{(1 / 3 + 1) / 2:.3f}", "2"]
+    assert "unjudged: r: judged@3 (document level) is 0.667" in result.stdout
+    data = json.loads(CliRunner().invoke(main, ["import", str(path), "--format", "json"]).stdout)
+    assert data["judged"]["doc"]["below"] == ["q1"]

@@ -106,8 +106,9 @@ def command(
     if corpus is None:
         raise InputError(f"--corpus: required with --from {layout} (the contexts' documents)")
     from ragaudit.data.saved_run_summary import summarise_run
+    from ragaudit.diagnose.unjudged import run_judged
     from ragaudit.pipeline.replay import import_results
-    from ragaudit.reports.runs import foreign_import_report
+    from ragaudit.reports.imports import foreign_import_report
 
     results = []
     for file in files:
@@ -117,15 +118,17 @@ def command(
             min_overlap=min_overlap, name=name, out_dir=out_dir or "ragaudit-results",
         )  # fmt: skip
         results.append((file, result, summarise_run(result.saved).to_dict()))
-    emit(foreign_import_report(layout, results), output_format)
+    judged = [run_judged(result.saved) for _, result, _ in results]  # beside the means
+    emit(foreign_import_report(layout, results, judged), output_format)
 
 
 def _validate(files: tuple[str, ...], out_dir: str | None, output_format: str) -> None:
     from ragaudit._io import refuse_input_as_output
     from ragaudit.data.records import load_saved_run, write_saved_run
     from ragaudit.data.saved_run_summary import summarise_run
+    from ragaudit.diagnose.unjudged import run_judged
     from ragaudit.pipeline.config import saved_run_path
-    from ragaudit.reports.runs import import_report
+    from ragaudit.reports.imports import import_report
 
     for file in files:
         saved = load_saved_run(file)
@@ -136,6 +139,8 @@ def _validate(files: tuple[str, ...], out_dir: str | None, output_format: str) -
             refuse_input_as_output(target, files)  # `import run.json --out .`: the input
             write_saved_run(target, saved.replace(summary=summary))
         emit(
-            import_report(file, saved, summary, None if target is None else str(target)),
+            import_report(
+                file, saved, summary, None if target is None else str(target), run_judged(saved)
+            ),
             output_format,
         )

@@ -315,7 +315,7 @@ def build_audit(
         _run_audit(
             s, labels, chunk_texts, seed, n_resamples, cluster_by, h, max_drilldowns,
             judged_threshold, _corpus_chunks(chunk_texts, saved[0], s),
-        )  # fmt: skip
+        )
         for s, h in zip(saved, verdicts, strict=True)
     )
     names = [a.name for a in audits]

@@ -24,8 +24,6 @@ __all__ = [
     "cache_clear_report",
     "cache_report",
     "dry_run_report",
-    "foreign_import_report",
-    "import_report",
     "invocation_line",
     "judge_report",
     "labels_build_report",
@@ -386,34 +384,6 @@ def dry_run_report(plan: dict[str, Any] | None) -> Report:
     return Report("", (Section("", (Text(tuple(lines)),)),), data=plan)
 
 
-def import_report(
-    file: str, saved: SavedRun, summary: dict[str, Any], saved_to: str | None
-) -> Report:
-    """What ``ragaudit import`` found in a valid saved run."""
-    n_retrieved = [len(q.retrieved) for q in saved.questions]
-    depth = f"{min(n_retrieved)}-{max(n_retrieved)}" if n_retrieved else "0"
-    head = Text(
-        (
-            f"{file}: valid ragaudit.run v1, name {saved.name!r}",
-            f"{summary['n']} questions ({summary['n_answerable']} answerable, "
-            f"{summary['n_unanswerable']} unanswerable; {summary['n_generation_errors']} "
-            f"generation errors, {summary['n_judge_errors']} judge errors)",
-            f"k={saved.k}, retrieved per question: {depth}",
-        )
-    )
-    sections = [Section("", (head,))]
-    means = summary["metrics"]
-    if means:
-        values = tuple((name, v, summary["n_scored"][name]) for name, v in means.items())
-        sections.append(
-            Section("Mean over questions where defined (macro)", (_means_table("metric", values),))
-        )
-    if saved_to is not None:
-        sections.append(Section("", (Text((f"saved: {saved_to}",)),)))
-    data = {"file": file, "name": saved.name, "valid": True, "summary": summary, "saved": saved_to}
-    return Report("", tuple(sections), data=data)
-
-
 def judge_report(
     name: str,
     report: dict[str, Any],
@@ -456,63 +426,3 @@ def judge_report(
     ]
     data = {"name": name, "model": config.model, **report, "usage": totals, "written_to": target}
     return Report(title, (Section("Verdicts", (table, KeyValues(tuple(pairs)))),), data=data)
-
-
-def foreign_import_report(layout: str, results: list[tuple[str, Any, dict[str, Any]]]) -> Report:
-    """What ``ragaudit import --from LAYOUT`` made of each file: how its contexts matched the
-    corpus's chunks, the saved run's means, and where it was written.
-
-    ``results`` holds ``(file, ImportResult, summary)`` per file.
-    """
-    sections = []
-    data = []
-    for file, result, summary in results:
-        saved = result.saved
-        head = Text(
-            (
-                f"{file}: {summary['n']} questions from {layout} -> saved run {saved.name!r} "
-                f"(k={saved.k})",
-                f"contexts: {result.n_contexts}; matched to a chunk by exact text "
-                f"{result.exact}, by token overlap >= {result.min_overlap:g} {result.overlap}; "
-                f"unmatched (dropped) {result.unmatched}; same chunk twice (kept once) "
-                f"{result.repeated}",
-            )
-        )
-        blocks: list[Any] = [head]
-        if result.unmatched_ids:
-            shown = ", ".join(result.unmatched_ids[:10])
-            more = (
-                f" (+{len(result.unmatched_ids) - 10} more)"
-                if len(result.unmatched_ids) > 10
-                else ""
-            )
-            blocks.append(Text((f"questions with unmatched contexts: {shown}{more}",)))
-        sections.append(Section("", tuple(blocks)))
-        means = summary["metrics"]
-        if means:
-            values = tuple((n, v, summary["n_scored"][n]) for n, v in means.items())
-            sections.append(
-                Section(
-                    "Mean over questions where defined (macro)", (_means_table("metric", values),)
-                )
-            )
-        sections.append(Section("", (Text((f"saved: {saved.path}",)),)))
-        data.append(
-            {
-                "file": file,
-                "from": layout,
-                "name": saved.name,
-                "saved": str(saved.path),
-                "contexts": {
-                    "total": result.n_contexts,
-                    "exact": result.exact,
-                    "overlap": result.overlap,
-                    "unmatched": result.unmatched,
-                    "repeated": result.repeated,
-                    "min_overlap": result.min_overlap,
-                    "questions_with_unmatched": list(result.unmatched_ids),
-                },
-                "summary": summary,
-            }
-        )
-    return Report("", tuple(sections), data={"imports": data})
