@@ -103,3 +103,29 @@ def test_report_prints_the_count(demo, tmp_path):
     assert result.exit_code == 0, result.output
     page = " ".join((tmp_path / "r.md").read_text().split())
     assert "3 of the" in page and "are not in the corpus as chunked for this run" in page
+
+
+def test_funnel_prints_judged_and_counts_absent_items(demo, tmp_path):
+    """``funnel RUN --corpus``: judged@3 by hand from the file (the top 3 chunks lifted to
+    their documents, the share that is a gold document) and the three renamed chunks."""
+    from ragaudit.cli.demo import benchmark_paths
+
+    path = broken(demo, tmp_path)
+    shares = []
+    for row in json.loads(path.read_text())["rows"]:
+        if not row.get("answerable", True) or not row.get("gold_docs"):
+            continue
+        top = sorted(row["retrieved"], key=lambda h: h["rank"])[:3]
+        docs = list(dict.fromkeys(h["doc_id"] for h in top))
+        shares.append(sum(d in row["gold_docs"] for d in docs) / min(3, len(docs)))
+    with benchmark_paths() as (corpus, _):
+        args = ["funnel", str(path), "--corpus", str(corpus)]
+        result = CliRunner().invoke(main, [*args, "--format", "json"])
+        table = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    judged = json.loads(result.stdout)["judged"]
+    assert judged["doc"]["mean"] == pytest.approx(sum(shares) / len(shares), abs=1e-12)
+    assert judged["doc"]["n"] == len(shares) == 54
+    assert judged["absent"]["n_absent"] == 3 and judged["chunk"] is None
+    assert f"document level {sum(shares) / len(shares):.3f} (n=54)" in table.stdout
+    assert "3 of the" in table.stdout and "not in the corpus" in table.stdout
