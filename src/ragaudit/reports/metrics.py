@@ -269,6 +269,9 @@ def illusions_report(result: IllusionsReport) -> Report:
                     (
                         "Relevant items are starred; every number is computed by "
                         "ragaudit.metrics.evaluate.",
+                        "In cases 1-6 every unstarred item is known to be non-relevant (the "
+                        "labels are complete",
+                        "by construction); case 7 is what happens when they are not.",
                     )
                 ),
             ),
