@@ -66,6 +66,7 @@ def test_absent_items_counted_by_hand(demo, texts, tmp_path):
     # the demo's own run: every item is in the corpus, no warning
     clean = run_judged(load_saved_run(demo / "k3_cs800.json"), corpus_chunks=texts.keys())
     assert clean.absent is not None and clean.absent.items == () and not clean.absent.message()
+    assert clean.to_dict()["absent"] is None  # the JSON of a clean run is that without a corpus
 
 
 def test_the_audit_counts_them_with_a_corpus(demo, texts, tmp_path):

@@ -156,12 +156,15 @@ class RunJudged:
         return tuple(text for text in found if text)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: per level, the mean, the threshold, the questions below it."""
+        """JSON-ready: per level, the mean, the threshold, the questions below it; the absent
+        items when there are any."""
 
         return {
             "doc": None if self.doc is None else self.doc.to_dict(),
             "chunk": None if self.chunk is None else self.chunk.to_dict(),
-            "absent": None if self.absent is None else self.absent.to_dict(),
+            # null also when nothing is absent: an audit with a corpus (the demo's, for its
+            # drill-downs) and one without then give the same JSON
+            "absent": self.absent.to_dict() if self.absent and self.absent.items else None,
         }
 
 
