@@ -36,13 +36,22 @@ def test_run_end_to_end_prints_summary_and_writes_the_run(tmp_path):
     lines = result.output.splitlines()
     assert lines[0] == "k2_cs200  (8 questions: 6 answerable, 2 unanswerable; seed 0)"
     assert lines[2] == "RETRIEVAL (document level, k=2, macro mean over 6 answerable questions)"
-    assert lines[3].split() == ["hit@2", "recall@2", "precision@2", "mrr@2", "ndcg@2", "map@2"]
+    assert lines[3].split() == [
+        "hit@2", "recall@2", "precision@2", "mrr@2", "ndcg@2", "map@2", "judged@2"
+    ]  # fmt: skip
     assert lines[-1] == f"saved: {tmp_path / 'k2_cs200.json'}"
     saved = json.loads((tmp_path / "k2_cs200.json").read_text(encoding="utf-8"))
     # The printed means are the means of the saved rows (recomputed here from the file).
     answerable = [r for r in saved["rows"] if r["answerable"]]
     hit = sum(r["metrics"]["hit@k"] for r in answerable) / len(answerable)
     assert lines[4].split()[0] == f"{hit:.3f}"
+    # judged@2 by hand (ir_measures' Judged@k): the top 2 chunks lifted to their documents
+    # (each at its first chunk), the share that is a gold document, averaged
+    shares = []
+    for r in answerable:
+        docs = list(dict.fromkeys(h["doc_id"] for h in r["retrieved"][:2]))
+        shares.append(sum(d in r["gold_docs"] for d in docs) / min(2, len(docs)))
+    assert lines[4].split()[-1] == f"{sum(shares) / len(shares):.3f}"
     correct = sum(r["metrics"]["correct"] for r in answerable)
     assert re.search(rf"\n  correct +{int(correct)}/6 ", result.output)
     assert saved["config"]["k"] == 2 and all(r["latency_ms"] is None for r in saved["rows"])

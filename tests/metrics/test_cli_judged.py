@@ -90,3 +90,56 @@ def test_coverage_and_gap_messages():
     assert judged_gap(coverage, same) is None  # 0.05 apart
     with pytest.raises(InputError, match="share in"):
         judged_coverage(ev, threshold=2)
+
+
+def test_evaluate_json_carries_judged_and_its_warnings():
+    result = CliRunner().invoke(
+        main, ["evaluate", "--qrels", QRELS, "--run", RUN, "-m", "ndcg@5", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    # by hand as above: q1 2/5, q2 2/3, q3 0 (missing=zero); below 0.5: q1 and q3
+    (judged,) = data["judged"]
+    assert (judged["run"], judged["metric"], judged["below"]) == (RUN, "judged@5", ["q1", "q3"])
+    assert judged["mean"] == pytest.approx((2 / 5 + 2 / 3 + 0) / 3)
+    # the JSON's warnings are the ones stderr printed, word for word
+    assert data["warnings"] == [judged["warning"]]
+    assert f"ragaudit: warning: {judged['warning']}" in result.stderr
+    markdown = CliRunner().invoke(
+        main, ["evaluate", "--qrels", QRELS, "--run", RUN, "-m", "ndcg@5", "--format", "markdown"]
+    )
+    assert f"unjudged: {judged['warning']}" in " ".join(markdown.stdout.split())
+    table = CliRunner().invoke(main, ["evaluate", "--qrels", QRELS, "--run", RUN, "-m", "ndcg@5"])
+    assert "unjudged:" not in table.stdout  # the terminal has them on stderr, once
+
+
+def test_evaluate_json_of_several_runs_carries_the_gap(tmp_path):
+    qrels, a, b = write_runs(tmp_path)
+    result = CliRunner().invoke(
+        main,
+        ["evaluate", "--qrels", qrels, "--run", a, "--run", b, "-m", "ndcg@2", "--format", "json"],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    # a: A_i, B_i both labelled -> 2/2; b: X_i unlabelled, A_i labelled -> 1/2; gap 0.5 > 0.1
+    assert [(c["run"], c["mean"]) for c in data["judged"]] == [(a, 1.0), (b, 0.5)]
+    (gap,) = data["warnings"]
+    assert gap.startswith("judged@2 differs by 0.500") and f"favours {a}" in gap
+    assert len(data["runs"]) == 2
+
+
+def test_evaluate_filled_json_carries_the_warnings(tmp_path):
+    qrels, _, b = write_runs(tmp_path)
+    filled = tmp_path / "filled.txt"
+    filled.write_text("".join(f"q{i} 0 X{i} 0\n" for i in range(4)))
+    result = CliRunner().invoke(
+        main,
+        ["evaluate", "--qrels", qrels, "--run", b, "-m", "ndcg@2", "--filled", str(filled),
+         "--judged-threshold", "0.6", "--format", "json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    # on the original labels b's top 2 is half labelled (1/2 < 0.6) for all 4 questions
+    assert data["judged"][0]["n_below"] == 4 and data["judged"][0]["mean"] == 0.5
+    assert data["warnings"][0].startswith(f"{b}: judged@2 is 0.500 on average; 4 of 4")
+    assert data["filled"]["metrics"]["judged@2"] == 1.0

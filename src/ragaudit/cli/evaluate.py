@@ -183,7 +183,7 @@ def command(
     """
     from ragaudit.data.formats import read_qrels
     from ragaudit.metrics.judged import judged_coverage, judged_names, warn_unjudged
-    from ragaudit.reports.metrics import evaluate_report
+    from ragaudit.reports.metrics import evaluate_report, with_judged
 
     names = list(metrics) or list(DEFAULT_METRICS)
     names += judged_names(names)
@@ -213,13 +213,11 @@ def command(
         warnings.simplefilter("always")
         qrels = read_qrels(qrels_path, unit=unit)
         evaluations = [score_run(qrels, path, names, unit=unit, **options) for path in run_paths]
-        warn_unjudged(
-            [
-                judged_coverage(ev, path, judged_threshold)
-                for path, ev in zip(run_paths, evaluations, strict=True)
-            ],
-            judged_margin,
-        )
+        coverages = [
+            judged_coverage(ev, path, judged_threshold)
+            for path, ev in zip(run_paths, evaluations, strict=True)
+        ]
+        unjudged = warn_unjudged(coverages, judged_margin)
         if len(run_paths) > 1:
             report = _several_runs(evaluations, run_paths, pairs, alpha, seed, per_query)
         if filled_path is not None:
@@ -240,7 +238,7 @@ def command(
         click.echo(f"ragaudit: warning: {message}", err=True)
     if len(run_paths) == 1 and filled_path is None:
         report = evaluate_report(evaluations[0], per_query)
-    emit(report, output_format)
+    emit(with_judged(report, coverages, unjudged), output_format)
 
 
 def _corrected(

@@ -79,19 +79,19 @@ def command(
     if len(runs) == 2 and cluster_by:
         raise click.UsageError("--cluster-by: applies to one run; compare two runs with "
                                "ragaudit compare A B --cluster-by")  # fmt: skip
-    from ragaudit.reports.funnel import funnel_report
+    from ragaudit.reports.funnel import funnel_report, with_run_judged
 
     if len(runs) == 2:
         from ragaudit.diagnose.funnel_compare import compare_funnels
         from ragaudit.reports.funnel_compare import funnel_comparison_report
 
-        (_, first), (_, second) = (
+        (_, first, _), (_, second, _) = (
             _funnel(path, k, labels_path, corpus_dir, seed, resamples, rate_ci) for path in runs
         )
         emit(funnel_comparison_report(compare_funnels(first, second)), output_format)
         return
-    saved, result = _funnel(runs[0], k, labels_path, corpus_dir, seed, resamples, rate_ci)
-    report = funnel_report(result)
+    saved, result, judged = _funnel(runs[0], k, labels_path, corpus_dir, seed, resamples, rate_ci)
+    report = with_run_judged(funnel_report(result), judged)
     if cluster_by:
         from ragaudit.diagnose.noise import clustered_means
         from ragaudit.reports.noise import with_noise_sections
@@ -109,9 +109,9 @@ def _funnel(
     seed: int,
     resamples: int,
     rate_ci: str,
-) -> tuple[Any, Any]:
+) -> tuple[Any, Any, Any]:
     """Load one saved run (and its labels or corpus), compute its funnel, warn its notes:
-    ``(saved run, funnel)``."""
+    ``(saved run, funnel, judged@k of its top k)``."""
     from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.funnel import compute_funnel
     from ragaudit.labels.format import load_chunk_labels
@@ -134,4 +134,7 @@ def _funnel(
     )
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
-    return saved, result
+    from ragaudit.diagnose.unjudged import run_judged
+
+    corpus = None if texts is None else texts.keys()
+    return saved, result, run_judged(saved, labels, k=result.k, corpus_chunks=corpus)

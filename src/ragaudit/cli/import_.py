@@ -105,8 +105,9 @@ def command(
         return
     if corpus is None:
         raise InputError(f"--corpus: required with --from {layout} (the contexts' documents)")
+    from ragaudit.diagnose.unjudged import run_judged
     from ragaudit.pipeline.replay import import_results
-    from ragaudit.reports.runs import foreign_import_report
+    from ragaudit.reports.imports import foreign_import_report
 
     results = []
     for file in files:
@@ -116,14 +117,17 @@ def command(
             min_overlap=min_overlap, name=name, out_dir=out_dir or "ragaudit-results",
         )  # fmt: skip
         results.append((file, result, result.summary))
-    emit(foreign_import_report(layout, results), output_format)
+    judged = [run_judged(result.saved) for _, result, _ in results]  # beside the means
+    emit(foreign_import_report(layout, results, judged), output_format)
 
 
 def _validate(files: tuple[str, ...], out_dir: str | None, output_format: str) -> None:
+    from ragaudit.diagnose.unjudged import run_judged
     from ragaudit.pipeline.replay import check_saved_run
-    from ragaudit.reports.runs import import_report
+    from ragaudit.reports.imports import import_report
 
     for file in files:
         checked = check_saved_run(file, out_dir, files)
         target = None if checked.target is None else str(checked.target)
-        emit(import_report(file, checked.saved, checked.summary, target), output_format)
+        judged = run_judged(checked.saved)
+        emit(import_report(file, checked.saved, checked.summary, target, judged), output_format)

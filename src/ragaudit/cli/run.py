@@ -165,12 +165,13 @@ def command(
         plan = plan_llm_run(run)
         emit(dry_run_report(plan), output_format)
         return
-    chunk_labels = None
+    chunk_labels = labels = None
     if chunk_labels_file is not None:
         from ragaudit.labels.format import load_chunk_labels
 
         expect = {"chunker": chunker, "chunk_size": chunk_size, "chunk_overlap": chunk_overlap}
-        chunk_labels = load_chunk_labels(chunk_labels_file, expect=expect).to_qrels()
+        labels = load_chunk_labels(chunk_labels_file, expect=expect)
+        chunk_labels = labels.to_qrels()
     with contextlib.ExitStack() as stack:
         questions = progress_callback(stack, "questions", quiet=quiet)
         judging = progress_callback(stack, "judging", quiet=quiet)
@@ -193,5 +194,8 @@ def command(
             on_judge_progress=judging,
             llm_usage=usage,
         )
-    report = run_summary_report(saved, usage=usage, saved_to=str(saved.path))
+    from ragaudit.diagnose.unjudged import run_judged
+
+    judged = run_judged(saved, labels)  # what the retrieval means rest on, as the dashboard
+    report = run_summary_report(saved, judged=judged, usage=usage, saved_to=str(saved.path))
     emit(report, output_format)

@@ -13,7 +13,7 @@ p-values across every row of every pair shown.  The result is the frozen
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -71,6 +71,23 @@ def _config(config: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple((key, show_value(config[key])) for key in order)
 
 
+#: What makes a run's chunk ids: the chunk texts (built with the first run's chunking) are
+#: checked against a later run only when these agree (the labels' chunking keys).
+_CHUNKING = ("chunker", "chunk_size", "chunk_overlap", "corpus_sha256")
+
+
+def _corpus_chunks(
+    chunk_texts: Mapping[str, str] | None, first: SavedRun, run: SavedRun
+) -> Collection[str] | None:
+    """The corpus's chunk ids to check ``run``'s retrieved items against, or None when there
+    is no corpus or ``run`` was chunked differently from the first run."""
+    if chunk_texts is None:
+        return None
+    if any(str(first.config.get(key)) != str(run.config.get(key)) for key in _CHUNKING):
+        return None
+    return chunk_texts.keys()
+
+
 #: Failing questions the page opens per stage (``report --max-drilldowns``).
 DEFAULT_MAX_DRILLDOWNS = 50
 
@@ -85,6 +102,7 @@ def _run_audit(
     human: Mapping[str, float] | None = None,
     max_drilldowns: int | None = None,
     judged_threshold: float = JUDGED_THRESHOLD,
+    corpus_chunks: Collection[str] | None = None,
 ) -> RunAudit:
     notes: list[str] = []
     bias = None
@@ -95,7 +113,8 @@ def _run_audit(
         except InputError as exc:
             notes.append(f"chunk labels not used for this run: {exc}")
             labels = None
-    judged = run_judged(saved, labels, threshold=judged_threshold)  # labels: this chunking's
+    # labels: this chunking's; chunk_texts: the corpus chunked as this run (else None)
+    judged = run_judged(saved, labels, threshold=judged_threshold, corpus_chunks=corpus_chunks)
     funnel = compute_funnel(saved, labels=labels, seed=seed, n_resamples=resamples)
     notes = list(funnel.notes) + notes
     answer_chunks = answer_chunk_sets(labels) if labels is not None else {}
@@ -296,7 +315,7 @@ def build_audit(
     audits = tuple(
         _run_audit(
             s, labels, chunk_texts, seed, n_resamples, cluster_by, h, max_drilldowns,
-            judged_threshold,
+            judged_threshold, _corpus_chunks(chunk_texts, saved[0], s),
         )
         for s, h in zip(saved, verdicts, strict=True)
     )

@@ -15,7 +15,8 @@ thresholds are those of :mod:`ragaudit.metrics.judged`, as ``evaluate`` prints t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,99 @@ from ragaudit.metrics.judged import (
 from ragaudit.metrics.judged_runs import saved_run_coverage
 from ragaudit.metrics.registry import saved_run_metric_name
 
-__all__ = ["RunJudged", "pair_judged_gap", "run_judged", "saved_pair_warnings"]
+__all__ = [
+    "AbsentItems",
+    "RunJudged",
+    "absent_items",
+    "pair_judged_gap",
+    "run_judged",
+    "saved_pair_warnings",
+]
+
+_SHOW = 5  # absent items named in a warning (the rest counted)
+
+
+@dataclass(frozen=True)
+class AbsentItems:
+    """Retrieved items of a saved run that are not in the corpus as chunked for it.
+
+    Attributes
+    ----------
+    run : str
+        The run's name.
+    k : int
+        The depth checked (the run's top k: what its numbers rest on).
+    items : tuple of (str, str)
+        ``(question id, chunk id)`` of each absent item, in run order (a chunk listed twice
+        for one question counts once).
+    n_checked : int
+        Items checked (distinct chunks in the top k, summed over the questions).
+    """
+
+    run: str
+    k: int
+    items: tuple[tuple[str, str], ...]
+    n_checked: int
+
+    @property
+    def questions(self) -> tuple[str, ...]:
+        """The questions with at least one absent item, in run order."""
+        return tuple(dict.fromkeys(qid for qid, _ in self.items))
+
+    def message(self) -> str | None:
+        """The warning, or None when every item is in the corpus.
+
+        >>> print(AbsentItems("r", 3, (("q1", "x9"), ("q2", "y1")), 6).message())
+        ... # doctest: +NORMALIZE_WHITESPACE
+        r: 2 of the 6 items in the top 3 (2 questions) are not in the corpus as chunked for
+        this run: x9 (q1), y1 (q2); no chunk label can grade them, so they count as unjudged:
+        check that the corpus is the run's own
+        """
+        if not self.items:
+            return None
+        shown = ", ".join(f"{chunk} ({qid})" for qid, chunk in self.items[:_SHOW])
+        if len(self.items) > _SHOW:
+            shown += f", ... ({len(self.items) - _SHOW} more)"
+        return (
+            f"{self.run}: {len(self.items)} of the {self.n_checked} items in the top {self.k} "
+            f"({len(self.questions)} questions) are not in the corpus as chunked for this run: "
+            f"{shown}; no chunk label can grade them, so they count as unjudged: check that "
+            "the corpus is the run's own"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the depth, how many items were checked and absent, and which."""
+        return {
+            "k": self.k,
+            "n_checked": self.n_checked,
+            "n_absent": len(self.items),
+            "questions": list(self.questions),
+            "items": [{"question": qid, "chunk_id": chunk} for qid, chunk in self.items],
+            "warning": self.message(),
+        }
+
+
+def absent_items(saved: SavedRun, corpus_chunks: Collection[str], k: int) -> AbsentItems:
+    """The items in each question's top ``k`` whose chunk id is not in ``corpus_chunks``
+    (the chunk ids of the corpus chunked as the run was).
+
+    Examples
+    --------
+    >>> row = {"id": "q1", "retrieved": [{"chunk_id": c, "doc_id": "D", "rank": i + 1}
+    ...        for i, c in enumerate(["D#0", "D#7", "D#0", "D#1"])]}
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 3}, "rows": [row]})
+    >>> absent = absent_items(run, {"D#0", "D#1"}, 3)  # top 3: D#0, D#7 (D#0 again)
+    >>> absent.items, absent.n_checked
+    ((('q1', 'D#7'),), 2)
+    """
+    known = corpus_chunks if isinstance(corpus_chunks, AbstractSet) else set(corpus_chunks)
+    items: list[tuple[str, str]] = []
+    checked = 0
+    for q in saved.questions:
+        chunks = dict.fromkeys(r.chunk_id for r in q.ranked[:k])
+        checked += len(chunks)
+        items += [(q.id, c) for c in chunks if c not in known]
+    return AbsentItems(saved.name, k, tuple(items), checked)
 
 
 @dataclass(frozen=True)
@@ -48,35 +141,31 @@ class RunJudged:
     chunk : JudgedCoverage or None
         Against chunk labels, every chunk of a labelled gold document judged (None: no chunk
         labels for this run).
+    absent : AbsentItems or None
+        Retrieved items not in the corpus as chunked for the run (None: no corpus given).
     """
 
     doc: JudgedCoverage | None
     chunk: JudgedCoverage | None = None
+    absent: AbsentItems | None = None
 
     def warnings(self) -> tuple[str, ...]:
         """One warning per level with questions below the threshold (they name the run, the
-        first questions and how many)."""
-        found = (c.message() for c in (self.doc, self.chunk) if c is not None)
+        first questions and how many), and one when retrieved items are not in the corpus."""
+        found = (c.message() for c in (self.doc, self.chunk, self.absent) if c is not None)
         return tuple(text for text in found if text)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: per level, the mean, the threshold, the questions below it."""
+        """JSON-ready: per level, the mean, the threshold, the questions below it; the absent
+        items when there are any."""
 
-        def one(c: JudgedCoverage | None) -> dict[str, Any] | None:
-            if c is None:
-                return None
-            return {
-                "metric": c.metric,
-                "k": c.k,
-                "mean": c.mean,
-                "n": c.n_queries,
-                "threshold": c.threshold,
-                "n_below": len(c.below),
-                "below": list(c.below),
-                "warning": c.message(),
-            }
-
-        return {"doc": one(self.doc), "chunk": one(self.chunk)}
+        return {
+            "doc": None if self.doc is None else self.doc.to_dict(),
+            "chunk": None if self.chunk is None else self.chunk.to_dict(),
+            # null also when nothing is absent: an audit with a corpus (the demo's, for its
+            # drill-downs) and one without then give the same JSON
+            "absent": self.absent.to_dict() if self.absent and self.absent.items else None,
+        }
 
 
 def _chunk_labels_qrels(saved: SavedRun, labels: Any, k: int) -> Qrels | None:
@@ -128,10 +217,13 @@ def run_judged(
     *,
     k: int | None = None,
     threshold: float = JUDGED_THRESHOLD,
+    corpus_chunks: Collection[str] | None = None,
 ) -> RunJudged:
     """judged@k of a saved run at document level and, with chunk ``labels``
     (:class:`~ragaudit.labels.format.ChunkLabels` made for its chunking, or a chunk-level
-    :class:`~ragaudit.data.qrels.Qrels` of every judged chunk), at chunk level.
+    :class:`~ragaudit.data.qrels.Qrels` of every judged chunk), at chunk level; with
+    ``corpus_chunks`` (the chunk ids of the corpus chunked as the run was), the retrieved
+    items absent from it, counted (:func:`absent_items`).
 
     ``judged@k = |labelled items in the top k| / min(k, |ranking|)`` per question (the top k
     chunks lifted to their documents at document level), averaged over the labelled
@@ -150,6 +242,7 @@ def run_judged(
     depth = int(k if k is not None else saved.config.get("k") or 0)
     if depth < 1:
         return RunJudged(None)
+    absent = None if corpus_chunks is None else absent_items(saved, corpus_chunks, depth)
     doc = _doc_coverage(saved, depth, threshold)
     chunk = None
     if labels is not None:
@@ -158,7 +251,7 @@ def run_judged(
         qrels = labels if isinstance(labels, Qrels) else _chunk_labels_qrels(saved, labels, depth)
         if qrels is not None:
             chunk = saved_run_coverage(saved, qrels, k=depth, threshold=threshold)
-    return RunJudged(doc, chunk)
+    return RunJudged(doc, chunk, absent)
 
 
 def pair_judged_gap(a: SavedRun, b: SavedRun, *, margin: float = JUDGED_MARGIN) -> str | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +31,7 @@ __all__ = [
     "judged_coverage",
     "judged_gap",
     "judged_names",
+    "unjudged_messages",
     "warn_unjudged",
 ]
 
@@ -101,6 +103,25 @@ class JudgedCoverage:
     def top(self) -> str:
         """``"top 10"`` or ``"ranking"``, for messages."""
         return "ranking" if self.k is None else f"top {self.k}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the run, the metric, its mean, the threshold and the questions below it.
+
+        >>> JudgedCoverage("a.run", "judged@5", 5, 0.4, 0.5, ("q2",), 2).to_dict()["below"]
+        ['q2']
+        """
+        return {
+            "run": self.run,
+            "metric": self.metric,
+            "k": self.k,
+            "unit": self.unit or None,
+            "mean": self.mean,
+            "n": self.n_queries,
+            "threshold": self.threshold,
+            "n_below": len(self.below),
+            "below": list(self.below),
+            "warning": self.message(),
+        }
 
     def message(self) -> str | None:
         """The warning for this run, or None when no question is below the threshold.
@@ -189,18 +210,27 @@ def judged_gap(a: JudgedCoverage, b: JudgedCoverage, margin: float = JUDGED_MARG
     )
 
 
-def warn_unjudged(
+def unjudged_messages(
     coverages: Sequence[Sequence[JudgedCoverage]], margin: float = JUDGED_MARGIN
-) -> None:
-    """Warn (:class:`~ragaudit.exceptions.UnjudgedWarning`) once per run about its questions
-    below the threshold (on its least judged cutoff), and once per later run whose judged@k
-    differs from the first run's by more than ``margin`` (on the cutoff where they differ
-    most).  ``coverages``: one :func:`judged_coverage` result per run."""
+) -> tuple[str, ...]:
+    """The judged@k warnings of one or more runs: one per run about its questions below the
+    threshold (on its least judged cutoff), and one per later run whose judged@k differs from
+    the first run's by more than ``margin`` (on the cutoff where they differ most).
+    ``coverages``: one :func:`judged_coverage` result per run.
+
+    Examples
+    --------
+    >>> a = JudgedCoverage("a.run", "judged@5", 5, 0.9, 0.5, (), 10)
+    >>> b = JudgedCoverage("b.run", "judged@5", 5, 0.4, 0.5, ("q1",), 10)
+    >>> [m[:40] for m in unjudged_messages([[a], [b]])]
+    ['b.run: judged@5 is 0.400 on average; 1 o', 'judged@5 differs by 0.500 between a.run ']
+    """
+    out: list[str] = []
     for run in coverages:
         low = [c for c in run if c.below]
         if low:
             worst = min(low, key=lambda c: c.mean)
-            warnings.warn(str(worst.message()), UnjudgedWarning, stacklevel=2)
+            out.append(str(worst.message()))
     first = {c.metric: c for c in coverages[0]} if coverages else {}
     for run in coverages[1:]:
         shared = [(first[c.metric], c) for c in run if c.metric in first]
@@ -208,4 +238,16 @@ def warn_unjudged(
             a, b = max(shared, key=lambda pair: abs(pair[0].mean - pair[1].mean))
             text = judged_gap(a, b, margin)
             if text:
-                warnings.warn(text, UnjudgedWarning, stacklevel=2)
+                out.append(text)
+    return tuple(out)
+
+
+def warn_unjudged(
+    coverages: Sequence[Sequence[JudgedCoverage]], margin: float = JUDGED_MARGIN
+) -> tuple[str, ...]:
+    """Warn (:class:`~ragaudit.exceptions.UnjudgedWarning`) with each of
+    :func:`unjudged_messages`, and return them (a report carries them too)."""
+    messages = unjudged_messages(coverages, margin)
+    for text in messages:
+        warnings.warn(text, UnjudgedWarning, stacklevel=2)
+    return messages

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from typing import Any
 
 from ragaudit.diagnose.funnel import (
     FIX_HINTS,
@@ -10,9 +12,10 @@ from ragaudit.diagnose.funnel import (
     FunnelResult,
     unjudged_hint,
 )
+from ragaudit.diagnose.unjudged import RunJudged
 from ragaudit.reports.report import Report, Section, Table, Text
 
-__all__ = ["funnel_report", "interval_note", "text_bar"]
+__all__ = ["funnel_report", "interval_note", "text_bar", "with_run_judged"]
 
 _SOURCE_NAMES = {
     "chunk_labels": "chunk labels (an answer chunk, grade 2, is in the context)",
@@ -221,4 +224,46 @@ def funnel_report(result: FunnelResult) -> Report:
         tuple(sections),
         data=result.to_dict(),
         notes=tuple(result.notes),
+    )
+
+
+def with_run_judged(report: Report, judged: RunJudged | None) -> Report:
+    """``report`` (a funnel's) with judged@k of the run's top k: a question fails stage 1
+    when no *labelled* gold document is in its top k (stage 2, with chunk labels, when no
+    labelled answer chunk is), so where judged@k is low a miss may hide relevant items nobody
+    labelled.  The JSON gains ``"judged"``.
+
+    Examples
+    --------
+    >>> from ragaudit.metrics.judged import JudgedCoverage
+    >>> from ragaudit.reports.renderer import render
+    >>> doc = JudgedCoverage("r", "judged@3", 3, 0.5, 0.5, (), 2, "doc")
+    >>> print(render(with_run_judged(Report("", ()), RunJudged(doc)), "table"), end="")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    JUDGED@K (how much of the retrieval stages rests on labels)
+      judged@3, the share of each top 3 that carries a label: document level 0.500 (n=2)
+      a miss counts only labelled items: where judged@k is low, it may hide relevant items
+      nobody labelled
+    """
+    levels = [] if judged is None else [c for c in (judged.doc, judged.chunk) if c is not None]
+    warnings = () if judged is None else judged.warnings()
+    if judged is None or not (levels or warnings):
+        return report
+    lines: list[str] = []
+    if levels:
+        shares = ", ".join(f"{c.level.strip(' ()')} {c.mean:.3f} (n={c.n_queries})" for c in levels)
+        lines += [
+            f"{levels[0].metric}, the share of each {levels[0].top} that carries a label: "
+            + shares,
+            "a miss counts only labelled items: where judged@k is low, it may hide relevant "
+            "items nobody labelled",
+        ]
+    lines += [f"unjudged: {w}" for w in warnings]
+    data: dict[str, Any] = (
+        dict(report.data) if isinstance(report.data, dict) else {"result": report.data}
+    )
+    data["judged"] = judged.to_dict()
+    title = "judged@k (how much of the retrieval stages rests on labels)"
+    return replace(
+        report, sections=(*report.sections, Section(title, (Text(tuple(lines)),))), data=data
     )

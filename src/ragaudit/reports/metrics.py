@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ragaudit.diagnose.illusions import CaseTable, EngineCheck, IllusionsReport
 from ragaudit.metrics import Evaluation
 from ragaudit.metrics.explain import Derivation
+from ragaudit.metrics.judged import JudgedCoverage
 from ragaudit.reports.report import Report, Section, Table, Text
 
 __all__ = [
@@ -17,6 +20,7 @@ __all__ = [
     "evaluate_report",
     "explain_report",
     "illusions_report",
+    "with_judged",
 ]
 
 
@@ -108,6 +112,41 @@ def evaluate_report(ev: Evaluation, per_query: bool = False) -> Report:
             ),
         )
     return Report("", tuple(sections), data=ev.to_dict(per_query=per_query))
+
+
+def with_judged(
+    report: Report,
+    coverages: Sequence[Sequence[JudgedCoverage]],
+    messages: Sequence[str],
+) -> Report:
+    """``report`` (of ``evaluate``) with each run's judged@k and the judged warnings.
+
+    ``coverages``: one :func:`~ragaudit.metrics.judged.judged_coverage` result per run;
+    ``messages``: their warnings (:func:`~ragaudit.metrics.judged.unjudged_messages`).  The
+    JSON gains ``"judged"`` (each coverage: mean, threshold, the questions below it) and
+    ``"warnings"``; markdown, HTML and LaTeX show the warnings as a note (the terminal and CSV
+    print them on stderr, as every warning).
+
+    Examples
+    --------
+    >>> from ragaudit.reports.renderer import render
+    >>> c = JudgedCoverage("a.run", "judged@5", 5, 0.2, 0.5, ("q1",), 1)
+    >>> r = with_judged(Report("", ()), [[c]], [c.message()])
+    >>> r.data["judged"][0]["below"], render(r, "markdown").startswith("unjudged: a.run")
+    (['q1'], True)
+    """
+    data = dict(report.data) if isinstance(report.data, dict) else {"result": report.data}
+    data["judged"] = [c.to_dict() for run in coverages for c in run]
+    data["warnings"] = list(messages)
+    sections = report.sections
+    if messages:
+        note = Text(
+            tuple(f"unjudged: {m}" for m in messages),
+            only=("markdown", "html", "latex"),
+            style="note",
+        )
+        sections = (*sections, Section("", (note,)))
+    return replace(report, sections=sections, data=data)
 
 
 def _cell(value: Any) -> str:
@@ -230,6 +269,9 @@ def illusions_report(result: IllusionsReport) -> Report:
                     (
                         "Relevant items are starred; every number is computed by "
                         "ragaudit.metrics.evaluate.",
+                        "In cases 1-6 every unstarred item is known to be non-relevant (the "
+                        "labels are complete",
+                        "by construction); case 7 is what happens when they are not.",
                     )
                 ),
             ),

@@ -15,6 +15,8 @@ from ragaudit.data.saved_run_summary import (
     metric_means,
 )
 from ragaudit.diagnose.funnel_result import unjudged_hint
+from ragaudit.diagnose.unjudged import RunJudged
+from ragaudit.metrics.judged import JudgedCoverage
 from ragaudit.pipeline.summary import RETRIEVAL_METRICS
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
@@ -22,8 +24,6 @@ __all__ = [
     "cache_clear_report",
     "cache_report",
     "dry_run_report",
-    "foreign_import_report",
-    "import_report",
     "invocation_line",
     "judge_report",
     "labels_build_report",
@@ -156,14 +156,18 @@ def _fraction(numerator: int, denominator: int) -> str:
     return f"{numerator:>3}/{denominator:<3} = {numerator / denominator:.3f}"
 
 
-def _mean_table(questions: list[QuestionResult], k: int, prefix: str) -> Table:
+def _mean_table(
+    questions: list[QuestionResult], k: int, prefix: str, judged: JudgedCoverage | None
+) -> Table:
+    """The retrieval means at one level, then judged@k: how much of them rests on labelled
+    items (the share of the top k that carries a label; "-" when unknown)."""
     keys = [f"{prefix}{family}@k" for family in RETRIEVAL_METRICS]
     means, _ = metric_means(questions, keys)
-    values = tuple(means.get(key) for key in keys)
+    values = (*(means.get(key) for key in keys), None if judged is None else judged.mean)
     return Table(
-        tuple(f"{family}@{k}" for family in RETRIEVAL_METRICS),
+        (*(f"{family}@{k}" for family in RETRIEVAL_METRICS), f"judged@{k}"),
         (tuple("-" if v is None else f"{v:.3f}" for v in values),),
-        align="r" * len(keys),
+        align="r" * len(values),
         values=(values,),
     )
 
@@ -212,12 +216,21 @@ def _judge_error_text(judge_errors: dict[str, int]) -> str:
 
 
 def run_summary_report(
-    saved: SavedRun, *, usage: dict[str, Any] | None = None, saved_to: str | None = None
+    saved: SavedRun,
+    *,
+    judged: RunJudged | None = None,
+    usage: dict[str, Any] | None = None,
+    saved_to: str | None = None,
 ) -> Report:
-    """The end-of-run report: retrieval means (stating k, unit and averaging) and end to end.
+    """The end-of-run report: retrieval means (stating k, unit and averaging) with judged@k
+    beside them, and end to end.
 
-    ``saved`` is a saved run; ``usage`` what this invocation sent to an LLM; ``saved_to``
-    where the run was written.  The JSON form is the run's name, config and summary.
+    ``saved`` is a saved run; ``judged`` its judged@k
+    (:func:`~ragaudit.diagnose.unjudged.run_judged`: the share of each question's top k that
+    carries a label, at document level and with chunk labels at chunk level; below its
+    threshold the questions are named in a note); ``usage`` what this invocation sent to an
+    LLM; ``saved_to`` where the run was written.  The JSON form is the run's name, config,
+    summary and judged@k.
 
     Examples
     --------
@@ -230,8 +243,8 @@ def run_summary_report(
     k2  (1 questions: 1 answerable, 0 unanswerable; seed 0)
     <BLANKLINE>
     RETRIEVAL (document level, k=2, macro mean over 1 answerable questions)
-      hit@2  recall@2  precision@2  mrr@2  ndcg@2  map@2
-      1.000     1.000        0.500  1.000   1.000  1.000
+      hit@2  recall@2  precision@2  mrr@2  ndcg@2  map@2  judged@2
+      1.000     1.000        0.500  1.000   1.000  1.000         -
     <BLANKLINE>
     END TO END (offline judges, answerable questions)
       answered             1/1   = 1.000
@@ -261,15 +274,20 @@ def run_summary_report(
     )
     for prefix, subset, what in levels:
         if subset:
-            sections.append(Section(f"Retrieval ({what})", (_mean_table(subset, k, prefix),)))
+            coverage = None if judged is None else (judged.chunk if prefix else judged.doc)
+            blocks: list[Any] = [_mean_table(subset, k, prefix, coverage)]
+            warning = None if coverage is None else coverage.message()
+            if warning:
+                blocks.append(Text((f"unjudged: {warning}",), style="note"))
+            sections.append(Section(f"Retrieval ({what})", tuple(blocks)))
     judged_by = "LLM" if saved.config.judged_by_llm else "offline"
     end: list[tuple[str, str]] = []
-    judged = [q for q in answerable if q.metric("answered") is not None]
-    if judged:
+    decided = [q for q in answerable if q.metric("answered") is not None]
+    if decided:
         end.append(
             (
                 "answered",
-                _fraction(sum(int(q.metric("answered") or 0) for q in judged), len(judged)),
+                _fraction(sum(int(q.metric("answered") or 0) for q in decided), len(decided)),
             )
         )
     if answerable:
@@ -330,6 +348,7 @@ def run_summary_report(
         "config": document["config"],
         "summary": document["summary"],
         "invocation": usage or None,
+        "judged": None if judged is None else judged.to_dict(),
     }
     return Report(title, tuple(sections), data=data)
 
@@ -363,34 +382,6 @@ def dry_run_report(plan: dict[str, Any] | None) -> Report:
         "generated assume a cited, non-refusing answer: an upper bound)"
     )
     return Report("", (Section("", (Text(tuple(lines)),)),), data=plan)
-
-
-def import_report(
-    file: str, saved: SavedRun, summary: dict[str, Any], saved_to: str | None
-) -> Report:
-    """What ``ragaudit import`` found in a valid saved run."""
-    n_retrieved = [len(q.retrieved) for q in saved.questions]
-    depth = f"{min(n_retrieved)}-{max(n_retrieved)}" if n_retrieved else "0"
-    head = Text(
-        (
-            f"{file}: valid ragaudit.run v1, name {saved.name!r}",
-            f"{summary['n']} questions ({summary['n_answerable']} answerable, "
-            f"{summary['n_unanswerable']} unanswerable; {summary['n_generation_errors']} "
-            f"generation errors, {summary['n_judge_errors']} judge errors)",
-            f"k={saved.k}, retrieved per question: {depth}",
-        )
-    )
-    sections = [Section("", (head,))]
-    means = summary["metrics"]
-    if means:
-        values = tuple((name, v, summary["n_scored"][name]) for name, v in means.items())
-        sections.append(
-            Section("Mean over questions where defined (macro)", (_means_table("metric", values),))
-        )
-    if saved_to is not None:
-        sections.append(Section("", (Text((f"saved: {saved_to}",)),)))
-    data = {"file": file, "name": saved.name, "valid": True, "summary": summary, "saved": saved_to}
-    return Report("", tuple(sections), data=data)
 
 
 def judge_report(
@@ -435,63 +426,3 @@ def judge_report(
     ]
     data = {"name": name, "model": config.model, **report, "usage": totals, "written_to": target}
     return Report(title, (Section("Verdicts", (table, KeyValues(tuple(pairs)))),), data=data)
-
-
-def foreign_import_report(layout: str, results: list[tuple[str, Any, dict[str, Any]]]) -> Report:
-    """What ``ragaudit import --from LAYOUT`` made of each file: how its contexts matched the
-    corpus's chunks, the saved run's means, and where it was written.
-
-    ``results`` holds ``(file, ImportResult, summary)`` per file.
-    """
-    sections = []
-    data = []
-    for file, result, summary in results:
-        saved = result.saved
-        head = Text(
-            (
-                f"{file}: {summary['n']} questions from {layout} -> saved run {saved.name!r} "
-                f"(k={saved.k})",
-                f"contexts: {result.n_contexts}; matched to a chunk by exact text "
-                f"{result.exact}, by token overlap >= {result.min_overlap:g} {result.overlap}; "
-                f"unmatched (dropped) {result.unmatched}; same chunk twice (kept once) "
-                f"{result.repeated}",
-            )
-        )
-        blocks: list[Any] = [head]
-        if result.unmatched_ids:
-            shown = ", ".join(result.unmatched_ids[:10])
-            more = (
-                f" (+{len(result.unmatched_ids) - 10} more)"
-                if len(result.unmatched_ids) > 10
-                else ""
-            )
-            blocks.append(Text((f"questions with unmatched contexts: {shown}{more}",)))
-        sections.append(Section("", tuple(blocks)))
-        means = summary["metrics"]
-        if means:
-            values = tuple((n, v, summary["n_scored"][n]) for n, v in means.items())
-            sections.append(
-                Section(
-                    "Mean over questions where defined (macro)", (_means_table("metric", values),)
-                )
-            )
-        sections.append(Section("", (Text((f"saved: {saved.path}",)),)))
-        data.append(
-            {
-                "file": file,
-                "from": layout,
-                "name": saved.name,
-                "saved": str(saved.path),
-                "contexts": {
-                    "total": result.n_contexts,
-                    "exact": result.exact,
-                    "overlap": result.overlap,
-                    "unmatched": result.unmatched,
-                    "repeated": result.repeated,
-                    "min_overlap": result.min_overlap,
-                    "questions_with_unmatched": list(result.unmatched_ids),
-                },
-                "summary": summary,
-            }
-        )
-    return Report("", tuple(sections), data={"imports": data})
