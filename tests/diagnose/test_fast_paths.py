@@ -14,11 +14,11 @@ from dataclasses import asdict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragaudit.data.saved_run import JudgeVerdicts, QuestionResult, Retrieved, SavedRun
+from ragaudit.data.saved_run import Judgments, QuestionResult, Retrieved, SavedRun
 from ragaudit.data.saved_run_summary import end_to_end_correct
 from ragaudit.diagnose.drilldown import question_view, show_value
 from ragaudit.diagnose.funnel import compute_funnel
-from ragaudit.diagnose.funnel_verdicts import top_k
+from ragaudit.diagnose.stage_outcomes import top_k
 from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds
 
 ranks = st.lists(st.one_of(st.none(), st.integers(1, 6)), max_size=8)
@@ -38,7 +38,7 @@ def _question(i: int, verdicts: dict, error: str | None) -> QuestionResult:
         f"q{i}",
         retrieved=(Retrieved("G#0", "G", rank=1),),
         gold_docs=("G",),
-        judges=JudgeVerdicts(verdicts),
+        judges=Judgments(verdicts),
         generation_error=error,
         answer=None if error else "an answer",
         answerable=i % 7 != 3,
@@ -99,7 +99,7 @@ def test_question_view_to_dict_is_asdict():
         retrieved=(Retrieved("b#0", "b", rank=2), Retrieved("a#0", "a", rank=1)),
         gold_docs=("a",),
         keywords=("x", "y"),
-        judges=JudgeVerdicts({"correct": True, "score": 0.5, "note": "n", "none": None}),
+        judges=Judgments({"correct": True, "score": 0.5, "note": "n", "none": None}),
         answer="A",
     )
     view = question_view(q, "ok", 2, {"a#0": "text"}, {"q1": {"a#0"}})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragaudit.data.saved_run import JudgeVerdicts, SavedRun
+from ragaudit.data.saved_run import Judgments, SavedRun
 from ragaudit.data.saved_run_summary import count_judge_errors, summarise_run
 from ragaudit.pipeline.costs import combine_llm_costs
 from ragaudit.pipeline.summary import judge_metrics
@@ -44,7 +44,7 @@ def test_a_generation_error_still_nulls_every_judge_metric() -> None:
     ],
 )
 def test_failed_judges(judges: dict, expected: set) -> None:
-    assert JudgeVerdicts(judges).failed == expected
+    assert Judgments(judges).failed == expected
 
 
 def test_summaries_always_count_judge_errors() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ragaudit.data.saved_run import QuestionResult
 from ragaudit.diagnose.funnel import FunnelResult
-from ragaudit.diagnose.funnel_verdicts import top_k
+from ragaudit.diagnose.stage_outcomes import top_k
 
 __all__ = [
     "ChunkView",

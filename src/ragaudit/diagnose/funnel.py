@@ -75,11 +75,11 @@ from ragaudit.diagnose.funnel_result import (
     listed,
     unjudged_hint,
 )
-from ragaudit.diagnose.funnel_verdicts import (
+from ragaudit.diagnose.stage_outcomes import (
     RECOMPUTED_SOURCES,
     STAGE2_SOURCES,
     answer_chunks,
-    stage_verdicts,
+    stage_outcomes,
 )
 from ragaudit.exceptions import InputError
 from ragaudit.stats.intervals import (
@@ -252,8 +252,8 @@ def compute_funnel(
     answers = {} if labels is None else answer_chunks(labels, run.config)[0]
     unanswerable_idx = [i for i, q in enumerate(questions) if not q.answerable]
 
-    # per-question verdicts (funnel_verdicts.py), then one place per question (funnel_places.py)
-    verdicts = stage_verdicts(
+    # per-question stage outcomes (stage_outcomes.py), then one place each (funnel_places.py)
+    outcomes = stage_outcomes(
         questions,
         k,
         resliced=resliced,
@@ -261,16 +261,16 @@ def compute_funnel(
         chunk_texts=chunk_texts,
         where=where,
     )
-    places = place_questions(verdicts)
+    places = place_questions(outcomes)
     # the one end-to-end count (end_to_end_correct), from the correct_verdict calls the
-    # stage verdicts already made: each question read once, not twice
+    # stage outcomes already made: each question read once, not twice
     correct = EndToEndCorrect(
-        int(np.count_nonzero(verdicts.correct == 1)),
-        len(verdicts.ids),
+        int(np.count_nonzero(outcomes.correct == 1)),
+        len(outcomes.ids),
         {
             qid: why[3]
             for qid, code, why in zip(
-                verdicts.ids.tolist(), verdicts.correct.tolist(), verdicts.reasons, strict=True
+                outcomes.ids.tolist(), outcomes.correct.tolist(), outcomes.reasons, strict=True
             )
             if code < 0
         },
@@ -281,7 +281,7 @@ def compute_funnel(
     low, high = _intervals(places, rng, n_resamples, confidence, rate_ci)
     rates: list[float | None] = [float(r) for r in kept / n] if n else [None] * 4
 
-    decided = [s for s in verdicts.source if s]
+    decided = [s for s in outcomes.source if s]
     counts = {s: decided.count(s) for s in STAGE2_SOURCES if s in decided}
     stage2_source = next(iter(counts)) if len(counts) == 1 else ("mixed" if counts else "none")
     n_decided2 = len(decided)

@@ -1,7 +1,7 @@
 """Where each answerable question lands in the funnel: exactly one place.
 
 :func:`place_questions` takes the per-question stage codes of
-:func:`ragaudit.diagnose.funnel_verdicts.stage_verdicts` (1 passed, 0 failed, -1 undecided)
+:func:`ragaudit.diagnose.stage_outcomes.stage_outcomes` (1 passed, 0 failed, -1 undecided)
 and puts every answerable question in exactly one place:
 
 * ``ok``: it passed the four stages;
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragaudit.diagnose.funnel_result import STAGE_KEYS, Unjudged
-from ragaudit.diagnose.funnel_verdicts import StageVerdicts
+from ragaudit.diagnose.stage_outcomes import StageOutcomes
 
 __all__ = ["Places", "place_questions"]
 
@@ -72,7 +72,7 @@ class Places:
         return self.strict.sum(axis=0)
 
 
-def place_questions(verdicts: StageVerdicts) -> Places:
+def place_questions(outcomes: StageOutcomes) -> Places:
     """Put every answerable question in exactly one place (see the module docstring).
 
     Examples
@@ -80,7 +80,7 @@ def place_questions(verdicts: StageVerdicts) -> Places:
     q1 passes everything; q2's gold document is missing (its evidence verdict is undecided,
     which does not matter: stage 1 failed first); q3 has no evidence verdict but a right answer.
 
-    >>> v = StageVerdicts(ids=np.array(["q1", "q2", "q3"], dtype=object),
+    >>> v = StageOutcomes(ids=np.array(["q1", "q2", "q3"], dtype=object),
     ...     gold_hit=np.array([True, False, True]), evidence=np.array([1, -1, -1]),
     ...     answered=np.array([1, 1, 1]), correct=np.array([1, 0, 1]),
     ...     source=("sufficiency", "", ""), failed=np.array([False, False, False]),
@@ -91,20 +91,20 @@ def place_questions(verdicts: StageVerdicts) -> Places:
     >>> p.kept.tolist(), int(p.correct.sum())
     ([2, 1, 1, 1], 2)
     """
-    ids = verdicts.ids
+    ids = outcomes.ids
     n = ids.shape[0]
-    correct_code = verdicts.correct
+    correct_code = outcomes.correct
     # stage codes, n x 4: 1 passed, 0 failed, -1 undecided (stage 1 is decided whenever the
     # question lists a gold document)
-    gold_known = verdicts.gold_known
+    gold_known = outcomes.gold_known
     if gold_known is None:
         gold_known = np.ones(n, dtype=bool)
     codes = np.column_stack(
         [
-            np.where(gold_known, verdicts.gold_hit.astype(int), -1),
-            verdicts.evidence,
-            verdicts.answered,
-            np.where(verdicts.answered == 0, 0, correct_code),  # a refusal is never correct
+            np.where(gold_known, outcomes.gold_hit.astype(int), -1),
+            outcomes.evidence,
+            outcomes.answered,
+            np.where(outcomes.answered == 0, 0, correct_code),  # a refusal is never correct
         ]
     ).reshape(-1, 4)
     strict = np.cumprod(codes == 1, axis=1).astype(bool)
@@ -114,7 +114,7 @@ def place_questions(verdicts: StageVerdicts) -> Places:
     undecided = (first < 4) & (stop_code < 0)
     correct = correct_code == 1
     died = {key: tuple(ids[(first == j) & ~undecided]) for j, key in enumerate(STAGE_KEYS)}
-    reasons = verdicts.reasons or (("", "", "", ""),) * n
+    reasons = outcomes.reasons or (("", "", "", ""),) * n
     unjudged = tuple(
         Unjudged(
             id=str(ids[i]),

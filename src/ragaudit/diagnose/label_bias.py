@@ -31,7 +31,7 @@ from ragaudit.data.records import as_saved_run
 from ragaudit.data.runs import Run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.funnel import run_source
-from ragaudit.diagnose.funnel_verdicts import ANSWER_GRADE
+from ragaudit.diagnose.stage_outcomes import ANSWER_GRADE
 from ragaudit.exceptions import InputError
 
 __all__ = [

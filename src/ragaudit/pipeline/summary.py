@@ -18,7 +18,7 @@ import numpy as np
 
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
-from ragaudit.data.saved_run import JudgeVerdicts, generation_error_of
+from ragaudit.data.saved_run import Judgments, generation_error_of
 from ragaudit.data.saved_run_metrics import OFFLINE_JUDGE_METRICS, RETRIEVAL_FAMILIES
 
 __all__ = ["RETRIEVAL_METRICS", "judge_metrics", "metric_key", "retrieval_metrics"]
@@ -116,7 +116,7 @@ def judge_metrics(row: Mapping[str, Any]) -> dict[str, float | None]:
         "faithfulness": number(judges.get("faithfulness")),
     }
     # A failed judge nulls only the metrics it decides; the other judges' verdicts stand.
-    failed = JudgeVerdicts(judges).failed
+    failed = Judgments(judges).failed
     for metric, judge in _DECIDED_BY.items():
         if judge in failed:
             metrics[metric] = None

@@ -4,7 +4,7 @@ One module per idea:
 
 * :mod:`.model`: :class:`SavedRun`, :class:`QuestionResult`, :class:`Retrieved` (the typed,
   frozen model of one pipeline configuration, question by question);
-* :mod:`.mappings`: :class:`JudgeVerdicts` and :class:`RunSettings` (read-only mappings with
+* :mod:`.mappings`: :class:`Judgments` and :class:`RunSettings` (read-only mappings with
   typed accessors);
 * :mod:`.retrieved`: :class:`Retrieved` and :class:`~.retrieved.RetrievedList` (a question's
   retrieved entries held as columns);
@@ -24,7 +24,7 @@ The files are read by :func:`ragaudit.data.records.load_saved_run` (streamed thr
 
 from __future__ import annotations
 
-from ragaudit.data.saved_run.mappings import JudgeVerdicts, RunSettings
+from ragaudit.data.saved_run.mappings import Judgments, RunSettings
 from ragaudit.data.saved_run.model import (
     FORMAT,
     FORMAT_VERSION,
@@ -37,10 +37,28 @@ from ragaudit.data.saved_run.model import (
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
-    "JudgeVerdicts",
+    "Judgments",
     "QuestionResult",
     "Retrieved",
     "RunSettings",
     "SavedRun",
     "generation_error_of",
 ]
+
+_RENAMED = {"JudgeVerdicts": "Judgments"}  # old name -> new name, kept for one release
+
+
+def __getattr__(name: str) -> object:
+    """The old name of a renamed class, with a DeprecationWarning naming the new one."""
+    if name in _RENAMED:
+        import warnings
+
+        new = _RENAMED[name]
+        warnings.warn(
+            f"ragaudit.data.saved_run.{name} is renamed {new}; the old name goes in the next "
+            "release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[new]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,7 +25,7 @@ from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
 
-from ragaudit.data.saved_run.mappings import _EMPTY, JudgeVerdicts, KeyedValues, _frozen
+from ragaudit.data.saved_run.mappings import _EMPTY, Judgments, KeyedValues, _frozen
 from ragaudit.data.saved_run.metrics import canonical_metric_name
 from ragaudit.data.saved_run.model import (
     _LEGACY_GENERATION_ERROR,
@@ -153,7 +153,7 @@ class QuestionBuilder:
                     answer=get("answer"),
                     abstained=get("abstained"),
                     citations=None if citations is None else tuple(citations),
-                    judges=JudgeVerdicts._adopt(self._keyed(judges) if judges else _EMPTY),
+                    judges=Judgments._adopt(self._keyed(judges) if judges else _EMPTY),
                     latency_ms=None if latency is None else _frozen(latency),
                     generation_error=generation_error_of(row),
                     usage=None if usage is None else _frozen(usage),

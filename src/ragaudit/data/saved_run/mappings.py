@@ -1,5 +1,5 @@
 """The read-only mappings of a saved run: the judges' verdicts of one question
-(:class:`JudgeVerdicts`) and the run's settings (:class:`RunSettings`), with the helpers that
+(:class:`Judgments`) and the run's settings (:class:`RunSettings`), with the helpers that
 freeze and thaw JSON values."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from ragaudit.data.saved_run.metrics import JUDGES_OFFLINE_LLM
 
-__all__ = ["JudgeVerdicts", "KeyedValues", "RunSettings"]
+__all__ = ["Judgments", "KeyedValues", "RunSettings"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -114,7 +114,7 @@ class _FrozenMapping(Mapping[str, Any]):
 
 
 @dataclass(frozen=True, slots=True)
-class JudgeVerdicts(_FrozenMapping):
+class Judgments(_FrozenMapping):
     """The raw judge outputs of one question (``rows[i].judges``), read-only.
 
     A mapping of the keys as written, plus typed access to the verdicts ragaudit reads
@@ -122,7 +122,7 @@ class JudgeVerdicts(_FrozenMapping):
 
     Examples
     --------
-    >>> v = JudgeVerdicts({"abstained": False, "correct": 1, "judge_error": "faith: timeout"})
+    >>> v = Judgments({"abstained": False, "correct": 1, "judge_error": "faith: timeout"})
     >>> v.answered, v.correct, sorted(v.failed)
     (True, True, ['faith'])
     """
@@ -158,7 +158,7 @@ class JudgeVerdicts(_FrozenMapping):
         """Verdict -> why it is None although it applies (``judges.reasons``), e.g.
         ``{"correct": "no checkable claim in the reference ..."}``; empty when all decided.
 
-        >>> JudgeVerdicts({"correct": None, "reasons": {"correct": "no reference answer"}}
+        >>> Judgments({"correct": None, "reasons": {"correct": "no reference answer"}}
         ...               ).reasons
         {'correct': 'no reference answer'}
         """

@@ -6,7 +6,7 @@ A saved run (``docs/saved-run-format.md``) is read into frozen dataclasses:
   :class:`QuestionResult`), the stored ``summary``, the ``path`` it came from;
 * :class:`QuestionResult`: one row (question, answerable flag, gold documents, what was
   retrieved, the context, the answer, the judges' verdicts and the per-question metrics);
-* :class:`Retrieved`: one retrieved chunk; :class:`JudgeVerdicts`: the raw judge outputs
+* :class:`Retrieved`: one retrieved chunk; :class:`Judgments`: the raw judge outputs
   with typed access to the verdicts ragaudit reads.
 
 Every optional field has exactly one default, stated here and in the format documentation:
@@ -18,7 +18,7 @@ A question whose answer could not be generated (the model endpoint failed after 
 has ``generation_error`` set (the reason), no answer, and null answer metrics; it is counted in
 the summary's ``n_generation_errors``.  Files written before the key was named so call it
 ``error``; it is read under the new name (:func:`generation_error_of`).  A judge that failed on
-a question records ``judge_error`` in ``judges`` (see :attr:`JudgeVerdicts.failed`).
+a question records ``judge_error`` in ``judges`` (see :attr:`Judgments.failed`).
 
 :meth:`SavedRun.from_dict` validates (schema, value ranges, unique ids) before it builds
 anything; :func:`ragaudit.data.records.load_saved_run` reads a file through it.  Unknown keys
@@ -33,7 +33,7 @@ from typing import Any
 
 from ragaudit.data.saved_run.convert import RunConversions
 from ragaudit.data.saved_run.mappings import (
-    JudgeVerdicts,
+    Judgments,
     RunSettings,
     _empty,
     _frozen,
@@ -45,7 +45,7 @@ __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "RETRIEVED_KEYS",
-    "JudgeVerdicts",
+    "Judgments",
     "QuestionResult",
     "Retrieved",
     "RunSettings",
@@ -93,7 +93,7 @@ class QuestionResult:
     answer: str | None = None
     abstained: bool | None = None
     citations: tuple[int, ...] | None = None
-    judges: JudgeVerdicts = field(default_factory=JudgeVerdicts)
+    judges: Judgments = field(default_factory=Judgments)
     latency_ms: Mapping[str, float | None] | None = None
     generation_error: str | None = None
     usage: Mapping[str, Any] | None = None

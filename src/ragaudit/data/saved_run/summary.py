@@ -81,7 +81,7 @@ def correct_verdict(question: QuestionResult) -> tuple[bool | None, str]:
     otherwise, with the reason: a generation error, a failed correctness judge, or no verdict.
     The verdict is ``judges.correct``, else the row's ``correct`` metric (imported runs).
 
-    >>> from ragaudit.data.saved_run import JudgeVerdicts as V
+    >>> from ragaudit.data.saved_run import Judgments as V
     >>> correct_verdict(QuestionResult("q1", judges=V({"abstained": False, "correct": True})))
     (True, '')
     >>> correct_verdict(QuestionResult("q2", judges=V({"abstained": True, "correct": None})))
@@ -172,7 +172,7 @@ class EndToEndCorrect:
 def end_to_end_correct(questions: Iterable[QuestionResult]) -> EndToEndCorrect:
     """The one count of end-to-end correct answers (see the module docstring).
 
-    >>> from ragaudit.data.saved_run import JudgeVerdicts as V
+    >>> from ragaudit.data.saved_run import Judgments as V
     >>> qs = [QuestionResult("q1", judges=V({"abstained": False, "correct": True})),
     ...       QuestionResult("q2", judges=V({"abstained": False, "correct": False})),
     ...       QuestionResult("q3", judges=V({"abstained": False})),
@@ -224,7 +224,7 @@ class CorrectRefusal:
 def correct_refusal(questions: Iterable[QuestionResult]) -> CorrectRefusal:
     """The correct-refusal count of the unanswerable questions.
 
-    >>> from ragaudit.data.saved_run import JudgeVerdicts as V
+    >>> from ragaudit.data.saved_run import Judgments as V
     >>> r = correct_refusal([QuestionResult("u1", answerable=False, judges=V({"abstained": True})),
     ...     QuestionResult("u2", answerable=False, judges=V({"abstained": False}))])
     >>> r.count, r.n
@@ -251,7 +251,7 @@ def correct_refusal(questions: Iterable[QuestionResult]) -> CorrectRefusal:
 def count_judge_errors(questions: Iterable[QuestionResult]) -> dict[str, int]:
     """Judge failures per judge over the questions whose generation succeeded.
 
-    >>> from ragaudit.data.saved_run import JudgeVerdicts as V
+    >>> from ragaudit.data.saved_run import Judgments as V
     >>> count_judge_errors([QuestionResult("q1", judges=V({"judge_errors": {"x": "?"}})),
     ...                     QuestionResult("q2", generation_error="x",
     ...                                judges=V({"judge_error": "y: ?"}))])

@@ -1,6 +1,6 @@
-"""Per-question verdicts of the funnel: which stages each answerable question passed.
+"""Per-question stage outcomes of the funnel: which stages each answerable question passed.
 
-:func:`stage_verdicts` reads, for every answerable question of a saved run, the four facts the
+:func:`stage_outcomes` reads, for every answerable question of a saved run, the four facts the
 funnel of :func:`ragaudit.diagnose.funnel.compute_funnel` is built from, as tri-state codes
 (1 passed, 0 failed, -1 undecided):
 
@@ -40,9 +40,9 @@ __all__ = [
     "ANSWER_GRADE",
     "RECOMPUTED_SOURCES",
     "STAGE2_SOURCES",
-    "StageVerdicts",
+    "StageOutcomes",
     "answer_chunks",
-    "stage_verdicts",
+    "stage_outcomes",
     "top_k",
 ]
 
@@ -92,8 +92,8 @@ def answer_chunks(labels: Any, config: Mapping[str, Any]) -> tuple[dict[str, set
 
 
 @dataclass(frozen=True)
-class StageVerdicts:
-    """The answerable questions' verdicts, aligned arrays in run order.
+class StageOutcomes:
+    """The answerable questions' stage outcomes, aligned arrays in run order.
 
     Attributes
     ----------
@@ -145,7 +145,7 @@ def _tri_state(value: bool | None) -> int:
     return -1 if value is None else int(value)
 
 
-def stage_verdicts(
+def stage_outcomes(
     questions: Sequence[QuestionResult],
     k: int,
     *,
@@ -153,8 +153,8 @@ def stage_verdicts(
     answers: Mapping[str, set[str]],
     chunk_texts: Mapping[str, str] | None,
     where: str,
-) -> StageVerdicts:
-    """The stage verdicts of every answerable question of ``questions`` (see the module doc).
+) -> StageOutcomes:
+    """The stage outcomes of every answerable question of ``questions`` (see the module doc).
 
     Parameters
     ----------
@@ -174,10 +174,10 @@ def stage_verdicts(
 
     Examples
     --------
-    >>> from ragaudit.data.saved_run import JudgeVerdicts
+    >>> from ragaudit.data.saved_run import Judgments
     >>> q = QuestionResult("q1", retrieved=(Retrieved("G#0", "G"),), gold_docs=("G",),
-    ...                    judges=JudgeVerdicts({"sufficiency": True, "abstained": False}))
-    >>> v = stage_verdicts([q], 1, resliced=False, answers={}, chunk_texts=None,
+    ...                    judges=Judgments({"sufficiency": True, "abstained": False}))
+    >>> v = stage_outcomes([q], 1, resliced=False, answers={}, chunk_texts=None,
     ...                    where="run.json")
     >>> v.gold_hit.tolist(), v.evidence.tolist(), v.source, v.answered.tolist(), v.correct.tolist()
     ([True], [1], ('sufficiency',), [1], [-1])
@@ -249,7 +249,7 @@ def stage_verdicts(
         correct.append(_tri_state(verdict))
         why_gold = "" if gold_set else "no gold document (sources) listed for this question"
         reasons.append((why_gold, why_evidence, why_answered, why_correct))
-    return StageVerdicts(
+    return StageOutcomes(
         ids=np.array(ids, dtype=object),
         gold_hit=np.array(gold_hit, dtype=bool),
         evidence=np.array(evidence, dtype=int),
