@@ -111,3 +111,42 @@ def test_unjudged_questions_have_their_own_stage_and_a_right_answer_is_no_failur
     assert [v["qid"] for v in unjudged["questions"]] == ["q2", "q3"]
     failures = json.loads(show(str(path), "--failures", "--format", "json").stdout)
     assert [v["qid"] for v in failures["questions"]] == ["q3"]
+
+
+def test_library_selection_is_what_show_prints(tmp_path):
+    """`ragaudit show` is parse -> diagnose.drilldown.select_questions -> render: the library
+    call's views, rendered, are the command's JSON."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ragaudit.cli import main
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.data.saved_run import SavedRun
+    from ragaudit.diagnose.drilldown import select_questions
+    from ragaudit.reports.renderer import render
+    from ragaudit.reports.show import show_report
+
+    rows = [
+        {"id": "q1", "gold_docs": ["d"], "retrieved": [{"chunk_id": "d#0", "doc_id": "d"}]},
+        {"id": "q2", "gold_docs": ["d"], "retrieved": [{"chunk_id": "e#0", "doc_id": "e"}]},
+        {"id": "q3", "gold_docs": ["d"], "retrieved": [{"chunk_id": "f#0", "doc_id": "f"}]},
+    ]
+    data = {"format": "ragaudit.run", "format_version": 1, "name": "r", "config": {"k": 1},
+            "rows": rows}  # fmt: skip
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(SavedRun.from_dict(data).to_dict()))
+    k, views = select_questions(load_saved_run(path), stage="1-retrieval")
+    assert [v.qid for v in views] == ["q2", "q3"]  # by hand: only q1 retrieved its gold doc
+    out = CliRunner().invoke(
+        main, ["show", str(path), "--stage", "1-retrieval", "--format", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output) == json.loads(
+        render(
+            show_report(
+                "r", k, views, note=("pass --corpus DIR to see each retrieved chunk's text")
+            ),
+            "json",
+        )
+    )

@@ -2,18 +2,20 @@
 
 The one model of a question as the report page, ``ragaudit show`` and the grading session
 open it: :func:`question_view` builds it from a saved-run row, :func:`question_stages` names
-the funnel stage each question died at.
+the funnel stage each question died at, and :func:`select_questions` picks and opens the
+questions ``ragaudit show`` prints.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragaudit.data.saved_run import QuestionResult
-from ragaudit.diagnose.funnel import FunnelResult
+from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
 from ragaudit.diagnose.stage_outcomes import top_k
+from ragaudit.exceptions import InputError
 
 __all__ = [
     "ChunkView",
@@ -21,6 +23,7 @@ __all__ = [
     "answer_chunk_sets",
     "question_stages",
     "question_view",
+    "select_questions",
     "show_value",
 ]
 
@@ -147,3 +150,64 @@ def question_stages(funnel: FunnelResult) -> dict[str, str]:
     the funnel): a stage key, ``ok``, ``... (correct by luck)``, ``unjudged at ...`` or
     ``unanswerable, answered``; the drill-down's label, shared with ``ragaudit show``."""
     return funnel.places()
+
+
+def select_questions(
+    saved: SavedRun,
+    qids: Sequence[str] = (),
+    *,
+    failures: bool = False,
+    stage: str | None = None,
+    k: int | None = None,
+    labels: Any = None,
+    chunk_texts: Mapping[str, str] | None = None,
+) -> tuple[int, list[QuestionView]]:
+    """``(k, views)``: the drill-downs ``ragaudit show`` prints for the saved run ``saved``.
+
+    The questions named by ``qids`` (every question when empty), in that order, kept only if
+    they failed (``failures``) or landed at ``stage`` (a funnel stage key, ``"lucky"`` or
+    ``"unjudged"``), each opened at the funnel's cut-off ``k`` (the run's own by default).
+
+    Raises
+    ------
+    InputError
+        An id of ``qids`` that is not a question of the run.
+
+    Examples
+    --------
+    >>> from ragaudit.data.saved_run import SavedRun
+    >>> def row(qid, doc):
+    ...     return {"id": qid, "gold_docs": ["d"], "retrieved": [{"chunk_id": doc, "doc_id": doc}]}
+    >>> run = SavedRun.from_dict({"format": "ragaudit.run", "format_version": 1, "name": "r",
+    ...     "config": {"k": 1}, "rows": [row("q1", "d"), row("q2", "e")]})
+    >>> k, views = select_questions(run, stage="1-retrieval")
+    >>> k, [(v.qid, v.stage) for v in views]
+    (1, [('q2', '1-retrieval')])
+    """
+    funnel = compute_funnel(saved, k=k, labels=labels, chunk_texts=chunk_texts, n_resamples=1)
+    stages = funnel.places()
+    by_id = saved.by_id()
+    unknown = [q for q in qids if q not in by_id]
+    if unknown:
+        known = ", ".join(list(by_id)[:5])
+        raise InputError(
+            f"{saved.path or saved.name}: question id: expected ids of the run (e.g. {known}), "
+            "found " + ", ".join(repr(q) for q in unknown[:5])
+        )
+    selected = [by_id[q] for q in dict.fromkeys(qids)] if qids else list(saved.questions)
+    keep: set[str] | None = None  # each id set built once, not once per question
+    if failures:
+        failed = set(funnel.failure_ids())
+        selected = [q for q in selected if q.id in failed]
+    if stage == "lucky":
+        keep = set(funnel.lucky)
+    elif stage == "unjudged":
+        keep = {u.id for u in funnel.unjudged}
+    elif stage is not None:
+        keep = set(funnel.died[stage])
+    if keep is not None:
+        selected = [q for q in selected if q.id in keep]
+    answers = answer_chunk_sets(labels) if labels is not None else {}
+    return funnel.k, [
+        question_view(q, stages[q.id], funnel.k, chunk_texts, answers) for q in selected
+    ]
