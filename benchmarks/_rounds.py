@@ -24,8 +24,9 @@ PEERS = ("pytrec_eval", "ranx (cold)", "ranx (warm)", "ir_measures")
 
 
 def same_command(a: dict, b: dict) -> bool:
-    """Rounds of one command: the same sizes, tools and metric set (repeats may differ)."""
-    keys = ("sizes_asked", "tools", "metric_set", "seed")
+    """Rounds of one command on one kind of machine: the same sizes, tools, metric set, seed,
+    architecture, core count and Python (repeats may differ)."""
+    keys = ("sizes_asked", "tools", "metric_set", "seed", "machine")
     return all(a.get(k) == b.get(k) for k in keys)
 
 

@@ -337,9 +337,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--metric-set", choices=list(METRIC_SETS), default="standard",
                         help="standard: ndcg@10, map@100, mrr@10, recall@100, precision@10; "
                         "incomplete: bpref, judged@10, infAP; both: the two at once")  # fmt: skip
-    parser.add_argument("--out", default=str(HERE / "_results"),
-                        help="folder of saved rounds: each invocation adds one, and the summary "
-                        "covers every round of the same command found there")  # fmt: skip
+    parser.add_argument("--out", default=str(HERE / "results"),
+                        help="folder of saved rounds (default benchmarks/results/, kept in git: "
+                        "the rounds behind the README); each invocation adds one, and the "
+                        "summary covers every round of the same command found there")  # fmt: skip
     parser.add_argument("--render-only", action="store_true",
                         help="measure nothing: print (and with --readme, paste) the summary of "
                         "the rounds already saved for this command")  # fmt: skip
