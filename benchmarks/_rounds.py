@@ -69,12 +69,14 @@ def _by_tool(round_: dict, key: str) -> dict[str, dict]:
     return {str(r["tool"]): r for r in round_["sizes"].get(key, [])}
 
 
-def _ratios(rounds: list[dict], key: str, num: str, den: str) -> list[float]:
+def _ratios(
+    rounds: list[dict], key: str, num: str, den: str, field: str = "median_s"
+) -> list[float]:
     out = []
     for round_ in rounds:
         rows = _by_tool(round_, key)
-        if num in rows and den in rows and rows[den]["median_s"]:
-            out.append(float(rows[num]["median_s"]) / float(rows[den]["median_s"]))
+        if num in rows and den in rows and rows[num].get(field) and rows[den].get(field):
+            out.append(float(rows[num][field]) / float(rows[den][field]))
     return out
 
 
@@ -92,6 +94,10 @@ def render_rounds(rounds: list[dict], command: str) -> str:
     if "ragaudit" in tools:
         pairs += [(t, "ragaudit") for t in tools if t not in ("floor", "ragaudit")]
     head += [f"{a} / {b}" for a, b in pairs]
+    # the evaluation step alone (files already read): start-up and parsing left out
+    evaluation = "pytrec_eval" in tools and "ragaudit" in tools
+    if evaluation:
+        head.append("pytrec_eval / ragaudit, evaluation step only")
     memory = [t for t in tools if t.startswith(("ragaudit", "floor"))]
     head += [f"{t} peak MB (/ files)" for t in memory]
     table = ["| " + " | ".join(head) + " |", "|---|---" + "|---:" * (len(head) - 2) + "|"]
@@ -107,6 +113,9 @@ def render_rounds(rounds: list[dict], command: str) -> str:
             cells.append(_span(times, ".2f") if times else "-")
         for a, b in pairs:
             ratios = _ratios(rounds, key, a, b)
+            cells.append(_span(ratios, ".2f", "x") if ratios else "-")
+        if evaluation:
+            ratios = _ratios(rounds, key, "pytrec_eval", "ragaudit", "eval_s")
             cells.append(_span(ratios, ".2f", "x") if ratios else "-")
         for tool in memory:
             peaks = [float(_by_tool(r, key)[tool]["peak_mb"]) for r in rounds
