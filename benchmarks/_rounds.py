@@ -135,12 +135,23 @@ def render_rounds(rounds: list[dict], command: str) -> str:
     )
     dates = sorted({r["started"][:10] for r in rounds})
     repeats = _span([float(r["repeats"]) for r in rounds], ".0f")
+    kinds = {bool(r.get("interleaved")) for r in rounds}
+    if kinds == {True}:
+        order = "the tools interleaved (one run of each per pass)"
+    elif kinds == {False}:
+        order = "each tool's runs one after another"
+    else:
+        since = min(r["started"][11:16] for r in rounds if r.get("interleaved"))
+        order = (
+            f"each tool's runs one after another in the rounds before {since}, the tools "
+            "interleaved (one run of each per pass) from then on"
+        )
     header = (
         f"{len(rounds)} round(s) on {', '.join(dates)} (UTC): {stamps}; {last['machine']}.  "
         f"`{command}`, run once per round: each tool ran {repeats} time(s) per round in fresh "
-        "processes (ranx and ir_measures fewer from 1M rows up); a time is the range of the "
-        "rounds' medians, a ratio the range of the rounds' ratios of medians, the peak is the "
-        "tool's process peak RSS."
+        f"processes, {order} (ranx and ir_measures fewer from 1M rows up); a time is the range "
+        "of the rounds' medians, a ratio the range of the rounds' ratios of medians, the peak "
+        "is the tool's process peak RSS."
     )
     return "\n".join([header, "", *table, "", *[f"- {n}" for n in notes if n]])
 

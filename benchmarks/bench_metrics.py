@@ -361,6 +361,8 @@ def _measure(args: argparse.Namespace, this: dict) -> None:
         qrels_path, run_path = build(n_questions, depth, args.seed)
         files = _read_files(qrels_path, run_path)
         slow = args.slow_repeats if n_questions * depth >= 100_000 * 10 else args.repeats
+        # Tools interleaved, one run of each per pass, so that a burst of load from other users
+        # falls on every tool alike instead of on whichever tool was running then.
         results: dict[str, list[dict]] = {}
         for tool in args.tools:
             if tool == "ranx" and index == 0:
@@ -368,12 +370,17 @@ def _measure(args: argparse.Namespace, this: dict) -> None:
                 results["ranx (cold)"] = _runs(
                     "ranx", qrels_path, run_path, 1, cold_env, args.metric_set
                 )
-            repeats = slow if tool in ("ranx", "ir_measures") else args.repeats
-            label = "ranx (warm)" if tool == "ranx" else tool
             if tool == "ranx":
                 _runs("ranx", qrels_path, run_path, 1, env, args.metric_set)  # warm the cache
-            results[label] = _runs(tool, qrels_path, run_path, repeats, env, args.metric_set)
-            times = ", ".join(f"{r['wall_s']:.2f}s" for r in results[label])
+        for attempt in range(args.repeats):
+            for tool in args.tools:
+                if tool in ("ranx", "ir_measures") and attempt >= slow:
+                    continue
+                label = "ranx (warm)" if tool == "ranx" else tool
+                runs = _runs(tool, qrels_path, run_path, 1, env, args.metric_set)
+                results.setdefault(label, []).extend(runs)
+        for label, runs in results.items():
+            times = ", ".join(f"{r['wall_s']:.2f}s" for r in runs)
             print(f"  {n_questions}x{depth} {label}: {times}", flush=True)
         floor = statistics.median(r["wall_s"] for r in results.get("floor", [{"wall_s": 0}]))
         base = statistics.median(r["wall_s"] for r in results.get("ragaudit", [{"wall_s": 0}]))
@@ -394,6 +401,7 @@ def main() -> None:
         "version": VERSION, "sizes_asked": args.sizes, "tools": args.tools,
         "metric_set": args.metric_set, "seed": args.seed, "repeats": args.repeats,
         "slow_repeats": args.slow_repeats, "command": command, "machine": machine(),
+        "interleaved": True,
         "sizes": {}, "files": {},
     }  # fmt: skip
     folder = Path(args.out)
