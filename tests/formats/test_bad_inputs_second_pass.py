@@ -503,6 +503,74 @@ CASES += [
 ]  # fmt: skip
 
 
+# -- 9. the Python API --------------------------------------------------------------------------
+def _api(call_text: str) -> Callable[[Path], Outcome]:
+    """``call_text`` evaluated with ``ragaudit`` imported: a wrong type is one InputError line."""
+
+    def run(tmp_path: Path) -> Outcome:
+        import ragaudit
+
+        return python_call(lambda: eval(call_text, {"ragaudit": ragaudit}))
+
+    return run
+
+
+def _one_metric_string(call: str) -> Callable[[Path], Outcome]:
+    """``compare_runs`` / ``assert_not_worse`` with ``metrics="correct"``: one metric, not the
+    letters c, o, r, r, e, c, t (each of which named no metric)."""
+
+    def run(tmp_path: Path) -> Outcome:
+        from ragaudit import compare_runs
+        from ragaudit.testing import assert_not_worse
+
+        a, b = saved_copy(tmp_path, "a.json"), saved_copy(tmp_path, "b.json")
+        if call == "compare_runs":
+            compared = lambda: compare_runs(a, b, metrics="correct").metrics  # noqa: E731
+            return python_call(lambda: [m.metric for m in compared()])
+        return python_call(
+            lambda: [m.metric for m in assert_not_worse(a, b, metrics="correct").metrics]
+        )
+
+    return run
+
+
+def _descriptor_not_read(tmp_path: Path) -> Outcome:
+    """``load_run(fd)`` on a pipe's descriptor: refused, and nothing is read from it."""
+    import ragaudit
+
+    read, write = os.pipe()
+    try:
+        os.write(write, b"q1 Q0 d1 1 1.0 x\n")
+        outcome = python_call(lambda: ragaudit.load_run(read))
+        return Outcome(outcome.code, f"{outcome.output}\nunread {os.read(read, 4)!r}")
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+PATH_ARG = r"path: expected a file path \(str or os\.PathLike\), found "
+CASES += [
+    Case("api-compare-runs-one-metric-string", "9 Python API", _one_metric_string("compare_runs"),
+         r"^\['correct'\]$", code=0),
+    Case("api-assert-not-worse-one-metric-string", "9 Python API",
+         _one_metric_string("assert_not_worse"), r"^\['correct'\]$", code=0),  # equal: passes
+    Case("api-plan-string-sizes", "9 Python API", _api("ragaudit.plan('abc', [0.1])"),
+         r"ns: expected a list of golden-set sizes"),
+    Case("api-plan-int-sizes", "9 Python API", _api("ragaudit.plan(5, [0.1])"),
+         r"ns: expected a list of golden-set sizes.*found 5$"),
+    Case("api-load-run-none", "9 Python API", _api("ragaudit.load_run(None)"),
+         PATH_ARG + "NoneType$"),
+    Case("api-load-run-bytes", "9 Python API", _api("ragaudit.load_run(b'p')"),
+         PATH_ARG + "bytes b'p'$"),
+    Case("api-load-saved-run-dict", "9 Python API", _api("ragaudit.load_saved_run({'rows': []})"),
+         PATH_ARG + "dict"),
+    Case("api-load-qrels-none", "9 Python API", _api("ragaudit.load_qrels(None)"),
+         PATH_ARG + "NoneType$"),
+    Case("api-load-run-file-descriptor", "9 Python API", _descriptor_not_read,
+         PATH_ARG + "int \\d+$", also=r"unread b'q1 Q'$"),
+]  # fmt: skip
+
+
 # -- 10. text friction --------------------------------------------------------------------------
 def _judged_run(path: Path, n: int = 3) -> Path:
     rows = [
@@ -629,6 +697,7 @@ EXPECTED_COUNTS = {
     "6 no overlap": 1,
     "7 two verdict sessions": 1,
     "8 unbounded work": 6,
+    "9 Python API": 9,
     "10 text friction": 3,
     "11 cross-origin redirect": 1,
 }
@@ -668,7 +737,7 @@ def test_bounds_are_named_in_help(words, bound):
 
 
 # -- properties: the loader with surrogates, every reader with device paths --------------------
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 # Text with lone surrogates among ordinary characters (JSON escapes them as \udXXX).
@@ -682,8 +751,10 @@ TEXT = st.text(
 
 
 def _lone(text: str) -> bool:
+    """Whether ``text``, as written to JSON and read back, still holds a lone surrogate (a high
+    surrogate followed by a low one is written as an escaped pair and read as one character)."""
     try:
-        text.encode("utf-8")
+        json.loads(json.dumps(text)).encode("utf-8")
     except UnicodeEncodeError:
         return True
     return False
@@ -696,6 +767,8 @@ def _lone(text: str) -> bool:
     ids=st.lists(TEXT, min_size=1, max_size=4, unique=True),
     where=st.sampled_from(["id", "question", "answer"]),
 )
+@example(ids=["\ud800\udc00", "a\udbff\udfffb"], where="question")  # escaped pairs: valid text
+@example(ids=["ok", "\udc00\ud800"], where="id")  # low then high: two lone halves
 def test_the_loader_refuses_exactly_the_strings_with_lone_surrogates(tmp_path, ids, where):
     from ragaudit.data.records import load_saved_run
     from ragaudit.exceptions import FormatError
@@ -714,7 +787,8 @@ def test_the_loader_refuses_exactly_the_strings_with_lone_surrogates(tmp_path, i
         except FormatError as exc:  # another rule (two equal ids after all): never surrogates
             assert "surrogate" not in str(exc)
             return
-        assert [getattr(q, where) if where != "id" else q.id for q in saved.questions] == ids
+        read_back = [json.loads(json.dumps(text)) for text in ids]
+        assert [getattr(q, where) if where != "id" else q.id for q in saved.questions] == read_back
         return
     with pytest.raises(FormatError) as caught:
         load_saved_run(path)

@@ -8,12 +8,15 @@ import warnings
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragaudit.cli import main
 from ragaudit.data import Qrels, Run
-from ragaudit.data.formats import read_trec_run
+from ragaudit.data.formats import read_trec_run, run_columns
 from ragaudit.exceptions import InputError, RagauditWarning
 from ragaudit.metrics import evaluate
+from ragaudit.metrics.id_checks import identical_id_rows
 
 L2 = np.log2
 
@@ -80,3 +83,25 @@ def test_chunks_missing_from_the_map_are_counted():
     run = Run({"q1": ["c1", "c9", "c8"], "q2": ["c7"]}, unit="chunk")
     with pytest.raises(InputError, match=r"3 run item\(s\) of 2 question\(s\) are not in the"):
         run.to_docs({"c1": "D1"})
+
+
+ID = st.sampled_from(["q1", "q2", "qq", "d1", "q", "é", "1", "10", "q10"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=st.lists(st.tuples(ID, ID, st.integers(0, 3)), min_size=1, max_size=25))
+def test_identical_id_rows_equal_a_plain_loop(tmp_path_factory, lines):
+    """The vectorised filter finds exactly the ranked rows a loop finds, in rank order, on a
+    TREC file with ties and repeated items (duplicates dropped, so items outnumber rows)."""
+    path = tmp_path_factory.mktemp("ids") / "run.txt"
+    path.write_text("".join(f"{q} Q0 {d} 1 {s} t\n" for q, d, s in lines), encoding="utf-8")
+    run = read_trec_run(path, duplicates="first")
+    cols = run_columns(run)
+    expected = [
+        (row, qi)
+        for qi, qid in enumerate(cols.qids)
+        for row, item in enumerate(run[qid], start=int(cols.offsets[qi]))
+        if item == qid
+    ]
+    rows, questions = identical_id_rows(cols)
+    assert list(zip(rows.tolist(), questions.tolist(), strict=True)) == expected

@@ -31,23 +31,46 @@ def identical_id_rows(cols: RunColumns) -> tuple[IntArray, IntArray]:
     >>> rows.tolist(), questions.tolist()
     ([1], [0])
     """
-    lengths = np.diff(cols.offsets)
-    row_question = np.repeat(np.arange(len(cols.qids)), lengths)
     if not cols.n_rows:
-        return row_question, row_question
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
     names = _Strings.from_list(list(cols.qids))
-    # Cheap filters first (this runs on every evaluation): same length, then same first byte;
-    # only the rows left are compared byte for byte.
-    items, order = cols.items, cols.row_order
-    length = items.lengths_of(order)
-    name_length = names.lengths[row_question]
-    rows = np.flatnonzero(length == name_length)
-    nonempty = rows[length[rows] > 0]
-    first_item = items.data[items.offsets[order[nonempty]]]
-    first_name = names.data[names.offsets[row_question[nonempty]]]
-    rows = np.union1d(rows[length[rows] == 0], nonempty[first_item == first_name])
-    rows = rows[names.equal(row_question[rows], items, order[rows])]
-    return rows, row_question[rows]
+    # Cheap filter first (this runs on every evaluation): an item can equal some question id
+    # only if its (length, first byte) is one a question id has.  Computed in file order,
+    # which reads the item buffer front to back; usually no item passes and the check costs
+    # two sequential passes.  Only the items left are compared byte for byte.
+    items = cols.items
+    item_key, name_key = _length_and_first_byte(items), _length_and_first_byte(names)
+    # A lookup table over the question ids' keys (small: 256 per length up to the longest).
+    possible = np.zeros(int(name_key.max(initial=0)) + 2, dtype=bool)
+    possible[name_key] = True
+    possible[-1] = False  # every longer item lands here
+    candidates = np.flatnonzero(possible[np.minimum(item_key, len(possible) - 1)])
+    if not len(candidates):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    order = cols.row_order
+    ranked_of_item = np.full(len(items), -1, dtype=np.int64)
+    ranked_of_item[order] = np.arange(len(order), dtype=np.int64)
+    rows = ranked_of_item[candidates]
+    rows = np.sort(rows[rows >= 0])  # items dropped as duplicates are not ranked
+    row_question = np.searchsorted(cols.offsets, rows, side="right") - 1
+    # Then the same filter against the row's own question, before the byte comparison.
+    own = item_key[order[rows]] == name_key[row_question]
+    rows, row_question = rows[own], row_question[own]
+    same = names.equal(row_question, items, order[rows])
+    return rows[same], row_question[same]
+
+
+def _length_and_first_byte(strings: _Strings) -> IntArray:
+    """``length * 256 + first byte`` of each string (``0`` for the empty string)."""
+    lengths = strings.lengths
+    wide = len(lengths) and int(lengths.max()) >= 1 << 23  # else 32 bits hold the key
+    key = lengths.astype(np.int64 if wide else np.int32) << 8
+    if len(strings.data):  # the start of an empty string at the end is past the data: clip
+        key |= strings.data[np.minimum(strings.offsets[:-1], len(strings.data) - 1)]
+    key[lengths == 0] = 0
+    return key
 
 
 def drop_identical_ids(run: Run) -> Run:
