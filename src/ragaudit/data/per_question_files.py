@@ -23,15 +23,16 @@ are read under their current spelling (``citation_acc`` as ``citation_accuracy``
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragaudit._io import atomic_write_bytes, read_file_bytes
+from ragaudit._io import atomic_write_bytes, check_regular_file, read_file_bytes
 from ragaudit.data.formats import json_lines, read_json_file
 from ragaudit.data.per_question import PerQuestionMetrics, as_per_question_metrics
-from ragaudit.data.records import parse_saved_run
+from ragaudit.data.records import load_saved_run, parse_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run_metrics import canonical_metric_name, check_metric_value
 from ragaudit.exceptions import FormatError, InputError
@@ -41,6 +42,7 @@ __all__ = [
     "load_per_question_metrics",
     "read_per_question_metrics",
     "read_run_directory",
+    "resolve_saved_run",
     "saved_run_or_none",
     "update_baseline",
 ]
@@ -118,6 +120,38 @@ def _from_jsonl(path: str) -> dict[str, dict[str, float | None]]:
     return values
 
 
+#: How every saved run ragaudit writes begins (``format`` is its first key).
+_SAVED_RUN_START = re.compile(rb'^(?:\xef\xbb\xbf)?\s*\{\s*"format"\s*:\s*"ragaudit\.run"')
+
+
+def resolve_saved_run(run: Any) -> Any:
+    """``run`` loaded as a :class:`SavedRun` when it is the path of a file that begins as
+    ragaudit writes saved runs, else ``run`` unchanged.
+
+    The file is read once by the streamed saved-run loader
+    (:func:`~ragaudit.data.records.load_saved_run`: about the file's size in memory), so a
+    comparison passes the loaded run to each of its steps instead of parsing the whole JSON
+    again in each.  Other files (a flat mapping, JSONL, a saved run written with another key
+    first) are left to the readers that take paths.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "r.json"
+    >>> _ = path.write_text('{"format": "ragaudit.run", "format_version": 1, "name": "r", '
+    ...     '"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": []}]}')
+    >>> type(resolve_saved_run(path)).__name__, resolve_saved_run("run.jsonl")
+    ('SavedRun', 'run.jsonl')
+    """
+    if not isinstance(run, str | os.PathLike) or Path(run).suffix.lower() == ".jsonl":
+        return run
+    check_regular_file(run)  # a FIFO would block the sniff below
+    try:
+        with open(run, "rb") as handle:
+            start = handle.read(4096)
+    except OSError:
+        return run  # the reader that follows names the error
+    return load_saved_run(os.fspath(run)) if _SAVED_RUN_START.match(start) else run
+
+
 def _is_saved_run(doc: Any) -> bool:
     """A JSON document that claims to be a saved run (anything else is a flat mapping)."""
     return isinstance(doc, dict) and ("format" in doc or isinstance(doc.get("rows"), list))
@@ -139,6 +173,9 @@ def saved_run_or_none(run: Any) -> SavedRun | None:
     if not isinstance(run, str | os.PathLike) or Path(run).suffix.lower() == ".jsonl":
         return None
     try:
+        resolved = resolve_saved_run(run)
+        if isinstance(resolved, SavedRun):
+            return resolved
         doc = read_json_file(Path(run))
     except FormatError:
         return None
@@ -230,6 +267,9 @@ def read_per_question_metrics(source: str | os.PathLike[str]) -> PerQuestionMetr
     if path.suffix.lower() == ".jsonl":
         values = _from_jsonl(where)
     else:
+        resolved = resolve_saved_run(path)  # streamed: about the file's size in memory
+        if isinstance(resolved, SavedRun):
+            return PerQuestionMetrics.from_saved_run(resolved)
         try:
             doc = read_json_file(path)
         except FormatError as exc:

@@ -27,7 +27,11 @@ from typing import Any
 from ragaudit._validate import check_metric_names
 from ragaudit.data.formats import read_qrels
 from ragaudit.data.per_question import PerQuestionMetrics
-from ragaudit.data.per_question_files import load_per_question_metrics, read_run_directory
+from ragaudit.data.per_question_files import (
+    load_per_question_metrics,
+    read_run_directory,
+    resolve_saved_run,
+)
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import load_saved_run
 from ragaudit.data.runs import Run
@@ -175,6 +179,8 @@ def compare_runs(
     (True, 4)
     """
     names = check_metric_names(metrics)
+    # a saved-run file is read once, streamed, and the loaded run passed to every step below
+    run_a, run_b = resolve_saved_run(run_a), resolve_saved_run(run_b)
     if qrels is not None:
         if cluster_by or judge_repeats:
             raise InputError(
