@@ -149,3 +149,34 @@ def test_report_names_the_questions(demo: Path):
         main, ["report", *runs, "--format", "table", "--out", "-", "--judged-threshold", "0"]
     )
     assert "unjudged:" not in quiet.stdout
+
+
+def test_pair_gap_reuses_coverage_known_at_the_common_depth(monkeypatch):
+    """A run's judged@k at its own k, when it is the common depth, is not computed again;
+    the warning is the same as computed from scratch (by hand: judged@2 of a is 1/2, of b
+    (top 2 of X, Y, G) is 0/2, a gap of 0.5)."""
+    from ragaudit.data.saved_run import SavedRun
+    from ragaudit.diagnose import unjudged
+
+    def run(name, docs):
+        row = {
+            "id": "q1",
+            "gold_docs": ["G"],
+            "retrieved": [
+                {"chunk_id": d + "0", "doc_id": d, "rank": i + 1} for i, d in enumerate(docs)
+            ],
+        }
+        return SavedRun.from_dict({"name": name, "config": {"k": len(docs)}, "rows": [row]})
+
+    a, b = run("a", ["G", "X"]), run("b", ["X", "Y", "G"])
+    fresh = unjudged.pair_judged_gap(a, b)
+    assert fresh is not None and "differs by 0.500 between a (0.500) and b (0.000)" in fresh
+    known = unjudged.run_judged(a), unjudged.run_judged(b)  # a at k=2 (the depth), b at k=3
+    depths = []
+    real = unjudged.run_judged
+    monkeypatch.setattr(
+        unjudged, "run_judged", lambda saved, *args, k=None, **kw: (
+            depths.append((saved.name, k)) or real(saved, *args, k=k, **kw))
+    )  # fmt: skip
+    assert unjudged.pair_judged_gap(a, b, known=known) == fresh
+    assert depths == [("b", 2)]  # only b, whose own k (3) is not the common depth

@@ -327,7 +327,9 @@ def build_audit(
         check_same_data(diff, allow_different_data)
     for j in range(1, len(saved)):
         a, b = saved[0], saved[j]
-        gap = pair_judged_gap(a, b, margin=judged_margin)
+        gap = pair_judged_gap(
+            a, b, margin=judged_margin, known=(audits[0].judged, audits[j].judged)
+        )
         if gap:
             notes.append(gap)
         metrics_a = {m for q in a.questions for m in q.metrics}

@@ -254,10 +254,19 @@ def run_judged(
     return RunJudged(doc, chunk, absent)
 
 
-def pair_judged_gap(a: SavedRun, b: SavedRun, *, margin: float = JUDGED_MARGIN) -> str | None:
+def pair_judged_gap(
+    a: SavedRun,
+    b: SavedRun,
+    *,
+    margin: float = JUDGED_MARGIN,
+    known: tuple[RunJudged | None, RunJudged | None] = (None, None),
+) -> str | None:
     """The warning when two saved runs' document-level judged@k differ by more than
     ``margin``, at their common depth ``min(k_a, k_b)`` (judged@3 of a k=6 run is its top 3,
     so runs of different k are compared on the same depth), else None.
+
+    ``known``: each run's :func:`run_judged` at its own k, when already computed; it is
+    reused for a run whose own k is the common depth instead of walking the run again.
 
     Examples
     --------
@@ -271,7 +280,11 @@ def pair_judged_gap(a: SavedRun, b: SavedRun, *, margin: float = JUDGED_MARGIN) 
     depth = min(int(a.config.get("k") or 0), int(b.config.get("k") or 0))
     if depth < 1:
         return None
-    first, second = run_judged(a, k=depth).doc, run_judged(b, k=depth).doc
+    first, second = (
+        (own if own is not None and own.doc is not None and own.doc.k == depth
+         else run_judged(run, k=depth)).doc
+        for run, own in zip((a, b), known, strict=True)
+    )  # fmt: skip
     if first is None or second is None:
         return None
     return judged_gap(first, second, margin)
@@ -304,7 +317,7 @@ def saved_pair_warnings(
     a, b = saved_run_or_none(run_a), saved_run_or_none(run_b)
     if a is None or b is None:
         return ()
-    out = [*run_judged(a, threshold=threshold).warnings()]
-    out += run_judged(b, threshold=threshold).warnings()
-    gap = pair_judged_gap(a, b, margin=margin)
+    judged = run_judged(a, threshold=threshold), run_judged(b, threshold=threshold)
+    out = [*judged[0].warnings(), *judged[1].warnings()]
+    gap = pair_judged_gap(a, b, margin=margin, known=judged)
     return (*out, *([gap] if gap else []))
