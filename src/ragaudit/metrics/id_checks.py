@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragaudit.data.formats import RunColumns
-from ragaudit.data.formats.strings import IntArray
-from ragaudit.data.formats.strings import Strings as _Strings  # local name kept (merge)
+from ragaudit.data.formats.strings import IntArray, Strings
 from ragaudit.data.runs import Run
 
 __all__ = ["drop_identical_ids", "identical_id_rows"]
@@ -34,7 +33,7 @@ def identical_id_rows(cols: RunColumns) -> tuple[IntArray, IntArray]:
     if not cols.n_rows:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    names = _Strings.from_list(list(cols.qids))
+    names = Strings.from_list(list(cols.qids))
     # Cheap filter first (this runs on every evaluation): an item can equal some question id
     # only if its (length, first byte) is one a question id has.  Computed in file order,
     # which reads the item buffer front to back; usually no item passes and the check costs
@@ -62,7 +61,7 @@ def identical_id_rows(cols: RunColumns) -> tuple[IntArray, IntArray]:
     return rows[same], row_question[same]
 
 
-def _length_and_first_byte(strings: _Strings) -> IntArray:
+def _length_and_first_byte(strings: Strings) -> IntArray:
     """``length * 256 + first byte`` of each string (``0`` for the empty string)."""
     lengths = strings.lengths
     wide = len(lengths) and int(lengths.max()) >= 1 << 23  # else 32 bits hold the key
