@@ -11,10 +11,14 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.data.saved_run.columns import metric_dicts, metric_names
 from ragaudit.data.saved_run_summary import metric_means
 from ragaudit.exceptions import FormatError, InputError
 
@@ -26,6 +30,8 @@ __all__ = [
 ]
 
 QUESTION_SUBSETS: tuple[str, ...] = ("all", "answerable", "unanswerable")
+
+_id_of, _answerable_of = attrgetter("id"), attrgetter("answerable")
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,9 @@ class PerQuestionMetrics:
     values: dict[str, dict[str, float | None]]
     path: str | None = None
     answerable: dict[str, bool] | None = None
+    #: The saved run the values were read from (:meth:`from_saved_run`): :meth:`column` then
+    #: reads its metric columns instead of walking ``values``.
+    source: SavedRun | None = field(default=None, repr=False, compare=False)
 
     def subset(self, questions: str) -> PerQuestionMetrics:
         """Keep ``"all"``, only the ``"answerable"`` or only the ``"unanswerable"`` questions.
@@ -70,7 +79,7 @@ class PerQuestionMetrics:
             )
         wanted = questions == "answerable"
         kept = {q: v for q, v in self.values.items() if self.answerable.get(q, True) == wanted}
-        return PerQuestionMetrics(self.name, kept, self.path, self.answerable)
+        return PerQuestionMetrics(self.name, kept, self.path, self.answerable, self.source)
 
     @classmethod
     def from_saved_run(cls, run: SavedRun) -> PerQuestionMetrics:
@@ -80,12 +89,39 @@ class PerQuestionMetrics:
         """
         if not run.questions:
             raise FormatError("no questions found", path=run.path)
+        ids = list(map(_id_of, run.questions))
         return cls(
             name=run.name,
-            values={q.id: {name: q.metric(name) for name in q.metrics} for q in run.questions},
+            # {q.id: {name: q.metric(name) for name in q.metrics}}, read by column
+            values=dict(zip(ids, metric_dicts(run.questions), strict=True)),
             path=run.path,
-            answerable={q.id: q.answerable for q in run.questions},
+            answerable=dict(zip(ids, map(_answerable_of, run.questions), strict=True)),
+            source=run,
         )
+
+    def columns(self, metrics: Sequence[str], ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Each of ``metrics`` on the questions ``ids`` (all in :attr:`values`) as floats, NaN
+        where null or absent: from the saved run's metric columns when read from one, else
+        each question's dict looked up once.
+
+        >>> run = PerQuestionMetrics("r", {"q1": {"m": 1.0}, "q2": {"m": None}})
+        >>> run.columns(["m"], ["q2", "q1"])
+        {'m': array([nan,  1.])}
+        """
+        if self.source is not None:
+            questions = self.source.questions
+            positions = dict(zip(map(_id_of, questions), range(len(questions)), strict=True))
+            at = np.fromiter(map(positions.__getitem__, ids), dtype=np.intp, count=len(ids))
+            return {m: np.asarray(self.source.metric_column(m))[at] for m in metrics}
+        rows = [self.values[qid] for qid in ids]
+        return {
+            metric: np.fromiter(
+                (np.nan if (v := row.get(metric)) is None else v for row in rows),
+                dtype=float,
+                count=len(rows),
+            )
+            for metric in metrics
+        }
 
     @classmethod
     def from_columns(
@@ -125,6 +161,8 @@ class PerQuestionMetrics:
     @property
     def metrics(self) -> list[str]:
         """Metric names in order of first appearance."""
+        if self.source is not None and len(self.values) == len(self.source.questions):
+            return metric_names(self.source.questions)  # by column
         seen: dict[str, None] = {}
         for row in self.values.values():
             for metric in row:

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ragaudit.data.saved_run import columns as _columns
 from ragaudit.data.saved_run.convert import RunConversions
 from ragaudit.data.saved_run.mappings import (
     Judgments,
@@ -222,6 +223,24 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
     def rows(self) -> list[dict[str, Any]]:
         """The rows as plain JSON dicts (a fresh copy on every call)."""
         return [q.to_dict() for q in self.questions]
+
+    def metric_column(self, name: str) -> Any:
+        """``name`` over :attr:`questions` as a read-only float array, NaN where null or
+        absent (``q.metric(name)`` of each question; computed once, in C loops:
+        :func:`~ragaudit.data.saved_run.columns.metric_columns`).
+
+        >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [
+        ...     {"id": "q1", "retrieved": [], "metrics": {"correct": True}}]})
+        >>> run.metric_column("correct")
+        array([1.])
+        """
+        cache = self.__dict__.setdefault("_metric_columns", {})
+        if name not in cache:  # every metric of the run at once: a comparison reads them all
+            names = {*_columns.metric_names(self.questions), name} - cache.keys()
+            for key, column in _columns.metric_columns(self.questions, sorted(names)).items():
+                column.flags.writeable = False
+                cache[key] = column
+        return cache[name]
 
     def by_id(self) -> dict[str, QuestionResult]:
         """``{question id: QuestionResult}``."""
