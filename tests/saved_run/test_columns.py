@@ -20,6 +20,7 @@ from ragaudit.data.saved_run.columns import (
     metric_columns,
     metric_dicts,
     metric_names,
+    top_chunk_ids,
     top_doc_ids,
 )
 from ragaudit.stats._inputs import aligned_values, pair_runs
@@ -111,10 +112,11 @@ def test_metric_dicts_equal_per_question_dicts(kind):
 
 @pytest.mark.parametrize("kind", list(RUNS))
 @pytest.mark.parametrize("k", [1, 3, 6, 10])
-def test_top_doc_ids_equal_ranked_entries(kind, k):
+def test_top_ids_equal_ranked_entries(kind, k):
     run = RUNS[kind]()
     for q in run.questions:
         assert tuple(top_doc_ids(q, k)) == tuple(r.doc_id for r in q.ranked[:k])
+        assert tuple(top_chunk_ids(q, k)) == tuple(r.chunk_id for r in q.ranked[:k])
 
 
 @pytest.mark.parametrize("kind", list(RUNS))

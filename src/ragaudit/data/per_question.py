@@ -54,7 +54,7 @@ class PerQuestionMetrics:
     values: dict[str, dict[str, float | None]]
     path: str | None = None
     answerable: dict[str, bool] | None = None
-    #: The saved run the values were read from (:meth:`from_saved_run`): :meth:`column` then
+    #: The saved run the values were read from (:meth:`from_saved_run`): :meth:`columns` then
     #: reads its metric columns instead of walking ``values``.
     source: SavedRun | None = field(default=None, repr=False, compare=False)
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import QuestionResult, Retrieved
+from ragaudit.data.saved_run.columns import top_chunk_ids, top_doc_ids
 from ragaudit.data.saved_run_summary import correct_verdict, undecided_reason
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
@@ -195,7 +196,6 @@ def stage_outcomes(
         if not question.answerable:
             continue
         qid = question.id
-        top = top_k(question, k)
         judges = question.judges
         ids.append(qid)
         error = question.generation_error
@@ -203,16 +203,17 @@ def stage_outcomes(
         why_evidence = ""
         gold_set = set(question.gold_docs)
         gold_known.append(bool(gold_set))
-        gold_hit.append(any(e.doc_id in gold_set for e in top))
+        # the top k read from the retrieved columns (no entry objects made)
+        gold_hit.append(not gold_set.isdisjoint(top_doc_ids(question, k)))
         if qid in answers:
             if resliced or question.context_ids is None:
-                context = {e.chunk_id for e in top}
+                context = set(top_chunk_ids(question, k))
             else:
                 context = set(question.context_ids)
             evidence.append(int(bool(answers[qid] & context)))
             source.append("chunk_labels")
         elif resliced and chunk_texts is not None and question.keywords:
-            texts = [chunk_texts.get(e.chunk_id) for e in top]
+            texts = [chunk_texts.get(c) for c in top_chunk_ids(question, k)]
             if any(t is None for t in texts):
                 raise InputError(
                     f"{where}: rows[{i}] ({qid}): a retrieved chunk is missing from the chunk "

@@ -25,7 +25,7 @@ from ragaudit.data.saved_run.retrieved import RetrievedList
 if TYPE_CHECKING:
     from ragaudit.data.saved_run.model import QuestionResult
 
-__all__ = ["metric_columns", "metric_dicts", "metric_names", "top_doc_ids"]
+__all__ = ["metric_columns", "metric_dicts", "metric_names", "top_chunk_ids", "top_doc_ids"]
 
 _metrics_of = attrgetter("metrics")
 _index_of, _values_of = attrgetter("_index"), attrgetter("_values")
@@ -123,3 +123,18 @@ def top_doc_ids(question: QuestionResult, k: int) -> Sequence[str]:
     if isinstance(ranked, RetrievedList):
         return ranked.doc_ids[:k]
     return tuple(r.doc_id for r in ranked[:k])
+
+
+def top_chunk_ids(question: QuestionResult, k: int) -> Sequence[str]:
+    """The chunk ids of ``question``'s top ``k`` in rank order (``q.ranked[:k]``'s), read
+    from the retrieved columns when they are already in rank order.
+
+    >>> from ragaudit.data.saved_run import QuestionResult, Retrieved
+    >>> top_chunk_ids(QuestionResult("q1", retrieved=(Retrieved("b#0", "b", rank=2),
+    ...                                                Retrieved("a#0", "a", rank=1))), 1)
+    ('a#0',)
+    """
+    ranked = question.ranked
+    if isinstance(ranked, RetrievedList):
+        return ranked.chunk_ids[:k]
+    return tuple(r.chunk_id for r in ranked[:k])

@@ -31,7 +31,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ragaudit.data.saved_run import columns as _columns
 from ragaudit.data.saved_run.convert import RunConversions
 from ragaudit.data.saved_run.mappings import (
     Judgments,
@@ -234,6 +233,9 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
         >>> run.metric_column("correct")
         array([1.])
         """
+        # numpy is imported on the first column, not with the model (`--help` stays instant)
+        from ragaudit.data.saved_run import columns as _columns
+
         cache = self.__dict__.setdefault("_metric_columns", {})
         if name not in cache:  # every metric of the run at once: a comparison reads them all
             names = {*_columns.metric_names(self.questions), name} - cache.keys()
