@@ -93,7 +93,7 @@ class PerQuestionMetrics:
         return cls(
             name=run.name,
             # {q.id: {name: q.metric(name) for name in q.metrics}}, read by column
-            values=dict(zip(ids, metric_dicts(run.questions), strict=True)),
+            values=dict(zip(ids, metric_dicts(run.questions, run.metric_column), strict=True)),
             path=run.path,
             answerable=dict(zip(ids, map(_answerable_of, run.questions), strict=True)),
             source=run,

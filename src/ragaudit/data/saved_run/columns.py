@@ -13,7 +13,7 @@ differ, mappings built by hand) takes the per-question path, with the same value
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -84,9 +84,15 @@ def metric_columns(
     return {name: np.array(_raw_column(metrics, index, name), dtype=float) for name in names}
 
 
-def metric_dicts(questions: Sequence[QuestionResult]) -> list[dict[str, float | None]]:
+def metric_dicts(
+    questions: Sequence[QuestionResult], column: Callable[[str], np.ndarray] | None = None
+) -> list[dict[str, float | None]]:
     """Each question's metrics as a dict of floats (booleans as 0/1, null as None):
     ``{name: q.metric(name) for name in q.metrics}`` for every question, in order.
+
+    ``column``: the run's cached metric columns (``SavedRun.metric_column``), read instead of
+    the questions when every question has the same metric names (the saved-run format
+    has no NaN, so NaN there is null).
 
     >>> from ragaudit.data.saved_run import QuestionResult
     >>> metric_dicts([QuestionResult("q1", metrics={"c": True, "f": None})])
@@ -97,17 +103,14 @@ def metric_dicts(questions: Sequence[QuestionResult]) -> list[dict[str, float | 
     if index is None:
         return [{n: None if (v := m[n]) is None else float(v) for n in m} for m in metrics]
     names = list(index)
-    rows: Any = map(_values_of, metrics)
-    columns = [_raw_column(metrics, index, name) for name in names]
-    if any(set(map(type, column)) - {float, type(None)} for column in columns):
-        # booleans or integers somewhere: convert those columns, then rebuild the rows
-        columns = [
-            column if set(map(type, column)) <= {float, type(None)}
-            else [None if v is None else float(v) for v in column]
-            for column in columns
-        ]  # fmt: skip
-        rows = zip(*columns, strict=True)
-    return [dict(zip(names, row, strict=True)) for row in rows]
+    arrays = (column or metric_columns(questions, names).__getitem__)
+    columns = [arrays(name) for name in names]
+    lists = [
+        [None if v != v else v for v in array.tolist()] if np.isnan(array).any()
+        else array.tolist()
+        for array in columns
+    ]  # fmt: skip
+    return [dict(zip(names, row, strict=True)) for row in zip(*lists, strict=True)]
 
 
 def top_doc_ids(question: QuestionResult, k: int) -> Sequence[str]:
