@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragaudit.data.per_question import PerQuestionMetrics
+from ragaudit.data.per_question import PerQuestionMetrics, QuestionRows
 from ragaudit.data.saved_run import QuestionResult, Retrieved, SavedRun
 from ragaudit.data.saved_run.columns import (
     _shared_index,
@@ -159,3 +159,16 @@ def test_pairing_a_saved_run_reads_the_same_arrays_as_the_walk():
     assert ids == list(plain.ids)
     np.testing.assert_array_equal(a, plain.a["correct"])
     np.testing.assert_array_equal(b, plain.b["correct"])
+
+
+@pytest.mark.parametrize("kind", list(RUNS))
+def test_lazy_rows_equal_the_eager_dict(kind):
+    run = RUNS[kind]()
+    eager = PerQuestionMetrics.from_saved_run(run)
+    lazy = PerQuestionMetrics.from_saved_run(run, lazy=True)
+    assert type(eager.values) is dict and isinstance(lazy.values, QuestionRows)
+    assert list(lazy.values) == list(eager.values) and len(lazy.values) == len(eager.values)
+    assert lazy.values._rows is None  # the ids alone made no dict
+    assert lazy.metrics == eager.metrics and "q1" in lazy.values and "x" not in lazy.values
+    assert lazy == eager and dict(lazy.values) == eager.values
+    assert repr(lazy.values) == repr(eager.values)

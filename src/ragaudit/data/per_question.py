@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -25,6 +25,7 @@ from ragaudit.exceptions import FormatError, InputError
 __all__ = [
     "QUESTION_SUBSETS",
     "PerQuestionMetrics",
+    "QuestionRows",
     "as_per_question_metrics",
     "judged_values",
 ]
@@ -42,8 +43,10 @@ class PerQuestionMetrics:
     ----------
     name : str
         The run's name (saved-run ``name`` or the file stem).
-    values : dict of str to dict of str to float or None
-        ``{question_id: {metric: value}}``; ``None`` means not applicable.
+    values : mapping of str to dict of str to float or None
+        ``{question_id: {metric: value}}``; ``None`` means not applicable.  Read from a saved
+        run, the dicts are made on first use (:class:`QuestionRows`): pairing two runs reads
+        only the ids and the metric columns.
     path : str or None
         The file it was read from.
     answerable : dict of str to bool or None
@@ -51,7 +54,7 @@ class PerQuestionMetrics:
     """
 
     name: str
-    values: dict[str, dict[str, float | None]]
+    values: Mapping[str, dict[str, float | None]]
     path: str | None = None
     answerable: dict[str, bool] | None = None
     #: The saved run the values were read from (:meth:`from_saved_run`): :meth:`columns` then
@@ -82,18 +85,21 @@ class PerQuestionMetrics:
         return PerQuestionMetrics(self.name, kept, self.path, self.answerable, self.source)
 
     @classmethod
-    def from_saved_run(cls, run: SavedRun) -> PerQuestionMetrics:
+    def from_saved_run(cls, run: SavedRun, *, lazy: bool = False) -> PerQuestionMetrics:
         """The metrics and answerable flags of a saved run (booleans as 0/1).
 
-        An empty run is a :class:`FormatError`: there is nothing to compare.
+        ``lazy``: ``values`` is a :class:`QuestionRows`, whose dicts are made on first use
+        (pairing reads only its ids and the run's metric columns); else a dict.  An empty run
+        is a :class:`FormatError`: there is nothing to compare.
         """
         if not run.questions:
             raise FormatError("no questions found", path=run.path)
         ids = list(map(_id_of, run.questions))
+        rows = QuestionRows(run)
         return cls(
             name=run.name,
             # {q.id: {name: q.metric(name) for name in q.metrics}}, read by column
-            values=dict(zip(ids, metric_dicts(run.questions, run.metric_column), strict=True)),
+            values=rows if lazy else rows._made(),
             path=run.path,
             answerable=dict(zip(ids, map(_answerable_of, run.questions), strict=True)),
             source=run,
@@ -170,6 +176,47 @@ class PerQuestionMetrics:
         return list(seen)
 
 
+class QuestionRows(Mapping[str, dict[str, float | None]]):
+    """``{q.id: {name: q.metric(name) for name in q.metrics}}`` of a saved run, its dicts
+    made on first use (read by column, :func:`~ragaudit.data.saved_run.columns.metric_dicts`);
+    the ids are known at once.
+
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
+    ...     "metrics": {"correct": True}}]})
+    >>> rows = QuestionRows(run)
+    >>> list(rows), rows, rows == {"q1": {"correct": 1.0}}
+    (['q1'], {'q1': {'correct': 1.0}}, True)
+    """
+
+    def __init__(self, run: SavedRun) -> None:
+        self._run = run
+        self._ids = dict.fromkeys(map(_id_of, run.questions))
+        self._rows: dict[str, dict[str, float | None]] | None = None
+
+    def _made(self) -> dict[str, dict[str, float | None]]:
+        if self._rows is None:
+            run = self._run
+            # a run built by hand may repeat an id: the last one wins, as in a dict
+            ids = map(_id_of, run.questions)
+            self._rows = dict(zip(ids, metric_dicts(run.questions, run.metric_column), strict=True))
+        return self._rows
+
+    def __getitem__(self, qid: str) -> dict[str, float | None]:
+        return self._made()[qid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __contains__(self, qid: object) -> bool:
+        return qid in self._ids
+
+    def __repr__(self) -> str:
+        return repr(self._made())
+
+
 def as_per_question_metrics(run: PerQuestionMetrics | SavedRun) -> PerQuestionMetrics:
     """Per-question metrics of a :class:`SavedRun`, or ``run`` itself.
 
@@ -185,7 +232,7 @@ def as_per_question_metrics(run: PerQuestionMetrics | SavedRun) -> PerQuestionMe
     if isinstance(run, PerQuestionMetrics):
         return run
     if isinstance(run, SavedRun):
-        return PerQuestionMetrics.from_saved_run(run)
+        return PerQuestionMetrics.from_saved_run(run, lazy=True)
     if isinstance(run, str | os.PathLike):
         raise InputError(
             f"expected a loaded run (SavedRun or PerQuestionMetrics), found the path {str(run)!r}: "

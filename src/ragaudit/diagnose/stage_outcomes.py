@@ -225,16 +225,14 @@ def stage_outcomes(
             if verdict is None:
                 why_evidence = f"no keyword checkable in the top-{k} chunk texts"
         else:
-            suff = _tri_state(judges.sufficiency)
-            eic = _tri_state(judges.evidence_in_context)
-            acic = _tri_state(judges.get("answer_chunk_in_context"))
-            if suff >= 0:
+            # each judge read only when the ones before it did not decide
+            if (suff := _tri_state(judges.sufficiency)) >= 0:
                 evidence.append(suff)
                 source.append("sufficiency")
-            elif eic >= 0:
+            elif (eic := _tri_state(judges.evidence_in_context)) >= 0:
                 evidence.append(eic)
                 source.append("evidence_in_context")
-            elif acic >= 0 and not resliced:
+            elif not resliced and (acic := _tri_state(judges.get("answer_chunk_in_context"))) >= 0:
                 evidence.append(acic)
                 source.append("answer_chunk_in_context")
             else:
