@@ -172,3 +172,14 @@ def test_lazy_rows_equal_the_eager_dict(kind):
     assert lazy.metrics == eager.metrics and "q1" in lazy.values and "x" not in lazy.values
     assert lazy == eager and dict(lazy.values) == eager.values
     assert repr(lazy.values) == repr(eager.values)
+
+
+def test_judgments_get_equals_the_mapping_rule():
+    from collections.abc import Mapping
+
+    from ragaudit.data.saved_run import Judgments, RunSettings
+
+    for mapping in (Judgments({"correct": True, "x": None}), RunSettings({"k": 3})):
+        for key in (*mapping, "absent"):
+            assert mapping.get(key) == Mapping.get(mapping, key)
+            assert mapping.get(key, 7) == Mapping.get(mapping, key, 7)
