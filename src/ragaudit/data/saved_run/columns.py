@@ -25,7 +25,14 @@ from ragaudit.data.saved_run.retrieved import RetrievedList
 if TYPE_CHECKING:
     from ragaudit.data.saved_run.model import QuestionResult
 
-__all__ = ["metric_columns", "metric_dicts", "metric_names", "top_chunk_ids", "top_doc_ids"]
+__all__ = [
+    "mapping_columns",
+    "metric_columns",
+    "metric_dicts",
+    "metric_names",
+    "top_chunk_ids",
+    "top_doc_ids",
+]
 
 _metrics_of = attrgetter("metrics")
 _index_of, _values_of = attrgetter("_index"), attrgetter("_values")
@@ -50,6 +57,19 @@ def _raw_column(
     if name not in index:
         return [None] * len(metrics)
     return list(map(itemgetter(index[name]), map(_values_of, metrics)))
+
+
+def mapping_columns(mappings: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list[list[Any]]:
+    """Each of ``keys`` over ``mappings``, as written (None when absent):
+    ``[[m.get(key) for m in mappings] for key in keys]``, read with ``itemgetter`` when the
+    mappings share one index (a run's judges, as the loader holds them).
+
+    >>> from ragaudit.data.saved_run import Judgments
+    >>> mapping_columns([Judgments({"correct": True}).data, {"x": 1}], ["correct", "x"])
+    [[True, None], [None, 1]]
+    """
+    index = _shared_index(mappings)
+    return [_raw_column(mappings, index, key) for key in keys]
 
 
 def metric_names(questions: Sequence[QuestionResult]) -> list[str]:
@@ -103,7 +123,7 @@ def metric_dicts(
     if index is None:
         return [{n: None if (v := m[n]) is None else float(v) for n in m} for m in metrics]
     names = list(index)
-    arrays = (column or metric_columns(questions, names).__getitem__)
+    arrays = column or metric_columns(questions, names).__getitem__
     columns = [arrays(name) for name in names]
     lists = [
         [None if v != v else v for v in array.tolist()] if np.isnan(array).any()
