@@ -18,16 +18,19 @@ import click
 
 from ragaudit._io import append_text, atomic_write_text, refuse_input_as_output
 from ragaudit.exceptions import FormatError, InputError
-from ragaudit.reports.renderer import render
+from ragaudit.reports.id_lists import SHOWN_IDS
+from ragaudit.reports.renderer import render, render_stream
 from ragaudit.reports.report import Report
 
 __all__ = [
     "STEP_SUMMARY",
     "TEXT_FORMATS",
+    "all_ids_option",
     "append_step_summary",
     "chunking_options",
     "corpus_option",
     "emit",
+    "emit_stream",
     "format_option",
     "golden_map_option",
     "guard_output",
@@ -60,6 +63,20 @@ def format_option(*choices: str, default: str = "table") -> Any:
         default=default,
         show_default=True,
         help="Output format.",
+    )
+
+
+def all_ids_option() -> Any:
+    """``--all-ids``: every question id in the text output; the parameter ``max_ids`` is
+    what the report builders take (None: all, else :data:`~ragaudit.reports.id_lists.SHOWN_IDS`).
+    """
+    return click.option(
+        "--all-ids",
+        "max_ids",
+        is_flag=True,
+        callback=lambda _ctx, _param, every: None if every else SHOWN_IDS,
+        help=f"List every question id in the text output (default: the first {SHOWN_IDS} of "
+        "each list, the rest counted; --format json always lists every id).",
     )
 
 
@@ -254,6 +271,13 @@ def emit(report: Report | Any, output_format: str) -> None:
     if not isinstance(report, Report):
         report = report.to_report()
     click.echo(render(report, output_format), nl=False)
+
+
+def emit_stream(report: Report, sections: Iterable[Any], output_format: str) -> None:
+    """:func:`emit` of ``report`` with ``sections`` appended, written as they are made (terminal
+    text: :func:`~ragaudit.reports.renderer.render_stream`)."""
+    for piece in render_stream(report, sections, output_format):
+        click.echo(piece, nl=False)
 
 
 #: The file GitHub Actions renders as the job's summary page (Markdown).

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ragaudit.cli._options import append_step_summary, emit, format_option, seed_option
+from ragaudit.cli._options import (
+    all_ids_option,
+    append_step_summary,
+    emit,
+    format_option,
+    seed_option,
+)
 from ragaudit.exceptions import InputError
 from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.verdicts import format_pvalue
@@ -145,6 +151,7 @@ __all__ = ["command"]
     help="With --qrels: warn when the runs' mean judged@k differ by more than this (the "
     "comparison then favours the run more like the one the labels came from).",
 )
+@all_ids_option()
 @format_option()
 def command(
     runs: tuple[str, ...],
@@ -166,6 +173,7 @@ def command(
     judge_repeats: bool,
     judged_threshold: float,
     judged_margin: float,
+    max_ids: int | None,
     output_format: str,
 ) -> None:
     """Paired comparison of RUN_A and RUN_B (diff = B - A), question by question.
@@ -182,7 +190,7 @@ def command(
     questions that differ.  With --cluster-by every verdict flips whole clusters.
     """
     from ragaudit.diagnose.compare import compare_directory, compare_runs
-    from ragaudit.reports.stats import matrix_report
+    from ragaudit.reports.stats import comparison_report, matrix_report
 
     if baseline is not None:
         if all_dir is not None or len(runs) != 1:
@@ -243,7 +251,7 @@ def command(
         finally:  # each warning printed once, also when the comparison fails
             for message in dict.fromkeys(str(w.message) for w in caught):
                 click.echo(f"ragaudit: warning: {message}", err=True)
-    report = result.to_report()
+    report = comparison_report(result, max_ids)  # result.to_report(), the id lists cut
     emit(report, output_format)
     append_step_summary(report, f"ragaudit compare: {result.name_b} vs {result.name_a}")
     if gates:

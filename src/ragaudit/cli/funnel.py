@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from ragaudit.cli._options import (
+    all_ids_option,
     corpus_option,
     emit,
     format_option,
@@ -50,6 +51,7 @@ _CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
     "and end-to-end correctness (answerable questions) beside the naive ones, the number of "
     "clusters and the design effect.",
 )
+@all_ids_option()
 @format_option()
 def command(
     runs: tuple[str, ...],
@@ -60,6 +62,7 @@ def command(
     resamples: int,
     rate_ci: str,
     cluster_by: str | None,
+    max_ids: int | None,
     output_format: str,
 ) -> None:
     """The funnel of a saved RUN: retrieved -> evidence in context -> answered -> correct.
@@ -88,10 +91,10 @@ def command(
         (_, first, _), (_, second, _) = (
             _funnel(path, k, labels_path, corpus_dir, seed, resamples, rate_ci) for path in runs
         )
-        emit(funnel_comparison_report(compare_funnels(first, second)), output_format)
+        emit(funnel_comparison_report(compare_funnels(first, second), max_ids), output_format)
         return
     saved, result, judged = _funnel(runs[0], k, labels_path, corpus_dir, seed, resamples, rate_ci)
-    report = with_run_judged(funnel_report(result), judged)
+    report = with_run_judged(funnel_report(result, max_ids), judged)
     if cluster_by:
         from ragaudit.diagnose.noise import clustered_means
         from ragaudit.reports.noise import with_noise_sections

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from ragaudit.cli._options import corpus_option, emit, format_option, k_option, labels_option
+from ragaudit.cli._options import (
+    corpus_option,
+    emit,
+    emit_stream,
+    format_option,
+    k_option,
+    labels_option,
+)
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
@@ -55,7 +62,7 @@ def command(
     from ragaudit.diagnose.drilldown import select_questions
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.pipeline.corpus import chunk_texts
-    from ragaudit.reports.show import show_report
+    from ragaudit.reports.show import show_report, show_sections
 
     # Named questions: only they are checked in full and built (a 200,000-question run is
     # not validated again to show one; see ragaudit.data.saved_run.load).
@@ -66,4 +73,7 @@ def command(
         saved, qids, failures=failures, stage=stage, k=k, labels=labels, chunk_texts=texts
     )
     note = "" if corpus_dir else "pass --corpus DIR to see each retrieved chunk's text"
-    emit(show_report(saved.name, cutoff, views, note=note), output_format)
+    if output_format == "table":  # the terminal: each question printed as it is opened
+        emit_stream(*show_sections(saved.name, cutoff, views, note), output_format)
+    else:
+        emit(show_report(saved.name, cutoff, views, note=note), output_format)

@@ -10,22 +10,29 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 from ragaudit.data.saved_run import QuestionResult, SavedRun
+from ragaudit.data.saved_run.columns import metric_dicts, metric_names
 from ragaudit.data.saved_run_summary import metric_means
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
     "QUESTION_SUBSETS",
     "PerQuestionMetrics",
+    "QuestionRows",
     "as_per_question_metrics",
     "judged_values",
 ]
 
 QUESTION_SUBSETS: tuple[str, ...] = ("all", "answerable", "unanswerable")
+
+_id_of, _answerable_of = attrgetter("id"), attrgetter("answerable")
 
 
 @dataclass(frozen=True)
@@ -36,8 +43,10 @@ class PerQuestionMetrics:
     ----------
     name : str
         The run's name (saved-run ``name`` or the file stem).
-    values : dict of str to dict of str to float or None
-        ``{question_id: {metric: value}}``; ``None`` means not applicable.
+    values : mapping of str to dict of str to float or None
+        ``{question_id: {metric: value}}``; ``None`` means not applicable.  Read from a saved
+        run, the dicts are made on first use (:class:`QuestionRows`): pairing two runs reads
+        only the ids and the metric columns.
     path : str or None
         The file it was read from.
     answerable : dict of str to bool or None
@@ -45,9 +54,12 @@ class PerQuestionMetrics:
     """
 
     name: str
-    values: dict[str, dict[str, float | None]]
+    values: Mapping[str, dict[str, float | None]]
     path: str | None = None
     answerable: dict[str, bool] | None = None
+    #: The saved run the values were read from (:meth:`from_saved_run`): :meth:`columns` then
+    #: reads its metric columns instead of walking ``values``.
+    source: SavedRun | None = field(default=None, repr=False, compare=False)
 
     def subset(self, questions: str) -> PerQuestionMetrics:
         """Keep ``"all"``, only the ``"answerable"`` or only the ``"unanswerable"`` questions.
@@ -70,22 +82,52 @@ class PerQuestionMetrics:
             )
         wanted = questions == "answerable"
         kept = {q: v for q, v in self.values.items() if self.answerable.get(q, True) == wanted}
-        return PerQuestionMetrics(self.name, kept, self.path, self.answerable)
+        return PerQuestionMetrics(self.name, kept, self.path, self.answerable, self.source)
 
     @classmethod
-    def from_saved_run(cls, run: SavedRun) -> PerQuestionMetrics:
+    def from_saved_run(cls, run: SavedRun, *, lazy: bool = False) -> PerQuestionMetrics:
         """The metrics and answerable flags of a saved run (booleans as 0/1).
 
-        An empty run is a :class:`FormatError`: there is nothing to compare.
+        ``lazy``: ``values`` is a :class:`QuestionRows`, whose dicts are made on first use
+        (pairing reads only its ids and the run's metric columns); else a dict.  An empty run
+        is a :class:`FormatError`: there is nothing to compare.
         """
         if not run.questions:
             raise FormatError("no questions found", path=run.path)
+        ids = list(map(_id_of, run.questions))
+        rows = QuestionRows(run)
         return cls(
             name=run.name,
-            values={q.id: {name: q.metric(name) for name in q.metrics} for q in run.questions},
+            # {q.id: {name: q.metric(name) for name in q.metrics}}, read by column
+            values=rows if lazy else rows._made(),
             path=run.path,
-            answerable={q.id: q.answerable for q in run.questions},
+            answerable=dict(zip(ids, map(_answerable_of, run.questions), strict=True)),
+            source=run,
         )
+
+    def columns(self, metrics: Sequence[str], ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Each of ``metrics`` on the questions ``ids`` (all in :attr:`values`) as floats, NaN
+        where null or absent: from the saved run's metric columns when read from one, else
+        each question's dict looked up once.
+
+        >>> run = PerQuestionMetrics("r", {"q1": {"m": 1.0}, "q2": {"m": None}})
+        >>> run.columns(["m"], ["q2", "q1"])
+        {'m': array([nan,  1.])}
+        """
+        if self.source is not None:
+            questions = self.source.questions
+            positions = dict(zip(map(_id_of, questions), range(len(questions)), strict=True))
+            at = np.fromiter(map(positions.__getitem__, ids), dtype=np.intp, count=len(ids))
+            return {m: np.asarray(self.source.metric_column(m))[at] for m in metrics}
+        rows = [self.values[qid] for qid in ids]
+        return {
+            metric: np.fromiter(
+                (np.nan if (v := row.get(metric)) is None else v for row in rows),
+                dtype=float,
+                count=len(rows),
+            )
+            for metric in metrics
+        }
 
     @classmethod
     def from_columns(
@@ -125,11 +167,54 @@ class PerQuestionMetrics:
     @property
     def metrics(self) -> list[str]:
         """Metric names in order of first appearance."""
+        if self.source is not None and len(self.values) == len(self.source.questions):
+            return metric_names(self.source.questions)  # by column
         seen: dict[str, None] = {}
         for row in self.values.values():
             for metric in row:
                 seen.setdefault(metric, None)
         return list(seen)
+
+
+class QuestionRows(Mapping[str, dict[str, float | None]]):
+    """``{q.id: {name: q.metric(name) for name in q.metrics}}`` of a saved run, its dicts
+    made on first use (read by column, :func:`~ragaudit.data.saved_run.columns.metric_dicts`);
+    the ids are known at once.
+
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
+    ...     "metrics": {"correct": True}}]})
+    >>> rows = QuestionRows(run)
+    >>> list(rows), rows, rows == {"q1": {"correct": 1.0}}
+    (['q1'], {'q1': {'correct': 1.0}}, True)
+    """
+
+    def __init__(self, run: SavedRun) -> None:
+        self._run = run
+        self._ids = dict.fromkeys(map(_id_of, run.questions))
+        self._rows: dict[str, dict[str, float | None]] | None = None
+
+    def _made(self) -> dict[str, dict[str, float | None]]:
+        if self._rows is None:
+            run = self._run
+            # a run built by hand may repeat an id: the last one wins, as in a dict
+            ids = map(_id_of, run.questions)
+            self._rows = dict(zip(ids, metric_dicts(run.questions, run.metric_column), strict=True))
+        return self._rows
+
+    def __getitem__(self, qid: str) -> dict[str, float | None]:
+        return self._made()[qid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __contains__(self, qid: object) -> bool:
+        return qid in self._ids
+
+    def __repr__(self) -> str:
+        return repr(self._made())
 
 
 def as_per_question_metrics(run: PerQuestionMetrics | SavedRun) -> PerQuestionMetrics:
@@ -147,7 +232,7 @@ def as_per_question_metrics(run: PerQuestionMetrics | SavedRun) -> PerQuestionMe
     if isinstance(run, PerQuestionMetrics):
         return run
     if isinstance(run, SavedRun):
-        return PerQuestionMetrics.from_saved_run(run)
+        return PerQuestionMetrics.from_saved_run(run, lazy=True)
     if isinstance(run, str | os.PathLike):
         raise InputError(
             f"expected a loaded run (SavedRun or PerQuestionMetrics), found the path {str(run)!r}: "

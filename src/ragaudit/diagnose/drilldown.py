@@ -8,9 +8,9 @@ questions ``ragaudit show`` prints.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.diagnose.funnel import FunnelResult, compute_funnel
@@ -20,6 +20,7 @@ from ragaudit.exceptions import InputError
 __all__ = [
     "ChunkView",
     "QuestionView",
+    "QuestionViews",
     "answer_chunk_sets",
     "question_stages",
     "question_view",
@@ -161,8 +162,9 @@ def select_questions(
     k: int | None = None,
     labels: Any = None,
     chunk_texts: Mapping[str, str] | None = None,
-) -> tuple[int, list[QuestionView]]:
-    """``(k, views)``: the drill-downs ``ragaudit show`` prints for the saved run ``saved``.
+) -> tuple[int, Sequence[QuestionView]]:
+    """``(k, views)``: the drill-downs ``ragaudit show`` prints for the saved run ``saved``
+    (each view opened when it is read: :class:`QuestionViews`).
 
     The questions named by ``qids`` (every question when empty), in that order, kept only if
     they failed (``failures``) or landed at ``stage`` (a funnel stage key, ``"lucky"`` or
@@ -208,6 +210,48 @@ def select_questions(
     if keep is not None:
         selected = [q for q in selected if q.id in keep]
     answers = answer_chunk_sets(labels) if labels is not None else {}
-    return funnel.k, [
-        question_view(q, stages[q.id], funnel.k, chunk_texts, answers) for q in selected
-    ]
+    return funnel.k, QuestionViews(selected, stages, funnel.k, chunk_texts, answers)
+
+
+class QuestionViews(Sequence[QuestionView]):
+    """The views of the selected questions, each opened when it is read (``show --failures``
+    of a 200,000-question run prints one at a time instead of holding them all)."""
+
+    def __init__(
+        self,
+        questions: Sequence[QuestionResult],
+        stages: Mapping[str, str],
+        k: int,
+        chunk_texts: Mapping[str, str] | None,
+        answers: Mapping[str, set[str]],
+    ) -> None:
+        self._questions = questions
+        self._open = (stages, k, chunk_texts, answers)
+
+    def _view(self, question: QuestionResult) -> QuestionView:
+        stages, k, chunk_texts, answers = self._open
+        return question_view(question, stages[question.id], k, chunk_texts, answers)
+
+    def __len__(self) -> int:
+        return len(self._questions)
+
+    @overload
+    def __getitem__(self, index: int) -> QuestionView: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[QuestionView]: ...
+
+    def __getitem__(self, index: int | slice) -> QuestionView | list[QuestionView]:
+        if isinstance(index, slice):
+            return [self._view(q) for q in self._questions[index]]
+        return self._view(self._questions[index])
+
+    def __iter__(self) -> Iterator[QuestionView]:
+        return map(self._view, self._questions)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]

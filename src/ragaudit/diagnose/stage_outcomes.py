@@ -32,6 +32,7 @@ import numpy as np
 
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import QuestionResult, Retrieved
+from ragaudit.data.saved_run.columns import mapping_columns, top_chunk_ids, top_doc_ids
 from ragaudit.data.saved_run_summary import correct_verdict, undecided_reason
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
@@ -140,6 +141,20 @@ def top_k(question: QuestionResult, k: int) -> tuple[Retrieved, ...]:
     return tuple(question.ranked[:k])
 
 
+#: The judges' keys :func:`stage_outcomes` reads (``judge_errors`` and ``judge_error`` name
+#: the failed judges: :attr:`~ragaudit.data.saved_run.Judgments.failed`).
+_JUDGE_KEYS = (
+    "sufficiency", "evidence_in_context", "answer_chunk_in_context", "abstained", "correct",
+    "judge_errors", "judge_error",
+)  # fmt: skip
+
+
+def _code(value: Any) -> int:
+    """A verdict as written as a tri-state code: 1 truthy, 0 falsy, -1 None (undecided),
+    as ``_tri_state`` of the :class:`~ragaudit.data.saved_run.Judgments` property reads it."""
+    return -1 if value is None else (1 if value else 0)
+
+
 def _tri_state(value: bool | None) -> int:
     """1 for True, 0 for False, -1 for None (a judge that did not decide)."""
     return -1 if value is None else int(value)
@@ -191,11 +206,13 @@ def stage_outcomes(
     failed: list[bool] = []
     reasons: list[tuple[str, str, str, str]] = []
     gold_known: list[bool] = []
-    for i, question in enumerate(questions):
-        if not question.answerable:
-            continue
+    kept = [(i, q) for i, q in enumerate(questions) if q.answerable]
+    # the verdicts read by column: one pass per key, not a method call per question and key
+    suff_of, eic_of, acic_of, abstained_of, correct_of, named_of, text_of = mapping_columns(
+        [q.judges.data for _, q in kept], _JUDGE_KEYS
+    )
+    for n, (i, question) in enumerate(kept):
         qid = question.id
-        top = top_k(question, k)
         judges = question.judges
         ids.append(qid)
         error = question.generation_error
@@ -203,16 +220,17 @@ def stage_outcomes(
         why_evidence = ""
         gold_set = set(question.gold_docs)
         gold_known.append(bool(gold_set))
-        gold_hit.append(any(e.doc_id in gold_set for e in top))
+        # the top k read from the retrieved columns (no entry objects made)
+        gold_hit.append(not gold_set.isdisjoint(top_doc_ids(question, k)))
         if qid in answers:
             if resliced or question.context_ids is None:
-                context = {e.chunk_id for e in top}
+                context = set(top_chunk_ids(question, k))
             else:
                 context = set(question.context_ids)
             evidence.append(int(bool(answers[qid] & context)))
             source.append("chunk_labels")
         elif resliced and chunk_texts is not None and question.keywords:
-            texts = [chunk_texts.get(e.chunk_id) for e in top]
+            texts = [chunk_texts.get(c) for c in top_chunk_ids(question, k)]
             if any(t is None for t in texts):
                 raise InputError(
                     f"{where}: rows[{i}] ({qid}): a retrieved chunk is missing from the chunk "
@@ -224,29 +242,35 @@ def stage_outcomes(
             if verdict is None:
                 why_evidence = f"no keyword checkable in the top-{k} chunk texts"
         else:
-            suff = _tri_state(judges.sufficiency)
-            eic = _tri_state(judges.evidence_in_context)
-            acic = _tri_state(judges.get("answer_chunk_in_context"))
-            if suff >= 0:
+            # each judge read only when the ones before it did not decide
+            if (suff := _code(suff_of[n])) >= 0:
                 evidence.append(suff)
                 source.append("sufficiency")
-            elif eic >= 0:
+            elif (eic := _code(eic_of[n])) >= 0:
                 evidence.append(eic)
                 source.append("evidence_in_context")
-            elif acic >= 0 and not resliced:
+            elif not resliced and (acic := _code(acic_of[n])) >= 0:
                 evidence.append(acic)
                 source.append("answer_chunk_in_context")
             else:
                 evidence.append(-1)
                 source.append("")
                 why_evidence = _no_evidence_reason(judges, error, resliced)
-        abstained = -1 if error else _tri_state(judges.abstained)
+        abstained = -1 if error else _code(abstained_of[n])
         answered.append(-1 if abstained < 0 else 1 - abstained)
         why_answered = ""
         if abstained < 0:
             why_answered = f"generation error: {error}" if error else "no abstention verdict"
-        verdict, why_correct = correct_verdict(question)
-        correct.append(_tri_state(verdict))
+        # correct_verdict's rule where it is decided at once: a refusal is not correct; with
+        # no generation error and no failed judge, the correctness verdict stands
+        right: bool | None
+        if abstained == 1:
+            right, why_correct = False, ""
+        elif not error and not named_of[n] and not text_of[n] and correct_of[n] is not None:
+            right, why_correct = bool(correct_of[n]), ""
+        else:
+            right, why_correct = correct_verdict(question)
+        correct.append(_tri_state(right))
         why_gold = "" if gold_set else "no gold document (sources) listed for this question"
         reasons.append((why_gold, why_evidence, why_answered, why_correct))
     return StageOutcomes(

@@ -18,11 +18,16 @@ import math
 from collections.abc import Collection, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
 from typing import Any
+
+import numpy as np
 
 from ragaudit.data.per_question_files import saved_run_or_none
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run.columns import top_doc_ids
 from ragaudit.data.saved_run_metrics import RETRIEVAL_FAMILIES
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.judged import (
@@ -44,6 +49,7 @@ __all__ = [
 ]
 
 _SHOW = 5  # absent items named in a warning (the rest counted)
+_gold_of = attrgetter("gold_docs")
 
 
 @dataclass(frozen=True)
@@ -193,18 +199,15 @@ def _doc_coverage(saved: SavedRun, k: int, threshold: float) -> JudgedCoverage |
     :func:`~ragaudit.metrics.judged_runs.gold_doc_labels` (``tests/diagnose``)."""
     if not 0.0 <= threshold <= 1.0:
         raise InputError(f"judged threshold: expected a share in [0, 1], found {threshold}")
-    qids: list[str] = []
-    values: list[float] = []
-    for q in saved.questions:
-        if not q.answerable or not q.gold_docs:
-            continue
-        docs = dict.fromkeys(r.doc_id for r in q.ranked[:k])  # each at its first chunk
-        gold = set(q.gold_docs)
-        qids.append(q.id)
-        values.append(sum(d in gold for d in docs) / min(k, len(docs)) if docs else 0.0)
-    if not qids:
+    labelled = [q for q in saved.questions if q.answerable and q.gold_docs]
+    if not labelled:
         return None
-    below = tuple(q for q, v in zip(qids, values, strict=True) if v < threshold)
+    qids = [q.id for q in labelled]
+    # each document at its first chunk, read from the retrieved columns (no entry objects)
+    docs = [dict.fromkeys(top_doc_ids(q, k)) for q in labelled]
+    found = list(map(len, map(set.intersection, map(set, map(_gold_of, labelled)), docs)))
+    values = [n / min(k, len(d)) if d else 0.0 for n, d in zip(found, docs, strict=True)]
+    below = tuple(compress(qids, np.asarray(values) < threshold))
     mean = math.fsum(values) / len(values)
     return JudgedCoverage(
         saved.name, f"judged@{k}", k, mean, threshold, below, len(qids), "doc", tuple(values)

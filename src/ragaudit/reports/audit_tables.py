@@ -17,6 +17,7 @@ from dataclasses import replace
 from ragaudit.diagnose.audit_result import Audit, DashboardRow, PairView, RunAudit
 from ragaudit.diagnose.funnel import STAGE_KEYS, unjudged_hint
 from ragaudit.diagnose.label_bias import BiasResult
+from ragaudit.reports.id_lists import cut_ids  # the one cut of id lists
 from ragaudit.reports.report import Cell, Span, Table
 from ragaudit.reports.stats import method_labels
 from ragaudit.stats.compare import MetricComparison
@@ -240,18 +241,6 @@ def pick_columns(table: Table, columns: Sequence[str]) -> Table:
         align="".join(table.align[i] for i in index),
         values=tuple(tuple(row[i] for i in index) for row in table.values),
     )
-
-
-def cut_ids(ids: Sequence[str], limit: int | None, sep: str = ", ") -> str:
-    """``ids`` joined by ``sep``, cut to ``limit`` (``report --max-drilldowns``) with the rest
-    counted.
-
-    >>> cut_ids(["q1", "q2", "q3"], 2), cut_ids(["a (x)", "b (y)"], 1, "; ")
-    ('q1, q2 and 1 more', 'a (x) and 1 more')
-    """
-    if limit is None or len(ids) <= limit:
-        return sep.join(ids)
-    return f"{sep.join(ids[:limit])} and {len(ids) - limit:,} more"
 
 
 def funnel_lines(run: RunAudit) -> list[str]:

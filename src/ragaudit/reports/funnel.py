@@ -13,6 +13,7 @@ from ragaudit.diagnose.funnel import (
     unjudged_hint,
 )
 from ragaudit.diagnose.unjudged import RunJudged
+from ragaudit.reports.id_lists import ALL_IDS_HINT, SHOWN_IDS, cut_ids
 from ragaudit.reports.report import Report, Section, Table, Text
 
 __all__ = ["funnel_report", "interval_note", "text_bar", "with_run_judged"]
@@ -44,10 +45,6 @@ def _f3(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _ids(ids: tuple[str, ...]) -> str:
-    return ", ".join(ids)
-
-
 def interval_note(result: FunnelResult) -> str:
     """How the funnel's intervals were computed, in one line (the terminal report and the page).
 
@@ -71,8 +68,12 @@ def interval_note(result: FunnelResult) -> str:
     )
 
 
-def funnel_report(result: FunnelResult) -> Report:
+def funnel_report(result: FunnelResult, max_ids: int | None = SHOWN_IDS) -> Report:
     """Build the report of a funnel (terminal, Markdown and HTML show the same numbers).
+
+    Each list of question ids (where questions die, the lucky, the unanswerable answered)
+    shows its first ``max_ids`` and counts the rest (None: every id;
+    :func:`~ragaudit.reports.id_lists.cut_ids`); the JSON payload holds every id.
 
     Examples
     --------
@@ -168,6 +169,9 @@ def funnel_report(result: FunnelResult) -> Report:
     identity = Text((*numbers, source_line, intervals, *unjudged), monospace=True)
     title = f"The funnel (k={result.k}, n={result.n} answerable questions)"
     sections = [Section(title, (stage_table, identity))]
+
+    def _ids(ids: tuple[str, ...]) -> str:
+        return cut_ids(ids, max_ids, hint=ALL_IDS_HINT)
 
     die_rows = [
         (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ragaudit.diagnose.funnel_compare import FunnelComparison, StageComparison
+from ragaudit.reports.id_lists import ALL_IDS_HINT, SHOWN_IDS, cut_ids
 from ragaudit.reports.report import Report, Section, Table, Text
 from ragaudit.stats.verdicts import format_pvalue
 
@@ -35,19 +36,15 @@ def _lost(comparison: FunnelComparison, side: int) -> str:
     return f"{stage} ({lost} questions)"
 
 
-def _changed(ids: list[str], limit: int | None) -> str:
-    if limit is None or len(ids) <= limit:
-        return ", ".join(ids)
-    return f"{', '.join(ids[:limit])} and {len(ids) - limit:,} more"
-
-
 def funnel_comparison_sections(
-    comparison: FunnelComparison, limit: int | None = None
+    comparison: FunnelComparison, limit: int | None = None, hint: str = ""
 ) -> tuple[Section, ...]:
     """The stage table, the lines that name the biggest loss and move, and who moved.
 
-    ``limit`` (the report page's ``--max-drilldowns``) cuts each stage's changed ids and the
-    table of moved questions to as many, counting the rest; ``funnel A B`` lists them all.
+    ``limit`` (the report page's ``--max-drilldowns``, ``funnel A B``'s
+    :data:`~ragaudit.reports.id_lists.SHOWN_IDS`) cuts each stage's changed ids and the table
+    of moved questions to as many, counting the rest; None lists them all.  ``hint`` says
+    how to see them all.
     """
     a, b = comparison.a_name or "A", comparison.b_name or "B"
     rows = tuple(
@@ -59,7 +56,8 @@ def funnel_comparison_sections(
             _signed(s.difference),
             _ci(s),
             format_pvalue(s.pvalue),
-            _changed([*(f"-{q}" for q in s.a_only), *(f"+{q}" for q in s.b_only)], limit) or "-",
+            cut_ids([*(f"-{q}" for q in s.a_only), *(f"+{q}" for q in s.b_only)], limit, hint=hint)
+            or "-",
         )
         for s in comparison.stages
     )
@@ -68,7 +66,7 @@ def funnel_comparison_sections(
         (row[0], s.a_conditional, s.b_conditional, s.paired_n, s.difference, *row[5:6],
          s.pvalue, row[7])
         for row, s in zip(rows, comparison.stages, strict=True)
-    )
+    )  # fmt: skip
     table = Table(
         ("stage", f"A: {a}", f"B: {b}", "paired n", "B - A", "95% CI", "p", "changed"),
         rows,
@@ -102,8 +100,9 @@ def funnel_comparison_sections(
     )
     more = len(comparison.moved) - len(shown)
     cut = (
-        (Text((f"{more:,} more moved (the first {len(shown):,} are listed): ragaudit funnel A B "
-               "lists them all",), style="note"),) if more else ()
+        (Text((f"{more:,} more moved (the first {len(shown):,} are listed): "
+               f"{hint or 'ragaudit funnel A B --all-ids lists them all'}",), style="note"),)
+        if more else ()
     )  # fmt: skip
     title = f"Funnels compared (B = {b} vs A = {a}; {comparison.n} answerable questions)"
     moved_title = f"Questions that moved between stages ({len(comparison.moved)})"
@@ -113,6 +112,10 @@ def funnel_comparison_sections(
     )
 
 
-def funnel_comparison_report(comparison: FunnelComparison) -> Report:
-    """``ragaudit funnel A B``: :func:`funnel_comparison_sections` with the JSON payload."""
-    return Report("", funnel_comparison_sections(comparison), data=comparison.to_dict())
+def funnel_comparison_report(
+    comparison: FunnelComparison, max_ids: int | None = SHOWN_IDS
+) -> Report:
+    """``ragaudit funnel A B``: :func:`funnel_comparison_sections` with the JSON payload (every
+    id), the id lists cut to ``max_ids`` (None: all, ``--all-ids``)."""
+    sections = funnel_comparison_sections(comparison, max_ids, ALL_IDS_HINT)
+    return Report("", sections, data=comparison.to_dict())

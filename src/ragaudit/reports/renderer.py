@@ -23,14 +23,25 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from ragaudit.exceptions import InputError
 from ragaudit.reports.render_html import render_html, render_html_fragment
 from ragaudit.reports.render_markup import MARKDOWN_LIMIT, render_latex, render_markdown
 from ragaudit.reports.render_text import render_text, report_sections
-from ragaudit.reports.report import FORMATS, Block, Details, KeyValues, Report, Table, plain, shown
+from ragaudit.reports.report import (
+    FORMATS,
+    Block,
+    Details,
+    KeyValues,
+    Report,
+    Section,
+    Table,
+    plain,
+    shown,
+)
 
 __all__ = [
     "MARKDOWN_LIMIT",
@@ -41,6 +52,7 @@ __all__ = [
     "render_json",
     "render_latex",
     "render_markdown",
+    "render_stream",
     "render_text",
     "render_tsv",
 ]
@@ -177,3 +189,42 @@ def render(report: Report, output_format: str) -> str:
             f"format: expected one of {', '.join(FORMATS)}, found {output_format!r}"
         ) from None
     return renderer(report)
+
+
+def render_stream(report: Report, rest: Iterable[Section], output_format: str) -> Iterator[str]:
+    """``render(report, output_format)`` with the sections of ``rest`` appended to
+    ``report``'s, in pieces: terminal text one section of ``rest`` at a time, as ``rest`` makes
+    them (``show --failures`` of a 200,000-question run never holds its whole output), every
+    other format whole.
+
+    Examples
+    --------
+    >>> from ragaudit.reports.report import Text
+    >>> head = Report("T", (), notes=("n",))
+    >>> parts = [Section("A", (Text(("a",)),)), Section("B", (Text(("b",)),))]
+    >>> pieces = list(render_stream(head, iter(parts), "table"))
+    >>> len(pieces), "".join(pieces) == render(replace(head, sections=tuple(parts)), "table")
+    (4, True)
+    """
+    if output_format != "table":
+        yield render(replace(report, sections=(*report.sections, *rest)), output_format)
+        return
+    # render_text puts one blank line before every section but the first thing printed
+    head = render_text(replace(report, notes=()))
+    started = head != "\n"  # the text of nothing is one newline
+    if started:
+        yield head
+    tail = (Report("", (section,)) for section in rest)
+    for part in _then_notes(tail, report):
+        text = render_text(part)
+        if text == "\n":
+            continue
+        yield ("\n" if started else "") + text
+        started = True
+
+
+def _then_notes(reports: Iterator[Report], report: Report) -> Iterator[Report]:
+    """``reports``, then one with ``report``'s notes (rendered last, as a Notes section)."""
+    yield from reports
+    if report.notes:
+        yield Report("", (), notes=report.notes)

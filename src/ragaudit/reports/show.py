@@ -8,12 +8,13 @@ with the evidence marked, the judges' verdicts and reasons, and the stage it die
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from ragaudit.diagnose.drilldown import QuestionView
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
-__all__ = ["excerpt", "grading_report", "show_report"]
+__all__ = ["excerpt", "grading_report", "show_report", "show_sections"]
 
 #: Characters of chunk text shown per retrieved chunk (whitespace collapsed).
 EXCERPT = 240
@@ -159,10 +160,19 @@ def show_report(run_name: str, k: int, views: Sequence[QuestionView], note: str 
       judge      verdict
       abstained  true
     """
-    sections = [_question_section(v) for v in views]
-    if not views:
-        sections.append(Section("", (Text(("no question matches",)),)))
-    plural = "" if len(views) == 1 else "s"
+    head, sections = show_sections(run_name, k, views, note)
     data = {"run": run_name, "k": k, "questions": [v.to_dict() for v in views]}
+    return replace(head, sections=(*head.sections, *sections), data=data)
+
+
+def show_sections(
+    run_name: str, k: int, views: Sequence[QuestionView], note: str = ""
+) -> tuple[Report, Iterator[Section]]:
+    """:func:`show_report` as its head (title, notes, no data) and its question sections, made
+    one at a time as they are read: ``show`` streams them to the terminal
+    (:func:`~ragaudit.reports.renderer.render_stream`)."""
+    plural = "" if len(views) == 1 else "s"
     title = f"ragaudit show: {run_name} (k={k}, {len(views)} question{plural})"
-    return Report(title, tuple(sections), data=data, notes=(note,) if note else ())
+    empty = () if views else (Section("", (Text(("no question matches",)),)),)
+    head = Report(title, empty, notes=(note,) if note else ())
+    return head, map(_question_section, views)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ragaudit.reports.confounding import confounding_lines
+from ragaudit.reports.id_lists import ALL_IDS_HINT, SHOWN_IDS, cut_ids
 from ragaudit.reports.noise import with_noise_sections
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 from ragaudit.stats.options import short_method
@@ -124,7 +125,11 @@ def _header(result: Comparison) -> tuple[str, ...]:
 
 
 def _binary_block(
-    row: MetricComparison, table: McNemarResult, confidence: float, alpha: float
+    row: MetricComparison,
+    table: McNemarResult,
+    confidence: float,
+    alpha: float,
+    max_ids: int | None = SHOWN_IDS,
 ) -> Text:
     lines = [
         f"paired view of {row.metric} (n = {row.n}):",
@@ -135,7 +140,8 @@ def _binary_block(
         "which run is better",
         f"  A only {table.a_only}, B only {table.b_only}: McNemar exact two-sided p = "
         f"{fmt_p(table.pvalue)}",
-        f"  questions that differ: {', '.join(table.discordant_ids) or 'none'}",
+        "  questions that differ: "
+        + (cut_ids(table.discordant_ids, max_ids, hint=ALL_IDS_HINT) or "none"),
         f"  observed discordance {row.discordance:.3f}; {_mde_text(row)}",
         "  interval width vs n (first n questions by id):",
         f"  {'n':>6}{'B - A':>10}{_level(confidence):>22}{'width':>9}",
@@ -172,8 +178,10 @@ def _ruled_out(result: Comparison) -> Text:
     return Text(tuple(lines))
 
 
-def comparison_report(result: Comparison) -> Report:
-    """The paired comparison of two runs (``ragaudit compare A B``)."""
+def comparison_report(result: Comparison, max_ids: int | None = SHOWN_IDS) -> Report:
+    """The paired comparison of two runs (``ragaudit compare A B``); the questions that
+    differ on a 0/1 metric are cut to the first ``max_ids`` with the rest counted (None:
+    every id, ``--all-ids``; the JSON payload holds every id)."""
     values = tuple(
         (
             row.metric,
@@ -231,7 +239,7 @@ def comparison_report(result: Comparison) -> Report:
         sections.insert(1, Section("", (Text(differs),)))
     for row in result.metrics:
         if row.mcnemar is not None:
-            block = _binary_block(row, row.mcnemar, result.confidence, result.alpha)
+            block = _binary_block(row, row.mcnemar, result.confidence, result.alpha, max_ids)
             sections.append(Section("", (block,)))
     sections.append(Section("", (_ruled_out(result),)))
     note = judged_rate_note(row.metric for row in result.metrics)

@@ -68,16 +68,8 @@ def _as_array(run: PerQuestionMetrics, ids: Sequence[str], metric: str) -> np.nd
 def _as_arrays(
     run: PerQuestionMetrics, ids: Sequence[str], metrics: Sequence[str]
 ) -> dict[str, np.ndarray]:
-    """Each metric's values on ``ids`` (NaN where null); each question's dict looked up once."""
-    rows = [run.values[qid] for qid in ids]
-    return {
-        metric: np.fromiter(
-            (np.nan if (v := row.get(metric)) is None else v for row in rows),
-            dtype=float,
-            count=len(rows),
-        )
-        for metric in metrics
-    }
+    """Each metric's values on ``ids`` (NaN where null): :meth:`PerQuestionMetrics.columns`."""
+    return run.columns(metrics, ids)
 
 
 def common_ids(run_a: PerQuestionMetrics, run_b: PerQuestionMetrics) -> list[str]:

@@ -121,5 +121,5 @@ def mcnemar_exact(a: np.ndarray, b: np.ndarray, ids: Sequence[str] | None = None
         neither=int(np.count_nonzero(~a_bool & ~b_bool)),
         statistic=min(a_only, b_only),
         pvalue=mcnemar_pvalue(a_only, b_only),
-        discordant_ids=tuple(sorted(str(labels[int(i)]) for i in differ)),  # only these
+        discordant_ids=tuple(sorted(map(str, map(labels.__getitem__, differ.tolist())))),
     )

@@ -101,6 +101,11 @@ class _FrozenMapping(Mapping[str, Any]):
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
 
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, or ``default`` (the data's own ``get``: no KeyError raised
+        and caught per question, as ``Mapping.get`` does)."""
+        return self.data.get(key, default)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self.data)
 

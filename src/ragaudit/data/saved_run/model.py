@@ -223,6 +223,27 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
         """The rows as plain JSON dicts (a fresh copy on every call)."""
         return [q.to_dict() for q in self.questions]
 
+    def metric_column(self, name: str) -> Any:
+        """``name`` over :attr:`questions` as a read-only float array, NaN where null or
+        absent (``q.metric(name)`` of each question; computed once, in C loops:
+        :func:`~ragaudit.data.saved_run.columns.metric_columns`).
+
+        >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [
+        ...     {"id": "q1", "retrieved": [], "metrics": {"correct": True}}]})
+        >>> run.metric_column("correct")
+        array([1.])
+        """
+        # numpy is imported on the first column, not with the model (`--help` stays instant)
+        from ragaudit.data.saved_run import columns as _columns
+
+        cache = self.__dict__.setdefault("_metric_columns", {})
+        if name not in cache:  # every metric of the run at once: a comparison reads them all
+            names = {*_columns.metric_names(self.questions), name} - cache.keys()
+            for key, column in _columns.metric_columns(self.questions, sorted(names)).items():
+                column.flags.writeable = False
+                cache[key] = column
+        return cache[name]
+
     def by_id(self) -> dict[str, QuestionResult]:
         """``{question id: QuestionResult}``."""
         return {q.id: q for q in self.questions}
