@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["load_rounds", "render_rounds", "same_command"]
+__all__ = ["load_rounds", "render_paired", "render_rounds", "same_command"]
 
 VERSION = 2
 RAGAUDIT = ("ragaudit", "ragaudit-stream", "ragaudit-cli")
@@ -30,15 +30,17 @@ def same_command(a: dict, b: dict) -> bool:
     return all(a.get(k) == b.get(k) for k in keys)
 
 
-def load_rounds(folder: Path, like: dict) -> list[dict]:
-    """Every saved round in ``folder`` of the same command as ``like``, oldest first."""
+def load_rounds(folder: Path, like: dict, since: str | None = None) -> list[dict]:
+    """Every saved round in ``folder`` of the same command as ``like``, oldest first; with
+    ``since`` (ISO time, UTC), only those started at or after it."""
     rounds = []
     for path in sorted(folder.glob("bench_metrics_*.json")):
         try:
             saved = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if saved.get("version") == VERSION and same_command(saved, like):
+        recent = since is None or str(saved.get("started", ""))[:19] >= since[:19]
+        if saved.get("version") == VERSION and same_command(saved, like) and recent:
             rounds.append(saved)
     return sorted(rounds, key=lambda r: str(r["started"]))
 
@@ -82,6 +84,8 @@ def _ratios(
 
 def render_rounds(rounds: list[dict], command: str) -> str:
     """The markdown summary over ``rounds`` (see the module docstring)."""
+    if isinstance(rounds[-1].get("metric_set"), list):
+        return render_paired(rounds, command)
     last = rounds[-1]
     keys = list(last["sizes"])
     tools = list(dict.fromkeys(t for r in rounds for k in keys for t in _by_tool(r, k)))
@@ -128,6 +132,13 @@ def render_rounds(rounds: list[dict], command: str) -> str:
         table.append("| " + " | ".join(cells) + " |")
         notes += _slower(rounds, key, ours, peers)
         notes.append(_means(rounds, key))
+    header = _header(rounds, command)
+    return "\n".join([header, "", *table, "", *[f"- {n}" for n in notes if n]])
+
+
+def _header(rounds: list[dict], command: str) -> str:
+    """When each round ran and at what load, the machine, the command and how to read it."""
+    last = rounds[-1]
     stamps = "; ".join(
         f"{r['started'][11:16]}-{r['ended'][11:16]} at load {r['load_at_start']:.1f} → "
         f"{r['load_at_end']:.1f}"
@@ -146,14 +157,13 @@ def render_rounds(rounds: list[dict], command: str) -> str:
             f"each tool's runs one after another in the rounds before {since}, the tools "
             "interleaved (one run of each per pass) from then on"
         )
-    header = (
+    return (
         f"{len(rounds)} round(s) on {', '.join(dates)} (UTC): {stamps}; {last['machine']}.  "
         f"`{command}`, run once per round: each tool ran {repeats} time(s) per round in fresh "
         f"processes, {order} (ranx and ir_measures fewer from 1M rows up); a time is the range "
         "of the rounds' medians, a ratio the range of the rounds' ratios of medians, the peak "
         "is the tool's process peak RSS."
     )
-    return "\n".join([header, "", *table, "", *[f"- {n}" for n in notes if n]])
 
 
 def _slower(rounds: list[dict], key: str, ours: list[str], peers: list[str]) -> list[str]:
@@ -203,4 +213,116 @@ def _means(rounds: list[dict], key: str) -> str:
     return (
         f"{n_questions:,} × {depth}: largest |mean - pytrec_eval mean| over shared metrics "
         "and rounds: " + ", ".join(f"{t} {g:.1e}" for t, g in worst.items())
+    )
+
+
+def _set_label(tool: str, metric_set: str) -> str:
+    return f"{tool} [{metric_set}]"
+
+
+def _lead(rounds: list[dict], key: str, metric_set: str, field: str) -> list[float]:
+    """pytrec_eval ÷ ragaudit with one metric set, per round (``field``: whole or eval step)."""
+    return _ratios(rounds, key, _set_label("pytrec_eval", metric_set),
+                   _set_label("ragaudit", metric_set), field)  # fmt: skip
+
+
+def render_paired(rounds: list[dict], command: str) -> str:
+    """The summary of paired rounds: several metric sets, every tool run once per set in each
+    pass, so that the sets share the load.
+
+    One row per metric set (each tool's time, pytrec_eval ÷ ragaudit for the whole process
+    and for the evaluation step), then, for each later set, a row of ratios to the first set
+    taken within each round: a tool's time with this set ÷ with the first, and this set's
+    pytrec_eval ÷ ragaudit ÷ the first set's.  A ratio of ratios near 1 says the set keeps
+    the first set's lead over pytrec_eval (issue 24).
+    """
+    last = rounds[-1]
+    sets = [str(s) for s in last["metric_set"]]
+    keys = list(last["sizes"])
+    tools = [
+        t
+        for t in dict.fromkeys(
+            str(row["tool"]).rsplit(" [", 1)[0] for r in rounds for k in keys
+            for row in r["sizes"].get(k, [])
+        )
+        if not t.startswith("floor")
+    ]  # fmt: skip
+    ratio = "pytrec_eval" in tools and "ragaudit" in tools
+    head = ["size", "metrics", *(f"{t} s" for t in tools)]
+    if ratio:
+        head += ["pytrec_eval / ragaudit", "pytrec_eval / ragaudit, evaluation step only"]
+    head += ["ragaudit peak MB"]
+    table = ["| " + " | ".join(head) + " |", "|---|---" + "|---:" * (len(head) - 2) + "|"]
+    notes = []
+    for key in keys:
+        n_questions, depth = (int(x) for x in key.split("x"))
+        size = f"{n_questions:,} × {depth}"
+
+        for metric_set in sets:
+            rows = _by_tool(last, key)
+            ours = rows.get(_set_label("ragaudit", metric_set), {})
+            names = ", ".join(ours.get("means", {})) or metric_set
+            cells = [size, f"`{metric_set}`: {names}"]
+            for tool in tools:
+                label = _set_label(tool, metric_set)
+                times = [float(_by_tool(r, key)[label]["median_s"]) for r in rounds
+                         if label in _by_tool(r, key)]  # fmt: skip
+                cells.append(_span(times, ".2f") if times else "-")
+            if ratio:
+                for field in ("median_s", "eval_s"):
+                    values = _lead(rounds, key, metric_set, field)
+                    cells.append(_span(values, ".2f", "x") if values else "-")
+            peaks = [float(_by_tool(r, key)[label]["peak_mb"]) for r in rounds
+                     for label in [_set_label("ragaudit", metric_set)]
+                     if label in _by_tool(r, key)]  # fmt: skip
+            cells.append(_span(peaks, ",.0f") if peaks else "-")
+            table.append("| " + " | ".join(cells) + " |")
+            notes.append(_set_means(rounds, key, metric_set))
+        for metric_set in sets[1:]:
+            cells = [size, f"`{metric_set}` ÷ `{sets[0]}`, within each round"]
+            for tool in tools:
+                values = _ratios(
+                    rounds, key, _set_label(tool, metric_set), _set_label(tool, sets[0])
+                )
+                cells.append(_span(values, ".2f", "x") if values else "-")
+            if ratio:
+                for field in ("median_s", "eval_s"):
+                    pairs = zip(
+                        _lead(rounds, key, metric_set, field),
+                        _lead(rounds, key, sets[0], field),
+                        strict=False,
+                    )
+                    values = [a / b for a, b in pairs]
+                    cells.append(_span(values, ".2f", "x") if values else "-")
+            cells.append("-")
+            table.append("| " + " | ".join(cells) + " |")
+    header = (
+        _header(rounds, command)
+        + f"  Paired: in each pass every tool ran once with each metric set ({', '.join(sets)})."
+    )
+    return "\n".join([header, "", *table, "", *[f"- {n}" for n in notes if n]])
+
+
+def _set_means(rounds: list[dict], key: str, metric_set: str) -> str:
+    """The largest difference from pytrec_eval's means with one metric set, over every round."""
+    n_questions, depth = (int(x) for x in key.split("x"))
+    suffix = f" [{metric_set}]"
+    worst: dict[str, float] = {}
+    for round_ in rounds:
+        rows = {t[: -len(suffix)]: r for t, r in _by_tool(round_, key).items()
+                if t.endswith(suffix)}  # fmt: skip
+        reference = rows.get("pytrec_eval", {}).get("means")
+        if not reference:
+            continue
+        for tool, row in rows.items():
+            if tool.startswith("floor") or tool == "pytrec_eval":
+                continue
+            shared = [m for m in reference if m in row["means"]]
+            gap = max((abs(row["means"][m] - reference[m]) for m in shared), default=0.0)
+            worst[tool] = max(worst.get(tool, 0.0), gap)
+    if not worst:
+        return ""
+    return (
+        f"{n_questions:,} × {depth}, `{metric_set}`: largest |mean - pytrec_eval mean| over "
+        "shared metrics and rounds: " + ", ".join(f"{t} {g:.1e}" for t, g in worst.items())
     )
