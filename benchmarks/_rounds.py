@@ -13,6 +13,8 @@ bytes per line (the peak per file byte depends on the line length).
 from __future__ import annotations
 
 import json
+import math
+import statistics
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -226,6 +228,44 @@ def _lead(rounds: list[dict], key: str, metric_set: str, field: str) -> list[flo
                    _set_label("ragaudit", metric_set), field)  # fmt: skip
 
 
+_PASS_FIELD = {"median_s": "walls", "eval_s": "evals"}
+
+
+def _passes(row: dict, field: str) -> list[float] | None:
+    """A row's per-run times in pass order (rounds saved with them), else None."""
+    values = row.get(_PASS_FIELD[field])
+    if not values or any(v is None for v in values):
+        return None
+    return [float(v) for v in values]
+
+
+def _paired_ratios(
+    rounds: list[dict], key: str, terms: list[tuple[str, str, int]], field: str = "median_s"
+) -> list[float]:
+    """Per round, the product over ``terms`` of ``(time(a) / time(b)) ** power``: taken within
+    each pass and then the median over the passes when the round saved every run's time (runs
+    of one pass ran minutes apart at most, under much the same load), else on its medians."""
+    out = []
+    for round_ in rounds:
+        rows = _by_tool(round_, key)
+        names = list(dict.fromkeys(name for a, b, _ in terms for name in (a, b)))
+        if not all(name in rows and rows[name].get(field) for name in names):
+            continue
+        found = {name: _passes(rows[name], field) for name in names}
+        times = {name: runs for name, runs in found.items() if runs is not None}
+        n_passes = {len(runs) for runs in times.values()}
+        if len(times) == len(names) and len(n_passes) == 1:
+            per_pass = [
+                math.prod((times[a][i] / times[b][i]) ** power for a, b, power in terms)
+                for i in range(n_passes.pop())
+            ]
+            out.append(statistics.median(per_pass))
+        else:
+            medians = {name: float(rows[name][field]) for name in names}
+            out.append(math.prod((medians[a] / medians[b]) ** p for a, b, p in terms))
+    return out
+
+
 def render_paired(rounds: list[dict], command: str) -> str:
     """The summary of paired rounds: several metric sets, every tool run once per set in each
     pass, so that the sets share the load.
@@ -281,24 +321,26 @@ def render_paired(rounds: list[dict], command: str) -> str:
         for metric_set in sets[1:]:
             cells = [size, f"`{metric_set}` ÷ `{sets[0]}`, within each round"]
             for tool in tools:
-                values = _ratios(
-                    rounds, key, _set_label(tool, metric_set), _set_label(tool, sets[0])
-                )
+                this_set = [(_set_label(tool, metric_set), _set_label(tool, sets[0]), 1)]
+                values = _paired_ratios(rounds, key, this_set)
                 cells.append(_span(values, ".2f", "x") if values else "-")
             if ratio:
+                # (pytrec_eval / ragaudit with this set) / (the same with the first set)
+                terms = [
+                    (_set_label("pytrec_eval", metric_set), _set_label("ragaudit", metric_set), 1),
+                    (_set_label("pytrec_eval", sets[0]), _set_label("ragaudit", sets[0]), -1),
+                ]
                 for field in ("median_s", "eval_s"):
-                    pairs = zip(
-                        _lead(rounds, key, metric_set, field),
-                        _lead(rounds, key, sets[0], field),
-                        strict=False,
-                    )
-                    values = [a / b for a, b in pairs]
+                    values = _paired_ratios(rounds, key, terms, field)
                     cells.append(_span(values, ".2f", "x") if values else "-")
             cells.append("-")
             table.append("| " + " | ".join(cells) + " |")
     header = (
         _header(rounds, command)
-        + f"  Paired: in each pass every tool ran once with each metric set ({', '.join(sets)})."
+        + f"  Paired: in each pass every tool ran once with each metric set ({', '.join(sets)}); "
+        "a row `X ÷ Y` divides each tool's time with X by its time with Y, and X's "
+        "pytrec_eval / ragaudit by Y's, within each pass (the median over the passes of a "
+        "round; its range over rounds)."
     )
     return "\n".join([header, "", *table, "", *[f"- {n}" for n in notes if n]])
 

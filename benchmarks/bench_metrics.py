@@ -312,6 +312,9 @@ def _summary(label: str, results: list[dict], floor: float, base: float) -> dict
         "vs_ragaudit": median / base if base else float("nan"),
         "vs_floor": median / floor if floor else float("nan"),
         "means": results[0]["means"],
+        # each run's times in pass order, so that paired rounds can pair runs of one pass
+        "walls": walls,
+        "evals": [r.get("eval_s") for r in results],
     }
 
 

@@ -80,6 +80,15 @@ def test_paired_rounds_give_each_sets_ratio_and_the_ratio_of_ratios(tmp_path: Pa
                                "pytrec_eval [standard]": (9.0, 4.0),
                                "ragaudit [incomplete]": (3.0, 1.0),
                                "pytrec_eval [incomplete]": (9.0, 4.0)})  # fmt: skip
+    # The second round saved each pass's times: the ratios within it are taken pass by pass.
+    walls = {
+        "ragaudit [standard]": [3.0, 6.0, 2.0],
+        "ragaudit [incomplete]": [3.3, 3.0, 2.2],
+        "pytrec_eval [standard]": [9.0] * 3,
+        "pytrec_eval [incomplete]": [9.0] * 3,
+    }
+    for row in second["sizes"]["1000x10"]:
+        row.update(walls=walls[row["tool"]], evals=[None] * 3)  # no evaluation step per pass
     for i, saved in enumerate((first, second)):
         (tmp_path / f"bench_metrics_{i}.json").write_text(json.dumps(saved))
     (tmp_path / "bench_metrics_9.json").write_text(json.dumps(_round("07:30", 1, 1, 1, 0.1)))
@@ -92,9 +101,12 @@ def test_paired_rounds_give_each_sets_ratio_and_the_ratio_of_ratios(tmp_path: Pa
     )
     # incomplete: 6/2.5 = 2.40 and 9/3 = 3.00; evaluation step 2.4/0.8 = 3.00, 4/1 = 4.00
     assert "| `incomplete`: bpref | 2.50-3.00 | 6.00-9.00 | 2.40-3.00x | 3.00-4.00x |" in text
-    # within each round: ragaudit 2.5/2 = 1.25 and 3/3 = 1.00; pytrec_eval 1.00 in both;
-    # ratio of ratios 2.40/3.00 = 0.80 and 3/3 = 1.00; evaluation step 3/4 = 0.75 and 1.00
-    assert ("| `incomplete` ÷ `standard`, within each round | 1.00-1.25x | 1.00x | 0.80-1.00x "
+    # within the first round (medians): ragaudit 2.5/2 = 1.25, pytrec_eval 1.00, ratio of
+    # ratios 2.40/3.00 = 0.80, evaluation step 3/4 = 0.75.  Within the second, pass by pass:
+    # ragaudit 3.3/3, 3/6, 2.2/2 = 1.1, 0.5, 1.1 -> median 1.10 (its medians give 3/3 = 1.00);
+    # ratio of ratios (9/3.3)/(9/3) = 3/3.3, 6/3, 2/2.2 -> median 0.909; the evaluation step
+    # has no per-pass times: its medians, 4/1 / (4/1) = 1.00
+    assert ("| `incomplete` ÷ `standard`, within each round | 1.10-1.25x | 1.00x | 0.80-0.91x "
             "| 0.75-1.00x | - |") in text  # fmt: skip
     assert "`incomplete`: largest |mean - pytrec_eval mean|" in text
     later = load_rounds(tmp_path, first, since="2026-12-01T07:30")
