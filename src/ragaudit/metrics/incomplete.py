@@ -109,8 +109,8 @@ def relevant_cells(grades: IntMatrix, judged: BoolArray, threshold: int = 1) -> 
     """Find the judged relevant cells of ``grades`` and count the judged items above each.
 
     One pass over the judged mask (``np.flatnonzero``: row major, so a row's cells come in
-    rank order); the counts within each row are positions in the flat list less the row's
-    first position (``np.repeat`` of each row's start: no search, no loop over questions).
+    rank order); a count within a row is a position in the flat list less the position of the
+    row's first entry (row starts from ``np.bincount``: no search, no loop over questions).
 
     Examples
     --------
@@ -123,14 +123,14 @@ def relevant_cells(grades: IntMatrix, judged: BoolArray, threshold: int = 1) -> 
     flat = np.flatnonzero(judged)
     rows, ranks = np.divmod(flat, max(depth, 1))
     relevant = np.flatnonzero(np.ravel(grades)[flat] >= threshold)
-    # place: judged items above each judged item in its row
-    judged_start = _row_starts(rows, n_rows)
-    place = relevant - judged_start[rows[relevant]]
+    # judged items above each relevant one: its place among its row's judged items
+    judged_above = relevant - _row_starts(rows, n_rows)[rows[relevant]]
     rows, ranks = rows[relevant], ranks[relevant]
+    # relevant ones above it: its place among its row's relevant items
     relevant_above = np.arange(len(rows), dtype=np.int64)
     relevant_above -= _row_starts(rows, n_rows)[rows]
-    place -= relevant_above
-    return RelevantCells(rows, ranks, relevant_above, place, n_rows)
+    judged_above -= relevant_above  # leaves the non-relevant ones
+    return RelevantCells(rows, ranks, relevant_above, judged_above, n_rows)
 
 
 def _row_starts(rows: IntArray, n_rows: int) -> IntArray:
