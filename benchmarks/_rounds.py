@@ -337,7 +337,9 @@ def render_paired(rounds: list[dict], command: str) -> str:
             table.append("| " + " | ".join(cells) + " |")
     header = (
         _header(rounds, command)
-        + f"  Paired: in each pass every tool ran once with each metric set ({', '.join(sets)}); "
+        + f"  Paired: in each pass every tool ran once with each metric set ({', '.join(sets)}"
+        + _set_order(rounds)
+        + "); "
         "a row `X ÷ Y` divides each tool's time with X by its time with Y, and X's "
         "pytrec_eval / ragaudit by Y's, within each pass (the median over the passes of a "
         "round; its range over rounds)."
@@ -368,3 +370,14 @@ def _set_means(rounds: list[dict], key: str, metric_set: str) -> str:
         f"{n_questions:,} × {depth}, `{metric_set}`: largest |mean - pytrec_eval mean| over "
         "shared metrics and rounds: " + ", ".join(f"{t} {g:.1e}" for t, g in worst.items())
     )
+
+
+def _set_order(rounds: list[dict]) -> str:
+    """How the passes ordered the metric sets: rotated from pass to pass, or not, or not
+    before some round."""
+    rotated = [str(r["started"])[11:16] for r in rounds if r.get("rotated")]
+    if len(rotated) == len(rounds):
+        return ", in an order rotated from pass to pass"
+    if rotated:
+        return f", in that order in the rounds before {min(rotated)}, rotated from then on"
+    return ", in that order"

@@ -423,11 +423,15 @@ def _measure(args: argparse.Namespace, this: dict) -> None:
                 if tool == "ranx":  # warm the cache
                     _runs("ranx", qrels_path, run_path, 1, env, metric_set)
         for attempt in range(args.repeats):
+            # Paired rounds rotate the order of the sets from pass to pass: the run that follows
+            # another tool's exit is not always the same set's.
+            turn = attempt % len(sets)
+            in_order = sets[turn:] + sets[:turn]
             for tool in args.tools:
                 if tool in ("ranx", "ir_measures") and attempt >= slow:
                     continue
                 # the floor reads the files and computes nothing: once per pass
-                for metric_set in sets[:1] if tool.startswith("floor") else sets:
+                for metric_set in in_order[:1] if tool.startswith("floor") else in_order:
                     label = _label("ranx (warm)" if tool == "ranx" else tool, metric_set, sets)
                     runs = _runs(tool, qrels_path, run_path, 1, env, metric_set)
                     results.setdefault(label, []).extend(runs)
@@ -457,6 +461,7 @@ def main() -> None:
         "seed": args.seed, "repeats": args.repeats,
         "slow_repeats": args.slow_repeats, "command": command, "machine": machine(),
         "interleaved": True,
+        "rotated": len(args.metric_set) > 1,
         "sizes": {}, "files": {},
     }  # fmt: skip
     folder = Path(args.out)

@@ -89,6 +89,7 @@ def test_paired_rounds_give_each_sets_ratio_and_the_ratio_of_ratios(tmp_path: Pa
     }
     for row in second["sizes"]["1000x10"]:
         row.update(walls=walls[row["tool"]], evals=[None] * 3)  # no evaluation step per pass
+    second["rotated"] = True  # its passes rotated the order of the sets
     for i, saved in enumerate((first, second)):
         (tmp_path / f"bench_metrics_{i}.json").write_text(json.dumps(saved))
     (tmp_path / "bench_metrics_9.json").write_text(json.dumps(_round("07:30", 1, 1, 1, 0.1)))
@@ -109,5 +110,6 @@ def test_paired_rounds_give_each_sets_ratio_and_the_ratio_of_ratios(tmp_path: Pa
     assert ("| `incomplete` ÷ `standard`, within each round | 1.10-1.25x | 1.00x | 0.80-0.91x "
             "| 0.75-1.00x | - |") in text  # fmt: skip
     assert "`incomplete`: largest |mean - pytrec_eval mean|" in text
+    assert "(standard, incomplete, in that order in the rounds before 08:00, rotated from" in text
     later = load_rounds(tmp_path, first, since="2026-12-01T07:30")
     assert [r["started"][11:16] for r in later] == ["08:00"]
