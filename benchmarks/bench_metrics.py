@@ -22,7 +22,14 @@ Usage::
     uv run python benchmarks/bench_metrics.py --sizes 1000000x100 --tools ragaudit-stream floor
     uv run python benchmarks/bench_metrics.py --metric-set incomplete --sizes 100000x100 \
         --tools ragaudit pytrec_eval          # bpref, judged@10, infAP (not run by default)
+    uv run python benchmarks/bench_metrics.py --metric-set standard incomplete \
+        --sizes 100000x100 --tools ragaudit pytrec_eval   # both sets, paired in each pass
     uv run python benchmarks/bench_metrics.py ... --render-only --readme   # the saved rounds
+
+Several ``--metric-set`` make a *paired* round: in each pass every tool runs once per set, so
+that the sets are measured under the same load, and the summary gives each set's ratio to
+pytrec_eval and, per round, the ratio of those ratios (issue 24: the measures for incomplete
+labels keep evaluate's ratio to pytrec_eval).
 
 Each invocation is one *round*, saved under ``--out``; the summary (and the README table) is
 rendered over every round of the same command saved there (:mod:`_rounds`), so that every
@@ -305,6 +312,9 @@ def _summary(label: str, results: list[dict], floor: float, base: float) -> dict
         "vs_ragaudit": median / base if base else float("nan"),
         "vs_floor": median / floor if floor else float("nan"),
         "means": results[0]["means"],
+        # each run's times in pass order, so that paired rounds can pair runs of one pass
+        "walls": walls,
+        "evals": [r.get("eval_s") for r in results],
     }
 
 
@@ -326,6 +336,40 @@ def _print_size(key: str, files: dict[str, int], rows: list[dict[str, object]]) 
               f"{r['peak_mb']:.0f} | {float(r['peak_mb']) / size_mb:.2f} |")  # fmt: skip
 
 
+def _label(tool: str, metric_set: str, sets: list[str]) -> str:
+    """A tool's name in the results: ``"ragaudit"``, or ``"ragaudit [incomplete]"`` in a paired
+    round (several metric sets)."""
+    return tool if len(sets) == 1 else f"{tool} [{metric_set}]"
+
+
+def _set_of(label: str, sets: list[str]) -> str:
+    """The metric set a result label was measured with (the inverse of :func:`_label`)."""
+    for metric_set in sets:
+        if label.endswith(f" [{metric_set}]"):
+            return metric_set
+    return sets[0]
+
+
+def _base(results: dict[str, list[dict]], label: str, sets: list[str]) -> float:
+    """ragaudit's median time with the metric set of ``label`` (0 when ragaudit did not run)."""
+    ours = results.get(_label("ragaudit", _set_of(label, sets), sets), [{"wall_s": 0}])
+    return statistics.median(r["wall_s"] for r in ours)
+
+
+def _command_args(argv: list[str]) -> list[str]:
+    """The arguments that name the command (whose saved rounds are summarised together):
+    ``--render-only`` and ``--since`` choose what to print, not what was measured."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--since":
+            skip = True
+        elif arg != "--render-only" and not arg.startswith("--since="):
+            out.append(arg)
+    return out
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help="questions x depth, comma-separated")
@@ -334,9 +378,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--slow-repeats", type=int, default=1,
                         help="runs of ranx and ir_measures from 100k rows up")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--metric-set", choices=list(METRIC_SETS), default="standard",
+    parser.add_argument("--metric-set", nargs="+", choices=list(METRIC_SETS),
+                        default=["standard"],
                         help="standard: ndcg@10, map@100, mrr@10, recall@100, precision@10; "
-                        "incomplete: bpref, judged@10, infAP; both: the two at once")  # fmt: skip
+                        "incomplete: bpref, judged@10, infAP; both: the two at once.  "
+                        "Several: each tool runs once per set in every pass (paired)")  # fmt: skip
+    parser.add_argument("--since", metavar="TIME",
+                        help="summarise only the saved rounds started at or after TIME (ISO, "
+                        "UTC, e.g. 2026-12-01T21:00): leaves out rounds of older code")  # fmt: skip
     parser.add_argument("--out", default=str(HERE / "results"),
                         help="folder of saved rounds (default benchmarks/results/, kept in git: "
                         "the rounds behind the README); each invocation adds one, and the "
@@ -364,28 +413,36 @@ def _measure(args: argparse.Namespace, this: dict) -> None:
         # Tools interleaved, one run of each per pass, so that a burst of load from other users
         # falls on every tool alike instead of on whichever tool was running then.
         results: dict[str, list[dict]] = {}
+        sets = args.metric_set
         for tool in args.tools:
-            if tool == "ranx" and index == 0:
-                cold_env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="ranx-"))
-                results["ranx (cold)"] = _runs(
-                    "ranx", qrels_path, run_path, 1, cold_env, args.metric_set
-                )
-            if tool == "ranx":
-                _runs("ranx", qrels_path, run_path, 1, env, args.metric_set)  # warm the cache
+            for metric_set in sets:
+                label = _label("ranx (cold)", metric_set, sets)
+                if tool == "ranx" and index == 0:
+                    cold_env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="ranx-"))
+                    results[label] = _runs("ranx", qrels_path, run_path, 1, cold_env, metric_set)
+                if tool == "ranx":  # warm the cache
+                    _runs("ranx", qrels_path, run_path, 1, env, metric_set)
         for attempt in range(args.repeats):
+            # Paired rounds rotate the order of the sets from pass to pass: the run that follows
+            # another tool's exit is not always the same set's.
+            turn = attempt % len(sets)
+            in_order = sets[turn:] + sets[:turn]
             for tool in args.tools:
                 if tool in ("ranx", "ir_measures") and attempt >= slow:
                     continue
-                label = "ranx (warm)" if tool == "ranx" else tool
-                runs = _runs(tool, qrels_path, run_path, 1, env, args.metric_set)
-                results.setdefault(label, []).extend(runs)
+                # the floor reads the files and computes nothing: once per pass
+                for metric_set in in_order[:1] if tool.startswith("floor") else in_order:
+                    label = _label("ranx (warm)" if tool == "ranx" else tool, metric_set, sets)
+                    runs = _runs(tool, qrels_path, run_path, 1, env, metric_set)
+                    results.setdefault(label, []).extend(runs)
         for label, runs in results.items():
             times = ", ".join(f"{r['wall_s']:.2f}s" for r in runs)
             print(f"  {n_questions}x{depth} {label}: {times}", flush=True)
         floor = statistics.median(r["wall_s"] for r in results.get("floor", [{"wall_s": 0}]))
-        base = statistics.median(r["wall_s"] for r in results.get("ragaudit", [{"wall_s": 0}]))
         key = f"{n_questions}x{depth}"
-        this["sizes"][key] = [_summary(label, rs, floor, base) for label, rs in results.items()]
+        this["sizes"][key] = [
+            _summary(label, rs, floor, _base(results, label, sets)) for label, rs in results.items()
+        ]
         this["files"][key] = files
         _print_size(key, files, this["sizes"][key])
         print(f"\nload average now {os.getloadavg()[0]:.1f}", flush=True)
@@ -396,17 +453,22 @@ def main() -> None:
     if args.worker:
         print(json.dumps(worker(*args.worker)))
         return
-    command = " ".join(["bench_metrics.py", *(a for a in sys.argv[1:] if a != "--render-only")])
+    command = " ".join(["bench_metrics.py", *_command_args(sys.argv[1:])])
     this: dict = {
         "version": VERSION, "sizes_asked": args.sizes, "tools": args.tools,
-        "metric_set": args.metric_set, "seed": args.seed, "repeats": args.repeats,
+        # one set: its name, as rounds saved before paired rounds existed; several: the list
+        "metric_set": args.metric_set[0] if len(args.metric_set) == 1 else args.metric_set,
+        "seed": args.seed, "repeats": args.repeats,
         "slow_repeats": args.slow_repeats, "command": command, "machine": machine(),
         "interleaved": True,
+        "rotated": len(args.metric_set) > 1,
         "sizes": {}, "files": {},
     }  # fmt: skip
     folder = Path(args.out)
     if not args.render_only:
-        started, load = start(f"bench_metrics  seed={args.seed}  metrics={args.metric_set}")
+        started, load = start(
+            f"bench_metrics  seed={args.seed}  metrics={' + '.join(args.metric_set)}"
+        )
         this.update(started=started.isoformat(timespec="seconds"), load_at_start=load)
         _measure(args, this)
         this.update(ended=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -416,7 +478,7 @@ def main() -> None:
         out = folder / f"bench_metrics_{stamp}.json"
         out.write_text(json.dumps(this, indent=1), encoding="utf-8")
         print(f"\nthis round: {out}  (load average at end {this['load_at_end']:.1f})")
-    rounds = load_rounds(folder, this)
+    rounds = load_rounds(folder, this, since=args.since)
     if not rounds:
         raise SystemExit(f"{folder}: no saved round of this command; run it without "
                          "--render-only first")  # fmt: skip

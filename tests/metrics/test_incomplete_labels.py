@@ -196,3 +196,44 @@ def test_stream_gives_the_same_numbers(tmp_path):
     whole = quiet(Qrels(qrels), read_trec_run(tmp_path / "run.txt"), names)
     for name in names:
         np.testing.assert_array_equal(streamed.per_query[name], whole.per_query[name])
+
+
+def test_bpref_and_infap_equal_trec_eval_across_kernel_slices(monkeypatch):
+    # Many questions scored a few rows per slice (two threads), so that the judged cells of
+    # one slice start mid-matrix: the counts above each cell must restart at every row.
+    import importlib
+
+    # the module, not the function the package re-exports under the same name
+    monkeypatch.setattr(importlib.import_module("ragaudit.metrics.evaluate"), "_KERNEL_CELLS", 280)
+    rng = np.random.default_rng(24)
+    pool = [f"d{i}" for i in range(60)]
+    qrels, run = {}, {}
+    for i in range(300):
+        labelled = rng.choice(pool, int(rng.integers(1, 12)), replace=False)
+        qrels[f"q{i}"] = {d: int(rng.integers(0, 4)) for d in labelled}
+        ranked = rng.choice(pool, int(rng.integers(0, 40)), replace=False)
+        run[f"q{i}"] = {d: float(rng.integers(0, 6)) for d in ranked}  # ties
+    for threshold in (1, 2):
+        expected = reference(qrels, run, ["bpref", "infAP"], threshold)
+        ev = ours(qrels, run, ["bpref", "infAP", "judged@10"], threshold)
+        for name, theirs in (("bpref", "bpref"), ("infAP", "infAP")):
+            want = [expected.get(qid, {}).get(theirs, 0.0) for qid in ev.query_ids]
+            np.testing.assert_allclose(ev.per_query[name], want, rtol=0, atol=1e-9)
+        assert ev.per_query["bpref"].any() and ev.per_query["infAP"].any()
+
+
+def test_relevant_cells_count_by_hand():
+    from ragaudit.metrics.incomplete import relevant_cells
+
+    # row 0: n A x C (A: 1 non-relevant above; C: 1 relevant, 1 non-relevant above);
+    # row 1: nothing judged; row 2: B m m D (D: 1 relevant, 2 non-relevant above).
+    grades = np.array([[0, 1, 0, 2], [0, 0, 0, 0], [3, 0, 0, 1]])
+    judged = np.array([[1, 1, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]], dtype=bool)
+    cells = relevant_cells(grades, judged, threshold=1)
+    assert cells.rows.tolist() == [0, 0, 2, 2]
+    assert cells.ranks.tolist() == [1, 3, 0, 3]
+    assert cells.relevant_above.tolist() == [0, 1, 0, 1]
+    assert cells.nonrelevant_above.tolist() == [1, 1, 0, 2]
+    at_two = relevant_cells(grades, judged, threshold=2)  # only C and B are relevant
+    assert at_two.rows.tolist() == [0, 2]
+    assert at_two.nonrelevant_above.tolist() == [2, 0]  # n and A above C

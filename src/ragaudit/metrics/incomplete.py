@@ -9,8 +9,8 @@ for it (Buckley & Voorhees 2004; Yilmaz & Aslam 2006; Sakai 2007).
 Every kernel reads the padded ``(n_questions, depth)`` grade matrix of
 :mod:`ragaudit.metrics.kernels` plus a boolean matrix ``judged`` of the same shape (True
 where the ranked item carries a label, of any grade; False for unjudged items and padding).
-Only the labelled cells are visited (``np.nonzero``, row major), as relevant cells are by
-:func:`ragaudit.metrics.kernels.average_precision`; there is no Python loop over questions.
+Only the labelled cells are visited (``np.flatnonzero``, row major), found once for bpref and
+infAP together (:func:`relevant_cells`); there is no Python loop over questions.
 
 Conventions are trec_eval's (``m_bpref.c``, ``m_infAP.c``, ``form_res_rels.c``): an
 unlabelled item is *not in the pool*; ragaudit's grades are non-negative, so trec_eval's
@@ -19,16 +19,26 @@ unlabelled item is *not in the pool*; ragaudit's grades are non-negative, so tre
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["INFAP_EPSILON", "bpref", "condense", "inf_ap", "judged_at"]
+__all__ = [
+    "INFAP_EPSILON",
+    "RelevantCells",
+    "bpref",
+    "condense",
+    "inf_ap",
+    "judged_at",
+    "relevant_cells",
+]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 IntMatrix = npt.NDArray[np.integer[Any]]
+IntArray = npt.NDArray[np.int64]
 
 #: trec_eval's smoothing constant in infAP's precision estimate (``trec_eval.h``).
 INFAP_EPSILON = 0.00001
@@ -71,16 +81,64 @@ def judged_at(judged: BoolArray, n_ranked: npt.ArrayLike, k: int | None) -> Floa
     return _divide(top.sum(axis=1).astype(np.float64), length)
 
 
-def _judged_cells(grades: IntMatrix, judged: BoolArray, threshold: int) -> tuple[Any, ...]:
-    """The labelled cells in rank order: (row, 0-based rank, relevant?, relevant items up
-    to and including this one in its row, judged items above this one in its row)."""
-    rows, ranks = np.nonzero(judged)
-    relevant = grades[rows, ranks] >= threshold
-    so_far = np.cumsum(relevant, dtype=np.int64)
-    row_start = np.searchsorted(rows, rows, side="left")
-    so_far -= (so_far - relevant)[row_start]  # restart the count at each row
-    place = np.arange(len(rows)) - row_start
-    return rows, ranks, relevant, so_far, place
+@dataclass(frozen=True)
+class RelevantCells:
+    """The judged relevant cells of a grade matrix, row major (ranks ascend within a row),
+    with what bpref and infAP count above each: computed once, read by both.
+
+    Attributes
+    ----------
+    rows, ranks : int ndarrays
+        Question row and 0-based rank of each judged relevant item.
+    relevant_above : int ndarray
+        Judged relevant items ranked above it in its row (``r - 1`` in infAP's formula).
+    nonrelevant_above : int ndarray
+        Judged non-relevant items ranked above it (``n_r`` in bpref's, ``n`` in infAP's).
+    n_rows : int
+        Rows of the grade matrix.
+    """
+
+    rows: IntArray
+    ranks: IntArray
+    relevant_above: IntArray
+    nonrelevant_above: IntArray
+    n_rows: int
+
+
+def relevant_cells(grades: IntMatrix, judged: BoolArray, threshold: int = 1) -> RelevantCells:
+    """Find the judged relevant cells of ``grades`` and count the judged items above each.
+
+    One pass over the judged mask (``np.flatnonzero``: row major, so a row's cells come in
+    rank order); a count within a row is a position in the flat list less the position of the
+    row's first entry (row starts from ``np.bincount``: no search, no loop over questions).
+
+    Examples
+    --------
+    >>> # n(nonrel) A(rel) x(unjudged) C(rel): A has 1 non-relevant above, C 1 and 1 relevant
+    >>> c = relevant_cells(np.array([[0, 1, 0, 2]]), np.array([[True, True, False, True]]))
+    >>> c.ranks.tolist(), c.relevant_above.tolist(), c.nonrelevant_above.tolist()
+    ([1, 3], [0, 1], [1, 1])
+    """
+    n_rows, depth = judged.shape
+    flat = np.flatnonzero(judged)
+    rows, ranks = np.divmod(flat, max(depth, 1))
+    relevant = np.flatnonzero(np.ravel(grades)[flat] >= threshold)
+    # judged items above each relevant one: its place among its row's judged items
+    judged_above = relevant - _row_starts(rows, n_rows)[rows[relevant]]
+    rows, ranks = rows[relevant], ranks[relevant]
+    # relevant ones above it: its place among its row's relevant items
+    relevant_above = np.arange(len(rows), dtype=np.int64)
+    relevant_above -= _row_starts(rows, n_rows)[rows]
+    judged_above -= relevant_above  # leaves the non-relevant ones
+    return RelevantCells(rows, ranks, relevant_above, judged_above, n_rows)
+
+
+def _row_starts(rows: IntArray, n_rows: int) -> IntArray:
+    """Position of each row's first entry in ``rows`` (grouped by row, ascending)."""
+    counts = np.bincount(rows, minlength=n_rows)
+    starts = np.zeros(n_rows, dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    return starts
 
 
 def bpref(
@@ -89,6 +147,7 @@ def bpref(
     n_relevant: npt.ArrayLike,
     n_nonrelevant: npt.ArrayLike,
     threshold: int = 1,
+    cells: RelevantCells | None = None,
 ) -> FloatArray:
     """Binary preference (trec_eval ``bpref``; Buckley & Voorhees 2004).
 
@@ -105,6 +164,9 @@ def bpref(
     n_relevant, n_nonrelevant : int arrays of shape (n_questions,)
         Labels with grade >= threshold, and with grade < threshold.
     threshold : int, default 1
+    cells : RelevantCells, optional
+        :func:`relevant_cells` of ``grades`` and ``judged`` at ``threshold``, when already
+        computed (infAP reads the same).
 
     Examples
     --------
@@ -113,24 +175,30 @@ def bpref(
     >>> bpref(g, j, [2], [2]).tolist()  # (1 + (1 - 1/2)) / 2
     [0.75]
     """
-    rows, _, relevant, so_far, place = _judged_cells(grades, judged, threshold)
-    # Judged non-relevant items above a relevant item: the judged items above it minus the
-    # relevant ones above it.
-    nonrel_above = place + 1 - so_far
+    if cells is None:
+        cells = relevant_cells(grades, judged, threshold)
+    rows = cells.rows
     r = np.asarray(n_relevant, dtype=np.float64)
-    n = np.asarray(n_nonrelevant, dtype=np.float64)
-    rows, nonrel_above = rows[relevant], nonrel_above[relevant].astype(np.float64)
     r_row = r[rows]
-    worst = np.minimum(n[rows], r_row)
-    term = np.ones(len(rows))
+    worst = np.minimum(np.asarray(n_nonrelevant, dtype=np.float64)[rows], r_row)
+    nonrel_above = cells.nonrelevant_above.astype(np.float64)
+    # 1 - min(n_r, R) / min(N, R), evaluated where n_r > 0 (then N >= n_r > 0 and R > 0, as
+    # this item is relevant), in trec_eval's order of operations; 1 elsewhere.
     above = nonrel_above > 0
-    term[above] = 1.0 - np.minimum(nonrel_above[above], r_row[above]) / worst[above]
-    total = np.bincount(rows, weights=term, minlength=grades.shape[0]).astype(np.float64)
+    term = np.minimum(nonrel_above, r_row, out=nonrel_above)
+    np.divide(term, worst, out=term, where=above)
+    np.subtract(1.0, term, out=term, where=above)
+    term[~above] = 1.0
+    total = np.bincount(rows, weights=term, minlength=cells.n_rows).astype(np.float64)
     return _divide(total, r)
 
 
 def inf_ap(
-    grades: IntMatrix, judged: BoolArray, n_relevant: npt.ArrayLike, threshold: int = 1
+    grades: IntMatrix,
+    judged: BoolArray,
+    n_relevant: npt.ArrayLike,
+    threshold: int = 1,
+    cells: RelevantCells | None = None,
 ) -> FloatArray:
     """Inferred average precision (trec_eval ``infAP``; Yilmaz & Aslam 2006).
 
@@ -143,6 +211,7 @@ def inf_ap(
     with ``eps = 1e-5``; infAP is their sum over ``R`` (0 when ``R = 0``).  Unjudged items
     above count in ``j`` but not in ``(r-1+n)/j``: they are averaged in as zeros (trec_eval's
     reading of unpooled items).  With complete labels it equals AP up to ``eps``.
+    ``cells``: as in :func:`bpref`.
 
     Examples
     --------
@@ -150,19 +219,19 @@ def inf_ap(
     >>> inf_ap(np.array([[0, 1]]), np.array([[False, True]]), [1]).tolist()
     [0.5]
     """
-    rows, ranks, relevant, so_far, place = _judged_cells(grades, judged, threshold)
-    rows, ranks = rows[relevant], ranks[relevant]
-    above_rel = (so_far[relevant] - 1).astype(np.float64)  # r - 1
-    nonrel = (place[relevant] - so_far[relevant] + 1).astype(np.float64)  # n
-    j = ranks.astype(np.float64)
+    if cells is None:
+        cells = relevant_cells(grades, judged, threshold)
+    above_rel = cells.relevant_above.astype(np.float64)  # r - 1
+    nonrel = cells.nonrelevant_above.astype(np.float64)  # n
+    j = cells.ranks.astype(np.float64)
     safe_j = np.where(j > 0, j, 1.0)
     # Written in trec_eval's order of operations, so that sums agree to the last bits.
     estimate = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((above_rel + nonrel) / safe_j) * (
         (above_rel + INFAP_EPSILON) / (above_rel + nonrel + 2 * INFAP_EPSILON)
     )
     estimate[j == 0] = 1.0
-    total = np.bincount(rows, weights=estimate, minlength=grades.shape[0]).astype(np.float64)
-    return _divide(total, n_relevant)
+    total = np.bincount(cells.rows, weights=estimate, minlength=cells.n_rows)
+    return _divide(total.astype(np.float64), n_relevant)
 
 
 def condense(grades: IntMatrix, judged: BoolArray) -> IntMatrix:

@@ -24,7 +24,14 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ragaudit.metrics.incomplete import bpref, condense, inf_ap, judged_at
+from ragaudit.metrics.incomplete import (
+    RelevantCells,
+    bpref,
+    condense,
+    inf_ap,
+    judged_at,
+    relevant_cells,
+)
 
 __all__ = [
     "KERNELS",
@@ -290,6 +297,11 @@ class RankedGrades:
         return condense(self.grades, self.need("judged"))
 
     @cached_property
+    def relevant_cells(self) -> RelevantCells:
+        """The judged relevant cells and the judged items above each (bpref and infAP)."""
+        return relevant_cells(self.grades, self.need("judged"), self.threshold)
+
+    @cached_property
     def rel(self) -> BoolArray:
         """Binary relevance of each ranked item."""
         return np.asarray(self.grades >= self.threshold)
@@ -332,9 +344,16 @@ KERNELS: dict[str, Kernel] = {
     "context_precision": lambda g, k: context_precision(g.rel, k),
     "judged": lambda g, k: judged_at(g.need("judged"), g.need("n_ranked"), k),
     "bpref": lambda g, k: bpref(
-        g.grades, g.need("judged"), g.n_relevant, g.need("n_nonrelevant"), g.threshold
+        g.grades,
+        g.need("judged"),
+        g.n_relevant,
+        g.need("n_nonrelevant"),
+        g.threshold,
+        g.relevant_cells,
     ),
-    "infap": lambda g, k: inf_ap(g.grades, g.need("judged"), g.n_relevant, g.threshold),
+    "infap": lambda g, k: inf_ap(
+        g.grades, g.need("judged"), g.n_relevant, g.threshold, g.relevant_cells
+    ),
     "ndcg_condensed": lambda g, k: ndcg(
         _top(g.condensed, k).astype(np.float64), g.ideal_linear_gains, k
     ),
