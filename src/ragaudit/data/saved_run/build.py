@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping, Sequence
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
@@ -93,37 +93,42 @@ class QuestionBuilder:
         if not (set(map(type, flat)) <= {dict} and all(map(RETRIEVED_KEYS.issuperset, flat))):
             # an entry with keys of its own, or a mapping that is not a dict
             return [RetrievedList.of([Retrieved.from_dict(e) for e in found]) for found in lists]
-        table = self._strings
         chunks = list(map(_chunk_of, flat))
-        chunks = list(map(table.setdefault, chunks, chunks))
         docs = list(map(_doc_of, flat))
-        docs = list(map(table.setdefault, docs, docs))
         scores = list(map(dict.get, flat, repeat("score")))
         ranks = list(map(dict.get, flat, repeat("rank")))
-        all_floats = set(map(type, scores)) <= {float}  # one array('d') per question
-        all_ints = set(map(type, ranks)) <= {int}
-        one_to = list(range(1, 1 + max(map(len, lists), default=0)))
-        out: list[Sequence[Retrieved]] = []
-        a = 0
-        for found in lists:
-            b = a + len(found)
-            rank_slice = ranks[a:b]
-            if all_ints and rank_slice == one_to[: b - a]:
-                rank_column: Any = IN_ORDER
-            elif all_ints or any(r is not None for r in rank_slice):
-                rank_column = ranks_column(rank_slice)
-            else:
-                rank_column = None
-            out.append(
-                RetrievedList(
-                    tuple(chunks[a:b]),
-                    tuple(docs[a:b]),
-                    array("d", scores[a:b]) if all_floats else tuple(scores[a:b]),  # type: ignore[type-var]
-                    rank_column,
-                )
-            )
-            a = b
-        return out
+        return self._columns(list(map(len, lists)), chunks, docs, scores, ranks)
+
+    def _columns(
+        self,
+        sizes: list[int],
+        chunks: list[str],
+        docs: list[str],
+        scores: list[Any],
+        ranks: list[Any],
+    ) -> list[Sequence[Retrieved]]:
+        """One :class:`RetrievedList` per question, from the columns of a whole batch (the
+        entries of question i are the next ``sizes[i]`` values of each column)."""
+        table = self._strings
+        chunks = list(map(table.setdefault, chunks, chunks))
+        docs = list(map(table.setdefault, docs, docs))
+        ends = list(accumulate(sizes))
+        spans = list(map(slice, [0, *ends[:-1]], ends))  # question i's entries: spans[i]
+        chunk_ids = map(tuple, map(chunks.__getitem__, spans))
+        doc_ids = map(tuple, map(docs.__getitem__, spans))
+        # Each question's columns depend on its own entries only (not on the batch it was
+        # read in): scores in an array('d') when all are floats, ranks IN_ORDER when they
+        # are the ints 1, 2, 3, ...  The usual batch is decided in one pass.
+        if set(map(type, scores)) <= {float}:
+            score_column: Any = map(array("d", scores).__getitem__, spans)
+        else:
+            score_column = [_scores(scores[span]) for span in spans]
+        in_order = chain.from_iterable(map(range, repeat(1), [n + 1 for n in sizes]))
+        if set(map(type, ranks)) <= {int} and ranks == list(in_order):
+            rank_column: Any = repeat(IN_ORDER)
+        else:
+            rank_column = [_ranks(ranks[span]) for span in spans]
+        return list(map(RetrievedList, chunk_ids, doc_ids, score_column, rank_column))
 
     def build(self, rows: Sequence[Mapping[str, Any]]) -> list[QuestionResult]:
         """The questions of ``rows`` (validated rows: see :mod:`.check`), in order."""
@@ -171,3 +176,16 @@ def build_questions(rows: Sequence[Mapping[str, Any]]) -> list[QuestionResult]:
     ['q1']
     """
     return QuestionBuilder().build(rows)
+
+
+def _scores(scores: list[Any]) -> Any:
+    """One question's scores: an ``array('d')`` when all are floats, else a tuple."""
+    return array("d", scores) if set(map(type, scores)) <= {float} else tuple(scores)
+
+
+def _ranks(ranks: list[Any]) -> Any:
+    """One question's ranks: ``IN_ORDER`` for the ints 1, 2, 3, ...; None when there is
+    none; else a tuple."""
+    if set(map(type, ranks)) <= {int} and ranks == list(range(1, len(ranks) + 1)):
+        return IN_ORDER
+    return ranks_column(ranks) if any(r is not None for r in ranks) else None

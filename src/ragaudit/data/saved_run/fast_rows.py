@@ -1,0 +1,184 @@
+"""The rows msgspec decoded (:mod:`.fast_types`), checked and built a batch at a time, by column.
+
+:class:`StructRows` finishes what the Structs' types started: it checks what the schema
+demands beyond types (the judges' verdicts, each metric's range, ids unique across the
+file, at most ``config.k`` contexts, every key written once) and builds the same
+:class:`~.model.QuestionResult` values :class:`~.build.QuestionBuilder` builds from dicts.
+Each field is read across the batch as a column (``map`` in C) and the questions are made by
+one ``map`` over the columns, so the Python work per question is the model's own
+constructor.  Any failed check raises :class:`Doubt`: the caller then reads the file with
+the standard library, which words the problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from itertools import chain, repeat
+from operator import attrgetter
+from typing import Any
+
+from ragaudit.data.saved_run.batch_check import _column_check, _metrics_valid
+from ragaudit.data.saved_run.build import QuestionBuilder
+from ragaudit.data.saved_run.mappings import _EMPTY, Judgments, _frozen
+from ragaudit.data.saved_run.model import QuestionResult
+from ragaudit.data.saved_run.schema import saved_run_schema
+
+__all__ = ["Doubt", "StructRows"]
+
+
+class Doubt(Exception):
+    """Anything the fast path does not vouch for: the standard-library path reads the file."""
+
+
+@lru_cache(maxsize=1)
+def _judges_check() -> Callable[[list[Any]], bool]:
+    row = saved_run_schema()["properties"]["rows"]["items"]
+    return _column_check(row["properties"]["judges"])
+
+
+_ENTRY = ("chunk_id", "doc_id", "score", "rank")
+_id, _retrieved = attrgetter("id"), attrgetter("retrieved")
+_entry_getters = [attrgetter(name) for name in _ENTRY]
+
+
+class StructRows(QuestionBuilder):
+    """Checks and builds the batches of rows of one file (ids are unique across batches;
+    repeated strings are held once across the whole run, as :class:`QuestionBuilder` does).
+
+    Parameters
+    ----------
+    unset : object
+        ``msgspec.UNSET``: the value of a key the row does not hold.
+    k : int
+        ``config.k``: the most context chunks a question may have.
+    """
+
+    def __init__(self, unset: Any, k: int) -> None:
+        from ragaudit.data.saved_run.fast_types import OPTIONAL
+
+        super().__init__()
+        self.unset = unset
+        self.unset_type = type(unset)
+        self.k = k
+        self.ids: set[str] = set()
+        self.fields = {name: attrgetter(name) for name in OPTIONAL}
+
+    # -- columns ---------------------------------------------------------------------------
+
+    def _fields(self, rows: Sequence[Any]) -> tuple[dict[str, list[Any]], dict[str, int]]:
+        """Each field of ``rows`` as a column, and how many rows hold each key."""
+        columns = {name: list(map(get, rows)) for name, get in self.fields.items()}
+        entries = list(chain.from_iterable(map(_retrieved, rows)))
+        for name, get in zip(_ENTRY, _entry_getters, strict=True):
+            columns[name] = list(map(get, entries))
+        held = {}
+        for name, column in columns.items():
+            held[name] = len(column)
+            if self.unset_type in set(map(type, column)):
+                held[name] -= column.count(self.unset)
+        return columns, held
+
+    def _filled(self, column: list[Any], default: Any) -> list[Any]:
+        """``column`` with each absent value replaced by ``default``."""
+        if self.unset_type not in set(map(type, column)):
+            return column
+        unset = self.unset
+        return [default if v is unset else v for v in column]
+
+    # -- the checks ------------------------------------------------------------------------
+
+    def check(self, rows: list[Any], text: bytes) -> dict[str, list[Any]]:
+        """Raise :class:`Doubt` unless ``rows`` (decoded from ``text``) pass every check of
+        :func:`~.check.find_problems` that the Structs' types do not make; return their
+        columns.
+
+        A key written twice: msgspec keeps its last value silently, so the keys the rows
+        hold are counted and compared with the text.  Every key is followed by one colon;
+        when the text has as many colons as counted keys, no key was lost (nor is any colon
+        inside a string).  Otherwise (colons in strings, keys deeper than counted) the keys
+        written ``"key":`` must be as many, and none written ``"key" :``.
+        """
+        ids = list(map(_id, rows))
+        before = len(self.ids)
+        self.ids.update(ids)
+        if len(self.ids) != before + len(ids):
+            raise Doubt  # an id written twice: the walk names both rows
+        columns, held = self._fields(rows)
+        judges = [j for j in columns["judges"] if j]  # UNSET is false too
+        if judges and not _judges_check()(judges):
+            raise Doubt
+        metrics = [m for m in columns["metrics"] if m]
+        if metrics and not _metrics_valid(metrics):
+            raise Doubt
+        keys = 2 * len(rows) + sum(held.values())  # id and retrieved are required
+        keys += sum(map(len, judges))
+        keys += sum(len(v) for j in judges for v in j.values() if type(v) is dict)
+        keys += sum(map(len, metrics))
+        for name in ("latency_ms", "usage"):
+            keys += sum(len(v) for v in columns[name] if v)
+        if keys != text.count(b":") and (keys != text.count(b'":') or _loose_key(text)):
+            raise Doubt
+        contexts = [c for c in columns["context_ids"] if c]
+        if contexts and max(map(len, contexts)) > self.k:
+            raise Doubt
+        return columns
+
+    # -- the build -------------------------------------------------------------------------
+
+    def build_rows(
+        self, rows: Sequence[Any], columns: dict[str, list[Any]]
+    ) -> list[QuestionResult]:
+        """The questions of checked ``rows`` whose ``columns`` :meth:`check` returned: the
+        values :meth:`QuestionBuilder.build` makes of the same rows parsed as dicts."""
+        filled = self._filled
+        shared, keyed = self._shared, self._keyed
+        sizes = list(map(len, map(_retrieved, rows)))
+        retrieved = self._columns(
+            sizes,
+            columns["chunk_id"],
+            columns["doc_id"],
+            filled(columns["score"], None),
+            filled(columns["rank"], None),
+        )
+        errors = filled(columns["generation_error"], None)
+        if None in errors:  # the key's old name, read as generation_error
+            legacy = filled(columns["error"], None)
+            errors = [old if e is None else e for e, old in zip(errors, legacy, strict=True)]
+        return list(
+            map(
+                QuestionResult,
+                map(_id, rows),
+                retrieved,
+                filled(columns["question"], ""),
+                filled(columns["answerable"], True),
+                filled(columns["reference_answer"], None),
+                map(shared, filled(columns["keywords"], ())),
+                map(shared, filled(columns["gold_docs"], ())),
+                _each(filled(columns["tags"], None), tuple),
+                _each(filled(columns["context_ids"], None), shared),
+                filled(columns["answer"], None),
+                filled(columns["abstained"], None),
+                _each(filled(columns["citations"], None), tuple),
+                [Judgments._adopt(keyed(j) if j else _EMPTY) for j in columns["judges"]],
+                _each(filled(columns["latency_ms"], None), _frozen),
+                errors,
+                _each(filled(columns["usage"], None), _frozen),
+                [keyed(m, True) if m else _EMPTY for m in filled(columns["metrics"], None)],
+                repeat(_EMPTY),
+            )
+        )
+
+
+def _each(column: list[Any], convert: Callable[[Any], Any]) -> list[Any]:
+    """``convert`` of each value of ``column``, None kept as None."""
+    if None in column:
+        return [None if v is None else convert(v) for v in column]
+    return list(map(convert, column))
+
+
+def _loose_key(text: bytes) -> bool:
+    """A key written with white space before its colon (``"key" :``)."""
+    import re
+
+    return re.search(rb'"[ \t\n\r]+:', text) is not None
