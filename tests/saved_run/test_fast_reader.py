@@ -278,3 +278,19 @@ def test_the_demos_runs_are_read_fast_into_the_same_model(tmp_path, monkeypatch)
         path = Path(run.path)
         assert fast_saved_run(path) is not None, path
         assert _loaded(path) == _stdlib(path, monkeypatch)
+
+
+@pytest.mark.parametrize("indent", [None, 1, 2, "\t"])
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_objects_after_the_rows_do_not_end_them(tmp_path, monkeypatch, indent, n):
+    """The rows' end is found after the last row, not in a summary or an extra key whose
+    objects sit at the rows' indentation."""
+    monkeypatch.setattr(fast, "SLICE", 1)
+    doc = _document([_row_text(i) for i in range(n)])
+    doc["summary"] = {"judge_errors": {"a": 1}, "n_judge_errors": 1, "z": {"b": 2}}
+    doc["extra_key"] = [{"a": None}, {"b": [{"c": 1}]}]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(doc, indent=indent), encoding="utf-8")
+    run = fast_saved_run(path)
+    assert run is not None and len(run.questions) == n
+    assert _shape(run) == _stdlib(path, monkeypatch)

@@ -37,8 +37,10 @@ already decoded are given back to the system as the reading goes on.
 from __future__ import annotations
 
 import gc
+import json
 import mmap
 import os
+import re
 from collections.abc import Collection, Iterator
 from types import ModuleType
 from typing import Any
@@ -79,10 +81,108 @@ def reader_name() -> str:
     return "stdlib json" if msgspec is None else f"msgspec {msgspec.__version__}"
 
 
-def _rows_range(msgspec: Any, view: mmap.mmap) -> tuple[int, int]:
-    """Where the ``rows`` array lies in the mapped file.  msgspec parses the whole document
-    (its grammar, in C) and leaves ``rows`` raw: a view into the mapping, whose address
-    gives its offset (no copy of the rows is made)."""
+_WS = re.compile(r"[ \t\n\r]*")
+_scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_HEAD = 1 << 20  # bytes searched for the start of ``rows``
+
+
+def _rows_start(view: mmap.mmap) -> int:
+    """Where the top-level ``rows`` array starts, found by parsing the keys before it (in
+    the first megabyte: ``format``, ``name``, ``config`` ...).  The bytes are read as
+    Latin-1, one character per byte, so that positions are byte offsets; every JSON token
+    is ASCII, so the structure parses as in UTF-8 (the values are read properly later)."""
+    head = view[: min(len(view), _HEAD)].decode("latin-1")
+    pos = _WS.match(head, 0).end()  # type: ignore[union-attr]
+    if not head.startswith("{", pos):
+        raise Doubt
+    while True:
+        pos = _WS.match(head, pos + 1).end()  # type: ignore[union-attr]
+        if not head.startswith('"', pos):
+            raise Doubt
+        try:
+            key, pos = _scan(head, pos)
+            pos = _WS.match(head, pos).end()  # type: ignore[union-attr]
+            if not head.startswith(":", pos):
+                raise Doubt
+            pos = _WS.match(head, pos + 1).end()  # type: ignore[union-attr]
+            if key == "rows":
+                if not head.startswith("[", pos):
+                    raise Doubt
+                return pos
+            _, pos = _scan(head, pos)
+        except (StopIteration, ValueError, RecursionError):
+            raise Doubt from None  # a value running past the first megabyte, or bad JSON
+        pos = _WS.match(head, pos).end()  # type: ignore[union-attr]
+        if not head.startswith(",", pos):
+            raise Doubt
+
+
+class _Rows:
+    """The rows array of the mapped file, cut into slices of whole rows (:meth:`slices`).
+
+    In a file written with indentation (as ragaudit writes it), the array starts after the
+    keys before it (:func:`_rows_start`); each row starts on a line ``<indent>{`` and all
+    but the last end ``\n<indent>},`` (no newline can be inside a string, and the objects
+    inside a row are indented deeper).  The slices are cut there, and the array ends at the
+    first ``\n<indent>}`` followed by a newline, white space and ``]``.  Only the bytes
+    read for a slice are searched, so the file is never read twice.  A wrong guess cannot
+    pass: the slices must decode as whole rows, and the rest of the file as the top level
+    (:func:`_header`).  Otherwise (no indentation) msgspec parses the whole document and
+    leaves ``rows`` raw: a view into the mapping, whose address is its offset, and the rows
+    are decoded in one slice.
+    """
+
+    def __init__(self, msgspec: Any, view: mmap.mmap) -> None:
+        self.view = view
+        self.cut = self.closing = b""
+        self.end = -1
+        try:
+            self.start = _rows_start(view)
+        except Doubt:
+            self.start, self.end = _raw_range(msgspec, view)
+            return
+        probe = view[self.start + 1 : self.start + 4097]
+        inside = probe.lstrip(b" \t\n\r")
+        if inside.startswith(b"]"):  # no rows
+            self.end = self.start + 2 + len(probe) - len(inside)
+            return
+        brace = probe.find(b"{")
+        line = probe.rfind(b"\n", 0, brace) if brace != -1 else -1
+        indent = probe[line + 1 : brace] if line != -1 else b""
+        if not indent or indent.strip(b" \t"):
+            self.start, self.end = _raw_range(msgspec, view)
+            return
+        self.cut, self.closing = b"\n" + indent + b"},", b"\n" + indent + b"}\n"
+
+    def slices(self) -> Iterator[tuple[int, int]]:
+        """``(first, stop)``: byte ranges of whole rows, about :data:`SLICE` bytes each;
+        ``view[first - 1]`` and ``view[stop]`` are the bracket or the commas around them.
+        :attr:`end` is set when the last slice is reached."""
+        view, pos = self.view, self.start + 1
+        if not self.cut:
+            yield pos, self.end - 1
+            return
+        while True:
+            cut = view.find(self.cut, pos + SLICE)
+            last = view.find(self.closing, pos, len(view) if cut == -1 else cut)
+            if last != -1:
+                bracket = last + len(self.closing)
+                bracket += len(view[bracket : bracket + 4096]) - len(
+                    view[bracket : bracket + 4096].lstrip(b" \t\n\r")
+                )
+                if view[bracket : bracket + 1] != b"]":
+                    raise Doubt
+                self.end = bracket + 1
+                yield pos, bracket
+                return
+            if cut == -1:
+                raise Doubt
+            comma = cut + len(self.cut) - 1
+            yield pos, comma
+            pos = comma + 1
+
+
+def _raw_range(msgspec: Any, view: mmap.mmap) -> tuple[int, int]:
     import numpy as np
 
     raw = msgspec.json.decode(view, type=dict[str, msgspec.Raw]).get("rows")
@@ -107,30 +207,6 @@ def _header(view: mmap.mmap, start: int, end: int, path: str) -> dict[str, Any]:
     return top
 
 
-def _slices(view: mmap.mmap, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """``(first, stop)``: byte ranges of whole rows inside the rows array ``view[start:end]``,
-    about :data:`SLICE` bytes each, cut where a row ends (``},`` at the rows' indentation);
-    ``view[first - 1]`` and ``view[stop]`` are the bracket or the commas around them."""
-    first = view.find(b"{", start, end)
-    line = view.rfind(b"\n", start, first) if first != -1 else -1
-    indent = view[line + 1 : first] if line != -1 else b"?"
-    # Only an indented row can be told from the objects inside it; a file written without
-    # indentation is decoded in one slice.
-    pos = start + 1
-    if not indent or indent.strip(b" \t") != b"":
-        yield pos, end - 1
-        return
-    cut_at = b"\n" + indent + b"},"
-    while True:
-        cut = view.find(cut_at, pos + SLICE, end)
-        if cut == -1:
-            yield pos, end - 1
-            return
-        comma = cut + len(cut_at) - 1
-        yield pos, comma
-        pos = comma + 1
-
-
 def _release(view: mmap.mmap, upto: int) -> None:
     """Give back the pages of the file before ``upto`` (decoded already), so that they do
     not count in the process's memory until the end of the read."""
@@ -139,17 +215,14 @@ def _release(view: mmap.mmap, upto: int) -> None:
         view.madvise(mmap.MADV_DONTNEED, 0, upto)
 
 
-def _read(
-    msgspec: Any, view: mmap.mmap, path: str, questions: frozenset[str] | None
-) -> SavedRun:
+def _read(msgspec: Any, view: mmap.mmap, path: str, questions: frozenset[str] | None) -> SavedRun:
     from ragaudit.data.saved_run.fast_types import Row
 
-    start, end = _rows_range(msgspec, view)
-    top = _header(view, start, end, path)
-    rows_of = StructRows(msgspec.UNSET, top["config"]["k"])
+    array = _Rows(msgspec, view)
+    rows_of = StructRows(msgspec.UNSET)
     decoder = msgspec.json.Decoder(list[Row])
     built: list[QuestionResult] = []
-    for first, stop in _slices(view, start, end):
+    for first, stop in array.slices():
         # The mapping is private (copy on write): brackets written around the slice make it
         # one JSON array, copied once; the file itself is never written.
         view[first - 1], view[stop] = ord("["), ord("]")
@@ -162,6 +235,9 @@ def _read(
         built.extend(rows_of.build_rows(rows, columns))
         del text, rows, columns
         _release(view, stop)
+    top = _header(view, array.start, array.end, path)
+    if rows_of.most_contexts > top["config"]["k"]:
+        raise Doubt  # more context chunks than config.k: the walk words it
     known = {"format", "format_version", "name", "config", "rows", "summary"}
     return SavedRun(
         name=top.get("name", ""),

@@ -50,17 +50,15 @@ class StructRows(QuestionBuilder):
     ----------
     unset : object
         ``msgspec.UNSET``: the value of a key the row does not hold.
-    k : int
-        ``config.k``: the most context chunks a question may have.
     """
 
-    def __init__(self, unset: Any, k: int) -> None:
+    def __init__(self, unset: Any) -> None:
         from ragaudit.data.saved_run.fast_types import OPTIONAL
 
         super().__init__()
         self.unset = unset
         self.unset_type = type(unset)
-        self.k = k
+        self.most_contexts = 0  # at most config.k, checked with the top level
         self.ids: set[str] = set()
         self.fields = {name: attrgetter(name) for name in OPTIONAL}
 
@@ -90,8 +88,8 @@ class StructRows(QuestionBuilder):
 
     def check(self, rows: list[Any], text: bytes) -> dict[str, list[Any]]:
         """Raise :class:`Doubt` unless ``rows`` (decoded from ``text``) pass every check of
-        :func:`~.check.find_problems` that the Structs' types do not make; return their
-        columns.
+        :func:`~.check.find_problems` that the Structs' types do not make (but ``config.k``,
+        checked against :attr:`most_contexts` at the end); return their columns.
 
         A key written twice: msgspec keeps its last value silently, so the keys the rows
         hold are counted and compared with the text.  Every key is followed by one colon;
@@ -120,8 +118,7 @@ class StructRows(QuestionBuilder):
         if keys != text.count(b":") and (keys != text.count(b'":') or _loose_key(text)):
             raise Doubt
         contexts = [c for c in columns["context_ids"] if c]
-        if contexts and max(map(len, contexts)) > self.k:
-            raise Doubt
+        self.most_contexts = max(self.most_contexts, *map(len, contexts), 0)
         return columns
 
     # -- the build -------------------------------------------------------------------------
