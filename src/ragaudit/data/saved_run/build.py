@@ -106,9 +106,12 @@ class QuestionBuilder:
         docs: list[str],
         scores: list[Any],
         ranks: list[Any],
+        score_kinds: set[type] | None = None,
+        rank_kinds: set[type] | None = None,
     ) -> list[Sequence[Retrieved]]:
         """One :class:`RetrievedList` per question, from the columns of a whole batch (the
-        entries of question i are the next ``sizes[i]`` values of each column)."""
+        entries of question i are the next ``sizes[i]`` values of each column; the kinds:
+        the types in the scores and the ranks, when known already)."""
         table = self._strings
         chunks = list(map(table.setdefault, chunks, chunks))
         docs = list(map(table.setdefault, docs, docs))
@@ -119,12 +122,13 @@ class QuestionBuilder:
         # Each question's columns depend on its own entries only (not on the batch it was
         # read in): scores in an array('d') when all are floats, ranks IN_ORDER when they
         # are the ints 1, 2, 3, ...  The usual batch is decided in one pass.
-        if set(map(type, scores)) <= {float}:
+        if (set(map(type, scores)) if score_kinds is None else score_kinds) <= {float}:
             score_column: Any = map(array("d", scores).__getitem__, spans)
         else:
             score_column = [_scores(scores[span]) for span in spans]
         in_order = chain.from_iterable(map(range, repeat(1), [n + 1 for n in sizes]))
-        if set(map(type, ranks)) <= {int} and ranks == list(in_order):
+        all_ints = (set(map(type, ranks)) if rank_kinds is None else rank_kinds) <= {int}
+        if all_ints and ranks == list(in_order):
             rank_column: Any = repeat(IN_ORDER)
         else:
             rank_column = [_ranks(ranks[span]) for span in spans]

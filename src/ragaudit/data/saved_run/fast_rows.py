@@ -37,9 +37,17 @@ def _judges_check() -> Callable[[list[Any]], bool]:
     return _column_check(row["properties"]["judges"])
 
 
-_ENTRY = ("chunk_id", "doc_id", "score", "rank")
 _id, _retrieved = attrgetter("id"), attrgetter("retrieved")
-_entry_getters = [attrgetter(name) for name in _ENTRY]
+_chunk_id, _doc_id = attrgetter("chunk_id"), attrgetter("doc_id")
+_score, _rank = attrgetter("score"), attrgetter("rank")
+
+#: The value of each key a row or retrieved entry may leave out, as the model reads it.
+DEFAULTS: dict[str, Any] = {
+    "question": "", "answerable": True, "reference_answer": None, "keywords": (),
+    "gold_docs": (), "tags": None, "context_ids": None, "answer": None, "abstained": None,
+    "citations": None, "judges": {}, "latency_ms": None, "generation_error": None,
+    "error": None, "usage": None, "metrics": {}, "score": None, "rank": None,
+}  # fmt: skip
 
 
 class StructRows(QuestionBuilder):
@@ -61,28 +69,32 @@ class StructRows(QuestionBuilder):
         self.most_contexts = 0  # at most config.k, checked with the top level
         self.ids: set[str] = set()
         self.fields = {name: attrgetter(name) for name in OPTIONAL}
+        self.kinds: dict[str, set[type]] = {}  # the types in each column of the last batch
 
     # -- columns ---------------------------------------------------------------------------
 
     def _fields(self, rows: Sequence[Any]) -> tuple[dict[str, list[Any]], dict[str, int]]:
-        """Each field of ``rows`` as a column, and how many rows hold each key."""
+        """Each field of ``rows`` as a column, an absent key read as its default
+        (:data:`DEFAULTS`), and how many rows hold each key."""
         columns = {name: list(map(get, rows)) for name, get in self.fields.items()}
         entries = list(chain.from_iterable(map(_retrieved, rows)))
-        for name, get in zip(_ENTRY, _entry_getters, strict=True):
-            columns[name] = list(map(get, entries))
-        held = {}
-        for name, column in columns.items():
+        columns["chunk_id"] = list(map(_chunk_id, entries))  # required: always held
+        columns["doc_id"] = list(map(_doc_id, entries))
+        columns["score"] = list(map(_score, entries))
+        columns["rank"] = list(map(_rank, entries))
+        held = {"entries": 2 * len(entries)}
+        unset, unset_type = self.unset, self.unset_type
+        for name, default in DEFAULTS.items():
+            column = columns[name]
+            kinds = set(map(type, column))
             held[name] = len(column)
-            if self.unset_type in set(map(type, column)):
-                held[name] -= column.count(self.unset)
+            if unset_type in kinds:
+                held[name] -= column.count(unset)
+                columns[name] = [default if v is unset else v for v in column]
+                kinds.discard(unset_type)
+                kinds.add(type(default))
+            self.kinds[name] = kinds
         return columns, held
-
-    def _filled(self, column: list[Any], default: Any) -> list[Any]:
-        """``column`` with each absent value replaced by ``default``."""
-        if self.unset_type not in set(map(type, column)):
-            return column
-        unset = self.unset
-        return [default if v is unset else v for v in column]
 
     # -- the checks ------------------------------------------------------------------------
 
@@ -128,40 +140,40 @@ class StructRows(QuestionBuilder):
     ) -> list[QuestionResult]:
         """The questions of checked ``rows`` whose ``columns`` :meth:`check` returned: the
         values :meth:`QuestionBuilder.build` makes of the same rows parsed as dicts."""
-        filled = self._filled
         shared, keyed = self._shared, self._keyed
-        sizes = list(map(len, map(_retrieved, rows)))
         retrieved = self._columns(
-            sizes,
+            list(map(len, map(_retrieved, rows))),
             columns["chunk_id"],
             columns["doc_id"],
-            filled(columns["score"], None),
-            filled(columns["rank"], None),
+            columns["score"],
+            columns["rank"],
+            self.kinds["score"],
+            self.kinds["rank"],
         )
-        errors = filled(columns["generation_error"], None)
+        errors = columns["generation_error"]
         if None in errors:  # the key's old name, read as generation_error
-            legacy = filled(columns["error"], None)
+            legacy = columns["error"]
             errors = [old if e is None else e for e, old in zip(errors, legacy, strict=True)]
         return list(
             map(
                 QuestionResult,
                 map(_id, rows),
                 retrieved,
-                filled(columns["question"], ""),
-                filled(columns["answerable"], True),
-                filled(columns["reference_answer"], None),
-                map(shared, filled(columns["keywords"], ())),
-                map(shared, filled(columns["gold_docs"], ())),
-                _each(filled(columns["tags"], None), tuple),
-                _each(filled(columns["context_ids"], None), shared),
-                filled(columns["answer"], None),
-                filled(columns["abstained"], None),
-                _each(filled(columns["citations"], None), tuple),
+                columns["question"],
+                columns["answerable"],
+                columns["reference_answer"],
+                map(shared, columns["keywords"]),
+                map(shared, columns["gold_docs"]),
+                _each(columns["tags"], tuple),
+                _each(columns["context_ids"], shared),
+                columns["answer"],
+                columns["abstained"],
+                _each(columns["citations"], tuple),
                 [Judgments._adopt(keyed(j) if j else _EMPTY) for j in columns["judges"]],
-                _each(filled(columns["latency_ms"], None), _frozen),
+                _each(columns["latency_ms"], _frozen),
                 errors,
-                _each(filled(columns["usage"], None), _frozen),
-                [keyed(m, True) if m else _EMPTY for m in filled(columns["metrics"], None)],
+                _each(columns["usage"], _frozen),
+                [keyed(m, True) if m else _EMPTY for m in columns["metrics"]],
                 repeat(_EMPTY),
             )
         )
