@@ -98,7 +98,15 @@ class StructRows(QuestionBuilder):
 
     # -- the checks ------------------------------------------------------------------------
 
-    def check(self, rows: list[Any], text: bytes) -> dict[str, list[Any]]:
+    def add_ids(self, ids: list[str]) -> None:
+        """Raise :class:`Doubt` if an id of the batch was seen before (the walk names both
+        rows)."""
+        before = len(self.ids)
+        self.ids.update(ids)
+        if len(self.ids) != before + len(ids):
+            raise Doubt
+
+    def check(self, rows: list[Any], text: bytes, ids_seen: bool = False) -> dict[str, list[Any]]:
         """Raise :class:`Doubt` unless ``rows`` (decoded from ``text``) pass every check of
         :func:`~.check.find_problems` that the Structs' types do not make (but ``config.k``,
         checked against :attr:`most_contexts` at the end); return their columns.
@@ -107,13 +115,11 @@ class StructRows(QuestionBuilder):
         hold are counted and compared with the text.  Every key is followed by one colon;
         when the text has as many colons as counted keys, no key was lost (nor is any colon
         inside a string).  Otherwise (colons in strings, keys deeper than counted) the keys
-        written ``"key":`` must be as many, and none written ``"key" :``.
+        written ``"key":`` must be as many, and none written ``"key" :``.  ``ids_seen``: the
+        ids of ``rows`` went through :meth:`add_ids` already.
         """
-        ids = list(map(_id, rows))
-        before = len(self.ids)
-        self.ids.update(ids)
-        if len(self.ids) != before + len(ids):
-            raise Doubt  # an id written twice: the walk names both rows
+        if not ids_seen:
+            self.add_ids(list(map(_id, rows)))
         columns, held = self._fields(rows)
         judges = [j for j in columns["judges"] if j]  # UNSET is false too
         if judges and not _judges_check()(judges):

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-__all__ = ["Entry", "Row"]
+__all__ = ["Entry", "Row", "RowId"]
 
 _INT_LIMIT = 2**31 - 1  # the schema's bound on counts and cut-offs (trec_eval's C int)
 
@@ -57,6 +57,12 @@ class Row(Struct, forbid_unknown_fields=True, gc=False):
     error: str | UnsetType | None = UNSET
     usage: dict[str, Any] | UnsetType | None = UNSET
     metrics: dict[str, Number | bool | None] | UnsetType = UNSET
+
+
+class RowId(Struct, gc=False):
+    """A row read for its id only (``ragaudit show RUN q7``: the other keys are skipped)."""
+
+    id: Annotated[str, Meta(min_length=1)]
 
 
 #: The optional fields of :class:`Row`, each counted when present.
