@@ -19,19 +19,15 @@ A 100,000-question run (337 MB of JSON) held this way takes about as much memory
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate, chain, repeat
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 from types import MappingProxyType
 from typing import Any
 
 from ragaudit.data.saved_run.mappings import _EMPTY, Judgments, KeyedValues, _frozen
 from ragaudit.data.saved_run.metrics import canonical_metric_name
-from ragaudit.data.saved_run.model import (
-    _LEGACY_GENERATION_ERROR,
-    QuestionResult,
-    generation_error_of,
-)
+from ragaudit.data.saved_run.model import _LEGACY_GENERATION_ERROR, QuestionResult
 from ragaudit.data.saved_run.retrieved import (
     IN_ORDER,
     RETRIEVED_KEYS,
@@ -40,7 +36,7 @@ from ragaudit.data.saved_run.retrieved import (
     ranks_column,
 )
 
-__all__ = ["QuestionBuilder", "build_questions"]
+__all__ = ["QuestionBuilder", "build_questions", "each"]
 
 
 def _names(keys: tuple[str, ...], metrics: bool) -> list[str]:
@@ -135,42 +131,49 @@ class QuestionBuilder:
         return list(map(RetrievedList, chunk_ids, doc_ids, score_column, rank_column))
 
     def build(self, rows: Sequence[Mapping[str, Any]]) -> list[QuestionResult]:
-        """The questions of ``rows`` (validated rows: see :mod:`.check`), in order."""
-        out = []
-        shared = self._shared
-        for row, retrieved in zip(rows, self._retrieved(rows), strict=True):
-            get = row.get
-            judges, metrics = get("judges"), get("metrics")
-            latency, usage = get("latency_ms"), get("usage")
-            tags, contexts, citations = get("tags"), get("context_ids"), get("citations")
-            extra = (
+        """The questions of ``rows`` (validated rows: see :mod:`.check`), in order.  Each key
+        is read across the batch as a column, and the questions are made by one ``map``."""
+
+        def column(key: str, default: Any = None) -> list[Any]:
+            return list(map(methodcaller("get", key, default), rows))
+
+        shared, keyed = self._shared, self._keyed
+        errors = column("generation_error")
+        if None in errors:  # the key's old name, read as generation_error
+            legacy = column(_LEGACY_GENERATION_ERROR)
+            errors = [old if e is None else e for e, old in zip(errors, legacy, strict=True)]
+        if all(map(_ROW_KEYS.issuperset, rows)):
+            extras: Any = repeat(_EMPTY)
+        else:
+            extras = [
                 _EMPTY
                 if row.keys() <= _ROW_KEYS
                 else _frozen({k: v for k, v in row.items() if k not in _ROW_KEYS})
+                for row in rows
+            ]
+        return list(
+            map(
+                QuestionResult,
+                map(itemgetter("id"), rows),
+                self._retrieved(rows),
+                column("question", ""),
+                column("answerable", True),
+                column("reference_answer"),
+                [shared(k or ()) for k in column("keywords")],
+                [shared(g or ()) for g in column("gold_docs")],
+                each(column("tags"), tuple),
+                each(column("context_ids"), shared),
+                column("answer"),
+                column("abstained"),
+                each(column("citations"), tuple),
+                [Judgments._adopt(keyed(j) if j else _EMPTY) for j in column("judges")],
+                each(column("latency_ms"), _frozen),
+                each(errors, str),
+                each(column("usage"), _frozen),
+                [keyed(m, True) if m else _EMPTY for m in column("metrics")],
+                extras,
             )
-            out.append(
-                QuestionResult(
-                    id=row["id"],
-                    retrieved=retrieved,
-                    question=get("question", ""),
-                    answerable=get("answerable", True),
-                    reference_answer=get("reference_answer"),
-                    keywords=shared(get("keywords") or ()),
-                    gold_docs=shared(get("gold_docs") or ()),
-                    tags=None if tags is None else tuple(tags),
-                    context_ids=None if contexts is None else shared(contexts),
-                    answer=get("answer"),
-                    abstained=get("abstained"),
-                    citations=None if citations is None else tuple(citations),
-                    judges=Judgments._adopt(self._keyed(judges) if judges else _EMPTY),
-                    latency_ms=None if latency is None else _frozen(latency),
-                    generation_error=generation_error_of(row),
-                    usage=None if usage is None else _frozen(usage),
-                    metrics=self._keyed(metrics, True) if metrics else _EMPTY,
-                    extra=extra,
-                )
-            )
-        return out
+        )
 
 
 def build_questions(rows: Sequence[Mapping[str, Any]]) -> list[QuestionResult]:
@@ -193,3 +196,14 @@ def _ranks(ranks: list[Any]) -> Any:
     if set(map(type, ranks)) <= {int} and ranks == list(range(1, len(ranks) + 1)):
         return IN_ORDER
     return ranks_column(ranks) if any(r is not None for r in ranks) else None
+
+
+def each(column: list[Any], convert: Callable[[Any], Any]) -> list[Any]:
+    """``convert`` of each value of ``column``, None kept as None.
+
+    >>> each([["a"], None], tuple)
+    [('a',), None]
+    """
+    if None in column:
+        return [None if v is None else convert(v) for v in column]
+    return list(map(convert, column))

@@ -19,7 +19,7 @@ from operator import attrgetter
 from typing import Any
 
 from ragaudit.data.saved_run.batch_check import _column_check, _metrics_valid
-from ragaudit.data.saved_run.build import QuestionBuilder
+from ragaudit.data.saved_run.build import QuestionBuilder, each
 from ragaudit.data.saved_run.mappings import _EMPTY, Judgments, _frozen
 from ragaudit.data.saved_run.model import QuestionResult
 from ragaudit.data.saved_run.schema import saved_run_schema
@@ -170,26 +170,19 @@ class StructRows(QuestionBuilder):
                 columns["reference_answer"],
                 map(shared, columns["keywords"]),
                 map(shared, columns["gold_docs"]),
-                _each(columns["tags"], tuple),
-                _each(columns["context_ids"], shared),
+                each(columns["tags"], tuple),
+                each(columns["context_ids"], shared),
                 columns["answer"],
                 columns["abstained"],
-                _each(columns["citations"], tuple),
+                each(columns["citations"], tuple),
                 [Judgments._adopt(keyed(j) if j else _EMPTY) for j in columns["judges"]],
-                _each(columns["latency_ms"], _frozen),
+                each(columns["latency_ms"], _frozen),
                 errors,
-                _each(columns["usage"], _frozen),
+                each(columns["usage"], _frozen),
                 [keyed(m, True) if m else _EMPTY for m in columns["metrics"]],
                 repeat(_EMPTY),
             )
         )
-
-
-def _each(column: list[Any], convert: Callable[[Any], Any]) -> list[Any]:
-    """``convert`` of each value of ``column``, None kept as None."""
-    if None in column:
-        return [None if v is None else convert(v) for v in column]
-    return list(map(convert, column))
 
 
 def _loose_key(text: bytes) -> bool:
