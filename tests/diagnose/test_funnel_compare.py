@@ -51,11 +51,8 @@ def row(qid: str, *, hit: bool = True, evidence: bool = True, abstained: bool = 
 def test_hand_made_runs_give_the_hand_counted_stages():
     # 10 questions: under A, q1-q2 lose their evidence and q3 refuses; under B, q1 is fixed,
     # q3 still refuses and q4 now refuses too
-    a_rows = [
-        row("q1", evidence=False, correct=False),
-        row("q2", evidence=False, correct=False),
-        row("q3", abstained=True, correct=False),
-    ] + [row(f"q{i}") for i in range(4, 11)]
+    a_rows = [row("q1", evidence=False, correct=False), row("q2", evidence=False, correct=False),
+              row("q3", abstained=True, correct=False)] + [row(f"q{i}") for i in range(4, 11)]
     b_rows = [row("q1"), row("q2", evidence=False, correct=False),
               row("q3", abstained=True, correct=False), row("q4", abstained=True, correct=False)
               ] + [row(f"q{i}") for i in range(5, 11)]  # fmt: skip
@@ -63,28 +60,18 @@ def test_hand_made_runs_give_the_hand_counted_stages():
     b = compute_funnel({"name": "B", "config": {"k": 1}, "rows": b_rows})
     result = compare_funnels(a, b)
     evidence, answered = result.stages[1], result.stages[2]
-    assert (evidence.a_kept, evidence.a_reached, evidence.b_kept, evidence.b_reached) == (
-        8,
-        10,
-        9,
-        10,
-    )
+    assert (evidence.a_kept, evidence.a_reached, evidence.b_kept, evidence.b_reached) == (8, 10,
+                                                                                       9, 10)
     assert evidence.paired_n == 10 and evidence.b_only == ("q1",) and evidence.a_only == ()
     assert evidence.difference == pytest.approx(1 / 10)
     # answered: A 7/8, B 7/9; paired on the 8 questions with evidence in both (not q1, q2)
-    assert (answered.a_kept, answered.a_reached, answered.b_kept, answered.b_reached) == (
-        7,
-        8,
-        7,
-        9,
-    )
+    assert (answered.a_kept, answered.a_reached, answered.b_kept, answered.b_reached) == (7, 8,
+                                                                                       7, 9)
     assert answered.paired_n == 8 and answered.a_only == ("q4",) and answered.b_only == ()
     assert answered.difference == pytest.approx(-1 / 8)
     assert answered.pvalue == pytest.approx(stats.binomtest(0, 1, 0.5).pvalue)  # 1 discordant
-    assert [(m.id, m.a, m.b) for m in result.moved] == [
-        ("q1", "2-evidence", "ok"),
-        ("q4", "ok", "3-refusal"),
-    ]
+    assert [(m.id, m.a, m.b) for m in result.moved] == [("q1", "2-evidence", "ok"),
+                                                        ("q4", "ok", "3-refusal")]
     assert result.most_lost == ("2-evidence", "3-refusal")
     assert result.largest_move is answered  # |-1/8| > |+1/10|
 

@@ -219,11 +219,9 @@ def check(doc: Path, tmp: Path, write: bool = False) -> list[str]:
             # A command with no sample (another command follows at once) shows no output.
             # a line that says it varies run to run (wall-clock latency) is compared with its
             # numbers masked
-            if (
-                ex.prompt
-                and ex.sample
-                and [varying(s.rstrip()) for s in ex.sample] != [varying(line) for line in out]
-            ):
+            if ex.prompt and ex.sample and [varying(s.rstrip()) for s in ex.sample] != [
+                varying(line) for line in out
+            ]:
                 indented = [(ex.indent + line).rstrip() for line in out]
                 replacements.append((ex.sample_start, ex.sample_start + len(ex.sample), indented))
                 if not write:

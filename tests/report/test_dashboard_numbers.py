@@ -40,18 +40,8 @@ def direct_p95(latencies: list[float]) -> tuple[float, float, float]:
 
 
 def test_the_json_holds_the_six_numbers_with_their_methods(tmp_path):
-    cli(
-        "run",
-        "--corpus",
-        BENCH / "corpus",
-        "--golden",
-        BENCH / "golden.yaml",
-        "--k",
-        3,
-        "--out",
-        tmp_path,
-        "--quiet",
-    )  # fmt: skip   (timing on: latency_ms is recorded)
+    cli("run", "--corpus", BENCH / "corpus", "--golden", BENCH / "golden.yaml", "--k", 3,
+        "--out", tmp_path, "--quiet")  # fmt: skip   (timing on: latency_ms is recorded)
     run = tmp_path / "k3_cs800.json"
     audit = json.loads(cli("report", run, "--format", "json", "--out", "-"))["runs"][0]
     rows = {row["key"]: row for row in audit["dashboard"]}

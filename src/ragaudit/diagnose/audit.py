@@ -314,16 +314,8 @@ def build_audit(
     verdicts = [*verdict_maps, *([None] * (len(saved) - len(verdict_maps)))]
     audits = tuple(
         _run_audit(
-            s,
-            labels,
-            chunk_texts,
-            seed,
-            n_resamples,
-            cluster_by,
-            h,
-            max_drilldowns,
-            judged_threshold,
-            _corpus_chunks(chunk_texts, saved[0], s),
+            s, labels, chunk_texts, seed, n_resamples, cluster_by, h, max_drilldowns,
+            judged_threshold, _corpus_chunks(chunk_texts, saved[0], s),
         )
         for s, h in zip(saved, verdicts, strict=True)
     )

@@ -275,7 +275,9 @@ def compare_funnels(a: FunnelResult, b: FunnelResult) -> FunnelComparison:
         stages.append(stage)
     place_a, place_b = _places(a), _places(b)
     moved = tuple(
-        MovedQuestion(q, place_a[q], place_b[q]) for q in common if place_a.get(q) != place_b.get(q)
+        MovedQuestion(q, place_a[q], place_b[q])
+        for q in common
+        if place_a.get(q) != place_b.get(q)
     )
     return FunnelComparison(
         a.run_name,

@@ -65,16 +65,8 @@ def funnel_comparison_sections(
     )
     # typed cells for CSV: full-precision rates and differences, the rest as shown
     values = tuple(
-        (
-            row[0],
-            s.a_conditional,
-            s.b_conditional,
-            s.paired_n,
-            s.difference,
-            *row[5:6],
-            s.pvalue,
-            row[7],
-        )
+        (row[0], s.a_conditional, s.b_conditional, s.paired_n, s.difference, *row[5:6],
+         s.pvalue, row[7])
         for row, s in zip(rows, comparison.stages, strict=True)
     )
     table = Table(
