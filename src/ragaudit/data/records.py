@@ -59,7 +59,7 @@ def load_saved_run(path: str | Path, *, questions: Collection[str] | None = None
     """Read and validate a saved run: the one place a saved-run file is read.
 
     With msgspec installed (the ``fast`` extra) the rows are decoded and typed in C
-    (:func:`~ragaudit.data.saved_run.fast.fast_saved_run`, about four times faster);
+    (:func:`~ragaudit.data.saved_run.fast.fast_saved_run`, about half the CPU time);
     otherwise, or at any doubt, the file is streamed, checked and built a batch of rows at a
     time (:func:`~ragaudit.data.saved_run.load.stream_saved_run`).  Either way it takes about
     as much memory as the file, and a file with any problem is read again whole, for a message
