@@ -5,13 +5,16 @@ Issue 25 measured 71 s for `funnel` and 177 s for `report` at 100,000 questions,
 generates saved runs of n questions shaped like `ragaudit run` output (20 retrieved chunks, 5
 contexts, a gold document, an answer, judge verdicts and the ten per-question metrics of an
 offline run; about 3 KB per question), then times each command in a fresh process and reads
-its peak resident memory from ``wait4``.
+its peak resident memory from ``wait4``.  The header names the saved-run reader the commands
+use: msgspec when it is installed (the ``fast`` extra; the project's dev group has it), else
+the standard library's json.
 
 Usage::
 
     uv run python benchmarks/bench_scale.py                     # n = 1k, 10k, 100k, 200k
     uv run python benchmarks/bench_scale.py --n 1000 10000      # a quick look
     uv run python benchmarks/bench_scale.py --readme            # also update README.md
+    RAGAUDIT_READER=stdlib uv run python benchmarks/bench_scale.py   # without msgspec
 
 Generated runs are cached under ``--dir`` (default ``/tmp/ragaudit-bench-scale``); every
 random choice comes from ``numpy.random.default_rng(seed)`` (``--seed``, printed).
@@ -29,6 +32,8 @@ from pathlib import Path
 
 import numpy as np
 from _readme import measured, splice, start
+
+from ragaudit.data.saved_run.fast import reader_name
 
 N_DOCS = 2_000
 DEPTH = 20
@@ -155,7 +160,8 @@ def main() -> None:
     folder = Path(options.dir)
     folder.mkdir(parents=True, exist_ok=True)
     started, load = start("ragaudit on large saved runs")
-    print(f"seed {options.seed}; runs in {folder}")
+    reader = reader_name()  # the children read as this process would (same venv, same env)
+    print(f"seed {options.seed}; runs in {folder}; reader: {reader}")
     rows = []
     for n in options.n:
         a = folder / f"a{n}.json"
@@ -192,9 +198,10 @@ def main() -> None:
     ])  # fmt: skip
     sizes = " ".join(map(str, options.n))
     summary = (
-        f"{measured(started, load)}  `bench_scale.py --n {sizes}`, seed {options.seed}: one "
-        "fresh process per command (bytecode cached), peak RSS from wait4; `compare` reads "
-        "two runs of n questions (its RSS ratio is against one run's size)."
+        f"{measured(started, load)}  `bench_scale.py --n {sizes}`, seed {options.seed}, "
+        f"saved runs read with {reader}: one fresh process per command (bytecode cached), "
+        "peak RSS from wait4; `compare` reads two runs of n questions (its RSS ratio is "
+        "against one run's size)."
     )
     print(summary)
     if options.readme:

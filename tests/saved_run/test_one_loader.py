@@ -15,6 +15,9 @@ from ragaudit.data.records import load_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import FormatError
 
+# Each test runs with the msgspec reader and with the standard-library one (conftest.py).
+pytestmark = pytest.mark.usefixtures("each_reader")
+
 VALID = {
     "format": "ragaudit.run",
     "format_version": 1,

@@ -22,6 +22,9 @@ from ragaudit.data.records import load_saved_run, parse_saved_run
 from ragaudit.data.saved_run import load, stream
 from ragaudit.exceptions import FormatError
 
+# Each test runs with the msgspec reader and with the standard-library one (conftest.py).
+pytestmark = pytest.mark.usefixtures("each_reader")
+
 ROW = {
     "id": "q1", "question": "Où?", "answerable": True, "reference_answer": "r", "keywords": ["k"],
     "gold_docs": ["D"], "tags": [],

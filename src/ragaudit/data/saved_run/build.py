@@ -19,19 +19,15 @@ A 100,000-question run (337 MB of JSON) held this way takes about as much memory
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
-from itertools import chain, repeat
-from operator import itemgetter
+from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate, chain, repeat
+from operator import itemgetter, methodcaller
 from types import MappingProxyType
 from typing import Any
 
 from ragaudit.data.saved_run.mappings import _EMPTY, Judgments, KeyedValues, _frozen
 from ragaudit.data.saved_run.metrics import canonical_metric_name
-from ragaudit.data.saved_run.model import (
-    _LEGACY_GENERATION_ERROR,
-    QuestionResult,
-    generation_error_of,
-)
+from ragaudit.data.saved_run.model import _LEGACY_GENERATION_ERROR, QuestionResult
 from ragaudit.data.saved_run.retrieved import (
     IN_ORDER,
     RETRIEVED_KEYS,
@@ -40,7 +36,7 @@ from ragaudit.data.saved_run.retrieved import (
     ranks_column,
 )
 
-__all__ = ["QuestionBuilder", "build_questions"]
+__all__ = ["QuestionBuilder", "build_questions", "each"]
 
 
 def _names(keys: tuple[str, ...], metrics: bool) -> list[str]:
@@ -93,75 +89,91 @@ class QuestionBuilder:
         if not (set(map(type, flat)) <= {dict} and all(map(RETRIEVED_KEYS.issuperset, flat))):
             # an entry with keys of its own, or a mapping that is not a dict
             return [RetrievedList.of([Retrieved.from_dict(e) for e in found]) for found in lists]
-        table = self._strings
         chunks = list(map(_chunk_of, flat))
-        chunks = list(map(table.setdefault, chunks, chunks))
         docs = list(map(_doc_of, flat))
-        docs = list(map(table.setdefault, docs, docs))
         scores = list(map(dict.get, flat, repeat("score")))
         ranks = list(map(dict.get, flat, repeat("rank")))
-        all_floats = set(map(type, scores)) <= {float}  # one array('d') per question
-        all_ints = set(map(type, ranks)) <= {int}
-        one_to = list(range(1, 1 + max(map(len, lists), default=0)))
-        out: list[Sequence[Retrieved]] = []
-        a = 0
-        for found in lists:
-            b = a + len(found)
-            rank_slice = ranks[a:b]
-            if all_ints and rank_slice == one_to[: b - a]:
-                rank_column: Any = IN_ORDER
-            elif all_ints or any(r is not None for r in rank_slice):
-                rank_column = ranks_column(rank_slice)
-            else:
-                rank_column = None
-            out.append(
-                RetrievedList(
-                    tuple(chunks[a:b]),
-                    tuple(docs[a:b]),
-                    array("d", scores[a:b]) if all_floats else tuple(scores[a:b]),  # type: ignore[type-var]
-                    rank_column,
-                )
-            )
-            a = b
-        return out
+        return self._columns(list(map(len, lists)), chunks, docs, scores, ranks)
+
+    def _columns(
+        self,
+        sizes: list[int],
+        chunks: list[str],
+        docs: list[str],
+        scores: list[Any],
+        ranks: list[Any],
+        score_kinds: set[type] | None = None,
+        rank_kinds: set[type] | None = None,
+    ) -> list[Sequence[Retrieved]]:
+        """One :class:`RetrievedList` per question, from the columns of a whole batch (the
+        entries of question i are the next ``sizes[i]`` values of each column; the kinds:
+        the types in the scores and the ranks, when known already)."""
+        table = self._strings
+        chunks = list(map(table.setdefault, chunks, chunks))
+        docs = list(map(table.setdefault, docs, docs))
+        ends = list(accumulate(sizes))
+        spans = list(map(slice, [0, *ends[:-1]], ends))  # question i's entries: spans[i]
+        chunk_ids = map(tuple, map(chunks.__getitem__, spans))
+        doc_ids = map(tuple, map(docs.__getitem__, spans))
+        # Each question's columns depend on its own entries only (not on the batch it was
+        # read in): scores in an array('d') when all are floats, ranks IN_ORDER when they
+        # are the ints 1, 2, 3, ...  The usual batch is decided in one pass.
+        if (set(map(type, scores)) if score_kinds is None else score_kinds) <= {float}:
+            score_column: Any = map(array("d", scores).__getitem__, spans)
+        else:
+            score_column = [_scores(scores[span]) for span in spans]
+        in_order = chain.from_iterable(map(range, repeat(1), [n + 1 for n in sizes]))
+        all_ints = (set(map(type, ranks)) if rank_kinds is None else rank_kinds) <= {int}
+        if all_ints and ranks == list(in_order):
+            rank_column: Any = repeat(IN_ORDER)
+        else:
+            rank_column = [_ranks(ranks[span]) for span in spans]
+        return list(map(RetrievedList, chunk_ids, doc_ids, score_column, rank_column))
 
     def build(self, rows: Sequence[Mapping[str, Any]]) -> list[QuestionResult]:
-        """The questions of ``rows`` (validated rows: see :mod:`.check`), in order."""
-        out = []
-        shared = self._shared
-        for row, retrieved in zip(rows, self._retrieved(rows), strict=True):
-            get = row.get
-            judges, metrics = get("judges"), get("metrics")
-            latency, usage = get("latency_ms"), get("usage")
-            tags, contexts, citations = get("tags"), get("context_ids"), get("citations")
-            extra = (
+        """The questions of ``rows`` (validated rows: see :mod:`.check`), in order.  Each key
+        is read across the batch as a column, and the questions are made by one ``map``."""
+
+        def column(key: str, default: Any = None) -> list[Any]:
+            return list(map(methodcaller("get", key, default), rows))
+
+        shared, keyed = self._shared, self._keyed
+        errors = column("generation_error")
+        if None in errors:  # the key's old name, read as generation_error
+            legacy = column(_LEGACY_GENERATION_ERROR)
+            errors = [old if e is None else e for e, old in zip(errors, legacy, strict=True)]
+        if all(map(_ROW_KEYS.issuperset, rows)):
+            extras: Any = repeat(_EMPTY)
+        else:
+            extras = [
                 _EMPTY
                 if row.keys() <= _ROW_KEYS
                 else _frozen({k: v for k, v in row.items() if k not in _ROW_KEYS})
+                for row in rows
+            ]
+        return list(
+            map(
+                QuestionResult,
+                map(itemgetter("id"), rows),
+                self._retrieved(rows),
+                column("question", ""),
+                column("answerable", True),
+                column("reference_answer"),
+                [shared(k or ()) for k in column("keywords")],
+                [shared(g or ()) for g in column("gold_docs")],
+                each(column("tags"), tuple),
+                each(column("context_ids"), shared),
+                column("answer"),
+                column("abstained"),
+                each(column("citations"), tuple),
+                [Judgments._adopt(keyed(j) if j else _EMPTY) for j in column("judges")],
+                each(column("latency_ms"), _frozen),
+                each(errors, str),
+                each(column("usage"), _frozen),
+                [keyed(m, True) if m else _EMPTY for m in column("metrics")],
+                extras,
             )
-            out.append(
-                QuestionResult(
-                    id=row["id"],
-                    retrieved=retrieved,
-                    question=get("question", ""),
-                    answerable=get("answerable", True),
-                    reference_answer=get("reference_answer"),
-                    keywords=shared(get("keywords") or ()),
-                    gold_docs=shared(get("gold_docs") or ()),
-                    tags=None if tags is None else tuple(tags),
-                    context_ids=None if contexts is None else shared(contexts),
-                    answer=get("answer"),
-                    abstained=get("abstained"),
-                    citations=None if citations is None else tuple(citations),
-                    judges=Judgments._adopt(self._keyed(judges) if judges else _EMPTY),
-                    latency_ms=None if latency is None else _frozen(latency),
-                    generation_error=generation_error_of(row),
-                    usage=None if usage is None else _frozen(usage),
-                    metrics=self._keyed(metrics, True) if metrics else _EMPTY,
-                    extra=extra,
-                )
-            )
-        return out
+        )
 
 
 def build_questions(rows: Sequence[Mapping[str, Any]]) -> list[QuestionResult]:
@@ -171,3 +183,27 @@ def build_questions(rows: Sequence[Mapping[str, Any]]) -> list[QuestionResult]:
     ['q1']
     """
     return QuestionBuilder().build(rows)
+
+
+def _scores(scores: list[Any]) -> Any:
+    """One question's scores: an ``array('d')`` when all are floats, else a tuple."""
+    return array("d", scores) if set(map(type, scores)) <= {float} else tuple(scores)
+
+
+def _ranks(ranks: list[Any]) -> Any:
+    """One question's ranks: ``IN_ORDER`` for the ints 1, 2, 3, ...; None when there is
+    none; else a tuple."""
+    if set(map(type, ranks)) <= {int} and ranks == list(range(1, len(ranks) + 1)):
+        return IN_ORDER
+    return ranks_column(ranks) if any(r is not None for r in ranks) else None
+
+
+def each(column: list[Any], convert: Callable[[Any], Any]) -> list[Any]:
+    """``convert`` of each value of ``column``, None kept as None.
+
+    >>> each([["a"], None], tuple)
+    [('a',), None]
+    """
+    if None in column:
+        return [None if v is None else convert(v) for v in column]
+    return list(map(convert, column))
