@@ -42,8 +42,8 @@ from ragaudit.diagnose.judge_noise import (
     judge_noise_comparison,
     repeat_scores,
 )
+from ragaudit.diagnose.judged_beside import saved_pair_judged
 from ragaudit.diagnose.noise import ClusteredComparison, clustered_comparison, question_clusters
-from ragaudit.diagnose.unjudged import saved_pair_warnings
 from ragaudit.exceptions import InputError, UnjudgedWarning
 from ragaudit.metrics.evaluate import Evaluation, evaluate
 from ragaudit.metrics.judged import (
@@ -179,6 +179,7 @@ def compare_runs(
     (True, 4)
     """
     names = check_metric_names(metrics)
+    judged = None
     # a saved-run file is read once, streamed, and the loaded run passed to every step below
     run_a, run_b = resolve_saved_run(run_a), resolve_saved_run(run_b)
     if qrels is not None:
@@ -196,9 +197,10 @@ def compare_runs(
         first = load_per_question_metrics(run_a, "run_a")
         second = load_per_question_metrics(run_b, "run_b")
         # saved runs: judged@k of their top k against the gold documents, as the report shows
-        for message in saved_pair_warnings(
+        judged = saved_pair_judged(
             run_a, run_b, threshold=judged_threshold, margin=judged_margin, metrics=names or ()
-        ):
+        )
+        for message in () if judged is None else judged.warnings():
             warnings.warn(message, UnjudgedWarning, stacklevel=2)
     # what differs between the two saved runs' configurations; refuses different data
     differences = comparison_differences(run_a, run_b, allow_different_data=allow_different_data)
@@ -231,7 +233,7 @@ def compare_runs(
             cluster_by=cluster_by, judge_repeats=judge_repeats, metrics=names or (),
             questions=questions, confidence=result.confidence, allow_partial=allow_partial,
         )  # fmt: skip
-    return replace(result, config_differences=differences, noise=noise)
+    return replace(result, config_differences=differences, noise=noise, judged=judged)
 
 
 def compare_directory(

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragaudit.reports.confounding import confounding_lines
+from ragaudit.reports.judged import (
+    JUDGED_ROW_NOTE,
+    judged_comparison_row,
+    judged_notes,
+    judged_run_lines,
+)
 from ragaudit.reports.noise import with_noise_sections
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 from ragaudit.stats.options import short_method
@@ -174,7 +180,7 @@ def _ruled_out(result: Comparison) -> Text:
 
 def comparison_report(result: Comparison) -> Report:
     """The paired comparison of two runs (``ragaudit compare A B``)."""
-    values = tuple(
+    values: tuple[tuple[Any, ...], ...] = tuple(
         (
             row.metric,
             row.n,
@@ -186,7 +192,7 @@ def comparison_report(result: Comparison) -> Report:
         )
         for row in result.metrics
     )
-    rows = tuple(
+    rows: tuple[tuple[str, ...], ...] = tuple(
         (
             m,
             str(n),
@@ -201,6 +207,10 @@ def comparison_report(result: Comparison) -> Report:
         )
         for m, n, a, b, d, lo, hi, cm, p, pm, v in values
     )
+    # saved runs: judged@k of both at their common depth, beside the tested rows
+    judged_cells, judged_values = judged_comparison_row(result.judged)
+    if judged_cells:
+        rows, values = (*rows, judged_cells), (*values, judged_values)
     level = _level(result.confidence)
     table = Table(
         (
@@ -237,6 +247,11 @@ def comparison_report(result: Comparison) -> Report:
     note = judged_rate_note(row.metric for row in result.metrics)
     if note is not None:
         sections.append(Section("", (Text((note,)),)))
+    if judged_cells:  # each run at its own k too (the row is at their common depth)
+        lines = (JUDGED_ROW_NOTE, *judged_run_lines(result.judged))
+        sections.append(Section("", (Text(lines),)))
+    if result.judged is not None and result.judged.warnings():
+        sections.append(Section("", (judged_notes(result.judged.warnings()),)))
     sections.append(Section("", (Text((_verdict_rule(result.alpha),)),)))
     report = Report("", tuple(sections), data=result.to_dict())
     # compare --cluster-by / --judge-repeats: their tables follow the comparison
