@@ -12,9 +12,11 @@ from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import (
     TEXT_FORMATS,
     corpus_option,
+    echo_warnings,
     emit,
     format_option,
     golden_map_option,
+    judged_threshold_option,
     k_option,
     labels_option,
     out_file_option,
@@ -166,10 +168,19 @@ def build(
 @click.argument("run", type=click.Path(dir_okay=False))
 @labels_option("Chunk-label file made for the run's chunking.", required=True)
 @k_option("Cut-off (default: the run's own k).")
+@judged_threshold_option(
+    "judged@k (share of the top k that carries a label, document and chunk level) is shown "
+    "beside the metrics; questions below this share are named in a warning."
+)
 @format_option(*TEXT_FORMATS, "html")
 @out_file_option("Write the report to a file instead of stdout.")
 def bias(
-    run: str, labels_path: str, k: int | None, output_format: str, out_path: str | None
+    run: str,
+    labels_path: str,
+    k: int | None,
+    judged_threshold: float,
+    output_format: str,
+    out_path: str | None,
 ) -> None:
     """How much document-level labels flatter a saved RUN, measured with chunk labels.
 
@@ -178,8 +189,10 @@ def bias(
     chunk; inflation by gold-document size; graded nDCG and the largest rank shifts.
     """
     from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.judged_beside import runs_judged
     from ragaudit.diagnose.label_bias import compute_label_bias
     from ragaudit.labels.format import load_chunk_labels
+    from ragaudit.reports.judged import with_judged_runs
     from ragaudit.reports.label_bias import bias_report
     from ragaudit.reports.renderer import render
 
@@ -189,7 +202,10 @@ def bias(
     result = compute_label_bias(saved, labels, k=k)
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
-    text = render(bias_report(result), output_format)
+    # how much of the document- and chunk-level numbers rests on labelled items, at its k
+    judged = runs_judged([saved], labels=labels, k=result.k, threshold=judged_threshold)
+    echo_warnings(judged.warnings())
+    text = render(with_judged_runs(bias_report(result), judged), output_format)
     write_output(text, out_path)
 
 

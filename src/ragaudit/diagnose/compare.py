@@ -42,7 +42,7 @@ from ragaudit.diagnose.judge_noise import (
     judge_noise_comparison,
     repeat_scores,
 )
-from ragaudit.diagnose.judged_beside import saved_pair_judged
+from ragaudit.diagnose.judged_beside import directory_judged, saved_pair_judged
 from ragaudit.diagnose.noise import ClusteredComparison, clustered_comparison, question_clusters
 from ragaudit.exceptions import InputError, UnjudgedWarning
 from ragaudit.metrics.evaluate import Evaluation, evaluate
@@ -247,6 +247,8 @@ def compare_directory(
     seed: int = 0,
     exact_max_n: int = 20,
     allow_partial: bool = False,
+    judged_threshold: float = JUDGED_THRESHOLD,
+    judged_margin: float = JUDGED_MARGIN,
 ) -> PairwiseMatrix:
     """Every pair of the runs in ``directory`` compared on ``metric``, Holm-adjusted: what
     ``ragaudit compare --all DIR -m METRIC`` prints.
@@ -254,7 +256,10 @@ def compare_directory(
     The ``*.json`` / ``*.jsonl`` runs are read in file-name order
     (:func:`~ragaudit.data.per_question_files.read_run_directory`), then compared by
     :func:`ragaudit.stats.pairwise.compare_all` (its docstring gives the methods); the options
-    are :func:`compare_runs`'s.
+    are :func:`compare_runs`'s.  When ``metric`` is a document-level retrieval metric, the
+    saved runs' judged@k (each at its own k, every pair at its common depth) is in
+    ``judged``, and a run with questions below ``judged_threshold``, or two runs further apart
+    than ``judged_margin``, are warned about (:class:`~ragaudit.exceptions.UnjudgedWarning`).
 
     Examples
     --------
@@ -266,8 +271,12 @@ def compare_directory(
     >>> compare_directory(folder, "hit", n_resamples=200).distinguishable   # 15 of 30 differ
     [('a_base', 'b_better')]
     """
-    return compare_all(
-        read_run_directory(directory),
+    runs = read_run_directory(directory)
+    judged = directory_judged(runs, metric, threshold=judged_threshold, margin=judged_margin)
+    for message in () if judged is None else judged.warnings():
+        warnings.warn(message, UnjudgedWarning, stacklevel=2)
+    matrix = compare_all(
+        runs,
         metric,
         n_resamples=n_resamples,
         n_permutations=n_permutations,
@@ -277,6 +286,7 @@ def compare_directory(
         exact_max_n=exact_max_n,
         allow_partial=allow_partial,
     )
+    return replace(matrix, judged=judged)
 
 
 def score_against_qrels(

@@ -264,9 +264,9 @@ def baseline_update(
     margin: float = JUDGED_MARGIN,
 ) -> tuple[BaselineUpdate, JudgedRuns | None]:
     """``ragaudit baseline update``: :func:`~ragaudit.data.per_question_files.update_baseline`,
-    with judged@k of the previous baseline and of the new one when they are saved runs
-    (named ``TARGET (previous)`` and ``SOURCE``; the pair at their common depth): the judged@k
-    a later ``compare --baseline`` will rest on.
+    with judged@k of the previous baseline and of the new one when they are saved runs with
+    retrieval metrics (named ``TARGET (previous)`` and ``SOURCE``; the pair at their common
+    depth): the judged@k a later ``compare --baseline`` will rest on.
 
     >>> import json, tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -278,6 +278,8 @@ def baseline_update(
     _check_shares(threshold, margin)
     before = _previous(target)
     done = update_baseline(source, target)
+    if not any(retrieval_metric(name) for name in done.new.means()):
+        return done, None  # no retrieval metric printed: nothing rests on the labels
     now = saved_run_or_none(source)
     if now is None:
         return done, None

@@ -13,6 +13,7 @@ from ragaudit.diagnose.funnel import (
     unjudged_hint,
 )
 from ragaudit.diagnose.unjudged import RunJudged
+from ragaudit.reports.judged import judged_levels
 from ragaudit.reports.report import Report, Section, Table, Text
 
 __all__ = ["funnel_report", "interval_note", "text_bar", "with_run_judged"]
@@ -251,10 +252,8 @@ def with_run_judged(report: Report, judged: RunJudged | None) -> Report:
         return report
     lines: list[str] = []
     if levels:
-        shares = ", ".join(f"{c.level.strip(' ()')} {c.mean:.3f} (n={c.n_queries})" for c in levels)
         lines += [
-            f"{levels[0].metric}, the share of each {levels[0].top} that carries a label: "
-            + shares,
+            str(judged_levels(judged)),
             "a miss counts only labelled items: where judged@k is low, it may hide relevant "
             "items nobody labelled",
         ]

@@ -85,10 +85,13 @@ def with_judged_runs(
     report: Report,
     judged: JudgedRuns | None,
     title: str = "judged@k (how much of the retrieval metrics rests on labels)",
+    *,
+    pair_lines: bool = True,
 ) -> Report:
     """``report`` with a section of each run's judged@k, each compared pair's gap, and the
     warnings as a note; its JSON gains ``"judged"`` (with ``"warnings"``).  ``judged`` None or
-    with nothing measured: ``report`` unchanged.
+    with nothing measured: ``report`` unchanged.  ``pair_lines`` False: the pairs only in the
+    JSON and the warnings (``compare --all``, which compares every pair).
 
     Examples
     --------
@@ -106,7 +109,8 @@ def with_judged_runs(
     """
     if judged is None:
         return report
-    lines = [*judged_run_lines(judged), *(_pair_line(pair) for pair in judged.pairs)]
+    lines = judged_run_lines(judged)
+    lines += [_pair_line(pair) for pair in judged.pairs] if pair_lines else []
     messages = judged.warnings()
     if not lines and not messages:
         return report

@@ -10,6 +10,7 @@ from ragaudit.reports.judged import (
     judged_comparison_row,
     judged_notes,
     judged_run_lines,
+    with_judged_runs,
 )
 from ragaudit.reports.noise import with_noise_sections
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
@@ -332,7 +333,7 @@ def matrix_report(result: PairwiseMatrix) -> Report:
             for i, name in enumerate(names)
         ),
     )
-    return Report(
+    report = Report(
         "",
         (
             Section("", (Text((title,)),)),
@@ -342,6 +343,8 @@ def matrix_report(result: PairwiseMatrix) -> Report:
         ),
         data=result.to_dict(),
     )
+    # saved runs on a retrieval metric: each run's judged@k (the pairs' gaps are in the JSON)
+    return with_judged_runs(report, result.judged, pair_lines=False)
 
 
 def plan_report(rows: list[PlanningRow], power: float, alpha: float) -> Report:
