@@ -189,23 +189,19 @@ def bias(
     chunk; inflation by gold-document size; graded nDCG and the largest rank shifts.
     """
     from ragaudit.data.records import load_saved_run
-    from ragaudit.diagnose.judged_beside import runs_judged
-    from ragaudit.diagnose.label_bias import compute_label_bias
+    from ragaudit.diagnose.judged_beside import judged_label_bias
     from ragaudit.labels.format import load_chunk_labels
-    from ragaudit.reports.judged import with_judged_runs
     from ragaudit.reports.label_bias import bias_report
     from ragaudit.reports.renderer import render
 
     saved = load_saved_run(run)
     labels = load_chunk_labels(labels_path, expect=saved.config)
     labels.check_run_ids(saved.rows)
-    result = compute_label_bias(saved, labels, k=k)
+    result = judged_label_bias(saved, labels, k=k, threshold=judged_threshold)
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
-    # how much of the document- and chunk-level numbers rests on labelled items, at its k
-    judged = runs_judged([saved], labels=labels, k=result.k, threshold=judged_threshold)
-    echo_warnings(judged.warnings())
-    text = render(with_judged_runs(bias_report(result), judged), output_format)
+    echo_warnings(result.judged.warnings())  # judged@k at both levels, at its k
+    text = render(bias_report(result), output_format)
     write_output(text, out_path)
 
 

@@ -15,14 +15,16 @@ command calls.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.per_question_files import BaselineUpdate, saved_run_or_none, update_baseline
+from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import SavedRun
+from ragaudit.diagnose.label_bias import BiasResult, compute_label_bias
 from ragaudit.diagnose.unjudged import RunJudged, pair_coverages, retrieval_metric, run_judged
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.judged import JUDGED_MARGIN, JUDGED_THRESHOLD, JudgedCoverage, judged_gap
@@ -32,6 +34,7 @@ __all__ = [
     "PairJudged",
     "baseline_update",
     "directory_judged",
+    "judged_label_bias",
     "runs_judged",
     "saved_pair_judged",
 ]
@@ -224,6 +227,31 @@ def saved_pair_judged(
         return None
     judged = runs_judged([a, b], threshold=threshold, margin=margin)
     return judged if judged.measured else None
+
+
+def judged_label_bias(
+    saved: SavedRun | Mapping[str, Any] | str,
+    labels: Any,
+    *,
+    k: int | None = None,
+    n_shifts: int = 5,
+    threshold: float = JUDGED_THRESHOLD,
+) -> BiasResult:
+    """``ragaudit labels bias``: :func:`~ragaudit.diagnose.label_bias.compute_label_bias`, with
+    the run's judged@k at its ``k`` at document and chunk level in ``judged`` (how much of
+    each level's numbers rests on labelled items; questions below ``threshold`` named).
+
+    >>> run = {"config": {"k": 1}, "rows": [{"id": "q1", "gold_docs": ["D"],
+    ...        "retrieved": [{"chunk_id": "D#1", "doc_id": "D", "rank": 1}]}]}
+    >>> from ragaudit.data.qrels import Qrels
+    >>> bias = judged_label_bias(run, Qrels({"q1": {"D#0": 2}}, unit="chunk"))
+    >>> bias.judged.runs[0].doc.mean, bias.judged.runs[0].chunk.mean  # D labelled, D#1 not
+    (1.0, 0.0)
+    """
+    run = as_saved_run(saved)
+    result = compute_label_bias(run, labels, k=k, n_shifts=n_shifts)
+    judged = runs_judged([run], labels=labels, k=result.k, threshold=threshold)
+    return replace(result, judged=judged)
 
 
 def directory_judged(
