@@ -43,6 +43,7 @@ __all__ = [
     "read_per_question_metrics",
     "read_run_directory",
     "resolve_saved_run",
+    "run_directory_files",
     "saved_run_or_none",
     "update_baseline",
 ]
@@ -334,6 +335,12 @@ def read_run_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMet
     >>> [run.name for run in read_run_directory(folder)]
     ['a', 'b']
     """
+    return [read_per_question_metrics(p) for p in run_directory_files(directory)]
+
+
+def run_directory_files(directory: str | os.PathLike[str]) -> list[Path]:
+    """The ``*.json`` / ``*.jsonl`` files of a directory of runs, in file-name order; at least
+    two, else an :class:`InputError` (what :func:`read_run_directory` reads)."""
     folder = Path(directory)
     if not folder.is_dir():
         raise InputError(f"{folder}: expected a directory of saved runs, found no directory")
@@ -344,7 +351,7 @@ def read_run_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMet
         raise InputError(
             f"{folder}: expected at least 2 saved runs (*.json or *.jsonl), found {len(files)}"
         )
-    return [read_per_question_metrics(p) for p in files]
+    return files
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from ragaudit.data.formats import read_qrels
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.per_question_files import (
     load_per_question_metrics,
-    read_run_directory,
     resolve_saved_run,
+    run_directory_files,
 )
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import load_saved_run
@@ -253,8 +253,8 @@ def compare_directory(
     """Every pair of the runs in ``directory`` compared on ``metric``, Holm-adjusted: what
     ``ragaudit compare --all DIR -m METRIC`` prints.
 
-    The ``*.json`` / ``*.jsonl`` runs are read in file-name order
-    (:func:`~ragaudit.data.per_question_files.read_run_directory`), then compared by
+    The ``*.json`` / ``*.jsonl`` runs are read in file-name order, each once
+    (:func:`~ragaudit.data.per_question_files.run_directory_files`), then compared by
     :func:`ragaudit.stats.pairwise.compare_all` (its docstring gives the methods); the options
     are :func:`compare_runs`'s.  When ``metric`` is a document-level retrieval metric, the
     saved runs' judged@k (each at its own k, every pair at its common depth) is in
@@ -271,8 +271,10 @@ def compare_directory(
     >>> compare_directory(folder, "hit", n_resamples=200).distinguishable   # 15 of 30 differ
     [('a_base', 'b_better')]
     """
-    runs = read_run_directory(directory)
-    judged = directory_judged(runs, metric, threshold=judged_threshold, margin=judged_margin)
+    # a saved-run file is read once: its values and its judged@k from the same loaded run
+    loaded = [resolve_saved_run(path) for path in run_directory_files(directory)]
+    runs = [load_per_question_metrics(run) for run in loaded]
+    judged = directory_judged(loaded, metric, threshold=judged_threshold, margin=judged_margin)
     for message in () if judged is None else judged.warnings():
         warnings.warn(message, UnjudgedWarning, stacklevel=2)
     matrix = compare_all(

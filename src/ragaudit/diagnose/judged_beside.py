@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.per_question_files import BaselineUpdate, saved_run_or_none, update_baseline
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import SavedRun
@@ -255,19 +254,19 @@ def judged_label_bias(
 
 
 def directory_judged(
-    runs: Sequence[PerQuestionMetrics],
+    runs: Sequence[Any],
     metric: str,
     *,
     threshold: float = JUDGED_THRESHOLD,
     margin: float = JUDGED_MARGIN,
 ) -> JudgedRuns | None:
-    """judged@k of the saved runs among ``runs`` (``compare --all``, read from their files),
-    every pair compared; None when ``metric`` is not a document-level retrieval metric or no
-    run is a saved run."""
+    """judged@k of the saved runs among ``runs`` (``compare --all``: the loaded runs of a
+    directory, saved runs or other files' per-question values), every pair compared; None
+    when ``metric`` is not a document-level retrieval metric or no run is a saved run."""
     _check_shares(threshold, margin)
     if not retrieval_metric(metric):
         return None
-    saved = [s for s in (saved_run_or_none(r.path) for r in runs if r.path) if s is not None]
+    saved = [run for run in runs if isinstance(run, SavedRun)]
     if not saved:
         return None
     judged = runs_judged(saved, threshold=threshold, margin=margin, pairs="all")
