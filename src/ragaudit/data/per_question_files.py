@@ -365,7 +365,10 @@ class BaselineUpdate:
 
 
 def update_baseline(
-    source: str | os.PathLike[str], target: str | os.PathLike[str]
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    *,
+    loaded: tuple[SavedRun | None, SavedRun | None] = (None, None),
 ) -> BaselineUpdate:
     """Make ``source`` the baseline: validate it, then copy it byte for byte, atomically, to
     ``target`` (``ragaudit baseline update``).
@@ -385,7 +388,10 @@ def update_baseline(
     >>> update_baseline(folder / "run.json", folder / "baseline.json").unchanged
     True
     """
-    new = read_per_question_metrics(source)  # validates: a bad file never becomes the baseline
+    # validates: a bad file never becomes the baseline.  ``loaded``: the source and the previous
+    # baseline already loaded as saved runs, so each file is read once more only for its bytes
+    first, previous = loaded
+    new = read_per_question_metrics(source) if first is None else as_per_question_metrics(first)
     data = read_file_bytes(source)
     old = None
     unchanged = False
@@ -393,7 +399,11 @@ def update_baseline(
     if destination.exists():
         try:
             unchanged = destination.read_bytes() == data
-            old = read_per_question_metrics(destination)
+            old = (
+                read_per_question_metrics(destination)
+                if previous is None
+                else as_per_question_metrics(previous)
+            )
         except (InputError, OSError):
             old = None  # a broken previous baseline is simply replaced
     if not unchanged:

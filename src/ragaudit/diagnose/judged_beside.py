@@ -20,7 +20,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ragaudit.data.per_question_files import BaselineUpdate, saved_run_or_none, update_baseline
+from ragaudit.data.per_question_files import (
+    BaselineUpdate,
+    resolve_saved_run,
+    saved_run_or_none,
+    update_baseline,
+)
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.label_bias import BiasResult, compute_label_bias
@@ -304,12 +309,11 @@ def baseline_update(
     """
     _check_shares(threshold, margin)
     before = _previous(target)
-    done = update_baseline(source, target)
-    if not any(retrieval_metric(name) for name in done.new.means()):
-        return done, None  # no retrieval metric printed: nothing rests on the labels
-    now = saved_run_or_none(source)
-    if now is None:
-        return done, None
+    loaded = resolve_saved_run(source)  # each file loaded once, for the means and judged@k
+    now = loaded if isinstance(loaded, SavedRun) else None
+    done = update_baseline(source, target, loaded=(now, before))
+    if now is None or not any(retrieval_metric(name) for name in done.new.means()):
+        return done, None  # no ranking, or no retrieval metric printed: nothing to show
     runs = [now.replace(name=os.fspath(source))]
     if before is not None and not done.unchanged:
         runs.insert(0, before.replace(name=f"{os.fspath(target)} (previous)"))
