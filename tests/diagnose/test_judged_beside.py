@@ -157,3 +157,22 @@ def test_compare_gap_row_and_markdown_note(tmp_path: Path):
     wide = CliRunner().invoke(main, [*args, "--judged-margin", "0.6", "--judged-threshold", "0",
                                      "--format", "json"])  # fmt: skip
     assert json.loads(wide.stdout)["judged"]["warnings"] == [] and wide.stderr == ""
+
+
+def test_compare_qrels_json_carries_the_judged_warnings(tmp_path: Path):
+    """compare --qrels compares judged@k as a metric; its warnings are in the JSON too."""
+    data = Path(__file__).parents[1] / "data" / "metrics"
+    # a second run: every question's ranking reversed
+    rows = [line.split() for line in (data / "run.txt").read_text().splitlines() if line]
+    second = tmp_path / "reversed.txt"
+    second.write_text("".join(f"{q} Q0 {d} {r} {-float(s)} rev\n" for q, _, d, r, s, _ in rows))
+    args = ["compare", "--qrels", data / "qrels.txt", data / "run.txt", second, "-m", "ndcg@2",
+            "--resamples", "100", "--format", "json"]  # fmt: skip
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    judged = json.loads(result.stdout)["judged"]
+    assert judged["runs"] == [] and judged["warnings"]
+    unjudged = [m.removeprefix("ragaudit: warning: ") for m in result.stderr.splitlines()
+                if "judged@" in m]  # fmt: skip
+    assert judged["warnings"] == unjudged
+    assert any("judged@2 is" in w for w in unjudged)

@@ -42,7 +42,7 @@ from ragaudit.diagnose.judge_noise import (
     judge_noise_comparison,
     repeat_scores,
 )
-from ragaudit.diagnose.judged_beside import directory_judged, saved_pair_judged
+from ragaudit.diagnose.judged_beside import JudgedRuns, directory_judged, saved_pair_judged
 from ragaudit.diagnose.noise import ClusteredComparison, clustered_comparison, question_clusters
 from ragaudit.exceptions import InputError, UnjudgedWarning
 from ragaudit.metrics.evaluate import Evaluation, evaluate
@@ -188,10 +188,17 @@ def compare_runs(
                 "compare_runs: cluster_by and judge_repeats need saved runs; with qrels the "
                 "runs are retrieval runs (--qrels takes neither --cluster-by nor --judge-repeats)"
             )
-        first, second = score_against_qrels(
-            qrels, [run_a, run_b], names,
-            judged_threshold=judged_threshold, judged_margin=judged_margin,
-        )  # fmt: skip
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            first, second = score_against_qrels(
+                qrels, [run_a, run_b], names,
+                judged_threshold=judged_threshold, judged_margin=judged_margin,
+            )  # fmt: skip
+        for w in caught:  # passed on; the judged@k ones are also kept in the result's JSON
+            warnings.warn(w.message, w.category, stacklevel=2)
+        unjudged = tuple(str(w.message) for w in caught if w.category is UnjudgedWarning)
+        # judged@k itself is compared as a metric (a row of its own)
+        judged = JudgedRuns((), (), judged_threshold, judged_margin, unjudged)
         names = None  # every scored metric, judged@k included
     else:
         first = load_per_question_metrics(run_a, "run_a")

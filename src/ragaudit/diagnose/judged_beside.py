@@ -97,12 +97,17 @@ class JudgedRuns:
         The compared pairs, at their common depth.
     threshold, margin : float
         Questions below ``threshold`` are named; pairs further apart than ``margin`` warned.
+    scored : tuple of str, default ()
+        Warnings of judged@k measured elsewhere: ``compare --qrels`` scores judged@k as a
+        metric of each retrieval run and words its warnings with
+        :func:`~ragaudit.metrics.judged.unjudged_messages` (``runs`` then empty).
     """
 
     runs: tuple[RunJudged, ...]
     pairs: tuple[PairJudged, ...] = ()
     threshold: float = JUDGED_THRESHOLD
     margin: float = JUDGED_MARGIN
+    scored: tuple[str, ...] = ()
 
     @property
     def measured(self) -> bool:
@@ -114,7 +119,8 @@ class JudgedRuns:
         """Each run's (questions below the threshold, items absent from the corpus), then each
         pair's gap beyond the margin."""
         gaps = (pair.message() for pair in self.pairs)
-        return (*(w for run in self.runs for w in run.warnings()), *(g for g in gaps if g))
+        own = (w for run in self.runs for w in run.warnings())
+        return (*own, *(g for g in gaps if g), *self.scored)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the threshold and margin, each run's judged@k per level, each pair, and
