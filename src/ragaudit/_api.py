@@ -219,12 +219,15 @@ def label_bias(
     *,
     k: int | None = None,
     n_shifts: int = 5,
+    judged_threshold: float = 0.5,
 ) -> BiasResult:
     """How much document-level labels flatter a run: ``ragaudit labels bias RUN --labels FILE``.
 
     The run and the chunk labels may both be files (or loaded objects);
     :func:`ragaudit.diagnose.label_bias.compute_label_bias` computes the result (its docstring
-    gives the definitions).
+    gives the definitions), and ``judged`` holds the run's judged@k at ``k`` at document and
+    chunk level, questions below ``judged_threshold`` named in its warnings
+    (:func:`ragaudit.diagnose.judged_beside.judged_label_bias`).
 
     Examples
     --------
@@ -235,7 +238,7 @@ def label_bias(
     >>> label_bias(ragaudit.SavedRun.from_dict(run), labels).hit_inflation  # doc hit, no chunk hit
     1.0
     """
-    from ragaudit.diagnose.label_bias import compute_label_bias
+    from ragaudit.diagnose.judged_beside import judged_label_bias
 
     if isinstance(labels, str | os.PathLike):
         from ragaudit.labels.format import load_chunk_labels
@@ -243,4 +246,4 @@ def label_bias(
         labels = load_chunk_labels(labels)
     if isinstance(run, os.PathLike):
         run = os.fspath(run)
-    return compute_label_bias(run, labels, k=k, n_shifts=n_shifts)
+    return judged_label_bias(run, labels, k=k, n_shifts=n_shifts, threshold=judged_threshold)

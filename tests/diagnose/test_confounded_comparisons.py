@@ -129,7 +129,12 @@ def test_the_report_names_the_differences_and_compares_the_funnels(runs, tmp_pat
         main, ["funnel", str(runs["k3_cs800"]), str(runs["k8_cs400"]), "--format", "json"]
     )
     assert funnel.exit_code == 0, funnel.output
-    assert pair["funnels"] == json.loads(funnel.output)
+    compared = json.loads(funnel.stdout)
+    # funnel A B adds judged@k of both runs: the page's, run by run
+    judged = compared.pop("judged")
+    page_runs = json.loads(pages["json"])["runs"]
+    assert [r["doc"] for r in judged["runs"]] == [r["judged"]["doc"] for r in page_runs]
+    assert pair["funnels"] == compared
     moved = [(m["id"], m["a"], m["b"]) for m in pair["funnels"]["moved"]]
     for qid, a, b in moved:
         assert f"{qid}" in pages["table"].split("MOVED BETWEEN STAGES")[1] and a != b

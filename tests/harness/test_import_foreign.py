@@ -225,8 +225,15 @@ def test_imported_run_is_accepted_by_compare_report_and_labels_bias(native, tmp_
     bias_native = invoke("labels", "bias", native, "--labels", labels, "--format", "json")
     bias_imported = invoke("labels", "bias", imported, "--labels", labels, "--format", "json")
     assert bias_native.exit_code == 0 and bias_imported.exit_code == 0, bias_imported.output
-    strip = lambda text: {k: v for k, v in json.loads(text).items() if k not in ("run",)}  # noqa: E731
+    strip = lambda text: {k: v for k, v in json.loads(text).items() if k not in ("run", "judged")}  # noqa: E731
     assert strip(bias_imported.stdout) == strip(bias_native.stdout)
+    # judged@k beside the bias names each run; its numbers are the same
+    means = lambda text: [  # noqa: E731
+        (level["mean"], level["below"])
+        for run in json.loads(text)["judged"]["runs"]
+        for level in (run["doc"], run["chunk"])
+    ]
+    assert means(bias_imported.stdout) == means(bias_native.stdout)
 
 
 def test_reference_answer_is_optional(native, tmp_path):

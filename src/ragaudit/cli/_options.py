@@ -29,12 +29,15 @@ __all__ = [
     "append_step_summary",
     "chunking_options",
     "corpus_option",
+    "echo_warnings",
     "emit",
     "emit_stream",
     "format_option",
     "golden_map_option",
     "guard_output",
     "guards_output",
+    "judged_margin_option",
+    "judged_threshold_option",
     "k_option",
     "labels_option",
     "no_stdout",
@@ -132,6 +135,28 @@ def seed_option(default: int = 0) -> Any:
 def k_option(help: str) -> Any:
     """``--k``: a cut-off of a saved run's ranking (default None: the run's own k)."""
     return click.option("--k", type=click.IntRange(min=1), default=None, help=help)
+
+
+def judged_threshold_option(help: str) -> Any:
+    """``--judged-threshold`` (0.5, a share in [0, 1]), as ``evaluate`` and ``compare``."""
+    return click.option(
+        "--judged-threshold", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+        help=help,
+    )  # fmt: skip
+
+
+def judged_margin_option(help: str) -> Any:
+    """``--judged-margin`` (0.1, a share in [0, 1]), as ``evaluate`` and ``compare``."""
+    return click.option(
+        "--judged-margin", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+        help=help,
+    )  # fmt: skip
+
+
+def echo_warnings(messages: Iterable[str]) -> None:
+    """Each warning on stderr, once, as ``ragaudit: warning: ...``."""
+    for message in dict.fromkeys(messages):
+        click.echo(f"ragaudit: warning: {message}", err=True)
 
 
 def labels_option(help: str, *, required: bool = False) -> Any:

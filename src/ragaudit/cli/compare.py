@@ -10,6 +10,7 @@ import click
 from ragaudit.cli._options import (
     all_ids_option,
     append_step_summary,
+    echo_warnings,
     emit,
     format_option,
     seed_option,
@@ -140,15 +141,16 @@ __all__ = ["command"]
     type=float,
     default=0.5,
     show_default=True,
-    help="With --qrels: warn about questions whose judged@k (share of the top k that carries "
-    "a label, compared beside the metrics) is below this.",
+    help="Warn about questions whose judged@k (share of the top k that carries a label, "
+    "shown beside the retrieval metrics: compared with --qrels, against the gold documents "
+    "for saved runs and --all) is below this.",
 )
 @click.option(
     "--judged-margin",
     type=float,
     default=0.1,
     show_default=True,
-    help="With --qrels: warn when the runs' mean judged@k differ by more than this (the "
+    help="Warn when two compared runs' mean judged@k differ by more than this (the "
     "comparison then favours the run more like the one the labels came from).",
 )
 @all_ids_option()
@@ -210,17 +212,24 @@ def command(
             raise InputError("compare: pass either --all DIR or two runs, not both")
         if len(metrics) != 1:
             raise InputError(f"compare --all: expected exactly one --metric, found {len(metrics)}")
-        matrix = compare_directory(
-            all_dir,
-            metrics[0],
-            n_resamples=resamples,
-            n_permutations=permutations,
-            confidence=confidence,
-            method=ci_method,
-            seed=seed,
-            exact_max_n=exact_max_n,
-            allow_partial=allow_partial,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                matrix = compare_directory(
+                    all_dir,
+                    metrics[0],
+                    n_resamples=resamples,
+                    n_permutations=permutations,
+                    confidence=confidence,
+                    method=ci_method,
+                    seed=seed,
+                    exact_max_n=exact_max_n,
+                    allow_partial=allow_partial,
+                    judged_threshold=judged_threshold,
+                    judged_margin=judged_margin,
+                )
+            finally:  # each warning printed once, also when the comparison fails
+                echo_warnings(str(w.message) for w in caught)
         emit(matrix_report(matrix), output_format)
         append_step_summary(matrix_report(matrix), f"ragaudit compare --all {all_dir}")
         return
@@ -249,8 +258,7 @@ def command(
                 judged_margin=judged_margin,
             )
         finally:  # each warning printed once, also when the comparison fails
-            for message in dict.fromkeys(str(w.message) for w in caught):
-                click.echo(f"ragaudit: warning: {message}", err=True)
+            echo_warnings(str(w.message) for w in caught)
     report = comparison_report(result, max_ids)  # result.to_report(), the id lists cut
     emit(report, output_format)
     append_step_summary(report, f"ragaudit compare: {result.name_b} vs {result.name_a}")

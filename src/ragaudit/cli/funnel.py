@@ -9,8 +9,11 @@ import click
 from ragaudit.cli._options import (
     all_ids_option,
     corpus_option,
+    echo_warnings,
     emit,
     format_option,
+    judged_margin_option,
+    judged_threshold_option,
     k_option,
     labels_option,
     seed_option,
@@ -52,6 +55,14 @@ _CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
     "clusters and the design effect.",
 )
 @all_ids_option()
+@judged_threshold_option(
+    "judged@k (share of the top k that carries a label) is shown beside the retrieval "
+    "stages; questions below this share are named in a warning."
+)
+@judged_margin_option(
+    "Two runs: warn when their judged@k differ by more (the comparison then favours the run "
+    "more like the one the labels came from)."
+)
 @format_option()
 def command(
     runs: tuple[str, ...],
@@ -62,6 +73,8 @@ def command(
     resamples: int,
     rate_ci: str,
     cluster_by: str | None,
+    judged_threshold: float,
+    judged_margin: float,
     max_ids: int | None,
     output_format: str,
 ) -> None:
@@ -84,16 +97,27 @@ def command(
                                "ragaudit compare A B --cluster-by")  # fmt: skip
     from ragaudit.reports.funnel import funnel_report, with_run_judged
 
+    options = (k, labels_path, corpus_dir, seed, resamples, rate_ci, judged_threshold)
     if len(runs) == 2:
         from ragaudit.diagnose.funnel_compare import compare_funnels
+        from ragaudit.diagnose.judged_beside import runs_judged
         from ragaudit.reports.funnel_compare import funnel_comparison_report
+        from ragaudit.reports.judged import with_judged_runs
 
-        (_, first, _), (_, second, _) = (
-            _funnel(path, k, labels_path, corpus_dir, seed, resamples, rate_ci) for path in runs
+        (saved_a, first, judged_a), (saved_b, second, judged_b) = (
+            _funnel(path, *options) for path in runs
         )
-        emit(funnel_comparison_report(compare_funnels(first, second), max_ids), output_format)
+        # each run's judged@k at the depth its funnel used, the pair at the common depth
+        judged = runs_judged(
+            [saved_a, saved_b], k=k, threshold=judged_threshold, margin=judged_margin,
+            known=(judged_a, judged_b),
+        )  # fmt: skip
+        echo_warnings(judged.warnings())
+        report = funnel_comparison_report(compare_funnels(first, second), max_ids)
+        title = "judged@k (how much of the retrieval stages rests on labels)"
+        emit(with_judged_runs(report, judged, title), output_format)
         return
-    saved, result, judged = _funnel(runs[0], k, labels_path, corpus_dir, seed, resamples, rate_ci)
+    saved, result, judged = _funnel(runs[0], *options)
     report = with_run_judged(funnel_report(result, max_ids), judged)
     if cluster_by:
         from ragaudit.diagnose.noise import clustered_means
@@ -112,6 +136,7 @@ def _funnel(
     seed: int,
     resamples: int,
     rate_ci: str,
+    judged_threshold: float,
 ) -> tuple[Any, Any, Any]:
     """Load one saved run (and its labels or corpus), compute its funnel, warn its notes:
     ``(saved run, funnel, judged@k of its top k)``."""
@@ -140,4 +165,7 @@ def _funnel(
     from ragaudit.diagnose.unjudged import run_judged
 
     corpus = None if texts is None else texts.keys()
-    return saved, result, run_judged(saved, labels, k=result.k, corpus_chunks=corpus)
+    judged = run_judged(
+        saved, labels, k=result.k, threshold=judged_threshold, corpus_chunks=corpus
+    )
+    return saved, result, judged

@@ -12,9 +12,11 @@ from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import (
     TEXT_FORMATS,
     corpus_option,
+    echo_warnings,
     emit,
     format_option,
     golden_map_option,
+    judged_threshold_option,
     k_option,
     labels_option,
     out_file_option,
@@ -166,10 +168,19 @@ def build(
 @click.argument("run", type=click.Path(dir_okay=False))
 @labels_option("Chunk-label file made for the run's chunking.", required=True)
 @k_option("Cut-off (default: the run's own k).")
+@judged_threshold_option(
+    "judged@k (share of the top k that carries a label, document and chunk level) is shown "
+    "beside the metrics; questions below this share are named in a warning."
+)
 @format_option(*TEXT_FORMATS, "html")
 @out_file_option("Write the report to a file instead of stdout.")
 def bias(
-    run: str, labels_path: str, k: int | None, output_format: str, out_path: str | None
+    run: str,
+    labels_path: str,
+    k: int | None,
+    judged_threshold: float,
+    output_format: str,
+    out_path: str | None,
 ) -> None:
     """How much document-level labels flatter a saved RUN, measured with chunk labels.
 
@@ -178,7 +189,7 @@ def bias(
     chunk; inflation by gold-document size; graded nDCG and the largest rank shifts.
     """
     from ragaudit.data.records import load_saved_run
-    from ragaudit.diagnose.label_bias import compute_label_bias
+    from ragaudit.diagnose.judged_beside import judged_label_bias
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.reports.label_bias import bias_report
     from ragaudit.reports.renderer import render
@@ -186,9 +197,10 @@ def bias(
     saved = load_saved_run(run)
     labels = load_chunk_labels(labels_path, expect=saved.config)
     labels.check_run_ids(saved.rows)
-    result = compute_label_bias(saved, labels, k=k)
+    result = judged_label_bias(saved, labels, k=k, threshold=judged_threshold)
     for note in result.notes:
         click.echo(f"ragaudit: warning: {note}", err=True)
+    echo_warnings(result.judged.warnings())  # judged@k at both levels, at its k
     text = render(bias_report(result), output_format)
     write_output(text, out_path)
 

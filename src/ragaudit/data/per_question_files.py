@@ -43,6 +43,7 @@ __all__ = [
     "read_per_question_metrics",
     "read_run_directory",
     "resolve_saved_run",
+    "run_directory_files",
     "saved_run_or_none",
     "update_baseline",
 ]
@@ -334,6 +335,12 @@ def read_run_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMet
     >>> [run.name for run in read_run_directory(folder)]
     ['a', 'b']
     """
+    return [read_per_question_metrics(p) for p in run_directory_files(directory)]
+
+
+def run_directory_files(directory: str | os.PathLike[str]) -> list[Path]:
+    """The ``*.json`` / ``*.jsonl`` files of a directory of runs, in file-name order; at least
+    two, else an :class:`InputError` (what :func:`read_run_directory` reads)."""
     folder = Path(directory)
     if not folder.is_dir():
         raise InputError(f"{folder}: expected a directory of saved runs, found no directory")
@@ -344,7 +351,7 @@ def read_run_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMet
         raise InputError(
             f"{folder}: expected at least 2 saved runs (*.json or *.jsonl), found {len(files)}"
         )
-    return [read_per_question_metrics(p) for p in files]
+    return files
 
 
 @dataclass(frozen=True)
@@ -358,7 +365,10 @@ class BaselineUpdate:
 
 
 def update_baseline(
-    source: str | os.PathLike[str], target: str | os.PathLike[str]
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    *,
+    loaded: tuple[SavedRun | None, SavedRun | None] = (None, None),
 ) -> BaselineUpdate:
     """Make ``source`` the baseline: validate it, then copy it byte for byte, atomically, to
     ``target`` (``ragaudit baseline update``).
@@ -378,7 +388,10 @@ def update_baseline(
     >>> update_baseline(folder / "run.json", folder / "baseline.json").unchanged
     True
     """
-    new = read_per_question_metrics(source)  # validates: a bad file never becomes the baseline
+    # validates: a bad file never becomes the baseline.  ``loaded``: the source and the previous
+    # baseline already loaded as saved runs, so each file is read once more only for its bytes
+    first, previous = loaded
+    new = read_per_question_metrics(source) if first is None else as_per_question_metrics(first)
     data = read_file_bytes(source)
     old = None
     unchanged = False
@@ -386,7 +399,11 @@ def update_baseline(
     if destination.exists():
         try:
             unchanged = destination.read_bytes() == data
-            old = read_per_question_metrics(destination)
+            old = (
+                read_per_question_metrics(destination)
+                if previous is None
+                else as_per_question_metrics(previous)
+            )
         except (InputError, OSError):
             old = None  # a broken previous baseline is simply replaced
     if not unchanged:

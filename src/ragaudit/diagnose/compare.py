@@ -29,8 +29,8 @@ from ragaudit.data.formats import read_qrels
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.per_question_files import (
     load_per_question_metrics,
-    read_run_directory,
     resolve_saved_run,
+    run_directory_files,
 )
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import load_saved_run
@@ -42,8 +42,8 @@ from ragaudit.diagnose.judge_noise import (
     judge_noise_comparison,
     repeat_scores,
 )
+from ragaudit.diagnose.judged_beside import JudgedRuns, directory_judged, saved_pair_judged
 from ragaudit.diagnose.noise import ClusteredComparison, clustered_comparison, question_clusters
-from ragaudit.diagnose.unjudged import saved_pair_warnings
 from ragaudit.exceptions import InputError, UnjudgedWarning
 from ragaudit.metrics.evaluate import Evaluation, evaluate
 from ragaudit.metrics.judged import (
@@ -179,6 +179,7 @@ def compare_runs(
     (True, 4)
     """
     names = check_metric_names(metrics)
+    judged = None
     # a saved-run file is read once, streamed, and the loaded run passed to every step below
     run_a, run_b = resolve_saved_run(run_a), resolve_saved_run(run_b)
     if qrels is not None:
@@ -187,18 +188,26 @@ def compare_runs(
                 "compare_runs: cluster_by and judge_repeats need saved runs; with qrels the "
                 "runs are retrieval runs (--qrels takes neither --cluster-by nor --judge-repeats)"
             )
-        first, second = score_against_qrels(
-            qrels, [run_a, run_b], names,
-            judged_threshold=judged_threshold, judged_margin=judged_margin,
-        )  # fmt: skip
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            first, second = score_against_qrels(
+                qrels, [run_a, run_b], names,
+                judged_threshold=judged_threshold, judged_margin=judged_margin,
+            )  # fmt: skip
+        for w in caught:  # passed on; the judged@k ones are also kept in the result's JSON
+            warnings.warn(w.message, w.category, stacklevel=2)
+        unjudged = tuple(str(w.message) for w in caught if w.category is UnjudgedWarning)
+        # judged@k itself is compared as a metric (a row of its own)
+        judged = JudgedRuns((), (), judged_threshold, judged_margin, unjudged)
         names = None  # every scored metric, judged@k included
     else:
         first = load_per_question_metrics(run_a, "run_a")
         second = load_per_question_metrics(run_b, "run_b")
         # saved runs: judged@k of their top k against the gold documents, as the report shows
-        for message in saved_pair_warnings(
+        judged = saved_pair_judged(
             run_a, run_b, threshold=judged_threshold, margin=judged_margin, metrics=names or ()
-        ):
+        )
+        for message in () if judged is None else judged.warnings():
             warnings.warn(message, UnjudgedWarning, stacklevel=2)
     # what differs between the two saved runs' configurations; refuses different data
     differences = comparison_differences(run_a, run_b, allow_different_data=allow_different_data)
@@ -231,7 +240,7 @@ def compare_runs(
             cluster_by=cluster_by, judge_repeats=judge_repeats, metrics=names or (),
             questions=questions, confidence=result.confidence, allow_partial=allow_partial,
         )  # fmt: skip
-    return replace(result, config_differences=differences, noise=noise)
+    return replace(result, config_differences=differences, noise=noise, judged=judged)
 
 
 def compare_directory(
@@ -245,14 +254,19 @@ def compare_directory(
     seed: int = 0,
     exact_max_n: int = 20,
     allow_partial: bool = False,
+    judged_threshold: float = JUDGED_THRESHOLD,
+    judged_margin: float = JUDGED_MARGIN,
 ) -> PairwiseMatrix:
     """Every pair of the runs in ``directory`` compared on ``metric``, Holm-adjusted: what
     ``ragaudit compare --all DIR -m METRIC`` prints.
 
-    The ``*.json`` / ``*.jsonl`` runs are read in file-name order
-    (:func:`~ragaudit.data.per_question_files.read_run_directory`), then compared by
+    The ``*.json`` / ``*.jsonl`` runs are read in file-name order, each once
+    (:func:`~ragaudit.data.per_question_files.run_directory_files`), then compared by
     :func:`ragaudit.stats.pairwise.compare_all` (its docstring gives the methods); the options
-    are :func:`compare_runs`'s.
+    are :func:`compare_runs`'s.  When ``metric`` is a document-level retrieval metric, the
+    saved runs' judged@k (each at its own k, every pair at its common depth) is in
+    ``judged``, and a run with questions below ``judged_threshold``, or two runs further apart
+    than ``judged_margin``, are warned about (:class:`~ragaudit.exceptions.UnjudgedWarning`).
 
     Examples
     --------
@@ -264,8 +278,14 @@ def compare_directory(
     >>> compare_directory(folder, "hit", n_resamples=200).distinguishable   # 15 of 30 differ
     [('a_base', 'b_better')]
     """
-    return compare_all(
-        read_run_directory(directory),
+    # a saved-run file is read once: its values and its judged@k from the same loaded run
+    loaded = [resolve_saved_run(path) for path in run_directory_files(directory)]
+    runs = [load_per_question_metrics(run) for run in loaded]
+    judged = directory_judged(loaded, metric, threshold=judged_threshold, margin=judged_margin)
+    for message in () if judged is None else judged.warnings():
+        warnings.warn(message, UnjudgedWarning, stacklevel=2)
+    matrix = compare_all(
+        runs,
         metric,
         n_resamples=n_resamples,
         n_permutations=n_permutations,
@@ -275,6 +295,7 @@ def compare_directory(
         exact_max_n=exact_max_n,
         allow_partial=allow_partial,
     )
+    return replace(matrix, judged=judged)
 
 
 def score_against_qrels(

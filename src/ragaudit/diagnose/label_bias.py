@@ -118,6 +118,9 @@ class BiasResult(Presentable):
     rank_shifts: tuple[RankShift, ...]
     skipped: dict[str, tuple[str, ...]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: judged@k of the run at ``k`` (``ragaudit.diagnose.judged_beside.JudgedRuns``), set by
+    #: ``ragaudit.label_bias`` (``labels bias``); None otherwise
+    judged: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the ``--format json`` output of ``ragaudit labels bias``)."""
@@ -182,6 +185,7 @@ class BiasResult(Presentable):
             },
             "skipped": {reason: list(ids) for reason, ids in self.skipped.items()},
             "notes": list(self.notes),
+            **({} if self.judged is None else {"judged": self.judged.to_dict()}),
         }
 
     def to_pandas(self) -> Any:

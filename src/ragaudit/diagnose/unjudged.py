@@ -43,7 +43,9 @@ __all__ = [
     "AbsentItems",
     "RunJudged",
     "absent_items",
+    "pair_coverages",
     "pair_judged_gap",
+    "retrieval_metric",
     "run_judged",
     "saved_pair_warnings",
 ]
@@ -280,7 +282,29 @@ def pair_judged_gap(
     >>> pair_judged_gap(run("a", ["G", "X"]), run("b", ["X", "Y", "G"]))[:60]
     'judged@2 (document level) differs by 0.500 between a (0.500)'
     """
-    depth = min(int(a.config.get("k") or 0), int(b.config.get("k") or 0))
+    pair = pair_coverages(a, b, known=known)
+    return None if pair is None else judged_gap(*pair, margin)
+
+
+def pair_coverages(
+    a: SavedRun,
+    b: SavedRun,
+    *,
+    k: int | None = None,
+    known: tuple[RunJudged | None, RunJudged | None] = (None, None),
+) -> tuple[JudgedCoverage, JudgedCoverage] | None:
+    """Both runs' document-level judged@k at their common depth: ``k``, by default
+    ``min(k_a, k_b)`` (what :func:`pair_judged_gap` compares); None when either has none.
+
+    ``known``: each run's :func:`run_judged`, reused for a run already measured at that depth.
+
+    >>> rows = [{"id": "q1", "gold_docs": ["G"], "retrieved": [
+    ...     {"chunk_id": d + "0", "doc_id": d, "rank": i + 1} for i, d in enumerate("GXY")]}]
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 3}, "rows": rows})
+    >>> [c.mean for c in pair_coverages(run, run, k=2)]   # top 2: G labelled, X not
+    [0.5, 0.5]
+    """
+    depth = k if k is not None else min(int(a.config.get("k") or 0), int(b.config.get("k") or 0))
     if depth < 1:
         return None
     first, second = (
@@ -290,10 +314,10 @@ def pair_judged_gap(
     )  # fmt: skip
     if first is None or second is None:
         return None
-    return judged_gap(first, second, margin)
+    return first, second
 
 
-def _retrieval(name: str) -> bool:
+def retrieval_metric(name: str) -> bool:
     """A document-level retrieval metric of saved runs (``ndcg@k``, ``P@5``...)."""
     canonical = saved_run_metric_name(name)
     return canonical is not None and canonical.partition("@")[0] in RETRIEVAL_FAMILIES
@@ -315,7 +339,7 @@ def saved_pair_warnings(
     """
     if not 0.0 <= margin <= 1.0:
         raise InputError(f"judged margin: expected a share in [0, 1], found {margin}")
-    if metrics and not any(_retrieval(name) for name in metrics):
+    if metrics and not any(retrieval_metric(name) for name in metrics):
         return ()
     a, b = saved_run_or_none(run_a), saved_run_or_none(run_b)
     if a is None or b is None:

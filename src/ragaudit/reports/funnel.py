@@ -14,6 +14,7 @@ from ragaudit.diagnose.funnel import (
 )
 from ragaudit.diagnose.unjudged import RunJudged
 from ragaudit.reports.id_lists import ALL_IDS_HINT, SHOWN_IDS, cut_ids
+from ragaudit.reports.judged import judged_levels
 from ragaudit.reports.report import Report, Section, Table, Text
 
 __all__ = ["funnel_report", "interval_note", "text_bar", "with_run_judged"]
@@ -255,10 +256,8 @@ def with_run_judged(report: Report, judged: RunJudged | None) -> Report:
         return report
     lines: list[str] = []
     if levels:
-        shares = ", ".join(f"{c.level.strip(' ()')} {c.mean:.3f} (n={c.n_queries})" for c in levels)
         lines += [
-            f"{levels[0].metric}, the share of each {levels[0].top} that carries a label: "
-            + shares,
+            str(judged_levels(judged)),
             "a miss counts only labelled items: where judged@k is low, it may hide relevant "
             "items nobody labelled",
         ]

@@ -9,6 +9,7 @@ from ragaudit.diagnose.label_bias import (
     BiasResult,
     QuestionBias,
 )
+from ragaudit.reports.judged import with_judged_runs
 from ragaudit.reports.report import Report, ScatterPlot, Section, Table, Text
 
 __all__ = [
@@ -188,9 +189,10 @@ def bias_report(result: BiasResult) -> Report:
         graded_blocks.append(Text(("no question changes rank between binary and graded nDCG",)))
     sections.append(Section(f"Graded labels (k={k})", tuple(graded_blocks)))
     name = f": {result.run_name}" if result.run_name else ""
-    return Report(
+    report = Report(
         f"ragaudit labels bias{name}",
         tuple(sections),
         data=result.to_dict(),
         notes=tuple(result.notes),
     )
+    return with_judged_runs(report, result.judged)  # how much of both levels rests on labels

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragaudit.reports.confounding import confounding_lines
 from ragaudit.reports.id_lists import ALL_IDS_HINT, SHOWN_IDS, cut_ids
+from ragaudit.reports.judged import (
+    JUDGED_ROW_NOTE,
+    judged_comparison_row,
+    judged_notes,
+    judged_run_lines,
+    with_judged_runs,
+)
 from ragaudit.reports.noise import with_noise_sections
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 from ragaudit.stats.options import short_method
@@ -182,7 +189,7 @@ def comparison_report(result: Comparison, max_ids: int | None = SHOWN_IDS) -> Re
     """The paired comparison of two runs (``ragaudit compare A B``); the questions that
     differ on a 0/1 metric are cut to the first ``max_ids`` with the rest counted (None:
     every id, ``--all-ids``; the JSON payload holds every id)."""
-    values = tuple(
+    values: tuple[tuple[Any, ...], ...] = tuple(
         (
             row.metric,
             row.n,
@@ -194,7 +201,7 @@ def comparison_report(result: Comparison, max_ids: int | None = SHOWN_IDS) -> Re
         )
         for row in result.metrics
     )
-    rows = tuple(
+    rows: tuple[tuple[str, ...], ...] = tuple(
         (
             m,
             str(n),
@@ -209,6 +216,10 @@ def comparison_report(result: Comparison, max_ids: int | None = SHOWN_IDS) -> Re
         )
         for m, n, a, b, d, lo, hi, cm, p, pm, v in values
     )
+    # saved runs: judged@k of both at their common depth, beside the tested rows
+    judged_cells, judged_values = judged_comparison_row(result.judged)
+    if judged_cells:
+        rows, values = (*rows, judged_cells), (*values, judged_values)
     level = _level(result.confidence)
     table = Table(
         (
@@ -245,6 +256,11 @@ def comparison_report(result: Comparison, max_ids: int | None = SHOWN_IDS) -> Re
     note = judged_rate_note(row.metric for row in result.metrics)
     if note is not None:
         sections.append(Section("", (Text((note,)),)))
+    if judged_cells:  # each run at its own k too (the row is at their common depth)
+        lines = (JUDGED_ROW_NOTE, *judged_run_lines(result.judged))
+        sections.append(Section("", (Text(lines),)))
+    if result.judged is not None and result.judged.warnings():
+        sections.append(Section("", (judged_notes(result.judged.warnings()),)))
     sections.append(Section("", (Text((_verdict_rule(result.alpha),)),)))
     report = Report("", tuple(sections), data=result.to_dict())
     # compare --cluster-by / --judge-repeats: their tables follow the comparison
@@ -325,7 +341,7 @@ def matrix_report(result: PairwiseMatrix) -> Report:
             for i, name in enumerate(names)
         ),
     )
-    return Report(
+    report = Report(
         "",
         (
             Section("", (Text((title,)),)),
@@ -335,6 +351,8 @@ def matrix_report(result: PairwiseMatrix) -> Report:
         ),
         data=result.to_dict(),
     )
+    # saved runs on a retrieval metric: each run's judged@k (the pairs' gaps are in the JSON)
+    return with_judged_runs(report, result.judged, pair_lines=False)
 
 
 def plan_report(rows: list[PlanningRow], power: float, alpha: float) -> Report:

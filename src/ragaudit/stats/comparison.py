@@ -171,6 +171,9 @@ class Comparison(Presentable):
     #: (``ragaudit.diagnose.judge_noise.JudgeNoiseComparison``), set by ``ragaudit.compare_runs``
     #: with ``cluster_by`` / ``judge_repeats``; empty otherwise
     noise: Mapping[str, Any] = field(default_factory=dict)
+    #: judged@k of two saved runs (``ragaudit.diagnose.judged_beside.JudgedRuns``: each run's
+    #: and the pair's, with the warnings), set by ``ragaudit.compare_runs``; else None
+    judged: Any = None
 
     @property
     def alpha(self) -> float:
@@ -201,6 +204,7 @@ class Comparison(Presentable):
                 else {"config_differences": self.config_differences.to_dict()}
             ),
             **{key: part.to_dict() for key, part in self.noise.items()},
+            **({} if self.judged is None else {"judged": self.judged.to_dict()}),
         }
 
     def regressions(self, metrics: Sequence[str] | None = None) -> list[MetricComparison]:

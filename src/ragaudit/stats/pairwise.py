@@ -60,6 +60,9 @@ class PairwiseMatrix:
     n_permutations: int
     confidence: float
     compared: str = "all"
+    #: judged@k of the saved runs compared on a retrieval metric
+    #: (``ragaudit.diagnose.judged_beside.JudgedRuns``), set by ``compare_directory``; else None
+    judged: Any = None
 
     @property
     def distinguishable(self) -> list[tuple[str, str]]:
@@ -96,6 +99,7 @@ class PairwiseMatrix:
                 for row_dict in [row.to_dict()]
             ],
             "distinguishable": [list(pair) for pair in self.distinguishable],
+            **({} if self.judged is None else {"judged": self.judged.to_dict()}),
         }
 
     def to_pandas(self) -> Any:
