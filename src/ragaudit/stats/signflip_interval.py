@@ -270,8 +270,9 @@ def reconcile(low: float, high: float, mean: float, rejects: bool) -> tuple[floa
 
     Only a t interval or a betting interval (:mod:`ragaudit.stats.unseen_tail`) that reaches
     past 0 while the sign-flip test rejects 0, or Monte Carlo ends beside an exact lattice p
-    within Monte Carlo error of alpha, can disagree.  A rejected 0 inside the interval becomes an open end
-    at 0 (the smallest float beyond it, printed as 0.000); an accepted 0 outside it is added.
+    within Monte Carlo error of alpha, can disagree.  A rejected 0 inside the interval becomes
+    an open end at 0 (the smallest float beyond it, printed as 0.000); an accepted 0 outside it
+    is added.
     """
     inside = low <= 0.0 <= high
     if rejects and inside:
