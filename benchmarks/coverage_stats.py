@@ -62,10 +62,11 @@ from scipy.special import betaincinv, ndtri, stdtrit
 
 from ragaudit.diagnose.dashboard import _mean_row
 from ragaudit.stats import PerQuestionMetrics, compare_runs
-from ragaudit.stats._group import group_signflip
+from ragaudit.stats._group import SIGNFLIP, group_signflip
 from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds, wilson_bounds
 from ragaudit.stats.resampling import _interval, bootstrap_means
+from ragaudit.stats.unseen_tail import TAIL_METHOD
 
 # Korn-Graubard MOVER: values closer than this (relative to the range) count as equal (a paired
 # difference such as 0.5 - 1/3 and 1/3 - 1/6 differs in the last bits), and beyond this
@@ -383,7 +384,8 @@ def switch_rows(rng, size):
 
 
 # compare's default for paired differences that are not 0/1 (issue 21): the exact sign-flip
-# test inverted, united with t, widened to betting when fewer than 6 questions differ.  Each
+# test inverted, united with t and Hall, widened to betting when fewer than 6 questions differ
+# or when at least half are unchanged and no change exceeds 0.25 (stats/unseen_tail.py).  Each
 # sampler returns (differences of shape (datasets, n), the true mean difference).
 def _discrete(values, probs, n):
     values, probs = np.asarray(values, dtype=float), np.asarray(probs, dtype=float)
@@ -397,6 +399,14 @@ def _discrete(values, probs, n):
 def _dense(n):
     def draw(rng, size):  # every question moves by about +0.05 (sd 0.03), 4 decimals
         return np.round(rng.normal(0.05, 0.03, (size, n)), 4), 0.05
+
+    return draw
+
+
+def _dense_drop(n):
+    def draw(rng, size):  # the dense shift, but 1% of questions drop by 1 instead
+        d = np.round(rng.normal(0.05, 0.03, (size, n)), 4)
+        return np.where(rng.random((size, n)) < 0.01, -1.0, d), 0.99 * 0.05 - 0.01
 
     return draw
 
@@ -452,11 +462,25 @@ SIGNFLIP_SCENARIOS = {
         f"null: A, B independent nDCG-like scores, n={n}": _exchangeable(*NDCG_SCORES, n)
         for n in (20, 54, 200)
     },
+    # Probes of the unseen-tail rule (stats/unseen_tail.py): rare drops among fewer unchanged
+    # questions, what the rule costs where the small changes have no tail, and the drop it
+    # cannot see (hidden in a dense shift: no interval that keeps the dense width covers it).
+    "rare large drops, 80% unchanged (10% +0.05, 9% -0.05, 1% -1), n=50": _discrete(
+        [0, 0.05, -0.05, -1], [0.8, 0.1, 0.09, 0.01], 50
+    ),
+    "rare large drops, 70% unchanged (15% +0.05, 14% -0.05, 1% -1), n=100": _discrete(
+        [0, 0.05, -0.05, -1], [0.7, 0.15, 0.14, 0.01], 100
+    ),
+    "small changes, no tail (90% unchanged, 5% +0.05, 5% -0.05), n=200": _discrete(
+        [0, 0.05, -0.05], [0.9, 0.05, 0.05], 200
+    ),
+    "dense shift +0.05 (sd 0.03) with 1% at -1, n=200": _dense_drop(200),
 }
 
 
-def signflip_intervals(d, n_permutations=2000):
-    """compare's default interval and verdict p for each row of ``d`` (the real kernel)."""
+def signflip_intervals(d, n_permutations=2000, methods=False):
+    """compare's default interval and verdict p for each row of ``d`` (the real kernel), and
+    with ``methods`` each row's interval method."""
     size, n = d.shape
     out = group_signflip(
         np.ascontiguousarray(d.T), list(range(size)), [True] * size, n_permutations, 20, 0.95,
@@ -464,7 +488,8 @@ def signflip_intervals(d, n_permutations=2000):
     )  # fmt: skip
     low = np.array([out[j][0][-1].confidence_interval.low for j in range(size)])
     high = np.array([out[j][0][-1].confidence_interval.high for j in range(size)])
-    return low, high, np.array([out[j][2][0] for j in range(size)])
+    p = np.array([out[j][2][0] for j in range(size)])
+    return (low, high, p) + ((np.array([out[j][1] for j in range(size)]),) if methods else ())
 
 
 def t_bounds(d):
@@ -477,12 +502,13 @@ def signflip_rows(rng, size, betting=True):
     rows = []
     for label, draw in SIGNFLIP_SCENARIOS.items():
         d, truth = draw(rng, size)
-        low, high, p = signflip_intervals(d)
+        low, high, p, methods = signflip_intervals(d, methods=True)
         t_low, t_high = t_bounds(d)
         width, t_width = np.mean(high - low), np.mean(t_high - t_low)
         note = (
             f"width {width:.4f} = {width / t_width:.2f}x t; verdict SIGNIFICANT in "
-            f"{np.mean(p < 0.05):.3f}"
+            f"{np.mean(p < 0.05):.3f}; widened to betting in {np.mean(methods != SIGNFLIP):.3f} "
+            f"({np.mean(methods == TAIL_METHOD):.3f} by the unseen-tail rule)"
         )
         rows.append((f"compare default: {label}", "sign-flip inversion (default)",
                      coverage(low, high, truth), size, note))  # fmt: skip

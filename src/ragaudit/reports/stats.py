@@ -91,7 +91,8 @@ def comparison_methods(result: Comparison) -> str:
     bootstrap = f"{'BCa' if result.ci_method == 'bca' else 'percentile'} bootstrap"
     inverted = (
         "the sign-flip test inverted (exact, or the same random flips for every shift; widened "
-        "to betting when too few differ)"
+        "to betting when too few differ, or when at least half are unchanged and no change "
+        "exceeds 0.25)"
     )
     if result.ci_method in ("auto", "score"):
         interval = f"Tango score for 0/1 metrics, {inverted} otherwise"

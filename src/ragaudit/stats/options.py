@@ -31,6 +31,7 @@ SHORT_METHOD_NAMES: dict[str, str] = {
     "Tango score": "score",
     "sign-flip inversion": "sign-flip",
     "sign-flip inversion widened to betting (too few differ)": "sign-flip+betting",
+    "sign-flip inversion widened to betting (small changes, most unchanged)": "sign-flip+betting",
     "cluster sign-flip inversion": "cluster sign-flip",
     "cluster sign-flip inversion widened to cluster betting (too few differ)": "cluster+betting",
     "betting (Waudby-Smith-Ramdas)": "betting",

@@ -12,7 +12,9 @@ clustered intervals of ``--cluster-by``) chooses its method here, from the obser
   exact sign-flip test does not reject (widened to contain Student's t and the inverted
   sign-flip test of Hall's skew-corrected statistic), so it excludes 0 exactly when the
   verdict is SIGNIFICANT (issue 21: the betting interval was 5.6-14x the t interval on a
-  dense shift and, as a gate, missed changes the exact test found).  ``method="betting"``
+  dense shift and, as a gate, missed changes the exact test found); for scores in [0, 1] also
+  widened to contain the betting interval when too few questions differ or when the sample
+  may hide a rare large change (:mod:`ragaudit.stats.unseen_tail`).  ``method="betting"``
   asks for the betting interval instead for paired scores in [0, 1], labelled "valid for any
   distribution"; it never gates a verdict.
 * **One sample in [0, 1]**: the betting interval of the mean (``"betting"``, Waudby-Smith &

@@ -49,9 +49,10 @@ each question (the systems do not differ).  For :math:`\delta \ne 0` it treats
 :math:`d - \delta` as symmetric (a shift); for a mean of skewed differences the coverage is
 asymptotic, which is why ``compare`` also takes in the inverted sign-flip test of Hall's
 (1992) skew-corrected statistic (:mod:`ragaudit.stats.hall_signflip`; skewed gains at n = 20
-covered 0.887 without it), and populations with rare large changes that a sample does not
-show make any interval built from the sample too short (``benchmarks/coverage_stats.py``
-measures it; ``--ci betting`` is valid for every distribution, at several times the width).
+covered 0.887 without it).  Populations with rare large changes that a sample does not show
+make any interval built from the sample too short, so a sample that may hide one (most
+questions unchanged, only small changes seen) also takes in the betting interval
+(:mod:`ragaudit.stats.unseen_tail`; ``benchmarks/coverage_stats.py`` measures both).
 
 References
 ----------
@@ -92,12 +93,14 @@ from ragaudit.stats.resampling import (
     check_confidence,
     check_count,
 )
+from ragaudit.stats.unseen_tail import TAIL_METHOD, may_hide_tail
 from ragaudit.stats.verdicts import min_differing
 
 __all__ = [
     "CLUSTER_METHOD",
     "FEW_METHOD",
     "METHOD",
+    "TAIL_METHOD",
     "SignFlipInterval",
     "exact_affordable",
     "flip_sums",
@@ -265,10 +268,11 @@ def with_hall(
 def reconcile(low: float, high: float, mean: float, rejects: bool) -> tuple[float, float]:
     """Make the interval agree with the verdict's test at 0.
 
-    Only a t interval that reaches past 0 while the sign-flip test rejects 0 (t and sign-flip
-    p on either side of alpha), or Monte Carlo ends beside an exact lattice p within Monte
-    Carlo error of alpha, can disagree.  A rejected 0 inside the interval becomes an open end
-    at 0 (the smallest float beyond it, printed as 0.000); an accepted 0 outside it is added.
+    Only a t interval or a betting interval (:mod:`ragaudit.stats.unseen_tail`) that reaches
+    past 0 while the sign-flip test rejects 0, or Monte Carlo ends beside an exact lattice p
+    within Monte Carlo error of alpha, can disagree.  A rejected 0 inside the interval becomes
+    an open end at 0 (the smallest float beyond it, printed as 0.000); an accepted 0 outside it
+    is added.
     """
     inside = low <= 0.0 <= high
     if rejects and inside:
@@ -294,25 +298,34 @@ def inverted_interval(
     The sign-flip inversion (:func:`signflip_bounds`), widened to contain Student's t
     (:func:`with_t`) and the inverted sign-flip test of Hall's skew-corrected statistic
     (:func:`with_hall`), made to agree with the verdict's p at 0 (``exact_p`` when the exact
-    lattice p exists, else its own p(0); :func:`reconcile`), clipped to [-1, 1] when
-    ``bounded``; and when fewer than :func:`~ragaudit.stats.verdicts.min_differing` questions
-    differ (so no result could be significant), widened to contain the betting interval
-    (valid for every distribution on [-1, 1]).  Returns ``(low, high, p(0), exact, method)``.
+    lattice p exists, else its own p(0); :func:`reconcile`, applied last), clipped to
+    [-1, 1] when ``bounded``.  For ``bounded`` differences it is also widened to contain the
+    betting interval (valid for every distribution on [-1, 1]) when fewer than
+    :func:`~ragaudit.stats.verdicts.min_differing` questions differ (no result could be
+    significant: :data:`FEW_METHOD`) or when the sample may hide a rare large change
+    (:func:`~ragaudit.stats.unseen_tail.may_hide_tail`: most questions unchanged, only small
+    changes seen; :data:`~ragaudit.stats.unseen_tail.TAIL_METHOD`).  A widened interval that
+    reaches past 0 while the exact test rejects 0 ends at 0, open (:func:`reconcile`).
+    Returns ``(low, high, p(0), exact, method)``.
     """
     alpha = 1.0 - confidence
     ones = np.ones(d.size)
     low, high, p0, exact, _ = signflip_bounds(d, ones, alpha, n_permutations, rng, flips)
     low, high = with_t(d, low, high, confidence)
     low, high = with_hall(d, low, high, alpha, n_permutations, rng)
-    mean = float(d.mean())
-    low, high = reconcile(low, high, mean, (p0 if exact_p is None else exact_p) < alpha)
     method = METHOD
     if bounded:
-        low, high = max(low, -1.0), min(high, 1.0)
         if np.count_nonzero(d) < min_differing(alpha):
+            method = FEW_METHOD
+        elif may_hide_tail(d):
+            method = TAIL_METHOD
+        if method != METHOD:
             b_low, b_high = bounded_mean_bounds(d[None, :], -1.0, 1.0, confidence)
             low, high = min(low, float(b_low[0])), max(high, float(b_high[0]))
-            method = FEW_METHOD
+    # after every widening: the interval excludes 0 exactly when the verdict's p < alpha
+    low, high = reconcile(low, high, float(d.mean()), (p0 if exact_p is None else exact_p) < alpha)
+    if bounded:
+        low, high = max(low, -1.0), min(high, 1.0)
     return low, high, p0, exact, method
 
 
