@@ -18,7 +18,8 @@ from ragaudit.cli import main
 from ragaudit.data.records import load_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.audit import build_audit
-from ragaudit.diagnose.unjudged import pair_judged_gap, run_judged, saved_pair_warnings
+from ragaudit.diagnose.judged_beside import saved_pair_judged
+from ragaudit.diagnose.unjudged import pair_judged_gap, run_judged
 from ragaudit.metrics.judged_runs import gold_doc_labels, saved_run_coverage
 
 
@@ -130,7 +131,7 @@ def test_compare_of_saved_runs_warns(demo: Path):
     for quiet in (["-m", "correct"], ["-m", "ndcg@k", "--judged-threshold", "0"]):
         result = CliRunner().invoke(main, ["compare", *runs, *quiet])
         assert result.exit_code == 0 and "judged@" not in result.stderr, result.output
-    assert saved_pair_warnings(runs[0], {"q1": {"x": 1.0}}) == ()  # not a saved run
+    assert saved_pair_judged(runs[0], {"q1": {"x": 1.0}}) is None  # not a saved run
 
 
 def test_report_names_the_questions(demo: Path):

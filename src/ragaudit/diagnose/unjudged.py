@@ -8,14 +8,15 @@ favours the run more like the system the labels were made from (pooling bias; Bu
 Voorhees 2004).  :func:`run_judged` measures judged@k (ir_measures' Judged@k) of one saved run
 at document level (what the dashboard's document-level rows are scored on) and, with chunk
 labels, at chunk level; :func:`pair_judged_gap` compares two runs at their common depth;
-:func:`saved_pair_warnings` is what ``ragaudit compare RUN_A RUN_B`` prints.  The words and
-thresholds are those of :mod:`ragaudit.metrics.judged`, as ``evaluate`` prints them.
+:func:`ragaudit.diagnose.judged_beside.saved_pair_judged` is what ``ragaudit compare RUN_A
+RUN_B`` shows.  The words and thresholds are those of :mod:`ragaudit.metrics.judged`, as
+``evaluate`` prints them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import compress
@@ -24,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from ragaudit.data.per_question_files import saved_run_or_none
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run.columns import top_doc_ids
@@ -47,7 +47,6 @@ __all__ = [
     "pair_judged_gap",
     "retrieval_metric",
     "run_judged",
-    "saved_pair_warnings",
 ]
 
 _SHOW = 5  # absent items named in a warning (the rest counted)
@@ -321,30 +320,3 @@ def retrieval_metric(name: str) -> bool:
     """A document-level retrieval metric of saved runs (``ndcg@k``, ``P@5``...)."""
     canonical = saved_run_metric_name(name)
     return canonical is not None and canonical.partition("@")[0] in RETRIEVAL_FAMILIES
-
-
-def saved_pair_warnings(
-    run_a: Any,
-    run_b: Any,
-    *,
-    threshold: float = JUDGED_THRESHOLD,
-    margin: float = JUDGED_MARGIN,
-    metrics: Sequence[str] = (),
-) -> tuple[str, ...]:
-    """What ``ragaudit compare RUN_A RUN_B`` warns about judged@k: each run whose questions
-    fall below ``threshold`` (at its own k, document level), and the two runs' gap at their
-    common depth (:func:`pair_judged_gap`).  Empty unless both are saved runs (objects or
-    files) with gold documents, or when ``metrics`` (the compared metrics; empty: all) name
-    no document-level retrieval metric.
-    """
-    if not 0.0 <= margin <= 1.0:
-        raise InputError(f"judged margin: expected a share in [0, 1], found {margin}")
-    if metrics and not any(retrieval_metric(name) for name in metrics):
-        return ()
-    a, b = saved_run_or_none(run_a), saved_run_or_none(run_b)
-    if a is None or b is None:
-        return ()
-    judged = run_judged(a, threshold=threshold), run_judged(b, threshold=threshold)
-    out = [*judged[0].warnings(), *judged[1].warnings()]
-    gap = pair_judged_gap(a, b, margin=margin, known=judged)
-    return (*out, *([gap] if gap else []))
