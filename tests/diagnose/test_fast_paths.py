@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragaudit.data.saved_run import Judgments, QuestionResult, Retrieved, SavedRun
-from ragaudit.data.saved_run_summary import end_to_end_correct
+from ragaudit.data.saved_run.summary import end_to_end_correct
 from ragaudit.diagnose.drilldown import question_view, show_value
 from ragaudit.diagnose.funnel import compute_funnel
 from ragaudit.diagnose.stage_outcomes import top_k

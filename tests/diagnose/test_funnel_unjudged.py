@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ragaudit.data.records import as_saved_run
-from ragaudit.data.saved_run_summary import end_to_end_correct
+from ragaudit.data.saved_run.summary import end_to_end_correct
 from ragaudit.diagnose.funnel import STAGE_KEYS, compute_funnel
 from ragaudit.reports.funnel import funnel_report
 from ragaudit.reports.renderer import render

@@ -4,7 +4,7 @@ The oracle is the rule as written per question: stage 2 from the first of the su
 evidence-in-context and answer-chunk-in-context verdicts that decides
 (:class:`~ragaudit.data.saved_run.Judgments` properties), stage 3 from ``abstained`` unless
 the generation failed, stage 4 and its reason from
-:func:`~ragaudit.data.saved_run_summary.correct_verdict`, for every combination of verdicts,
+:func:`~ragaudit.data.saved_run.summary.correct_verdict`, for every combination of verdicts,
 failed judges and generation errors, on a run whose questions share their judges' keys (the
 columns' fast path) and on one whose keys differ.
 """
@@ -17,7 +17,7 @@ import pytest
 
 from ragaudit.data.saved_run.build import build_questions
 from ragaudit.data.saved_run.columns import _shared_index
-from ragaudit.data.saved_run_summary import correct_verdict
+from ragaudit.data.saved_run.summary import correct_verdict
 from ragaudit.diagnose.stage_outcomes import stage_outcomes
 
 TRI = (True, False, None)

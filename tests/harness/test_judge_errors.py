@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragaudit.data.saved_run import Judgments, SavedRun
-from ragaudit.data.saved_run_summary import count_judge_errors, summarise_run
+from ragaudit.data.saved_run.summary import count_judge_errors, summarise_run
 from ragaudit.pipeline.costs import combine_llm_costs
 from ragaudit.pipeline.summary import judge_metrics
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ragaudit.data.saved_run_summary import EndToEndCorrect
+from ragaudit.data.saved_run.summary import EndToEndCorrect
 from ragaudit.diagnose.funnel import FunnelResult, Stage, Unanswerable
 from ragaudit.diagnose.label_bias import BiasResult, CandidateGroup, QuestionBias, RankShift
 from ragaudit.exceptions import InputError

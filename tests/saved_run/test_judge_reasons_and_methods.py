@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.data.saved_run_check import find_problems
+from ragaudit.data.saved_run.check import find_problems
 
 
 def run(judges: dict, config: dict | None = None) -> dict:

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from ragaudit.cli import main
-from ragaudit.data.saved_run_metrics import SAVED_RUN_METRICS
+from ragaudit.data.saved_run.metrics import SAVED_RUN_METRICS
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import (
     list_metrics,

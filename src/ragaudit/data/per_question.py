@@ -19,7 +19,7 @@ import numpy as np
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
 from ragaudit.data.saved_run.columns import metric_dicts, metric_names
-from ragaudit.data.saved_run_summary import metric_means
+from ragaudit.data.saved_run.summary import metric_means
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
@@ -154,7 +154,7 @@ class PerQuestionMetrics:
 
     def means(self) -> dict[str, float | None]:
         """Each metric's mean over the questions where it is not null (None: null everywhere),
-        by the saved-run summary's :func:`~ragaudit.data.saved_run_summary.metric_means`.
+        by the saved-run summary's :func:`~ragaudit.data.saved_run.summary.metric_means`.
 
         >>> run = PerQuestionMetrics("r", {"q1": {"hit": 1.0}, "q2": {"hit": None}})
         >>> run.means()

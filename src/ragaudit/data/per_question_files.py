@@ -15,7 +15,7 @@ Four file shapes are understood:
 
 Values are numbers, booleans (read as 1.0 / 0.0) or ``null`` (*not applicable*, excluded
 pairwise); declared metrics must lie in their range
-(:mod:`ragaudit.data.saved_run_metrics`).  Anything else, including NaN and infinities, is a
+(:mod:`ragaudit.data.saved_run.metrics`).  Anything else, including NaN and infinities, is a
 :class:`FormatError` naming the file, line (JSONL), question and metric.  Old metric names
 are read under their current spelling (``citation_acc`` as ``citation_accuracy``).
 """
@@ -34,7 +34,7 @@ from ragaudit.data.formats import json_lines, read_json_file
 from ragaudit.data.per_question import PerQuestionMetrics, as_per_question_metrics
 from ragaudit.data.records import load_saved_run, parse_saved_run
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.data.saved_run_metrics import canonical_metric_name, check_metric_value
+from ragaudit.data.saved_run.metrics import canonical_metric_name, check_metric_value
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [

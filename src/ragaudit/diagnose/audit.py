@@ -20,7 +20,7 @@ from typing import Any
 from ragaudit.data.human_grades import read_human_grades_file
 from ragaudit.data.records import load_saved_run
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.data.saved_run_summary import count_judge_errors
+from ragaudit.data.saved_run.summary import count_judge_errors
 from ragaudit.diagnose.audit_result import Audit, PairView, RunAudit
 from ragaudit.diagnose.calibration import calibrate
 from ragaudit.diagnose.confounding import check_same_data, config_differences

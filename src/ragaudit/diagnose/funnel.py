@@ -32,7 +32,7 @@ Every answerable question lands in exactly one place: ``ok``, the first stage it
 Unjudged questions stay in ``n`` and in the denominator of the stage they reached, not in its
 kept count, so kept counts and rates are lower bounds (exact without unjudged questions) and
 the identity above still holds.  End-to-end correctness is the one count of
-:func:`ragaudit.data.saved_run_summary.end_to_end_correct`: answerable questions answered and
+:func:`ragaudit.data.saved_run.summary.end_to_end_correct`: answerable questions answered and
 judged correct, over all answerable questions.
 
 Re-slicing at another k
@@ -59,7 +59,7 @@ import numpy as np
 from ragaudit._validate import check_fraction, check_int
 from ragaudit.data.records import as_saved_run
 from ragaudit.data.saved_run import QuestionResult, SavedRun
-from ragaudit.data.saved_run_summary import EndToEndCorrect, correct_refusal
+from ragaudit.data.saved_run.summary import EndToEndCorrect, correct_refusal
 from ragaudit.diagnose.funnel_places import Places, place_questions
 from ragaudit.diagnose.funnel_result import (
     FIX_HINTS,
@@ -470,7 +470,7 @@ def _unanswerable(
     rate_ci: str = "clopper-pearson",
 ) -> _UnanswerableBlock:
     """The correct-abstention rate of the unanswerable questions, counted by
-    :func:`~ragaudit.data.saved_run_summary.correct_refusal` (the one place)."""
+    :func:`~ragaudit.data.saved_run.summary.correct_refusal` (the one place)."""
     refusal = correct_refusal(questions)
     unjudged = tuple(refusal.unjudged)
     if not refusal.n:

@@ -17,7 +17,7 @@ denominator (they reached it) and not in its kept count (nobody saw them pass). 
 count, rate and conditional rate is therefore a lower bound, exact when nothing is unjudged,
 and the product identity ``p_1 x ... x p_4 = kept_4 / n`` still holds over all answerable
 questions.  End-to-end correctness is counted apart, from the correctness verdict alone
-(:func:`ragaudit.data.saved_run_summary.correct_verdict`): an unjudged question answered
+(:func:`ragaudit.data.saved_run.summary.correct_verdict`): an unjudged question answered
 correctly is correct, and not a failure.
 """
 

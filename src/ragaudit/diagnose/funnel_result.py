@@ -8,7 +8,7 @@ from typing import Any
 
 from ragaudit._frames import records_frame
 from ragaudit._present import Presentable, short_repr
-from ragaudit.data.saved_run_summary import EndToEndCorrect
+from ragaudit.data.saved_run.summary import EndToEndCorrect
 
 __all__ = [
     "FIX_HINTS",
@@ -179,7 +179,7 @@ class FunnelResult(Presentable):
 
     ``n`` counts every answerable question; each lands in exactly one of ``ok_ids``,
     ``died[stage]`` or ``unjudged``.  ``correct`` is the one end-to-end count
-    (:func:`ragaudit.data.saved_run_summary.end_to_end_correct`).
+    (:func:`ragaudit.data.saved_run.summary.end_to_end_correct`).
 
     With no answerable question (``n == 0``) every rate is 0/0: ``p_correct``,
     ``stage1_rate``, ``correct_end_to_end``, ``gap`` and each stage's ``rate`` are None

@@ -13,7 +13,7 @@ funnel of :func:`ragaudit.diagnose.funnel.compute_funnel` is built from, as tri-
    the run's ``answer_chunk_in_context`` verdict;
 3. the model answered (did not abstain);
 4. the answer is correct, by the one end-to-end rule of
-   :func:`ragaudit.data.saved_run_summary.correct_verdict` (a refusal is never correct).
+   :func:`ragaudit.data.saved_run.summary.correct_verdict` (a refusal is never correct).
 
 An undecided code comes with its reason (``reasons``): a generation error, a failed judge, or
 the judge's own reason from the saved run.
@@ -33,7 +33,7 @@ import numpy as np
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import QuestionResult, Retrieved
 from ragaudit.data.saved_run.columns import mapping_columns, top_chunk_ids, top_doc_ids
-from ragaudit.data.saved_run_summary import correct_verdict, undecided_reason
+from ragaudit.data.saved_run.summary import correct_verdict, undecided_reason
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
 

@@ -28,7 +28,7 @@ import numpy as np
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run.columns import top_doc_ids
-from ragaudit.data.saved_run_metrics import RETRIEVAL_FAMILIES
+from ragaudit.data.saved_run.metrics import RETRIEVAL_FAMILIES
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.judged import (
     JUDGED_MARGIN,

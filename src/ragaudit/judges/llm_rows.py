@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragaudit.data.saved_run import SavedRun, generation_error_of
-from ragaudit.data.saved_run_metrics import JUDGES_OFFLINE_LLM, LLM_JUDGE_METRICS
+from ragaudit.data.saved_run.metrics import JUDGES_OFFLINE_LLM, LLM_JUDGE_METRICS
 from ragaudit.exceptions import InputError
 
 if TYPE_CHECKING:
@@ -246,10 +246,10 @@ def judge_saved_run(
 
     The judged run has each judged row's ``judges`` and ``metrics`` updated (the metrics of
     the judges run, see :data:`METRICS_OF`), ``config["judges"] = "offline+llm"``
-    (:data:`~ragaudit.data.saved_run_metrics.JUDGES_OFFLINE_LLM`) and ``config["llm_judges"]``
+    (:data:`~ragaudit.data.saved_run.metrics.JUDGES_OFFLINE_LLM`) and ``config["llm_judges"]``
     (model, endpoint, judges, prompt versions, repeats, temperature, seed: never the key).
     Its ``summary`` is the input's: recompute it with
-    :func:`ragaudit.data.saved_run_summary.summarise_run` (the one place a summary is made).
+    :func:`ragaudit.data.saved_run.summary.summarise_run` (the one place a summary is made).
 
     Returns ``(judged run, summarize_judges of the judged rows)``; the summary also counts
     the rows not judged because their generation failed (``n_generation_errors``).

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ragaudit.data.saved_run_metrics import (
+from ragaudit.data.saved_run.metrics import (
     CHUNK_PREFIX,
     METRIC_ALIASES,
     SAVED_RUN_METRICS,
@@ -170,7 +170,7 @@ def parse_metric(name: str) -> MetricSpec:
 
 def list_saved_run_metrics() -> tuple[SavedRunMetric, ...]:
     """Every per-question metric a saved run can hold (declared in
-    :mod:`ragaudit.data.saved_run_metrics`, with its range and aggregation).
+    :mod:`ragaudit.data.saved_run.metrics`, with its range and aggregation).
 
     >>> [m.name for m in list_saved_run_metrics()][:3]
     ['hit@k', 'recall@k', 'precision@k']

@@ -27,7 +27,7 @@ from ragaudit.data.golden import GoldenQuestion, GoldenSet
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import Checkpoint, write_saved_run
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.data.saved_run_summary import summarise_run
+from ragaudit.data.saved_run.summary import summarise_run
 from ragaudit.judges.offline import OFFLINE_JUDGE_METHODS
 from ragaudit.labels.format import check_label_ids
 from ragaudit.pipeline.build import build_generator, prepare

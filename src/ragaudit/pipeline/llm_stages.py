@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ragaudit.data.chunks import Chunk
 from ragaudit.data.records import write_saved_run
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.data.saved_run_summary import summarise_run
+from ragaudit.data.saved_run.summary import summarise_run
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.build import build_generator, prepare
 from ragaudit.pipeline.config import RunConfig
@@ -39,7 +39,7 @@ def judge_with_llm(
     Each answered row gets the verdicts of :class:`ragaudit.judges.llm.LLMJudges` merged into
     ``judges`` (offline verdicts of other names are kept) and the judge metrics in ``metrics``;
     a judge that fails records ``judge_error`` and nulls only its own metrics.  The summary is
-    recomputed with :func:`~ragaudit.data.saved_run_summary.summarise_run` (so ``n_scored``
+    recomputed with :func:`~ragaudit.data.saved_run.summary.summarise_run` (so ``n_scored``
     and ``metrics_answerable`` cover the new metrics), ``judge_errors`` counts failures per
     judge, and ``llm`` adds the judges' calls, tokens and cost (cached replies included, so a
     rerun records the same figure) to those of the generator.  The file at ``saved.path`` is

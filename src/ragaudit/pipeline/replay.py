@@ -44,7 +44,7 @@ from ragaudit.data.golden import (
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import load_saved_run, write_saved_run
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.data.saved_run_summary import summarise_run
+from ragaudit.data.saved_run.summary import summarise_run
 from ragaudit.exceptions import FormatError, InputError
 from ragaudit.judges.offline import is_abstention
 from ragaudit.llm.citations import extract_citations

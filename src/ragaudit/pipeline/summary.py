@@ -6,7 +6,7 @@ counts at the rank of its first chunk), and at chunk level (``chunk_`` prefix) w
 labels are given.  The offline judges' verdicts become the ``answered``, ``correct``,
 ``keyword_hit``, ``evidence_in_context`` and ``faithfulness`` metrics.  The run's summary is
 computed from the saved-run model, in one place:
-:func:`ragaudit.data.saved_run_summary.summarise_run`.
+:func:`ragaudit.data.saved_run.summary.summarise_run`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.runs import Run
 from ragaudit.data.saved_run import Judgments, generation_error_of
-from ragaudit.data.saved_run_metrics import OFFLINE_JUDGE_METRICS, RETRIEVAL_FAMILIES
+from ragaudit.data.saved_run.metrics import OFFLINE_JUDGE_METRICS, RETRIEVAL_FAMILIES
 
 __all__ = ["RETRIEVAL_METRICS", "judge_metrics", "metric_key", "retrieval_metrics"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.data.saved_run_metrics import RETRIEVAL_FAMILIES
+from ragaudit.data.saved_run.metrics import RETRIEVAL_FAMILIES
 from ragaudit.diagnose.unjudged import RunJudged
 from ragaudit.reports.report import Block, Report, Section, Text
 from ragaudit.reports.runs import _means_table

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
-from ragaudit.data.saved_run_metrics import LLM_JUDGE_METRICS
-from ragaudit.data.saved_run_summary import (
+from ragaudit.data.saved_run.metrics import LLM_JUDGE_METRICS
+from ragaudit.data.saved_run.summary import (
     EndToEndCorrect,
     correct_refusal,
     count_judge_errors,

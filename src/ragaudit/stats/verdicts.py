@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ragaudit.data.saved_run_metrics import JUDGE_METRICS
+from ragaudit.data.saved_run.metrics import JUDGE_METRICS
 
 __all__ = [
     "BORDERLINE",

@@ -6,7 +6,7 @@ itself (the small subset of JSON Schema it uses: ``type``, ``const``, ``required
 ``minLength``, and our annotation ``x-expected``: the accepted values in words), so the
 documentation, the schema and the validator cannot drift apart; no ``jsonschema`` at
 runtime.  On top of the schema every per-question metric is range-checked against its
-declaration (:mod:`ragaudit.data.saved_run_metrics`) and question ids must be unique.
+declaration (:mod:`ragaudit.data.saved_run.metrics`) and question ids must be unique.
 Messages locate the problem exactly and name the question: ``rows[3].metrics.recall@k:
 expected a number between 0 and 1 or null, found 7.5 (question 'q04')``.
 """

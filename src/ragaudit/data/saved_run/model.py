@@ -185,7 +185,7 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
         One per question, in file order.
     summary : mapping
         The summary stored in the file (recompute it with
-        :func:`ragaudit.data.saved_run_summary.summarise_run`).
+        :func:`ragaudit.data.saved_run.summary.summarise_run`).
     path : str or None
         The file it was read from or written to.
     extra : mapping
@@ -273,7 +273,7 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
     @classmethod
     def from_checked(cls, data: Mapping[str, Any], path: str | None = None) -> SavedRun:
         """Build from a document that already passed
-        :func:`~ragaudit.data.saved_run_check.validate_saved_run` (no second validation)."""
+        :func:`~ragaudit.data.saved_run.check.validate_saved_run` (no second validation)."""
         from ragaudit.data.saved_run.build import build_questions  # it builds QuestionResult
 
         known = {"format", "format_version", "name", "config", "rows", "summary"}

@@ -4,7 +4,7 @@
 summary; nothing else averages a run's per-question metrics.
 
 Means are macro averages over the questions where a metric is not null (each metric's
-aggregation rule in :data:`ragaudit.data.saved_run_metrics.SAVED_RUN_METRICS` is ``mean``):
+aggregation rule in :data:`ragaudit.data.saved_run.metrics.SAVED_RUN_METRICS` is ``mean``):
 
 .. math:: \\bar m = \\frac{1}{|Q_m|} \\sum_{q \\in Q_m} m_q, \\quad
           Q_m = \\{q : m_q \\text{ is not null}\\}
