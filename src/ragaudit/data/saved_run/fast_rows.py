@@ -106,7 +106,9 @@ class StructRows(QuestionBuilder):
         if len(self.ids) != before + len(ids):
             raise Doubt
 
-    def check(self, rows: list[Any], text: bytes, ids_seen: bool = False) -> dict[str, list[Any]]:
+    def check(
+        self, rows: list[Any], text: bytes | bytearray, ids_seen: bool = False
+    ) -> dict[str, list[Any]]:
         """Raise :class:`Doubt` unless ``rows`` (decoded from ``text``) pass every check of
         :func:`~.check.find_problems` that the Structs' types do not make (but ``config.k``,
         checked against :attr:`most_contexts` at the end); return their columns.
@@ -185,7 +187,7 @@ class StructRows(QuestionBuilder):
         )
 
 
-def _loose_key(text: bytes) -> bool:
+def _loose_key(text: bytes | bytearray) -> bool:
     """A key written with white space before its colon (``"key" :``)."""
     import re
 
