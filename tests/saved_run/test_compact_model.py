@@ -61,3 +61,26 @@ def test_metrics_keep_their_spelling_rule_and_types():
     assert dict(q2.metrics) == {"citation_accuracy": 1.0}  # the last of two spellings wins
     run = SavedRun("r", {"k": 1}, (q1, q2))
     assert run.rows[0]["metrics"] == {"citation_accuracy": 1, "correct": True}
+
+
+def test_questions_made_by_column_are_those_the_constructor_makes() -> None:
+    """``QuestionResult._many`` sets the slots directly: it may do so only while the class
+    has no ``__post_init__`` (which it would skip), and must give what ``__init__`` gives."""
+    import dataclasses
+
+    assert not hasattr(QuestionResult, "__post_init__")
+    values = {
+        "retrieved": (Retrieved("a#0", "a", 1.0, 1),), "question": "Why?",
+        "answerable": False, "reference_answer": "no", "keywords": ("k",),
+        "gold_docs": ("a",), "tags": ("t",), "context_ids": ("a#0",), "answer": "yes",
+        "abstained": False, "citations": (1,), "latency_ms": {"total": 3.0},
+        "generation_error": "timeout", "usage": {"tokens": 2}, "metrics": {"hit@k": 1.0},
+    }  # fmt: skip
+    by_init = [QuestionResult("q1", **values), QuestionResult("q2")]
+    names = [f.name for f in dataclasses.fields(QuestionResult)][1:]
+    columns = [[getattr(q, name) for q in by_init] for name in names]
+    made = QuestionResult._many(["q1", "q2"], *columns)
+    assert made == by_init
+    assert [q.__dict__ if hasattr(q, "__dict__") else None for q in made] == [None, None]
+    with pytest.raises(TypeError):
+        QuestionResult._many(["q1"], *columns[:-1])

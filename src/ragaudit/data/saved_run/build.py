@@ -151,28 +151,25 @@ class QuestionBuilder:
                 else _frozen({k: v for k, v in row.items() if k not in _ROW_KEYS})
                 for row in rows
             ]
-        return list(
-            map(
-                QuestionResult,
-                map(itemgetter("id"), rows),
-                self._retrieved(rows),
-                column("question", ""),
-                column("answerable", True),
-                column("reference_answer"),
-                [shared(k or ()) for k in column("keywords")],
-                [shared(g or ()) for g in column("gold_docs")],
-                each(column("tags"), tuple),
-                each(column("context_ids"), shared),
-                column("answer"),
-                column("abstained"),
-                each(column("citations"), tuple),
-                [Judgments._adopt(keyed(j) if j else _EMPTY) for j in column("judges")],
-                each(column("latency_ms"), _frozen),
-                each(errors, str),
-                each(column("usage"), _frozen),
-                [keyed(m, True) if m else _EMPTY for m in column("metrics")],
-                extras,
-            )
+        return QuestionResult._many(
+            list(map(itemgetter("id"), rows)),
+            self._retrieved(rows),
+            column("question", ""),
+            column("answerable", True),
+            column("reference_answer"),
+            [shared(k or ()) for k in column("keywords")],
+            [shared(g or ()) for g in column("gold_docs")],
+            each(column("tags"), tuple),
+            each(column("context_ids"), shared),
+            column("answer"),
+            column("abstained"),
+            each(column("citations"), tuple),
+            [Judgments._adopt(keyed(j) if j else _EMPTY) for j in column("judges")],
+            each(column("latency_ms"), _frozen),
+            each(errors, str),
+            each(column("usage"), _frozen),
+            [keyed(m, True) if m else _EMPTY for m in column("metrics")],
+            extras,
         )
 
 

@@ -162,28 +162,25 @@ class StructRows(QuestionBuilder):
         if None in errors:  # the key's old name, read as generation_error
             legacy = columns["error"]
             errors = [old if e is None else e for e, old in zip(errors, legacy, strict=True)]
-        return list(
-            map(
-                QuestionResult,
-                map(_id, rows),
-                retrieved,
-                columns["question"],
-                columns["answerable"],
-                columns["reference_answer"],
-                map(shared, columns["keywords"]),
-                map(shared, columns["gold_docs"]),
-                each(columns["tags"], tuple),
-                each(columns["context_ids"], shared),
-                columns["answer"],
-                columns["abstained"],
-                each(columns["citations"], tuple),
-                [Judgments._adopt(keyed(j) if j else _EMPTY) for j in columns["judges"]],
-                each(columns["latency_ms"], _frozen),
-                errors,
-                each(columns["usage"], _frozen),
-                [keyed(m, True) if m else _EMPTY for m in columns["metrics"]],
-                repeat(_EMPTY),
-            )
+        return QuestionResult._many(
+            list(map(_id, rows)),
+            retrieved,
+            columns["question"],
+            columns["answerable"],
+            columns["reference_answer"],
+            map(shared, columns["keywords"]),
+            map(shared, columns["gold_docs"]),
+            each(columns["tags"], tuple),
+            each(columns["context_ids"], shared),
+            columns["answer"],
+            columns["abstained"],
+            each(columns["citations"], tuple),
+            [Judgments._adopt(keyed(j) if j else _EMPTY) for j in columns["judges"]],
+            each(columns["latency_ms"], _frozen),
+            errors,
+            each(columns["usage"], _frozen),
+            [keyed(m, True) if m else _EMPTY for m in columns["metrics"]],
+            repeat(_EMPTY),
         )
 
 
