@@ -67,6 +67,25 @@ class QuestionBuilder:
         table = self._strings
         return tuple(map(table.setdefault, values, values))
 
+    def _shared_all(self, lists: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+        """:meth:`_shared` of each of ``lists``, the strings of the whole batch interned by
+        one ``map`` (not one call per question)."""
+        table = self._strings
+        flat = list(chain.from_iterable(lists))
+        flat = list(map(table.setdefault, flat, flat))
+        ends = list(accumulate(map(len, lists)))
+        return list(map(tuple, map(flat.__getitem__, map(slice, [0, *ends[:-1]], ends))))
+
+    def _keyed_all(self, mappings: list[Any], metrics: bool = False) -> list[Mapping[str, Any]]:
+        """:meth:`_keyed` of each of ``mappings`` (an empty or absent one: ``_EMPTY``).  The
+        usual batch, dicts that all hold the same keys, is made in one pass."""
+        alike = mappings and all(mappings) and set(map(type, mappings)) == {dict}
+        if alike and len(set(map(tuple, mappings))) == 1:
+            first = self._keyed(mappings[0], metrics)
+            if type(first) is KeyedValues:
+                return list(first._like(map(tuple, map(dict.values, mappings))))
+        return [self._keyed(m, metrics) if m else _EMPTY for m in mappings]
+
     def _keyed(self, data: Mapping[str, Any], metrics: bool = False) -> Mapping[str, Any]:
         """``data`` as a :class:`KeyedValues` whose keys are shared with every other mapping of
         the run that has the same keys (metric names in their current spelling,

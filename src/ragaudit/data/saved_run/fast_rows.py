@@ -148,7 +148,6 @@ class StructRows(QuestionBuilder):
     ) -> list[QuestionResult]:
         """The questions of checked ``rows`` whose ``columns`` :meth:`check` returned: the
         values :meth:`QuestionBuilder.build` makes of the same rows parsed as dicts."""
-        shared, keyed = self._shared, self._keyed
         retrieved = self._columns(
             list(map(len, map(_retrieved, rows))),
             columns["chunk_id"],
@@ -158,6 +157,8 @@ class StructRows(QuestionBuilder):
             self.kinds["score"],
             self.kinds["rank"],
         )
+        contexts = columns["context_ids"]  # null (or absent) context_ids stay None
+        contexts = each(contexts, self._shared) if None in contexts else self._shared_all(contexts)
         errors = columns["generation_error"]
         if None in errors:  # the key's old name, read as generation_error
             legacy = columns["error"]
@@ -168,18 +169,18 @@ class StructRows(QuestionBuilder):
             columns["question"],
             columns["answerable"],
             columns["reference_answer"],
-            map(shared, columns["keywords"]),
-            map(shared, columns["gold_docs"]),
+            self._shared_all(columns["keywords"]),
+            self._shared_all(columns["gold_docs"]),
             each(columns["tags"], tuple),
-            each(columns["context_ids"], shared),
+            contexts,
             columns["answer"],
             columns["abstained"],
             each(columns["citations"], tuple),
-            [Judgments._adopt(keyed(j) if j else _EMPTY) for j in columns["judges"]],
+            Judgments._adopt_all(self._keyed_all(columns["judges"])),
             each(columns["latency_ms"], _frozen),
             errors,
             each(columns["usage"], _frozen),
-            [keyed(m, True) if m else _EMPTY for m in columns["metrics"]],
+            self._keyed_all(columns["metrics"], metrics=True),
             repeat(_EMPTY),
         )
 
