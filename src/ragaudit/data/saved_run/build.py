@@ -132,8 +132,15 @@ class QuestionBuilder:
         docs = list(map(table.setdefault, docs, docs))
         ends = list(accumulate(sizes))
         spans = list(map(slice, [0, *ends[:-1]], ends))  # question i's entries: spans[i]
-        chunk_ids = map(tuple, map(chunks.__getitem__, spans))
-        doc_ids = map(tuple, map(docs.__getitem__, spans))
+        size = sizes[0] if sizes else 0
+        if size and sizes.count(size) == len(sizes):
+            # The usual batch: as many entries for every question, grouped by zip in C
+            # (listed: zip reuses a result tuple nobody else holds).
+            chunk_ids: Any = list(zip(*[iter(chunks)] * size, strict=True))
+            doc_ids: Any = list(zip(*[iter(docs)] * size, strict=True))
+        else:
+            chunk_ids = map(tuple, map(chunks.__getitem__, spans))
+            doc_ids = map(tuple, map(docs.__getitem__, spans))
         # Each question's columns depend on its own entries only (not on the batch it was
         # read in): scores in an array('d') when all are floats, ranks IN_ORDER when they
         # are the ints 1, 2, 3, ...  The usual batch is decided in one pass.
