@@ -61,3 +61,51 @@ def test_metrics_keep_their_spelling_rule_and_types():
     assert dict(q2.metrics) == {"citation_accuracy": 1.0}  # the last of two spellings wins
     run = SavedRun("r", {"k": 1}, (q1, q2))
     assert run.rows[0]["metrics"] == {"citation_accuracy": 1, "correct": True}
+
+
+def test_questions_made_by_column_are_those_the_constructor_makes() -> None:
+    """``QuestionResult._many`` sets the slots directly: it may do so only while the class
+    has no ``__post_init__`` (which it would skip), and must give what ``__init__`` gives."""
+    import dataclasses
+
+    assert not hasattr(QuestionResult, "__post_init__")
+    values = {
+        "retrieved": (Retrieved("a#0", "a", 1.0, 1),), "question": "Why?",
+        "answerable": False, "reference_answer": "no", "keywords": ("k",),
+        "gold_docs": ("a",), "tags": ("t",), "context_ids": ("a#0",), "answer": "yes",
+        "abstained": False, "citations": (1,), "latency_ms": {"total": 3.0},
+        "generation_error": "timeout", "usage": {"tokens": 2}, "metrics": {"hit@k": 1.0},
+    }  # fmt: skip
+    by_init = [QuestionResult("q1", **values), QuestionResult("q2")]
+    names = [f.name for f in dataclasses.fields(QuestionResult)][1:]
+    columns = [[getattr(q, name) for q in by_init] for name in names]
+    made = QuestionResult._many(["q1", "q2"], *columns)
+    assert made == by_init
+    assert [q.__dict__ if hasattr(q, "__dict__") else None for q in made] == [None, None]
+    with pytest.raises(TypeError):
+        QuestionResult._many(["q1"], *columns[:-1])
+
+
+@pytest.mark.parametrize(
+    "mappings",
+    [
+        [{"hit@k": 1.0, "correct": True}, {"hit@k": 0.0, "correct": None}],  # one key order
+        [{"hit@k": 1.0, "correct": True}, {"correct": True, "hit@k": 1.0}],  # two orders
+        [{"hit@k": 1.0}, {}, {"hit@k": 0.5}],  # an empty one among them
+        [{"citation_acc": 0.5, "citation_accuracy": 1.0}] * 2,  # two spellings of one name
+        [{"citation_acc": 0.5}, {"citation_acc": 0.25}],  # an old spelling only
+        [],
+    ],
+)
+@pytest.mark.parametrize("metrics", [False, True])
+def test_mappings_keyed_by_batch_are_those_keyed_one_by_one(
+    mappings: list[dict[str, object]], metrics: bool
+) -> None:
+    """``QuestionBuilder._keyed_all`` (one pass over a batch whose mappings share their keys)
+    gives each question the mapping ``_keyed`` gives it alone: same items, same order."""
+    from ragaudit.data.saved_run.build import QuestionBuilder
+
+    by_batch = QuestionBuilder()._keyed_all([dict(m) for m in mappings], metrics)
+    one_by_one = QuestionBuilder()
+    expected = [one_by_one._keyed(m, metrics) if m else {} for m in mappings]
+    assert [list(m.items()) for m in by_batch] == [list(m.items()) for m in expected]

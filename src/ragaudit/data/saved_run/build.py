@@ -67,6 +67,25 @@ class QuestionBuilder:
         table = self._strings
         return tuple(map(table.setdefault, values, values))
 
+    def _shared_all(self, lists: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+        """:meth:`_shared` of each of ``lists``, the strings of the whole batch interned by
+        one ``map`` (not one call per question)."""
+        table = self._strings
+        flat = list(chain.from_iterable(lists))
+        flat = list(map(table.setdefault, flat, flat))
+        ends = list(accumulate(map(len, lists)))
+        return list(map(tuple, map(flat.__getitem__, map(slice, [0, *ends[:-1]], ends))))
+
+    def _keyed_all(self, mappings: list[Any], metrics: bool = False) -> list[Mapping[str, Any]]:
+        """:meth:`_keyed` of each of ``mappings`` (an empty or absent one: ``_EMPTY``).  The
+        usual batch, dicts that all hold the same keys, is made in one pass."""
+        alike = mappings and all(mappings) and set(map(type, mappings)) == {dict}
+        if alike and len(set(map(tuple, mappings))) == 1:
+            first = self._keyed(mappings[0], metrics)
+            if type(first) is KeyedValues:
+                return list(first._like(map(tuple, map(dict.values, mappings))))
+        return [self._keyed(m, metrics) if m else _EMPTY for m in mappings]
+
     def _keyed(self, data: Mapping[str, Any], metrics: bool = False) -> Mapping[str, Any]:
         """``data`` as a :class:`KeyedValues` whose keys are shared with every other mapping of
         the run that has the same keys (metric names in their current spelling,
@@ -113,8 +132,15 @@ class QuestionBuilder:
         docs = list(map(table.setdefault, docs, docs))
         ends = list(accumulate(sizes))
         spans = list(map(slice, [0, *ends[:-1]], ends))  # question i's entries: spans[i]
-        chunk_ids = map(tuple, map(chunks.__getitem__, spans))
-        doc_ids = map(tuple, map(docs.__getitem__, spans))
+        size = sizes[0] if sizes else 0
+        if size and sizes.count(size) == len(sizes):
+            # The usual batch: as many entries for every question, grouped by zip in C
+            # (listed: zip reuses a result tuple nobody else holds).
+            chunk_ids: Any = list(zip(*[iter(chunks)] * size, strict=True))
+            doc_ids: Any = list(zip(*[iter(docs)] * size, strict=True))
+        else:
+            chunk_ids = map(tuple, map(chunks.__getitem__, spans))
+            doc_ids = map(tuple, map(docs.__getitem__, spans))
         # Each question's columns depend on its own entries only (not on the batch it was
         # read in): scores in an array('d') when all are floats, ranks IN_ORDER when they
         # are the ints 1, 2, 3, ...  The usual batch is decided in one pass.
@@ -151,28 +177,25 @@ class QuestionBuilder:
                 else _frozen({k: v for k, v in row.items() if k not in _ROW_KEYS})
                 for row in rows
             ]
-        return list(
-            map(
-                QuestionResult,
-                map(itemgetter("id"), rows),
-                self._retrieved(rows),
-                column("question", ""),
-                column("answerable", True),
-                column("reference_answer"),
-                [shared(k or ()) for k in column("keywords")],
-                [shared(g or ()) for g in column("gold_docs")],
-                each(column("tags"), tuple),
-                each(column("context_ids"), shared),
-                column("answer"),
-                column("abstained"),
-                each(column("citations"), tuple),
-                [Judgments._adopt(keyed(j) if j else _EMPTY) for j in column("judges")],
-                each(column("latency_ms"), _frozen),
-                each(errors, str),
-                each(column("usage"), _frozen),
-                [keyed(m, True) if m else _EMPTY for m in column("metrics")],
-                extras,
-            )
+        return QuestionResult._many(
+            list(map(itemgetter("id"), rows)),
+            self._retrieved(rows),
+            column("question", ""),
+            column("answerable", True),
+            column("reference_answer"),
+            [shared(k or ()) for k in column("keywords")],
+            [shared(g or ()) for g in column("gold_docs")],
+            each(column("tags"), tuple),
+            each(column("context_ids"), shared),
+            column("answer"),
+            column("abstained"),
+            each(column("citations"), tuple),
+            [Judgments._adopt(keyed(j) if j else _EMPTY) for j in column("judges")],
+            each(column("latency_ms"), _frozen),
+            each(errors, str),
+            each(column("usage"), _frozen),
+            [keyed(m, True) if m else _EMPTY for m in column("metrics")],
+            extras,
         )
 
 

@@ -56,6 +56,7 @@ READER_ENV = "RAGAUDIT_READER"
 ENABLED = True
 #: Bytes of row text decoded at a time (about 1,200 rows of a typical run).
 SLICE = 1 << 22
+_STEP = 1 << 16  # bytes read at a time once a slice holds SLICE bytes
 
 
 def _msgspec() -> ModuleType | None:
@@ -173,7 +174,7 @@ class _Rows:
         if not 0 <= self.start < self.end <= len(whole) or whole[self.start] != ord("["):
             raise Doubt
 
-    def slices(self) -> Iterator[bytes]:
+    def slices(self) -> Iterator[bytes | bytearray]:
         """The text of each slice of whole rows, about :data:`SLICE` bytes, as one JSON
         array (in brackets); :attr:`end` is set when the last slice is reached."""
         if not self.cut:
@@ -183,14 +184,26 @@ class _Rows:
                 yield b"[]"
             self.whole = b""
             return
-        buf, offset, eof = bytearray(), self.start + 1, False  # offset: where buf starts
+        # Each slice is a bytearray of its own, read in place: its first byte is the '['
+        # (written over the comma before its first row) and its last the ']' (written over
+        # the comma after its last row), so no slice is copied to add its brackets.  The
+        # file is read in steps of :data:`_STEP` once a slice holds SLICE bytes, so at most
+        # a step's worth of the next rows is copied into the next slice.
+        buf = bytearray(b"[")
+        offset, eof = self.start + 1, False  # offset: the file offset of buf[1:]
         while True:
-            cut = buf.find(self.cut, SLICE)
-            while cut == -1 and not eof:
-                more = _pread(self.fd, SLICE, offset + len(buf))
+            searched = SLICE
+            if len(buf) < SLICE + _STEP:
+                more = _pread(self.fd, SLICE + _STEP - len(buf), offset + len(buf) - 1)
                 eof = not more
                 buf += more
-                cut = buf.find(self.cut, SLICE)
+            cut = buf.find(self.cut, searched)
+            while cut == -1 and not eof:
+                searched = max(SLICE, len(buf) - len(self.cut))
+                more = _pread(self.fd, _STEP, offset + len(buf) - 1)
+                eof = not more
+                buf += more
+                cut = buf.find(self.cut, searched)
             last = buf.find(self.closing, 0, len(buf) if cut == -1 else cut)
             if last != -1:
                 bracket = last + len(self.closing)
@@ -198,15 +211,19 @@ class _Rows:
                     bracket += 1
                 if buf[bracket : bracket + 1] != b"]":
                     raise Doubt
-                self.end = offset + bracket + 1
-                yield b"[" + buf[:bracket] + b"]"
+                self.end = offset + bracket
+                del buf[bracket + 1 :]
+                yield buf
                 return
             if cut == -1:
                 raise Doubt
             comma = cut + len(self.cut) - 1
-            yield b"[" + buf[:comma] + b"]"
-            del buf[: comma + 1]
-            offset += comma + 1
+            rest = bytearray(b"[") + buf[comma + 1 :]  # the next rows read so far
+            del buf[comma:]
+            buf.append(0x5D)  # ']' where the comma was
+            yield buf
+            offset += comma
+            buf = rest
 
 
 def _header(fd: BinaryIO, size: int, start: int, end: int, path: str) -> dict[str, Any]:

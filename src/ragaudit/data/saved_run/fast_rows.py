@@ -106,7 +106,9 @@ class StructRows(QuestionBuilder):
         if len(self.ids) != before + len(ids):
             raise Doubt
 
-    def check(self, rows: list[Any], text: bytes, ids_seen: bool = False) -> dict[str, list[Any]]:
+    def check(
+        self, rows: list[Any], text: bytes | bytearray, ids_seen: bool = False
+    ) -> dict[str, list[Any]]:
         """Raise :class:`Doubt` unless ``rows`` (decoded from ``text``) pass every check of
         :func:`~.check.find_problems` that the Structs' types do not make (but ``config.k``,
         checked against :attr:`most_contexts` at the end); return their columns.
@@ -146,7 +148,6 @@ class StructRows(QuestionBuilder):
     ) -> list[QuestionResult]:
         """The questions of checked ``rows`` whose ``columns`` :meth:`check` returned: the
         values :meth:`QuestionBuilder.build` makes of the same rows parsed as dicts."""
-        shared, keyed = self._shared, self._keyed
         retrieved = self._columns(
             list(map(len, map(_retrieved, rows))),
             columns["chunk_id"],
@@ -156,36 +157,35 @@ class StructRows(QuestionBuilder):
             self.kinds["score"],
             self.kinds["rank"],
         )
+        contexts = columns["context_ids"]  # null (or absent) context_ids stay None
+        contexts = each(contexts, self._shared) if None in contexts else self._shared_all(contexts)
         errors = columns["generation_error"]
         if None in errors:  # the key's old name, read as generation_error
             legacy = columns["error"]
             errors = [old if e is None else e for e, old in zip(errors, legacy, strict=True)]
-        return list(
-            map(
-                QuestionResult,
-                map(_id, rows),
-                retrieved,
-                columns["question"],
-                columns["answerable"],
-                columns["reference_answer"],
-                map(shared, columns["keywords"]),
-                map(shared, columns["gold_docs"]),
-                each(columns["tags"], tuple),
-                each(columns["context_ids"], shared),
-                columns["answer"],
-                columns["abstained"],
-                each(columns["citations"], tuple),
-                [Judgments._adopt(keyed(j) if j else _EMPTY) for j in columns["judges"]],
-                each(columns["latency_ms"], _frozen),
-                errors,
-                each(columns["usage"], _frozen),
-                [keyed(m, True) if m else _EMPTY for m in columns["metrics"]],
-                repeat(_EMPTY),
-            )
+        return QuestionResult._many(
+            list(map(_id, rows)),
+            retrieved,
+            columns["question"],
+            columns["answerable"],
+            columns["reference_answer"],
+            self._shared_all(columns["keywords"]),
+            self._shared_all(columns["gold_docs"]),
+            each(columns["tags"], tuple),
+            contexts,
+            columns["answer"],
+            columns["abstained"],
+            each(columns["citations"], tuple),
+            Judgments._adopt_all(self._keyed_all(columns["judges"])),
+            each(columns["latency_ms"], _frozen),
+            errors,
+            each(columns["usage"], _frozen),
+            self._keyed_all(columns["metrics"], metrics=True),
+            repeat(_EMPTY),
         )
 
 
-def _loose_key(text: bytes) -> bool:
+def _loose_key(text: bytes | bytearray) -> bool:
     """A key written with white space before its colon (``"key" :``)."""
     import re
 

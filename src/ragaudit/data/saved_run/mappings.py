@@ -5,8 +5,10 @@ freeze and thaw JSON values."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any
 
@@ -56,6 +58,20 @@ class KeyedValues(Mapping[str, Any]):
     def __getitem__(self, key: str) -> Any:
         return self._values[self._index[key]]
 
+    def _like(self, values: Iterable[tuple[Any, ...]]) -> list[KeyedValues]:
+        """One mapping per tuple of ``values``, each with this mapping's keys: the slots are
+        set across the batch by ``map`` in C, not by ``__init__`` once per question.
+
+        >>> one = KeyedValues({"a": 0}, (1,))
+        >>> one._like([(2,), (3,)]) == [{"a": 2}, {"a": 3}]
+        True
+        """
+        values = list(values)
+        made = list(map(object.__new__, repeat(KeyedValues, len(values))))
+        deque(map(_SET_INDEX, made, repeat(self._index)), maxlen=0)
+        deque(map(_SET_VALUES, made, values), maxlen=0)
+        return made
+
     def get(self, key: str, default: Any = None) -> Any:
         """The value of ``key``, or ``default``."""
         i = self._index.get(key)
@@ -98,6 +114,17 @@ class _FrozenMapping(Mapping[str, Any]):
         object.__setattr__(out, "data", data)
         return out
 
+    @classmethod
+    def _adopt_all(cls, mappings: list[Mapping[str, Any]]) -> list[Any]:
+        """:meth:`_adopt` of each of ``mappings``, the slot set by ``map`` in C.
+
+        >>> Judgments._adopt_all([{"correct": True}])[0].correct
+        True
+        """
+        made = list(map(object.__new__, repeat(cls, len(mappings))))
+        deque(map(_SET_DATA, made, mappings), maxlen=0)
+        return made
+
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
 
@@ -116,6 +143,12 @@ class _FrozenMapping(Mapping[str, Any]):
         """A JSON-ready copy."""
         out: dict[str, Any] = _plain(self.data)
         return out
+
+
+# The slot setters the batch constructors map over (member descriptors: set in C).
+_SET_INDEX = vars(KeyedValues)["_index"].__set__
+_SET_VALUES = vars(KeyedValues)["_values"].__set__
+_SET_DATA = vars(_FrozenMapping)["data"].__set__
 
 
 @dataclass(frozen=True, slots=True)
