@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 __all__ = ["load_rounds", "render_paired", "render_rounds", "same_command"]
@@ -195,12 +195,11 @@ def _slower(rounds: list[dict], key: str, ours: list[str], peers: list[str]) -> 
     return out
 
 
-def _means(rounds: list[dict], key: str) -> str:
-    """The largest difference from pytrec_eval's means, per tool, over every round."""
-    n_questions, depth = (int(x) for x in key.split("x"))
+def _worst_gaps(rounds_rows: Iterable[dict[str, dict]]) -> dict[str, float]:
+    """Per tool, the largest |mean - pytrec_eval's mean| over the shared metrics of every
+    round that ran pytrec_eval (``rounds_rows``: each round's rows by tool)."""
     worst: dict[str, float] = {}
-    for round_ in rounds:
-        rows = _by_tool(round_, key)
+    for rows in rounds_rows:
         reference = rows.get("pytrec_eval", {}).get("means")
         if not reference:
             continue
@@ -210,6 +209,13 @@ def _means(rounds: list[dict], key: str) -> str:
             shared = [m for m in reference if m in row["means"]]
             gap = max((abs(row["means"][m] - reference[m]) for m in shared), default=0.0)
             worst[tool] = max(worst.get(tool, 0.0), gap)
+    return worst
+
+
+def _means(rounds: list[dict], key: str) -> str:
+    """The largest difference from pytrec_eval's means, per tool, over every round."""
+    n_questions, depth = (int(x) for x in key.split("x"))
+    worst = _worst_gaps(_by_tool(round_, key) for round_ in rounds)
     if not worst:
         return f"{n_questions:,} × {depth}: means not checked (pytrec_eval not run)"
     return (
@@ -351,19 +357,10 @@ def _set_means(rounds: list[dict], key: str, metric_set: str) -> str:
     """The largest difference from pytrec_eval's means with one metric set, over every round."""
     n_questions, depth = (int(x) for x in key.split("x"))
     suffix = f" [{metric_set}]"
-    worst: dict[str, float] = {}
-    for round_ in rounds:
-        rows = {t[: -len(suffix)]: r for t, r in _by_tool(round_, key).items()
-                if t.endswith(suffix)}  # fmt: skip
-        reference = rows.get("pytrec_eval", {}).get("means")
-        if not reference:
-            continue
-        for tool, row in rows.items():
-            if tool.startswith("floor") or tool == "pytrec_eval":
-                continue
-            shared = [m for m in reference if m in row["means"]]
-            gap = max((abs(row["means"][m] - reference[m]) for m in shared), default=0.0)
-            worst[tool] = max(worst.get(tool, 0.0), gap)
+    worst = _worst_gaps(
+        {t[: -len(suffix)]: r for t, r in _by_tool(round_, key).items() if t.endswith(suffix)}
+        for round_ in rounds
+    )
     if not worst:
         return ""
     return (

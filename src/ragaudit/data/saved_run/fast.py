@@ -264,15 +264,7 @@ def _read(msgspec: Any, fd: BinaryIO, path: str, questions: frozenset[str] | Non
     top = _header(fd, size, array.start, array.end, path)
     if rows_of.most_contexts > top["config"]["k"]:
         raise Doubt  # more context chunks than config.k: the walk words it
-    known = {"format", "format_version", "name", "config", "rows", "summary"}
-    return SavedRun(
-        name=top.get("name", ""),
-        config=top["config"],
-        questions=tuple(built),
-        summary=top.get("summary") or {},
-        path=path,
-        extra={key: value for key, value in top.items() if key not in known},
-    )
+    return SavedRun.from_parts(top, built, path)
 
 
 def fast_saved_run(

@@ -78,15 +78,7 @@ def _read(path: str, questions: Collection[str] | None) -> SavedRun | None:
     k = top["config"]["k"]
     if most_contexts > k:
         return None
-    known = {"format", "format_version", "name", "config", "rows", "summary"}
-    return SavedRun(
-        name=top.get("name", ""),
-        config=top["config"],
-        questions=tuple(built),
-        summary=top.get("summary") or {},
-        path=path,
-        extra={key: value for key, value in top.items() if key not in known},
-    )
+    return SavedRun.from_parts(top, built, path)
 
 
 def stream_saved_run(

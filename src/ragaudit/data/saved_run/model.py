@@ -304,14 +304,27 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
         :func:`~ragaudit.data.saved_run.check.validate_saved_run` (no second validation)."""
         from ragaudit.data.saved_run.build import build_questions  # it builds QuestionResult
 
+        return cls.from_parts(data, build_questions(data["rows"]), path)
+
+    @classmethod
+    def from_parts(
+        cls, top: Mapping[str, Any], questions: Iterable[QuestionResult], path: str | None = None
+    ) -> SavedRun:
+        """The run of a checked document's top level ``top`` (its ``rows`` are not read) and
+        the ``questions`` built from those rows: the last step of every reader.  Keys other
+        than the format's own are kept in ``extra``.
+
+        >>> SavedRun.from_parts({"name": "r", "config": {"k": 2}, "note": 1}, []).extra
+        mappingproxy({'note': 1})
+        """
         known = {"format", "format_version", "name", "config", "rows", "summary"}
         return cls(
-            name=data.get("name", ""),
-            config=RunSettings(data["config"]),
-            questions=tuple(build_questions(data["rows"])),
-            summary=data.get("summary") or {},
+            name=top.get("name", ""),
+            config=top["config"],
+            questions=tuple(questions),
+            summary=top.get("summary") or {},
             path=path,
-            extra={k: v for k, v in data.items() if k not in known},
+            extra={k: v for k, v in top.items() if k not in known},
         )
 
     def to_dict(self) -> dict[str, Any]:
