@@ -57,6 +57,22 @@ def _paths(value, path=()):
 PATHS = [p for p in _paths(BASE) if p]
 
 
+def _change(root, changes) -> None:
+    """Apply each ``(path, value, delete)`` under ``root``: set the value at the path, or
+    delete its last key; a change whose parent an earlier change replaced is skipped."""
+    for path, value, delete in changes:
+        parent = root
+        try:
+            for step in path[:-1]:
+                parent = parent[step]
+            if delete and isinstance(parent, dict):
+                parent.pop(path[-1], None)
+            else:
+                parent[path[-1]] = value
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier change replaced a parent
+
+
 def _walk_ok(doc) -> bool:
     problems: list[str] = []
     _walk(doc, saved_run_schema(), "", problems, 50, frozenset())
@@ -67,17 +83,7 @@ def _walk_ok(doc) -> bool:
 @given(changes=st.lists(st.tuples(st.sampled_from(PATHS), VALUES, st.booleans()), max_size=3))
 def test_the_compiled_test_agrees_with_the_walk(changes):
     doc = copy.deepcopy(BASE)
-    for path, value, delete in changes:
-        parent = doc
-        try:
-            for step in path[:-1]:
-                parent = parent[step]
-            if delete and isinstance(parent, dict):
-                parent.pop(path[-1], None)
-            else:
-                parent[path[-1]] = value
-        except (KeyError, IndexError, TypeError):
-            continue  # an earlier change replaced a parent
+    _change(doc, changes)
     assert _valid_fast(frozenset())(doc) == _walk_ok(doc), changes
 
 
@@ -138,17 +144,7 @@ def _walk_problems(doc) -> list[str]:
 )
 def test_the_column_check_passes_only_rows_the_walk_passes(changes):
     doc = copy.deepcopy(ROWS_BASE)
-    for path, value, delete in changes:
-        parent = doc["rows"]
-        try:
-            for step in path[:-1]:
-                parent = parent[step]
-            if delete and isinstance(parent, dict):
-                parent.pop(path[-1], None)
-            else:
-                parent[path[-1]] = value
-        except (KeyError, IndexError, TypeError):
-            continue  # an earlier change replaced a parent
+    _change(doc["rows"], changes)
     walk = _walk_problems(doc)
     if rows_valid(doc["rows"], 2):
         assert walk == [], changes

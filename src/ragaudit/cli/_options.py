@@ -7,11 +7,13 @@ format chosen by the shared ``--format`` option.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
 import os
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import click
@@ -157,6 +159,18 @@ def echo_warnings(messages: Iterable[str]) -> None:
     """Each warning on stderr, once, as ``ragaudit: warning: ...``."""
     for message in dict.fromkeys(messages):
         click.echo(f"ragaudit: warning: {message}", err=True)
+
+
+@contextlib.contextmanager
+def echoed_warnings() -> Iterator[None]:
+    """Run the block with its warnings caught, then print each once on stderr
+    (:func:`echo_warnings`), also when the block fails."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            echo_warnings(str(w.message) for w in caught)
 
 
 def labels_option(help: str, *, required: bool = False) -> Any:

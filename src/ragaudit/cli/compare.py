@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING
 
 import click
@@ -10,7 +9,7 @@ import click
 from ragaudit.cli._options import (
     all_ids_option,
     append_step_summary,
-    echo_warnings,
+    echoed_warnings,
     emit,
     format_option,
     seed_option,
@@ -212,53 +211,45 @@ def command(
             raise InputError("compare: pass either --all DIR or two runs, not both")
         if len(metrics) != 1:
             raise InputError(f"compare --all: expected exactly one --metric, found {len(metrics)}")
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                matrix = compare_directory(
-                    all_dir,
-                    metrics[0],
-                    n_resamples=resamples,
-                    n_permutations=permutations,
-                    confidence=confidence,
-                    method=ci_method,
-                    seed=seed,
-                    exact_max_n=exact_max_n,
-                    allow_partial=allow_partial,
-                    judged_threshold=judged_threshold,
-                    judged_margin=judged_margin,
-                )
-            finally:  # each warning printed once, also when the comparison fails
-                echo_warnings(str(w.message) for w in caught)
+        with echoed_warnings():  # each printed once, also when the comparison fails
+            matrix = compare_directory(
+                all_dir,
+                metrics[0],
+                n_resamples=resamples,
+                n_permutations=permutations,
+                confidence=confidence,
+                method=ci_method,
+                seed=seed,
+                exact_max_n=exact_max_n,
+                allow_partial=allow_partial,
+                judged_threshold=judged_threshold,
+                judged_margin=judged_margin,
+            )
         emit(matrix_report(matrix), output_format)
         append_step_summary(matrix_report(matrix), f"ragaudit compare --all {all_dir}")
         return
     if len(runs) != 2:
         raise InputError(f"compare: expected two runs RUN_A RUN_B, found {len(runs)}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = compare_runs(
-                runs[0],
-                runs[1],
-                list(metrics) or None,
-                qrels=qrels_path,
-                cluster_by=cluster_by,
-                judge_repeats=judge_repeats,
-                questions=questions,
-                seed=seed,
-                confidence=confidence,
-                method=ci_method,
-                n_resamples=resamples,
-                n_permutations=permutations,
-                exact_max_n=exact_max_n,
-                allow_partial=allow_partial,
-                allow_different_data=allow_different_data,
-                judged_threshold=judged_threshold,
-                judged_margin=judged_margin,
-            )
-        finally:  # each warning printed once, also when the comparison fails
-            echo_warnings(str(w.message) for w in caught)
+    with echoed_warnings():  # each printed once, also when the comparison fails
+        result = compare_runs(
+            runs[0],
+            runs[1],
+            list(metrics) or None,
+            qrels=qrels_path,
+            cluster_by=cluster_by,
+            judge_repeats=judge_repeats,
+            questions=questions,
+            seed=seed,
+            confidence=confidence,
+            method=ci_method,
+            n_resamples=resamples,
+            n_permutations=permutations,
+            exact_max_n=exact_max_n,
+            allow_partial=allow_partial,
+            allow_different_data=allow_different_data,
+            judged_threshold=judged_threshold,
+            judged_margin=judged_margin,
+        )
     report = comparison_report(result, max_ids)  # result.to_report(), the id lists cut
     emit(report, output_format)
     append_step_summary(report, f"ragaudit compare: {result.name_b} vs {result.name_a}")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ragaudit.cli._options import TEXT_FORMATS, emit, format_option, seed_option
+from ragaudit.cli._options import TEXT_FORMATS, echo_warnings, emit, format_option, seed_option
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.registry import list_metrics
 from ragaudit.metrics.score_file import DEFAULT_METRICS
@@ -234,8 +234,7 @@ def command(
             report = filled_evaluation_report(
                 evaluations[0], after, run_paths[0], filled_path, corrected
             )
-    for message in dict.fromkeys(str(w.message) for w in caught):
-        click.echo(f"ragaudit: warning: {message}", err=True)
+    echo_warnings(str(w.message) for w in caught)  # after success only, as before
     if len(run_paths) == 1 and filled_path is None:
         report = evaluate_report(evaluations[0], per_query)
     emit(with_judged(report, coverages, unjudged), output_format)
