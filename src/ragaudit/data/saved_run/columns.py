@@ -101,7 +101,14 @@ def metric_columns(
     metrics = list(map(_metrics_of, questions))
     index = _shared_index(metrics)
     # numpy reads None as NaN and True as 1.0, as QuestionResult.metric reads them
-    return {name: np.array(_raw_column(metrics, index, name), dtype=float) for name in names}
+    if index is None or len(names) < 2:
+        return {name: np.array(_raw_column(metrics, index, name), dtype=float) for name in names}
+    # every question holds the same names in the same order: one table, a column per name
+    table = np.array(list(map(_values_of, metrics)), dtype=float).reshape(len(metrics), -1)
+    absent = np.full(len(metrics), np.nan)
+    return {
+        name: table[:, index[name]].copy() if name in index else absent.copy() for name in names
+    }
 
 
 def metric_dicts(

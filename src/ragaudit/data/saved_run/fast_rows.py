@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import chain, repeat
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from ragaudit.data.saved_run.batch_check import _column_check, _metrics_valid
 from ragaudit.data.saved_run.build import QuestionBuilder, each
@@ -24,7 +24,7 @@ from ragaudit.data.saved_run.mappings import _EMPTY, Judgments, _frozen
 from ragaudit.data.saved_run.model import QuestionResult
 from ragaudit.data.saved_run.schema import saved_run_schema
 
-__all__ = ["Doubt", "StructRows"]
+__all__ = ["CheckedBatch", "Doubt", "StructRows"]
 
 
 class Doubt(Exception):
@@ -107,7 +107,7 @@ class StructRows(QuestionBuilder):
             raise Doubt
 
     def check(
-        self, rows: list[Any], text: bytes | bytearray, ids_seen: bool = False
+        self, rows: list[Any], text: bytes | bytearray | memoryview, ids_seen: bool = False
     ) -> dict[str, list[Any]]:
         """Raise :class:`Doubt` unless ``rows`` (decoded from ``text``) pass every check of
         :func:`~.check.find_problems` that the Structs' types do not make (but ``config.k``,
@@ -135,7 +135,13 @@ class StructRows(QuestionBuilder):
         keys += sum(map(len, metrics))
         for name in ("latency_ms", "usage"):
             keys += sum(len(v) for v in columns[name] if v)
-        if keys != text.count(b":") and (keys != text.count(b'":') or _loose_key(text)):
+        whole: bytes | bytearray
+        if isinstance(text, memoryview):  # a view of a buffer from its start (_Rows.slices)
+            whole, size = cast(bytearray, text.obj), text.nbytes
+        else:
+            whole, size = text, len(text)
+        colons = whole.count(b":", 0, size)
+        if keys != colons and (keys != whole.count(b'":', 0, size) or _loose_key(text)):
             raise Doubt
         contexts = [c for c in columns["context_ids"] if c]
         self.most_contexts = max(self.most_contexts, *map(len, contexts), 0)
@@ -143,19 +149,35 @@ class StructRows(QuestionBuilder):
 
     # -- the build -------------------------------------------------------------------------
 
+    def batch(self, rows: Sequence[Any], columns: dict[str, list[Any]]) -> CheckedBatch:
+        """What :meth:`build_batch` needs of checked ``rows`` and the ``columns`` :meth:`check`
+        returned: plain lists, dicts and strings (a helper process sends it by pickle)."""
+        return CheckedBatch(
+            list(map(_id, rows)),
+            list(map(len, map(_retrieved, rows))),
+            columns,
+            self.kinds["score"],
+            self.kinds["rank"],
+        )
+
     def build_rows(
         self, rows: Sequence[Any], columns: dict[str, list[Any]]
     ) -> list[QuestionResult]:
-        """The questions of checked ``rows`` whose ``columns`` :meth:`check` returned: the
-        values :meth:`QuestionBuilder.build` makes of the same rows parsed as dicts."""
+        """The questions of checked ``rows`` whose ``columns`` :meth:`check` returned."""
+        return self.build_batch(self.batch(rows, columns))
+
+    def build_batch(self, batch: CheckedBatch) -> list[QuestionResult]:
+        """The questions of a checked batch: the values :meth:`QuestionBuilder.build` makes
+        of the same rows parsed as dicts."""
+        columns = batch.columns
         retrieved = self._columns(
-            list(map(len, map(_retrieved, rows))),
+            batch.sizes,
             columns["chunk_id"],
             columns["doc_id"],
             columns["score"],
             columns["rank"],
-            self.kinds["score"],
-            self.kinds["rank"],
+            batch.score_kinds,
+            batch.rank_kinds,
         )
         contexts = columns["context_ids"]  # null (or absent) context_ids stay None
         contexts = each(contexts, self._shared) if None in contexts else self._shared_all(contexts)
@@ -164,7 +186,7 @@ class StructRows(QuestionBuilder):
             legacy = columns["error"]
             errors = [old if e is None else e for e, old in zip(errors, legacy, strict=True)]
         return QuestionResult._many(
-            list(map(_id, rows)),
+            batch.ids,
             retrieved,
             columns["question"],
             columns["answerable"],
@@ -185,7 +207,20 @@ class StructRows(QuestionBuilder):
         )
 
 
-def _loose_key(text: bytes | bytearray) -> bool:
+class CheckedBatch(NamedTuple):
+    """A batch of rows that passed :meth:`StructRows.check`, ready for
+    :meth:`StructRows.build_batch`: the ids, each row's number of retrieved entries, the columns
+    (an absent key read as its default; the entries' four columns flat) and the types seen
+    in the entries' scores and ranks."""
+
+    ids: list[str]
+    sizes: list[int]
+    columns: dict[str, list[Any]]
+    score_kinds: set[type]
+    rank_kinds: set[type]
+
+
+def _loose_key(text: bytes | bytearray | memoryview) -> bool:
     """A key written with white space before its colon (``"key" :``)."""
     import re
 

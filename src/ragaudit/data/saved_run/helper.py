@@ -1,0 +1,185 @@
+"""Reading a saved run in a helper process while this process reads another one.
+
+``ragaudit compare A B`` of two 100,000-question runs spends most of its time reading the
+two files, one after the other, on one core.  :func:`start_helper` starts a second Python
+process (``python -m ragaudit.data.saved_run.helper``) that decodes and checks B's rows with
+the msgspec reader (:func:`~ragaudit.data.saved_run.fast.check_rows`: every check of the
+in-process read) while this process reads A; it hands over each checked batch (plain lists,
+dicts and strings, by :mod:`pickle`) through a temporary file that has no name (deleted
+at creation, so nothing is left behind whatever happens).  :meth:`Helper.result` then builds
+B from those batches with the same :class:`~ragaudit.data.saved_run.fast_rows.StructRows`
+builder, so B is the model an in-process read makes (``tests/saved_run/test_helper.py``).
+
+At any doubt (the helper found a problem, failed or was killed) :meth:`Helper.result` is
+None, and the caller reads the file itself: the standard path words any problem.  No
+helper is started without msgspec, on a single core, off POSIX, or when
+``RAGAUDIT_HELPERS=0``.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+from array import array
+from typing import IO, TYPE_CHECKING, Any
+
+from ragaudit.data.saved_run.model import QuestionResult, SavedRun
+
+if TYPE_CHECKING:
+    from ragaudit.data.saved_run.fast_rows import CheckedBatch
+
+__all__ = ["HELPERS_ENV", "Helper", "cores", "main", "start_helper"]
+
+#: Environment variable: ``0`` starts no helper process (every run is read in-process).
+HELPERS_ENV = "RAGAUDIT_HELPERS"
+_END = "end of rows"  # what the helper writes after its last batch, before the top level
+_DOUBT = 3  # the helper's exit status at a doubt
+
+
+def cores() -> int:
+    """The processors this process may run on.
+
+    >>> cores() >= 1
+    True
+    """
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+class Helper:
+    """A helper process reading one saved run (see the module docstring)."""
+
+    def __init__(self, path: str, process: subprocess.Popen[bytes], batches: IO[bytes]) -> None:
+        self.path = path
+        self._process = process
+        self._batches = batches
+
+    def result(self) -> SavedRun | None:
+        """The run the helper read, built here; None at any doubt (read the file then)."""
+        from ragaudit.data.saved_run.fast_rows import StructRows
+
+        try:
+            if self._process.wait() != 0:
+                return None
+            self._batches.seek(0)
+            rows_of = StructRows(None)  # builds only: the helper checked the rows
+            built: list[QuestionResult] = []
+            collecting = gc.isenabled()
+            gc.disable()  # millions of acyclic objects (as in fast_saved_run)
+            try:
+                strings: list[str] = []
+                while (sent := pickle.load(self._batches)) != _END:
+                    built.extend(rows_of.build_batch(_decoded(sent, strings)))
+                top = pickle.load(self._batches)
+            finally:
+                if collecting:
+                    gc.enable()
+            return SavedRun.from_parts(top, built, self.path)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            return None
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the helper if it still runs, and drop its batches."""
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        self._batches.close()
+
+
+def start_helper(path: str) -> Helper | None:
+    """A helper process reading the saved run ``path``, or None when none can help (no
+    msgspec, one core, not POSIX, ``RAGAUDIT_HELPERS=0``, or it cannot start)."""
+    from ragaudit.data.saved_run.fast import msgspec_module
+
+    if os.environ.get(HELPERS_ENV) == "0" or os.name != "posix" or cores() < 2:
+        return None
+    if msgspec_module() is None:
+        return None
+    try:
+        batches = tempfile.TemporaryFile()  # noqa: SIM115 - the Helper closes it
+    except OSError:  # no room for the batches: read in-process
+        return None
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", __name__, path, str(batches.fileno())],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(batches.fileno(),),
+        )
+    except OSError:
+        batches.close()
+        return None
+    return Helper(path, process, batches)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The helper's side: check the rows of ``argv[0]`` and write each checked batch, then
+    the top level, to the open file descriptor ``argv[1]``; exit status 0, or 3 at a doubt."""
+    from ragaudit.data.saved_run.fast import check_rows, msgspec_module
+    from ragaudit.data.saved_run.fast_rows import StructRows
+
+    path, fd = argv if argv is not None else sys.argv[1:]
+    msgspec = msgspec_module()
+    if msgspec is None:
+        return _DOUBT
+    gc.disable()  # the process ends after one file: nothing to collect
+
+    with open(path, "rb") as handle, os.fdopen(int(fd), "wb", closefd=False) as out:
+        codes: dict[str, int] = {}
+
+        def take(batch: CheckedBatch) -> None:
+            pickle.dump(_encoded(batch, codes), out, protocol=pickle.HIGHEST_PROTOCOL)
+
+        try:
+            top = check_rows(msgspec, handle, path, StructRows(msgspec.UNSET), take)
+        except Exception:  # any doubt: the caller reads the file and words it
+            return _DOUBT
+        pickle.dump(_END, out)
+        pickle.dump(top, out)
+    return 0
+
+
+# The retrieved entries' ids (20 per question) are most of a run's strings, and few are
+# distinct: each id goes across once, as the next code of one table, and each entry as its
+# code; the scores go as one array of doubles.  Unpickled as strings and floats they would
+# cost about as much as decoding the file.
+_CODED = ("chunk_id", "doc_id")
+
+
+def _encoded(batch: CheckedBatch, codes: dict[str, int]) -> tuple[CheckedBatch, list[str]]:
+    """``batch`` with its entries' ids as codes into the ids sent so far (``codes``), and
+    the ids new in it, in the order of their codes."""
+    columns: dict[str, Any] = dict(batch.columns)
+    new: list[str] = []
+    for key in _CODED:
+        values = columns[key]
+        fresh = [text for text in dict.fromkeys(values) if text not in codes]
+        codes.update(zip(fresh, range(len(codes), len(codes) + len(fresh)), strict=True))
+        new += fresh
+        columns[key] = array("L", map(codes.__getitem__, values))
+    if batch.score_kinds <= {float}:
+        columns["score"] = array("d", columns["score"])
+    return batch._replace(columns=columns), new
+
+
+def _decoded(sent: tuple[CheckedBatch, list[str]], strings: list[str]) -> CheckedBatch:
+    """The batch :func:`_encoded` sent (``strings``: every id sent before it, by code)."""
+    batch, new = sent
+    strings += new
+    columns: dict[str, Any] = dict(batch.columns)
+    for key in _CODED:
+        columns[key] = list(map(strings.__getitem__, columns[key]))
+    return batch._replace(columns=columns)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
