@@ -10,7 +10,6 @@ field and retrieved column.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -24,8 +23,9 @@ from ragaudit.data.records import load_saved_run, parse_saved_run
 from ragaudit.data.saved_run import fast
 from ragaudit.data.saved_run.fast import fast_saved_run, reader_name
 from ragaudit.data.saved_run.load import stream_saved_run
-from ragaudit.data.saved_run.retrieved import RetrievedList
 from ragaudit.exceptions import FormatError
+
+from .conftest import model_shape
 
 msgspec = pytest.importorskip("msgspec")
 TESTS = Path(__file__).parents[1]
@@ -34,34 +34,18 @@ SETTINGS = settings(
 )
 
 
-def _shape(run) -> list:
-    """Everything that tells two models apart: the run's JSON (``1``, ``1.0`` and ``true``
-    differ there) and the type of every field and retrieved column."""
-    out: list = [json.dumps(run.to_dict()), run.path, type(run.config).__name__]
-    for q in run.questions:
-        for field in dataclasses.fields(q):
-            out.append((field.name, type(getattr(q, field.name)).__name__))
-        found = q.retrieved
-        if isinstance(found, RetrievedList):
-            out.append((type(found.chunk_ids), type(found._scores), repr(found._ranks)))
-            out.extend(map(type, found._scores))
-        out.extend(type(v) for v in q.metrics.values())
-        out.extend(type(v) for v in q.judges.values())
-    return out
-
-
 def _stdlib(path: Path, monkeypatch) -> object:
     with monkeypatch.context() as patch:
         patch.setattr(fast, "ENABLED", False)
         try:
-            return _shape(load_saved_run(path))
+            return model_shape(load_saved_run(path))
         except FormatError as exc:
             return str(exc)
 
 
 def _loaded(path: Path) -> object:
     try:
-        return _shape(load_saved_run(path))
+        return model_shape(load_saved_run(path))
     except FormatError as exc:
         return str(exc)
 
@@ -140,8 +124,8 @@ def test_plain_rows_are_read_fast_into_the_same_model(
         assert run is None
         return
     assert run is not None
-    assert _shape(run) == expected
-    assert _shape(run) == _shape(parse_saved_run(read_json_file(path), str(path)))
+    assert model_shape(run) == expected
+    assert model_shape(run) == model_shape(parse_saved_run(read_json_file(path), str(path)))
 
 
 @SETTINGS
@@ -293,4 +277,4 @@ def test_objects_after_the_rows_do_not_end_them(tmp_path, monkeypatch, indent, n
     path.write_text(json.dumps(doc, indent=indent), encoding="utf-8")
     run = fast_saved_run(path)
     assert run is not None and len(run.questions) == n
-    assert _shape(run) == _stdlib(path, monkeypatch)
+    assert model_shape(run) == _stdlib(path, monkeypatch)

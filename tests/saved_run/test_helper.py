@@ -9,7 +9,6 @@ differ there) and the type of every field and retrieved column.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 from pathlib import Path
@@ -21,24 +20,12 @@ from ragaudit.data.records import load_saved_run, load_saved_runs
 from ragaudit.data.saved_run import fast, helper
 from ragaudit.data.saved_run.fast_rows import CheckedBatch
 from ragaudit.data.saved_run.helper import Helper, _decoded, _encoded, start_helper
-from ragaudit.data.saved_run.retrieved import RetrievedList
 from ragaudit.diagnose.compare import compare_runs
 from ragaudit.exceptions import FormatError, UnjudgedWarning
 
+from .conftest import model_shape
+
 pytest.importorskip("msgspec")
-
-
-def _shape(run) -> list:
-    out: list = [json.dumps(run.to_dict()), run.path, type(run.config).__name__]
-    for q in run.questions:
-        out.extend((f.name, type(getattr(q, f.name)).__name__) for f in dataclasses.fields(q))
-        found = q.retrieved
-        if isinstance(found, RetrievedList):
-            out.append((type(found.chunk_ids), type(found._scores), repr(found._ranks)))
-            out.extend(map(type, found._scores))
-        out.extend(type(v) for v in q.metrics.values())
-        out.extend(type(v) for v in q.judges.values())
-    return out
 
 
 def _row(rng: random.Random, i: int) -> dict:
@@ -90,7 +77,7 @@ def test_a_helper_reads_the_model_an_in_process_read_makes(tmp_path, helped, n, 
     assert started is not None
     run = started.result()
     assert run is not None, "the helper doubted a good file"
-    assert _shape(run) == _shape(load_saved_run(path))
+    assert model_shape(run) == model_shape(load_saved_run(path))
     assert started._process.poll() == 0 and started._batches.closed
 
 
@@ -101,7 +88,7 @@ def test_load_saved_runs_reads_the_later_runs_in_helpers(tmp_path, monkeypatch, 
     monkeypatch.setattr(Helper, "result", lambda self: results.append(real(self)) or results[-1])
     runs = load_saved_runs(paths)
     assert [r is not None for r in results] == [True]  # cores() - 1 = one helper, for r1
-    assert [_shape(r) for r in runs] == [_shape(load_saved_run(p)) for p in paths]
+    assert [model_shape(r) for r in runs] == [model_shape(load_saved_run(p)) for p in paths]
 
 
 def test_a_file_the_helper_doubts_is_read_here_with_the_usual_message(tmp_path, helped):
