@@ -164,3 +164,17 @@ def test_compare_gives_the_same_comparison_with_and_without_helpers(tmp_path, mo
     with pytest.warns(UnjudgedWarning) as warnings_here:
         assert compare_runs(a, b, n_resamples=200).to_dict() == helped_result
     assert [str(w.message) for w in helped_warnings] == [str(w.message) for w in warnings_here]
+
+
+def test_a_cpu_quota_caps_the_cores(tmp_path, monkeypatch):
+    """A container limited to one CPU that sees more starts no helper."""
+    quota, period = tmp_path / "cfs_quota_us", tmp_path / "cfs_period_us"
+    period.write_text("100000\n")
+    for written, expected in (("-1\n", None), ("250000\n", 2.5), ("50000\n", 0.5)):
+        quota.write_text(written)
+        assert helper.cpu_quota([[str(tmp_path / "absent")], [str(quota), str(period)]]) == expected
+    monkeypatch.setattr(helper.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(helper, "cpu_quota", lambda: 1.5)
+    assert helper.cores() == 1
+    monkeypatch.setattr(helper, "cpu_quota", lambda: None)
+    assert helper.cores() == 4

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 from array import array
+from collections.abc import Sequence
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ragaudit.data.saved_run.model import QuestionResult, SavedRun
@@ -32,7 +34,7 @@ from ragaudit.data.saved_run.model import QuestionResult, SavedRun
 if TYPE_CHECKING:
     from ragaudit.data.saved_run.fast_rows import CheckedBatch
 
-__all__ = ["HELPERS_ENV", "Helper", "cores", "main", "start_helper"]
+__all__ = ["HELPERS_ENV", "Helper", "cores", "cpu_quota", "main", "start_helper"]
 
 #: Environment variable: ``0`` starts no helper process (every run is read in-process).
 HELPERS_ENV = "RAGAUDIT_HELPERS"
@@ -41,15 +43,51 @@ _DOUBT = 3  # the helper's exit status at a doubt
 
 
 def cores() -> int:
-    """The processors this process may run on.
+    """The processors this process may run on: its affinity, capped by a cgroup CPU quota
+    (a container limited to one CPU may see many), whole processors only.
 
     >>> cores() >= 1
     True
     """
     try:
-        return len(os.sched_getaffinity(0))
+        found = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
+        found = os.cpu_count() or 1
+    quota = cpu_quota()
+    return found if quota is None else max(1, min(found, int(quota)))
+
+
+#: Where cgroup v2, then v1, state the CPU quota: ``quota period`` in microseconds (the quota
+#: ``max``, or -1 in v1's two files, when there is none).
+_QUOTA_FILES = (
+    ("/sys/fs/cgroup/cpu.max",),
+    ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"),
+)
+
+
+def cpu_quota(files: Sequence[Sequence[str]] = _QUOTA_FILES) -> float | None:
+    """The CPUs a cgroup quota allows this process (quota / period), None without a quota.
+
+    >>> import pathlib, tempfile
+    >>> limit = pathlib.Path(tempfile.mkdtemp()) / "cpu.max"
+    >>> _ = limit.write_text("150000 100000")
+    >>> cpu_quota([[str(limit)]])
+    1.5
+    >>> _ = limit.write_text("max 100000")
+    >>> cpu_quota([[str(limit)]]) is None
+    True
+    """
+    for paths in files:
+        try:
+            words = " ".join(Path(path).read_text() for path in paths).split()
+        except OSError:
+            continue  # not this cgroup version
+        try:
+            quota, period = float(words[0]), int(words[1])
+        except (IndexError, ValueError):  # "max", or a file of another shape
+            return None
+        return quota / period if quota > 0 and period > 0 else None
+    return None
 
 
 class Helper:
