@@ -99,13 +99,15 @@ def command(
 
     options = (k, labels_path, corpus_dir, seed, resamples, rate_ci, judged_threshold)
     if len(runs) == 2:
+        from ragaudit.data.records import load_saved_runs
         from ragaudit.diagnose.funnel_compare import compare_funnels
         from ragaudit.diagnose.judged_beside import runs_judged
         from ragaudit.reports.funnel_compare import funnel_comparison_report
         from ragaudit.reports.judged import with_judged_runs
 
+        # the second run read in a helper process meanwhile when both are large
         (saved_a, first, judged_a), (saved_b, second, judged_b) = (
-            _funnel(path, *options) for path in runs
+            _funnel(saved, *options) for saved in load_saved_runs(runs)
         )
         # each run's judged@k at the depth its funnel used, the pair at the common depth
         judged = runs_judged(
@@ -117,7 +119,9 @@ def command(
         title = "judged@k (how much of the retrieval stages rests on labels)"
         emit(with_judged_runs(report, judged, title), output_format)
         return
-    saved, result, judged = _funnel(runs[0], *options)
+    from ragaudit.data.records import load_saved_run
+
+    saved, result, judged = _funnel(load_saved_run(runs[0]), *options)
     report = with_run_judged(funnel_report(result, max_ids), judged)
     if cluster_by:
         from ragaudit.diagnose.noise import clustered_means
@@ -129,7 +133,7 @@ def command(
 
 
 def _funnel(
-    run: str,
+    saved: Any,
     k: int | None,
     labels_path: str | None,
     corpus_dir: str | None,
@@ -138,13 +142,11 @@ def _funnel(
     rate_ci: str,
     judged_threshold: float,
 ) -> tuple[Any, Any, Any]:
-    """Load one saved run (and its labels or corpus), compute its funnel, warn its notes:
+    """The funnel of one loaded saved run (with its labels or corpus), its notes warned:
     ``(saved run, funnel, judged@k of its top k)``."""
-    from ragaudit.data.records import load_saved_run
     from ragaudit.diagnose.funnel import compute_funnel
     from ragaudit.labels.format import load_chunk_labels
 
-    saved = load_saved_run(run)
     labels = None if labels_path is None else load_chunk_labels(labels_path, expect=saved.config)
     from ragaudit.pipeline.corpus import chunk_texts
 
@@ -165,7 +167,5 @@ def _funnel(
     from ragaudit.diagnose.unjudged import run_judged
 
     corpus = None if texts is None else texts.keys()
-    judged = run_judged(
-        saved, labels, k=result.k, threshold=judged_threshold, corpus_chunks=corpus
-    )
+    judged = run_judged(saved, labels, k=result.k, threshold=judged_threshold, corpus_chunks=corpus)
     return saved, result, judged
