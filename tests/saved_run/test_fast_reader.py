@@ -278,3 +278,18 @@ def test_objects_after_the_rows_do_not_end_them(tmp_path, monkeypatch, indent, n
     run = fast_saved_run(path)
     assert run is not None and len(run.questions) == n
     assert model_shape(run) == _stdlib(path, monkeypatch)
+
+
+@pytest.mark.parametrize("slice_bytes", [1, 1 << 19])
+def test_rows_longer_than_the_buffer_are_read_whole(tmp_path, monkeypatch, slice_bytes):
+    """A row of about 1 MB between short ones: the slice buffer grows past it (more than
+    one read step, fast._STEP = 64 KB), and the rows after it are read on."""
+    monkeypatch.setattr(fast, "SLICE", slice_bytes)
+    rows = [_row_text(i) for i in range(5)]
+    rows[2]["answer"] = "word " * 200_000
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(_document(rows), indent=2), encoding="utf-8")
+    run = fast_saved_run(path)
+    assert run is not None and [q.id for q in run.questions] == [f"q{i}" for i in range(5)]
+    assert len(run.questions[2].answer) == 1_000_000
+    assert model_shape(run) == _stdlib(path, monkeypatch)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import gc
 import json
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -101,18 +102,10 @@ def load_saved_run(path: str | Path, *, questions: Collection[str] | None = None
         )
     name = str(Path(path))
     check_regular_file(name)  # before any open: a FIFO with no writer would block it
-    large = os.stat(name).st_size >= LARGE_RUN_BYTES
-    if large:  # what is garbage now is collected before freeze() below sets the heap aside
-        gc.collect()
-    saved = fast_saved_run(name, questions)  # None without msgspec, or at any doubt
-    if saved is None:
-        saved = stream_saved_run(name, questions)
-    if large and saved is not None:
-        # The run is millions of objects without a cycle among them; left in the cyclic
-        # collector's generations, every later collection walks them all again (about 1.5 s
-        # of `compare` at 100,000 questions).  Frozen, they are still freed by reference
-        # counting when dropped; gc.unfreeze() undoes it.
-        gc.freeze()
+    with _set_aside(os.stat(name).st_size >= LARGE_RUN_BYTES):
+        saved = fast_saved_run(name, questions)  # None without msgspec, or at any doubt
+        if saved is None:
+            saved = stream_saved_run(name, questions)
     if questions is not None and (saved is None or len(saved.questions) < len(set(questions))):
         return load_saved_run(path)  # an id the run lacks: the caller names the known ones
     return saved if saved is not None else parse_saved_run(read_json_file(path), name)
@@ -140,10 +133,10 @@ def load_saved_runs(paths: Sequence[str | Path]) -> list[SavedRun]:
     >>> [run.name for run in load_saved_runs([path, path])]
     ['r', 'r']
     """
-    from ragaudit.data.saved_run.helper import cores, start_helper
+    from ragaudit.data.saved_run.helper import Helper, cores, start_helper
 
     names = [str(Path(check_path(path, "path"))) for path in paths]
-    helpers: dict[int, Any] = {}
+    helpers: dict[int, Helper | None] = {}
     try:
         for i, name in enumerate(names[1:], start=1):
             if len(helpers) < cores() - 1 and _large_saved_run(name):
@@ -153,16 +146,28 @@ def load_saved_runs(paths: Sequence[str | Path]) -> list[SavedRun]:
             helper = helpers.pop(i, None)
             saved = None
             if helper is not None:
-                gc.collect()  # as load_saved_run does before it freezes a large run
-                saved = helper.result()
-                if saved is not None:
-                    gc.freeze()
+                with _set_aside(True):
+                    saved = helper.result()
             runs.append(saved if saved is not None else load_saved_run(paths[i]))
         return runs
     finally:
         for helper in helpers.values():
             if helper is not None:
                 helper.close()
+
+
+@contextmanager
+def _set_aside(large: bool) -> Iterator[None]:
+    """Around the loading of a run: for a large one, the garbage collected before and the
+    heap frozen after (:func:`gc.freeze`).  The run is millions of objects without a cycle
+    among them; left in the cyclic collector's generations, every later collection walks them
+    all again (about 1.5 s of `compare` at 100,000 questions).  Frozen, they are still freed
+    by reference counting when dropped; gc.unfreeze() undoes it."""
+    if large:
+        gc.collect()  # what is garbage now is not frozen with the run
+    yield
+    if large:
+        gc.freeze()
 
 
 def _large_saved_run(name: str) -> bool:

@@ -149,10 +149,7 @@ def top_doc_ids(question: QuestionResult, k: int) -> Sequence[str]:
     ...                                              Retrieved("a#0", "a", rank=1))), 1)
     ('a',)
     """
-    ranked = question.ranked
-    if isinstance(ranked, RetrievedList):
-        return ranked.doc_ids[:k]
-    return tuple(r.doc_id for r in ranked[:k])
+    return _top_ids(question, k, "doc_id")
 
 
 def top_chunk_ids(question: QuestionResult, k: int) -> Sequence[str]:
@@ -164,7 +161,12 @@ def top_chunk_ids(question: QuestionResult, k: int) -> Sequence[str]:
     ...                                                Retrieved("a#0", "a", rank=1))), 1)
     ('a#0',)
     """
+    return _top_ids(question, k, "chunk_id")
+
+
+def _top_ids(question: QuestionResult, k: int, field: str) -> Sequence[str]:
+    """``field`` (``doc_id`` or ``chunk_id``) of ``question``'s top ``k`` in rank order."""
     ranked = question.ranked
     if isinstance(ranked, RetrievedList):
-        return ranked.chunk_ids[:k]
-    return tuple(r.chunk_id for r in ranked[:k])
+        return getattr(ranked, field + "s")[:k]
+    return tuple(getattr(r, field) for r in ranked[:k])

