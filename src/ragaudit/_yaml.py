@@ -30,11 +30,19 @@ def _problem(exc: Exception) -> tuple[str, int | None]:
 def expanded_size(root: yaml.Node) -> int:
     """Number of values in the document with every alias expanded (linear time).
 
+    An alias that refers to a node it sits inside (``a: &a [*a]``) would expand forever:
+    that raises ``ValueError`` instead of looping.
+
     >>> import yaml
     >>> expanded_size(yaml.compose("a: &x [1, 2]\\nb: [*x, *x]"))
     13
+    >>> expanded_size(yaml.compose("a: &a [*a]"))
+    Traceback (most recent call last):
+    ...
+    ValueError: an alias refers to a node that contains it
     """
     sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # entered, children not summed yet: the current path
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, children_done = stack.pop()
@@ -43,9 +51,17 @@ def expanded_size(root: yaml.Node) -> int:
         children = _children(node)
         if children_done or not children:
             sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+            open_nodes.discard(id(node))
             continue
+        if id(node) in open_nodes:  # reached again from inside itself: a cycle
+            raise ValueError("an alias refers to a node that contains it")
+        open_nodes.add(id(node))
         stack.append((node, True))
-        stack.extend((child, False) for child in children if id(child) not in sizes)
+        for child in children:
+            if id(child) in open_nodes:
+                raise ValueError("an alias refers to a node that contains it")
+            if id(child) not in sizes:
+                stack.append((child, False))
     return sizes[id(root)]
 
 
@@ -77,7 +93,16 @@ def compose_yaml(text: str, path: str | None) -> yaml.Node | None:
         raise FormatError(f"invalid YAML: {problem}", path=path, line=line) from None
     except RecursionError:
         raise FormatError("invalid YAML: nested too deeply", path=path) from None
-    if root is not None and expanded_size(root) > MAX_NODES:
+    try:
+        size = 0 if root is None else expanded_size(root)
+    except ValueError:  # a self-referring alias: expanding it would never end
+        raise FormatError(
+            "expected aliases (*name) to refer to values outside themselves, found one "
+            "that refers to a node containing it (as in `a: &a [*a]`); write the value out",
+            path=path,
+            line=None if root is None else root.start_mark.line + 1,
+        ) from None
+    if root is not None and size > MAX_NODES:
         raise FormatError(
             f"expected at most {MAX_NODES:,} values once aliases (*name) are expanded, "
             "found more; write the values out instead of repeating anchors",

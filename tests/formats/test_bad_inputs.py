@@ -299,6 +299,38 @@ CASES = [
         b"[" * DEEP + b"]" * DEEP,
         r"golden\.yaml(:1)?: invalid YAML: nested too deeply",
     ),
+    # An alias inside the node it names (`a: &a [*a]`) expanded forever (adversarial pass 3):
+    # a golden set, a golden row, a label file and a chunk-label file
+    Case(
+        "golden-self-alias",
+        "golden",
+        "golden.yaml",
+        b"a: &a [*a]\nquestions:\n  - id: q1\n    question: Why?\n    answer: x\n"
+        b"    sources: [leave-policy]\n",
+        r"golden\.yaml:1: expected aliases \(\*name\) to refer to values outside themselves",
+    ),
+    Case(
+        "golden-row-self-alias",
+        "golden",
+        "golden.yaml",
+        b"questions:\n  - id: q1\n    question: Why?\n    answer: x\n"
+        b"    sources: [leave-policy]\n    tags: &t [a, *t]\n",
+        r"golden\.yaml:1: expected aliases \(\*name\) to refer to values outside themselves",
+    ),
+    Case(
+        "labels-yaml-self-alias",
+        "labels",
+        "labels.yaml",
+        b"q1: &a {d1: [*a]}\n",
+        r"labels\.yaml:1: expected aliases \(\*name\) to refer to values outside themselves",
+    ),
+    Case(
+        "chunk-labels-yaml-self-alias",
+        "chunk-labels",
+        "chunk_labels.yaml",
+        CHUNK_LABELS_HEAD + b"x: &a [*a]\n",
+        r"chunk_labels\.yaml:1: expected aliases \(\*name\) to refer to values outside",
+    ),
     # Saved runs (import; the one saved-run loader every command uses)
     Case(
         "saved-run-is-a-golden-set",

@@ -178,3 +178,41 @@ def test_a_cpu_quota_caps_the_cores(tmp_path, monkeypatch):
     assert helper.cores() == 1
     monkeypatch.setattr(helper, "cpu_quota", lambda: None)
     assert helper.cores() == 4
+
+
+# The modules the helper process imports (its own package aside): a file of any of these
+# names in the working directory must never be imported by it (adversarial pass 3, item 6).
+_PLANTED = ["msgspec", "pickle", "array", "tempfile", "gc", "json", "numpy", "ragaudit"]
+
+
+@pytest.mark.parametrize("name", _PLANTED)
+def test_a_module_planted_in_the_working_directory_is_never_imported(
+    tmp_path, helped, monkeypatch, name
+):
+    path = _write(tmp_path / "run.json", 3)
+    planted = tmp_path / "cwd"
+    planted.mkdir()
+    marker = tmp_path / "executed"
+    (planted / f"{name}.py").write_text(
+        f"open({str(marker)!r}, 'w').write('planted {name} ran')\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(planted)
+    monkeypatch.setenv("PYTHONPATH", str(planted))  # -I ignores PYTHON* variables too
+    started = start_helper(str(path))
+    assert started is not None
+    run = started.result()
+    assert not marker.exists(), marker.read_text()
+    assert run is not None and model_shape(run) == model_shape(load_saved_run(path))
+
+
+def test_a_stopped_helper_is_given_up_on_and_the_file_read_here(tmp_path, helped):
+    import os
+    import signal
+
+    path = _write(tmp_path / "run.json", 3)
+    started = start_helper(str(path))
+    assert started is not None
+    os.kill(started._process.pid, signal.SIGSTOP)  # a helper that never finishes
+    started.timeout = 0.5
+    assert started.result() is None  # not a hang: the caller reads the file itself
+    assert started._process.poll() is not None  # and the stopped helper was killed

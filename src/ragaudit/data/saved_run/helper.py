@@ -90,11 +90,31 @@ def cpu_quota(files: Sequence[Sequence[str]] = _QUOTA_FILES) -> float | None:
     return None
 
 
+#: Seconds a helper may take at the least, and per megabyte of its file on top: it reads at
+#: about 80 MB/s here, so this is 10-40x its usual time, and a helper that is stopped
+#: (``kill -STOP``) or stuck is given up on instead of waited for.
+_WAIT_BASE_S, _WAIT_PER_MB_S = 60.0, 0.5
+
+
+def helper_timeout(path: str) -> float:
+    """Seconds to wait for the helper reading ``path`` before reading it in-process.
+
+    >>> helper_timeout("/no/such/file")
+    60.0
+    """
+    try:
+        size_mb = os.path.getsize(path) / 1e6
+    except OSError:
+        size_mb = 0.0
+    return _WAIT_BASE_S + _WAIT_PER_MB_S * size_mb
+
+
 class Helper:
     """A helper process reading one saved run (see the module docstring)."""
 
     def __init__(self, path: str, process: subprocess.Popen[bytes], batches: IO[bytes]) -> None:
         self.path = path
+        self.timeout = helper_timeout(path)
         self._process = process
         self._batches = batches
 
@@ -103,7 +123,7 @@ class Helper:
         from ragaudit.data.saved_run.fast_rows import StructRows
 
         try:
-            if self._process.wait() != 0:
+            if self._process.wait(timeout=self.timeout) != 0:
                 return None
             self._batches.seek(0)
             rows_of = StructRows(None)  # builds only: the helper checked the rows
@@ -119,7 +139,9 @@ class Helper:
                 if collecting:
                     gc.enable()
             return SavedRun.from_parts(top, built, self.path)
-        except (OSError, EOFError, pickle.UnpicklingError):
+        except (OSError, EOFError, pickle.UnpicklingError, subprocess.TimeoutExpired):
+            # TimeoutExpired: a stopped or stuck helper; close() kills it and the caller reads
+            # the file itself, so compare never waits forever.
             return None
         finally:
             self.close()
@@ -147,7 +169,10 @@ def start_helper(path: str) -> Helper | None:
         return None
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", __name__, path, str(batches.fileno())],
+            # -I: isolated mode. Plain ``-m`` puts the working directory first on the import
+            # path, so a ``msgspec.py`` (or ``pickle.py`` ...) where the user runs ``compare``
+            # would be imported and executed; -I also ignores PYTHON* variables and user site.
+            [sys.executable, "-I", "-m", __name__, path, str(batches.fileno())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
