@@ -29,6 +29,10 @@
   (it undercovers with few clusters and rates near 1: ``benchmarks/coverage_clustered.py``; the
   cluster bootstrap, which undercovers too (coverage 0.15 there), is not exported);
 * :func:`judge_noise`: judge noise versus question sampling noise;
+* :func:`variance_budget`, :func:`repeated_mean_interval`, :func:`pass_k`,
+  :func:`flaky_questions`, :func:`allocate_repeats`: repeated generations of each question
+  (between questions, generations and judge calls; pass^k and pass@k; flaky questions; how
+  many questions and repeats a budget should buy);
 * :func:`ppi_mean`, :func:`ppi_rate_small_sample`, :func:`human_only_mean`,
   :func:`human_only_rate`, :func:`judge_only_mean`: prediction-powered
   (PPI++) intervals for a judged rate calibrated against human labels;
@@ -91,6 +95,15 @@ if TYPE_CHECKING:
         ppi_mean,
         ppi_rate_small_sample,
     )
+    from ragaudit.stats.repeats import (
+        PassKResult,
+        VarianceBudget,
+        allocate_repeats,
+        flaky_questions,
+        pass_k,
+        repeated_mean_interval,
+        variance_budget,
+    )
     from ragaudit.stats.resampling import BootstrapResult, ConfidenceInterval, paired_bootstrap
     from ragaudit.stats.sample_size import SampleSize, design_effect_from_icc, questions_needed
     from ragaudit.stats.signflip_interval import SignFlipInterval, signflip_interval
@@ -126,6 +139,9 @@ _WHERE = {
     "paired_bootstrap": "resampling", "SampleSize": "sample_size",
     "design_effect_from_icc": "sample_size", "questions_needed": "sample_size",
     "format_pvalue": "verdicts", "verdict": "verdicts",
+    "PassKResult": "repeats", "VarianceBudget": "repeats", "allocate_repeats": "repeats",
+    "flaky_questions": "repeats", "pass_k": "repeats", "repeated_mean_interval": "repeats",
+    "variance_budget": "repeats",
 }  # fmt: skip
 
 __all__ = [
@@ -143,13 +159,16 @@ __all__ = [
     "PPIResult",
     "PairedMetrics",
     "PairwiseMatrix",
+    "PassKResult",
     "PerQuestionMetrics",
     "PermutationResult",
     "PlanningRow",
     "SampleSize",
     "SignFlipInterval",
     "SubsampleInterval",
+    "VarianceBudget",
     "aligned_values",
+    "allocate_repeats",
     "bounded_mean_interval",
     "choose_interval",
     "cluster_mean_interval",
@@ -161,6 +180,7 @@ __all__ = [
     "compare_all",
     "compare_runs",
     "design_effect_from_icc",
+    "flaky_questions",
     "format_pvalue",
     "holm_bonferroni",
     "human_only_mean",
@@ -182,13 +202,16 @@ __all__ = [
     "paired_mde",
     "paired_mean_interval",
     "paired_permutation_test",
+    "pass_k",
     "planning_table",
     "ppi_mean",
     "ppi_rate_small_sample",
     "proportion_interval",
     "questions_needed",
+    "repeated_mean_interval",
     "run_mde",
     "signflip_interval",
+    "variance_budget",
     "verdict",
 ]
 

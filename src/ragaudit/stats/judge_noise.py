@@ -31,12 +31,13 @@ from ragaudit.exceptions import InputError
 from ragaudit.stats.bounded import bounded_mean_interval
 from ragaudit.stats.clustered import clustered_rate
 from ragaudit.stats.intervals import clopper_pearson_bounds
+from ragaudit.stats.repeats import REPEATED_METHOD, nested_components
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
 
 __all__ = ["DIFFERENCE_METHOD", "RATE_METHOD", "T_METHOD", "JudgeNoiseResult", "judge_noise"]
 
 #: Method of the interval of a judged rate (verdicts in [0, 1]).
-RATE_METHOD = "Korn-Graubard beta, questions as clusters"
+RATE_METHOD = REPEATED_METHOD  # judge repeats and generation repeats: one interval
 #: Method of the interval of a difference B - A (values in [-1, 1], not all in [0, 1]).
 DIFFERENCE_METHOD = "betting on question means in [-1, 1] (Waudby-Smith-Ramdas)"
 #: Method of the interval of other judged scores.
@@ -196,9 +197,10 @@ def judge_noise(
     n, repeats = y.shape
     question_means = y.mean(axis=1)
     grand = float(question_means.mean())
-    msw = float(np.sum((y - question_means[:, None]) ** 2) / (n * (repeats - 1)))
-    msb = float(repeats * np.sum((question_means - grand) ** 2) / (n - 1))
-    between = max(0.0, (msb - msw) / repeats)
+    # The one-way model is the nested one with no judge level below the repeats: one
+    # estimator for both (the judge's repeats play the part of the generations there).
+    components = nested_components(y[:, :, None])
+    msw, between = components["generations"], components["questions"]
     between_component = between / n
     judge_component = msw / (n * repeats)
     variance = between_component + judge_component
