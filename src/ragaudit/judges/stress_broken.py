@@ -7,9 +7,9 @@ Examples
 >>> from ragaudit.judges.stress_rewrites import Reference
 >>> ref = Reference("Every Monday at 10:00, 210 EUR per night.", ("Monday", "210 EUR"))
 >>> changed_currency(ref, random.Random(0)).text
-'Every Monday at 10:00, 210 GBP per night.'
+'Every Monday at 10:00, 210 USD per night.'
 >>> changed_weekday_month(ref, random.Random(0)).text
-'Every Thursday at 10:00, 210 EUR per night.'
+'Every Friday at 10:00, 210 EUR per night.'
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ Examples
 --------
 >>> import random
 >>> ref = Reference("An RPO of 15 minutes and an RTO of 4 hours.", ("15 minutes", "4 hours"))
->>> swapped_values(ref, random.Random(0)).text
-'An RPO of 4 hours and an RTO of 15 minutes.'
->>> dropped_fact(ref, random.Random(0)).text
-'An RPO of 15 minutes.'
+>>> reordered_clauses(ref, random.Random(0)).text
+'An RTO of 4 hours and an RPO of 15 minutes.'
+>>> unit_conversion(ref, random.Random(0)).text
+'An RPO of 15 minutes and an RTO of 240 minutes.'
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def _twelve_hour(hour: int, minute: int) -> str:
 
 _ANAPHOR = re.compile(r"^(it|this|that|they|these|those|its|their|he|she|above|otherwise|then|"
                       r"so|which|who|because|but|or)\b", re.IGNORECASE)  # fmt: skip
-_DETERMINER = re.compile(r"^(an?|the|each|every|all|[A-Z][a-z]+ [A-Z][a-z]+)\b")
+_DETERMINER = re.compile(r"^((?i:an?|the|each|every|all)|[A-Z][a-z]+ [A-Z][a-z]+)\b")
 _PREPOSITION = re.compile(r"^(on|in|at|for|with|within|from|during|to|by|after|before)\b")
 
 
@@ -195,7 +195,7 @@ def reordered_clauses(ref: Reference, rng: random.Random) -> Rewrite | None:
     if len(sentences) == 2 and all(len(s.split()) >= 4 for s in sentences) and not (
             _ANAPHOR.match(sentences[1])):  # fmt: skip
         options.append(Rewrite(f"{sentences[1]} {sentences[0]}", "sentences swapped"))
-    if not re.search(r"[(;:]", body):
+    if not re.search(r"[(;]|:\s", body):
         parts = body.split(", and ")
         if len(parts) == 2 and all(len(p.split()) >= 4 for p in parts) and not (
                 _ANAPHOR.match(parts[1])):  # fmt: skip
@@ -204,7 +204,8 @@ def reordered_clauses(ref: Reference, rng: random.Random) -> Rewrite | None:
         parts = body.split(" and ")
         if len(parts) == 2 and "," not in body:
             left, right = parts
-            head = re.match(r"^(.*\b(?:by|of|between)\s+)(?=\S)", left)
+            head = None if _DETERMINER.match(left) else re.match(
+                r"^(.*\b(?:by|of|between)\s+)(?=\S)", left)  # "by Ines Varga and Tomasz Reilly"
             first = left[head.end():] if head else left
             prefix = head.group(1) if head else ""
             if _DETERMINER.match(_cap(first)) and _DETERMINER.match(_cap(right)) and len(

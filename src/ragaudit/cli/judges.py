@@ -1,0 +1,98 @@
+"""``ragaudit judges``: measure a judge before trusting its numbers (``stress``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
+from ragaudit.cli._options import corpus_option, emit, format_option, quiet_option, seed_option
+
+# Library modules are imported inside the command, so `--help` stays instant
+# (tests/cli/test_lazy_imports.py).
+
+__all__ = ["command"]
+
+_JUDGES = ("offline", "llm")
+
+
+@click.group("judges")
+def command() -> None:
+    """Judges: stress-test one before trusting its verdicts."""
+
+
+@command.command("stress")
+@click.argument("golden", required=False, type=click.Path(dir_okay=False))
+@corpus_option("The golden set's corpus (default: the bundled one when GOLDEN is omitted). "
+               "Gives the judge's context, the added sentences and the other names.")  # fmt: skip
+@click.option(
+    "--judge", "judge_names", multiple=True, default=("offline",), show_default=True,
+    help="A judge to test (repeatable): offline, or llm (the LLM correctness judge, cached; "
+    "needs --llm-base-url and --llm-model or their environment variables).",
+)  # fmt: skip
+@seed_option()
+@click.option("--all-examples", is_flag=True,
+              help="List every misjudged variant in the text output (default: the first 10).")
+@quiet_option()
+@format_option()
+@add_llm_options
+def stress(
+    golden: str | None,
+    corpus_dir: str | None,
+    judge_names: tuple[str, ...],
+    seed: int,
+    all_examples: bool,
+    quiet: bool,
+    output_format: str,
+    judge_repeats: int,
+    **llm_options: Any,
+) -> None:
+    """Rewrite each reference answer of GOLDEN (default: the bundled benchmark) into labelled
+    variants and measure each judge on them, per family of rewrite.
+
+    Meaning kept (should be judged correct): number words, unit conversions, currency names,
+    date rewrites, reordered clauses, an added true sentence of the source document.  Meaning
+    broken (should be judged wrong): a changed number, unit, currency, rate, weekday or month,
+    another name of the corpus, swapped values, a flipped polarity, a dropped fact, a refusal.
+    Prints per family the decided share and, among decided verdicts, the specificity (kept)
+    or sensitivity (broken), with exact intervals.
+    """
+    import contextlib
+
+    unknown = [j for j in judge_names if j not in _JUDGES]
+    if unknown:
+        raise click.UsageError(f"--judge: expected offline or llm, found {unknown[0]!r}")
+    from ragaudit.data.golden import load_golden
+    from ragaudit.diagnose.judge_stress import llm_judge, offline_judge, stress_test
+    from ragaudit.pipeline.bundled import benchmark_paths
+    from ragaudit.pipeline.corpus import load_corpus
+    from ragaudit.reports.judge_stress import stress_report
+
+    with contextlib.ExitStack() as stack:
+        if golden is None:
+            bundled_corpus, golden_path = stack.enter_context(benchmark_paths())
+            corpus_dir = corpus_dir or str(bundled_corpus)
+            name = "the bundled golden set"
+        else:
+            golden_path, name = golden, golden
+        documents = None
+        if corpus_dir is not None:
+            documents = {d.doc_id: d.text for d in load_corpus(corpus_dir)}
+        questions = load_golden(golden_path, doc_ids=None if documents is None else documents)
+        judges: dict[str, Any] = {}
+        for judge_name in dict.fromkeys(judge_names):
+            if judge_name == "offline":
+                judges["offline"] = offline_judge
+            else:
+                from ragaudit.cli._progress import progress_callback
+                from ragaudit.llm.client import LLMClient
+
+                config = llm_config_from_cli(**llm_options)
+                client = stack.enter_context(LLMClient(config, stage="the LLM judge"))
+                progress = progress_callback(stack, "judging", quiet=quiet)
+                judges[f"llm ({client.model})"] = llm_judge(
+                    client, repeats=judge_repeats, progress=progress
+                )
+        result = stress_test(list(questions), documents, judges, seed=seed, golden_name=name)
+    emit(stress_report(result, None if all_examples else 10), output_format)
