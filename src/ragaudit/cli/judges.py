@@ -8,6 +8,7 @@ import click
 
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import corpus_option, emit, format_option, quiet_option, seed_option
+from ragaudit.exceptions import InputError
 
 # Library modules are imported inside the command, so `--help` stays instant
 # (tests/cli/test_lazy_imports.py).
@@ -31,6 +32,10 @@ def command() -> None:
     help="A judge to test (repeatable): offline, or llm (the LLM correctness judge, cached; "
     "needs --llm-base-url and --llm-model or their environment variables).",
 )  # fmt: skip
+@click.option(
+    "--families", default="all", show_default=True,
+    help="Comma-separated families of rewrite to make (see above), or all.",
+)  # fmt: skip
 @seed_option()
 @click.option("--all-examples", is_flag=True,
               help="List every misjudged variant in the text output (default: the first 10).")
@@ -41,6 +46,7 @@ def stress(
     golden: str | None,
     corpus_dir: str | None,
     judge_names: tuple[str, ...],
+    families: str,
     seed: int,
     all_examples: bool,
     quiet: bool,
@@ -62,7 +68,15 @@ def stress(
 
     unknown = [j for j in judge_names if j not in _JUDGES]
     if unknown:
-        raise click.UsageError(f"--judge: expected offline or llm, found {unknown[0]!r}")
+        raise InputError(f"--judge: expected offline or llm, found {unknown[0]!r}")
+    from ragaudit.judges.stress import FAMILIES
+
+    chosen = FAMILIES if families == "all" else tuple(
+        f.strip() for f in families.split(",") if f.strip())  # fmt: skip
+    wrong = [f for f in chosen if f not in FAMILIES]
+    if wrong or not chosen:
+        raise InputError(f"--families: expected names among {', '.join(FAMILIES)} or "
+                               f"all, found {wrong[0] if wrong else families!r}")  # fmt: skip
     from ragaudit.data.golden import load_golden
     from ragaudit.diagnose.judge_stress import llm_judge, offline_judge, stress_test
     from ragaudit.pipeline.bundled import benchmark_paths
@@ -94,5 +108,6 @@ def stress(
                 judges[f"llm ({client.model})"] = llm_judge(
                     client, repeats=judge_repeats, progress=progress
                 )
-        result = stress_test(list(questions), documents, judges, seed=seed, golden_name=name)
+        result = stress_test(list(questions), documents, judges, families=chosen, seed=seed,
+                             golden_name=name)  # fmt: skip
     emit(stress_report(result, None if all_examples else 10), output_format)
