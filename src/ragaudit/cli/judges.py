@@ -84,12 +84,13 @@ def stress(
     from ragaudit.reports.judge_stress import stress_report
 
     with contextlib.ExitStack() as stack:
+        golden_path: Any = golden
         if golden is None:
             bundled_corpus, golden_path = stack.enter_context(benchmark_paths())
             corpus_dir = corpus_dir or str(bundled_corpus)
             name = "the bundled golden set"
         else:
-            golden_path, name = golden, golden
+            name = golden
         documents = None
         if corpus_dir is not None:
             documents = {d.doc_id: d.text for d in load_corpus(corpus_dir)}

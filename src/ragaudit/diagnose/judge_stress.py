@@ -250,9 +250,9 @@ def stress_test(
     cases = []
     for v in made.variants:
         q = by_id[v.question_id]
-        context = tuple(corpus[s] for s in q.sources if s in corpus) or tuple(
+        shown: tuple[str, ...] = tuple(corpus[s] for s in q.sources if s in corpus) or tuple(
             q.reference_contexts) or (q.answer,)  # fmt: skip
-        cases.append(StressCase(v, q.question, q.answer, tuple(q.keywords), context))
+        cases.append(StressCase(v, q.question, q.answer, tuple(q.keywords), shown))
     verdicts: dict[str, tuple[bool | None, ...]] = {}
     rows: list[StressRow] = []
     for name, judge in judges.items():

@@ -35,28 +35,43 @@ from ragaudit.judges.stress_tables import (
 __all__ = ["BROKEN"]
 
 
+_TIME = r"(?<![\d:.])([01]?\d|2[0-3]):[0-5]\d(?![\d:])"
+
+
 def changed_number(ref: Reference, rng: random.Random) -> Rewrite | None:
-    """A number of the key clause changed (digits, words, decimals or an ordinal)."""
+    """A number of the key clause changed (digits, words, decimals, a time of day or an
+    ordinal); a number inside a keyword first."""
     values = {q.value for q in ref.quantities}
     options: list[tuple[scan.Span, str, str]] = []
     keyed = scan.keyword_spans(ref.text, ref.keywords)
-    found = [q for q in ref.quantities if scan.inside(q.number, keyed)] or ref.quantities
+    times = [(m.span(), m.group()) for m in re.finditer(_TIME, ref.text)]
+    found = [q for q in ref.quantities if scan.inside(q.number, keyed)]
+    found_times = [t for t in times if scan.inside(t[0], keyed)]
+    if not found and not found_times:
+        found, found_times = ref.quantities, times
+    for span, old in found_times:
+        if ref.in_key(span):
+            hour, minute = old.split(":")
+            new_hour = (int(hour) + rng.choice((1, 2, 3, -1))) % 24
+            options.append((span, old, f"{new_hour:0{len(hour)}d}:{minute}"))
     for q in found:
         if ref.in_key(q.number):
             old = ref.text[q.number[0] : q.number[1]]
             new = change_value(q, ref.text, values, rng)
             span = q.number
-            if q.unit and q.unit_span and q.value == 1 and not q.hyphen:  # "one hour" -> "two hours"
+            if q.unit and q.unit_span and q.value == 1 and not q.hyphen:
+                # "one hour" -> "two hours"
                 span, old = (q.number[0], q.unit_span[1]), ref.text[q.number[0] : q.unit_span[1]]
                 new = f"{new} {q.unit.plural}"
             options.append((span, old, new))
     for span, value, style in scan.ordinals(ref.text):
         if ref.in_key(span) and value < 98:
             old = ref.text[span[0] : span[1]]
-            new = value + 1
-            suffix = "th" if new % 10 not in (1, 2, 3) or new // 10 == 1 else (
-                {1: "st", 2: "nd", 3: "rd"}[new % 10])  # fmt: skip
-            options.append((span, old, ordinal_words(new) if style == "words" else f"{new}{suffix}"))
+            after = value + 1
+            suffix = "th" if after % 10 not in (1, 2, 3) or after // 10 == 1 else (
+                {1: "st", 2: "nd", 3: "rd"}[after % 10])  # fmt: skip
+            spelled = ordinal_words(after) if style == "words" else f"{after}{suffix}"
+            options.append((span, old, spelled))
     if not options:
         return None
     span, old, new = rng.choice(options)
@@ -74,7 +89,8 @@ _OTHER_UNIT = {
 
 def changed_unit(ref: Reference, rng: random.Random) -> Rewrite | None:
     """The unit of a key-clause quantity replaced by another unit (``30 days`` -> ``30 weeks``)."""
-    found = [q for q in ref.quantities if q.unit and q.unit_span and ref.in_key(q.span)]
+    found = [q for q in ref.quantities if q.unit and q.unit_span and ref.in_key(q.span)
+             and not (q.unit.kind == "temperature" and q.value == -40)]  # -40 °C = -40 °F
     if not found:
         return None
     q = rng.choice(found)
@@ -214,7 +230,8 @@ def _kind(q: scan.Quantity) -> str:
 
 def swapped_values(ref: Reference, rng: random.Random) -> Rewrite | None:
     """Two quantities of one kind (durations, one currency, shares, times) swapped, one of
-    them in the key clause; never the two ends of a range ("from 2 to 5")."""
+    them in the key clause; never the two ends of a range ("from 2 to 5") or the parts of one
+    duration ("3 hours and 40 minutes")."""
     found = [q for q in ref.quantities if _kind(q) and not q.hyphen]
     pairs: list[tuple[scan.Span, str, scan.Span, str]] = []
     for i, a in enumerate(found):
@@ -224,11 +241,12 @@ def swapped_values(ref: Reference, rng: random.Random) -> Rewrite | None:
             if not (ref.in_key(a.span) or ref.in_key(b.span)) or _range(ref.text, a.span, b.span):
                 continue
             pairs.append((a.span, a.text, b.span, b.text))
-    times = list(re.finditer(r"(?<![\d:.])([01]?\d|2[0-3]):[0-5]\d(?![\d:])", ref.text))
-    for i, a in enumerate(times):
-        for b in times[i + 1 :]:
-            if a.group() != b.group() and not _range(ref.text, a.span(), b.span()):
-                pairs.append((a.span(), a.group(), b.span(), b.group()))
+    times = list(re.finditer(_TIME, ref.text))
+    for i, first in enumerate(times):
+        for second in times[i + 1 :]:
+            if first.group() != second.group() and not _range(
+                    ref.text, first.span(), second.span()):  # fmt: skip
+                pairs.append((first.span(), first.group(), second.span(), second.group()))
     if not pairs:
         return None
     span_a, old_a, span_b, old_b = rng.choice(pairs)
@@ -237,9 +255,9 @@ def swapped_values(ref: Reference, rng: random.Random) -> Rewrite | None:
 
 def _range(text: str, a: scan.Span, b: scan.Span) -> bool:
     between = text[a[1] : b[0]].strip().lower()
-    before = text[: a[0]].split()[-1:] or [""]
-    return between in ("to", "-", "–", "through", "until") or (
-        between == "and" and before[0].lower() == "between")  # fmt: skip
+    # "from 2 to 5" and "between 2 and 5" are ranges; "3 hours and 40 minutes" or "3 hours,
+    # 40 minutes" is one duration whose parts swap without changing it
+    return between in ("to", "-", "–", "through", "until", "and", ",")
 
 
 _POLARITY = re.compile(
@@ -287,15 +305,14 @@ def dropped_fact(ref: Reference, rng: random.Random) -> Rewrite | None:
             cuts.append(m.span())
     bounds = [0, *[c for span in cuts for c in span], len(ref.text)]
     parts = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
-    holding = sorted({i for f in facts for i, p in enumerate(parts) if scan.inside(f, [p])})
+    # a fact belongs to the part where it starts: "3 hours and 40 minutes" is one fact
+    holding = sorted({i for f in facts for i, p in enumerate(parts) if p[0] <= f[0] < p[1]})
     if len(holding) < 2:
         return None
     drop = holding[-1]
     start = cuts[drop - 1][0]
     end = parts[drop][1]
-    tail = ref.text[end:]
-    text = ref.text[:start] + (tail if tail.strip() in ("", ".") else tail)
-    text = text.rstrip()
+    text = (ref.text[:start] + ref.text[end:]).rstrip()
     if not text.endswith((".", "!", "?")):
         text += "."
     return Rewrite(text, f"- {ref.text[parts[drop][0] : parts[drop][1]].strip()}")

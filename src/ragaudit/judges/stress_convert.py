@@ -78,8 +78,8 @@ def converted(q: Quantity) -> list[str]:
         out.append(f"{_number(value * 7)} days")
     elif name == "month" and value > 12:
         years, months = divmod(int(value), 12)
-        out.append(f"{years} {unit_word(UNIT_NAMED['year'], years)}" + (
-            f" and {months} {unit_word(UNIT_NAMED['month'], months)}" if months else ""))  # fmt: skip
+        rest = f" and {months} {unit_word(UNIT_NAMED['month'], months)}" if months else ""
+        out.append(f"{years} {unit_word(UNIT_NAMED['year'], years)}{rest}")
     elif name == "year" and value != 1:
         out.append(f"{_number(value * 12)} months")
     return out

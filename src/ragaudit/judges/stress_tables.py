@@ -38,15 +38,51 @@ __all__ = [
 
 from dataclasses import dataclass
 
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
-_ORDINAL_ONES = (
-    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth"
-).split()
+_ONES = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_ORDINAL_ONES = [
+    "zeroth",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+]
 _ORDINAL_TENS = "_ _ twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth"
 
 
@@ -189,8 +225,27 @@ MONTHS = (
 
 #: Words after which a number names a thing rather than counts it ("extension 4411").
 IDENTIFIER_WORDS = frozenset(
-    "extension release version model room ticket http code article section page step "
-    "floor line build tier level priority port".split()
+    [
+        "extension",
+        "release",
+        "version",
+        "model",
+        "room",
+        "ticket",
+        "http",
+        "code",
+        "article",
+        "section",
+        "page",
+        "step",
+        "floor",
+        "line",
+        "build",
+        "tier",
+        "level",
+        "priority",
+        "port",
+    ]
 )
 
 #: Words and phrases of opposite meaning: each rewrites into its partner (whole words, case
