@@ -16,7 +16,7 @@ family                       meaning rewrite
 ``reordered_clauses``        kept    two coordinated parts or clauses swapped, a trailing
                                      phrase moved to the front
 ``added_sentence``           kept    a true sentence of the question's source document appended
-``changed_number``           broken  a number of the key clause changed (``14`` -> ``15``)
+``changed_number``           broken  a number of the key part changed (``14`` -> ``15``)
 ``changed_unit``             broken  ``30 days`` -> ``30 weeks``
 ``changed_currency``         broken  ``210 EUR`` -> ``210 USD``, ``€`` -> ``$``
 ``changed_rate``             broken  ``per minute`` -> ``per hour``, ``monthly`` -> ``yearly``
@@ -30,11 +30,12 @@ family                       meaning rewrite
 ``refusal``                  broken  a refusal ("The documents don't say.")
 ============================ ======= ===========================================================
 
-A meaning-breaking rewrite changes the **key clause**: a clause (split at sentence ends,
-``;`` and parentheses) that holds one of the question's keywords, or any clause when there are
-no keywords.  So "70 EUR per day (domestic trips get 55 EUR)" breaks at 70, not at 55: a
-wrong aside is not what the question asks.  A meaning-keeping rewrite prefers the key clause
-and falls back to the rest.  Which candidate a family rewrites is drawn from
+A meaning-breaking rewrite changes the **key part**: a part of a clause (split at sentence
+ends, ``;``, parentheses and ", ") that holds one of the question's keywords, or any clause
+when there are no keywords.  So "70 EUR per day (domestic trips get 55 EUR)" breaks at 70, not
+at 55, and "The lab is in Kellsport, a standard city, so the cap is 140 EUR" at the cap, not
+at the city: a wrong aside is not what the question asks.  A meaning-keeping rewrite prefers
+the key part and falls back to the rest.  Which candidate a family rewrites is drawn from
 ``random.Random(f"{seed}:{question_id}:{family}")``, so each variant depends on the seed, the
 question and the family alone.
 
@@ -131,7 +132,7 @@ def reference_variants(
     ----------
     question_id, reference : str
     keywords : sequence of str
-        The golden question's keywords: they mark the key clause.
+        The golden question's keywords: they mark the key part.
     documents : sequence of str
         The texts of the question's source documents (``added_sentence`` draws from them).
     entity_texts : sequence of str

@@ -1,4 +1,4 @@
-"""The meaning-breaking rewrites of the stress test: each changes a fact of the key clause
+"""The meaning-breaking rewrites of the stress test: each changes a fact of the key part
 (see :mod:`ragaudit.judges.stress`).
 
 Examples
@@ -35,11 +35,19 @@ from ragaudit.judges.stress_tables import (
 __all__ = ["BROKEN"]
 
 
+def _keyword_first(ref: Reference, found: list[scan.Quantity]) -> list[scan.Quantity]:
+    """The quantities of ``found`` inside a keyword, or those in a key part when none is:
+    "Six months, with check-ins after six months" breaks the first six months."""
+    keyed = scan.keyword_spans(ref.text, ref.keywords)
+    inside = [q for q in found if scan.inside(q.span, keyed)]
+    return inside or [q for q in found if ref.in_key(q.span)]
+
+
 _TIME = r"(?<![\d:.])([01]?\d|2[0-3]):[0-5]\d(?![\d:])"
 
 
 def changed_number(ref: Reference, rng: random.Random) -> Rewrite | None:
-    """A number of the key clause changed (digits, words, decimals, a time of day or an
+    """A number of the key part changed (digits, words, decimals, a time of day or an
     ordinal); a number inside a keyword first."""
     values = {q.value for q in ref.quantities}
     options: list[tuple[scan.Span, str, str]] = []
@@ -88,9 +96,11 @@ _OTHER_UNIT = {
 
 
 def changed_unit(ref: Reference, rng: random.Random) -> Rewrite | None:
-    """The unit of a key-clause quantity replaced by another unit (``30 days`` -> ``30 weeks``)."""
-    found = [q for q in ref.quantities if q.unit and q.unit_span and ref.in_key(q.span)
-             and not (q.unit.kind == "temperature" and q.value == -40)]  # -40 °C = -40 °F
+    """The unit of a key-part quantity (one inside a keyword first) replaced by another
+    unit (``30 days`` -> ``30 weeks``)."""
+    found = _keyword_first(ref, [
+        q for q in ref.quantities if q.unit and q.unit_span
+        and not (q.unit.kind == "temperature" and q.value == -40)])  # -40 °C = -40 °F; fmt: skip
     if not found:
         return None
     q = rng.choice(found)
@@ -102,8 +112,9 @@ def changed_unit(ref: Reference, rng: random.Random) -> Rewrite | None:
 
 
 def changed_currency(ref: Reference, rng: random.Random) -> Rewrite | None:
-    """The currency of a key-clause amount replaced by another, written the same way."""
-    found = [q for q in ref.quantities if q.currency and q.currency_span and ref.in_key(q.span)]
+    """The currency of a key-part amount (one inside a keyword first) replaced by another,
+    written the same way."""
+    found = _keyword_first(ref, [q for q in ref.quantities if q.currency and q.currency_span])
     if not found:
         return None
     q = rng.choice(found)
@@ -136,7 +147,7 @@ _RATE = re.compile(
 
 
 def changed_rate(ref: Reference, rng: random.Random) -> Rewrite | None:
-    """The period of a key-clause rate replaced (``per minute`` -> ``per hour``,
+    """The period of a key-part rate replaced (``per minute`` -> ``per hour``,
     ``every quarter`` -> ``every month``, ``monthly`` -> ``yearly``)."""
     options = []
     for m in _RATE.finditer(ref.text):
@@ -171,7 +182,7 @@ def _after_quantity(text: str, start: int) -> bool:
 
 
 def changed_weekday_month(ref: Reference, rng: random.Random) -> Rewrite | None:
-    """A weekday or month name of the key clause replaced by another one not in the text."""
+    """A weekday or month name of the key part replaced by another one not in the text."""
     names = "|".join((*WEEKDAYS, *MONTHS))
     options = []
     for m in re.finditer(rf"\b({names})(s?)\b", ref.text):
@@ -189,7 +200,7 @@ def changed_weekday_month(ref: Reference, rng: random.Random) -> Rewrite | None:
 
 
 def other_entity(ref: Reference, rng: random.Random) -> Rewrite | None:
-    """A name of the key clause replaced by another name of the corpus with as many words,
+    """A name of the key part replaced by another name of the corpus with as many words,
     the one whose neighbouring words in the corpus are most like its own (Jaccard;
     ``booked in Waypoint`` -> ``booked in Tally``).  Any other name makes the answer wrong;
     the likeness only makes the near miss harder to see."""
@@ -230,7 +241,7 @@ def _kind(q: scan.Quantity) -> str:
 
 def swapped_values(ref: Reference, rng: random.Random) -> Rewrite | None:
     """Two quantities of one kind (durations, one currency, shares, times) swapped, one of
-    them in the key clause; never the two ends of a range ("from 2 to 5") or the parts of one
+    them in the key part; never the two ends of a range ("from 2 to 5") or the parts of one
     duration ("3 hours and 40 minutes")."""
     found = [q for q in ref.quantities if _kind(q) and not q.hyphen]
     pairs: list[tuple[scan.Span, str, scan.Span, str]] = []
@@ -267,13 +278,15 @@ _POLARITY = re.compile(
 
 
 def flipped_polarity(ref: Reference, rng: random.Random) -> Rewrite | None:
-    """A word or phrase of the key clause replaced by its opposite (``must`` -> ``must not``,
+    """A word or phrase of the key part replaced by its opposite (``must`` -> ``must not``,
     ``at least`` -> ``at most``, ``included`` -> ``excluded``, a leading ``No`` -> ``Yes``)."""
     options = []
     for m in _POLARITY.finditer(ref.text):
         word = m.group(1)
         if re.search(r"\b(not|never)\s+$", ref.text[: m.start()]):
             continue  # "are not refunded": the negation is flipped, not doubled
+        if word.lower() == "only" and not re.match(r"\s+\w", ref.text[m.end() :]):
+            continue  # "named people only," has no "not only" form
         if word.lower() in ("no", "yes") and m.start() != 0:
             continue  # only a leading yes/no answers the question
         if word.lower() in ("no", "yes") or ref.in_key(m.span()):

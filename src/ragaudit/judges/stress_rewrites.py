@@ -46,7 +46,7 @@ class Reference:
 
     @cached_property
     def key(self) -> list[scan.Span]:
-        """The key clauses (:func:`~ragaudit.judges.stress_scan.key_regions`)."""
+        """The key parts (:func:`~ragaudit.judges.stress_scan.key_regions`)."""
         return scan.key_regions(self.text, self.keywords)
 
     @cached_property
@@ -65,7 +65,7 @@ class Reference:
         return frozenset(w for name in self.pool for w in re.split(r"[ -]", name))
 
     def in_key(self, span: scan.Span) -> bool:
-        """Whether ``span`` overlaps a key clause."""
+        """Whether ``span`` overlaps a key part."""
         return scan.inside(span, self.key)
 
     def edit(self, edits: list[tuple[scan.Span, str]], change: str) -> Rewrite:
@@ -79,7 +79,7 @@ def _pool(texts: tuple[str, ...]) -> dict[str, frozenset[str]]:
 
 
 def _prefer_key(ref: Reference, spans: list[scan.Span]) -> list[int]:
-    """Indices of ``spans`` in a key clause, or all of them when none is."""
+    """Indices of ``spans`` in a key part, or all of them when none is."""
     keyed = [i for i, s in enumerate(spans) if ref.in_key(s)]
     return keyed or list(range(len(spans)))
 

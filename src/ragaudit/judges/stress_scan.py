@@ -227,16 +227,26 @@ def _strip(text: str, start: int, end: int) -> Span:
 
 
 def key_regions(text: str, keywords: Sequence[str]) -> list[Span]:
-    """The clauses holding a keyword (case, commas and spaces ignored); every clause when
-    there are no keywords or none is found.
+    """The parts of clauses (split further at ", ") that hold a keyword (case, commas and
+    spaces ignored); every clause when there are no keywords or none is found.
 
     >>> t = "Within 30 days after the trip ends; claims later than 90 days are rejected."
     >>> [t[a:b] for a, b in key_regions(t, ["30 days"])]
     ['Within 30 days after the trip ends']
+    >>> t = "The lab is in Kellsport, a standard city, so the cap is 140 EUR per night."
+    >>> [t[a:b] for a, b in key_regions(t, ["140 EUR"])]
+    ['so the cap is 140 EUR per night']
     """
     parts = clauses(text)
     hits = [span for kw in keywords for span in _keyword_spans(text, kw)]
-    keyed = [c for c in parts if any(h[0] < c[1] and c[0] < h[1] for h in hits)]
+    pieces = []
+    for start, end in parts:
+        cut = start
+        for m in re.finditer(r", ", text[start:end]):
+            pieces.append((cut, start + m.start()))
+            cut = start + m.end()
+        pieces.append((cut, end))
+    keyed = [c for c in pieces if any(h[0] < c[1] and c[0] < h[1] for h in hits)]
     return keyed or parts
 
 
