@@ -96,3 +96,26 @@ def test_llm_judge_verdicts_rows_and_cache(server: FakeChatServer, tmp_path: Pat
     assert run(server, tmp_path) == data
     again = {answer_of(r) for r in server.requests[first:]}
     assert again == {v["text"] for v in undecided}
+
+
+def test_dry_run_sends_nothing(server: FakeChatServer, tmp_path: Path) -> None:
+    server.respond_with(respond)
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "travel.md").write_text(TRAVEL, encoding="utf-8")
+    (tmp_path / "golden.yaml").write_text(GOLDEN, encoding="utf-8")
+    args = [
+        "judges", "stress", str(tmp_path / "golden.yaml"), "--corpus", str(tmp_path / "corpus"),
+        "--judge", "llm", "--llm-base-url", server.base_url, "--llm-model", "fake-judge",
+        "--cache-dir", str(tmp_path / "cache"), "--seed", "2", "--format", "json",
+    ]  # fmt: skip
+    dry = CliRunner().invoke(main, [*args, "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    estimate = json.loads(dry.stdout)
+    assert server.requests == [] and estimate["cached_calls"] == 0
+    real = json.loads(CliRunner().invoke(main, args).stdout)
+    asked = {answer_of(r) for r in server.requests}
+    # one call per variant the abstention detector does not decide
+    assert estimate["calls"] == len([v for v in real["variants"] if v["text"] in asked])
+    no_llm = CliRunner().invoke(main, ["judges", "stress", "--dry-run"])
+    assert no_llm.exit_code == 2
+    assert no_llm.stderr.startswith("ragaudit: error: --dry-run: estimates the LLM judge's")

@@ -37,6 +37,9 @@ def command() -> None:
     help="Comma-separated families of rewrite to make (see above), or all.",
 )  # fmt: skip
 @seed_option()
+@click.option("--dry-run", is_flag=True,
+              help="With --judge llm: print the calls, tokens (chars/4 estimate) and cost, "
+              "send nothing.")  # fmt: skip
 @click.option("--all-examples", is_flag=True,
               help="List every misjudged variant in the text output (default: the first 10).")
 @quiet_option()
@@ -48,6 +51,7 @@ def stress(
     judge_names: tuple[str, ...],
     families: str,
     seed: int,
+    dry_run: bool,
     all_examples: bool,
     quiet: bool,
     output_format: str,
@@ -69,6 +73,8 @@ def stress(
     unknown = [j for j in judge_names if j not in _JUDGES]
     if unknown:
         raise InputError(f"--judge: expected offline or llm, found {unknown[0]!r}")
+    if dry_run and "llm" not in judge_names:
+        raise InputError("--dry-run: estimates the LLM judge's calls; add --judge llm")
     from ragaudit.judges.stress import FAMILIES
 
     chosen = FAMILIES if families == "all" else tuple(
@@ -78,7 +84,13 @@ def stress(
         raise InputError(f"--families: expected names among {', '.join(FAMILIES)} or "
                                f"all, found {wrong[0] if wrong else families!r}")  # fmt: skip
     from ragaudit.data.golden import load_golden
-    from ragaudit.diagnose.judge_stress import llm_judge, offline_judge, stress_test
+    from ragaudit.diagnose.judge_stress import (
+        llm_dry_run,
+        llm_judge,
+        offline_judge,
+        stress_cases,
+        stress_test,
+    )
     from ragaudit.pipeline.bundled import benchmark_paths
     from ragaudit.pipeline.corpus import load_corpus
     from ragaudit.reports.judge_stress import stress_report
@@ -105,6 +117,14 @@ def stress(
 
                 config = llm_config_from_cli(**llm_options)
                 client = stack.enter_context(LLMClient(config, stage="the LLM judge"))
+                if dry_run:
+                    from ragaudit.reports.judging import judge_dry_run_report
+
+                    _, cases = stress_cases(list(questions), documents, families=chosen,
+                                            seed=seed)  # fmt: skip
+                    estimate = llm_dry_run(client, cases, repeats=judge_repeats)
+                    emit(judge_dry_run_report(estimate, config.model), output_format)
+                    return
                 progress = progress_callback(stack, "judging", quiet=quiet)
                 judges[f"llm ({client.model})"] = llm_judge(
                     client, repeats=judge_repeats, progress=progress

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragaudit.judges.stress import FAMILIES, MEANING, Variant, make_variants
+from ragaudit.judges.stress import FAMILIES, MEANING, Variant, VariantSet, make_variants
 from ragaudit.stats.cluster_betting import cluster_mean_interval
 from ragaudit.stats.intervals import IntervalResult, proportion_interval
 
@@ -48,8 +48,10 @@ __all__ = [
     "StressCase",
     "StressResult",
     "StressRow",
+    "llm_dry_run",
     "llm_judge",
     "offline_judge",
+    "stress_cases",
     "stress_test",
 ]
 
@@ -70,7 +72,15 @@ JudgeFunction = Callable[[Sequence[StressCase]], list[bool | None]]
 
 
 def offline_judge(cases: Sequence[StressCase]) -> list[bool | None]:
-    """The offline judge's ``correct`` verdict on each case (None: undecided)."""
+    """The offline judge's ``correct`` verdict on each case (None: undecided).
+
+    Examples
+    --------
+    >>> from ragaudit.judges.stress import Variant
+    >>> same = Variant("q1", "number_words", "Within 5 minutes.", True, "-", 0)
+    >>> offline_judge([StressCase(same, "How fast?", "Within 5 minutes.", (), ())])
+    [True]
+    """
     from ragaudit.judges.offline import judge_offline
 
     verdicts: list[bool | None] = []
@@ -94,23 +104,36 @@ def llm_judge(
     As in ``ragaudit judge``, an answer the abstention detector recognises is "wrong"
     without a call.
     """
-    from ragaudit.judges.llm import JudgeItem, LLMJudges
+    from ragaudit.judges.llm import LLMJudges
 
     judges = LLMJudges(client, ("correctness",), repeats=repeats)
 
     def judge(cases: Sequence[StressCase]) -> list[bool | None]:
-        items = [
-            JudgeItem(f"{c.variant.question_id}:{c.variant.family}", c.question,
-                      c.variant.text, list(c.context), reference_answer=c.reference)
-            for c in cases
-        ]  # fmt: skip
         out: list[bool | None] = []
-        for verdict in judges.judge(items, progress):
+        for verdict in judges.judge(_items(cases), progress):
             correct = verdict.get("correct")
             out.append(None if correct is None else bool(correct))
         return out
 
     return judge
+
+
+def _items(cases: Sequence[StressCase]) -> list[Any]:
+    from ragaudit.judges.llm import JudgeItem
+
+    return [
+        JudgeItem(f"{c.variant.question_id}:{c.variant.family}", c.question, c.variant.text,
+                  list(c.context), reference_answer=c.reference)
+        for c in cases
+    ]  # fmt: skip
+
+
+def llm_dry_run(client: Any, cases: Sequence[StressCase], *, repeats: int = 1) -> Any:
+    """What :func:`llm_judge` would send for ``cases``, sending nothing: a
+    :class:`~ragaudit.llm.replies.DryRunEstimate` (calls, cache hits, tokens, cost)."""
+    from ragaudit.judges.llm import LLMJudges
+
+    return LLMJudges(client, ("correctness",), repeats=repeats).dry_run(_items(cases))
 
 
 @dataclass(frozen=True)
@@ -212,6 +235,38 @@ def _clustered(values: list[bool], clusters: list[str], confidence: float) -> In
     return cluster_mean_interval([float(v) for v in values], clusters, confidence=confidence)
 
 
+def stress_cases(
+    golden: Sequence[Any],
+    documents: Mapping[str, str] | None,
+    *,
+    families: Sequence[str] = FAMILIES,
+    seed: int = 0,
+) -> tuple[VariantSet, list[StressCase]]:
+    """The variants of ``golden`` (:func:`~ragaudit.judges.stress.make_variants`) and what a
+    judge is shown for each: the context is the full text of the question's source documents,
+    else its reference contexts, else its reference answer.
+
+    Examples
+    --------
+    >>> from ragaudit.data.golden import GoldenQuestion
+    >>> q = GoldenQuestion("q1", "How fast?", "Within 5 minutes.", ("doc",))
+    >>> made, cases = stress_cases([q], {"doc": "Pages: within 5 minutes."},
+    ...                            families=["refusal"])
+    >>> cases[0].context, made.n_references
+    (('Pages: within 5 minutes.',), 1)
+    """
+    made = make_variants(golden, documents, families=families, seed=seed)
+    corpus = dict(documents or {})
+    by_id = {str(q.id): q for q in golden}
+    cases = []
+    for v in made.variants:
+        q = by_id[v.question_id]
+        shown: tuple[str, ...] = tuple(corpus[s] for s in q.sources if s in corpus) or tuple(
+            q.reference_contexts) or (q.answer,)  # fmt: skip
+        cases.append(StressCase(v, q.question, q.answer, tuple(q.keywords), shown))
+    return made, cases
+
+
 def stress_test(
     golden: Sequence[Any],
     documents: Mapping[str, str] | None,
@@ -244,15 +299,8 @@ def stress_test(
         One row per judge and family (families that made no variant included, with n = 0),
         then the pooled rows ``all meaning kept``, ``all meaning broken`` and ``all``.
     """
-    made = make_variants(golden, documents, families=families, seed=seed)
+    made, cases = stress_cases(golden, documents, families=families, seed=seed)
     corpus = dict(documents or {})
-    by_id = {str(q.id): q for q in golden}
-    cases = []
-    for v in made.variants:
-        q = by_id[v.question_id]
-        shown: tuple[str, ...] = tuple(corpus[s] for s in q.sources if s in corpus) or tuple(
-            q.reference_contexts) or (q.answer,)  # fmt: skip
-        cases.append(StressCase(v, q.question, q.answer, tuple(q.keywords), shown))
     verdicts: dict[str, tuple[bool | None, ...]] = {}
     rows: list[StressRow] = []
     for name, judge in judges.items():
