@@ -119,3 +119,27 @@ def test_dry_run_sends_nothing(server: FakeChatServer, tmp_path: Path) -> None:
     no_llm = CliRunner().invoke(main, ["judges", "stress", "--dry-run"])
     assert no_llm.exit_code == 2
     assert no_llm.stderr.startswith("ragaudit: error: --dry-run: estimates the LLM judge's")
+
+
+def test_targets_exit_1_naming_the_families_that_miss(
+    server: FakeChatServer, tmp_path: Path
+) -> None:
+    server.respond_with(respond)
+    data = run(server, tmp_path)  # fills the cache
+    judge = "llm (fake-judge)"
+    missed = [
+        r["family"] for r in data["rows"]
+        if r["judge"] == judge and r["decided"] and r["right"] < r["decided"]
+        and not r["family"].startswith("all")
+    ]  # fmt: skip
+    assert missed, "the fake model should miss some family"
+    result = CliRunner().invoke(main, [
+        "judges", "stress", str(tmp_path / "golden.yaml"), "--corpus", str(tmp_path / "corpus"),
+        "--judge", "llm", "--llm-base-url", server.base_url, "--llm-model", "fake-judge",
+        "--cache-dir", str(tmp_path / "cache"), "--llm-max-retries", "0", "--seed", "2",
+        "--min-accuracy", "1", "--quiet",
+    ])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    failed = result.stderr.splitlines()
+    assert [line.split(": ")[3].split(" decided")[0] for line in failed] == missed
+    assert all(line.startswith(f"ragaudit: gate failed: {judge}: ") for line in failed)

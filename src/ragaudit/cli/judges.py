@@ -40,6 +40,14 @@ def command() -> None:
 @click.option("--dry-run", is_flag=True,
               help="With --judge llm: print the calls, tokens (chars/4 estimate) and cost, "
               "send nothing.")  # fmt: skip
+@click.option(
+    "--min-accuracy", type=click.FloatRange(0, 1), default=None,
+    help="Exit 1 when a family's decided accuracy is below this (e.g. 0.97).",
+)  # fmt: skip
+@click.option(
+    "--min-decided", type=click.FloatRange(0, 1), default=None,
+    help="Exit 1 when the decided share of the meaning-kept variants is below this (e.g. 0.85).",
+)  # fmt: skip
 @click.option("--all-examples", is_flag=True,
               help="List every misjudged variant in the text output (default: the first 10).")
 @quiet_option()
@@ -52,6 +60,8 @@ def stress(
     families: str,
     seed: int,
     dry_run: bool,
+    min_accuracy: float | None,
+    min_decided: float | None,
     all_examples: bool,
     quiet: bool,
     output_format: str,
@@ -67,6 +77,9 @@ def stress(
     another name of the corpus, swapped values, a flipped polarity, a dropped fact, a refusal.
     Prints per family the decided share and, among decided verdicts, the specificity (kept)
     or sensitivity (broken), with exact intervals.
+
+    Exit codes: 0 done (or every target met), 1 a --min-accuracy or --min-decided target
+    missed, 2 bad input.
     """
     import contextlib
 
@@ -132,3 +145,8 @@ def stress(
         result = stress_test(list(questions), documents, judges, families=chosen, seed=seed,
                              golden_name=name)  # fmt: skip
     emit(stress_report(result, None if all_examples else 10), output_format)
+    failed = result.gate(min_accuracy=min_accuracy, min_decided=min_decided)
+    for line in failed:
+        click.echo(f"ragaudit: gate failed: {line}", err=True)
+    if failed:
+        raise SystemExit(1)

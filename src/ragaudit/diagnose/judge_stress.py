@@ -194,6 +194,35 @@ class StressResult:
         return [(v, got) for v, got in zip(self.variants, self.verdicts[judge], strict=True)
                 if got is not v.expected]  # fmt: skip
 
+    def gate(self, *, min_accuracy: float | None = None,
+             min_decided: float | None = None) -> list[str]:  # fmt: skip
+        """Why the result fails the targets, one line each (empty: it passes).
+
+        ``min_accuracy``: every family's decided accuracy (the point estimate, families with a
+        decided verdict); ``min_decided``: the decided share of all meaning-kept variants.
+
+        Examples
+        --------
+        >>> from ragaudit.data.golden import GoldenQuestion
+        >>> q = GoldenQuestion("q1", "How fast?", "Within 5 minutes.", ("d",))
+        >>> r = stress_test([q], None, {"yes": lambda cs: [True] * len(cs)},
+        ...                 families=["number_words", "refusal"])
+        >>> r.gate(min_accuracy=0.97, min_decided=0.85)
+        ['yes: refusal decided accuracy 0/1 = 0.000 < 0.97']
+        """
+        failed = []
+        for row in self.rows:
+            if row.meaning == "both" or row.family.startswith("all "):
+                if (min_decided is not None and row.family == "all meaning kept" and row.n
+                        and row.decided / row.n < min_decided):  # fmt: skip
+                    failed.append(f"{row.judge}: meaning-kept decided share {row.decided}/"
+                                  f"{row.n} = {row.decided / row.n:.3f} < {min_decided:g}")
+                continue
+            if min_accuracy is not None and row.decided and row.right / row.decided < min_accuracy:
+                failed.append(f"{row.judge}: {row.family} decided accuracy {row.right}/"
+                              f"{row.decided} = {row.right / row.decided:.3f} < {min_accuracy:g}")
+        return failed
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: settings, rows, and every variant with each judge's verdict."""
         return {
