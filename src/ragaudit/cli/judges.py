@@ -23,7 +23,7 @@ def command() -> None:
     """Judges: stress-test one before trusting its verdicts."""
 
 
-@command.command("stress")
+@command.command("stress", short_help="Measure judges on labelled rewrites of reference answers.")
 @click.argument("golden", required=False, type=click.Path(dir_okay=False))
 @corpus_option("The golden set's corpus (default: the bundled one when GOLDEN is omitted). "
                "Gives the judge's context, the added sentences and the other names.")  # fmt: skip

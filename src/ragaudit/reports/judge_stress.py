@@ -75,7 +75,8 @@ def stress_report(result: Any, max_examples: int | None = 10) -> Report:
         f"meaning-kept families (judged correct), sensitivity on meaning-broken ones (judged "
         f"wrong). Intervals: {level} Clopper-Pearson exact per family (one variant per "
         f"reference); the pooled 'all' rows are clustered by reference (betting over whole "
-        f"clusters). skipped = references the family had nothing to rewrite in.",
+        f"clusters). skipped = references the family had nothing to rewrite in (summed over the "
+        f"families of a pooled row).",
         f"The judge saw the question, the variant as the answer, the reference answer, the "
         f"keywords and, as context, {result.context}. {result.unanswerable} unanswerable "
         f"questions have no reference to rewrite. Variants are drawn with seed {result.seed}.",
