@@ -10,6 +10,7 @@ from scipy.stats import beta
 
 from ragaudit.data.golden import GoldenQuestion
 from ragaudit.diagnose.judge_stress import stress_test
+from ragaudit.exceptions import InputError
 from ragaudit.reports.judge_stress import stress_report
 from ragaudit.reports.renderer import render
 
@@ -75,5 +76,5 @@ def test_rendered_rows_and_json(result):
 
 
 def test_a_judge_that_returns_the_wrong_number_of_verdicts():
-    with pytest.raises(ValueError, match="judge 'short': expected 1 verdicts, found 0"):
+    with pytest.raises(InputError, match="judge 'short': expected 1 verdicts, found 0"):
         stress_test(QUESTIONS[:1], None, {"short": lambda cases: []}, families=["refusal"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ragaudit.data.golden import GoldenQuestion
+from ragaudit.exceptions import InputError
 from ragaudit.judges.stress import FAMILIES, MEANING, make_variants, reference_variants
 
 CASES = [
@@ -136,5 +137,5 @@ def test_same_seed_same_variants_and_every_family_is_known():
     first = make_variants(questions, None, seed=5)
     assert first == make_variants(questions, None, seed=5)
     assert {v.family for v in first.variants} <= set(FAMILIES)
-    with pytest.raises(ValueError, match="families: expected names among"):
+    with pytest.raises(InputError, match="families: expected names among"):
         reference_variants("q", "x", families=["nope"])

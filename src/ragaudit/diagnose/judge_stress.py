@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragaudit.exceptions import InputError
 from ragaudit.judges.stress import FAMILIES, MEANING, Variant, VariantSet, make_variants
 from ragaudit.stats.cluster_betting import cluster_mean_interval
 from ragaudit.stats.intervals import IntervalResult, proportion_interval
@@ -76,7 +77,8 @@ def offline_judge(cases: Sequence[StressCase]) -> list[bool | None]:
 
     Examples
     --------
-    >>> from ragaudit.judges.stress import Variant
+    >>> from ragaudit.exceptions import InputError
+from ragaudit.judges.stress import Variant
     >>> same = Variant("q1", "number_words", "Within 5 minutes.", True, "-", 0)
     >>> offline_judge([StressCase(same, "How fast?", "Within 5 minutes.", (), ())])
     [True]
@@ -335,7 +337,7 @@ def stress_test(
     for name, judge in judges.items():
         got = list(judge(cases))
         if len(got) != len(cases):
-            raise ValueError(f"judge {name!r}: expected {len(cases)} verdicts, found {len(got)}")
+            raise InputError(f"judge {name!r}: expected {len(cases)} verdicts, found {len(got)}")
         verdicts[name] = tuple(got)
         pairs = list(zip(made.variants, got, strict=True))
         for family in families:

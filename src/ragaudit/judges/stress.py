@@ -51,6 +51,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ragaudit.exceptions import InputError
 from ragaudit.judges.stress_broken import BROKEN
 from ragaudit.judges.stress_rewrites import KEPT, Reference, Rewrite
 
@@ -152,7 +153,7 @@ def reference_variants(
     """
     unknown = [f for f in families if f not in MEANING]
     if unknown:
-        raise ValueError(f"families: expected names among {', '.join(FAMILIES)}, found {unknown}")
+        raise InputError(f"families: expected names among {', '.join(FAMILIES)}, found {unknown}")
     ref = Reference(reference, tuple(keywords), tuple(documents), tuple(entity_texts))
     made, skipped = [], []
     for family in families:
