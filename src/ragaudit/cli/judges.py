@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import click
@@ -81,8 +82,6 @@ def stress(
     Exit codes: 0 done (or every target met), 1 a --min-accuracy or --min-decided target
     missed, 2 bad input.
     """
-    import contextlib
-
     unknown = [j for j in judge_names if j not in _JUDGES]
     if unknown:
         raise InputError(f"--judge: expected offline or llm, found {unknown[0]!r}")
@@ -94,8 +93,8 @@ def stress(
         f.strip() for f in families.split(",") if f.strip())  # fmt: skip
     wrong = [f for f in chosen if f not in FAMILIES]
     if wrong or not chosen:
-        raise InputError(f"--families: expected names among {', '.join(FAMILIES)} or "
-                               f"all, found {wrong[0] if wrong else families!r}")  # fmt: skip
+        raise InputError(f"--families: expected names among {', '.join(FAMILIES)} or all, "
+                         f"found {wrong[0] if wrong else families!r}")  # fmt: skip
     from ragaudit.data.golden import load_golden
     from ragaudit.diagnose.judge_stress import (
         llm_dry_run,
