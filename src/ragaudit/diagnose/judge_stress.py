@@ -77,8 +77,7 @@ def offline_judge(cases: Sequence[StressCase]) -> list[bool | None]:
 
     Examples
     --------
-    >>> from ragaudit.exceptions import InputError
-from ragaudit.judges.stress import Variant
+    >>> from ragaudit.judges.stress import Variant
     >>> same = Variant("q1", "number_words", "Within 5 minutes.", True, "-", 0)
     >>> offline_judge([StressCase(same, "How fast?", "Within 5 minutes.", (), ())])
     [True]
