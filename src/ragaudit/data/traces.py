@@ -1,0 +1,315 @@
+"""RAG traces from OpenInference spans: the question, the retrieved documents, the answer, the
+time and the cost of each request.
+
+OpenInference (the semantic conventions Phoenix and Arize record) marks each span with
+``openinference.span.kind`` and flattens lists into numbered attributes.  What is read:
+
+=================  =======================================================================
+trace part         where
+=================  =======================================================================
+question           the root span's ``input.value`` (a JSON object's ``question``, ``query``
+                   or ``input`` when ``input.mime_type`` is ``application/json``)
+question id        the root span's ``metadata`` JSON ``id`` or ``question_id`` (OpenInference's
+                   ``using_metadata``), when present
+retrieved          every ``RETRIEVER`` span in start order: ``retrieval.documents.N.document.
+                   id``, ``.score``, ``.content``
+answer             the root span's ``output.value``, else the last ``LLM`` span's
+                   ``llm.output_messages.0.message.content``, else its ``output.value``
+tokens, cost       summed over ``LLM`` spans: ``llm.token_count.prompt`` / ``.completion``,
+                   ``llm.cost.total`` (unknown when an LLM span lacks it)
+latency            the root span's end minus start (``total``), the ``RETRIEVER`` and ``LLM``
+                   spans' durations summed (``retrieve``, ``generate``)
+=================  =======================================================================
+
+Span kinds outside OpenInference's list, and spans with none, are counted, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragaudit.data.formats import shorten
+from ragaudit.data.spans import Span
+from ragaudit.exceptions import FormatError
+
+__all__ = ["KNOWN_KINDS", "Trace", "TraceDocument", "assemble_traces"]
+
+KIND = "openinference.span.kind"
+#: ``OpenInferenceSpanKindValues`` of openinference-semantic-conventions.
+KNOWN_KINDS = frozenset(
+    {
+        "CHAIN",
+        "RETRIEVER",
+        "LLM",
+        "EMBEDDING",
+        "RERANKER",
+        "TOOL",
+        "AGENT",
+        "GUARDRAIL",
+        "EVALUATOR",
+        "PROMPT",
+        "UNKNOWN",
+    }
+)
+_DOCS = "retrieval.documents."
+
+
+@dataclass(frozen=True)
+class TraceDocument:
+    """One retrieved document of a trace: ``document.id``, ``.score``, ``.content``."""
+
+    id: str | None
+    score: float | None
+    content: str | None
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One request, read from its spans (see the module docstring).
+
+    Attributes
+    ----------
+    trace_id : str
+    line : int
+        The file line of its root span.
+    question : str or None
+    question_id : str or None
+    answer : str or None
+    documents : tuple of TraceDocument
+    n_retrievers, n_llm : int
+        Its ``RETRIEVER`` and ``LLM`` spans.
+    input_tokens, output_tokens : int or None
+    cost_usd : float or None
+        None when an LLM span lacks ``llm.cost.total`` (or there is none).
+    latency_ms : dict
+        ``total`` (root span), ``retrieve`` and ``generate`` (sums of span durations).
+    unknown_kinds : Counter
+        Span kinds outside OpenInference's list (``"(none)"`` for spans without one).
+    """
+
+    trace_id: str
+    line: int
+    question: str | None
+    question_id: str | None
+    answer: str | None
+    documents: tuple[TraceDocument, ...]
+    n_retrievers: int
+    n_llm: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    latency_ms: dict[str, float]
+    unknown_kinds: Counter[str] = field(default_factory=Counter)
+
+
+def _where(span: Span, key: str) -> str:
+    return f"{span.where}.attributes[{key}]" if span.where else f"attributes.{key}"
+
+
+def _text(span: Span, key: str, path: str) -> str | None:
+    value = span.attributes.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise FormatError(
+        f"expected a string, found {shorten(value)}",
+        path=path,
+        line=span.line,
+        field=_where(span, key),
+    )
+
+
+def _number(span: Span, key: str, path: str, kind: type = float) -> Any:
+    value = span.attributes.get(key)
+    if value is None:
+        return None
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+    if kind is int:
+        ok = ok and float(value).is_integer()
+    if not ok:
+        what = "an integer >= 0" if kind is int else "a number >= 0"
+        raise FormatError(
+            f"expected {what}, found {shorten(value)}",
+            path=path,
+            line=span.line,
+            field=_where(span, key),
+        )
+    return kind(value)
+
+
+def _question(root: Span, path: str) -> str | None:
+    value = _text(root, "input.value", path)
+    if value is not None and root.attributes.get("input.mime_type") == "application/json":
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            raise FormatError(
+                f"input.mime_type is application/json, found {shorten(value)}",
+                path=path,
+                line=root.line,
+                field=_where(root, "input.value"),
+            ) from None
+        if isinstance(parsed, dict):
+            found = [parsed[k] for k in ("question", "query", "input") if k in parsed]
+            return found[0] if found and isinstance(found[0], str) else None
+        return parsed if isinstance(parsed, str) else None
+    return value
+
+
+def _question_id(root: Span, path: str) -> str | None:
+    raw = _text(root, "metadata", path)
+    if raw is None:
+        return None
+    try:
+        metadata = json.loads(raw)
+    except json.JSONDecodeError:
+        raise FormatError(
+            f"expected a JSON object, found {shorten(raw)}",
+            path=path,
+            line=root.line,
+            field=_where(root, "metadata"),
+        ) from None
+    if not isinstance(metadata, dict):
+        return None
+    for key in ("id", "question_id"):
+        value = metadata.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            return str(value)
+    return None
+
+
+def _documents(span: Span, path: str) -> list[TraceDocument]:
+    indexes = set()
+    for key in span.attributes:
+        if key.startswith(_DOCS):
+            head = key[len(_DOCS) :].partition(".")[0]
+            if not head.isdigit():
+                raise FormatError(
+                    "expected retrieval.documents.N.document.<id|score|content|metadata>",
+                    path=path,
+                    line=span.line,
+                    field=_where(span, key),
+                )
+            indexes.add(int(head))
+    out = []
+    for n in sorted(indexes):
+        base = f"{_DOCS}{n}.document."
+        doc_id = span.attributes.get(base + "id")
+        if isinstance(doc_id, int) and not isinstance(doc_id, bool):
+            doc_id = str(doc_id)
+        if doc_id is not None and not isinstance(doc_id, str):
+            raise FormatError(
+                f"expected a string, found {shorten(doc_id)}",
+                path=path,
+                line=span.line,
+                field=_where(span, base + "id"),
+            )
+        score = span.attributes.get(base + "score")
+        if score is not None and (not isinstance(score, (int, float)) or isinstance(score, bool)):
+            raise FormatError(
+                f"expected a number, found {shorten(score)}",
+                path=path,
+                line=span.line,
+                field=_where(span, base + "score"),
+            )
+        content = _text(span, base + "content", path)
+        if doc_id is None and content is None:
+            raise FormatError(
+                "a document with neither an id nor a content",
+                path=path,
+                line=span.line,
+                field=_where(span, base + "id"),
+            )
+        out.append(TraceDocument(doc_id, None if score is None else float(score), content))
+    return out
+
+
+def _trace(trace_id: str, spans: Sequence[Span], path: str) -> Trace:
+    ids = {s.span_id for s in spans}
+    roots = [s for s in spans if s.parent_id is None or s.parent_id not in ids]
+    roots.sort(key=lambda s: (s.start_ns, -s.end_ns))
+    root = roots[0]
+    if len(roots) > 1:
+        extra = roots[1]
+        raise FormatError(
+            f"trace {trace_id} has {len(roots)} root spans (spans whose parent is not in the "
+            f"trace): {root.name!r} and {extra.name!r}; a truncated export?",
+            path=path,
+            line=extra.line,
+            field=extra.where or "parent_id",
+        )
+    ordered = sorted(spans, key=lambda s: (s.start_ns, s.line))
+    kinds = [s.attributes.get(KIND) for s in ordered]
+    unknown: Counter[str] = Counter(
+        "(none)" if k is None else str(k) for k in kinds if k not in KNOWN_KINDS
+    )
+    retrievers = [s for s, k in zip(ordered, kinds, strict=True) if k == "RETRIEVER"]
+    llms = [s for s, k in zip(ordered, kinds, strict=True) if k == "LLM"]
+    documents = [d for s in retrievers for d in _documents(s, path)]
+    answer = _text(root, "output.value", path)
+    if answer is None and llms:
+        answer = _text(llms[-1], "llm.output_messages.0.message.content", path)
+        answer = answer if answer is not None else _text(llms[-1], "output.value", path)
+    prompt = [_number(s, "llm.token_count.prompt", path, int) for s in llms]
+    completion = [_number(s, "llm.token_count.completion", path, int) for s in llms]
+    costs = [_number(s, "llm.cost.total", path) for s in llms]
+    return Trace(
+        trace_id=trace_id,
+        line=root.line,
+        question=_question(root, path),
+        question_id=_question_id(root, path),
+        answer=answer,
+        documents=tuple(documents),
+        n_retrievers=len(retrievers),
+        n_llm=len(llms),
+        input_tokens=sum(prompt) if llms and None not in prompt else None,
+        output_tokens=sum(completion) if llms and None not in completion else None,
+        cost_usd=sum(costs) if llms and None not in costs else None,
+        latency_ms={
+            "total": root.duration_ms,
+            **({"retrieve": sum(s.duration_ms for s in retrievers)} if retrievers else {}),
+            **({"generate": sum(s.duration_ms for s in llms)} if llms else {}),
+        },
+        unknown_kinds=unknown,
+    )
+
+
+def assemble_traces(spans: Sequence[Span], path: str) -> list[Trace]:
+    """Group ``spans`` by trace id, in the order their root spans start.
+
+    Raises
+    ------
+    FormatError
+        A span id seen twice, or a trace with two roots (a parent missing from the file).
+
+    Examples
+    --------
+    >>> from ragaudit.data.spans import Span
+    >>> root = Span(1, "", "t1", "a", None, "rag", 0, 9_000_000,
+    ...             {"input.value": "Leave?", "output.value": "25 days."})
+    >>> ret = Span(2, "", "t1", "b", "a", "bm25", 1_000_000, 2_000_000,
+    ...            {"openinference.span.kind": "RETRIEVER",
+    ...             "retrieval.documents.0.document.id": "c7"})
+    >>> trace, = assemble_traces([root, ret], "spans.jsonl")
+    >>> trace.question, trace.answer, [d.id for d in trace.documents], trace.latency_ms
+    ('Leave?', '25 days.', ['c7'], {'total': 9.0, 'retrieve': 1.0})
+    """
+    by_trace: dict[str, list[Span]] = {}
+    seen: set[tuple[str, str]] = set()
+    for span in spans:
+        key = (span.trace_id, span.span_id)
+        if key in seen:
+            raise FormatError(
+                f"span {span.span_id} of trace {span.trace_id} appears twice",
+                path=path,
+                line=span.line,
+                field=span.where or "context.span_id",
+            )
+        seen.add(key)
+        by_trace.setdefault(span.trace_id, []).append(span)
+    traces = [_trace(tid, group, path) for tid, group in by_trace.items()]
+    starts = {tid: min(s.start_ns for s in group) for tid, group in by_trace.items()}
+    return sorted(traces, key=lambda t: (starts[t.trace_id], t.line))
