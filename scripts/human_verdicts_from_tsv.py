@@ -24,9 +24,8 @@ from ragaudit.data.human_verdicts import (
     answer_fingerprint,
     dump_human_verdicts,
 )
-from ragaudit.labels.verdicts import sample_order
-
 from ragaudit.data.records import load_saved_run
+from ragaudit.labels.verdicts import sample_order
 
 FIELDS = ("correct", "evidence_in_context", "faithful")
 SEED = 0
