@@ -26,6 +26,7 @@ from openinference.semconv.trace import (
     OpenInferenceSpanKindValues,
     SpanAttributes,
 )
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.trace import Tracer
 
 from ragaudit.data.chunks import Chunk
@@ -37,12 +38,39 @@ PRICE_IN, PRICE_OUT = 0.15e-6, 0.6e-6  # made-up $/token
 
 
 def traced_pipeline(
-    tracer: Tracer, chunks: Sequence[Chunk], ids: dict[str, str], k: int = 3
+    tracer: Tracer,
+    chunks: Sequence[Chunk],
+    ids: dict[str, str],
+    k: int = 3,
+    conventions: str = "openinference",
 ) -> Callable[[str], dict[str, Any]]:
-    """``pipeline(question)`` for :func:`ragaudit.evaluate_pipeline`, tracing each call."""
+    """``pipeline(question)`` for :func:`ragaudit.evaluate_pipeline`, tracing each call with
+    the OpenInference conventions, or with the OpenTelemetry GenAI ones (``"genai"``)."""
     retriever = BM25Retriever(chunks)
     reader = ExtractiveReader.fit(chunks)
     by_id = {c.chunk_id: c for c in chunks}
+
+    def genai(question: str) -> dict[str, Any]:
+        """The same pipeline traced with the GenAI conventions only: no question or answer on
+        the root span, documents as a JSON list of ids and scores, no cost."""
+        with tracer.start_as_current_span("rag"):
+            with tracer.start_as_current_span("retrieval") as span:
+                span.set_attribute(gen_ai.GEN_AI_OPERATION_NAME, "retrieval")
+                span.set_attribute(gen_ai.GEN_AI_RETRIEVAL_QUERY_TEXT, question)
+                hits = retriever.retrieve(question, k)
+                docs = [{"id": cid, "score": float(score)} for cid, score in hits]
+                span.set_attribute(gen_ai.GEN_AI_RETRIEVAL_DOCUMENTS, json.dumps(docs))
+            context = [by_id[cid] for cid, _ in hits]
+            with tracer.start_as_current_span("chat toy") as span:
+                span.set_attribute(gen_ai.GEN_AI_OPERATION_NAME, "chat")
+                answer = reader.generate(question, context).answer
+                prompt = len(question.split()) + sum(len(c.text.split()) for c in context)
+                span.set_attribute(gen_ai.GEN_AI_USAGE_INPUT_TOKENS, prompt)
+                span.set_attribute(gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS, len(answer.split()))
+                message = {"role": "assistant", "parts": [{"type": "text", "content": answer}]}
+                span.set_attribute(gen_ai.GEN_AI_OUTPUT_MESSAGES, json.dumps([message]))
+        return {"answer": answer, "chunk_ids": [cid for cid, _ in hits],
+                "scores": [float(s) for _, s in hits]}  # fmt: skip
 
     def pipeline(question: str) -> dict[str, Any]:
         with tracer.start_as_current_span("rag") as root:
@@ -81,7 +109,7 @@ def traced_pipeline(
             "cost_usd": cost,
         }
 
-    return pipeline
+    return genai if conventions == "genai" else pipeline
 
 
 def main(out: str, n_questions: int = 21) -> None:

@@ -40,10 +40,8 @@ def _toy():
     return module
 
 
-@pytest.fixture(scope="module")
-def traced(tmp_path_factory):
-    """The toy pipeline evaluated in-process, its spans exported three ways by the SDK."""
-    root = tmp_path_factory.mktemp("otel")
+def _traced(tmp_path_factory, conventions):
+    root = tmp_path_factory.mktemp(conventions)
     golden = yaml.safe_load((BENCH / "golden.yaml").read_text(encoding="utf-8"))[:N]
     golden_path = root / "golden.yaml"
     golden_path.write_text(yaml.safe_dump(golden), encoding="utf-8")
@@ -62,7 +60,10 @@ def traced(tmp_path_factory):
             )
         )
         pipeline = _toy().traced_pipeline(
-            provider.get_tracer("toy"), chunks, {q["question"]: q["id"] for q in golden}
+            provider.get_tracer("toy"),
+            chunks,
+            {q["question"]: q["id"] for q in golden},
+            conventions=conventions,
         )
         live = evaluate_pipeline(
             pipeline,
@@ -82,6 +83,18 @@ def traced(tmp_path_factory):
         "otlp": otlp,
         "lines": lines,
     }
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    """The toy pipeline evaluated in-process, its spans exported three ways by the SDK."""
+    return _traced(tmp_path_factory, "openinference")
+
+
+@pytest.fixture(scope="module")
+def traced_genai(tmp_path_factory):
+    """The same, traced with the OpenTelemetry GenAI conventions only."""
+    return _traced(tmp_path_factory, "genai")
 
 
 SAME = ("id", "question", "context_ids", "answer", "abstained", "citations", "judges", "metrics")
@@ -180,3 +193,22 @@ def test_unmatched_repeated_retrieverless_and_unknown_kinds_are_counted(tmp_path
     errors = [r["generation_error"] for r in got.saved.rows]
     assert errors.count("import: no trace for this question") == N - 3
     assert json.loads(Path(got.saved.path).read_text())["config"]["traces"]["unmatched_traces"] == 1
+
+
+def test_the_genai_conventions_give_the_same_saved_run(traced_genai):
+    """No question or answer on the root span, documents as ids and scores only, no cost:
+    matched by question text, chunks by id; the rows are the in-process ones."""
+    t = traced_genai
+    imported = import_traces(t["otlp"], corpus=BENCH / "corpus", golden=t["golden"],
+                             out_dir=t["root"] / "import")  # fmt: skip
+    live, saved = t["live"], imported.saved
+    assert imported.matched == N and imported.documents["by_id"] == 3 * N
+    assert imported.unknown_kinds == {}
+    assert [{k: r[k] for k in SAME} for r in saved.rows] == [
+        {k: r[k] for k in SAME} for r in live.rows
+    ]
+    tokens = {s.context.trace_id: s.attributes for s in t["spans"] if s.name == "chat toy"}
+    assert sorted(r["usage"]["input_tokens"] for r in saved.rows) == sorted(
+        a["gen_ai.usage.input_tokens"] for a in tokens.values()
+    )
+    assert {r["usage"]["cost_usd"] for r in saved.rows} == {None}  # GenAI records no cost

@@ -21,7 +21,15 @@ latency            the root span's end minus start (``total``), the ``RETRIEVER`
                    spans' durations summed (``retrieve``, ``generate``)
 =================  =======================================================================
 
-Span kinds outside OpenInference's list, and spans with none, are counted, never fatal.
+The OpenTelemetry GenAI conventions are read beside them: a span with ``gen_ai.operation.name``
+``retrieval`` is a retriever (``gen_ai.retrieval.documents``, a JSON list of ``{"id", "score"}``
+objects; the question from ``gen_ai.retrieval.query.text`` when the root span has no input),
+``chat``, ``text_completion`` or ``generate_content`` an LLM span (``gen_ai.usage.input_tokens``,
+``.output_tokens``; the answer from ``gen_ai.output.messages`` when the root span has no
+output).  The GenAI conventions record no cost.
+
+Span kinds outside both lists, and spans other than the root with neither, are counted, never
+fatal.
 """
 
 from __future__ import annotations
@@ -56,6 +64,13 @@ KNOWN_KINDS = frozenset(
     }
 )
 _DOCS = "retrieval.documents."
+#: The OpenTelemetry GenAI conventions (``gen_ai.operation.name``): a retrieval span, the model
+#: calls, and the other operations they name (read as known kinds, not counted).
+GENAI_OP = "gen_ai.operation.name"
+GENAI_LLM = frozenset({"chat", "text_completion", "generate_content"})
+GENAI_OTHER = frozenset(
+    {"embeddings", "execute_tool", "invoke_agent", "create_agent", "invoke_workflow"}
+)
 
 
 @dataclass(frozen=True)
@@ -227,6 +242,73 @@ def _documents(span: Span, path: str) -> list[TraceDocument]:
     return out
 
 
+def _kind(span: Span) -> str | None:
+    """The span's OpenInference kind, or its GenAI operation as one."""
+    kind = span.attributes.get(KIND)
+    operation = span.attributes.get(GENAI_OP)
+    if kind is not None or operation is None:
+        return None if kind is None else str(kind)
+    if operation == "retrieval":
+        return "RETRIEVER"
+    if operation in GENAI_LLM:
+        return "LLM"
+    return "UNKNOWN" if operation in GENAI_OTHER else f"{GENAI_OP}={operation}"
+
+
+def _json_attribute(span: Span, key: str, path: str) -> Any:
+    raw = _text(span, key, path)
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        raise FormatError(
+            f"expected JSON, found {shorten(raw)}", path=path, line=span.line,
+            field=_where(span, key),
+        ) from None  # fmt: skip
+
+
+def _genai_documents(span: Span, path: str) -> list[TraceDocument]:
+    key = "gen_ai.retrieval.documents"
+    given = _json_attribute(span, key, path)
+    if given is None:
+        return []
+    if not isinstance(given, list) or not all(isinstance(d, dict) for d in given):
+        raise FormatError(f"expected a JSON list of objects, found {shorten(given)}", path=path,
+                          line=span.line, field=_where(span, key))  # fmt: skip
+    out = []
+    for n, doc in enumerate(given):
+        doc_id, score, content = doc.get("id"), doc.get("score"), doc.get("content")
+        ok_score = score is None or (
+            isinstance(score, (int, float)) and not isinstance(score, bool)
+        )
+        if (
+            not isinstance(doc_id, str)
+            or not ok_score
+            or not isinstance(content, (str, type(None)))
+        ):
+            raise FormatError(
+                f"expected {{id: string, score: number}}, found {shorten(doc)}", path=path,
+                line=span.line, field=f"{_where(span, key)}[{n}]",
+            )  # fmt: skip
+        out.append(TraceDocument(doc_id, None if score is None else float(score), content))
+    return out
+
+
+def _genai_answer(span: Span, path: str) -> str | None:
+    messages = _json_attribute(span, "gen_ai.output.messages", path)
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return None
+    parts = messages[-1].get("parts") or []
+    texts = [p.get("content") for p in parts if isinstance(p, dict) and p.get("type") == "text"]
+    return "".join(t for t in texts if isinstance(t, str)) if texts else None
+
+
+def _tokens(span: Span, keys: tuple[str, str], path: str) -> int | None:
+    value = _number(span, keys[0], path, int)
+    return value if value is not None else _number(span, keys[1], path, int)
+
+
 def _trace(trace_id: str, spans: Sequence[Span], path: str) -> Trace:
     ids = {s.span_id for s in spans}
     roots = [s for s in spans if s.parent_id is None or s.parent_id not in ids]
@@ -242,24 +324,34 @@ def _trace(trace_id: str, spans: Sequence[Span], path: str) -> Trace:
             field=extra.where or "parent_id",
         )
     ordered = sorted(spans, key=lambda s: (s.start_ns, s.line))
-    kinds = [s.attributes.get(KIND) for s in ordered]
+    kinds = [_kind(s) for s in ordered]
     unknown: Counter[str] = Counter(
-        "(none)" if k is None else str(k) for k in kinds if k not in KNOWN_KINDS
+        "(none)" if k is None else str(k)
+        for s, k in zip(ordered, kinds, strict=True)
+        if k not in KNOWN_KINDS and s is not root
     )
     retrievers = [s for s, k in zip(ordered, kinds, strict=True) if k == "RETRIEVER"]
     llms = [s for s, k in zip(ordered, kinds, strict=True) if k == "LLM"]
-    documents = [d for s in retrievers for d in _documents(s, path)]
+    documents = [d for s in retrievers for d in (_documents(s, path) or _genai_documents(s, path))]
     answer = _text(root, "output.value", path)
     if answer is None and llms:
         answer = _text(llms[-1], "llm.output_messages.0.message.content", path)
         answer = answer if answer is not None else _text(llms[-1], "output.value", path)
-    prompt = [_number(s, "llm.token_count.prompt", path, int) for s in llms]
-    completion = [_number(s, "llm.token_count.completion", path, int) for s in llms]
+        answer = answer if answer is not None else _genai_answer(llms[-1], path)
+    question = _question(root, path)
+    if question is None and retrievers:
+        question = _text(retrievers[0], "gen_ai.retrieval.query.text", path)
+    prompt = [
+        _tokens(s, ("llm.token_count.prompt", "gen_ai.usage.input_tokens"), path) for s in llms
+    ]
+    completion = [
+        _tokens(s, ("llm.token_count.completion", "gen_ai.usage.output_tokens"), path) for s in llms
+    ]
     costs = [_number(s, "llm.cost.total", path) for s in llms]
     return Trace(
         trace_id=trace_id,
         line=root.line,
-        question=_question(root, path),
+        question=question,
         question_id=_question_id(root, path),
         answer=answer,
         documents=tuple(documents),
