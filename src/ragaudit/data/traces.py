@@ -309,6 +309,12 @@ def _tokens(span: Span, keys: tuple[str, str], path: str) -> int | None:
     return value if value is not None else _number(span, keys[1], path, int)
 
 
+def _total(counts: Sequence[int | None]) -> int | None:
+    """The sum, or None when a span did not record its count (unknown, never 0)."""
+    known = [c for c in counts if c is not None]
+    return sum(known) if len(known) == len(counts) else None
+
+
 def _trace(trace_id: str, spans: Sequence[Span], path: str) -> Trace:
     ids = {s.span_id for s in spans}
     roots = [s for s in spans if s.parent_id is None or s.parent_id not in ids]
@@ -357,8 +363,8 @@ def _trace(trace_id: str, spans: Sequence[Span], path: str) -> Trace:
         documents=tuple(documents),
         n_retrievers=len(retrievers),
         n_llm=len(llms),
-        input_tokens=sum(prompt) if llms and None not in prompt else None,
-        output_tokens=sum(completion) if llms and None not in completion else None,
+        input_tokens=_total(prompt) if llms else None,
+        output_tokens=_total(completion) if llms else None,
         cost_usd=sum(costs) if llms and None not in costs else None,
         latency_ms={
             "total": root.duration_ms,
