@@ -9,6 +9,8 @@ dashboard's rate row.  No gold document is needed for any of them.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.audit_result import DashboardRow
 from ragaudit.diagnose.dashboard import _rate_row, dashboard_rows
@@ -36,4 +38,18 @@ def trace_numbers(saved: SavedRun, *, seed: int = 0) -> tuple[DashboardRow, ...]
         "the rows' abstained and generation_error",
         "of every question, errors included",
     )
-    return (rate, by_key["latency_p95"], by_key["cost_per_question"])
+    # the dashboard's words are about runs ragaudit made (wall clock, a price table); here both
+    # numbers were recorded by the traced system
+    latency = replace(
+        by_key["latency_p95"], label="p95 latency (root spans)", varies=False,
+        source="the rows' latency_ms.total: each trace's root span, end minus start",
+        note="as recorded in the spans",
+    )  # fmt: skip
+    cost = by_key["cost_per_question"]
+    known = cost.value is not None
+    cost = replace(
+        cost, source="the rows' usage.cost_usd: llm.cost.total summed over each trace's LLM spans",
+        note="as recorded in the spans" if known else
+        "unknown: a question has no recorded cost (llm.cost.total on every LLM span)",
+    )  # fmt: skip
+    return (rate, latency, cost)
