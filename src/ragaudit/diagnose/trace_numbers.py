@@ -25,6 +25,16 @@ def trace_numbers(saved: SavedRun, *, seed: int = 0) -> tuple[DashboardRow, ...]
     .. math:: \\text{answered} = \\#\\{q : \\text{answer recorded and not an abstention}\\} / n
 
     Tested on spans written by the OpenTelemetry SDK (``tests/pipeline/test_trace_import.py``).
+
+    Examples
+    --------
+    >>> from ragaudit.data.saved_run import SavedRun
+    >>> rows = [{"id": f"q{i}", "retrieved": [], "answer": "x", "abstained": i == 3,
+    ...          "latency_ms": {"total": 10.0 * i}, "usage": {"cost_usd": 0.01},
+    ...          "metrics": {"answered": float(i != 3)}} for i in range(1, 5)]
+    >>> run = SavedRun.from_dict({"name": "t", "config": {"k": 1}, "rows": rows})
+    >>> [(r.key, r.value) for r in trace_numbers(run)]  # p95 of 10, 20, 30, 40 by numpy
+    [('answered', 0.75), ('latency_p95', 38.5), ('cost_per_question', 0.01)]
     """
     funnel = compute_funnel(saved, seed=seed, n_resamples=200)
     by_key = {row.key: row for row in dashboard_rows(saved, funnel, None)}

@@ -200,6 +200,25 @@ def import_traces(
     -------
     TraceImport
         The saved run is also written to ``<out_dir>/<name>.json``.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> def span(sid, parent, start, end, **attrs):
+    ...     return {"traceId": "ab12", "spanId": sid, "parentSpanId": parent, "name": sid,
+    ...             "startTimeUnixNano": str(start), "endTimeUnixNano": str(end),
+    ...             "attributes": [{"key": k.replace("_", "."), "value": {"stringValue": v}}
+    ...                            for k, v in attrs.items()]}
+    >>> spans = [span("01", "", 0, 40_000_000, input_value="Leave?", output_value="25 days."),
+    ...          span("02", "01", 1_000_000, 9_000_000, openinference_span_kind="RETRIEVER",
+    ...               **{"retrieval_documents_0_document_id": "leave"})]
+    >>> doc = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    >>> _ = (root / "spans.jsonl").write_text(json.dumps(doc) + "\\n")
+    >>> got = import_traces(root / "spans.jsonl", out_dir=root / "out")
+    >>> row = got.saved.rows[0]
+    >>> row["question"], row["context_ids"], row["answer"], row["latency_ms"]
+    ('Leave?', ['leave'], '25 days.', {'total': 40.0, 'retrieve': 8.0})
     """
     file = str(path)
     target = saved_run_path(out_dir, name or Path(file).stem)
