@@ -80,7 +80,8 @@ def trace_import_report(
         + (", ".join(f"{k} {v}" for k, v in sorted(result.unknown_kinds.items())) or "none"),
     ]
     sections = [Section("", (Text(tuple(lines)),))]
-    sections.append(Section("Answered, latency and cost (no golden set needed)", (_numbers(numbers),)))
+    title = "Answered, latency and cost (no golden set needed)"
+    sections.append(Section(title, (_numbers(numbers),)))
     sections += _means(dict(summary), None)
     sections.append(Section("", (Text((f"saved: {saved.path}",)),)))
     data = {
