@@ -130,6 +130,14 @@ def test_without_inspect_ai_the_message_says_what_to_install(tmp_path, monkeypat
     )
 
 
+def test_retrieval_options_are_refused_with_inspect(tmp_path):
+    out = invoke("import", "--from", "inspect", LOGS / "sys-a.eval", "--corpus", tmp_path)
+    assert out.exit_code == 2
+    assert out.output.strip() == (
+        "ragaudit: error: --corpus: not used with --from inspect (a log has no retrieval)"
+    )
+
+
 # --- with inspect_ai installed (the `inspect` extra): its own reader on both formats ---------
 
 

@@ -117,6 +117,10 @@ def command(
                 min_overlap, name, out_dir, output_format)  # fmt: skip
         return
     if layout == "inspect":
+        unused = [flag for flag, value in (("--corpus", corpus), ("--golden", golden),
+                  ("--map", golden_columns), ("--k", k)) if value]  # fmt: skip
+        if unused:
+            raise InputError(f"{unused[0]}: not used with --from inspect (a log has no retrieval)")
         _inspect(files, name, out_dir, cluster_by, output_format)
         return
     if cluster_by is not None:
