@@ -163,9 +163,11 @@ def test_unmatched_repeated_retrieverless_and_unknown_kinds_are_counted(tmp_path
     provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(out)))
     tracer = provider.get_tracer("odd")
 
-    def trace(question, kinds=("RETRIEVER",), answer="I don't know."):
+    def trace(question, kinds=("RETRIEVER",), answer="I don't know.", qid=None):
         with tracer.start_as_current_span("rag") as root:
             root.set_attribute("openinference.span.kind", "CHAIN")
+            if qid is not None:
+                root.set_attribute("metadata", json.dumps({"id": qid}))
             if question is not None:
                 root.set_attribute("input.value", question)
             root.set_attribute("output.value", answer)
@@ -180,18 +182,20 @@ def test_unmatched_repeated_retrieverless_and_unknown_kinds_are_counted(tmp_path
     trace(golden[1]["question"], kinds=("LLM",))  # no retriever
     trace(golden[2]["question"], kinds=("RETRIEVER", "WIDGET"))  # unknown kind
     trace(None)  # no question
+    trace(None, qid=golden[3]["id"])  # no question text, but its id: matched by id
     provider.shutdown()
     got = import_traces(
         out, corpus=BENCH / "corpus", golden=traced["golden"], out_dir=tmp_path / "out"
     )
-    assert (got.n_traces, got.matched) == (6, 3)
+    assert (got.n_traces, got.matched) == (7, 4)
     assert len(got.repeated_traces) == 1 and len(got.no_question) == 1
     assert len(got.unmatched_traces) == 1 and "in the golden set" in got.unmatched_traces[0]
     assert got.no_retriever == (golden[1]["id"],)
     assert got.unknown_kinds == {"WIDGET": 1}
-    assert len(got.saved.rows) == N and len(got.unmatched_questions) == N - 3
+    assert len(got.saved.rows) == N and len(got.unmatched_questions) == N - 4
+    assert golden[3]["id"] not in got.unmatched_questions
     errors = [r["generation_error"] for r in got.saved.rows]
-    assert errors.count("import: no trace for this question") == N - 3
+    assert errors.count("import: no trace for this question") == N - 4
     assert json.loads(Path(got.saved.path).read_text())["config"]["traces"]["unmatched_traces"] == 1
 
 

@@ -230,7 +230,13 @@ def import_traces(
         )
     spans = read_spans(path)
     traces = assemble_traces(spans, file)
-    asked = [t for t in traces if t.question is not None and t.question.strip()]
+    # with a golden set, a trace whose root span carries only the question id still matches
+    asked = [
+        t
+        for t in traces
+        if (t.question is not None and t.question.strip())
+        or (golden is not None and t.question_id is not None)
+    ]
     no_question = tuple(_describe(t) for t in traces if t not in asked)
     documents = load_corpus(corpus) if corpus is not None else None
     if documents is not None:
@@ -249,7 +255,8 @@ def import_traces(
             by_text.setdefault(_squash(g.question), g)
         for trace in asked:
             found = by_id.get(trace.question_id) if trace.question_id is not None else None
-            found = found or by_text.get(_squash(str(trace.question)))
+            if found is None and trace.question:
+                found = by_text.get(_squash(trace.question))
             if found is None:
                 unmatched_traces.append(_describe(trace))
             elif found.id in chosen:
