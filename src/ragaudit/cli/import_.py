@@ -18,7 +18,7 @@ from ragaudit.cli._options import (
 
 __all__ = ["command"]
 
-_LAYOUTS = ("ragaudit", "ragas", "deepeval", "jsonl")
+_LAYOUTS = ("ragaudit", "ragas", "deepeval", "jsonl", "openinference", "inspect")
 
 
 @click.command(name="import")
@@ -31,7 +31,9 @@ _LAYOUTS = ("ragaudit", "ragas", "deepeval", "jsonl")
     show_default=True,
     help="ragaudit: FILE is a saved run, validated; ragas/deepeval/jsonl: FILE holds another "
     "tool's per-question results (question, retrieved contexts as text, answer, optional "
-    "reference), written out as a saved run.",
+    "reference), written out as a saved run; openinference: FILE holds OpenTelemetry spans "
+    "(OTLP/JSON or span JSON lines) with the OpenInference attributes; inspect: FILE is an "
+    "inspect_ai log (.eval or .json).",
 )
 @click.option(
     "--corpus",
@@ -64,6 +66,12 @@ _LAYOUTS = ("ragaudit", "ragas", "deepeval", "jsonl")
 )
 @click.option("--name", default=None, help="Run name [default: the file's stem].")
 @click.option(
+    "--cluster-by",
+    default=None,
+    help="--from inspect: the sample metadata key whose value is each question's cluster "
+    "(stored as the row's tag, for compare --cluster-by).",
+)
+@click.option(
     "--out",
     "out_dir",
     type=click.Path(file_okay=False),
@@ -85,6 +93,7 @@ def command(
     chunker: str,
     min_overlap: float,
     name: str | None,
+    cluster_by: str | None,
     out_dir: str | None,
     output_format: str,
 ) -> None:
@@ -103,6 +112,19 @@ def command(
     if layout == "ragaudit":
         _validate(files, out_dir, output_format)
         return
+    if layout == "openinference":
+        _traces(files, corpus, golden, golden_columns, k, (chunk_size, chunk_overlap, chunker),
+                min_overlap, name, out_dir, output_format)  # fmt: skip
+        return
+    if layout == "inspect":
+        unused = [flag for flag, value in (("--corpus", corpus), ("--golden", golden),
+                  ("--map", golden_columns), ("--k", k)) if value]  # fmt: skip
+        if unused:
+            raise InputError(f"{unused[0]}: not used with --from inspect (a log has no retrieval)")
+        _inspect(files, name, out_dir, cluster_by, output_format)
+        return
+    if cluster_by is not None:
+        raise InputError("--cluster-by: only with --from inspect")
     if corpus is None:
         raise InputError(f"--corpus: required with --from {layout} (the contexts' documents)")
     from ragaudit.diagnose.unjudged import run_judged
@@ -119,6 +141,49 @@ def command(
         results.append((file, result, result.summary))
     judged = [run_judged(result.saved) for _, result, _ in results]  # beside the means
     emit(foreign_import_report(layout, results, judged), output_format)
+
+
+def _traces(
+    files: tuple[str, ...],
+    corpus: str | None,
+    golden: str | None,
+    golden_columns: dict[str, str] | None,
+    k: int | None,
+    chunking: tuple[int, int, str],
+    min_overlap: float,
+    name: str | None,
+    out_dir: str | None,
+    output_format: str,
+) -> None:
+    from ragaudit.diagnose.trace_numbers import trace_numbers
+    from ragaudit.pipeline.trace_import import import_traces
+    from ragaudit.reports.trace_imports import trace_import_report
+
+    for file in files:
+        result = import_traces(
+            file, corpus=corpus, golden=golden, golden_columns=golden_columns, k=k,
+            chunk_size=chunking[0], chunk_overlap=chunking[1], chunker=chunking[2],
+            min_overlap=min_overlap, name=name, out_dir=out_dir or "ragaudit-results",
+        )  # fmt: skip
+        numbers = trace_numbers(result.saved)
+        emit(trace_import_report(file, result, result.saved.summary, numbers), output_format)
+
+
+def _inspect(
+    files: tuple[str, ...],
+    name: str | None,
+    out_dir: str | None,
+    cluster_by: str | None,
+    output_format: str,
+) -> None:
+    from ragaudit.pipeline.inspect_import import import_inspect_log
+    from ragaudit.reports.trace_imports import inspect_import_report
+
+    for file in files:
+        result = import_inspect_log(
+            file, name=name, out_dir=out_dir or "ragaudit-results", cluster_by=cluster_by
+        )
+        emit(inspect_import_report(file, result), output_format)
 
 
 def _validate(files: tuple[str, ...], out_dir: str | None, output_format: str) -> None:

@@ -1,0 +1,150 @@
+"""Reports of ``ragaudit import --from openinference`` and ``--from inspect``: what the file
+held, what was matched, counted and left out, and the saved run's means."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ragaudit._validate import name_some
+from ragaudit.diagnose.audit_result import DashboardRow
+from ragaudit.pipeline.inspect_import import EPOCHS_NOTE, InspectImport
+from ragaudit.pipeline.trace_import import TraceImport
+from ragaudit.reports.imports import _means
+from ragaudit.reports.report import Block, Report, Section, Table, Text
+
+__all__ = ["inspect_import_report", "trace_import_report"]
+
+
+def _listed(label: str, items: Sequence[str]) -> str:
+    return f"{label} {len(items)}" + (f": {name_some(list(items))}" if items else "")
+
+
+def _value(row: DashboardRow, value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    if row.unit == "ms":
+        return f"{value:.1f} ms" if value != float("inf") else "inf"
+    if row.unit == "usd":
+        return f"${value:.6f}"
+    return f"{value:.3f}"
+
+
+def _numbers(rows: Sequence[DashboardRow]) -> Table:
+    return Table(
+        ("number", "value", "95% CI", "n", "interval", "note"),
+        tuple(
+            (
+                r.label,
+                _value(r, r.value),
+                "" if r.ci_low is None else f"[{_value(r, r.ci_low)}, {_value(r, r.ci_high)}]",
+                r.size,
+                r.interval,
+                r.note,
+            )
+            for r in rows
+        ),
+        align="lrrrll",
+        values=tuple(
+            (r.label, r.value, f"{r.ci_low}, {r.ci_high}", r.n, r.interval, r.note) for r in rows
+        ),
+    )
+
+
+def trace_import_report(
+    file: str, result: TraceImport, summary: Mapping[str, Any], numbers: Sequence[DashboardRow]
+) -> Report:
+    """What ``import --from openinference`` made of one span file."""
+    saved = result.saved
+    docs = result.documents
+    lines = [
+        f"{file}: {result.n_spans} spans, {result.n_traces} traces -> saved run {saved.name!r} "
+        f"(k={saved.k}, {summary['n']} questions)",
+        f"traces: {result.matched} made a row; "
+        + "; ".join(
+            (
+                _listed("unmatched (no golden question)", result.unmatched_traces),
+                _listed("repeats of a question (first kept)", result.repeated_traces),
+                _listed("without a question (root input.value)", result.no_question),
+            )
+        ),
+        _listed(
+            "golden questions with no trace (rows with the error 'no trace')",
+            result.unmatched_questions,
+        ),
+        _listed("traces with no retriever span (nothing retrieved)", result.no_retriever),
+        f"documents: {docs['total']}; by chunk id {docs['by_id']}, by exact text "
+        f"{docs['exact']}, by token overlap {docs['overlap']}; unmatched (dropped) "
+        f"{docs['unmatched']}; same chunk twice (kept once) {docs['repeated']}",
+        "span kinds outside OpenInference (counted, not read): "
+        + (", ".join(f"{k} {v}" for k, v in sorted(result.unknown_kinds.items())) or "none"),
+    ]
+    sections = [Section("", (Text(tuple(lines)),))]
+    title = "Answered, latency and cost (no golden set needed)"
+    sections.append(Section(title, (_numbers(numbers),)))
+    sections += _means(dict(summary), None)
+    sections.append(Section("", (Text((f"saved: {saved.path}",)),)))
+    data = {
+        "file": file,
+        "from": "openinference",
+        "name": saved.name,
+        "saved": str(saved.path),
+        "spans": result.n_spans,
+        "traces": result.n_traces,
+        "matched": result.matched,
+        "unmatched_traces": list(result.unmatched_traces),
+        "unmatched_questions": list(result.unmatched_questions),
+        "repeated_traces": list(result.repeated_traces),
+        "no_question": list(result.no_question),
+        "no_retriever": list(result.no_retriever),
+        "unknown_span_kinds": result.unknown_kinds,
+        "documents": docs,
+        "numbers": [
+            {
+                "key": r.key,
+                "value": r.value,
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                "n": r.n,
+                "interval": r.interval,
+                "note": r.note,
+            }
+            for r in numbers
+        ],
+        "summary": summary,
+    }
+    return Report("", tuple(sections), data=data)
+
+
+def inspect_import_report(file: str, result: InspectImport) -> Report:
+    """What ``import --from inspect`` made of one log."""
+    saved, log = result.saved, result.log
+    summary = saved.summary
+    lines = [
+        f"{file}: inspect_ai {log.inspect_version or '?'} log of task {log.task!r}, model "
+        f"{log.model!r}, status {log.status} -> saved run {saved.name!r} "
+        f"({len(log.rows)} questions)",
+        f"scores as metrics: {', '.join(log.scorers) or 'none'}",
+        f"epochs: {log.epochs}" + (f"; {EPOCHS_NOTE}" if log.epochs > 1 else ""),
+        _listed("epochs that ended in an error (left out of the means)", log.failed_epochs),
+    ]
+    blocks: list[Block] = [Text(tuple(lines))]
+    sections = [Section("", tuple(blocks))]
+    sections += _means(dict(summary), None)
+    sections.append(Section("", (Text((f"saved: {saved.path}",)),)))
+    data = {
+        "file": file,
+        "from": "inspect",
+        "name": saved.name,
+        "saved": str(saved.path),
+        "task": log.task,
+        "model": log.model,
+        "status": log.status,
+        "inspect_ai_version": log.inspect_version,
+        "epochs": log.epochs,
+        "epoch_aggregation": EPOCHS_NOTE if log.epochs > 1 else None,
+        "scorers": list(log.scorers),
+        "failed_epochs": list(log.failed_epochs),
+        "summary": summary,
+    }
+    return Report("", tuple(sections), data=data)
