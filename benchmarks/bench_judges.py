@@ -63,7 +63,7 @@ LLM_JUDGES = {"correct": "correct", "evidence_in_context": "sufficiency",
               "faithful": "faithfulness"}  # fmt: skip
 KEYWORDS = "keywords"  # pseudo-metric: keyword_correct
 METHODS = {"correct": "offline `reference-claims/1`",
-           "evidence_in_context": "offline `reference-claims-in-context/1`",
+           "evidence_in_context": "offline `reference-claims-in-context/2`",
            "faithful": "offline `sentence-support/1`"}  # fmt: skip
 
 

@@ -54,7 +54,7 @@ __all__ = [
 #: and explained in docs/guide/judges.md.  Bump the version when a rule changes.
 OFFLINE_JUDGE_METHODS: dict[str, str] = {
     "correct": "reference-claims/1",
-    "evidence_in_context": "reference-claims-in-context/1",
+    "evidence_in_context": "reference-claims-in-context/2",
     "faithfulness": "sentence-support/1",
     "keyword_hit": "keywords/1",
     "abstained": "refusal-phrases/1",
@@ -348,6 +348,7 @@ def judge_offline(
     question: str = "",
     context_docs: Sequence[str] | None = None,
     sources: Sequence[str] = (),
+    evidence_from_each_source: bool = False,
 ) -> dict[str, Any]:
     """All offline verdicts for one answered question.
 
@@ -356,9 +357,11 @@ def judge_offline(
       one, that it does not abstain and states the reference answer's claims
       (:func:`ragaudit.judges.reference.answer_states`).  Only when the reference has no
       checkable claim do the keywords decide (all of them in the answer).
-    * ``evidence_in_context``: the context holds the reference's claims, from each gold
-      source (:func:`ragaudit.judges.reference.context_holds`); the keywords decide only when
-      the reference cannot (:func:`evidence_in_context`).  None for unanswerable questions.
+    * ``evidence_in_context``: the context holds every claim of the reference, in any chunk
+      of any document (:func:`ragaudit.judges.reference.context_holds`); with
+      ``evidence_from_each_source`` also a fact from each of the ``sources``.  The keywords
+      decide only when the reference cannot (:func:`evidence_in_context`).  None for
+      unanswerable questions.
     * ``faithfulness``: the share of the answer's sentences a context chunk supports
       (:func:`ragaudit.judges.faithfulness.faithfulness`).
     * ``keyword_hit``, ``numeric_match``, ``answer_chunk_in_context``: reported beside them.
@@ -418,7 +421,9 @@ def judge_offline(
         correct = all_keywords(answer, keywords)
         if correct is None:
             undecided["correct"] = str(claims.reason)
-    evidence = context_holds(claims, context_texts, context_docs, sources)
+    evidence = context_holds(
+        claims, context_texts, context_docs, sources, each_source=evidence_from_each_source
+    )
     if evidence is None:
         evidence = evidence_in_context(context_texts, keywords, reference_answer or "")
         if evidence is None:

@@ -35,10 +35,12 @@ answer part or of the question, or in a chunk holding :data:`CHUNK_WORD_SHARE` o
 question's content words, so "4 hours" of an outage is not evidence for "4 hours" to disable
 accounts.  Without numbers, one chunk holds :data:`CHUNK_WORD_SHARE` of the answering
 clause's and question's content words (and the key-word share, and for a ``No`` a negation
-cue or a restatement of the reference's sentence).  A question with several gold sources also
-needs, from *each* source, a context chunk holding some fact of the reference (a number or
-date of any part of it, located as above, or half of the content words of one of its
-clauses).
+cue or a restatement of the reference's sentence).  This is the chapter's stage 2
+(sufficiency): the facts may sit in any chunk of any document.  A question's gold
+``sources`` are the retrieval labels and play no part, unless the golden set sets
+``evidence_from_each_source`` on it: then each source must also give a context chunk
+holding some fact of the reference (a number or date of any part of it, located as above,
+or half of the content words of one of its clauses).
 
 A verdict is None only when the reference gives nothing to check (empty, or no number, date,
 yes/no or content word beyond the question's); :attr:`ReferenceClaims.reason` says which.
@@ -336,12 +338,14 @@ def context_holds(
     chunk_texts: Sequence[str],
     chunk_docs: Sequence[str] | None = None,
     sources: Sequence[str] = (),
+    each_source: bool = False,
 ) -> bool | None:
     """Whether the context holds the reference's claims (None when nothing is checkable).
 
-    ``chunk_docs`` are the document ids of the chunks, ``sources`` the question's gold
-    documents: with two or more sources, each must give a context chunk holding a fact of
-    the reference.
+    The facts may stand in any chunk of any document.  ``chunk_docs`` are the document ids
+    of the chunks, ``sources`` the question's gold documents: only with ``each_source`` (the
+    golden field ``evidence_from_each_source``) must each of two or more sources also give a
+    context chunk holding a fact of the reference.
 
     Examples
     --------
@@ -351,9 +355,10 @@ def context_holds(
     True
     >>> context_holds(c, ["Accounts are disabled within 4 hours.", "Files: 5 years."])
     False
-    >>> context_holds(c, ["Accounts are disabled within 4 hours. Files: 6 years."],
-    ...               ["security"], ["security", "retention"])
-    False
+    >>> both = ["Accounts are disabled within 4 hours. Files: 6 years."]
+    >>> context_holds(c, both, ["security"], ["security", "retention"]), context_holds(
+    ...     c, both, ["security"], ["security", "retention"], each_source=True)
+    (True, False)
     """
     if claims.reason is not None:
         return None
@@ -390,7 +395,7 @@ def context_holds(
         if not any(holds(toks, text) for toks, text in zip(chunks, chunk_texts, strict=True)):
             return False
     gold = list(dict.fromkeys(sources))
-    if chunk_docs is None or len(gold) < 2:
+    if not each_source or chunk_docs is None or len(gold) < 2:
         return True
     return all(
         any(
