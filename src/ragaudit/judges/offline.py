@@ -27,11 +27,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragaudit._text import REFUSAL, STOPWORDS, stem, tokenize
+from ragaudit._text import STOPWORDS, stem, tokenize
 from ragaudit.judges.claims import quantities, tokens
 from ragaudit.judges.faithfulness import faithfulness
 from ragaudit.judges.keywords import keyword_tokens, match_tokens, unstemmed_tokens
 from ragaudit.judges.reference import answer_states, context_holds, reference_claims
+from ragaudit.judges.refusals import is_abstention
 
 __all__ = [
     "NO_SENTENCE",
@@ -57,7 +58,7 @@ OFFLINE_JUDGE_METHODS: dict[str, str] = {
     "evidence_in_context": "reference-claims-in-context/2",
     "faithfulness": "sentence-support/1",
     "keyword_hit": "keywords/1",
-    "abstained": "refusal-phrases/1",
+    "abstained": "refusal-phrases/2",
 }
 
 #: Why faithfulness is None: the answer has no sentence with a content word, number or date.
@@ -66,16 +67,6 @@ NO_SENTENCE = "no checkable sentence in the answer"
 REFUSING_REFERENCE = "the reference answer declines to answer: no evidence to look for"
 
 _CITATION = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
-_ABSTAIN = re.compile(
-    r"\bi (?:do not|don't|dont) know\b"
-    r"|\b(?:not|insufficient) enough information\b|\binsufficient information\b"
-    r"|\bno (?:relevant )?information (?:about|on|regarding|in)\b"
-    r"|\b(?:cannot|can't|can not|unable to|could not|couldn't) (?:answer|find|determine|tell)\b"
-    r"|\b(?:documents?|context|sources?|provided (?:text|information|material)|handbook)"
-    r" (?:do|does|did) not (?:cover|mention|contain|say|specify|provide|include|state)\b"
-    r"|\bnot (?:mentioned|specified|covered|stated|provided) in the "
-    r"(?:documents?|context|sources?|provided)\b"
-)
 _NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
@@ -85,35 +76,6 @@ _NUMBER_WORDS = {
     "hundred": "100", "thousand": "1000",
 }  # fmt: skip
 _TENS = {20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0}
-
-
-def _normal_refusal(text: str) -> str:
-    return " ".join(text.replace("\u2019", "'").replace("\u2014", "-").lower().split())
-
-
-def is_abstention(answer: str) -> bool:
-    """Whether ``answer`` declines to answer.
-
-    True for the fixed refusal phrase (:data:`~ragaudit.pipeline.generators.REFUSAL`) and for
-    common refusal wordings ("I don't know", "the documents do not mention ...", "cannot
-    answer", "not enough information").  A substantive sentence such as "The policy does not
-    cover contractors." is *not* a refusal: only the documents/context not covering it is.
-
-    Examples
-    --------
-    >>> is_abstention("I don't know - the documents do not cover this.")
-    True
-    >>> is_abstention("The context does not mention a limit.")
-    True
-    >>> is_abstention("The travel policy does not cover contractors [2].")
-    False
-    >>> is_abstention("")
-    True
-    """
-    text = _normal_refusal(answer)
-    if not text or text == _normal_refusal(REFUSAL):
-        return True
-    return bool(_ABSTAIN.search(text))
 
 
 def keyword_hit(answer: str, keywords: Sequence[str]) -> float | None:
@@ -378,6 +340,7 @@ def judge_offline(
     ...     context_texts=["Refunds are paid within 30 days."], question="When are refunds paid?")
     >>> verdicts["correct"], verdicts["evidence_in_context"], verdicts["faithfulness"]
     (True, True, 1.0)
+    >>> from ragaudit._text import REFUSAL
     >>> judge_offline(answer=REFUSAL, answerable=False, reference_answer="", keywords=[],
     ...     context_texts=[])["correct"]
     True
