@@ -72,6 +72,8 @@ CHUNK_WORD_SHARE = 1 / 2
 #: A number or date in a chunk is evidence when a content word of its clause or of the
 #: question stands within this many tokens of it.
 WINDOW = 15
+#: A number's label is a content word at most this many tokens from it ("RTO of 4 hours").
+LABEL_REACH = 3
 
 NO_REFERENCE = "no reference answer"
 NO_CLAIM = (
@@ -104,6 +106,7 @@ class Fact:
     numbers: tuple[Quantity, ...]
     dates: tuple[str, ...]
     words: frozenset[str]
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,10 @@ class ReferenceClaims:
         Content words of the whole answer part and of the question (locate a number).
     negated : bool
         The answer part holds a negation cue ("... are *not* refunded").
+    labels : tuple of str
+        The label each required number belongs to ("An *RPO* of 15 minutes and an *RTO* of 4
+        hours"), aligned with ``numbers``; all ``""`` unless two or more required numbers
+        have distinct labels.
     """
 
     numbers: tuple[Quantity, ...] = ()
@@ -143,6 +150,7 @@ class ReferenceClaims:
     reason: str | None = None
     part_words: frozenset[str] = frozenset()
     negated: bool = False
+    labels: tuple[str, ...] = ()
 
     @property
     def mode(self) -> str:
@@ -188,7 +196,10 @@ def _clause_facts(
                 numbers.append(claim)
             else:
                 dates.append(claim)
-        facts.append((Fact(tuple(numbers), tuple(dates), frozenset(content_words(toks))), toks))
+        labels = tuple(_label(toks, n.position) for n in numbers)
+        facts.append(
+            (Fact(tuple(numbers), tuple(dates), frozenset(content_words(toks)), labels), toks)
+        )
     return facts
 
 
@@ -222,6 +233,7 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
         for fact, _ in _clause_facts(sentence, q_numbers, q_dates)
     ]
     numbers: list[Quantity] = []
+    labels: list[str] = []
     dates: list[str] = []
     answering: list[Fact] = []
     worded: list[Fact] = []  # answering clauses without a number or date
@@ -236,6 +248,7 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
         best = max(candidates, key=lambda f: (len(f.words & q_words), -candidates.index(f)))
         answering.append(best)
         numbers.extend(best.numbers)
+        labels.extend(best.labels)
         dates.extend(best.dates)
         if not numeric:
             worded.append(best)
@@ -246,7 +259,47 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
     return ReferenceClaims(
         tuple(numbers), tuple(dates), polarity, key, words | q_words, tuple(every), q_words,
         part_words=frozenset(part_words), negated=any(has_negation(p) for p in parts),
+        labels=_bound_labels(labels),
     )  # fmt: skip
+
+
+def _label(toks: Sequence[Token], position: int, allowed: Collection[str] | None = None) -> str:
+    """The content word a number belongs to: the nearest one before it (at most
+    :data:`LABEL_REACH` tokens back, not across another number or date); in an answer, one
+    of the reference's labels, before it or else right after its unit ("15 minutes RPO")."""
+    back = range(position - 1, max(-1, position - 1 - LABEL_REACH), -1)
+    ahead = range(position + 1, min(len(toks), position + 3))  # its unit, then the label
+    for scan in (back, ahead) if allowed is not None else (back,):
+        for j in scan:
+            tok = toks[j]
+            if tok.kind in ("number", "date"):
+                break
+            if tok.kind == "word" and (allowed is None or tok.text in allowed):
+                return tok.text
+    return ""
+
+
+def _bound_labels(labels: Sequence[str]) -> tuple[str, ...]:
+    """Labels only bind when two or more required numbers carry distinct ones."""
+    named = [label for label in labels if label]
+    if len(named) < 2 or len(set(named)) < len(named):
+        return ("",) * len(labels)
+    return tuple(labels)
+
+
+def _states_all(claims: ReferenceClaims, toks: Sequence[Token]) -> bool:
+    """Every required number stated, each beside its own label when labels bind."""
+    stated = quantities(toks)
+    allowed = {label for label in claims.labels if label}
+    for i, wanted in enumerate(claims.numbers):
+        label = claims.labels[i] if i < len(claims.labels) else ""
+        if not any(
+            states_number(wanted, [s])
+            and (not label or _label(toks, s.position, allowed) in ("", label))
+            for s in stated
+        ):
+            return False
+    return True
 
 
 def _share(wanted: Collection[str], have: Collection[str]) -> float:
@@ -269,8 +322,7 @@ def answer_states(claims: ReferenceClaims, answer: str, question: str = "") -> b
     if claims.reason is not None:
         return None
     toks = tokens(answer)
-    stated = quantities(toks)
-    if not all(states_number(n, stated) for n in claims.numbers):
+    if not _states_all(claims, toks):
         return False
     dates = {t.text for t in toks if t.kind == "date"}
     if not all(d in dates for d in claims.dates):

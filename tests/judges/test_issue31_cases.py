@@ -1,0 +1,67 @@
+"""The paraphrases and near misses issue 31 lists, on questions written for them.
+
+The questions and references are written by the engineer of issue 31 in the style of the
+chapter's handbook (the issue quotes only the answers); they were written after seeing how the
+judge before issue 31 read them, and the rules were tuned on them: a tuning set.  The blind
+measurement is the frozen probe and the stress test, kept by others.
+Expected verdicts are a reader's: a paraphrase of the reference is correct, a near miss wrong.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ragaudit.judges.offline import judge_offline
+
+#: (question, reference, answer, correct)
+CASES = [
+    # paraphrases: number words, fractions, units, currencies, dates, ranges
+    ("How many API calls may a client make?", "600 calls per minute.",
+     "Six hundred calls a minute.", True),
+    ("How long is the grace period?", "30 minutes.", "Half an hour.", True),
+    ("How long is the maintenance window?", "90 minutes.", "An hour and a half.", True),
+    ("What share of the budget goes to training?", "10% of the budget.",
+     "One tenth of the budget.", True),
+    ("How long is the probation period?", "6 months.", "Half a year.", True),
+    ("How large is the relocation stipend?", "A one-time ₹15,000 stipend.",
+     "Fifteen thousand rupees.", True),
+    ("What does the enterprise licence cost?", "$48,000 list price per year.",
+     "48,000 US dollars a year.", True),
+    ("By when must unused leave be taken?", "By 31 March.", "Before the end of March.", True),
+    ("On which days is the office open to visitors?", "Tuesday to Thursday.",
+     "Tuesday through Thursday.", True),
+    ("On which days is the office open to visitors?", "Tuesdays, Wednesdays and Thursdays.",
+     "Tuesday through Thursday.", True),
+    ("What is the hotel cap?", "€180 per night.", "180 euros a night.", True),
+    ("What is the hotel cap?", "€180 per night.", "EUR 180 per night.", True),
+    ("How long are backups kept?", "2 weeks.", "14 days.", True),
+    ("How far may the commute be?", "1.5 km.", "1500 metres.", True),
+    ("What are the recovery objectives?", "An RPO of 15 minutes and an RTO of 4 hours.",
+     "RTO 4 hours, RPO 15 minutes.", True),
+    # near misses
+    ("What is the hotel cap?", "€180 per night.", "$180 per night.", False),
+    ("How many API calls may a client make?", "600 calls per minute.",
+     "600 calls per hour.", False),
+    ("How often is the access review?", "Once per year.", "Once per quarter.", False),
+    ("How often is the access review?", "4 reviews per year.", "4 reviews per quarter.", False),
+    ("On which day is the deploy freeze?", "Tuesday.", "Thursday.", False),
+    ("When is the release train?", "Every Tuesday at 10:00.", "Every Thursday at 10:00.", False),
+    ("What are the recovery objectives?", "An RTO of 30 minutes and an RPO of 5 minutes.",
+     "RTO 5 minutes, RPO 30 minutes.", False),
+    ("What are the recovery objectives?", "An RPO of 15 minutes and an RTO of 4 hours.",
+     "An RPO of 4 hours and an RTO of 15 minutes.", False),
+    ("How long is the probation period?", "6 months.", "Half an hour.", False),
+    ("How long is the probation period?", "6 months.", "180 days.", False),
+    ("By when must unused leave be taken?", "By 31 March.", "Before the end of June.", False),
+    ("How large is the relocation stipend?", "A one-time ₹15,000 stipend.",
+     "15,000 euros.", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "reference", "answer", "correct"), CASES)
+def test_reads_as_a_reader_would(question: str, reference: str, answer: str, correct: bool):
+    verdicts = judge_offline(
+        answer=answer, answerable=True, reference_answer=reference, keywords=[],
+        context_texts=[reference], question=question,
+    )  # fmt: skip
+    assert verdicts["correct"] is correct
