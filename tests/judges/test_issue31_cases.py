@@ -65,3 +65,45 @@ def test_reads_as_a_reader_would(question: str, reference: str, answer: str, cor
         context_texts=[reference], question=question,
     )  # fmt: skip
     assert verdicts["correct"] is correct
+
+
+#: (question, reference, answer, context, correct or None, reason starts with)
+DOUBTS = [
+    # another entity of the same kind in its place: wrong
+    ("Which tool pages the on-call engineer?", "The on-call engineer is paged through Beacon.",
+     "The on-call engineer is paged through Klaxon.",
+     "Alerts go through Beacon. Klaxon was retired.", False, None),
+    ("Where is the hardware lab?", "In the Kellsport office.", "In the Brightwater office.",
+     "The lab is in the Kellsport office. The Brightwater office has the studio.", False, None),
+    ("Which team owns the billing service?", "The Payments team.", "The Platform team.",
+     "The Payments team owns billing; the Platform team owns CI.", False, None),
+    # the entity named: right; not named and none other: undecided
+    ("Which tool pages the on-call engineer?", "The on-call engineer is paged through Beacon.",
+     "Beacon.", "", True, None),
+    ("Which tool pages the on-call engineer?", "The on-call engineer is paged through Beacon.",
+     "The on-call engineer gets paged.", "", None, "the reference names beacon"),
+    # a qualifier the key words cannot check
+    ("Who attends the security course?", "All engineers attend it.",
+     "Only new engineers attend.", "", None, "the answer narrows or widens"),
+    ("Who attends the security course?", "All engineers attend it.",
+     "Every engineer attends.", "", True, None),
+    # a second value for the same quantity, with no label of its own
+    ("How many days of leave may be carried over?", "8 days, by 30 June.",
+     "You may carry over 8 days, or 5 days.", "", None, "the answer states 8 day and also 5"),
+    ("How soon must a page be acknowledged?", "Within 5 minutes.",
+     "A SEV1 page within 5 minutes and a SEV2 page within 15 minutes.", "", True, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "reference", "answer", "context", "correct", "why"), DOUBTS)
+def test_a_rule_that_is_not_sure_says_so(question, reference, answer, context, correct, why):
+    verdicts = judge_offline(
+        answer=answer, answerable=True, reference_answer=reference, keywords=[],
+        context_texts=[context] if context else [], question=question,
+    )  # fmt: skip
+    assert verdicts["correct"] is correct
+    reasons = verdicts.get("reasons", {})
+    if why is None:
+        assert "correct" not in reasons
+    else:
+        assert reasons["correct"].startswith(why)

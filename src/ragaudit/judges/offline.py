@@ -27,9 +27,10 @@ from typing import Any
 
 from ragaudit._text import STOPWORDS
 from ragaudit.judges.claims import quantities, states_number, tokens
+from ragaudit.judges.doubts import answer_verdict
 from ragaudit.judges.faithfulness import faithfulness
 from ragaudit.judges.keywords import keyword_tokens, match_tokens, unstemmed_tokens
-from ragaudit.judges.reference import answer_states, context_holds, reference_claims
+from ragaudit.judges.reference import context_holds, reference_claims
 from ragaudit.judges.refusals import is_abstention
 
 __all__ = [
@@ -255,11 +256,15 @@ def judge_offline(
         }
         return {**verdicts, "reasons": {**undecided, "evidence_in_context": REFUSING_REFERENCE}}
     claims = reference_claims(reference_answer, question)
-    correct = False if abstained else answer_states(claims, answer, question)
-    if correct is None:
+    correct, doubt = (
+        (False, None)
+        if abstained
+        else answer_verdict(claims, reference_answer or "", answer, question, context_texts)
+    )
+    if correct is None and claims.reason is not None:
         correct = all_keywords(answer, keywords)
-        if correct is None:
-            undecided["correct"] = str(claims.reason)
+    if correct is None:
+        undecided["correct"] = str(doubt or claims.reason)
     evidence = context_holds(
         claims, context_texts, context_docs, sources, each_source=evidence_from_each_source
     )

@@ -57,6 +57,7 @@ from ragaudit.judges.polarity import answer_polarity, has_negation, reference_po
 
 __all__ = [
     "KEY_WORD_SHARE",
+    "LABEL_REACH",
     "WINDOW",
     "ReferenceClaims",
     "answer_states",
@@ -272,8 +273,8 @@ def _label(toks: Sequence[Token], position: int, allowed: Collection[str] | None
     for scan in (back, ahead) if allowed is not None else (back,):
         for j in scan:
             tok = toks[j]
-            if tok.kind in ("number", "date"):
-                break
+            if tok.kind in ("number", "date") or (j and toks[j - 1].kind == "number"):
+                break  # another number, or its unit: "8 days or 5 days" gives 5 no label
             if tok.kind == "word" and (allowed is None or tok.text in allowed):
                 return tok.text
     return ""
