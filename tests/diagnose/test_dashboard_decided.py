@@ -38,5 +38,8 @@ def test_decided_share_beside_judged_numbers() -> None:
     assert dashboard["faithfulness"].decided == (4, 4)
     assert dashboard["over_refusal"].decided == (4, 4)
     assert dashboard["recall_doc"].decided is None
+    data = {row["key"]: row for row in audit.to_dict()["runs"][0]["dashboard"]}
+    assert data["correct"]["decided"] == {"n": 3, "of": 4}
+    assert data["recall_doc"]["decided"] is None
     text = "\n".join(" ".join(map(str, r)) for r in dashboard_table(audit).rows)
     assert "2/4 decided 3/4" in text

@@ -195,6 +195,10 @@ class RunAudit:
                     "interval": row.interval,
                     "mde": row.mde,
                     "mde_assumption": row.mde_assumption,
+                    # a judged number: how many answerable questions the judge decided, of how many
+                    "decided": None
+                    if row.decided is None
+                    else {"n": row.decided[0], "of": row.decided[1]},
                     "source": row.source,
                     "note": row.note,
                 }
