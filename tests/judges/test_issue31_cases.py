@@ -38,7 +38,12 @@ CASES = [
     ("How far may the commute be?", "1.5 km.", "1500 metres.", True),
     ("What are the recovery objectives?", "An RPO of 15 minutes and an RTO of 4 hours.",
      "RTO 4 hours, RPO 15 minutes.", True),
+    ("What are the RTO and RPO?", "RTO 30 minutes, RPO 5 minutes.",
+     "The RPO is 5 minutes and the RTO 30 minutes.", True),
     # near misses
+    ("What are the RTO and RPO?", "RTO 30 minutes, RPO 5 minutes.",
+     "RTO 5 minutes, RPO 30 minutes.", False),
+    ("What are the RTO and RPO?", "RTO 30, RPO 5.", "RTO 5, RPO 30.", False),
     ("What is the hotel cap?", "€180 per night.", "$180 per night.", False),
     ("How many API calls may a client make?", "600 calls per minute.",
      "600 calls per hour.", False),
@@ -107,3 +112,21 @@ def test_a_rule_that_is_not_sure_says_so(question, reference, answer, context, c
         assert "correct" not in reasons
     else:
         assert reasons["correct"].startswith(why)
+
+
+@pytest.mark.parametrize(
+    ("question", "reference", "context"),
+    [  # the two misread references: "list" is no unit, "one-time" no number 1
+        ("What is the list price of the enterprise licence?", "$48,000 list price.",
+         "The enterprise licence has a list price of USD 48,000 per year."),
+        ("What relocation support do new hires in Pune get?", "A one-time ₹15,000 stipend.",
+         "New hires in Pune receive a one-time relocation stipend of 15,000 rupees."),
+    ],
+)  # fmt: skip
+def test_the_reference_is_read_as_a_reader_reads_it(question, reference, context):
+    verdicts = judge_offline(
+        answer=reference, answerable=True, reference_answer=reference, keywords=[],
+        context_texts=[context], question=question,
+    )  # fmt: skip
+    assert verdicts["evidence_in_context"] is True
+    assert verdicts["correct"] is True

@@ -247,10 +247,18 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
         if not candidates:
             continue
         best = max(candidates, key=lambda f: (len(f.words & q_words), -candidates.index(f)))
-        answering.append(best)
-        numbers.extend(best.numbers)
-        labels.extend(best.labels)
-        dates.extend(best.dates)
+        # "RTO 30 minutes, RPO 5 minutes" for "What are the RTO and RPO?": every numeric
+        # clause whose number is labelled by a word of the question answers it too
+        asked = [
+            f for f in numeric
+            if f is not best and f.labels and f.labels[0] in q_words
+            and f.labels[0] not in best.labels and best.labels and best.labels[0] in q_words
+        ]  # fmt: skip
+        for fact in (best, *asked):
+            answering.append(fact)
+            numbers.extend(fact.numbers)
+            labels.extend(fact.labels)
+            dates.extend(fact.dates)
         if not numeric:
             worded.append(best)
     if not answering and not polarity:
