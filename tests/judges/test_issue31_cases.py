@@ -40,6 +40,8 @@ CASES = [
      "RTO 4 hours, RPO 15 minutes.", True),
     ("What are the RTO and RPO?", "RTO 30 minutes, RPO 5 minutes.",
      "The RPO is 5 minutes and the RTO 30 minutes.", True),
+    ("How many days of leave do staff get?", "25 days per calendar year.",
+     "Twenty-five days a year.", True),  # from the fresh cases' one miss (see benchmarks/)
     # near misses
     ("What are the RTO and RPO?", "RTO 30 minutes, RPO 5 minutes.",
      "RTO 5 minutes, RPO 30 minutes.", False),

@@ -279,7 +279,9 @@ def _rate_period(toks: Sequence[Token], i: int) -> str:
             return ""
         nxt = toks[j + 1]
         if tok.text == "per" and nxt.kind == "word":
-            return nxt.text
+            # "per calendar year", "per working day": the period, past one qualifier
+            after = [t.text for t in toks[j + 1 : j + 3] if t.kind == "word"]
+            return next((w for w in after if w in _PERIODS), nxt.text)
         if tok.text in _RATE_WORDS and nxt.kind == "word" and nxt.text in _PERIODS:
             return nxt.text
     return ""
