@@ -75,3 +75,19 @@ def test_the_field_is_off_by_default_and_must_be_a_boolean(tmp_path: Path) -> No
     )
     with pytest.raises(FormatError, match=r"evidence_from_each_source.*expected a boolean"):
         load_golden(bad)
+
+
+def test_end_to_end_at_k1(tmp_path: Path) -> None:
+    # One chunk per document, one chunk in the context: whichever of the two sources BM25
+    # ranks first holds the answer, so r1 has its evidence; r2 asks for both and has not.
+    from ragaudit.pipeline.config import RunConfig
+    from ragaudit.pipeline.harness import run_pipeline
+
+    saved = run_pipeline(
+        RunConfig(FIXTURE / "corpus", FIXTURE / "golden.yaml", k=1, out_dir=tmp_path,
+                  record_latency=False)
+    )  # fmt: skip
+    rows = {r["id"]: r for r in saved.rows}
+    assert rows["r1"]["retrieved"][0]["doc_id"] in {"remote-work-policy", "employee-faq"}
+    assert rows["r1"]["judges"]["evidence_in_context"] is True
+    assert rows["r2"]["judges"]["evidence_in_context"] is False

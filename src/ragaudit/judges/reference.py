@@ -135,6 +135,10 @@ class ReferenceClaims:
         Content words of the whole answer part and of the question (locate a number).
     negated : bool
         The answer part holds a negation cue ("... are *not* refunded").
+    side_facts : tuple of frozenset of str
+        The content words of each other clause of the answer parts that states a fact in
+        words the question lacks ("The hardware lab is *in Kellsport*, a standard city, so
+        the cap is 140 EUR"): evidence needs them too, not the answer.
     labels : tuple of str
         The label each required number belongs to ("An *RPO* of 15 minutes and an *RTO* of 4
         hours"), aligned with ``numbers``; all ``""`` unless two or more required numbers
@@ -152,6 +156,7 @@ class ReferenceClaims:
     part_words: frozenset[str] = frozenset()
     negated: bool = False
     labels: tuple[str, ...] = ()
+    side_facts: tuple[frozenset[str], ...] = ()
 
     @property
     def mode(self) -> str:
@@ -235,6 +240,7 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
     ]
     numbers: list[Quantity] = []
     labels: list[str] = []
+    side: list[frozenset[str]] = []
     dates: list[str] = []
     answering: list[Fact] = []
     worded: list[Fact] = []  # answering clauses without a number or date
@@ -254,6 +260,11 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
             if f is not best and f.labels and f.labels[0] in q_words
             and f.labels[0] not in best.labels and best.labels and best.labels[0] in q_words
         ]  # fmt: skip
+        side.extend(
+            f.words for f in clauses
+            if f is not best and f not in asked and not (f.numbers or f.dates)
+            and len(f.words) >= 2 and f.words - q_words
+        )  # fmt: skip
         for fact in (best, *asked):
             answering.append(fact)
             numbers.extend(fact.numbers)
@@ -268,7 +279,7 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
     return ReferenceClaims(
         tuple(numbers), tuple(dates), polarity, key, words | q_words, tuple(every), q_words,
         part_words=frozenset(part_words), negated=any(has_negation(p) for p in parts),
-        labels=_bound_labels(labels),
+        labels=_bound_labels(labels), side_facts=tuple(side),
     )  # fmt: skip
 
 
@@ -437,6 +448,14 @@ def context_holds(
         if not any(
             _holds_date(toks, date, words)
             or (_about(toks, asked) and any(t.text == date for t in toks))
+            for toks in chunks
+        ):
+            return False
+    for fact in claims.side_facts:  # "the hardware lab is in Kellsport": a fact to find too
+        new = fact - asked
+        if not any(
+            _share(new, have := {t.text for t in toks if t.kind == "word"}) >= CHUNK_WORD_SHARE
+            and _share(fact, have) >= CHUNK_WORD_SHARE
             for toks in chunks
         ):
             return False
