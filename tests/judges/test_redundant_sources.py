@@ -77,6 +77,7 @@ def test_the_field_is_off_by_default_and_must_be_a_boolean(tmp_path: Path) -> No
         load_golden(bad)
 
 
+@pytest.mark.slow  # a whole pipeline run (BM25 index, reader, judges): about 3 s
 def test_end_to_end_at_k1(tmp_path: Path) -> None:
     # One chunk per document, one chunk in the context: whichever of the two sources BM25
     # ranks first holds the answer, so r1 has its evidence; r2 asks for both and has not.
