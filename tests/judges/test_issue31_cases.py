@@ -132,3 +132,23 @@ def test_the_reference_is_read_as_a_reader_reads_it(question, reference, context
     )  # fmt: skip
     assert verdicts["evidence_in_context"] is True
     assert verdicts["correct"] is True
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # text2num reads number words; a few words it must not turn into numbers
+        ("six hundred calls a minute", ["600", "call", "a", "minute"]),
+        ("an hour and a half", ["1.5", "hour"]),
+        ("your first 14 days", ["your", "first", "14", "day"]),
+        ("wait 1 second", ["wait", "1", "second"]),
+        ("no one may enter", ["no", "one", "may", "enter"]),
+        ("the twenty-first of May", ["the", "dm0521"]),
+        ("by the end of February", ["by", "dm0229"]),
+        ("Mon to Wed", ["monday", "tuesday", "wednesday"]),
+        ("A one-time ₹15,000 stipend", ["a", "one", "time", "inr", "15000", "stipend"]),
+    ],
+)
+def test_tokens_of_number_words_dates_and_currencies(text: str, expected: list[str]) -> None:
+    from ragaudit.judges.claims import tokens
+
+    assert [t.text for t in tokens(text)] == expected

@@ -86,7 +86,11 @@ _FRACTIONS = (
     (r"\b(?:a|one) quarter of\b", "25% of"), (r"\bhalf (?:of )?(?=the |all |a |an )", "50% "),
 )  # fmt: skip
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b")
-_PROTECT = re.compile(r"\b(first|second)\b")  # an adjective and a unit, never 1st and 2nd
+# Kept from text2num: "first"/"second" (an adjective and a unit, never 1st and 2nd, except
+# inside "twenty-first") and "one" as a pronoun ("no one may", "one of them").
+_PROTECT = re.compile(
+    r"((?<!-)\b(?:first|second)\b|\b(?:no|any|every|some) one\b|\bone (?:of|another)\b)"
+)
 _WEEKDAY_RANGE = re.compile(
     r"\b(mon|tues?|wed|thu(?:rs)?|fri|sat|sun)[a-z]*?(?:day)?s?\s+(?:through|thru|to|until|till"
     r"|-|\u2013)\s+(mon|tues?|wed|thu(?:rs)?|fri|sat|sun)[a-z]*?(?:day)?s?\b"
@@ -154,8 +158,10 @@ def _numbers(text: str) -> str:
     """Number words read by text2num; the fractions it does not read rewritten first."""
     for pattern, repl in _FRACTIONS:
         text = re.sub(pattern, repl, text)
-    text = _PROTECT.sub(lambda m: f"\x00{m[1]}\x00", text)
-    text = alpha2digit(text, "en", threshold=0).replace("\x00", "")
+    pieces = _PROTECT.split(text)  # odd pieces are the protected words
+    text = "".join(
+        piece if i % 2 else alpha2digit(piece, "en", threshold=0) for i, piece in enumerate(pieces)
+    )
     return _AND_A_HALF.sub(lambda m: f"{int(m[1]) + 0.5:g}", text)
 
 
