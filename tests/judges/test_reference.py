@@ -144,19 +144,22 @@ def test_evidence_needs_each_number_next_to_its_context():
     assert context_holds(claims, ["Accounts are disabled within 4 days of leaving."]) is False
 
 
-def test_evidence_from_two_sources_needs_both():
+def test_evidence_from_each_source_only_when_asked():
     question = "How soon are accounts disabled, and how long are personnel files kept?"
     reference = "Within 4 hours, and personnel files are kept for 6 years."
     claims = reference_claims(reference, question)
     docs = ["security", "security", "retention"]
     sources = ["security", "retention"]
-    assert context_holds(claims, CONTEXT, docs, sources) is True
-    # only the first source retrieved (k=1): one of the two sources' facts is missing
-    assert context_holds(claims, CONTEXT[:1], docs[:1], sources) is False
-    # both numbers present, but the second source has no chunk in the context
+    for each in (False, True):
+        assert context_holds(claims, CONTEXT, docs, sources, each_source=each) is True
+        # only the first source retrieved (k=1): the 6 years is missing either way
+        assert context_holds(claims, CONTEXT[:1], docs[:1], sources, each_source=each) is False
+    # both numbers in one chunk of one source: evidence (the chapter's sufficiency) ...
     both_in_one = [CONTEXT[0] + " " + CONTEXT[2]]
-    assert context_holds(claims, both_in_one, ["security"], sources) is False
-    assert context_holds(claims, both_in_one, ["security"], ["security"]) is True
+    assert context_holds(claims, both_in_one, ["security"], sources) is True
+    # ... unless the golden set asks for evidence from each source
+    assert context_holds(claims, both_in_one, ["security"], sources, each_source=True) is False
+    assert context_holds(claims, both_in_one, ["security"], ["security"], each_source=True)
 
 
 def test_evidence_for_a_no_reference_wants_a_negation_in_the_chunk():

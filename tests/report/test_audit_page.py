@@ -205,6 +205,8 @@ def test_csv_dashboard_cells_carry_no_terminal_padding(report: Report):
                 assert cell == "n/a"
                 continue
             size = f"{row['count']}/{row['n']}" if row["count"] is not None else f"n={row['n']}"
+            if row.get("decided"):  # a judged number: its decided share beside it (issue 31)
+                size += f" decided {row['decided']['n']}/{row['decided']['of']}"
             assert cell == f"{row['value']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] {size}"
 
 

@@ -42,6 +42,12 @@ __all__ = ["command"]
     is_flag=True,
     help="Print the calls, tokens (chars/4 estimate) and cost, send nothing.",
 )
+@click.option(
+    "--only-undecided",
+    is_flag=True,
+    help="Send only the answers the offline judges left undecided (judges.reasons); the "
+    "others keep their offline verdicts.",
+)
 @quiet_option()
 @format_option()
 @add_llm_options
@@ -51,6 +57,7 @@ def command(
     judge_names: str,
     out_path: str | None,
     dry_run: bool,
+    only_undecided: bool,
     quiet: bool,
     output_format: str,
     judge_repeats: int,
@@ -80,8 +87,9 @@ def command(
         from ragaudit.reports.judging import judge_dry_run_report
 
         estimate = estimate_llm_judging(
-            saved, chunks, config, repeats=judge_repeats, judge_names=names
-        )
+            saved, chunks, config, repeats=judge_repeats, judge_names=names,
+            only_undecided=only_undecided,
+        )  # fmt: skip
         emit(judge_dry_run_report(estimate, config.model), output_format)
         return
     target = Path(out_path) if out_path else Path(run)
@@ -94,7 +102,7 @@ def command(
         # generator's share of the LLM cost is kept next to the judges'.
         judged, report = judge_with_llm(
             saved, chunks, config, repeats=judge_repeats, judge_names=names,
-            progress=progress, usage=usage,
+            progress=progress, usage=usage, only_undecided=only_undecided,
         )  # fmt: skip
     wanted = [m for n in names for m in METRICS_OF[n]]
     emit(

@@ -235,6 +235,13 @@ def bias(
     is_flag=True,
     help="Also show the judges' verdicts (hidden by default: seeing them biases people).",
 )
+@click.option(
+    "--only-undecided",
+    is_flag=True,
+    help="Grade the answers the offline judges left undecided (judges.reasons) instead of a "
+    "random sample of the judged ones; the file then fills those verdicts and is no "
+    "calibration sample.",
+)
 def verdicts(
     run: str,
     out_path: str,
@@ -244,6 +251,7 @@ def verdicts(
     corpus_dir: str | None,
     labels_path: str | None,
     show_judge: bool,
+    only_undecided: bool,
 ) -> None:
     """A person grades the answers of a saved RUN, correct or wrong, for `ragaudit calibrate`.
 
@@ -270,11 +278,15 @@ def verdicts(
     from ragaudit.reports.show import grading_report
 
     saved = load_saved_run(run)
-    session = GradingSession.open(saved, out_path, metric, sample_size=sample_size, seed=seed)
+    session = GradingSession.open(
+        saved, out_path, metric, sample_size=sample_size, seed=seed,
+        only_undecided=only_undecided,
+    )  # fmt: skip
     session.save()  # the header now: an unwritable --out fails before anyone grades
     sample = session.sample
+    which = "undecided answers" if only_undecided else "judged questions"
     click.echo(
-        f"grading {metric!r} of run {saved.name!r}: {sample.n} of {sample.of} judged questions "
+        f"grading {metric!r} of run {saved.name!r}: {sample.n} of {sample.of} {which} "
         f"in a uniformly random order, seed {sample.seed}; {len(session.entries)} done, "
         f"{session.to_go} to go; c = 1, w = 0",
         err=True,

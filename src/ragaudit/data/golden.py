@@ -11,6 +11,12 @@ list of questions or ``{questions: [...]}``; each question::
       keywords: ["25 days"]         # optional: what a correct answer must contain
       tags: [lookup]                # optional
       reference_contexts: [...]     # optional: passages that hold the answer (text)
+      evidence_from_each_source: false  # optional: evidence must come from every source
+
+``sources`` are the relevance labels of the retrieval metrics: the documents that hold the
+answer, often redundantly (a policy and the FAQ that repeats it).  The evidence judge asks
+only that the context hold every fact of the reference answer, wherever it sits; set
+``evidence_from_each_source: true`` on a question whose answer needs a fact of each source.
 
 JSON holds a list of such objects (or ``{questions: [...]}``), JSON Lines one object per line,
 CSV one question per row (a list cell is a JSON list, a Python list literal as pandas writes
@@ -75,6 +81,8 @@ class GoldenQuestion:
     keywords: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     reference_contexts: tuple[str, ...] = ()
+    #: Evidence must come from each source document (off: every fact anywhere in the context).
+    evidence_from_each_source: bool = False
     line: int | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 

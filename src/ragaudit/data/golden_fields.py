@@ -18,6 +18,9 @@ field                  accepted column names (first choice first)
 ``answerable``         ``answerable``
 ``keywords``           ``keywords``
 ``tags``               ``tags``
+``evidence_from_each_  ``evidence_from_each_source`` (boolean, default false): the
+source``               evidence judge asks for a fact of the reference from *each* source
+                       document, not only every fact somewhere in the context
 =====================  ===============================================================
 
 A file that holds two names of one field (``answer`` and ``ground_truth``) is refused unless
@@ -72,6 +75,7 @@ GOLDEN_COLUMNS: dict[str, tuple[str, ...]] = {
     "answerable": ("answerable",),
     "keywords": ("keywords",),
     "tags": ("tags",),
+    "evidence_from_each_source": ("evidence_from_each_source",),
 }
 
 _LISTS = ("sources", "reference_contexts", "keywords", "tags")
@@ -115,7 +119,8 @@ def unknown_key_message(key: str, nearest: str | None) -> str:
 
     >>> unknown_key_message("keyword", "keywords")
     "expected a golden-set field (id, question, answer, sources, reference_contexts, \
-answerable, keywords, tags), found the unknown key 'keyword'; did you mean 'keywords'? Rename it"
+answerable, keywords, tags, evidence_from_each_source), found the unknown key 'keyword'; did you \
+mean 'keywords'? Rename it"
     """
     fields = ", ".join(GOLDEN_COLUMNS)
     fix = (
@@ -174,7 +179,8 @@ def parse_column_map(pairs: Sequence[str]) -> dict[str, str]:
     >>> parse_column_map(["colour=x"])
     Traceback (most recent call last):
     ragaudit.exceptions.InputError: --map: expected FIELD=COLUMN with FIELD one of id, question, \
-answer, sources, reference_contexts, answerable, keywords, tags; found 'colour=x'
+answer, sources, reference_contexts, answerable, keywords, tags, evidence_from_each_source; \
+found 'colour=x'
     """
     mapping: dict[str, str] = {}
     for pair in pairs:
@@ -291,6 +297,7 @@ def cell_list(value: str, field: str) -> Any:
     return [part.strip() for part in value.split(";") if part.strip()]
 
 
+_BOOLEANS = ("answerable", "evidence_from_each_source")
 _TRUE = {"true", "yes", "1"}
 _FALSE = {"false", "no", "0"}
 
@@ -301,7 +308,7 @@ def _from_cell(value: Any, field: str) -> Any:
         return value
     if field in _LISTS:
         return cell_list(value, field)
-    if field == "answerable" and value.strip().lower() in _TRUE | _FALSE:
+    if field in _BOOLEANS and value.strip().lower() in _TRUE | _FALSE:
         return value.strip().lower() in _TRUE
     return value
 
@@ -399,6 +406,7 @@ def question_fields(
 
     text = scalar("question", str, True, "")
     answerable = scalar("answerable", bool, False, True)
+    each_source = scalar("evidence_from_each_source", bool, False, False)
     answer = scalar("answer", str, answerable and require_answer, "")
     sources = strings("sources")
     contexts = strings("reference_contexts")
@@ -426,4 +434,5 @@ def question_fields(
         "keywords": keywords,
         "tags": tags,
         "reference_contexts": contexts,
+        "evidence_from_each_source": each_source,
     }

@@ -100,6 +100,10 @@ class DashboardRow:
         ``""`` a share or mean score; ``"ms"`` milliseconds (p95 latency); ``"usd"`` dollars.
     varies : bool
         The number is not reproducible (wall-clock latency): it changes from run to run.
+    decided : tuple of (int, int) or None
+        For a number resting on a judge (correctness, faithfulness, over-refusal): how many
+        of the answerable questions the judge decided, of how many (undecided answers are
+        the funnel's "unjudged" row); None for the others.
     """
 
     key: str
@@ -116,11 +120,17 @@ class DashboardRow:
     unit: str = ""
     varies: bool = False
     mde_assumption: str = ""
+    decided: tuple[int, int] | None = None
 
     @property
     def size(self) -> str:
         """``count/n`` for a 0/1 number (``43/54``), else ``n=54``."""
         return f"n={self.n}" if self.count is None else f"{self.count}/{self.n}"
+
+    @property
+    def decided_text(self) -> str:
+        """``decided 52/54`` beside a judged number, else ``""``."""
+        return "" if self.decided is None else f"decided {self.decided[0]}/{self.decided[1]}"
 
 
 @dataclass(frozen=True)
@@ -185,6 +195,10 @@ class RunAudit:
                     "interval": row.interval,
                     "mde": row.mde,
                     "mde_assumption": row.mde_assumption,
+                    # a judged number: how many answerable questions the judge decided, of how many
+                    "decided": None
+                    if row.decided is None
+                    else {"n": row.decided[0], "of": row.decided[1]},
                     "source": row.source,
                     "note": row.note,
                 }

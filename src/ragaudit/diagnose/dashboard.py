@@ -25,6 +25,11 @@ judged@k (labelled share)         :func:`~ragaudit.diagnose.unjudged.run_judged`
                                   share of the top k's documents that carry a label (gold)
 ================================  ==========================================================
 
+Beside each number that rests on a judge (correctness, faithfulness, over-refusal through
+the evidence judge) stands its decided share, ``decided 52/54``: the answerable questions
+whose verdict the judge decided (:attr:`DashboardRow.decided`).  An undecided verdict is never
+counted as right; the funnel counts it in its "unjudged" row.
+
 Intervals: a 0/1 number (correctness, wrong abstention, a recall that is 0 or 1 on every
 question) gets :func:`~ragaudit.stats.intervals.proportion_interval` (Clopper-Pearson exact,
 Clopper & Pearson 1934: coverage never below 95%, which matters for rates near 1); a mean of
@@ -76,6 +81,11 @@ def _answerable_values(questions: Sequence[QuestionResult], metric: str) -> list
     """The metric's non-null values over ``questions`` (the caller keeps the answerable)."""
     values = (q.metric(metric) for q in questions)
     return [v for v in values if v is not None]
+
+
+def _decided(questions: Sequence[QuestionResult], metric: str) -> tuple[int, int]:
+    """``(decided, of)``: the questions whose ``metric`` verdict is not null, of all given."""
+    return sum(q.metric(metric) is not None for q in questions), len(questions)
 
 
 def _mean_row(key: str, label: str, values: list[float], source: str, note: str) -> DashboardRow:
@@ -258,25 +268,32 @@ def dashboard_rows(
     )
     correct = funnel.correct.count  # the one end-to-end count (data.saved_run_summary)
     out.append(
-        _rate_row(
-            "correct",
-            "end-to-end correctness",
-            correct,
-            funnel.n,
-            "ragaudit funnel (--format json): correct_end_to_end",
-            "what the user experiences (answerable questions)",
+        replace(
+            _rate_row(
+                "correct",
+                "end-to-end correctness",
+                correct,
+                funnel.n,
+                "ragaudit funnel (--format json): correct_end_to_end",
+                "what the user experiences (answerable questions; an undecided verdict is "
+                "the funnel's unjudged row, counted in n but never as correct)",
+            ),
+            decided=_decided(answerable, "correct"),
         )
     )
     faith = _answerable_values(answerable, "faithfulness")
     out.append(
-        _mean_row(
-            "faithfulness",
-            "faithfulness",
-            faith,
-            compare_src.format("faithfulness"),
-            "claims supported by the context"
-            if faith
-            else "not measured: run `ragaudit judge` (LLM faithfulness judge)",
+        replace(
+            _mean_row(
+                "faithfulness",
+                "faithfulness",
+                faith,
+                compare_src.format("faithfulness"),
+                "claims supported by the context"
+                if faith
+                else "not measured: run `ragaudit judge` (LLM faithfulness judge)",
+            ),
+            decided=_decided(answerable, "faithfulness"),
         )
     )
     abstention = abstention_rates(funnel)
@@ -286,16 +303,17 @@ def dashboard_rows(
         (abstention.answered_unanswerable, "wrong abstention: answered unanswerable",
          "answered a question the corpus cannot answer"),
     ):  # fmt: skip
-        out.append(
-            _rate_row(
-                rate.key,
-                label,
-                rate.count,
-                rate.n,
-                f"ragaudit funnel (--format json): {_ABSTENTION_SOURCE[rate.key]}",
-                f"{note} (over the {rate.denominator})",
-            )
+        row = _rate_row(
+            rate.key,
+            label,
+            rate.count,
+            rate.n,
+            f"ragaudit funnel (--format json): {_ABSTENTION_SOURCE[rate.key]}",
+            f"{note} (over the {rate.denominator})",
         )
+        if rate.key == "over_refusal":  # its denominator rests on the evidence judge
+            row = replace(row, decided=_decided(answerable, "evidence_in_context"))
+        out.append(row)
     out.append(_latency_row(rows))
     out.append(_cost_row(saved))
     out.append(

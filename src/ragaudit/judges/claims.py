@@ -4,23 +4,32 @@ One analyser for the reference answer, the model's answer and the context chunks
 reads the same wherever it is written:
 
 * citation markers (``[2]``) are removed; NFKC, lower case, thousands separators dropped
-  (``1,200`` = ``1200``); ``€``, ``£``, ``$`` become ``eur``, ``gbp``, ``usd``;
-* a number is one whole token, compared by value (``1.50`` = ``1.5``, ``"twenty-five"`` =
-  ``25``, ``"one"`` = ``1``), with its minus sign (``-40`` = ``minus 40``, not ``40``; a
-  hyphen after a letter, digit or dot is no sign: ``R2-40``, ``10-20``); a percentage keeps
-  its sign (``5%`` = ``5 percent`` but not ``5``); an ordinal is its own kind (``25th``,
-  ``sixth`` = ``6th``, never ``6``);
+  (``1,200`` = ``1200``);
+* number words are read by text2num (``"six hundred"`` = ``600``, ``"twenty-five"`` =
+  ``25``, ``"one"`` = ``1``, ``"sixth"`` = ``6th``; ``"one-time"`` stays a word).  The
+  fractions no measured parser reads are rewritten first: ``"half an hour"`` = ``0.5 hour``,
+  ``"an hour and a half"`` = ``1.5 hour``, ``"two and a half days"`` = ``2.5 day``, ``"one
+  tenth"`` = ``10%``, ``"a quarter of"`` = ``25%``, ``"half of"`` = ``50%``;
+* a number is one whole token, compared by value (``1.50`` = ``1.5``), with its minus sign
+  (``-40`` = ``minus 40``, not ``40``; a hyphen after a letter, digit or dot is no sign:
+  ``R2-40``, ``10-20``); a percentage keeps its sign (``5%`` = ``5 percent`` but not ``5``);
+  an ordinal is its own kind (``25th``, ``sixth`` = ``6th``, never ``6``);
+* currencies by symbol, code or name read as the ISO code (``€``, ``EUR``, ``euros`` ->
+  ``eur``; ``$``, ``US dollars`` -> ``usd``; ``₹``, ``rupees`` -> ``inr``; ``£``, ``pounds
+  sterling`` -> ``gbp``; ``¥``, ``yen`` -> ``jpy``; ``CHF``, ``Swiss francs`` -> ``chf``);
 * a time of day is one token (``10:00``, ``1:30 pm`` = ``13:30``); a day and month are one
   token whatever the order (``12 November``, ``November 12``, ``2024-11-12``), the year
-  stays a number; weekday and month names are date words (``mon`` = ``mondays`` = ``monday``);
+  stays a number; ``end of March`` is the last day of March (``31 March``); weekday and month
+  names are date words (``mon`` = ``mondays`` = ``monday``), and a weekday range is every day
+  of it (``Tuesday through Thursday`` = ``Tuesday, Wednesday, Thursday``);
 * other words are stemmed by the light stemmer of :mod:`ragaudit._text`, with a few unit
-  spellings folded (``euros`` -> ``eur``, ``kilometers`` -> ``kilometre``, ``hrs``/``h`` ->
-  ``hour``, ``mins`` -> ``minute``, ``celsius`` -> ``c``, ``quarterly`` -> ``quarter``,
-  ``annual`` -> ``year``);
-* stopwords are kept (with kind ``"stop"``) so phrases and negations can be read.
+  spellings folded (``kilometers`` -> ``kilometre``, ``hrs``/``h`` -> ``hour``, ``mins`` ->
+  ``minute``, ``quarterly`` -> ``quarter``, ``annual`` -> ``year``);
+* stopwords are kept (with kind ``"stop"``) so phrases, rates and negations can be read.
 
-A :class:`Quantity` is a number with the word after it (its unit) and the words next to it
-(``"EUR 210"`` puts the unit first): :func:`states_number` says whether a text states it.
+A :class:`Quantity` is a number with its unit (the word after it, or its currency), its rate
+period (``per minute``, ``a week``) and the words next to it: :func:`states_number` says
+whether a text states it, converting units of one kind with pint (:mod:`.units`).
 """
 
 from __future__ import annotations
@@ -30,8 +39,11 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from text_to_num import alpha2digit
+
 from ragaudit._text import STOPWORDS, stem
 from ragaudit.judges.keywords import unstemmed_tokens
+from ragaudit.judges.units import measure, same_measure
 
 __all__ = ["Quantity", "Token", "content_words", "quantities", "states_number", "tokens"]
 
@@ -39,7 +51,7 @@ __all__ = ["Quantity", "Token", "content_words", "quantities", "states_number", 
 #: degree words: "how *often*", "*every* quarter", "*at least* 14").
 EXTRA_STOPWORDS: frozenset[str] = frozenset(
     """every each least often long soon quickly exactly usually always ever else whose
-    still already than up within since plus yes s t d ll re ve m""".split()  # noqa: SIM905
+    still already than up within since plus yes s t d ll re ve m one""".split()  # noqa: SIM905
 )
 _MONTHS = [
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -53,21 +65,39 @@ _DATE_WORDS.update({d: d for d in _WEEKDAYS} | {d + "s": d for d in _WEEKDAYS})
 _DATE_WORDS.update({d[:3]: d for d in _WEEKDAYS})
 _DATE_WORDS.pop("mar")  # "mar" and "sat" are words too; only the full names count
 _DATE_WORDS.pop("sat")
-_NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
+_CURRENCIES = frozenset({"eur", "usd", "gbp", "inr", "jpy", "chf", "cad", "aud", "cny", "sek"})
+_SYMBOLS = {"€": "eur", "£": "gbp", "$": "usd", "₹": "inr", "¥": "jpy"}
+_CURRENCY_NAMES = re.compile(
+    r"\b(?:u\.?s\.? dollars?|us\$|dollars?|euros?|rupees?|rs\.?(?=\s*\d)|pounds? sterling"
+    r"|sterling|yen|swiss francs?|francs?)(?![a-z])"
+)
+_CURRENCY_OF = {
+    "dollar": "usd", "euro": "eur", "rupee": "inr", "rs": "inr", "pound": "gbp",
+    "sterling": "gbp", "yen": "jpy", "swiss": "chf", "franc": "chf", "us": "usd",
 }  # fmt: skip
-# "first" and "second" are left out: they are adjectives ("your first 14 days") and a unit.
-_ORDINAL_WORDS = {
-    "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
-    "tenth": 10, "eleventh": 11, "twelfth": 12,
-}  # fmt: skip
-_TENS = {20, 30, 40, 50, 60, 70, 80, 90}
+_TIME_UNITS = "second|minute|hour|day|week|month|quarter|year|night|fortnight"
+# fractions no measured parser reads (benchmarks/measure_quantity_parsers.py)
+_FRACTIONS = (
+    (rf"\b(?:an?|one) ({_TIME_UNITS})s? and a half\b", r"1.5 \1"),
+    (rf"\bhalf (?:an?|one) ({_TIME_UNITS})\b", r"0.5 \1"),
+    (rf"\b(?:a|one) quarter of an? ({_TIME_UNITS})\b", r"0.25 \1"),
+    (rf"\bthree quarters of an? ({_TIME_UNITS})\b", r"0.75 \1"),
+    (r"\b(?:a|one) (?:tenth)\b", "10%"), (r"\b(?:a|one) fifth\b", "20%"),
+    (r"\b(?:a|one) quarter of\b", "25% of"), (r"\bhalf (?:of )?(?=the |all |a |an )", "50% "),
+)  # fmt: skip
+_AND_A_HALF = re.compile(r"\b(\d+) and a half\b")
+# Kept from text2num: "first"/"second" (an adjective and a unit, never 1st and 2nd, except
+# inside "twenty-first") and "one" as a pronoun ("no one may", "one of them").
+_PROTECT = re.compile(
+    r"((?<!-)\b(?:first|second)\b|\b(?:no|any|every|some) one\b|\bone (?:of|another)\b)"
+)
+_WEEKDAY_RANGE = re.compile(
+    r"\b(mon|tues?|wed|thu(?:rs)?|fri|sat|sun)[a-z]*?(?:day)?s?\s+(?:through|thru|to|until|till"
+    r"|-|\u2013)\s+(mon|tues?|wed|thu(?:rs)?|fri|sat|sun)[a-z]*?(?:day)?s?\b"
+)
+_SLASH_RATE = re.compile(rf"(?<=[a-z0-9%])\s*/\s*(?=(?:{_TIME_UNITS}|min|hr|h|yr|wk)s?\b)")
 _UNIT_SPELLINGS = {
-    "euro": "eur", "euros": "eur", "dollar": "usd", "dollars": "usd", "kilometer": "kilometre",
+    "kilometer": "kilometre",
     "kilometers": "kilometre", "kilometres": "kilometre", "km": "kilometre", "hr": "hour",
     "hrs": "hour", "min": "minute", "mins": "minute", "sec": "second", "secs": "second",
     "yr": "year", "yrs": "year", "wk": "week", "wks": "week", "pct": "percent", "h": "hour",
@@ -76,12 +106,6 @@ _UNIT_SPELLINGS = {
     "hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week", "monthly": "month",
     "quarterly": "quarter", "yearly": "year", "annually": "year", "annual": "year",
 }  # fmt: skip
-#: Durations convertible into each other, in minutes and in months ("two weeks" = "14 days",
-#: "1 hour" = "60 minutes", "1 year" = "12 months"); a month is not a whole number of days.
-_DURATIONS = (
-    {"second": 1 / 60, "minute": 1.0, "hour": 60.0, "day": 1440.0, "week": 10080.0},
-    {"month": 1.0, "quarter": 3.0, "year": 12.0},
-)
 _CITATION = re.compile(r"\[\d+(?:\s*[,-]\s*\d+)*\]")
 _MONTH_RE = "|".join(sorted(_MONTH_OF, key=len, reverse=True))
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?![a-z])|\b(\d{1,2}):(\d{2})\b")
@@ -92,6 +116,8 @@ _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
 # A minus sign that is not a hyphen: not after a letter, digit or dot ("-40 °C", not "R2-40",
 # "10-20" or "30-day"); "+70" needs nothing (the plus sign is dropped).
 _MINUS = re.compile(r"(?<![\w.\-])[-\u2212](?=\d)")
+_END_OF_MONTH = re.compile(rf"\b(?:the )?end of ({_MONTH_RE})\b")
+_MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 @dataclass(frozen=True)
@@ -116,11 +142,42 @@ def _time(match: re.Match[str]) -> str:
     return f" time{hour:02d}{minute:02d} "
 
 
+def _weekdays(match: re.Match[str]) -> str:
+    first, last = (next(d for d in _WEEKDAYS if d.startswith(g[:3])) for g in match.groups())
+    i, j = _WEEKDAYS.index(first), _WEEKDAYS.index(last)
+    days = _WEEKDAYS[i : j + 1] if i <= j else _WEEKDAYS[i:] + _WEEKDAYS[: j + 1]
+    return " " + " ".join(days) + " "
+
+
+def _currency(match: re.Match[str]) -> str:
+    word = match.group(0).replace(".", "").split()[0].rstrip("s$")
+    return f" {_CURRENCY_OF.get(word, 'usd' if word.startswith('u') else word)} "
+
+
+def _numbers(text: str) -> str:
+    """Number words read by text2num; the fractions it does not read rewritten first."""
+    for pattern, repl in _FRACTIONS:
+        text = re.sub(pattern, repl, text)
+    pieces = _PROTECT.split(text)  # odd pieces are the protected words
+    text = "".join(
+        piece if i % 2 else alpha2digit(piece, "en", threshold=0) for i, piece in enumerate(pieces)
+    )
+    return _AND_A_HALF.sub(lambda m: f"{int(m[1]) + 0.5:g}", text)
+
+
 def _prepare(text: str) -> str:
     text = unicodedata.normalize("NFKC", _CITATION.sub(" ", text)).lower()
-    text = text.replace("€", " eur ").replace("£", " gbp ").replace("$", " usd ")
+    for symbol, code in _SYMBOLS.items():
+        text = text.replace(symbol, f" {code} ")
+    text = _CURRENCY_NAMES.sub(_currency, text)
+    text = _numbers(text)
+    text = _SLASH_RATE.sub(" per ", text)
+    text = _WEEKDAY_RANGE.sub(_weekdays, text)
     text = _TIME.sub(_time, text)
     text = _ISO_DATE.sub(lambda m: f" dm{int(m[2]):02d}{int(m[3]):02d} {m[1]} ", text)
+    text = _END_OF_MONTH.sub(
+        lambda m: f" {_MONTH_DAYS[_MONTH_OF[m[1]] - 1]} {m[1]} ", text
+    )  # "the end of March" = "31 March"
     text = _DAY_MONTH.sub(lambda m: f" dm{_MONTH_OF[m[2]]:02d}{int(m[1]):02d} ", text)
     text = _MONTH_DAY.sub(lambda m: f" dm{_MONTH_OF[m[1]]:02d}{int(m[2]):02d} ", text)
     text = _ORDINAL.sub(lambda m: f" ord{int(m[1])} ", text)
@@ -146,7 +203,6 @@ def tokens(text: str) -> list[Token]:
     ['stop', 'number', 'word']
     """
     out: list[Token] = []
-    spelled = False  # the previous token was a spelled-out tens number ("twenty")
     minus = False  # the previous token was a minus sign ("-40", "minus 40")
     for raw in unstemmed_tokens(_prepare(text)):
         if raw == "minus":
@@ -154,39 +210,24 @@ def tokens(text: str) -> list[Token]:
             continue
         if raw[0].isdigit():
             out.append(Token("number", ("-" if minus else "") + _number(raw)))
-            minus = spelled = False
+            minus = False
             continue
         if minus:  # "minus" before a word is the word
             out.append(Token("word", "minus"))
             minus = False
-        if raw in _NUMBER_WORDS:
-            value = _NUMBER_WORDS[raw]
-            if spelled and 1 <= value <= 9 and int(out[-1].text) in _TENS:
-                out[-1] = Token("number", str(int(out[-1].text) + value))
-                spelled = False
-                continue
-            out.append(Token("number", str(value)))
-            spelled = value in _TENS
-        elif raw in ("percent", "pct") and out and out[-1].kind == "number":
+        if raw in ("percent", "pct") and out and out[-1].kind == "number":
             if not out[-1].text.endswith("%"):
                 out[-1] = Token("number", out[-1].text + "%")
-            spelled = False
-        elif raw in _ORDINAL_WORDS or (raw.startswith("ord") and raw[3:].isdigit()):
-            value = _ORDINAL_WORDS.get(raw) or int(raw[3:])
-            out.append(Token("number", f"ord{value}"))
-            spelled = False
+        elif raw.startswith("ord") and raw[3:].isdigit():
+            out.append(Token("number", f"ord{int(raw[3:])}"))
         elif raw.startswith(("time", "dm")) and raw.lstrip("timed").isdigit():
             out.append(Token("date", raw))
-            spelled = False
         elif raw in _DATE_WORDS:
             out.append(Token("date", _DATE_WORDS[raw]))
-            spelled = False
         elif raw in STOPWORDS or raw in EXTRA_STOPWORDS:
             out.append(Token("stop", raw))
-            spelled = False
         else:
             out.append(Token("word", stem(_UNIT_SPELLINGS.get(raw, raw))))
-            spelled = False
     return out
 
 
@@ -208,28 +249,59 @@ class Quantity:
     number : str
         The canonical number (``"25"``, ``"5%"``, ``"ord6"``).
     unit : str
-        The word right after it, stemmed (``"days"`` -> ``"day"``); ``""`` when the next
-        token is not a content word (a percentage has its sign for a unit).
+        Its currency when one stands next to it (``"EUR 210"``, ``"$48,000 list price"``:
+        ``"eur"``, ``"usd"``), else the word right after it, stemmed (``"days"`` ->
+        ``"day"``); ``""`` when the next token is not a content word (a percentage has its
+        sign for a unit).
     near : frozenset of str
         The word before it and up to two content words after it (stopwords skipped), so
         ``"EUR 210"`` and ``"25 working days"`` state ``210 EUR`` and ``25 days``.
     position : int
         Index of the number in the token list.
+    currency : str
+        The ISO code of the currency next to it, or ``""``.
+    per : str
+        The period of a rate: the word after ``per``, or a time unit after ``a``/``an``/
+        ``each``/``every`` (``"600 calls a minute"`` -> ``"minute"``), within the next four
+        tokens and before another number; ``""`` when it is no rate.
     """
 
     number: str
     unit: str
     near: frozenset[str]
     position: int
+    currency: str = ""
+    per: str = ""
+
+
+_RATE_WORDS = frozenset({"a", "an", "each", "every"})
+_PERIODS = frozenset(_TIME_UNITS.split("|"))
+
+
+def _rate_period(toks: Sequence[Token], i: int) -> str:
+    for j in range(i + 1, min(i + 5, len(toks) - 1)):
+        tok = toks[j]
+        if tok.kind in ("number", "date"):
+            return ""
+        nxt = toks[j + 1]
+        if tok.text == "per" and nxt.kind == "word":
+            # "per calendar year", "per working day": the period, past one qualifier
+            after = [t.text for t in toks[j + 1 : j + 3] if t.kind == "word"]
+            return next((w for w in after if w in _PERIODS), nxt.text)
+        if tok.text in _RATE_WORDS and nxt.kind == "word" and nxt.text in _PERIODS:
+            return nxt.text
+    return ""
 
 
 def quantities(toks: Sequence[Token]) -> list[Quantity]:
     """The numbers of a token list with their units, in order.
 
     >>> [(q.number, q.unit) for q in quantities(tokens("25 days, 5 % and EUR 1,200 [3]"))]
-    [('25', 'day'), ('5%', ''), ('1200', '')]
+    [('25', 'day'), ('5%', ''), ('1200', 'eur')]
     >>> sorted(quantities(tokens("EUR 1,200"))[0].near)
     ['eur']
+    >>> [(q.number, q.unit, q.per) for q in quantities(tokens("six hundred calls a minute"))]
+    [('600', 'call', 'minute')]
     """
     found: list[Quantity] = []
     for i, tok in enumerate(toks):
@@ -246,8 +318,19 @@ def quantities(toks: Sequence[Token]) -> list[Quantity]:
         if follows is not None and follows.kind == "word" and not tok.text.endswith("%"):
             unit = follows.text
         before = toks[i - 1].text if i and toks[i - 1].kind == "word" else ""
-        found.append(Quantity(tok.text, unit, frozenset(w for w in (before, *after) if w), i))
+        currency = next((w for w in (before, unit) if w in _CURRENCIES), "")
+        near = frozenset(w for w in (before, *after) if w)
+        per = _rate_period(toks, i)
+        found.append(Quantity(tok.text, currency or unit, near, i, currency, per))
     return found
+
+
+def _measured(q: Quantity, unit: str) -> tuple[str, float] | None:
+    if not q.number[0].isdigit() and not q.number.startswith("-"):
+        return None  # an ordinal is no amount
+    if q.number.endswith("%"):
+        return None
+    return measure(float(q.number), unit, q.per)
 
 
 def states_number(wanted: Quantity, stated: Sequence[Quantity]) -> bool:
@@ -255,37 +338,45 @@ def states_number(wanted: Quantity, stated: Sequence[Quantity]) -> bool:
 
     Same number (value, percentage, ordinal), and the wanted unit among the words next to the
     stated number; a wanted number without a unit needs only its value, and a stated number
-    with no word next to it (``"You get 25."``) is taken as stated.  A duration also matches
-    the same length in another unit (seconds to weeks; months, quarters and years).
+    with no word next to it (``"You get 25."``) is taken as stated.  A currency must be the
+    same when the stated number names one (``$180`` never states ``€180``), and so must the
+    period of a rate (``per hour`` never states ``per minute``).  A quantity also matches
+    the same amount in another unit of its kind (pint, :mod:`ragaudit.judges.units`).
 
     >>> want = quantities(tokens("25 days"))[0]
     >>> states_number(want, quantities(tokens("You get 25 working days."))), states_number(
     ...     want, quantities(tokens("25 % of the days")))
     (True, False)
 
-    A duration may be stated in another unit of its kind:
+    A quantity may be stated in another unit of its kind, never in another currency or rate:
 
     >>> fortnight = quantities(tokens("14 days"))[0]
     >>> states_number(fortnight, quantities(tokens("two weeks"))), states_number(
     ...     fortnight, quantities(tokens("2 months")))
     (True, False)
+    >>> euros = quantities(tokens("€180"))[0]
+    >>> states_number(euros, quantities(tokens("180 euros"))), states_number(
+    ...     euros, quantities(tokens("$180")))
+    (True, False)
+    >>> rate = quantities(tokens("600 requests per minute"))[0]
+    >>> [states_number(rate, quantities(tokens(t))) for t in
+    ...  ("six hundred requests a minute", "600 requests per hour", "36,000 requests/hour")]
+    [True, False, True]
     """
-    if any(
-        s.number == wanted.number and (not wanted.unit or not s.near or wanted.unit in s.near)
+    for s in stated:
+        if wanted.currency and s.currency and s.currency != wanted.currency:
+            continue
+        if s.number == wanted.number and (wanted.per == s.per or not (wanted.per and s.per)):
+            if wanted.currency:
+                return True  # the same currency, or none named beside the number
+            if not wanted.unit or not s.near or wanted.unit in s.near:
+                return True
+    amount = _measured(wanted, wanted.unit)
+    if amount is None:
+        return False
+    return any(
+        same_measure(_measured(s, unit), amount)
         for s in stated
-    ):
-        return True
-    amount = _duration(wanted.number, wanted.unit)
-    return amount is not None and any(
-        _duration(s.number, unit) == amount for s in stated for unit in {s.unit, *s.near}
+        if not (wanted.currency and s.currency != wanted.currency)
+        for unit in {s.unit, *s.near}
     )
-
-
-def _duration(number: str, unit: str) -> tuple[int, float] | None:
-    """``(family, length)`` of a duration such as ``2 week`` (None for anything else)."""
-    if not unit or not number[0].isdigit() or number.endswith("%"):
-        return None
-    for family, lengths in enumerate(_DURATIONS):
-        if unit in lengths:
-            return family, round(float(number) * lengths[unit], 6)
-    return None

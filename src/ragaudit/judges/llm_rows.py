@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "METRICS_OF",
     "JudgeItem",
+    "is_undecided",
     "items_from_rows",
     "judge_metrics",
     "judge_rows",
@@ -138,10 +139,24 @@ def summarize_judges(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return summary
 
 
+def is_undecided(row: Mapping[str, Any]) -> bool:
+    """Whether the offline judges left a verdict of the row undecided (``judges.reasons``).
+
+    >>> is_undecided({"judges": {"correct": None, "reasons": {"correct": "no claim"}}})
+    True
+    >>> is_undecided({"judges": {"correct": True}})
+    False
+    """
+    return bool((row.get("judges") or {}).get("reasons"))
+
+
 def items_from_rows(
-    rows: Sequence[Mapping[str, Any]], chunk_texts: Mapping[str, str]
+    rows: Sequence[Mapping[str, Any]],
+    chunk_texts: Mapping[str, str],
+    only_undecided: bool = False,
 ) -> tuple[list[int], list[JudgeItem]]:
-    """The rows to judge (positions; rows whose generation failed are skipped) and their items.
+    """The rows to judge (positions; rows whose generation failed are skipped, and with
+    ``only_undecided`` the rows whose offline verdicts are all decided) and their items.
 
     Each row's context is rebuilt from ``context_ids`` with ``chunk_texts`` (chunk id -> text).
 
@@ -149,7 +164,11 @@ def items_from_rows(
     ...                   "context_ids": ["c1"], "answerable": True}], {"c1": "text"})[1][0].context
     ['text']
     """
-    todo = [i for i, row in enumerate(rows) if not generation_error_of(row)]
+    todo = [
+        i
+        for i, row in enumerate(rows)
+        if not generation_error_of(row) and (not only_undecided or is_undecided(row))
+    ]
     items = []
     for i in todo:
         row = rows[i]
@@ -180,12 +199,14 @@ def judge_rows(
     chunk_texts: Mapping[str, str],
     judges: LLMJudges,
     progress: Callable[[int, int], None] | None = None,
+    only_undecided: bool = False,
 ) -> list[dict[str, Any]]:
     """Add LLM verdicts to saved-run rows (see ``docs/saved-run-format.md``).
 
     Returns new rows: the LLM keys are merged into ``judges`` over any offline verdicts of the
     same name (``correct``, ``numeric_match``), other offline keys are kept.  Rows whose
-    generation failed (``generation_error`` set) are returned unchanged and cost nothing.
+    generation failed (``generation_error`` set) are returned unchanged and cost nothing; so
+    are, with ``only_undecided``, the rows the offline judges decided (:func:`is_undecided`).
 
     Examples
     --------
@@ -198,7 +219,7 @@ def judge_rows(
     ...     judge_rows([row], {}, LLMJudges(client)) == [row]
     True
     """
-    todo, items = items_from_rows(rows, chunk_texts)
+    todo, items = items_from_rows(rows, chunk_texts, only_undecided)
     verdicts = judges.judge(items, progress)
     out = [dict(row) for row in rows]
     for i, verdict in zip(todo, verdicts, strict=True):
@@ -241,8 +262,13 @@ def judge_saved_run(
     chunk_texts: Mapping[str, str],
     judges: LLMJudges,
     progress: Callable[[int, int], None] | None = None,
+    only_undecided: bool = False,
 ) -> tuple[SavedRun, dict[str, Any]]:
     """Judge a saved run and return the judged run and the judge summary.
+
+    With ``only_undecided`` only the rows whose offline verdicts left something undecided
+    (``judges.reasons``; ``ragaudit judge --only-undecided``) are sent; the others keep their
+    offline verdicts and metrics, and the summary counts them as ``n_decided_offline``.
 
     The judged run has each judged row's ``judges`` and ``metrics`` updated (the metrics of
     the judges run, see :data:`METRICS_OF`), ``config["judges"] = "offline+llm"``
@@ -254,14 +280,23 @@ def judge_saved_run(
     Returns ``(judged run, summarize_judges of the judged rows)``; the summary also counts
     the rows not judged because their generation failed (``n_generation_errors``).
     """
-    rows = judge_rows(saved.rows, chunk_texts, judges, progress)
+    sent = [not only_undecided or is_undecided(row) for row in saved.rows]
+    rows = judge_rows(saved.rows, chunk_texts, judges, progress, only_undecided)
     wanted = [m for name in judges.judges for m in METRICS_OF[name]]
-    for row in rows:
-        if generation_error_of(row):
+    for row, judged in zip(rows, sent, strict=True):
+        if generation_error_of(row) or not judged:
             continue
         values = judge_metrics(row["judges"])
         row["metrics"] = {**(row.get("metrics") or {}), **{m: values[m] for m in wanted}}
-    report = summarize_judges([r["judges"] for r in rows if not generation_error_of(r)])
+    report = summarize_judges(
+        [r["judges"] for r, judged in zip(rows, sent, strict=True)
+         if judged and not generation_error_of(r)]
+    )  # fmt: skip
+    if only_undecided:
+        report["n_decided_offline"] = sum(
+            1 for r, judged in zip(rows, sent, strict=True)
+            if not judged and not generation_error_of(r)
+        )  # fmt: skip
     # rows without an answer are not judged: counted, never folded into a judge's mean
     report["n_generation_errors"] = sum(1 for r in rows if generation_error_of(r))
     client = judges.client

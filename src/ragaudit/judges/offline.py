@@ -22,22 +22,21 @@ question) or when nothing can decide it; the row's ``reasons`` map then says why
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from ragaudit._text import REFUSAL, STOPWORDS, stem, tokenize
-from ragaudit.judges.claims import quantities, tokens
+from ragaudit._text import STOPWORDS
+from ragaudit.judges.claims import quantities, states_number, tokens
+from ragaudit.judges.doubts import answer_verdict
 from ragaudit.judges.faithfulness import faithfulness
 from ragaudit.judges.keywords import keyword_tokens, match_tokens, unstemmed_tokens
-from ragaudit.judges.reference import answer_states, context_holds, reference_claims
+from ragaudit.judges.reference import context_holds, reference_claims
+from ragaudit.judges.refusals import is_abstention
 
 __all__ = [
     "NO_SENTENCE",
     "OFFLINE_JUDGE_METHODS",
     "REFUSING_REFERENCE",
-    "Quantity",
     "all_keywords",
     "answer_chunk_in_context",
     "evidence_in_context",
@@ -45,75 +44,23 @@ __all__ = [
     "judge_offline",
     "keyword_hit",
     "match_tokens",
-    "numbers_in",
     "numeric_match",
-    "quantities_in",
 ]
 
 #: What each offline verdict is decided by; written to a saved run's ``config.offline_judges``
 #: and explained in docs/guide/judges.md.  Bump the version when a rule changes.
 OFFLINE_JUDGE_METHODS: dict[str, str] = {
-    "correct": "reference-claims/1",
-    "evidence_in_context": "reference-claims-in-context/1",
+    "correct": "reference-claims/2",
+    "evidence_in_context": "reference-claims-in-context/2",
     "faithfulness": "sentence-support/1",
     "keyword_hit": "keywords/1",
-    "abstained": "refusal-phrases/1",
+    "abstained": "refusal-phrases/2",
 }
 
 #: Why faithfulness is None: the answer has no sentence with a content word, number or date.
 NO_SENTENCE = "no checkable sentence in the answer"
 #: Why evidence is None for a question whose reference answer itself declines to answer.
 REFUSING_REFERENCE = "the reference answer declines to answer: no evidence to look for"
-
-_CITATION = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
-_ABSTAIN = re.compile(
-    r"\bi (?:do not|don't|dont) know\b"
-    r"|\b(?:not|insufficient) enough information\b|\binsufficient information\b"
-    r"|\bno (?:relevant )?information (?:about|on|regarding|in)\b"
-    r"|\b(?:cannot|can't|can not|unable to|could not|couldn't) (?:answer|find|determine|tell)\b"
-    r"|\b(?:documents?|context|sources?|provided (?:text|information|material)|handbook)"
-    r" (?:do|does|did) not (?:cover|mention|contain|say|specify|provide|include|state)\b"
-    r"|\bnot (?:mentioned|specified|covered|stated|provided) in the "
-    r"(?:documents?|context|sources?|provided)\b"
-)
-_NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17",
-    "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30", "forty": "40",
-    "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
-    "hundred": "100", "thousand": "1000",
-}  # fmt: skip
-_TENS = {20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0}
-
-
-def _normal_refusal(text: str) -> str:
-    return " ".join(text.replace("\u2019", "'").replace("\u2014", "-").lower().split())
-
-
-def is_abstention(answer: str) -> bool:
-    """Whether ``answer`` declines to answer.
-
-    True for the fixed refusal phrase (:data:`~ragaudit.pipeline.generators.REFUSAL`) and for
-    common refusal wordings ("I don't know", "the documents do not mention ...", "cannot
-    answer", "not enough information").  A substantive sentence such as "The policy does not
-    cover contractors." is *not* a refusal: only the documents/context not covering it is.
-
-    Examples
-    --------
-    >>> is_abstention("I don't know - the documents do not cover this.")
-    True
-    >>> is_abstention("The context does not mention a limit.")
-    True
-    >>> is_abstention("The travel policy does not cover contractors [2].")
-    False
-    >>> is_abstention("")
-    True
-    """
-    text = _normal_refusal(answer)
-    if not text or text == _normal_refusal(REFUSAL):
-        return True
-    return bool(_ABSTAIN.search(text))
 
 
 def keyword_hit(answer: str, keywords: Sequence[str]) -> float | None:
@@ -150,115 +97,15 @@ def all_keywords(answer: str, keywords: Sequence[str]) -> bool | None:
     return None if hit is None else hit == 1.0
 
 
-def numbers_in(text: str) -> set[float]:
-    """The numbers stated in ``text``, as values; small number words count ("ten" -> 10).
-
-    >>> sorted(numbers_in("Ten days, 1,200 EUR, 1.50 per km [3]"))
-    [1.5, 10.0, 1200.0]
-    >>> sorted(numbers_in("twenty-five days"))
-    [25.0]
-    """
-    values: set[float] = set()
-    words = tokenize(_CITATION.sub(" ", text))
-    tokens = [_NUMBER_WORDS.get(t, t) for t in words]
-    skip = False
-    for i, token in enumerate(tokens):
-        if skip:
-            skip = False
-            continue
-        if not token[0].isdigit():
-            continue
-        value = float(token)
-        # "twenty-five" / "twenty five" -> 25 (only when both parts were spelled out)
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        spelled = i + 1 < len(words) and words[i] in _NUMBER_WORDS and words[i + 1] in _NUMBER_WORDS
-        if spelled and value in _TENS and nxt.isdigit() and 1 <= int(nxt) <= 9:
-            value += int(nxt)
-            skip = True
-        values.add(value)
-    return values
-
-
-@dataclass(frozen=True)
-class Quantity:
-    """A number stated in a text, with what stands next to it.
-
-    Attributes
-    ----------
-    value : float
-        The number (``"1,200"`` -> 1200.0, ``"twenty-five"`` -> 25.0).
-    percent : bool
-        Stated as a percentage (``"5%"``, ``"5 percent"``).
-    unit : str
-        The word right after the number, stemmed (``"days"`` -> ``"day"``); ``""`` when the
-        next token is not a word or is a stopword (``"in 2014, in ..."``).
-    near : frozenset of str
-        The words next to the number: the one before it and up to two after it (stopwords
-        skipped), stemmed.  An answer may put the unit first (``"EUR 210"``) or qualify it
-        (``"25 working days"``).
-    """
-
-    value: float
-    percent: bool
-    unit: str
-    near: frozenset[str]
-
-
-def quantities_in(text: str) -> list[Quantity]:
-    """The numbers stated in ``text`` with their units, in order (rules in :class:`Quantity`).
-
-    >>> [(q.value, q.percent, q.unit) for q in quantities_in("25 days, 5 % and EUR 1,200 [3]")]
-    [(25.0, False, 'day'), (5.0, True, ''), (1200.0, False, '')]
-    >>> sorted(quantities_in("EUR 1,200")[0].near)
-    ['eur']
-    """
-    tokens: list[tuple[str, float | None, bool]] = []  # (word, number, percent)
-    spelled: list[bool] = []
-    for raw in unstemmed_tokens(text):
-        if raw[0].isdigit():
-            tokens.append(("", float(raw.rstrip("%")), raw.endswith("%")))
-            spelled.append(False)
-        elif raw in _NUMBER_WORDS:
-            value = float(_NUMBER_WORDS[raw])
-            if spelled and spelled[-1] and tokens[-1][1] in _TENS and 1 <= value <= 9:
-                tokens[-1] = ("", (tokens[-1][1] or 0.0) + value, False)  # twenty-five
-                spelled[-1] = False
-                continue
-            tokens.append(("", value, False))
-            spelled.append(True)
-        elif raw in ("percent", "pct") and tokens and tokens[-1][1] is not None:
-            tokens[-1] = ("", tokens[-1][1], True)  # "five percent"
-            spelled[-1] = False
-        else:
-            tokens.append(("" if raw in STOPWORDS else stem(raw), None, False))
-            spelled.append(False)
-    found: list[Quantity] = []
-    for i, (_, number, percent) in enumerate(tokens):
-        if number is None:
-            continue
-        after: list[str] = []
-        for word, next_number, _ in tokens[i + 1 : i + 4]:
-            if next_number is not None or len(after) == 2:
-                break
-            if word:
-                after.append(word)
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else ("", 0.0, False)
-        unit = nxt[0] if nxt[1] is None and not percent else ""
-        before = tokens[i - 1][0] if i and tokens[i - 1][1] is None else ""
-        near = frozenset(w for w in (before, *after) if w)
-        found.append(Quantity(number, percent, unit, near))
-    return found
-
-
 def numeric_match(answer: str, reference_answer: str) -> bool | None:
     """Whether ``answer`` states every number of the reference answer, with its unit.
 
-    A number of the reference matches a number of the answer with the same value and the
-    same kind (a percentage only matches a percentage), whose neighbouring words include the
-    reference's unit (:func:`quantities_in`): ``"25 days"`` is not stated by ``"25 %"`` nor by
-    ``"room 25"``.  A number standing alone in the answer (``"You get 25."``: no word next to
-    it but stopwords) is taken as stated; a reference number without a unit (``"founded in
-    2014"``) only needs its value.  None when the reference states no number.
+    Every number of the reference (not only those of the clause that answers) must be
+    stated as :func:`ragaudit.judges.claims.states_number` reads it: same value and kind (a
+    percentage only matches a percentage), its unit among the words next to it or the same
+    amount in another unit of its kind, never another currency or rate period.  A number
+    standing alone in the answer (``"You get 25."``) is taken as stated.  None when the
+    reference states no number.
 
     >>> numeric_match("You get 25 days [1].", "Employees receive twenty-five (25) days.")
     True
@@ -267,19 +114,11 @@ def numeric_match(answer: str, reference_answer: str) -> bool | None:
     >>> numeric_match("Yes.", "Ask your manager.") is None
     True
     """
-    wanted = quantities_in(reference_answer)
+    wanted = quantities(tokens(reference_answer))
     if not wanted:
         return None
-    stated = quantities_in(answer)
-    return all(
-        any(
-            s.value == w.value
-            and s.percent == w.percent
-            and (not w.unit or not s.near or w.unit in s.near)
-            for s in stated
-        )
-        for w in wanted
-    )
+    stated = quantities(tokens(answer))
+    return all(states_number(w, stated) for w in wanted)
 
 
 def evidence_in_context(
@@ -348,6 +187,7 @@ def judge_offline(
     question: str = "",
     context_docs: Sequence[str] | None = None,
     sources: Sequence[str] = (),
+    evidence_from_each_source: bool = False,
 ) -> dict[str, Any]:
     """All offline verdicts for one answered question.
 
@@ -356,9 +196,11 @@ def judge_offline(
       one, that it does not abstain and states the reference answer's claims
       (:func:`ragaudit.judges.reference.answer_states`).  Only when the reference has no
       checkable claim do the keywords decide (all of them in the answer).
-    * ``evidence_in_context``: the context holds the reference's claims, from each gold
-      source (:func:`ragaudit.judges.reference.context_holds`); the keywords decide only when
-      the reference cannot (:func:`evidence_in_context`).  None for unanswerable questions.
+    * ``evidence_in_context``: the context holds every claim of the reference, in any chunk
+      of any document (:func:`ragaudit.judges.reference.context_holds`); with
+      ``evidence_from_each_source`` also a fact from each of the ``sources``.  The keywords
+      decide only when the reference cannot (:func:`evidence_in_context`).  None for
+      unanswerable questions.
     * ``faithfulness``: the share of the answer's sentences a context chunk supports
       (:func:`ragaudit.judges.faithfulness.faithfulness`).
     * ``keyword_hit``, ``numeric_match``, ``answer_chunk_in_context``: reported beside them.
@@ -375,6 +217,7 @@ def judge_offline(
     ...     context_texts=["Refunds are paid within 30 days."], question="When are refunds paid?")
     >>> verdicts["correct"], verdicts["evidence_in_context"], verdicts["faithfulness"]
     (True, True, 1.0)
+    >>> from ragaudit._text import REFUSAL
     >>> judge_offline(answer=REFUSAL, answerable=False, reference_answer="", keywords=[],
     ...     context_texts=[])["correct"]
     True
@@ -413,12 +256,18 @@ def judge_offline(
         }
         return {**verdicts, "reasons": {**undecided, "evidence_in_context": REFUSING_REFERENCE}}
     claims = reference_claims(reference_answer, question)
-    correct = False if abstained else answer_states(claims, answer, question)
-    if correct is None:
+    correct, doubt = (
+        (False, None)
+        if abstained
+        else answer_verdict(claims, reference_answer or "", answer, question, context_texts)
+    )
+    if correct is None and claims.reason is not None:
         correct = all_keywords(answer, keywords)
-        if correct is None:
-            undecided["correct"] = str(claims.reason)
-    evidence = context_holds(claims, context_texts, context_docs, sources)
+    if correct is None:
+        undecided["correct"] = str(doubt or claims.reason)
+    evidence = context_holds(
+        claims, context_texts, context_docs, sources, each_source=evidence_from_each_source
+    )
     if evidence is None:
         evidence = evidence_in_context(context_texts, keywords, reference_answer or "")
         if evidence is None:

@@ -35,10 +35,12 @@ answer part or of the question, or in a chunk holding :data:`CHUNK_WORD_SHARE` o
 question's content words, so "4 hours" of an outage is not evidence for "4 hours" to disable
 accounts.  Without numbers, one chunk holds :data:`CHUNK_WORD_SHARE` of the answering
 clause's and question's content words (and the key-word share, and for a ``No`` a negation
-cue or a restatement of the reference's sentence).  A question with several gold sources also
-needs, from *each* source, a context chunk holding some fact of the reference (a number or
-date of any part of it, located as above, or half of the content words of one of its
-clauses).
+cue or a restatement of the reference's sentence).  This is the chapter's stage 2
+(sufficiency): the facts may sit in any chunk of any document.  A question's gold
+``sources`` are the retrieval labels and play no part, unless the golden set sets
+``evidence_from_each_source`` on it: then each source must also give a context chunk
+holding some fact of the reference (a number or date of any part of it, located as above,
+or half of the content words of one of its clauses).
 
 A verdict is None only when the reference gives nothing to check (empty, or no number, date,
 yes/no or content word beyond the question's); :attr:`ReferenceClaims.reason` says which.
@@ -55,6 +57,7 @@ from ragaudit.judges.polarity import answer_polarity, has_negation, reference_po
 
 __all__ = [
     "KEY_WORD_SHARE",
+    "LABEL_REACH",
     "WINDOW",
     "ReferenceClaims",
     "answer_states",
@@ -70,6 +73,8 @@ CHUNK_WORD_SHARE = 1 / 2
 #: A number or date in a chunk is evidence when a content word of its clause or of the
 #: question stands within this many tokens of it.
 WINDOW = 15
+#: A number's label is a content word at most this many tokens from it ("RTO of 4 hours").
+LABEL_REACH = 3
 
 NO_REFERENCE = "no reference answer"
 NO_CLAIM = (
@@ -102,6 +107,7 @@ class Fact:
     numbers: tuple[Quantity, ...]
     dates: tuple[str, ...]
     words: frozenset[str]
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -129,6 +135,14 @@ class ReferenceClaims:
         Content words of the whole answer part and of the question (locate a number).
     negated : bool
         The answer part holds a negation cue ("... are *not* refunded").
+    side_facts : tuple of frozenset of str
+        The content words of each other clause of the answer parts that states a fact in
+        words the question lacks ("The hardware lab is *in Kellsport*, a standard city, so
+        the cap is 140 EUR"): evidence needs them too, not the answer.
+    labels : tuple of str
+        The label each required number belongs to ("An *RPO* of 15 minutes and an *RTO* of 4
+        hours"), aligned with ``numbers``; all ``""`` unless two or more required numbers
+        have distinct labels.
     """
 
     numbers: tuple[Quantity, ...] = ()
@@ -141,6 +155,8 @@ class ReferenceClaims:
     reason: str | None = None
     part_words: frozenset[str] = frozenset()
     negated: bool = False
+    labels: tuple[str, ...] = ()
+    side_facts: tuple[frozenset[str], ...] = ()
 
     @property
     def mode(self) -> str:
@@ -186,7 +202,10 @@ def _clause_facts(
                 numbers.append(claim)
             else:
                 dates.append(claim)
-        facts.append((Fact(tuple(numbers), tuple(dates), frozenset(content_words(toks))), toks))
+        labels = tuple(_label(toks, n.position) for n in numbers)
+        facts.append(
+            (Fact(tuple(numbers), tuple(dates), frozenset(content_words(toks)), labels), toks)
+        )
     return facts
 
 
@@ -220,6 +239,8 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
         for fact, _ in _clause_facts(sentence, q_numbers, q_dates)
     ]
     numbers: list[Quantity] = []
+    labels: list[str] = []
+    side: list[frozenset[str]] = []
     dates: list[str] = []
     answering: list[Fact] = []
     worded: list[Fact] = []  # answering clauses without a number or date
@@ -232,9 +253,23 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
         if not candidates:
             continue
         best = max(candidates, key=lambda f: (len(f.words & q_words), -candidates.index(f)))
-        answering.append(best)
-        numbers.extend(best.numbers)
-        dates.extend(best.dates)
+        # "RTO 30 minutes, RPO 5 minutes" for "What are the RTO and RPO?": every numeric
+        # clause whose number is labelled by a word of the question answers it too
+        asked = [
+            f for f in numeric
+            if f is not best and f.labels and f.labels[0] in q_words
+            and f.labels[0] not in best.labels and best.labels and best.labels[0] in q_words
+        ]  # fmt: skip
+        side.extend(
+            f.words for f in clauses
+            if f is not best and f not in asked and not (f.numbers or f.dates)
+            and len(f.words) >= 2 and f.words - q_words
+        )  # fmt: skip
+        for fact in (best, *asked):
+            answering.append(fact)
+            numbers.extend(fact.numbers)
+            labels.extend(fact.labels)
+            dates.extend(fact.dates)
         if not numeric:
             worded.append(best)
     if not answering and not polarity:
@@ -244,7 +279,47 @@ def reference_claims(reference: str | None, question: str = "") -> ReferenceClai
     return ReferenceClaims(
         tuple(numbers), tuple(dates), polarity, key, words | q_words, tuple(every), q_words,
         part_words=frozenset(part_words), negated=any(has_negation(p) for p in parts),
+        labels=_bound_labels(labels), side_facts=tuple(side),
     )  # fmt: skip
+
+
+def _label(toks: Sequence[Token], position: int, allowed: Collection[str] | None = None) -> str:
+    """The content word a number belongs to: the nearest one before it (at most
+    :data:`LABEL_REACH` tokens back, not across another number or date); in an answer, one
+    of the reference's labels, before it or else right after its unit ("15 minutes RPO")."""
+    back = range(position - 1, max(-1, position - 1 - LABEL_REACH), -1)
+    ahead = range(position + 1, min(len(toks), position + 3))  # its unit, then the label
+    for scan in (back, ahead) if allowed is not None else (back,):
+        for j in scan:
+            tok = toks[j]
+            if tok.kind in ("number", "date") or (j and toks[j - 1].kind == "number"):
+                break  # another number, or its unit: "8 days or 5 days" gives 5 no label
+            if tok.kind == "word" and (allowed is None or tok.text in allowed):
+                return tok.text
+    return ""
+
+
+def _bound_labels(labels: Sequence[str]) -> tuple[str, ...]:
+    """Labels only bind when two or more required numbers carry distinct ones."""
+    named = [label for label in labels if label]
+    if len(named) < 2 or len(set(named)) < len(named):
+        return ("",) * len(labels)
+    return tuple(labels)
+
+
+def _states_all(claims: ReferenceClaims, toks: Sequence[Token]) -> bool:
+    """Every required number stated, each beside its own label when labels bind."""
+    stated = quantities(toks)
+    allowed = {label for label in claims.labels if label}
+    for i, wanted in enumerate(claims.numbers):
+        label = claims.labels[i] if i < len(claims.labels) else ""
+        if not any(
+            states_number(wanted, [s])
+            and (not label or _label(toks, s.position, allowed) in ("", label))
+            for s in stated
+        ):
+            return False
+    return True
 
 
 def _share(wanted: Collection[str], have: Collection[str]) -> float:
@@ -267,8 +342,7 @@ def answer_states(claims: ReferenceClaims, answer: str, question: str = "") -> b
     if claims.reason is not None:
         return None
     toks = tokens(answer)
-    stated = quantities(toks)
-    if not all(states_number(n, stated) for n in claims.numbers):
+    if not _states_all(claims, toks):
         return False
     dates = {t.text for t in toks if t.kind == "date"}
     if not all(d in dates for d in claims.dates):
@@ -336,12 +410,14 @@ def context_holds(
     chunk_texts: Sequence[str],
     chunk_docs: Sequence[str] | None = None,
     sources: Sequence[str] = (),
+    each_source: bool = False,
 ) -> bool | None:
     """Whether the context holds the reference's claims (None when nothing is checkable).
 
-    ``chunk_docs`` are the document ids of the chunks, ``sources`` the question's gold
-    documents: with two or more sources, each must give a context chunk holding a fact of
-    the reference.
+    The facts may stand in any chunk of any document.  ``chunk_docs`` are the document ids
+    of the chunks, ``sources`` the question's gold documents: only with ``each_source`` (the
+    golden field ``evidence_from_each_source``) must each of two or more sources also give a
+    context chunk holding a fact of the reference.
 
     Examples
     --------
@@ -351,9 +427,10 @@ def context_holds(
     True
     >>> context_holds(c, ["Accounts are disabled within 4 hours.", "Files: 5 years."])
     False
-    >>> context_holds(c, ["Accounts are disabled within 4 hours. Files: 6 years."],
-    ...               ["security"], ["security", "retention"])
-    False
+    >>> both = ["Accounts are disabled within 4 hours. Files: 6 years."]
+    >>> context_holds(c, both, ["security"], ["security", "retention"]), context_holds(
+    ...     c, both, ["security"], ["security", "retention"], each_source=True)
+    (True, False)
     """
     if claims.reason is not None:
         return None
@@ -374,6 +451,14 @@ def context_holds(
             for toks in chunks
         ):
             return False
+    for fact in claims.side_facts:  # "the hardware lab is in Kellsport": a fact to find too
+        new = fact - asked
+        if not any(
+            _share(new, have := {t.text for t in toks if t.kind == "word"}) >= CHUNK_WORD_SHARE
+            and _share(fact, have) >= CHUNK_WORD_SHARE
+            for toks in chunks
+        ):
+            return False
     worded = bool(claims.key_words) and not claims.polarity
     if claims.mode != "numbers" or worded:
 
@@ -390,7 +475,7 @@ def context_holds(
         if not any(holds(toks, text) for toks, text in zip(chunks, chunk_texts, strict=True)):
             return False
     gold = list(dict.fromkeys(sources))
-    if chunk_docs is None or len(gold) < 2:
+    if not each_source or chunk_docs is None or len(gold) < 2:
         return True
     return all(
         any(

@@ -44,11 +44,13 @@ from ragaudit.labels.human import Ask, _ask_stdin
 __all__ = [
     "GRADE_CHOICES",
     "GRADE_PROMPT",
+    "UNDECIDED_HOW",
     "GradingSession",
     "GradingSummary",
     "grade_answers",
     "merge_human_grades",
     "sample_order",
+    "undecided_ids",
 ]
 
 GRADE_PROMPT = "verdict (c correct, w wrong, s skip, q quit)"
@@ -73,6 +75,29 @@ def sample_order(ids: Sequence[str], seed: int) -> list[str]:
     check_int(seed, "seed", minimum=0)
     permutation = np.random.default_rng(seed).permutation(len(ids))
     return [ids[int(i)] for i in permutation]
+
+
+#: The header's ``how`` of a ``labels verdicts --only-undecided`` file.
+UNDECIDED_HOW = "every answer the offline judges left undecided, in a seeded order"
+
+
+def undecided_ids(run: SavedRun, metric: str = "correct") -> list[str]:
+    """Ids of the answered questions whose offline ``metric`` verdict is undecided (null with a
+    reason in ``judges.reasons``), in run order.
+
+    >>> from ragaudit.data.saved_run import SavedRun
+    >>> rows = [{"id": "a", "retrieved": [], "answer": "x", "judges": {"correct": None,
+    ...          "reasons": {"correct": "no claim"}}},
+    ...         {"id": "b", "retrieved": [], "answer": "y", "judges": {"correct": True}}]
+    >>> undecided_ids(SavedRun.from_dict({"config": {"k": 1}, "rows": rows}))
+    ['a']
+    """
+    return [
+        str(row["id"])
+        for row in run.rows
+        if row.get("answer") is not None
+        and metric in ((row.get("judges") or {}).get("reasons") or {})
+    ]
 
 
 @dataclass(frozen=True)
@@ -219,8 +244,14 @@ class GradingSession:
         *,
         sample_size: int | None = None,
         seed: int | None = None,
+        only_undecided: bool = False,
     ) -> GradingSession:
         """Start a session on ``path`` (a ``.jsonl`` file), or resume the one it holds.
+
+        With ``only_undecided`` the questions are those whose offline ``metric`` verdict is
+        undecided (null, with its reason in ``judges.reasons``): a person decides them.  The
+        header then says it is not a random sample of the judged questions (``calibrate``
+        needs one of those); the order is still the seeded one.
 
         A new session grades the first ``sample_size`` (default: all) of the seed-``seed``
         (default 0) order of the run's judged ``metric`` questions.  A resumed one keeps the
@@ -235,7 +266,11 @@ class GradingSession:
             no longer has; ``sample_size`` exceeds the judged questions, or is smaller than
             the file's graded questions need.
         """
-        population = list(judged_values(run, metric))
+        population = (
+            undecided_ids(run, metric) if only_undecided else list(judged_values(run, metric))
+        )
+        if not population:
+            raise InputError(f"run {run.name!r} has no undecided {metric!r} verdicts to grade")
         where = os.fspath(path)  # as the user wrote it, for messages
         path = Path(path)
         if path.suffix.lower() != ".jsonl":
@@ -246,6 +281,9 @@ class GradingSession:
         if path.exists():
             existing = read_human_grades_file(path, metric, allow_empty=True)
             header = existing.sample
+            if header is not None and header.how == UNDECIDED_HOW and not only_undecided:
+                only_undecided = True  # resuming a session on the undecided answers
+                population = undecided_ids(run, metric)
             if header is None or header.seed is None or header.n is None:
                 raise InputError(
                     f"{where}:1: sample: expected the header `ragaudit labels verdicts` writes "
@@ -281,7 +319,10 @@ class GradingSession:
                 f"{where}: id: expected questions among the first {n} of the seed-{seed} "
                 f"order, found {outside[0]!r} (graded with a larger --sample? pass it again)"
             )
-        sample = GradeSample(random=True, n=n, of=len(population), seed=seed)
+        sample = GradeSample(
+            random=not only_undecided, n=n, of=len(population), seed=seed,
+            how=UNDECIDED_HOW if only_undecided else "",
+        )  # fmt: skip
         return cls(path, run.name, metric, sample, order, answers, entries, fingerprints)
 
     @property

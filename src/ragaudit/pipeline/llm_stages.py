@@ -33,6 +33,7 @@ def judge_with_llm(
     judge_names: Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
     usage: dict[str, Any] | None = None,
+    only_undecided: bool = False,
 ) -> tuple[SavedRun, dict[str, Any]]:
     """Add the LLM judges' verdicts to a saved run, recompute its summary, rewrite it.
 
@@ -60,6 +61,8 @@ def judge_with_llm(
         ``progress(done, total)`` over (question, judge, repeat) tasks.
     usage : dict, optional
         Receives ``usage["judges"]``: what this call sent (HTTP requests, cache hits, tokens).
+    only_undecided : bool, default False
+        Send only the rows the offline judges left undecided (``judges.reasons``).
 
     Returns
     -------
@@ -76,7 +79,7 @@ def judge_with_llm(
     previous = dict(saved.summary.get("llm") or {}).get("by_stage") or {}
     with LLMClient(llm_config, stage="the LLM judge stage") as client:
         judges = LLMJudges(client, tuple(judge_names or JUDGE_NAMES), repeats=repeats)
-        judged, report = judge_saved_run(saved, texts, judges, progress)
+        judged, report = judge_saved_run(saved, texts, judges, progress, only_undecided)
         judge_cost = client.run_cost()
         if usage is not None:
             usage["judges"] = client.usage_summary()
@@ -94,6 +97,7 @@ def estimate_llm_judging(
     *,
     repeats: int = 1,
     judge_names: Sequence[str] | None = None,
+    only_undecided: bool = False,
 ) -> DryRunEstimate:
     """What :func:`judge_with_llm` would send, sending nothing (``ragaudit judge --dry-run``):
     calls, cache hits, tokens (``ceil(chars / 4)``) and cost, by
@@ -104,7 +108,7 @@ def estimate_llm_judging(
     texts = {c.chunk_id: c.text for c in chunks}
     with LLMClient(llm_config, stage="the LLM judge stage") as client:
         judges = LLMJudges(client, tuple(judge_names or JUDGE_NAMES), repeats=repeats)
-        _, items = items_from_rows(saved.rows, texts)
+        _, items = items_from_rows(saved.rows, texts, only_undecided)
         return judges.dry_run(items)
 
 

@@ -80,6 +80,7 @@ def answer(
             question=question.question,
             context_docs=[c.doc_id for c in context],
             sources=list(question.sources),
+            evidence_from_each_source=question.evidence_from_each_source,
         )
     latency = None
     if record_latency and generation.latency_ms is not None:

@@ -117,7 +117,8 @@ def _dash_cell(run: str, row: DashboardRow) -> Cell:
     numbers = (("value", repr(row.value)), ("n", str(row.n)), ("low", repr(row.ci_low)),
                ("high", repr(row.ci_high)))  # fmt: skip
     return Cell(
-        dashboard_value(row, row.value), sub=f"{dashboard_interval(row)} {row.size}",
+        dashboard_value(row, row.value),
+        sub=" ".join(filter(None, (dashboard_interval(row), row.size, row.decided_text))),
         cls="val", attrs=attrs + numbers,
     )  # fmt: skip
 

@@ -105,7 +105,9 @@ def dashboard_number(row: DashboardRow, width: int = 0) -> str:
     column's intervals align), or ``n/a`` when the run cannot measure it."""
     if row.value is None:
         return "n/a"
-    return f"{dashboard_value(row, row.value)} {dashboard_interval(row)} {row.size:<{width}}"
+    decided = f" {row.decided_text}" if row.decided_text else ""
+    number = f"{dashboard_value(row, row.value)} {dashboard_interval(row)} {row.size}{decided}"
+    return f"{number:<{width + len(number) - len(row.size) - len(decided)}}"
 
 
 def mde_text(rows: Sequence[DashboardRow]) -> str:
@@ -128,7 +130,9 @@ def run_columns(audit: Audit) -> tuple[str, ...]:
 
 def dashboard_table(audit: Audit) -> Table:
     """One row per dashboard number: each run's value with interval and n, and the MDE."""
-    width = max(len(row.size) for r in audit.runs for row in r.dashboard)
+    width = max(
+        len(row.size) + len(row.decided_text) + 1 for r in audit.runs for row in r.dashboard
+    )
 
     def cells(i: int, pad: int) -> tuple[str, ...]:
         return (

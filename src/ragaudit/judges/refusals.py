@@ -1,0 +1,114 @@
+"""The abstention detector: whether an answer declines to answer.
+
+An answer abstains when it says that the documents (context, sources, handbook, passages...)
+do not hold the answer, or that the speaker does not know or cannot find it.  A substantive
+negative answer does not abstain: "No, travel insurance is not refunded", "The travel policy
+does not cover contractors", "Smoking is not allowed".  What tells the two apart is the
+*subject* of the negation: the documents or the speaker (``"the documents don't say"``, ``"I
+couldn't find"``), a deictic standing for the question (``"This is not mentioned"``), or a
+statement that the answer or the information is missing (``"no information about"``, ``"the
+answer is not in the context"``), never a thing the question is about.
+
+Contractions are expanded first (``don't`` -> ``do not``, ``isn't`` -> ``is not``, ``I'm`` ->
+``I am``), typographic apostrophes and dashes folded, case ignored.  The patterns below are
+tested on the fixture ``tests/judges/data/refusals.yaml`` (108 refusals, 106 non-refusals,
+written by hand after reading this detector's earlier phrase list: a tuning set; see
+docs/guide/judges.md for what it misses).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragaudit._text import REFUSAL
+
+__all__ = ["is_abstention"]
+
+_CONTRACTIONS = (
+    (r"\bcan't\b", "cannot"), (r"\bwon't\b", "will not"), (r"\b(\w+)n't\b", r"\1 not"),
+    (r"\bi'm\b", "i am"), (r"\b(it|that|there|what)'s\b", r"\1 is"), (r"\bi've\b", "i have"),
+)  # fmt: skip
+#: What holds the answer: the documents and their synonyms.
+_SOURCE = (
+    r"(?:documents?|docs|context|sources?|handbook|passages?|excerpts?|text|material|snippets?"
+    r"|records?|files?|information provided|provided information|knowledge base)"
+)
+_SAY = (
+    r"(?:say|state|specify|mention|cover|contain|include|provide|address|give|tell|answer"
+    r"|list|describe|indicate|discuss|show|explain|clarify|have)"
+)
+_SAID = (
+    r"(?:mentioned|specified|stated|covered|addressed|provided|available|given|listed"
+    r"|documented|described|discussed|indicated|found|explained|known|clear)"
+)
+_DEICTIC = r"(?:this|that|it|which|the (?:answer|amount|figure|number|detail|date|information))"
+_PATTERNS = [
+    # the documents do not say
+    rf"\b{_SOURCE}(?: \w+){{0,2}} (?:do|does|did) not (?:\w+ )?{_SAY}\b",
+    rf"\b{_SOURCE}(?: \w+){{0,2}} (?:is|are) (?:silent|unclear)\b",
+    rf"\b(?:none of|neither of|neither|nothing in) (?:the |these |those )?(?:\w+ ){{0,2}}"
+    rf"{_SOURCE}\b",
+    # it is not mentioned (in the documents)
+    rf"\bnot {_SAID}(?: anywhere)? (?:in|by|within|from|among) (?:the |these |any )?(?:\w+ ){{0,2}}"
+    rf"{_SOURCE}\b",
+    rf"^{_DEICTIC}(?: \w+)? (?:is|was|are|were) not (?:mentioned|specified|stated|covered"
+    r"|addressed|documented)\b",
+    rf"^{_DEICTIC}(?: \w+)? (?:is|was|are|were) not {_SAID}$",
+    r"^(?:not (?:mentioned|specified|stated|covered|addressed|available|known|enough\b)"
+    r"|unknown\b|n/a\b)",
+    # no information about it
+    r"\bno (?:relevant |specific |further |such |clear )?(?:information|mention|details?|indication"
+    r"|data|answer)\b",
+    r"\b(?:answer|information|info|details?) (?:is|are|was|were) not (?:in|available|provided"
+    r"|given|included|present|found|contained|there)\b",
+    r"\b(?:not|insufficient|not sufficient) (?:enough )?information\b|\bnot enough (?:data|detail)",
+    r"\binsufficient to (?:answer|say|tell|determine)\b|\bunclear (?:from|in|based)\b",
+    r"\b(?:cannot|can not|could not) be (?:determined|found|answered|established|inferred"
+    r"|confirmed|said|told)\b",
+    # I do not know, I could not find
+    r"\bi (?:really |simply |just |honestly )?(?:do not|did not) know\b",
+    r"\bi (?:could not|cannot|can not|was unable to|am unable to|was not able to|am not able to"
+    r"|did not|do not|have not been able to) (?:\w+ )?(?:find|locate|answer|determine|tell|say"
+    r"|see|identify|confirm|verify)\b",
+    r"\bi (?:do not|did not) have (?:enough |any |that |the |this |sufficient |relevant |such )*"
+    r"(?:information|details?|data|answer|knowledge|info)\b",
+    r"\bi have no (?:information|details?|data|answer|knowledge|idea)\b",
+    r"\bi am not (?:sure|certain)\b|\bno idea\b",
+    r"\b(?:cannot|can't|can not|unable to|could not) (?:answer|find|determine|tell)\b",
+]
+_ABSTAIN = re.compile("|".join(f"(?:{p})" for p in _PATTERNS))
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\s+-\s+|\n+")
+
+
+def _normal(text: str) -> str:
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u2014", " - ")
+    text = " ".join(text.replace("\u2013", " - ").lower().split())
+    for pattern, repl in _CONTRACTIONS:
+        text = re.sub(pattern, repl, text)
+    return text
+
+
+def is_abstention(answer: str) -> bool:
+    """Whether ``answer`` declines to answer (rules in the module docstring).
+
+    True for the fixed refusal sentence (:data:`ragaudit._text.REFUSAL`), for an empty answer,
+    and when a sentence of the answer says the documents do not hold the answer or the speaker
+    does not know.  A negative fact is no refusal.
+
+    Examples
+    --------
+    >>> is_abstention("The documents don't say."), is_abstention("Not mentioned.")
+    (True, True)
+    >>> is_abstention("I couldn't find this; there is no information about parking.")
+    True
+    >>> is_abstention("No, travel insurance is not refunded.")
+    False
+    >>> is_abstention("The travel policy does not cover contractors [2].")
+    False
+    >>> is_abstention("")
+    True
+    """
+    text = _normal(answer)
+    if not text or text == _normal(REFUSAL):
+        return True
+    return any(_ABSTAIN.search(s.strip(" .!?;:,")) for s in _SENTENCES.split(text))
