@@ -21,6 +21,7 @@ from ragaudit.cli._options import (
 from ragaudit.cli._progress import progress_callback
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.config import JUDGE_MODES, RETRIEVERS, RunConfig
+from ragaudit.pipeline.executors import EXECUTORS
 from ragaudit.pipeline.generators import GENERATORS
 
 # The pipeline (numpy, BM25) and the reports are imported inside the command: `ragaudit run
@@ -100,6 +101,20 @@ __all__ = ["command"]
     is_flag=True,
     help="Estimate the LLM calls, tokens and cost of this run; send and write nothing.",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(EXECUTORS),
+    default="threads",
+    show_default=True,
+    help="Where questions are retrieved and answered: this process, or Ray workers "
+    "(pip install 'ragaudit[ray]'); a run interrupted on one resumes on the other.",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    metavar="ADDR",
+    help="With --executor ray: the cluster (HOST:6379) [default: a local Ray instance].",
+)
 @seed_option()
 @quiet_option()
 @format_option()
@@ -124,6 +139,8 @@ def command(
     timing: bool,
     judges: str,
     dry_run: bool,
+    executor: str,
+    ray_address: str | None,
     seed: int,
     quiet: bool,
     output_format: str,
@@ -144,6 +161,8 @@ def command(
 
     if judge_repeats != 1 and judges != "llm":
         raise InputError("--judge-repeats: only applies with --judges llm")
+    if ray_address is not None and executor != "ray":
+        raise InputError("--ray-address: only applies with --executor ray")
     llm_config = None
     if generator == "openai" or judges == "llm":
         if llm_options.get("llm_seed") is None:
@@ -195,6 +214,8 @@ def command(
             on_row=on_row,
             on_judge_progress=judging,
             llm_usage=usage,
+            executor=executor,
+            ray_address=ray_address,
         )
     from ragaudit.diagnose.unjudged import run_judged
 
