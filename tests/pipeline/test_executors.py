@@ -9,6 +9,7 @@ they take seconds each (worker start-up), so they are marked slow.
 """
 
 import importlib.util
+import json
 import os
 import socket
 import sys
@@ -20,7 +21,7 @@ from click.testing import CliRunner
 
 from ragaudit.cli import main
 from ragaudit.data.golden import load_golden
-from ragaudit.exceptions import InputError
+from ragaudit.exceptions import InputError, MissingExtraError
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.corpus import load_corpus
 from ragaudit.pipeline.executors import EXECUTORS, check_executor, unit_seed, units_of
@@ -146,14 +147,15 @@ def test_bad_executor_arguments(executor, address, message):
 
 def test_a_missing_ray_names_the_extra(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
-    with pytest.raises(InputError, match=r"Ray is not installed; pip install 'ragaudit\[ray\]'"):
+    with pytest.raises(MissingExtraError, match=r"^executor 'ray' needs the optional package "
+                       r"'ray'; install it with: pip install 'ragaudit\[ray\]'"):  # fmt: skip
         evaluate_pipeline(Logged(tmp_path / "log"), DATA / "golden.yaml", corpus=DATA / "corpus",
                           out_dir=tmp_path, executor="ray", **SMALL)  # fmt: skip
     result = CliRunner().invoke(main, ["run", "--corpus", str(DATA / "corpus"), "--golden",
                                        str(DATA / "golden.yaml"), "--out", str(tmp_path),
                                        "--executor", "ray"])  # fmt: skip
     assert result.exit_code == 2
-    assert result.output.strip().splitlines()[-1].endswith("pip install 'ragaudit[ray]'")
+    assert "install it with: pip install 'ragaudit[ray]'" in result.output.strip().splitlines()[-1]
 
 
 def test_the_cli_refuses_an_address_without_ray(tmp_path):
@@ -251,25 +253,37 @@ def test_an_input_error_in_a_worker_is_the_same_one_line_error(tmp_path, ray_ins
 
 @pytest.mark.slow
 def test_ragaudit_run_on_ray_writes_the_file_the_threads_write(tmp_path, ray_instance):
-    base = [
-        "run",
-        "--corpus",
-        str(DATA / "corpus"),
-        "--golden",
-        str(DATA / "golden.yaml"),
-        "--k",
-        "2",
-        "--chunk-size",
-        "200",
-        "--chunk-overlap",
-        "40",
-        "--no-timing",
-        "-q",
-    ]
+    """With the reader's temperature on, so the rows depend on each unit's seed: the seeds
+    reach the Ray workers and are the same there."""
+    base = ["run", "--corpus", str(DATA / "corpus"), "--golden", str(DATA / "golden.yaml"),
+            "--k", "3", "--chunk-size", "200", "--chunk-overlap", "40", "--no-timing", "-q",
+            "--reader-temperature", "0.3"]  # fmt: skip
     files = []
     for executor in EXECUTORS:
         out = tmp_path / executor
         result = CliRunner().invoke(main, [*base, "--out", str(out), "--executor", executor])
         assert result.exit_code == 0, result.output
-        files.append((out / "k2_cs200.json").read_bytes())
+        files.append((out / "k3_cs200.json").read_bytes())
     assert files[0] == files[1]
+    assert json.loads(files[0])["config"]["reader_temperature"] == 0.3
+
+
+def test_the_reader_temperature_draws_from_each_units_seed(tmp_path):
+    from ragaudit.pipeline.config import RunConfig
+    from ragaudit.pipeline.harness import run_pipeline
+
+    def run(name, **options):
+        config = RunConfig(DATA / "corpus", DATA / "golden.yaml", k=3, chunk_size=200,
+                           chunk_overlap=40, out_dir=tmp_path, record_latency=False, name=name,
+                           **options)  # fmt: skip
+        return run_pipeline(config)
+
+    plain = run("plain")
+    assert "reader_temperature" not in plain.config.to_dict()  # the default file is unchanged
+    hot = [run(f"hot{seed}", reader_temperature=0.3, seed=seed) for seed in (0, 0, 1)]
+    assert [r["answer"] for r in hot[0].rows] == [r["answer"] for r in hot[1].rows]
+    answers = {tuple(r["answer"] for r in run.rows) for run in (plain, hot[0], hot[2])}
+    assert len(answers) == 3  # the draw changed some answers, and with the seed
+    with pytest.raises(InputError, match="reader_temperature: only applies with the extractive"):
+        RunConfig(DATA / "corpus", DATA / "golden.yaml", generator="openai",
+                  reader_temperature=0.5)  # fmt: skip

@@ -74,6 +74,14 @@ __all__ = ["command"]
     help="Chunk-label file (ragaudit labels build) for chunk_ metrics; same chunking.",
 )
 @click.option("--generator", type=click.Choice(GENERATORS), default="extractive", show_default=True)
+@click.option(
+    "--reader-temperature",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="The extractive reader draws its answer sentence with probability proportional to "
+    "exp(support / T), from each question's seed; 0 answers deterministically.",
+)
 @click.option("--name", default=None, help="Configuration name [default: k<K>_cs<SIZE>...].")
 @results_dir_option()
 @click.option(
@@ -133,6 +141,7 @@ def command(
     qdrant_url: str | None,
     chunk_labels_file: str | None,
     generator: str,
+    reader_temperature: float,
     name: str | None,
     out_dir: str,
     limit: int | None,
@@ -178,6 +187,7 @@ def command(
         run_file=run_file, embedding_model=embedding_model, qdrant_url=qdrant_url, name=name,
         out_dir=out_dir, limit=limit, seed=seed, record_latency=timing,
         llm_config=llm_config, judge_repeats=judge_repeats, golden_columns=golden_columns,
+        reader_temperature=reader_temperature,
     )  # fmt: skip
     if dry_run:
         if llm_config is None:

@@ -295,7 +295,11 @@ def run_pipeline(
         # Fail before any answer is generated, not after the whole run.
         judge_config.require_endpoint("the LLM judge stage")
     the_generator = build_generator(
-        run.generator, prepared.chunks, seed=run.seed, llm_config=run.llm_config
+        run.generator,
+        prepared.chunks,
+        seed=run.seed,
+        llm_config=run.llm_config,
+        temperature=run.reader_temperature,
     )
     config = prepared.config
     if run.chunk_labels is not None:

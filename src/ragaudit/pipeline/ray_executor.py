@@ -43,12 +43,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ragaudit.exceptions import InputError
+from ragaudit.exceptions import InputError, MissingExtraError, RagauditError
 from ragaudit.pipeline.executors import Unit
 
-__all__ = ["INSTALL", "check_shippable", "import_ray", "run_on_ray", "shipped", "start_ray"]
-
-INSTALL = "pip install 'ragaudit[ray]'"
+__all__ = ["check_shippable", "import_ray", "run_on_ray", "shipped", "start_ray"]
 
 #: How to make a pipeline shippable, the end of every pickling error.
 SHIPPABLE = (
@@ -59,14 +57,14 @@ SHIPPABLE = (
 
 
 def import_ray() -> ModuleType:
-    """The ``ray`` module, or an :class:`InputError` that names the extra to install."""
+    """The ``ray`` module, or a :class:`MissingExtraError` that names the extra to install."""
     # Ray's `uv run` hook would start every worker with `uv run` in the current directory,
     # syncing and importing whatever project lives there; the workers use this interpreter.
     os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     try:
         import ray
     except ImportError:
-        raise InputError(f"executor 'ray': Ray is not installed; {INSTALL}") from None
+        raise MissingExtraError("ray", "ray", "executor 'ray'") from None
     return ray
 
 
@@ -142,6 +140,11 @@ def start_ray(address: str | None = None, num_cpus: int | None = None) -> Callab
     -------
     callable
         Shuts down what this call started (nothing when Ray was already initialised).
+
+    Raises
+    ------
+    RagauditError
+        Ray did not start, or the cluster cannot be reached (one line, with Ray's reason).
     """
     ray = import_ray()
     if ray.is_initialized():
@@ -155,12 +158,11 @@ def start_ray(address: str | None = None, num_cpus: int | None = None) -> Callab
         options.update(num_cpus=num_cpus or _usable_cores(), include_dashboard=False)
     try:
         ray.init(address=address, **options)
-    except (ConnectionError, ValueError, RuntimeError) as exc:
+    except Exception as exc:  # ray.init raises bare Exceptions (a node that timed out)
         shutil.rmtree(workdir, ignore_errors=True)
-        reason = " ".join(str(exc).split())
-        raise InputError(
-            f"ray_address: cannot start or reach Ray at {address!r}: {reason}"
-        ) from None
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        where = "a local Ray instance" if address is None else f"the Ray cluster at {address}"
+        raise RagauditError(f"executor 'ray': could not start or reach {where}: {reason}") from None
 
     def stop() -> None:
         ray.shutdown()

@@ -61,11 +61,18 @@ def answer(
     *,
     chunk_labels: Qrels | None,
     record_latency: bool,
+    seed: int | None = None,
 ) -> dict[str, Any]:
-    """Generate, judge offline, and assemble the row of one retrieved question."""
+    """Generate, judge offline, and assemble the row of one retrieved question.
+
+    ``seed`` (the unit's) reaches a generator that declares ``takes_seed``.
+    """
     question, context = found.question, found.context
     start = time.perf_counter()
-    generation = generator.generate(question.question, context)
+    if seed is not None and getattr(generator, "takes_seed", False):
+        generation = generator.generate(question.question, context, seed=seed)  # type: ignore[call-arg]
+    else:
+        generation = generator.generate(question.question, context)
     generate_ms = (time.perf_counter() - start) * 1000
     if generation.error:
         judges: dict[str, Any] = {}
@@ -141,6 +148,7 @@ class UnitWork:
             self.generator,
             chunk_labels=self.chunk_labels,
             record_latency=self.record_latency,
+            seed=unit.seed,
         )
 
 
