@@ -287,3 +287,30 @@ def test_the_reader_temperature_draws_from_each_units_seed(tmp_path):
     with pytest.raises(InputError, match="reader_temperature: only applies with the extractive"):
         RunConfig(DATA / "corpus", DATA / "golden.yaml", generator="openai",
                   reader_temperature=0.5)  # fmt: skip
+
+
+class FailsToArrive:
+    """Pickles, but cannot be unpickled in a worker (as a client that reconnects on arrival
+    to a server only the driver can reach)."""
+
+    def __init__(self):
+        self.server = "127.0.0.1:8000"
+
+    def __call__(self, question):
+        return {"answer": "x", "contexts": []}
+
+    def __setstate__(self, state):
+        raise ConnectionRefusedError("the model server is not reachable from the worker")
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_is_a_one_line_error(tmp_path, ray_instance):
+    from ragaudit.exceptions import RagauditError
+
+    with pytest.raises(RagauditError, match=r"^executor 'ray': a worker failed: ") as caught:
+        evaluate_pipeline(FailsToArrive(), DATA / "golden.yaml", corpus=DATA / "corpus",
+                          out_dir=tmp_path, name="dies", executor="ray", **SMALL)  # fmt: skip
+    assert "\n" not in str(caught.value)
+    assert "not reachable from the worker" in str(caught.value)
+    # nothing finished, nothing lost: the checkpoint holds its header only
+    assert len((tmp_path / "dies.partial.jsonl").read_text().splitlines()) == 1

@@ -12,10 +12,10 @@ How it runs
 - **What travels.**  The work (the pipeline, or the retriever and generator of ``ragaudit
   run``, with the chunks) is pickled once in the driver, with Ray's cloudpickle, before Ray
   is started: what cannot be pickled is a one-line :class:`~ragaudit.exceptions.InputError`
-  that says how to make it shippable.  The module that defines the pipeline travels *by value*
-  when it is not an installed package (a script or a file of your project), so the workers never
-  import it from a directory; installed packages (ragaudit, your client libraries) are imported
-  from the workers' own environment.
+  that says how to make it shippable.  Every loaded module that is not an installed package
+  (the script or project files that define the pipeline and what they import) travels *by
+  value*, so the workers never import it from a directory; installed packages (ragaudit, your
+  client libraries) are imported from the workers' own environment.
 - **Isolation.**  A local start gives the job a ``runtime_env`` whose ``working_dir`` is a new
   empty private directory: Ray then neither puts the driver's current directory on the
   workers' ``sys.path`` nor uploads it, so a ``json.py`` planted in the directory you run from
@@ -32,7 +32,9 @@ How it runs
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import shutil
 import sys
 import sysconfig
@@ -87,9 +89,20 @@ def _installed(module: ModuleType) -> bool:
     return any(path.is_relative_to(Path(root).resolve()) for root in roots)
 
 
+def _project_modules() -> list[ModuleType]:
+    """The modules loaded in this process that are not installed (your project's files, a
+    test module), ``__main__`` aside (cloudpickle ships it by value anyway)."""
+    return [
+        module
+        for name, module in list(sys.modules.items())
+        if isinstance(module, ModuleType) and name != "__main__" and not _installed(module)
+    ]
+
+
 @contextmanager
 def shipped(parts: Mapping[str, Any]) -> Iterator[ModuleType]:
-    """Inside: the modules that define ``parts`` and are not installed travel by value.
+    """Inside: every loaded module that is not installed travels by value (the pipeline's
+    module and the project modules it uses), so no worker imports it from a directory.
 
     Checks that every part pickles (with Ray's cloudpickle) and raises a one-line
     :class:`InputError` naming the part and how to make it shippable when one does not.
@@ -98,15 +111,12 @@ def shipped(parts: Mapping[str, Any]) -> Iterator[ModuleType]:
     cloudpickle = ray.cloudpickle
     registered: list[ModuleType] = []
     try:
-        for part in parts.values():
-            name = getattr(part, "__module__", None) or type(part).__module__
-            module = sys.modules.get(name)
-            if module is not None and name != "__main__" and not _installed(module):
-                try:
-                    cloudpickle.register_pickle_by_value(module)
-                except ValueError:  # already registered
-                    continue
-                registered.append(module)
+        for module in _project_modules():
+            try:
+                cloudpickle.register_pickle_by_value(module)
+            except ValueError:  # already registered (by the caller)
+                continue
+            registered.append(module)
         for what, part in parts.items():
             try:
                 cloudpickle.dumps(part)
@@ -152,6 +162,7 @@ def start_ray(address: str | None = None, num_cpus: int | None = None) -> Callab
     workdir = tempfile.mkdtemp(prefix="ragaudit-ray-")
     options: dict[str, Any] = {
         "log_to_driver": False,
+        "logging_level": logging.WARNING,  # no INFO lines of Ray's own on stderr
         "runtime_env": {"working_dir": workdir},
     }
     if address is None:
@@ -246,8 +257,8 @@ def _drain(pool: Any, units: Sequence[Unit], record: Callable[..., None], ray: A
     while pool.has_next():
         try:
             unit, row = pool.get_next_unordered()
-        except ray.exceptions.RayTaskError as exc:
-            failure = failure or _cause(exc)
+        except ray.exceptions.RayError as exc:  # a unit raised, or a worker died
+            failure = failure or _cause(exc, ray)
             continue
         record(unit, row)
         submit_while_free()
@@ -255,7 +266,16 @@ def _drain(pool: Any, units: Sequence[Unit], record: Callable[..., None], ray: A
         raise failure
 
 
-def _cause(exc: Any) -> BaseException:
-    """What the pipeline raised in the worker (Ray wraps it), so callers see the same error."""
+def _cause(exc: Any, ray: Any) -> BaseException:
+    """What the pipeline raised in the worker (Ray wraps it), so callers see the same error;
+    a worker that died (it could not start, unpickle the work, or was killed) as one line."""
     cause = getattr(exc, "cause", None)
-    return cause if isinstance(cause, BaseException) else exc
+    if isinstance(exc, ray.exceptions.RayTaskError) and isinstance(cause, BaseException):
+        return cause
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # Ray colours its messages
+    errors = re.findall(r"^\s*([\w.]+(?:Error|Exception)): (.+)$", text, re.MULTILINE)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    first = lines[0] if lines else type(exc).__name__
+    reason = f"{errors[-1][0].rsplit('.', 1)[-1]}: {errors[-1][1]}" if errors else first
+    reason = reason if len(reason) <= 300 else reason[:297] + "..."
+    return RagauditError(f"executor 'ray': a worker failed: {reason}")
