@@ -118,7 +118,7 @@ class Generation:
 class Generator(Protocol):
     """What the harness needs from a generator.
 
-    A generator whose class sets ``takes_seed = True`` is called as ``generate(question,
+    A generator whose ``takes_seed`` attribute is true is called as ``generate(question,
     context, seed=seed)`` with the seed of the (question, repeat) unit
     (:func:`ragaudit.pipeline.executors.unit_seed`).
     """
@@ -214,8 +214,6 @@ class ExtractiveReader:
     "I don't know - the documents do not cover this."
     """
 
-    takes_seed = True
-
     def __init__(
         self,
         document_frequency: dict[str, int] | None = None,
@@ -236,6 +234,11 @@ class ExtractiveReader:
         self.temperature = float(temperature)
         self._df = dict(document_frequency or {})
         self._n = int(n_documents or 0)
+
+    @property
+    def takes_seed(self) -> bool:
+        """Whether the harness passes the unit's seed: only a reader with a temperature draws."""
+        return self.temperature > 0
 
     @classmethod
     def fit(
