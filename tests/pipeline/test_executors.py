@@ -105,7 +105,15 @@ def ray_instance(tmp_path_factory):
     stop()
 
 
-@pytest.fixture(params=EXECUTORS)
+WITH_RAY = [pytest.param(e, marks=pytest.mark.ray) if e == "ray" else e for e in EXECUTORS]
+PAIRS = [
+    pytest.param(a, b, marks=pytest.mark.ray) if "ray" in (a, b) else (a, b)
+    for a in EXECUTORS
+    for b in EXECUTORS
+]
+
+
+@pytest.fixture(params=WITH_RAY)
 def executor(request):
     if request.param == "ray":
         request.getfixturevalue("ray_instance")
@@ -181,7 +189,7 @@ def test_every_executor_writes_the_rows_of_a_sequential_run(tmp_path, executor):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("first", "second"), [(a, b) for a in EXECUTORS for b in EXECUTORS])
+@pytest.mark.parametrize(("first", "second"), PAIRS)
 def test_a_run_interrupted_on_one_executor_resumes_on_the_other(tmp_path, request, first, second):
     if "ray" in (first, second):
         request.getfixturevalue("ray_instance")
@@ -244,6 +252,7 @@ def breaks_the_contract(question):
 
 
 @pytest.mark.slow
+@pytest.mark.ray
 def test_an_input_error_in_a_worker_is_the_same_one_line_error(tmp_path, ray_instance):
     with pytest.raises(InputError, match=r"^pipeline output of question 'q\d': contexts, "
                        r"chunk_ids: expected exactly one of them"):  # fmt: skip
@@ -252,6 +261,7 @@ def test_an_input_error_in_a_worker_is_the_same_one_line_error(tmp_path, ray_ins
 
 
 @pytest.mark.slow
+@pytest.mark.ray
 def test_ragaudit_run_on_ray_writes_the_file_the_threads_write(tmp_path, ray_instance):
     """With the reader's temperature on, so the rows depend on each unit's seed: the seeds
     reach the Ray workers and are the same there."""
@@ -304,6 +314,7 @@ class FailsToArrive:
 
 
 @pytest.mark.slow
+@pytest.mark.ray
 def test_a_worker_that_dies_is_a_one_line_error(tmp_path, ray_instance):
     from ragaudit.exceptions import RagauditError
 

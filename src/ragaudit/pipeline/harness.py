@@ -178,16 +178,11 @@ def evaluate_configuration(
 
     mapper = concurrent_map(generator)
     if executor == "ray":
-        run_on_ray(
-            work,
-            units,
-            record,
-            parts=parts,
-            workers=max_workers,
-            address=ray_address,
-        )
+        workers = None if max_workers is None else check_positive("max_workers", max_workers)
+        run_on_ray(work, units, record, parts=parts, workers=workers, address=ray_address)
     elif max_workers is not None and units:
-        pool_each(lambda unit: record(unit, work(unit)), units, max_workers)
+        workers = check_positive("max_workers", max_workers)
+        pool_each(lambda unit: record(unit, work(unit)), units, workers)
     elif mapper is None:
         for unit in units:
             record(unit, work(unit))
@@ -198,7 +193,8 @@ def evaluate_configuration(
 
         def answer_one(pair: tuple[Unit, Retrieved]) -> None:
             unit, found = pair
-            row = answer(found, generator, chunk_labels=chunk_labels, record_latency=record_latency)
+            row = answer(found, generator, chunk_labels=chunk_labels,
+                         record_latency=record_latency, seed=unit.seed)  # fmt: skip
             record(unit, row)
 
         mapper(answer_one, found_all)
