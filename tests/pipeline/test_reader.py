@@ -1,6 +1,7 @@
 import pytest
 
 from ragaudit.data.chunks import Chunk
+from ragaudit.exceptions import InputError
 from ragaudit.pipeline.generators import (
     REFUSAL,
     ExtractiveReader,
@@ -98,3 +99,47 @@ def test_reader_is_deterministic():
 def test_threshold_is_validated():
     with pytest.raises(ValueError, match="threshold: expected a number in"):
         ExtractiveReader(threshold=-1)
+
+
+LAPTOPS = Chunk("c1", "it", 0, "# Laptops\nLaptops are replaced every three years.")
+NOON = Chunk("c2", "hr", 0, "The canteen opens at noon.")
+
+
+def test_temperature_zero_ignores_the_seed():
+    reader = ExtractiveReader.fit(CORPUS)
+    for question in ("How many days of annual leave?", "When does the canteen serve lunch?",
+                     "What is the parental leave policy?"):  # fmt: skip
+        plain = reader.generate(question, CORPUS)
+        assert all(reader.generate(question, CORPUS, seed=s) == plain for s in range(20))
+
+
+def test_temperature_draws_the_sentence_from_the_softmax_of_its_support():
+    """Two sentences whose support is worked out by hand from the module docstring: the
+    question's terms often, laptop, replac each weigh ln(1 + 1.5 / 1.5) = ln 2 over the two
+    chunks (n_t = 1, or 0 counted as 1); the laptop sentence holds two of three plus 0.1 for
+    stating a quantity ("three") asked by "how often": 2/3 + 0.1; the canteen one holds none:
+    0.  At T = 0.25 the canteen sentence is drawn with probability 1 / (1 + e^{(2/3 + 0.1)/T}),
+    and its support 0 is below the threshold: the reader refuses.  2,000 seeds, exact
+    binomial test against that probability."""
+    from math import exp
+
+    from scipy.stats import binomtest
+
+    context = [LAPTOPS, NOON]
+    reader = ExtractiveReader.fit(context, temperature=0.25)
+    answers = [reader.generate("How often are laptops replaced?", context, seed=s).answer
+               for s in range(2000)]  # fmt: skip
+    assert set(answers) == {"Laptops are replaced every three years [1].", REFUSAL}
+    p_refuse = 1 / (1 + exp((2 / 3 + 0.1) / 0.25))
+    refused = answers.count(REFUSAL)
+    assert binomtest(refused, 2000, p_refuse).pvalue > 0.001, (refused, p_refuse)
+    # the same seed, the same answer
+    again = [reader.generate("How often are laptops replaced?", context, seed=s).answer
+             for s in range(50)]  # fmt: skip
+    assert again == answers[:50]
+
+
+@pytest.mark.parametrize("temperature", [-0.1, 11, True, "0.5"])
+def test_temperature_is_validated(temperature):
+    with pytest.raises(InputError, match=r"^temperature: expected a number in \[0, 10\]"):
+        ExtractiveReader(temperature=temperature)

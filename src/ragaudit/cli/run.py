@@ -21,6 +21,7 @@ from ragaudit.cli._options import (
 from ragaudit.cli._progress import progress_callback
 from ragaudit.exceptions import InputError
 from ragaudit.pipeline.config import JUDGE_MODES, RETRIEVERS, RunConfig
+from ragaudit.pipeline.executors import EXECUTORS
 from ragaudit.pipeline.generators import GENERATORS
 
 # The pipeline (numpy, BM25) and the reports are imported inside the command: `ragaudit run
@@ -73,6 +74,14 @@ __all__ = ["command"]
     help="Chunk-label file (ragaudit labels build) for chunk_ metrics; same chunking.",
 )
 @click.option("--generator", type=click.Choice(GENERATORS), default="extractive", show_default=True)
+@click.option(
+    "--reader-temperature",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="The extractive reader draws its answer sentence with probability proportional to "
+    "exp(support / T), from each question's seed; 0 answers deterministically.",
+)
 @click.option("--name", default=None, help="Configuration name [default: k<K>_cs<SIZE>...].")
 @results_dir_option()
 @click.option(
@@ -100,6 +109,20 @@ __all__ = ["command"]
     is_flag=True,
     help="Estimate the LLM calls, tokens and cost of this run; send and write nothing.",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(EXECUTORS),
+    default="threads",
+    show_default=True,
+    help="Where questions are retrieved and answered: this process, or Ray workers "
+    "(pip install 'ragaudit[ray]'); a run interrupted on one resumes on the other.",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    metavar="ADDR",
+    help="With --executor ray: the cluster (HOST:6379) [default: a local Ray instance].",
+)
 @seed_option()
 @quiet_option()
 @format_option()
@@ -118,12 +141,15 @@ def command(
     qdrant_url: str | None,
     chunk_labels_file: str | None,
     generator: str,
+    reader_temperature: float,
     name: str | None,
     out_dir: str,
     limit: int | None,
     timing: bool,
     judges: str,
     dry_run: bool,
+    executor: str,
+    ray_address: str | None,
     seed: int,
     quiet: bool,
     output_format: str,
@@ -144,6 +170,8 @@ def command(
 
     if judge_repeats != 1 and judges != "llm":
         raise InputError("--judge-repeats: only applies with --judges llm")
+    if ray_address is not None and executor != "ray":
+        raise InputError("--ray-address: only applies with --executor ray")
     llm_config = None
     if generator == "openai" or judges == "llm":
         if llm_options.get("llm_seed") is None:
@@ -159,6 +187,7 @@ def command(
         run_file=run_file, embedding_model=embedding_model, qdrant_url=qdrant_url, name=name,
         out_dir=out_dir, limit=limit, seed=seed, record_latency=timing,
         llm_config=llm_config, judge_repeats=judge_repeats, golden_columns=golden_columns,
+        reader_temperature=reader_temperature,
     )  # fmt: skip
     if dry_run:
         if llm_config is None:
@@ -195,6 +224,8 @@ def command(
             on_row=on_row,
             on_judge_progress=judging,
             llm_usage=usage,
+            executor=executor,
+            ray_address=ray_address,
         )
     from ragaudit.diagnose.unjudged import run_judged
 

@@ -68,15 +68,17 @@ def build_generator(
     *,
     seed: int = 0,
     llm_config: LLMConfig | None = None,
+    temperature: float = 0.0,
 ) -> Generator:
     """The generator named by ``kind``: the offline extractive reader or the LLM generator.
 
     For ``"openai"`` the endpoint comes from ``llm_config`` (whose own ``seed`` is then sent
     with every request; ``ragaudit run`` sets it to ``--seed`` unless ``--llm-seed`` is given),
-    or from the environment with ``seed`` when no config is given.
+    or from the environment with ``seed`` when no config is given.  ``temperature`` is the
+    extractive reader's (0: deterministic).
     """
     if kind == "extractive":
-        return ExtractiveReader.fit(chunks)
+        return ExtractiveReader.fit(chunks, temperature=temperature)
     if kind == "openai":
         from ragaudit.pipeline import llm_generator  # extra "llm"; keeps `demo` free of openai
 
@@ -149,6 +151,8 @@ def prepare(run: RunConfig) -> Prepared:
         "golden_sha256": golden.sha256,
         "ragaudit_version": version(),
     }
+    if run.reader_temperature:  # absent at 0, so a deterministic run's file is unchanged
+        config["reader_temperature"] = float(run.reader_temperature)
     if run.embedding_model and run.retriever in ("dense", "qdrant"):
         config["embedding_model"] = run.embedding_model
     if run.run_file is not None:

@@ -131,6 +131,9 @@ class RunConfig:
     llm_config : LLMConfig, optional
         Endpoint of the LLM generator and judges (default: the environment).
     judge_repeats : int, default 1
+    reader_temperature : float, default 0.0
+        The extractive reader's temperature (0: deterministic); above 0 each (question,
+        repeat) draws its answer from its own seed, stored as ``config.reader_temperature``.
     golden_columns : mapping, optional
         ``{field: column}`` naming the golden set's columns (``--map``), overriding the names
         recognised by :data:`~ragaudit.data.golden_fields.GOLDEN_COLUMNS`.
@@ -165,6 +168,7 @@ class RunConfig:
     llm_config: LLMConfig | None = None
     judge_repeats: int = 1
     golden_columns: Mapping[str, str] | None = None
+    reader_temperature: float = 0.0
 
     def __post_init__(self) -> None:
         check_positive("k", self.k)
@@ -184,6 +188,8 @@ class RunConfig:
             )
         if self.judges == "llm":
             check_int(self.judge_repeats, "judge_repeats")
+        if self.reader_temperature != 0 and self.generator != "extractive":
+            raise InputError("reader_temperature: only applies with the extractive generator")
 
     @property
     def retriever_name(self) -> str:

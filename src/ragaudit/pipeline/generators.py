@@ -27,6 +27,15 @@ The extractive reader's algorithm
    next-best one when that adds at least 0.2 of the question's weight the first lacks, each
    followed by ``[n]``, ``n`` the 1-based position of its chunk in the context.
 
+5. **Temperature (off by default).**  With ``temperature`` :math:`T > 0` the best sentence
+   is not the top-scoring one but a draw from :math:`P(s) \\propto
+   \\exp(\\mathrm{support}(s) / T)` (the Gumbel-max trick: the argmax of
+   :math:`\\mathrm{support}(s)/T + G_s`, :math:`G_s` standard Gumbel), seeded by the
+   (question, repeat) unit's seed; the reader abstains when the drawn sentence's support is
+   below ``threshold``.  Repeats of one question then differ where sentences are near-tied,
+   as a sampled model's do, and the same seed gives the same answer.  At ``T = 0`` the seed is
+   ignored and the answers are the deterministic ones.
+
 It behaves like a plausible, imperfect reader: a distractor sentence that repeats the
 question's words can beat the one holding the fact, and evidence phrased with other words
 than the question's is not recognised, so it refuses.
@@ -107,7 +116,12 @@ class Generation:
 
 @runtime_checkable
 class Generator(Protocol):
-    """What the harness needs from a generator."""
+    """What the harness needs from a generator.
+
+    A generator whose ``takes_seed`` attribute is true is called as ``generate(question,
+    context, seed=seed)`` with the seed of the (question, repeat) unit
+    (:func:`ragaudit.pipeline.executors.unit_seed`).
+    """
 
     def generate(self, question: str, context: list[Chunk]) -> Generation:
         """Answer ``question`` from ``context`` (chunks in rank order)."""
@@ -184,6 +198,10 @@ class ExtractiveReader:
         Number of chunks the document frequencies were counted over.
     threshold : float, default 0.5
         Minimum support to answer instead of abstaining.
+    temperature : float, default 0.0
+        0 answers deterministically; above 0 the best sentence is drawn with probability
+        proportional to ``exp(support / temperature)`` from the seed given to
+        :meth:`generate` (module docstring, step 5).
 
     Examples
     --------
@@ -202,20 +220,35 @@ class ExtractiveReader:
         n_documents: int | None = None,
         *,
         threshold: float = 0.5,
+        temperature: float = 0.0,
     ) -> None:
         if not 0.0 <= threshold <= 2.0:
             raise InputError(f"threshold: expected a number in [0, 2], found {threshold!r}")
+        if not (
+            isinstance(temperature, (int, float))
+            and not isinstance(temperature, bool)
+            and 0.0 <= temperature <= 10.0
+        ):
+            raise InputError(f"temperature: expected a number in [0, 10], found {temperature!r}")
         self.threshold = threshold
+        self.temperature = float(temperature)
         self._df = dict(document_frequency or {})
         self._n = int(n_documents or 0)
 
+    @property
+    def takes_seed(self) -> bool:
+        """Whether the harness passes the unit's seed: only a reader with a temperature draws."""
+        return self.temperature > 0
+
     @classmethod
-    def fit(cls, chunks: Sequence[Chunk], *, threshold: float = 0.5) -> ExtractiveReader:
+    def fit(
+        cls, chunks: Sequence[Chunk], *, threshold: float = 0.5, temperature: float = 0.0
+    ) -> ExtractiveReader:
         """A reader whose IDF weights come from the corpus chunks."""
         df: Counter[str] = Counter()
         for chunk in chunks:
             df.update(set(content_tokens(chunk.text)))
-        return cls(dict(df), len(chunks), threshold=threshold)
+        return cls(dict(df), len(chunks), threshold=threshold, temperature=temperature)
 
     def _weights(self, question: str, sentences: Sequence[_Sentence]) -> dict[str, float]:
         terms = list(dict.fromkeys(content_tokens(question)))
@@ -240,8 +273,13 @@ class ExtractiveReader:
             weights[t] = w * (1.5 if t in emphasised else 1.0)
         return weights
 
-    def generate(self, question: str, context: list[Chunk]) -> Generation:
-        """Answer from the best-supported sentence(s), or abstain (see the module docstring)."""
+    def generate(
+        self, question: str, context: list[Chunk], *, seed: int | None = None
+    ) -> Generation:
+        """Answer from the best-supported sentence(s), or abstain (see the module docstring).
+
+        ``seed`` drives the draw when ``temperature > 0`` (default 0); it is ignored at 0.
+        """
         sentences = [
             _Sentence(text, title, position, order)
             for order, (position, text, title) in enumerate(
@@ -268,6 +306,8 @@ class ExtractiveReader:
                 support += 0.1
             scored.append((support, s.order, terms, s))
         scored.sort(key=lambda item: (-item[0], item[1]))
+        if self.temperature > 0 and len(scored) > 1:
+            scored.insert(0, scored.pop(self._draw([x[0] for x in scored], seed)))
         best_support, _, best_terms, best = scored[0]
         if best_support < self.threshold:
             return Generation(REFUSAL, True, [])
@@ -281,3 +321,12 @@ class ExtractiveReader:
         answer = " ".join(_cite(s.text, s.position) for s in chosen)
         citations = sorted({s.position for s in chosen})
         return Generation(answer, False, citations)
+
+    def _draw(self, supports: list[float], seed: int | None) -> int:
+        """Index of the sentence drawn with probability ``softmax(supports / temperature)``
+        (Gumbel-max: argmax of ``support / T + G``, G standard Gumbel, from ``seed``)."""
+        import numpy as np  # here: `ragaudit run --help` imports GENERATORS from this module
+
+        rng = np.random.default_rng(0 if seed is None else seed)
+        keys = np.asarray(supports) / self.temperature + rng.gumbel(size=len(supports))
+        return int(np.argmax(keys))

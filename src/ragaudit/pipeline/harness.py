@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit.data.chunks import Chunk
-from ragaudit.data.golden import GoldenQuestion, GoldenSet
+from ragaudit.data.golden import GoldenSet
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import Checkpoint, write_saved_run
 from ragaudit.data.saved_run import SavedRun
@@ -33,10 +33,19 @@ from ragaudit.labels.format import check_label_ids
 from ragaudit.pipeline.build import build_generator, prepare
 from ragaudit.pipeline.config import RunConfig, check_positive, saved_run_path
 from ragaudit.pipeline.costs import combine_llm_costs, generator_identity, llm_cost_of_rows
+from ragaudit.pipeline.executors import Unit, check_executor, units_of
 from ragaudit.pipeline.generators import Generator
 from ragaudit.pipeline.llm_stages import judge_with_llm
+from ragaudit.pipeline.ray_executor import check_shippable, import_ray, run_on_ray
 from ragaudit.pipeline.retrievers import Retriever
-from ragaudit.pipeline.steps import Retrieved, answer, concurrent_map, pool_each, retrieve
+from ragaudit.pipeline.steps import (
+    Retrieved,
+    UnitWork,
+    answer,
+    concurrent_map,
+    pool_each,
+    retrieve,
+)
 from ragaudit.pipeline.summary import (
     RETRIEVAL_METRICS,
     judge_metrics,
@@ -80,6 +89,9 @@ def evaluate_configuration(
     on_row: RowCallback | None = None,
     depth: int | None = None,
     max_workers: int | None = None,
+    executor: str = "threads",
+    ray_address: str | None = None,
+    parts: Mapping[str, Any] | None = None,
 ) -> SavedRun:
     """Run every golden question through one configuration and write its saved run.
 
@@ -110,7 +122,17 @@ def evaluate_configuration(
     max_workers : int, optional
         Retrieve and answer each question on a pool of this many threads, checkpointing each
         row as it finishes (a live pipeline whose calls wait on a network); the retriever and
-        generator must then be thread-safe.  Rows keep the golden set's order.
+        generator must then be thread-safe.  Rows keep the golden set's order.  With Ray,
+        the number of workers (default and at most the cluster's CPUs).
+    executor : {"threads", "ray"}, default "threads"
+        Where the (question, repeat) units run (:mod:`ragaudit.pipeline.executors`); the
+        executor is not part of the configuration, so a run interrupted on one resumes on the
+        other.
+    ray_address : str, optional
+        With ``executor="ray"``: the cluster; default a local Ray instance.
+    parts : mapping of str to object, optional
+        With Ray: the user-supplied parts of the work, by the name a pickling error gives
+        them; default ``{"retriever": retriever, "generator": generator}``.
 
     Returns
     -------
@@ -118,10 +140,15 @@ def evaluate_configuration(
         Also written to disk (its ``path`` is set).
     """
     k = check_positive("k", config.get("k"))
+    executor = check_executor(executor, ray_address)
     if limit is not None:
         check_positive("limit", limit)
     depth = max(20, k) if depth is None else check_positive("depth", depth)
     full_config = _with_judge_methods({**config, "retrieval_depth": depth})
+    if parts is None:
+        parts = {"retriever": retriever, "generator": generator}
+    if executor == "ray":
+        check_shippable(parts)  # before the checkpoint is touched
     questions = list(golden)[:limit] if limit is not None else list(golden)
     path = saved_run_path(out_dir, name, limit)
     checkpoint = Checkpoint(path.with_name(path.name[: -len(".json")] + ".partial.jsonl"))
@@ -133,42 +160,42 @@ def evaluate_configuration(
             by_id[question.id] = done[question.id]
             if on_row is not None:
                 on_row(done[question.id])
-    pending = [q for q in questions if q.id not in by_id]
-    mapper = concurrent_map(generator)
-    if max_workers is not None and pending:
-        lock = threading.Lock()
+    seed = config.get("seed", 0)
+    units = [
+        u
+        for u in units_of(questions, seed if isinstance(seed, int) else 0)
+        if u.question.id not in by_id
+    ]
+    work = UnitWork(retriever, generator, chunks_by_id, k, depth, chunk_labels, record_latency)
+    lock = threading.Lock()
 
-        def retrieve_and_answer(question: GoldenQuestion) -> None:
-            found = retrieve(question, retriever, chunks_by_id, k, depth)
-            row = answer(found, generator, chunk_labels=chunk_labels, record_latency=record_latency)
-            with lock:
-                checkpoint.append(row)
-                by_id[question.id] = row
-                if on_row is not None:
-                    on_row(row)
-
-        pool_each(retrieve_and_answer, pending, check_positive("max_workers", max_workers))
-    elif mapper is None:
-        for question in pending:
-            found = retrieve(question, retriever, chunks_by_id, k, depth)
-            row = answer(found, generator, chunk_labels=chunk_labels, record_latency=record_latency)
+    def record(unit: Unit, row: dict[str, Any]) -> None:
+        with lock:
             checkpoint.append(row)
-            by_id[question.id] = row
+            by_id[unit.question.id] = row
             if on_row is not None:
                 on_row(row)
-    elif pending:
+
+    mapper = concurrent_map(generator)
+    if executor == "ray":
+        workers = None if max_workers is None else check_positive("max_workers", max_workers)
+        run_on_ray(work, units, record, parts=parts, workers=workers, address=ray_address)
+    elif max_workers is not None and units:
+        workers = check_positive("max_workers", max_workers)
+        pool_each(lambda unit: record(unit, work(unit)), units, workers)
+    elif mapper is None:
+        for unit in units:
+            record(unit, work(unit))
+    elif units:
         # Retrieval stays in this thread (local indexes need not be thread-safe); the model
         # calls run concurrently and each row is checkpointed as soon as it is finished.
-        found_all = [retrieve(q, retriever, chunks_by_id, k, depth) for q in pending]
-        lock = threading.Lock()
+        found_all = [(u, retrieve(u.question, retriever, chunks_by_id, k, depth)) for u in units]
 
-        def answer_one(found: Retrieved) -> None:
-            row = answer(found, generator, chunk_labels=chunk_labels, record_latency=record_latency)
-            with lock:
-                checkpoint.append(row)
-                by_id[found.question.id] = row
-                if on_row is not None:
-                    on_row(row)
+        def answer_one(pair: tuple[Unit, Retrieved]) -> None:
+            unit, found = pair
+            row = answer(found, generator, chunk_labels=chunk_labels,
+                         record_latency=record_latency, seed=unit.seed)  # fmt: skip
+            record(unit, row)
 
         mapper(answer_one, found_all)
     rows = [by_id[q.id] for q in questions]
@@ -204,6 +231,8 @@ def run_pipeline(
     on_row: RowCallback | None = None,
     on_judge_progress: Callable[[int, int], None] | None = None,
     llm_usage: dict[str, Any] | None = None,
+    executor: str = "threads",
+    ray_address: str | None = None,
 ) -> SavedRun:
     """Load, chunk, index, and evaluate one configuration end to end (what ``ragaudit run`` does).
 
@@ -229,6 +258,11 @@ def run_pipeline(
         ``on_judge_progress(done, total)`` over the LLM judges' tasks.
     llm_usage : dict, optional
         Receives what this invocation actually sent, per stage.
+    executor : {"threads", "ray"}, default "threads"
+        ``"ray"`` retrieves and answers the questions on Ray workers (the retriever and the
+        generator are pickled and sent to them), see :func:`evaluate_configuration`.
+    ray_address : str, optional
+        With ``executor="ray"``: the cluster; default a local Ray instance.
 
     Examples
     --------
@@ -245,6 +279,8 @@ def run_pipeline(
     >>> saved.rows[0]["answer"], saved.rows[0]["metrics"]["hit@k"], saved.summary["n"]
     ('Staff get 25 days of leave [1].', 1.0, 1)
     """
+    if check_executor(executor, ray_address) == "ray":
+        import_ray()  # a missing extra is said before the corpus is read
     prepared = prepare(run)
     if run.judges == "llm":
         from ragaudit.llm.config import LLMConfig
@@ -255,7 +291,11 @@ def run_pipeline(
         # Fail before any answer is generated, not after the whole run.
         judge_config.require_endpoint("the LLM judge stage")
     the_generator = build_generator(
-        run.generator, prepared.chunks, seed=run.seed, llm_config=run.llm_config
+        run.generator,
+        prepared.chunks,
+        seed=run.seed,
+        llm_config=run.llm_config,
+        temperature=run.reader_temperature,
     )
     config = prepared.config
     if run.chunk_labels is not None:
@@ -282,6 +322,12 @@ def run_pipeline(
             chunk_labels=run.chunk_labels,
             record_latency=run.record_latency,
             on_row=on_row,
+            executor=executor,
+            ray_address=ray_address,
+            parts={
+                f"retriever {run.retriever!r}": prepared.retriever,
+                f"generator {run.generator!r}": the_generator,
+            },
         )
     finally:
         if llm_usage is not None and run.generator == "openai":

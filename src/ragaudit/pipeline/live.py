@@ -58,6 +58,7 @@ from ragaudit.pipeline.build import golden_for_corpus
 from ragaudit.pipeline.chunking import chunk_documents
 from ragaudit.pipeline.config import check_positive
 from ragaudit.pipeline.corpus import corpus_sha256, load_corpus
+from ragaudit.pipeline.executors import check_executor
 from ragaudit.pipeline.generators import Generation
 from ragaudit.pipeline.harness import evaluate_configuration
 from ragaudit.pipeline.retrievers import Retriever
@@ -204,6 +205,14 @@ class _Live:
         self._chunking = chunking
         self._local = threading.local()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the thread-local, so the Ray executor can ship it to workers."""
+        return {key: value for key, value in self.__dict__.items() if key != "_local"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._local = threading.local()
+
     def retrieve(self, question: str, depth: int) -> list[tuple[str, float | None]]:
         qid = self._ids[question]
         start = time.perf_counter()
@@ -291,6 +300,8 @@ def evaluate_pipeline(
     limit: int | None = None,
     chunk_labels: Qrels | None = None,
     record_latency: bool = True,
+    executor: str = "threads",
+    ray_address: str | None = None,
 ) -> SavedRun:
     """Call ``pipeline(question)`` on every golden question and write the saved run.
 
@@ -316,7 +327,7 @@ def evaluate_pipeline(
         ``config.pipeline_config``.  They are part of the checkpoint's key: change them when
         the pipeline changes, or an interrupted run resumes with the old pipeline's rows.
     max_workers : int, default 4
-        Questions in flight at once (a thread pool).
+        Questions in flight at once (threads; with Ray, workers, at most the cluster's CPUs).
     progress : callable, optional
         ``progress(done, total)`` after each question (questions resumed from the checkpoint
         count as done at once).
@@ -333,6 +344,12 @@ def evaluate_pipeline(
         Chunk-level labels for the ``chunk_`` metrics.
     record_latency : bool, default True
         False writes ``latency_ms`` null, so every byte of the file is reproducible.
+    executor : {"threads", "ray"}, default "threads"
+        ``"ray"`` calls the pipeline on Ray workers (the ``ray`` extra): it must pickle, see
+        :mod:`ragaudit.pipeline.ray_executor`.  Rows, order and checkpoint are the same; a run
+        interrupted on one executor resumes on the other.
+    ray_address : str, optional
+        With ``executor="ray"``: the cluster (``HOST:6379``); default a local Ray instance.
 
     Returns
     -------
@@ -372,6 +389,7 @@ def evaluate_pipeline(
         )
     k = check_positive("k", k)
     check_positive("max_workers", max_workers)
+    check_executor(executor, ray_address)
     extra = dict(config or {})
     try:
         json.dumps(extra, allow_nan=False)
@@ -425,6 +443,9 @@ def evaluate_pipeline(
         on_row=on_row,
         depth=depth,
         max_workers=max_workers,
+        executor=executor,
+        ray_address=ray_address,
+        parts={"pipeline": pipeline},
     )
     _warn_unmatched(saved, min_overlap)
     return saved

@@ -14,10 +14,11 @@ from ragaudit.data.golden import GoldenQuestion
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import judge_offline
+from ragaudit.pipeline.executors import Unit
 from ragaudit.pipeline.generators import Generator
 from ragaudit.pipeline.retrievers import Retriever
 
-__all__ = ["Retrieved", "answer", "concurrent_map", "pool_each", "retrieve"]
+__all__ = ["Retrieved", "UnitWork", "answer", "concurrent_map", "pool_each", "retrieve"]
 
 
 @dataclass
@@ -60,11 +61,18 @@ def answer(
     *,
     chunk_labels: Qrels | None,
     record_latency: bool,
+    seed: int | None = None,
 ) -> dict[str, Any]:
-    """Generate, judge offline, and assemble the row of one retrieved question."""
+    """Generate, judge offline, and assemble the row of one retrieved question.
+
+    ``seed`` (the unit's) reaches a generator that declares ``takes_seed``.
+    """
     question, context = found.question, found.context
     start = time.perf_counter()
-    generation = generator.generate(question.question, context)
+    if seed is not None and getattr(generator, "takes_seed", False):
+        generation = generator.generate(question.question, context, seed=seed)  # type: ignore[call-arg]
+    else:
+        generation = generator.generate(question.question, context)
     generate_ms = (time.perf_counter() - start) * 1000
     if generation.error:
         judges: dict[str, Any] = {}
@@ -116,6 +124,33 @@ def answer(
     if generation.row_extra:
         row.update({k: v for k, v in generation.row_extra.items() if k not in row})
     return row
+
+
+@dataclass(frozen=True)
+class UnitWork:
+    """Retrieve and answer one (question, repeat) unit: what every executor runs.
+
+    Holds everything a unit needs and nothing of the driver's (no checkpoint, no lock), so it
+    can be pickled once and sent to Ray workers.
+    """
+
+    retriever: Retriever
+    generator: Generator
+    chunks_by_id: Mapping[str, Chunk]
+    k: int
+    depth: int
+    chunk_labels: Qrels | None
+    record_latency: bool
+
+    def __call__(self, unit: Unit) -> dict[str, Any]:
+        found = retrieve(unit.question, self.retriever, self.chunks_by_id, self.k, self.depth)
+        return answer(
+            found,
+            self.generator,
+            chunk_labels=self.chunk_labels,
+            record_latency=self.record_latency,
+            seed=unit.seed,
+        )
 
 
 def concurrent_map(generator: Generator) -> Callable[..., list[Any]] | None:
