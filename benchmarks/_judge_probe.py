@@ -1,9 +1,12 @@
-"""The hand-written judge probe v2 (``benchmarks/probes/``): load it, judge it, tabulate.
+"""The hand-written judge probes (``benchmarks/probes/``): load one, judge it, tabulate.
 
-The probe is 292 answers to the bundled benchmark's questions, each labelled by a careful
-reader and frozen before any judge ran on it (``benchmarks/probes/README.md`` says who wrote
-it, how and when).  :func:`judge_probe` runs the offline judge on every answer with the gold
-documents' full text as the context; :func:`probe_table` reports, per kind:
+Each probe is a set of answers to the bundled benchmark's questions, each labelled by a
+careful reader and frozen before any judge ran on it: v2 (292 answers,
+``benchmarks/probes/README.md``) and v3 (320 answers, written blind by another session,
+``benchmarks/probes/README_v3.md``); each README says who wrote it, how and when.
+:data:`PROBES` lists them with their freeze commits.  :func:`judge_probe` runs the offline
+judge on every answer with the gold documents' full text as the context; :func:`probe_table`
+reports, per kind:
 
 * decided share = answers whose ``correct`` verdict is True or False (None is undecided);
 * decided accuracy = decided answers whose verdict equals the reader's label;
@@ -30,15 +33,30 @@ from ragaudit.exceptions import FormatError
 from ragaudit.stats.intervals import proportion_interval
 
 ROOT = Path(__file__).resolve().parent.parent
-PROBE = ROOT / "benchmarks" / "probes" / "judge_probe_v2.yaml"
-#: The commit that froze the probe (benchmarks/probes/README.md, "Freeze").
-FREEZE = "488fd03"
+PROBE_DIR = ROOT / "benchmarks" / "probes"
 LABELS = ("correct", "wrong", "ambiguous")
 KINDS = ("paraphrase", "near_miss", "refusal")
 FIELDS = {"id", "question", "answer", "label", "kind", "subkind", "note"}
 REQUIRED = FIELDS - {"note"}
 #: Issue 31's bar for the frozen probe (shown, never asserted by a test).
 TARGET_ACCURACY, TARGET_DECIDED = 0.95, 0.80
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A frozen probe file and the commit that froze it (its README, "Freeze")."""
+
+    name: str
+    path: Path
+    freeze: str
+
+
+#: Every frozen probe, oldest first.
+PROBES = (
+    Probe("v2", PROBE_DIR / "judge_probe_v2.yaml", "488fd03"),
+    Probe("v3", PROBE_DIR / "judge_probe_v3.yaml", "4b0461c"),
+)
+PROBE = PROBES[0].path
 
 
 @dataclass(frozen=True)
@@ -185,12 +203,13 @@ def _groups(judged: Sequence[Judged]) -> dict[str, list[Judged]]:
     return groups
 
 
-def probe_table(judged: Sequence[Judged]) -> list[str]:
+def probe_table(judged: Sequence[Judged], probe: Probe = PROBES[0]) -> list[str]:
     """The markdown report: per kind, decided share and decided accuracy; refusal checks."""
     ambiguous = sum(1 for j in judged if j.row.label == "ambiguous")
+    where = probe.path.relative_to(ROOT).as_posix()
     lines = [
-        f"**Hand-written probe v2: benchmarks/probes/judge_probe_v2.yaml ({len(judged)} answers,"
-        f" frozen at {FREEZE} before any judge ran; {ambiguous} ambiguous left out)**",
+        f"**Hand-written probe {probe.name}: {where} ({len(judged)} answers,"
+        f" frozen at {probe.freeze} before any judge ran; {ambiguous} ambiguous left out)**",
         "",
         "| kind | labelled | decided share [95% CI] | decided accuracy [95% CI] | undecided |",
         "|---|---|---|---|---|",

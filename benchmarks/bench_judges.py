@@ -8,11 +8,12 @@ deterministic, a few seconds):
 * ``ragaudit run --golden tests/fixtures/outside_golden.yaml --k 3`` (a golden set written by
   someone else, with bare-number and "No" keywords) against ``tests/fixtures/outside_verdicts/``.
 
-Beside them it judges the hand-written probe ``benchmarks/probes/judge_probe_v2.yaml`` (292
-non-extractive answers, frozen before any judge ran on them; ``benchmarks/_judge_probe.py``):
-offline ``correct`` against the reader's label, per kind, as decided share and decided
-accuracy with Clopper-Pearson intervals, and the refusals scored correct on answerable
-questions (must be 0).  Without ``--readme`` it also prints each sub-kind's disagreements.
+Beside them it judges the hand-written probes ``benchmarks/probes/judge_probe_v2.yaml`` (292
+non-extractive answers) and ``judge_probe_v3.yaml`` (320, written blind by another session),
+each frozen before any judge ran on it (``benchmarks/_judge_probe.py``): offline ``correct``
+against the reader's label, per kind, as decided share and decided accuracy with
+Clopper-Pearson intervals, and the refusals scored correct on answerable questions (must be
+0).  Without ``--readme`` it also prints each sub-kind's disagreements.
 
 For each judge (``correct``, ``evidence_in_context``, and ``faithful``: the offline
 ``faithfulness`` equal to 1, every sentence supported) it pools the runs' questions and
@@ -48,7 +49,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from _judge_probe import judge_probe, probe_table, subkind_table
+from _judge_probe import PROBES, judge_probe, probe_table, subkind_table
 from _readme import splice
 
 from ragaudit.data.human_grades import read_human_grades_file
@@ -274,11 +275,12 @@ def main(argv: list[str] | None = None) -> int:
         for key, result in mine.items():
             if result is not None and result.disagree and not args.readme:
                 print(f"{prefix}{key}: the offline judge disagrees on {', '.join(result.disagree)}")
-    judged = judge_probe()
-    out += [*probe_table(judged), ""]
-    if not args.readme:
-        print("Probe v2 per sub-kind (offline `correct`):")
-        print("\n".join(subkind_table(judged)) + "\n")
+    for probe in PROBES:
+        judged = judge_probe(path=probe.path)
+        out += [*probe_table(judged, probe), ""]
+        if not args.readme:
+            print(f"Probe {probe.name} per sub-kind (offline `correct`):")
+            print("\n".join(subkind_table(judged)) + "\n")
     out.append(
         "Intervals: Clopper-Pearson exact, 95%. TPR = P(judge true | graded true), FPR = "
         "P(judge true | graded false); `faithful` is the offline `faithfulness` = 1 (every "
