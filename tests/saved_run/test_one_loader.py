@@ -16,7 +16,7 @@ from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import FormatError
 
 # Each test runs with the msgspec reader and with the standard-library one (conftest.py).
-pytestmark = pytest.mark.usefixtures("each_reader")
+pytestmark = pytest.mark.usefixtures("each_format")
 
 VALID = {
     "format": "ragaudit.run",
