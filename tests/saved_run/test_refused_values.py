@@ -126,3 +126,22 @@ def test_a_parquet_file_without_the_header_is_refused(tmp_path):
     pq.write_table(rows_to_table(_rows("tags", ["x"])), path)
     with pytest.raises(FormatError, match="without the saved-run header"):
         load_saved_run(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("g.yaml", "- id: q1\n  question: What?\n  answer: x\n  sources: [a]\n  tags: numeric\n"),
+        ("g.jsonl", '{"id": "q1", "question": "What?", "answer": "x", "sources": ["a"], '
+                    '"tags": "numeric"}\n'),
+    ],
+)  # fmt: skip
+def test_a_golden_tag_string_is_refused_not_split_into_letters(tmp_path, name, text):
+    """``tags: "numeric"`` in a golden set (issue 32 item 8: `--cluster-by tag` saw one
+    cluster "n"); the saved run's tags are refused by the table above."""
+    from ragaudit.data.golden import load_golden
+
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(FormatError, match=r":\d+: tags: question 'q1': expected a list of strings"):
+        load_golden(path)
