@@ -28,12 +28,12 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Callable, Sequence
-from itertools import accumulate
+from itertools import accumulate, repeat
 from types import MappingProxyType
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute
+import pyarrow.compute as pc
 
 from ragaudit.data.saved_run.mappings import _EMPTY, Judgments, KeyedValues
 from ragaudit.data.saved_run.metrics import canonical_metric_name
@@ -308,9 +308,15 @@ def table_rows(table: pa.Table) -> list[dict[str, Any]]:
     return rows
 
 
-def _sliced(values: list[Any], sizes: list[int]) -> list[list[Any]]:
+def _sliced(values: Any, sizes: list[int]) -> list[Any]:
+    """``values`` cut into consecutive runs of ``sizes``, each a tuple (an ``array`` slice
+    for an ``array``): by ``zip`` in C when every size is the same."""
+    size = sizes[0] if sizes else 0
+    if size and sizes.count(size) == len(sizes) and not isinstance(values, array):
+        return list(zip(*[iter(values)] * size, strict=True))
     ends = list(accumulate(sizes))
-    return list(map(values.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+    parts = map(values.__getitem__, map(slice, [0, *ends[:-1]], ends))
+    return list(parts) if isinstance(values, array) else list(map(tuple, parts))
 
 
 def _retrieved_lists(column: pa.ChunkedArray) -> list[Any]:
@@ -321,20 +327,46 @@ def _retrieved_lists(column: pa.ChunkedArray) -> list[Any]:
             for found in _decoded(column)
         ]
     lists = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
-    sizes = lists.value_lengths().fill_null(0).to_pylist()
+    offsets = _numbers(lists.offsets)
+    sizes = (offsets[1:] - offsets[:-1]).tolist()
     flat = lists.flatten()
-    chunks = _sliced(flat.field("chunk_id").to_pylist(), sizes)
-    docs = _sliced(flat.field("doc_id").to_pylist(), sizes)
+    chunks = _sliced(_shared_strings(flat.field("chunk_id")), sizes)
+    docs = _sliced(_shared_strings(flat.field("doc_id")), sizes)
     score_array = flat.field("score")
     if score_array.null_count == 0:
-        every = array("d", _numbers(score_array).tobytes())
-        scores: list[Any] = _sliced(every, sizes)  # type: ignore[arg-type]
+        scores = _sliced(array("d", _numbers(score_array).tobytes()), sizes)
     else:
-        scores = [tuple(s) for s in _sliced(score_array.to_pylist(), sizes)]
-    ranks = flat.field("rank").to_pylist()
-    rank_lists = _sliced(ranks, sizes)
-    rank_column = [_ranks(r) for r in rank_lists]
-    return list(map(RetrievedList, map(tuple, chunks), map(tuple, docs), scores, rank_column))
+        scores = _sliced(score_array.to_pylist(), sizes)
+    ranks = flat.field("rank")
+    if ranks.null_count == len(ranks):
+        rank_column: Any = repeat(None)
+    elif ranks.null_count == 0 and _in_order(_numbers(ranks), offsets):
+        rank_column = repeat(IN_ORDER)  # every question ranked 1, 2, 3, ... as written
+    else:
+        rank_column = [_ranks(list(r)) for r in _sliced(ranks.to_pylist(), sizes)]
+    return list(map(RetrievedList, chunks, docs, scores, rank_column))
+
+
+def _shared_strings(values: pa.Array) -> list[str]:
+    """A string column without nulls as Python strings, each distinct one made once and
+    shared (a document is retrieved for many questions): dictionary-encoded in C.
+
+    >>> a, b = _shared_strings(pa.array(["d", "e", "d"]))[::2]
+    >>> a is b
+    True
+    """
+    encoded = pc.dictionary_encode(values)
+    words = encoded.dictionary.to_pylist()
+    return list(map(words.__getitem__, _numbers(encoded.indices).tolist()))
+
+
+def _in_order(ranks: Any, offsets: Any) -> bool:
+    """Each question's ranks are 1, 2, 3, ... (``offsets``: where each question starts)."""
+    import numpy as np
+
+    sizes = offsets[1:] - offsets[:-1]
+    position = np.arange(len(ranks)) - np.repeat(offsets[:-1] - offsets[0], sizes) + 1
+    return bool(np.array_equal(ranks, position))
 
 
 def _ranks(ranks: list[Any]) -> Any:

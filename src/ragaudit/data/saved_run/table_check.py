@@ -19,12 +19,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ragaudit.data.saved_run.batch_check import _column_check, _metrics_valid
+from ragaudit.data.saved_run.metrics import check_metric_value
 from ragaudit.data.saved_run.schema import saved_run_schema
 from ragaudit.data.saved_run.table import (
     _ENTRY,
     COLUMNS,
     JSON_TEXT,
     OMITTED_WHEN_NULL,
+    RECORDS,
     _decoded,
 )
 
@@ -61,6 +63,32 @@ def _entries_valid(column: pa.ChunkedArray) -> bool:
     return True
 
 
+def _struct_valid(column: pa.ChunkedArray, name: str) -> bool:
+    """A record column held as a struct: each child's distinct values through the schema
+    node of its key (the metrics' through their declared ranges), not a dict per row."""
+    node = _row_properties()[name]
+    named, other = node.get("properties", {}), node.get("additionalProperties")
+    flat = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+    for i, field in enumerate(column.type):
+        values = pc.unique(flat.field(i)).to_pylist()
+        if name == "metrics":
+            if any(check_metric_value(field.name, v) is not None for v in values):
+                return False
+            if not _column_check(other)(values):
+                return False
+            continue
+        child = named.get(field.name, other)
+        if isinstance(child, dict) and not _column_check(child)(values):
+            return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _row_properties() -> dict[str, Any]:
+    properties: dict[str, Any] = saved_run_schema()["properties"]["rows"]["items"]["properties"]
+    return properties
+
+
 def table_valid(table: pa.Table, k: int | None) -> bool:
     """True when the rows of ``table`` pass every row check of ``find_problems`` (the schema,
     metric ranges, unique non-empty ids, at most ``k`` context chunks).
@@ -79,6 +107,10 @@ def table_valid(table: pa.Table, k: int | None) -> bool:
                 return False
             continue
         if name == "extra":
+            continue
+        if name in RECORDS and pa.types.is_struct(column.type):
+            if not _struct_valid(column, name):
+                return False
             continue
         values = _decoded(column, name in JSON_TEXT)
         if name in OMITTED_WHEN_NULL or name in ("judges", "metrics"):
