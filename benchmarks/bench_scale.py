@@ -154,8 +154,7 @@ def timed(args: list[str]) -> tuple[float, float, int]:
     """Wall seconds and peak RSS (MB) of one ``ragaudit`` process and of the processes it
     starts, and how many processes ran at once at most.  The peak is the larger of the
     process's own (``wait4``) and the sum over the process and its children sampled every 5 ms
-    (``wait4`` reports the larger process's peak, not the sum: ``compare`` reads its second
-    run in a helper process)."""
+    (``wait4`` reports the larger process's peak, not the sum, should a command start one)."""
     begin = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, "-c", CODE, *args],
