@@ -132,10 +132,21 @@ def _retrieved_column(lists: list[list[dict[str, Any]]]) -> pa.Array:
 
 
 def _metrics(value: dict[str, Any] | None) -> dict[str, Any]:
-    """A question's metrics under their current names (the last of two old spellings wins)."""
+    """A question's metrics under their current names (the last of two old spellings wins);
+    the names of each key tuple are looked up once, and a dict already in the current
+    spelling is kept as it is."""
     if not value:
         return {}
-    return {canonical_metric_name(name): v for name, v in value.items()}
+    keys = tuple(value)
+    names = _SPELLED.get(keys)
+    if names is None:
+        names = _SPELLED[keys] = [canonical_metric_name(name) for name in keys]
+    if list(keys) == names:
+        return value
+    return dict(zip(names, value.values(), strict=True))
+
+
+_SPELLED: dict[tuple[str, ...], list[str]] = {}
 
 
 def rows_to_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
@@ -148,24 +159,31 @@ def rows_to_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
     """
 
     def column(key: str) -> list[Any]:
-        default = _DEFAULTS.get(key)
-        return [row.get(key, default) for row in rows]
+        values = list(map(dict.get, rows, repeat(key)))  # in C; None where absent
+        default = _DEFAULTS.get(key)  # the schema refuses null for these keys
+        return values if default is None else [default if v is None else v for v in values]
 
     arrays: dict[str, pa.Array] = {}
     for name, kind in COLUMNS.items():
         if name == "retrieved":
-            arrays[name] = _retrieved_column([row.get("retrieved") or [] for row in rows])
+            arrays[name] = _retrieved_column([r or [] for r in column("retrieved")])
         elif name == "extra":
+            if all(map(_ROW_KEYS.issuperset, rows)):
+                arrays[name] = pa.nulls(len(rows), _TEXT)
+                continue
             arrays[name] = _text_column(
                 [{k: v for k, v in row.items() if k not in _ROW_KEYS} or None for row in rows]
             )
         elif name == "generation_error":
-            values = [row.get(name, row.get(_LEGACY_GENERATION_ERROR)) for row in rows]
+            values = column(name)
+            if None in values:  # the key's old name, read as generation_error
+                legacy = column(_LEGACY_GENERATION_ERROR)
+                values = [old if v is None else v for v, old in zip(values, legacy, strict=True)]
             arrays[name] = pa.array([None if v is None else str(v) for v in values], _TEXT)
         elif name == "metrics":
-            arrays[name] = _record_column([_metrics(row.get("metrics")) for row in rows])
+            arrays[name] = _record_column(list(map(_metrics, column("metrics"))))
         elif name == "judges":
-            arrays[name] = _record_column([row.get("judges") or {} for row in rows])
+            arrays[name] = _record_column([j or {} for j in column("judges")])
         elif kind is None:
             arrays[name] = _record_column(column(name))
         else:
