@@ -5,19 +5,17 @@ Issue 25 measured 71 s for `funnel` and 177 s for `report` at 100,000 questions,
 generates saved runs of n questions shaped like `ragaudit run` output (20 retrieved chunks, 5
 contexts, a gold document, an answer, judge verdicts and the ten per-question metrics of an
 offline run; about 3 KB per question), then times each command in a fresh process and reads
-its peak resident memory from ``wait4``.  The header names the saved-run reader the commands
-use: msgspec when it is installed (the ``fast`` extra; the project's dev group has it), else
-the standard library's json.  ``compare`` reads its second run in a helper process (with
-msgspec, on two cores or more, from 32 MB on): ``wait4`` reports the larger process's peak,
-not the sum, so the resident memory of the command and its children is also sampled every
-5 ms and the larger figure kept.
+its peak resident memory from ``wait4`` (and, sampled every 5 ms, that of the command with its
+children, the larger figure kept).  Each command runs on the JSON runs and, with ``--formats
+json parquet`` (the default), on the same runs converted to Parquet by ``ragaudit convert``
+(the conversion is timed too, as ``convert``).
 
 Usage::
 
     uv run python benchmarks/bench_scale.py                     # n = 1k, 10k, 100k, 200k
     uv run python benchmarks/bench_scale.py --n 1000 10000      # a quick look
     uv run python benchmarks/bench_scale.py --readme            # also update README.md
-    RAGAUDIT_READER=stdlib uv run python benchmarks/bench_scale.py   # without msgspec
+    uv run python benchmarks/bench_scale.py --n 100000 --formats parquet --commands compare
 
 Generated runs are cached under ``--dir`` (default ``/tmp/ragaudit-bench-scale``); every
 random choice comes from ``numpy.random.default_rng(seed)`` (``--seed``, printed).
@@ -36,8 +34,6 @@ from pathlib import Path
 
 import numpy as np
 from _readme import measured, splice, start
-
-from ragaudit.data.saved_run.fast import reader_name
 
 N_DOCS = 2_000
 DEPTH = 20
@@ -158,8 +154,7 @@ def timed(args: list[str]) -> tuple[float, float, int]:
     """Wall seconds and peak RSS (MB) of one ``ragaudit`` process and of the processes it
     starts, and how many processes ran at once at most.  The peak is the larger of the
     process's own (``wait4``) and the sum over the process and its children sampled every 5 ms
-    (``wait4`` reports the larger process's peak, not the sum: ``compare`` reads its second
-    run in a helper process)."""
+    (``wait4`` reports the larger process's peak, not the sum, should a command start one)."""
     begin = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, "-c", CODE, *args],
@@ -186,6 +181,13 @@ def timed(args: list[str]) -> tuple[float, float, int]:
     return wall, max(usage.ru_maxrss / 1024.0, sampled[0]), int(sampled[1])  # KiB on Linux
 
 
+def _line(n: int, size: float, name: str, fmt: str, wall: float, rss: float, extra: str) -> str:
+    return (
+        f"| {n:,} | {size:.0f} | `{name}` | {fmt} | {wall:.1f} | {rss:,.0f} | "
+        f"{rss / size:.1f}{extra} |"
+    )
+
+
 def main() -> None:
     if sys.argv[1:2] == ["--make"]:
         make_run(int(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]))
@@ -195,13 +197,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dir", default="/tmp/ragaudit-bench-scale")
     parser.add_argument("--commands", nargs="+", default=["funnel", "show", "report", "compare"])
+    parser.add_argument("--formats", nargs="+", default=["json", "parquet"])
     parser.add_argument("--readme", action="store_true", help="Update README.md's table.")
     options = parser.parse_args()
     folder = Path(options.dir)
     folder.mkdir(parents=True, exist_ok=True)
     started, load = start("ragaudit on large saved runs")
-    reader = reader_name()  # the children read as this process would (same venv, same env)
-    print(f"seed {options.seed}; runs in {folder}; reader: {reader}")
+    print(f"seed {options.seed}; runs in {folder}; formats: {' '.join(options.formats)}")
     rows = []
     for n in options.n:
         a = folder / f"a{n}.json"
@@ -212,37 +214,56 @@ def main() -> None:
                     [sys.executable, __file__, "--make", str(n), str(path), str(seed)], check=True
                 )
         size = a.stat().st_size / 1e6
-        commands = {
-            "funnel": ["funnel", str(a)],
-            "show": ["show", str(a), f"q{n - 1}"],
-            "report": ["report", str(a), "--out", str(folder / f"report{n}.html")],
-            "compare": ["compare", str(a), str(b)],
-        }
-        for name in options.commands:
-            if n == options.n[0]:
-                timed(commands[name])  # untimed: writes the bytecode the later runs read
-            wall, rss, processes = timed(commands[name])
-            extra = f"; {processes} processes" if processes > 1 else ""
-            if name == "report":
-                extra += f"; page {(folder / f'report{n}.html').stat().st_size / 1e6:.1f} MB"
-            line = (
-                f"| {n:,} | {size:.0f} | `{name}` | {wall:.1f} | {rss:,.0f} | "
-                f"{rss / size:.1f}{extra} |"
-            )
-            print(line, flush=True)
-            rows.append(line)
+        for fmt in options.formats:
+            if fmt == "parquet":
+                for source in (a, b):
+                    target = source.with_suffix(".parquet")
+                    if not target.exists():
+                        wall, rss, _ = timed(["convert", str(source), str(target)])
+                        if source == a:
+                            rows.append(
+                                _line(
+                                    n,
+                                    size,
+                                    "convert",
+                                    "json -> parquet",
+                                    wall,
+                                    rss,
+                                    f"; {target.stat().st_size / 1e6:.0f} MB",
+                                )
+                            )
+                            print(rows[-1], flush=True)
+                a_run, b_run = a.with_suffix(".parquet"), b.with_suffix(".parquet")
+            else:
+                a_run, b_run = a, b
+            commands = {
+                "funnel": ["funnel", str(a_run)],
+                "show": ["show", str(a_run), f"q{n - 1}"],
+                "report": ["report", str(a_run), "--out", str(folder / f"report{n}.html")],
+                "compare": ["compare", str(a_run), str(b_run)],
+            }
+            for name in options.commands:
+                if n == options.n[0]:
+                    timed(commands[name])  # untimed: writes the bytecode the later runs read
+                wall, rss, processes = timed(commands[name])
+                extra = f"; {processes} processes" if processes > 1 else ""
+                if name == "report":
+                    page = (folder / f"report{n}.html").stat().st_size / 1e6
+                    extra += f"; page {page:.1f} MB"
+                rows.append(_line(n, size, name, fmt, wall, rss, extra))
+                print(rows[-1], flush=True)
     table = "\n".join([
-        "| questions | run MB | command | wall s | peak RSS MB | RSS / run size |",
-        "|---:|---:|---|---:|---:|---:|",
+        "| questions | JSON MB | command | read from | wall s | peak RSS MB | RSS / JSON size |",
+        "|---:|---:|---|---|---:|---:|---:|",
         *rows,
     ])  # fmt: skip
     sizes = " ".join(map(str, options.n))
     summary = (
         f"{measured(started, load)}  `bench_scale.py --n {sizes}`, seed {options.seed}, "
-        f"saved runs read with {reader}: one fresh process per command (bytecode cached), "
-        "peak RSS from wait4; `compare` reads two runs of n questions (its RSS ratio is "
-        "against one run's size), the second in a helper process from 32 MB on; peak RSS is "
-        "the larger of wait4's and the sum over the command's processes sampled every 5 ms."
+        "one fresh process per command (bytecode cached), each on the JSON runs and on the "
+        "same runs as Parquet (`ragaudit convert`); `compare` reads two runs of n questions "
+        "(its RSS ratio is against one JSON run's size); peak RSS is the larger of wait4's "
+        "and the sum over the command's processes sampled every 5 ms."
     )
     print(summary)
     if options.readme:

@@ -15,9 +15,9 @@ from itertools import product
 
 import pytest
 
-from ragaudit.data.saved_run.build import build_questions
 from ragaudit.data.saved_run.columns import _shared_index
 from ragaudit.data.saved_run.summary import correct_verdict
+from ragaudit.data.saved_run.table import rows_to_table, table_questions
 from ragaudit.diagnose.stage_outcomes import stage_outcomes
 
 TRI = (True, False, None)
@@ -33,7 +33,11 @@ def _rows(same_keys: bool) -> list[dict]:
                   "answer_chunk_in_context": acic, "abstained": abstained, "correct": right,
                   "judge_errors": None, "judge_error": None}  # fmt: skip
         judges.update(FAILURES[failure])
-        if not same_keys:
+        if same_keys:  # scalar values only (a nested object is held as JSON text)
+            named = judges.pop("judge_errors") or {}
+            judges["judge_error"] = "; ".join(f"{k}: {v}" for k, v in named.items()) or (
+                judges["judge_error"])  # fmt: skip
+        else:
             judges = {k: v for k, v in judges.items() if v is not None or i % 3}
         rows.append({
             "id": f"q{i}", "answerable": i % 11 != 0, "gold_docs": ["G"] if i % 5 else [],
@@ -42,6 +46,11 @@ def _rows(same_keys: bool) -> list[dict]:
             "metrics": {"correct": float(i % 4 == 0)} if i % 7 else {},
         })  # fmt: skip
     return rows
+
+
+def build_questions(rows):
+    """The questions the loader makes: rows into the run's table, questions out of it."""
+    return table_questions(rows_to_table(rows))
 
 
 def _tri(value) -> int:

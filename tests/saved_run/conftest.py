@@ -7,15 +7,30 @@ import json
 
 import pytest
 
-from ragaudit.data.saved_run import fast
+from ragaudit.data import records
+from ragaudit.data.saved_run.load import read_json_run
+from ragaudit.data.saved_run.parquet import read_parquet_run, write_parquet_run
 from ragaudit.data.saved_run.retrieved import RetrievedList
 
 
-@pytest.fixture(params=["msgspec", "stdlib"])
-def each_reader(request, monkeypatch):
-    """Run the test once with the msgspec reader tried first (when msgspec is installed) and
-    once with the standard-library reader only, so that both paths stay tested."""
-    monkeypatch.setattr(fast, "ENABLED", request.param == "msgspec")
+def through_parquet(path):
+    """The run of the JSON file ``path`` written as Parquet beside it and read back (None
+    when the JSON reader doubts it: the file is then read whole, for the message)."""
+    run = read_json_run(path)
+    if run is None:
+        return None
+    target = f"{path}.parquet"
+    write_parquet_run(target, run)
+    return read_parquet_run(target).replace(path=str(path))
+
+
+@pytest.fixture(params=["json", "parquet"])
+def each_format(request, monkeypatch):
+    """Run the test once reading saved runs from JSON and once from Parquet: every valid JSON
+    run the test loads is converted to Parquet and read from there, so that both readers
+    give the test the same model."""
+    if request.param == "parquet":
+        monkeypatch.setattr(records, "read_json_run", through_parquet)
     return request.param
 
 

@@ -10,7 +10,13 @@ from __future__ import annotations
 import pytest
 
 from ragaudit.data.saved_run import QuestionResult, Retrieved, SavedRun
-from ragaudit.data.saved_run.build import build_questions
+from ragaudit.data.saved_run.table import rows_to_table, table_questions
+
+
+def build_questions(rows):
+    """The questions the loader makes: rows into the run's table, questions out of it."""
+    return table_questions(rows_to_table(rows))
+
 
 ENTRIES = {
     "in order": [{"chunk_id": "a#0", "doc_id": "a", "score": 2.0, "rank": 1},
@@ -101,11 +107,13 @@ def test_questions_made_by_column_are_those_the_constructor_makes() -> None:
 def test_mappings_keyed_by_batch_are_those_keyed_one_by_one(
     mappings: list[dict[str, object]], metrics: bool
 ) -> None:
-    """``QuestionBuilder._keyed_all`` (one pass over a batch whose mappings share their keys)
-    gives each question the mapping ``_keyed`` gives it alone: same items, same order."""
-    from ragaudit.data.saved_run.build import QuestionBuilder
-
-    by_batch = QuestionBuilder()._keyed_all([dict(m) for m in mappings], metrics)
-    one_by_one = QuestionBuilder()
-    expected = [one_by_one._keyed(m, metrics) if m else {} for m in mappings]
-    assert [list(m.items()) for m in by_batch] == [list(m.items()) for m in expected]
+    """The questions made from a batch's table (mappings that share their keys held as
+    struct columns) have the mappings each question's own table gives it: same items, same
+    order, same value types."""
+    key = "metrics" if metrics else "judges"
+    rows = [{"id": f"q{i}", "retrieved": [], key: dict(m)} for i, m in enumerate(mappings)]
+    by_batch = [getattr(q, key) for q in build_questions(rows)]
+    one_by_one = [getattr(build_questions([row])[0], key) for row in rows]
+    assert [[(k, v, type(v)) for k, v in m.items()] for m in by_batch] == [
+        [(k, v, type(v)) for k, v in m.items()] for m in one_by_one
+    ]

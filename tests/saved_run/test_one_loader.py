@@ -15,8 +15,8 @@ from ragaudit.data.records import load_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import FormatError
 
-# Each test runs with the msgspec reader and with the standard-library one (conftest.py).
-pytestmark = pytest.mark.usefixtures("each_reader")
+# Each test runs on the JSON file and on the same run converted to Parquet (conftest.py).
+pytestmark = pytest.mark.usefixtures("each_format")
 
 VALID = {
     "format": "ragaudit.run",

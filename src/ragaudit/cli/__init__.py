@@ -31,6 +31,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "ragaudit.cli.golden",
         "Check a golden set against its corpus (keys, sources, ...).",
     ),
+    "convert": ("ragaudit.cli.convert", "A saved run from JSON to Parquet or back, losslessly."),
     "export": ("ragaudit.cli.export", "Write a saved run as a TREC run, a golden set as qrels."),
     "funnel": ("ragaudit.cli.funnel", "Where questions die between retrieval and a right answer."),
     "show": ("ragaudit.cli.show", "One question at a time: chunks, answer, verdicts, stage."),

@@ -105,7 +105,6 @@ def command(
         from ragaudit.reports.funnel_compare import funnel_comparison_report
         from ragaudit.reports.judged import with_judged_runs
 
-        # the second run read in a helper process meanwhile when both are large
         (saved_a, first, judged_a), (saved_b, second, judged_b) = (
             _funnel(saved, *options) for saved in load_saved_runs(runs)
         )

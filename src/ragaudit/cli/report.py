@@ -101,7 +101,7 @@ def command(
     from ragaudit.labels.format import load_chunk_labels
     from ragaudit.pipeline.corpus import chunk_texts
 
-    saved = load_saved_runs(runs)  # large runs after the first: read in helper processes
+    saved = load_saved_runs(runs)
     labels = None if labels_path is None else load_chunk_labels(labels_path)
     texts = None if corpus_dir is None else chunk_texts(corpus_dir, saved[0].config)
     human = [read_human_grades_file(path) for path in human_paths]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ragaudit.data.saved_run import QuestionResult, SavedRun
-from ragaudit.data.saved_run.columns import metric_dicts, metric_names
+from ragaudit.data.saved_run.columns import metric_dicts
 from ragaudit.data.saved_run.summary import metric_means
 from ragaudit.exceptions import FormatError, InputError
 
@@ -32,7 +32,7 @@ __all__ = [
 
 QUESTION_SUBSETS: tuple[str, ...] = ("all", "answerable", "unanswerable")
 
-_id_of, _answerable_of = attrgetter("id"), attrgetter("answerable")
+_id_of = attrgetter("id")
 
 
 @dataclass(frozen=True)
@@ -94,14 +94,14 @@ class PerQuestionMetrics:
         """
         if not run.questions:
             raise FormatError("no questions found", path=run.path)
-        ids = list(map(_id_of, run.questions))
+        ids = run.ids
         rows = QuestionRows(run)
         return cls(
             name=run.name,
             # {q.id: {name: q.metric(name) for name in q.metrics}}, read by column
             values=rows if lazy else rows._made(),
             path=run.path,
-            answerable=dict(zip(ids, map(_answerable_of, run.questions), strict=True)),
+            answerable=dict(zip(ids, run.answerable_flags, strict=True)),
             source=run,
         )
 
@@ -115,8 +115,8 @@ class PerQuestionMetrics:
         {'m': array([nan,  1.])}
         """
         if self.source is not None:
-            questions = self.source.questions
-            positions = dict(zip(map(_id_of, questions), range(len(questions)), strict=True))
+            source_ids = self.source.ids
+            positions = dict(zip(source_ids, range(len(source_ids)), strict=True))
             at = np.fromiter(map(positions.__getitem__, ids), dtype=np.intp, count=len(ids))
             return {m: np.asarray(self.source.metric_column(m))[at] for m in metrics}
         rows = [self.values[qid] for qid in ids]
@@ -168,7 +168,7 @@ class PerQuestionMetrics:
     def metrics(self) -> list[str]:
         """Metric names in order of first appearance."""
         if self.source is not None and len(self.values) == len(self.source.questions):
-            return metric_names(self.source.questions)  # by column
+            return self.source.metric_names()  # by column
         seen: dict[str, None] = {}
         for row in self.values.values():
             for metric in row:
@@ -190,7 +190,7 @@ class QuestionRows(Mapping[str, dict[str, float | None]]):
 
     def __init__(self, run: SavedRun) -> None:
         self._run = run
-        self._ids = dict.fromkeys(map(_id_of, run.questions))
+        self._ids = dict.fromkeys(run.ids)
         self._rows: dict[str, dict[str, float | None]] | None = None
 
     def _made(self) -> dict[str, dict[str, float | None]]:

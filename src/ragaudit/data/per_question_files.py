@@ -32,7 +32,7 @@ from typing import Any
 from ragaudit._io import atomic_write_bytes, check_regular_file, read_file_bytes
 from ragaudit.data.formats import json_lines, read_json_file
 from ragaudit.data.per_question import PerQuestionMetrics, as_per_question_metrics
-from ragaudit.data.records import load_saved_run, load_saved_runs, parse_saved_run
+from ragaudit.data.records import PARQUET, load_saved_run, load_saved_runs, parse_saved_run
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run.metrics import canonical_metric_name, check_metric_value
 from ragaudit.exceptions import FormatError, InputError
@@ -148,8 +148,7 @@ def resolve_saved_run(run: Any) -> Any:
 
 def resolve_saved_runs(*runs: Any) -> list[Any]:
     """:func:`resolve_saved_run` of each of ``runs``, the saved-run files read by
-    :func:`~ragaudit.data.records.load_saved_runs` (the large ones at once, in helper
-    processes).
+    :func:`~ragaudit.data.records.load_saved_runs`.
 
     >>> resolve_saved_runs("a.jsonl", "b.jsonl")
     ['a.jsonl', 'b.jsonl']
@@ -163,6 +162,8 @@ def _saved_run_path(run: Any) -> bool:
     """``run`` is the path of a file that begins as ragaudit writes saved runs."""
     if not isinstance(run, str | os.PathLike) or Path(run).suffix.lower() == ".jsonl":
         return False
+    if Path(run).suffix.lower() == PARQUET:
+        return True  # only saved runs are read as Parquet
     check_regular_file(run)  # a FIFO would block the sniff below
     try:
         with open(run, "rb") as handle:
@@ -358,13 +359,15 @@ def read_run_directory(directory: str | os.PathLike[str]) -> list[PerQuestionMet
 
 
 def run_directory_files(directory: str | os.PathLike[str]) -> list[Path]:
-    """The ``*.json`` / ``*.jsonl`` files of a directory of runs, in file-name order; at least
-    two, else an :class:`InputError` (what :func:`read_run_directory` reads)."""
+    """The ``*.json`` / ``*.jsonl`` / ``*.parquet`` files of a directory of runs, in file-name
+    order; at least two, else an :class:`InputError` (what :func:`read_run_directory` reads)."""
     folder = Path(directory)
     if not folder.is_dir():
         raise InputError(f"{folder}: expected a directory of saved runs, found no directory")
     files = sorted(
-        p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".json", ".jsonl")
+        p
+        for p in folder.iterdir()
+        if p.is_file() and p.suffix.lower() in (".json", ".jsonl", PARQUET)
     )
     if len(files) < 2:
         raise InputError(

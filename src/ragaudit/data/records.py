@@ -1,10 +1,11 @@
 """Reading and writing saved runs: one loader, one atomic writer, and resumable checkpoints.
 
-A saved run is one JSON file per pipeline configuration (``docs/saved-run-format.md``).
+A saved run is one JSON or Parquet file per pipeline configuration
+(``docs/saved-run-format.md``).
 :func:`load_saved_run` is the one place a saved run is read: it parses the file, validates
 it (:mod:`ragaudit.data.saved_run.check`: schema, metric ranges, unique ids) and returns the
-typed, frozen :class:`~ragaudit.data.saved_run.SavedRun`, streaming the rows a batch at a time
-(:mod:`ragaudit.data.saved_run.load`).  Messages locate the problem
+typed, frozen :class:`~ragaudit.data.saved_run.SavedRun`, whose questions are an Arrow table
+(:mod:`ragaudit.data.saved_run.table`).  Messages locate the problem
 exactly: ``FILE: rows[3].retrieved[0].chunk_id: expected a string, found 12 (question 'q04')``.
 
 Interrupted runs resume from a *checkpoint*: a ``.partial.jsonl`` sidecar whose first line
@@ -14,11 +15,9 @@ a time (see :class:`Checkpoint`).
 
 from __future__ import annotations
 
-import gc
 import json
 import os
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +26,8 @@ from ragaudit._validate import check_path
 from ragaudit.data.formats import json_lines, read_json_file
 from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION, SavedRun
 from ragaudit.data.saved_run.check import find_problems, saved_run_schema, validate_saved_run
-from ragaudit.data.saved_run.fast import fast_saved_run
-from ragaudit.data.saved_run.load import stream_saved_run
+from ragaudit.data.saved_run.load import read_json_run
+from ragaudit.data.saved_run.parquet import read_parquet_run, write_parquet_run
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
@@ -61,24 +60,18 @@ def parse_saved_run(data: Any, path: str | None = None) -> SavedRun:
 def load_saved_run(path: str | Path, *, questions: Collection[str] | None = None) -> SavedRun:
     """Read and validate a saved run: the one place a saved-run file is read.
 
-    With msgspec installed (the ``fast`` extra) the rows are decoded and typed in C
-    (:func:`~ragaudit.data.saved_run.fast.fast_saved_run`, about half the CPU time);
-    otherwise, or at any doubt, the file is streamed, checked and built a batch of rows at a
-    time (:func:`~ragaudit.data.saved_run.load.stream_saved_run`).  Either way it takes about
-    as much memory as the file, and a file with any problem is read again whole, for a message
-    that locates it.  A file of ``LARGE_RUN_BYTES`` or more (about 10,000 questions) is set
-    aside from the cyclic garbage collector once loaded (:func:`gc.freeze`, after a
-    :func:`gc.collect`): the model holds no cycles, and the collector would otherwise walk its
-    millions of objects again at every full collection.
+    A ``.parquet`` file is read as Parquet (:mod:`ragaudit.data.saved_run.parquet`), any other
+    as JSON, streamed into the run's columns a batch of rows at a time
+    (:mod:`ragaudit.data.saved_run.load`); a JSON file with any problem is read again whole,
+    for a message that locates it.  Either way the run is an Arrow table in memory, and its
+    questions are made only when they are read.
 
     Parameters
     ----------
     path : path-like
     questions : collection of str, optional
-        Build only these question ids (``ragaudit show RUN q7``): the other rows are parsed
-        but neither checked in full nor built (what is still checked: see
-        :mod:`ragaudit.data.saved_run.load`).  When an id is not in the run, the whole run
-        is returned.
+        Keep only these question ids (``ragaudit show RUN q7``), in file order.  When an id
+        is not in the run, the whole run is returned.
 
     Returns
     -------
@@ -88,43 +81,48 @@ def load_saved_run(path: str | Path, *, questions: Collection[str] | None = None
     Raises
     ------
     FormatError
-        The file is not JSON (with its line) or does not follow the format (with the
-        location, e.g. ``rows[3].metrics.recall@k``, and the question).  A YAML, CSV or TSV
-        file is named as such (a golden set or a label file given where a run belongs), not
-        reported as bad JSON.
+        The file is not JSON (with its line) or not Parquet, or does not follow the format
+        (with the location, e.g. ``rows[3].metrics.recall@k``, and the question).  A YAML,
+        CSV or TSV file is named as such (a golden set or a label file given where a run
+        belongs), not reported as bad JSON.
     """
     suffix = Path(check_path(path, "path")).suffix.lower()
     if suffix in _NOT_A_SAVED_RUN:
         raise FormatError(
-            "expected a saved run (the JSON file `ragaudit run` or `ragaudit import` writes), "
-            f"found a {_NOT_A_SAVED_RUN[suffix]} file: is it a golden set or a label file?",
+            "expected a saved run (the JSON or Parquet file `ragaudit run` or `ragaudit "
+            f"import` writes), found a {_NOT_A_SAVED_RUN[suffix]} file: is it a golden set or "
+            "a label file?",
             path=str(Path(path)),
         )
     name = str(Path(path))
     check_regular_file(name)  # before any open: a FIFO with no writer would block it
-    with _set_aside(os.stat(name).st_size >= LARGE_RUN_BYTES):
-        saved = fast_saved_run(name, questions)  # None without msgspec, or at any doubt
-        if saved is None:
-            saved = stream_saved_run(name, questions)
-    if questions is not None and (saved is None or len(saved.questions) < len(set(questions))):
-        return load_saved_run(path)  # an id the run lacks: the caller names the known ones
-    return saved if saved is not None else parse_saved_run(read_json_file(path), name)
+    if suffix == PARQUET:
+        saved = read_parquet_run(name)
+    else:
+        saved = read_json_run(name) or parse_saved_run(read_json_file(path), name)
+    return saved if questions is None else _only(saved, questions)
 
 
-#: Saved-run files from this size on (about 10,000 questions) are frozen once loaded.
-LARGE_RUN_BYTES = 32 << 20
+#: The suffix of saved runs written and read as Parquet; every other is JSON.
+PARQUET = ".parquet"
+
+
+def _only(saved: SavedRun, questions: Collection[str]) -> SavedRun:
+    """``saved`` with only the ``questions`` (all of it when one is not in the run)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ragaudit.data.saved_run.view import QuestionsView
+
+    wanted = pc.is_in(saved.table.column("id"), value_set=pa.array(sorted(set(questions))))
+    kept = saved.table.filter(wanted)
+    if kept.num_rows < len(set(questions)):
+        return saved  # an id the run lacks: the caller names the known ones
+    return saved.replace(questions=QuestionsView(kept))
 
 
 def load_saved_runs(paths: Sequence[str | Path]) -> list[SavedRun]:
-    """:func:`load_saved_run` of each of ``paths``, in order; the large ones after the first
-    read by helper processes meanwhile (:mod:`ragaudit.data.saved_run.helper`), at most one
-    per other processor.
-
-    ``ragaudit compare A B`` decodes and checks B on a second core while it reads A, and then
-    only builds B from the checked batches (two 100,000-question runs: 7.9 s against 10.6 s
-    read one after the other, 2 cores).  Each run is the model
-    :func:`load_saved_run` makes (same checks, same messages: a file a helper doubts is read
-    here again), and each is frozen as :func:`load_saved_run` freezes a large run.
+    """:func:`load_saved_run` of each of ``paths``, in order.
 
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "r.json"
@@ -133,53 +131,7 @@ def load_saved_runs(paths: Sequence[str | Path]) -> list[SavedRun]:
     >>> [run.name for run in load_saved_runs([path, path])]
     ['r', 'r']
     """
-    from ragaudit.data.saved_run.helper import Helper, cores, start_helper
-
-    names = [str(Path(check_path(path, "path"))) for path in paths]
-    helpers: dict[int, Helper | None] = {}
-    try:
-        for i, name in enumerate(names[1:], start=1):
-            if len(helpers) < cores() - 1 and _large_saved_run(name):
-                helpers[i] = start_helper(name)
-        runs = []
-        for i in range(len(names)):
-            helper = helpers.pop(i, None)
-            saved = None
-            if helper is not None:
-                with _set_aside(True):
-                    saved = helper.result()
-            runs.append(saved if saved is not None else load_saved_run(paths[i]))
-        return runs
-    finally:
-        for helper in helpers.values():
-            if helper is not None:
-                helper.close()
-
-
-@contextmanager
-def _set_aside(large: bool) -> Iterator[None]:
-    """Around the loading of a run: for a large one, the garbage collected before and the
-    heap frozen after (:func:`gc.freeze`).  The run is millions of objects without a cycle
-    among them; left in the cyclic collector's generations, every later collection walks them
-    all again (about 1.5 s of `compare` at 100,000 questions).  Frozen, they are still freed
-    by reference counting when dropped; gc.unfreeze() undoes it."""
-    if large:
-        gc.collect()  # what is garbage now is not frozen with the run
-    yield
-    if large:
-        gc.freeze()
-
-
-def _large_saved_run(name: str) -> bool:
-    """A regular file of :data:`LARGE_RUN_BYTES` or more with a saved run's suffix."""
-    try:
-        check_regular_file(name)
-        return (
-            Path(name).suffix.lower() not in _NOT_A_SAVED_RUN
-            and os.stat(name).st_size >= LARGE_RUN_BYTES
-        )
-    except (OSError, InputError):
-        return False
+    return [load_saved_run(path) for path in paths]
 
 
 #: Suffixes of the inputs that are never saved runs (golden sets, label files), by name.
@@ -211,7 +163,8 @@ def _dumps(data: Any) -> str:
 
 
 def write_saved_run(path: str | Path, saved: SavedRun) -> SavedRun:
-    """Validate and write a saved run atomically (readers never see half a file).
+    """Validate and write a saved run atomically (readers never see half a file): Parquet
+    when ``path`` ends in ``.parquet``, else JSON.
 
     Returns the written run: ``saved`` with ``path`` set (the model is frozen).
 
@@ -221,10 +174,26 @@ def write_saved_run(path: str | Path, saved: SavedRun) -> SavedRun:
     >>> load_saved_run(target).config.k, written.path == str(target)
     (3, True)
     """
+    parquet = Path(path).suffix.lower() == PARQUET
+    if not isinstance(saved.questions, tuple):
+        # Made from a table by a reader (or from_checked): its rows were checked then; the
+        # header is checked here, and the table written as it is.
+        written = saved.replace(path=str(path))
+        header = {k: v for k, v in written.to_dict(rows=False).items() if k != "rows"}
+        validate_saved_run({**header, "rows": []}, path=str(path))
+        if parquet:
+            write_parquet_run(path, written)
+        else:
+            atomic_write_text(path, _dumps(written.to_dict()))
+        return written
     data = saved.to_dict()
     validate_saved_run(data, path=str(path))
-    atomic_write_text(path, _dumps(data))
-    return SavedRun.from_checked(data, str(path))
+    written = SavedRun.from_checked(data, str(path))
+    if parquet:
+        write_parquet_run(path, written)
+    else:
+        atomic_write_text(path, _dumps(data))
+    return written
 
 
 def per_question_metrics(saved: SavedRun) -> dict[str, dict[str, float | None]]:

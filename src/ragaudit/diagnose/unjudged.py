@@ -20,14 +20,12 @@ from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import compress
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.data.saved_run.columns import top_doc_ids
 from ragaudit.data.saved_run.metrics import RETRIEVAL_FAMILIES
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.judged import (
@@ -50,7 +48,6 @@ __all__ = [
 ]
 
 _SHOW = 5  # absent items named in a warning (the rest counted)
-_gold_of = attrgetter("gold_docs")
 
 
 @dataclass(frozen=True)
@@ -200,13 +197,16 @@ def _doc_coverage(saved: SavedRun, k: int, threshold: float) -> JudgedCoverage |
     :func:`~ragaudit.metrics.judged_runs.gold_doc_labels` (``tests/diagnose``)."""
     if not 0.0 <= threshold <= 1.0:
         raise InputError(f"judged threshold: expected a share in [0, 1], found {threshold}")
-    labelled = [q for q in saved.questions if q.answerable and q.gold_docs]
-    if not labelled:
+    # read from the run's columns: no question is made
+    golds = saved.column_values("gold_docs")
+    keep = [bool(a and g) for a, g in zip(saved.answerable_flags, golds, strict=True)]
+    if not any(keep):
         return None
-    qids = [q.id for q in labelled]
-    # each document at its first chunk, read from the retrieved columns (no entry objects)
-    docs = [dict.fromkeys(top_doc_ids(q, k)) for q in labelled]
-    found = list(map(len, map(set.intersection, map(set, map(_gold_of, labelled)), docs)))
+    qids = list(compress(saved.ids, keep))
+    # each document at its first chunk
+    docs = [dict.fromkeys(top) for top in compress(saved.top_doc_ids(k), keep)]
+    gold_sets = map(set, compress(golds, keep))
+    found = list(map(len, map(set.intersection, gold_sets, docs)))
     values = [n / min(k, len(d)) if d else 0.0 for n, d in zip(found, docs, strict=True)]
     below = tuple(compress(qids, np.asarray(values) < threshold))
     mean = math.fsum(values) / len(values)

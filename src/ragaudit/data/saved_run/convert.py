@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from ragaudit.data.qrels import Qrels, check_unit
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ragaudit.data.runs import Run
     from ragaudit.data.saved_run.model import QuestionResult
 
@@ -22,7 +24,7 @@ class RunConversions:
     """Mixin of :class:`~ragaudit.data.saved_run.SavedRun`: ``to_run()`` and ``to_qrels()``."""
 
     __slots__ = ()
-    questions: tuple[QuestionResult, ...]
+    questions: Sequence[QuestionResult]
     name: str
     path: str | None
 

@@ -107,16 +107,9 @@ class _FrozenMapping(Mapping[str, Any]):
         object.__setattr__(self, "data", _frozen(self.data))
 
     @classmethod
-    def _adopt(cls, data: Mapping[str, Any]) -> Any:
-        """Wrap a read-only mapping that nobody else holds (no copy: the loader builds one
-        per question)."""
-        out = object.__new__(cls)
-        object.__setattr__(out, "data", data)
-        return out
-
-    @classmethod
     def _adopt_all(cls, mappings: list[Mapping[str, Any]]) -> list[Any]:
-        """:meth:`_adopt` of each of ``mappings``, the slot set by ``map`` in C.
+        """Wrap each of ``mappings`` (read-only, held by nobody else: no copy), the slot set
+        by ``map`` in C.
 
         >>> Judgments._adopt_all([{"correct": True}])[0].correct
         True

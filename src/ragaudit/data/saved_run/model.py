@@ -113,10 +113,10 @@ class QuestionResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QuestionResult:
         """Build from a validated row (see :meth:`SavedRun.from_dict` for validation)."""
-        # The builder of whole batches (a module of its own: it builds this class).
-        from ragaudit.data.saved_run.build import build_questions
+        # The table's module makes questions from columns (it imports this class).
+        from ragaudit.data.saved_run.table import rows_to_table, table_questions
 
-        return build_questions([data])[0]
+        return table_questions(rows_to_table([dict(data)]))[0]
 
     @classmethod
     def _many(cls, ids: list[str], *columns: Iterable[Any]) -> list[QuestionResult]:
@@ -209,8 +209,9 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
         The configuration's name (also the file stem).
     config : RunSettings
         ``k``, retrieval depth, chunking, retriever, generator, judges, seed, hashes.
-    questions : tuple of QuestionResult
-        One per question, in file order.
+    questions : sequence of QuestionResult
+        One per question, in file order (a loaded run makes them from its table when they
+        are read: :class:`~ragaudit.data.saved_run.table.QuestionsView`).
     summary : mapping
         The summary stored in the file (recompute it with
         :func:`ragaudit.data.saved_run.summary.summarise_run`).
@@ -229,7 +230,7 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
 
     name: str
     config: RunSettings
-    questions: tuple[QuestionResult, ...]
+    questions: Sequence[QuestionResult]
     summary: Mapping[str, Any] = field(default_factory=_empty)
     path: str | None = None
     extra: Mapping[str, Any] = field(default_factory=_empty)
@@ -237,7 +238,8 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
     def __post_init__(self) -> None:
         if not isinstance(self.config, RunSettings):
             object.__setattr__(self, "config", RunSettings(self.config))
-        object.__setattr__(self, "questions", tuple(self.questions))
+        if type(self.questions) is not tuple and not hasattr(self.questions, "table"):
+            object.__setattr__(self, "questions", tuple(self.questions))
         object.__setattr__(self, "summary", _frozen(self.summary))
         object.__setattr__(self, "extra", _frozen(self.extra))
 
@@ -247,9 +249,90 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
         return self.config.k
 
     @property
+    def table(self) -> Any:
+        """The questions as a ``pyarrow.Table``: one row per question, the columns of
+        :mod:`ragaudit.data.saved_run.table` (made once from the questions of a run built in
+        memory)."""
+        held = getattr(self.questions, "table", None)
+        if held is None:
+            held = self.__dict__.get("_table")
+        if held is None:
+            from ragaudit.data.saved_run.table import rows_to_table
+
+            held = self.__dict__["_table"] = rows_to_table([q.to_dict() for q in self.questions])
+        return held
+
+    @property
+    def ids(self) -> list[str]:
+        """The question ids, in order (read from the table: no question is made)."""
+        if isinstance(self.questions, tuple):
+            return [q.id for q in self.questions]
+        return list(self.table.column("id").to_pylist())
+
+    @property
+    def answerable_flags(self) -> list[bool]:
+        """Each question's ``answerable``, in order (read from the table: no question is
+        made)."""
+        if isinstance(self.questions, tuple):
+            return [q.answerable for q in self.questions]
+        return list(self.table.column("answerable").to_pylist())
+
+    def top_doc_ids(self, k: int) -> list[Sequence[str]]:
+        """Each question's top ``k`` document ids in rank order (``q.ranked[:k]``'s), read
+        from the table's columns when the ranks are the file order.
+
+        >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved":
+        ...     [{"chunk_id": "a#0", "doc_id": "a"}, {"chunk_id": "b#0", "doc_id": "b"}]}]})
+        >>> run.top_doc_ids(1)
+        [['a']]
+        """
+        from ragaudit.data.saved_run.columns import top_doc_ids
+        from ragaudit.data.saved_run.view import top_ids
+
+        found = None if isinstance(self.questions, tuple) else top_ids(self.table, k)
+        if found is None:
+            return [list(top_doc_ids(q, k)) for q in self.questions]
+        return list(found)
+
+    def metric_names(self) -> list[str]:
+        """The per-question metric names, in order of first appearance (from the table's
+        ``metrics`` column: no question is made).
+
+        >>> SavedRun.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
+        ...     "metrics": {"b": 1.0, "a": None}}]}).metric_names()
+        ['b', 'a']
+        """
+        from ragaudit.data.saved_run import columns as _columns
+
+        if isinstance(self.questions, tuple):
+            return _columns.metric_names(self.questions)
+        column = self.table.column("metrics")
+        if column.type.num_fields:
+            return [f.name for f in column.type]
+        return list(dict.fromkeys(n for m in self.column_values("metrics") if m for n in m))
+
+    def column_values(self, name: str) -> list[Any]:
+        """One row key of every question as written (``gold_docs`` as lists...), read from
+        the table without making the questions (``answerable``, ``gold_docs``, ``id``...).
+
+        >>> SavedRun.from_dict({"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [],
+        ...     "gold_docs": ["a"]}]}).column_values("gold_docs")
+        [['a']]
+        """
+        if isinstance(self.questions, tuple):
+            return [q.to_dict().get(name) for q in self.questions]
+        from ragaudit.data.saved_run.table import JSON_TEXT, _decoded
+
+        return _decoded(self.table.column(name), name in JSON_TEXT)
+
+    @property
     def rows(self) -> list[dict[str, Any]]:
         """The rows as plain JSON dicts (a fresh copy on every call)."""
-        return [q.to_dict() for q in self.questions]
+        if isinstance(self.questions, tuple):
+            return [q.to_dict() for q in self.questions]
+        from ragaudit.data.saved_run.table import table_rows
+
+        return table_rows(self.table)
 
     def metric_column(self, name: str) -> Any:
         """``name`` over :attr:`questions` as a read-only float array, NaN where null or
@@ -262,11 +345,22 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
         array([1.])
         """
         # numpy is imported on the first column, not with the model (`--help` stays instant)
+        import numpy as np
+
         from ragaudit.data.saved_run import columns as _columns
 
         cache = self.__dict__.setdefault("_metric_columns", {})
+        if name not in cache and not isinstance(self.questions, tuple):
+            from ragaudit.data.saved_run.view import metric_arrays
+
+            for key, column in metric_arrays(self.table).items():
+                column.flags.writeable = False
+                cache[key] = column
+            if name not in cache:
+                cache[name] = np.full(len(self.questions), np.nan)
+                cache[name].flags.writeable = False
         if name not in cache:  # every metric of the run at once: a comparison reads them all
-            names = {*_columns.metric_names(self.questions), name} - cache.keys()
+            names = {*self.metric_names(), name} - cache.keys()
             for key, column in _columns.metric_columns(self.questions, sorted(names)).items():
                 column.flags.writeable = False
                 cache[key] = column
@@ -302,9 +396,10 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
     def from_checked(cls, data: Mapping[str, Any], path: str | None = None) -> SavedRun:
         """Build from a document that already passed
         :func:`~ragaudit.data.saved_run.check.validate_saved_run` (no second validation)."""
-        from ragaudit.data.saved_run.build import build_questions  # it builds QuestionResult
+        from ragaudit.data.saved_run.table import rows_to_table
+        from ragaudit.data.saved_run.view import QuestionsView
 
-        return cls.from_parts(data, build_questions(data["rows"]), path)
+        return cls.from_parts(data, QuestionsView(rows_to_table(data["rows"])), path)
 
     @classmethod
     def from_parts(
@@ -321,20 +416,22 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
         return cls(
             name=top.get("name", ""),
             config=top["config"],
-            questions=tuple(questions),
+            questions=questions if isinstance(questions, Sequence) else tuple(questions),
             summary=top.get("summary") or {},
             path=path,
             extra={k: v for k, v in top.items() if k not in known},
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON document (format header first, then name, config, rows, summary)."""
+    def to_dict(self, rows: bool = True) -> dict[str, Any]:
+        """The JSON document (format header first, then name, config, rows, summary);
+        ``rows=False`` leaves the rows out (an empty list)."""
+        listed = self.rows if rows else []  # from the columns: no question is made
         return {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "name": self.name,
             "config": self.config.to_dict(),
-            "rows": self.rows,
+            "rows": listed,
             "summary": _plain(self.summary),
             **_plain(self.extra),
         }

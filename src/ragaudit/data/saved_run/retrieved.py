@@ -11,7 +11,7 @@ an entry is made when it is read, so ``q.retrieved[:k]`` makes only k of them.
 
 from __future__ import annotations
 
-from array import array
+from array import array  # noqa: F401  (the examples make score columns with it)
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any, NamedTuple, overload
@@ -200,14 +200,3 @@ def ranks_column(ranks: Sequence[int | None]) -> Sequence[int | None] | str:
     # Only ints count (not True or 1.0): the ranks are written back as they were found.
     in_order = list(ranks) == list(range(1, len(ranks) + 1))
     return IN_ORDER if len(ranks) and in_order and set(map(type, ranks)) == {int} else tuple(ranks)
-
-
-def scores_column(scores: list[Any]) -> Sequence[float | None]:
-    """An ``array('d')`` when every score is a float (8 bytes each), else a tuple.
-
-    >>> scores_column([2.0, 1.5]), scores_column([2, None])
-    (array('d', [2.0, 1.5]), (2, None))
-    """
-    if scores and set(map(type, scores)) == {float}:
-        return array("d", scores)
-    return tuple(scores)

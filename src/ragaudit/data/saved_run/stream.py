@@ -238,8 +238,3 @@ class RowStream:
         escaped = text.find("\\u", start, end) != -1 and SURROGATE_ESCAPE.search(text, start, end)
         if escaped and any(lone_surrogate(row) is not None for row in rows):
             raise NotStreamable
-
-
-def all_rows(stream: RowStream) -> list[Any]:
-    """Every row of ``stream`` in one list (for tests and small files)."""
-    return list(chain.from_iterable(stream.batches()))

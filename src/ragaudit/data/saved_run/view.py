@@ -1,0 +1,134 @@
+"""Reading a saved run's table without making its questions, and making them when read.
+
+:class:`QuestionsView` is ``SavedRun.questions`` of a loaded run: the questions made from the
+table (:func:`~.table.table_questions`) a slice at a time, when they are read.
+:func:`metric_arrays` and :func:`top_ids` read the metric columns and the top-k retrieved ids
+straight from the columns, for ``compare`` and judged@k.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ragaudit.data.saved_run.model import QuestionResult
+from ragaudit.data.saved_run.table import (
+    _ENTRY,
+    _TEXT,
+    _decoded,
+    _numbers,
+    rows_to_table,  # noqa: F401  (the examples build tables with it)
+    table_questions,
+)
+
+__all__ = ["QuestionsView", "metric_arrays", "top_ids"]
+
+
+def metric_arrays(table: pa.Table) -> dict[str, Any]:
+    """Every metric of ``table`` as a float array (booleans as 0/1), NaN where null or
+    absent: ``q.metric(name)`` of each question, read from the ``metrics`` column.
+
+    >>> metric_arrays(rows_to_table([{"id": "q1", "retrieved": [], "metrics": {"c": True}},
+    ...                              {"id": "q2", "retrieved": [], "metrics": {"c": None}}]))
+    {'c': array([ 1., nan])}
+    """
+    column = table.column("metrics")
+    if pa.types.is_struct(column.type):
+        flat = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+        out = {}
+        absent = _numbers(flat.is_null().cast(pa.uint8())).astype(bool)
+        for i, f in enumerate(column.type):
+            child = flat.field(i)
+            if child.type == _TEXT:  # a string metric: the schema refuses it; NaN, as None
+                out[f.name] = np.full(len(child), np.nan)
+                continue
+            values = _numbers(child.cast(pa.float64())).copy()
+            values[absent | _numbers(child.is_null().cast(pa.uint8())).astype(bool)] = np.nan
+            out[f.name] = values
+        return out
+    rows = [m or {} for m in _decoded(column)]
+    names = list(dict.fromkeys(name for m in rows for name in m))
+    return {name: np.array([m.get(name) for m in rows], dtype=float) for name in names}
+
+
+def top_ids(table: pa.Table, k: int, field: str = "doc_id") -> list[list[str]] | None:
+    """``field`` (``doc_id`` or ``chunk_id``) of each question's top ``k`` retrieved entries
+    in rank order, read from the columns; None when some question's ranks are not its file
+    order (1, 2, 3, ... or none at all): then ``q.ranked`` sorts them, question by question.
+
+    >>> table = rows_to_table([{"id": "q1", "retrieved": [
+    ...     {"chunk_id": "a#0", "doc_id": "a", "rank": 1},
+    ...     {"chunk_id": "b#0", "doc_id": "b", "rank": 2}]}])
+    >>> top_ids(table, 1)
+    [['a']]
+    """
+    column = table.column("retrieved")
+    if column.type != pa.list_(_ENTRY):
+        return None
+    lists = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+    flat = lists.flatten()
+    ranks = flat.field("rank")
+    if ranks.null_count < len(ranks):
+        starts = pc.list_parent_indices(lists)
+        offsets = _numbers(lists.offsets)[:-1]
+        position = np.arange(len(flat)) - offsets[_numbers(starts)] + 1
+        if ranks.null_count or not np.array_equal(_numbers(ranks), position):
+            return None
+    top = pc.list_slice(lists, 0, k)
+    return pa.ListArray.from_arrays(top.offsets, top.flatten().field(field)).to_pylist()
+
+
+class QuestionsView(Sequence[QuestionResult]):
+    """A run's questions made from its table when read, ``SLICE`` rows at a time (each slice
+    made once): ``run.questions[7]`` makes the 4,096 questions around it, not the run's.
+
+    Equal to the tuple of the same questions; slicing returns a tuple.
+
+    >>> view = QuestionsView(rows_to_table([{"id": "q1", "retrieved": []}]))
+    >>> view[0].id, len(view), view == (QuestionResult("q1"),)
+    ('q1', 1, True)
+    """
+
+    SLICE = 4096
+    __slots__ = ("_made", "table")
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self._made: dict[int, list[QuestionResult]] = {}
+
+    def _part(self, j: int) -> list[QuestionResult]:
+        made = self._made.get(j)
+        if made is None:
+            made = self._made[j] = table_questions(self.table.slice(j * self.SLICE, self.SLICE))
+        return made
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        i = range(len(self))[index]
+        return self._part(i // self.SLICE)[i % self.SLICE]
+
+    def __iter__(self) -> Any:
+        for j in range(-(-len(self) // self.SLICE)):
+            yield from self._part(j)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"QuestionsView({len(self)} questions)"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (QuestionsView, (self.table,))
