@@ -239,8 +239,8 @@ def rows_from_log(
         first = group[0][2]
         values: dict[str, list[float]] = {}
         times: list[float] = []
-        tokens_in: list[float] = []
-        tokens_out: list[float] = []
+        tokens_in: list[int] = []
+        tokens_out: list[int] = []
         errors: list[str] = []
         for epoch, i, sample in group:
             where = f"samples[{i}]"
@@ -263,8 +263,8 @@ def rows_from_log(
                 u for u in (sample.get("model_usage") or {}).values() if isinstance(u, Mapping)
             ]
             if usage:
-                tokens_in.append(float(sum(int(u.get("input_tokens") or 0) for u in usage)))
-                tokens_out.append(float(sum(int(u.get("output_tokens") or 0) for u in usage)))
+                tokens_in.append(sum(int(u.get("input_tokens") or 0) for u in usage))
+                tokens_out.append(sum(int(u.get("output_tokens") or 0) for u in usage))
         tags: list[str] = []
         if cluster_by is not None:
             metadata = first.get("metadata") or {}
@@ -298,9 +298,11 @@ def rows_from_log(
                 "judges": {},
                 "latency_ms": {"total": _mean(times)} if times else None,
                 "generation_error": "; ".join(errors) if all_failed else None,
+                # Token counts are whole numbers in a saved run: the question's epochs summed
+                # (divide by ``epochs`` for one generation's), not a fractional mean.
                 "usage": {
-                    "input_tokens": _mean(tokens_in),
-                    "output_tokens": _mean(tokens_out),
+                    "input_tokens": sum(tokens_in),
+                    "output_tokens": sum(tokens_out),
                     "cost_usd": None,
                 }
                 if tokens_in
