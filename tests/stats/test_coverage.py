@@ -17,18 +17,27 @@ from scipy import stats
 from ragaudit.diagnose.funnel import compute_funnel
 from ragaudit.stats import PerQuestionMetrics, compare_runs, paired_difference_interval
 from ragaudit.stats.bounded import bounded_mean_bounds, bounded_mean_interval
-from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds
+from ragaudit.stats.intervals import clopper_pearson_bounds, mcnemar_exact_bounds
 
 DATASETS = 4000
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("a_only,b_only", [(0.03, 0.05), (0.10, 0.15)])
+@pytest.mark.parametrize(
+    "a_only,b_only", [(0.03, 0.05), (0.10, 0.15), (0.0, 0.3), (0.5, 0.5), (0.05, 0.0)]
+)
 def test_paired_binary_difference_covers_at_n_30(a_only, b_only):
-    a_count, b_count = sim.paired_tables(np.random.default_rng(20261), 30, a_only, b_only, DATASETS)
-    low, high = tango_bounds(b_count, a_count, np.full(DATASETS, 30), 0.95)
+    """Exact coverage, no simulation: the tables of 30 pairs are trinomial (scipy.stats)."""
+    b, c = (v.ravel() for v in np.meshgrid(np.arange(31), np.arange(31), indexing="ij"))
+    b, c = b[b + c <= 30], c[b + c <= 30]
+    low, high = mcnemar_exact_bounds(b, c, np.full(b.size, 30), 0.95)
     assert np.all(high > low)  # never zero-width (the bootstrap was in 9% of datasets)
-    assert sim.coverage(low, high, b_only - a_only) >= 0.93
+    probability = stats.multinomial.pmf(
+        np.column_stack([b, c, 30 - b - c]), 30, [b_only, a_only, 1 - a_only - b_only]
+    )
+    truth = b_only - a_only
+    covered = (low <= truth + 1e-12) & (truth - 1e-12 <= high)
+    assert probability.sum() == pytest.approx(1.0)
+    assert probability[covered].sum() >= 0.95  # exact: 0.957 at (0.5, 0.5), the grid's worst
 
 
 @pytest.mark.slow
@@ -171,7 +180,7 @@ def test_bounded_interval_covers_continuous_scores():
 # The simulations above call the kernels; these check that compare and funnel print them.
 
 
-def test_compare_prints_the_score_interval_of_the_paired_table(tango_oracle):
+def test_compare_prints_the_exact_interval_of_the_paired_table(mcnemar_oracle):
     a = [1] * 25 + [1, 1] + [0] * 3
     b = [1] * 25 + [0, 0] + [0] * 3
     ids = [f"q{i:02d}" for i in range(30)]
@@ -180,8 +189,8 @@ def test_compare_prints_the_score_interval_of_the_paired_table(tango_oracle):
         for name, x in (("A", a), ("B", b))
     ]
     row = compare_runs(*runs).metrics[0]
-    low, high = tango_oracle(25, 2, 0, 3)
-    assert row.ci_method == "Tango score"
+    low, high = mcnemar_oracle(25, 2, 0, 3)
+    assert row.ci_method == "McNemar exact inverted"
     assert row.confidence_interval.low == pytest.approx(low, abs=1e-7)
     assert row.confidence_interval.high == pytest.approx(high, abs=1e-7) and high > 0
 
@@ -209,7 +218,11 @@ def test_funnel_prints_clopper_pearson_rates_and_the_tango_gap(tango_oracle):
     assert f.gap == pytest.approx(7 / 50)
     assert f.gap_ci == (pytest.approx(gap_low, abs=1e-7), pytest.approx(gap_high, abs=1e-7))
     assert f.gap_ci == pytest.approx(
-        tuple(vars(paired_difference_interval(40, 1, 8, 1).confidence_interval).values())
+        tuple(
+            vars(
+                paired_difference_interval(40, 1, 8, 1, method="tango").confidence_interval
+            ).values()
+        )
     )
 
 

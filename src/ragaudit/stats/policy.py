@@ -5,8 +5,10 @@ clustered intervals of ``--cluster-by``) chooses its method here, from the obser
 
 * **0/1 values** (every finite value is 0 or 1): a rate ``k/n``.  One sample gets
   Clopper-Pearson's exact interval (``"exact"``; the funnel lets the user pick Wilson instead),
-  two paired samples get Tango's score interval for the difference of paired proportions
-  (``"score"``).  A bootstrap of 54 ones is the zero-width ``[1, 1]`` (issue 11); these are not.
+  two paired samples get the interval that inverts McNemar's exact test, the verdict's test
+  (``"score"``; :func:`~ragaudit.stats.intervals.mcnemar_exact_bounds`), so it excludes 0
+  exactly when the verdict is SIGNIFICANT (issue 32: Tango's score interval excluded 0 beside
+  p = 0.125).  A bootstrap of 54 ones is the zero-width ``[1, 1]`` (issue 11); these are not.
 * **Two paired samples, not both 0/1** (fractional scores, latency): the verdict's own test
   inverted (``"signflip"``, :mod:`ragaudit.stats.signflip_interval`): the set of shifts the
   exact sign-flip test does not reject (widened to contain Student's t and the inverted
@@ -39,8 +41,9 @@ References
 ----------
 Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in
 the case of the binomial. *Biometrika* 26(4), 404-413.
-Tango, T. (1998). Equivalence test and confidence interval for the difference in proportions
-for the paired-sample design. *Statistics in Medicine* 17(8), 891-908.
+Fay, M. P. & Lumbard, K. (2021). Confidence intervals for difference in proportions for
+matched pairs compatible with exact McNemar's or sign tests. *Statistics in Medicine* 40(5),
+1147-1159.
 Waudby-Smith, I. & Ramdas, A. (2024). Estimating means of bounded random variables by betting.
 *Journal of the Royal Statistical Society Series B* 86(1), 1-27.
 """
@@ -92,7 +95,8 @@ def check_ci_method(method: str) -> str:
     if method == "wilson":
         raise InputError(
             "ci method: 'wilson' is an interval for a single rate (the funnel's stages); a "
-            "difference of paired rates uses 'score' (Tango), the default for 0/1 metrics"
+            "difference of paired rates uses 'score' (McNemar's exact test inverted), the default "
+            "for 0/1 metrics"
         )
     if method not in CI_METHODS:
         raise InputError(f"ci method: expected one of {', '.join(CI_METHODS)}, found {method!r}")
@@ -183,14 +187,14 @@ def paired_interval(
 ) -> IntervalResult:
     """The interval ``compare`` prints for ``mean(b - a)`` of paired values in [0, 1].
 
-    Both runs all 0/1: Tango's score interval from the paired 2x2 table
+    Both runs all 0/1: McNemar's exact test inverted, from the paired 2x2 table
     (:func:`~ragaudit.stats.intervals.paired_difference_interval`); otherwise the sign-flip
     test inverted (:func:`~ragaudit.stats.signflip_interval.inverted_interval`, through
     ``compare``'s own kernel with its defaults: seed 0, 10,000 flips when the exact
     enumeration is too large), as ``compare`` prints it.
 
     >>> paired_interval([1, 1, 0, 1], [1, 1, 1, 1]).method
-    'Tango score'
+    'McNemar exact inverted'
     >>> paired_interval([1, 0.5, 1], [1, 1, 1]).method   # 1 question differs: + betting
     'sign-flip inversion widened to betting (too few differ)'
     """
