@@ -30,9 +30,10 @@ Scenarios
 * the interval *switch*: the dashboard (``_mean_row``) gives a mean whose observed values are
   all 0/1 Clopper-Pearson, else betting; ``compare`` gives a metric whose observed values are
   all 0/1 in both runs McNemar's exact test inverted, else the sign-flip inversion.  A
-  fractional metric whose population is nearly binary (recall@k with two gold documents: a few questions at 0.5) often gives all-0/1
-  samples, so the printed interval is a data-dependent mixture of two methods.  Measured
-  through the real dispatch code (``_mean_row``, ``compare_runs``) at n = 10, 20, 50, 200:
+  fractional metric whose population is nearly binary (recall@k with two gold documents: a
+  few questions at 0.5) often gives all-0/1 samples, so the printed interval is a
+  data-dependent mixture of two methods.  Measured through the real dispatch code
+  (``_mean_row``, ``compare_runs``) at n = 10, 20, 50, 200:
   means near 1, 0.5 and 0, and paired differences with few changes, some of them half-steps.
   Both intervals depend on the counts of each value only, so each distinct count vector is
   computed once.  The note gives the share of datasets that got the 0/1 method (and its
