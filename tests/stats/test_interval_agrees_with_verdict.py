@@ -29,9 +29,7 @@ def paired_runs(draw):
     elif kind == "quarters":
         value = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])
     else:
-        value = st.floats(min_value=0.0, max_value=1.0, allow_nan=False).map(
-            lambda x: round(x, 3)
-        )
+        value = st.floats(min_value=0.0, max_value=1.0, allow_nan=False).map(lambda x: round(x, 3))
     a = draw(st.lists(value, min_size=n, max_size=n))
     # B: mostly A's value (unchanged questions, as in real comparisons), else a new draw
     changed = draw(st.lists(st.booleans(), min_size=n, max_size=n))
