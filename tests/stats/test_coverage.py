@@ -258,26 +258,55 @@ def test_the_dashboard_gives_fractional_means_the_bounded_mean_interval():
 # at n = 50 and 0.858 at n = 200 before the unseen-tail rule).  Not a drop hidden in a dense
 # shift: no interval that keeps the dense shift's width can see it (docs/guide/stats.md).
 CANNOT = "dense shift +0.05 (sd 0.03) with 1% at -1, n=200"
-SIGNFLIP_COVERS = [name for name in sim.SIGNFLIP_SCENARIOS if name != CANNOT]
+# Datasets per scenario (issue 32: the suite had grown to 12 CPU-minutes).  Where the benchmark
+# measures a coverage of 0.985 or more (2,000 datasets, benchmarks/results), 150 datasets: the
+# 0.93 bar then needs more than 10 misses where 2-3 are expected (probability < 1e-4).  Where
+# it measures 0.948-0.975, 400-600 (standard error 0.009-0.011).  The n = 200 copies of a
+# mechanism tested at a smaller n (dense shift, skewed gains, the null) stay in the benchmark.
+SIGNFLIP_DATASETS = {
+    "recall@k, 5% of questions change, n=50": 150,  # measured 0.998
+    "MRR, 8% change, n=50": 150,  # 0.990
+    "precision@k, k doubled (85% at -1/6), n=54": 600,  # 0.948
+    "nDCG@k, 30% change, n=54": 600,  # 0.951
+    "rare large drops (1% at -1, 4% at -0.05, 5% at +0.05), n=20": 150,  # 1.000
+    "rare large drops (1% at -1, 4% at -0.05, 5% at +0.05), n=50": 150,  # 0.994
+    "rare large drops (1% at -1, 4% at -0.05, 5% at +0.05), n=200": 150,  # 0.991
+    "faithfulness-like, 30% of questions change, n=20": 150,  # 0.998
+    "sparse nDCG change (30% change), n=20": 400,  # 0.970
+    "dense shift, every question +0.05 (sd 0.03), n=20": 600,  # 0.957
+    "dense shift, every question +0.05 (sd 0.03), n=50": 600,  # 0.956
+    "skew: every question gains Beta(0.3, 3), n=20": 400,  # 0.965
+    "skew: every question gains Beta(0.3, 3), n=50": 400,  # 0.970
+    "null: A, B independent nDCG-like scores, n=20": 600,  # 0.989, and the type-I error
+    "null: A, B independent nDCG-like scores, n=54": 300,  # 0.959
+    "rare large drops, 80% unchanged (10% +0.05, 9% -0.05, 1% -1), n=50": 150,  # 0.991
+    "rare large drops, 70% unchanged (15% +0.05, 14% -0.05, 1% -1), n=100": 150,  # 0.989
+    "small changes, no tail (90% unchanged, 5% +0.05, 5% -0.05), n=200": 100,  # 1.000
+}
+
+
+def test_the_tested_scenarios_are_the_benchmarks():
+    assert set(SIGNFLIP_DATASETS) <= set(sim.SIGNFLIP_SCENARIOS) - {CANNOT}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scenario", SIGNFLIP_COVERS)
+@pytest.mark.parametrize("scenario", SIGNFLIP_DATASETS)
 def test_compare_default_interval_covers(scenario):
+    size = SIGNFLIP_DATASETS[scenario]
     rng = np.random.default_rng(20290)
-    d, truth = sim.SIGNFLIP_SCENARIOS[scenario](rng, 600)
+    d, truth = sim.SIGNFLIP_SCENARIOS[scenario](rng, size)
     low, high, p = sim.signflip_intervals(d, n_permutations=1000)
-    assert sim.coverage(low, high, truth) >= 0.93  # 600 datasets: standard error 0.009
+    assert sim.coverage(low, high, truth) >= 0.93
     assert np.array_equal((low > 0) | (high < 0), p < 0.05)  # agrees with the verdict
     if scenario.startswith("null"):  # type-I error of the verdict
-        assert np.mean(p < 0.05) <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 600)
+        assert np.mean(p < 0.05) <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / size)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [50, 200])
-def test_compare_default_is_no_wider_than_the_data_force_on_a_dense_shift(n):
-    d, _ = sim.SIGNFLIP_SCENARIOS[f"dense shift, every question +0.05 (sd 0.03), n={n}"](
-        np.random.default_rng(20291), 400
+def test_compare_default_is_no_wider_than_the_data_force_on_a_dense_shift():
+    # n = 50 (the benchmark's n = 200 row: 1.02x t)
+    d, _ = sim.SIGNFLIP_SCENARIOS["dense shift, every question +0.05 (sd 0.03), n=50"](
+        np.random.default_rng(20291), 200
     )
     low, high, p = sim.signflip_intervals(d, n_permutations=1000)
     t_low, t_high = sim.t_bounds(d)
@@ -302,7 +331,7 @@ def test_the_unseen_tail_rule_costs_little_where_the_sample_shows_its_changes(
 ):
     # the module (ragaudit.stats re-exports a function of the same name)
     signflip_interval = importlib.import_module("ragaudit.stats.signflip_interval")
-    d, _ = sim.SIGNFLIP_SCENARIOS[scenario](np.random.default_rng(20292), 300)
+    d, _ = sim.SIGNFLIP_SCENARIOS[scenario](np.random.default_rng(20292), 100)
     low, high, _ = sim.signflip_intervals(d, n_permutations=500)
     monkeypatch.setattr(signflip_interval, "may_hide_tail", lambda _: False)
     off_low, off_high, _ = sim.signflip_intervals(d, n_permutations=500)

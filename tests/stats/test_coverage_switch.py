@@ -49,8 +49,14 @@ def test_dashboard_switch_covers_nearly_binary_means(scenario, n):
     assert c.coverage >= 0.94, (c.coverage, c.below, c.above)
 
 
+# n = 200 stays in the benchmark: there the 0/1 method is chosen in 0.2-1.7% of samples, so
+# the switch is hardly exercised, and the dispatch ran once per distinct count vector (106 s of
+# the suite's 12 CPU-minutes for one cell).
+SWITCH_PAIR_SIZES = tuple(n for n in sim.SWITCH_SIZES if n < 200)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("n", sim.SWITCH_SIZES)
+@pytest.mark.parametrize("n", SWITCH_PAIR_SIZES)
 @pytest.mark.parametrize("scenario", sim.SWITCH_PAIRS)
 def test_compare_switch_covers_nearly_binary_differences(scenario, n):
     pairs, probs = sim.SWITCH_PAIRS[scenario]

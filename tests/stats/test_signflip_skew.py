@@ -13,8 +13,9 @@ from scipy import stats
 from ragaudit.reports.renderer import render
 from ragaudit.reports.stats import comparison_report
 from ragaudit.stats import PerQuestionMetrics, compare_runs
+from ragaudit.stats.compare import skewness
 from ragaudit.stats.permutation import exact_pvalue
-from ragaudit.stats.verdicts import SKEW_LIMIT, SKEW_MAX_N, skewness
+from ragaudit.stats.verdicts import SKEW_LIMIT, SKEW_MAX_N
 
 
 def test_type_one_error_of_skewed_mean_zero_differences_matches_the_issue():

@@ -51,7 +51,7 @@ from ragaudit.stats.options import CI_METHODS
 from ragaudit.stats.permutation import check_exact_max_n
 from ragaudit.stats.policy import check_ci_method, choose_interval, is_binary, is_unit
 from ragaudit.stats.resampling import check_confidence, check_count
-from ragaudit.stats.verdicts import skewness, verdict
+from ragaudit.stats.verdicts import verdict
 
 __all__ = [
     "CI_METHODS",
@@ -59,7 +59,32 @@ __all__ = [
     "MetricComparison",
     "SubsampleInterval",
     "compare_runs",
+    "skewness",
 ]
+
+
+def skewness(differences: Sequence[float] | np.ndarray) -> float | None:
+    r"""Sample skewness of the non-zero differences (those the sign-flip test sees).
+
+    .. math:: g_1 = \frac{\frac1m \sum (d_i - \bar d)^3}{\left(\frac1m \sum (d_i -
+              \bar d)^2\right)^{3/2}}
+
+    over the ``m`` non-zero differences; None with fewer than 3 or when they are all equal.
+
+    >>> round(skewness([0.05] * 8 + [-0.2] * 2), 2)
+    -1.5
+    >>> skewness([0.0, 0.1, 0.1]) is None
+    True
+    """
+    d = np.asarray(differences, dtype=float)
+    d = d[(d != 0) & ~np.isnan(d)]
+    if d.size < 3:
+        return None
+    centred = d - d.mean()
+    spread = float(np.mean(centred**2))
+    if spread <= 1e-300:
+        return None
+    return float(np.mean(centred**3) / spread**1.5)
 
 
 def _check_seed(seed: int) -> int:

@@ -68,7 +68,7 @@ class MetricComparison:
         Intervals on the first 10, 20, ... questions (sorted by id) and on all of them.
     skewness : float or None
         Skewness of the non-zero differences of a fractional row without clusters
-        (:func:`~ragaudit.stats.verdicts.skewness`); None for 0/1 rows (McNemar's test needs no
+        (:func:`~ragaudit.stats.compare.skewness`); None for 0/1 rows (McNemar's test needs no
         symmetry), clustered rows and fewer than 3 differing questions.
     """
 

@@ -21,15 +21,14 @@ as ``-d``.  A change of mean 0 can be skewed (most questions gain a little, a fe
 then the verdict is SIGNIFICANT more often than alpha, 0.114 at n = 10 and 0.072 at n = 20 for
 ``+0.05`` w.p. 0.8 / ``-0.2`` w.p. 0.2 (skewness -1.5; ``benchmarks/signflip_null_skew.py``,
 exact).  :func:`skew_note` flags a fractional row with fewer than :data:`SKEW_MAX_N` questions
-whose differing questions are strongly skewed (:data:`SKEW_LIMIT`).
+whose differing questions are strongly skewed (:data:`SKEW_LIMIT`; the skewness is
+:func:`ragaudit.stats.compare.skewness`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-
-import numpy as np
+from collections.abc import Iterable
 
 from ragaudit.data.saved_run.metrics import JUDGE_METRICS
 
@@ -43,7 +42,6 @@ __all__ = [
     "min_differing",
     "no_change_sentence",
     "skew_note",
-    "skewness",
     "verdict",
     "verdict_rule",
 ]
@@ -132,30 +130,6 @@ def format_pvalue(pvalue: float) -> str:
     ('<0.001', '0.001', '0.049', '1.000')
     """
     return "<0.001" if pvalue < 0.001 else f"{pvalue:.3f}"
-
-
-def skewness(differences: Sequence[float] | np.ndarray) -> float | None:
-    r"""Sample skewness of the non-zero differences (those the sign-flip test sees).
-
-    .. math:: g_1 = \frac{\frac1m \sum (d_i - \bar d)^3}{\left(\frac1m \sum (d_i -
-              \bar d)^2\right)^{3/2}}
-
-    over the ``m`` non-zero differences; None with fewer than 3 or when they are all equal.
-
-    >>> round(skewness([0.05] * 8 + [-0.2] * 2), 2)
-    -1.5
-    >>> skewness([0.0, 0.1, 0.1]) is None
-    True
-    """
-    d = np.asarray(differences, dtype=float)
-    d = d[(d != 0) & ~np.isnan(d)]
-    if d.size < 3:
-        return None
-    centred = d - d.mean()
-    spread = float(np.mean(centred**2))
-    if spread <= 1e-300:
-        return None
-    return float(np.mean(centred**3) / spread**1.5)
 
 
 def skew_note(metric: str, n: int, skew: float | None, alpha: float = 0.05) -> str | None:
