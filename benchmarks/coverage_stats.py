@@ -29,10 +29,11 @@ Scenarios
 
 * the interval *switch*: the dashboard (``_mean_row``) gives a mean whose observed values are
   all 0/1 Clopper-Pearson, else betting; ``compare`` gives a metric whose observed values are
-  all 0/1 in both runs Tango, else betting.  A fractional metric whose population is nearly
-  binary (recall@k with two gold documents: a few questions at 0.5) often gives all-0/1
-  samples, so the printed interval is a data-dependent mixture of two methods.  Measured
-  through the real dispatch code (``_mean_row``, ``compare_runs``) at n = 10, 20, 50, 200:
+  all 0/1 in both runs McNemar's exact test inverted, else the sign-flip inversion.  A
+  fractional metric whose population is nearly binary (recall@k with two gold documents: a
+  few questions at 0.5) often gives all-0/1 samples, so the printed interval is a
+  data-dependent mixture of two methods.  Measured through the real dispatch code
+  (``_mean_row``, ``compare_runs``) at n = 10, 20, 50, 200:
   means near 1, 0.5 and 0, and paired differences with few changes, some of them half-steps.
   Both intervals depend on the counts of each value only, so each distinct count vector is
   computed once.  The note gives the share of datasets that got the 0/1 method (and its
@@ -64,7 +65,12 @@ from ragaudit.diagnose.dashboard import _mean_row
 from ragaudit.stats import PerQuestionMetrics, compare_runs
 from ragaudit.stats._group import SIGNFLIP, group_signflip
 from ragaudit.stats.bounded import bounded_mean_bounds
-from ragaudit.stats.intervals import clopper_pearson_bounds, tango_bounds, wilson_bounds
+from ragaudit.stats.intervals import (
+    clopper_pearson_bounds,
+    mcnemar_exact_bounds,
+    tango_bounds,
+    wilson_bounds,
+)
 from ragaudit.stats.resampling import _interval, bootstrap_means
 from ragaudit.stats.unseen_tail import TAIL_METHOD
 
@@ -353,7 +359,7 @@ def switch_coverage(rng, interval, values, probs, n, size, binary_method) -> Swi
 
 SWITCHES = (
     ("dashboard mean", SWITCH_MEANS, switch_mean, "Clopper-Pearson exact"),
-    ("compare, paired difference", SWITCH_PAIRS, switch_paired, "Tango score"),
+    ("compare, paired difference", SWITCH_PAIRS, switch_paired, "McNemar exact inverted"),
 )
 
 
@@ -540,17 +546,23 @@ def main() -> None:
     rows = []
     for a_only, b_only in ((0.03, 0.05), (0.10, 0.15)):
         c, b = paired_tables(rng, 30, a_only, b_only, size)
-        low, high = tango_bounds(b, c, np.full(size, 30), 0.95)
-        zero = int(np.sum(high - low <= 0))
-        rows.append(
-            (
-                f"paired binary difference, n=30, {a_only:.0%} A only / {b_only:.0%} B only",
-                "Tango score (default)",
-                coverage(low, high, b_only - a_only),
-                size,
-                f"{zero} zero-width",
+        for label, bounds in (
+            ("McNemar exact inverted (default)", mcnemar_exact_bounds),
+            ("Tango score (before issue 32)", tango_bounds),
+        ):
+            low, high = bounds(b, c, np.full(size, 30), 0.95)
+            zero = int(np.sum(high - low <= 0))
+            rows.append(
+                (
+                    f"paired binary difference, n=30, {a_only:.0%} A only / {b_only:.0%} B only"
+                    if label.endswith("(default)")
+                    else "",
+                    label,
+                    coverage(low, high, b_only - a_only),
+                    size,
+                    f"{zero} zero-width",
+                )
             )
-        )
         boot_low, boot_high = bootstrap_paired_binary(
             rng, 30, a_only, b_only, args.bootstrap_datasets
         )

@@ -94,7 +94,7 @@ def test_comparison_rows_and_holm_match_compare_and_statsmodels(bench: dict[str,
         assert cells[4] == f"{row['diff']:+.3f}"
         assert cells[5] == f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
         short = {
-            "Tango score": "score",
+            "McNemar exact inverted": "exact",
             "betting (Waudby-Smith-Ramdas)": "betting",
             "bootstrap percentile": "bootstrap",
             "sign-flip inversion": "sign-flip",

@@ -53,6 +53,31 @@ def tango_oracle():
     return tango_interval
 
 
+def mcnemar_interval(both, a_only, b_only, neither, confidence=0.95):
+    """McNemar's exact test inverted for p_B - p_A, from scipy.stats alone.
+
+    ``pi`` = P(B only | discordant) gets the Clopper-Pearson interval of ``b`` of ``m = b + c``
+    (``binomtest(...).proportion_ci(method="exact")``, the set of ``pi`` the exact binomial
+    test does not reject), ``psi`` = P(discordant) that of ``m`` of ``n``; the difference
+    ``psi (2 pi - 1)`` ranges over the rectangle, whose extremes sit at its corners.
+    """
+    n = both + a_only + b_only + neither
+    m = a_only + b_only
+    if m:
+        ci = stats.binomtest(b_only, m).proportion_ci(confidence, method="exact")
+        pi = (ci.low, ci.high)
+    else:
+        pi = (0.0, 1.0)
+    ci = stats.binomtest(m, n).proportion_ci(confidence, method="exact")
+    corners = [s * (2 * p - 1) for s in (ci.low, ci.high) for p in pi]
+    return min(corners), max(corners)
+
+
+@pytest.fixture
+def mcnemar_oracle():
+    return mcnemar_interval
+
+
 # Retrieval runs whose per-question values are known by construction (multi-run evaluate and
 # compare --qrels tests): one relevant document per question, at the rank written here.
 N = 30

@@ -15,7 +15,7 @@ def run(*args):
     return CliRunner().invoke(main, list(args))
 
 
-def test_compare_table_prints_the_chapter_layout_and_seed(tango_oracle):
+def test_compare_table_prints_the_chapter_layout_and_seed(mcnemar_oracle):
     result = run("compare", K3, K6, "--resamples", "2000", "--seed", "5")
     assert result.exit_code == 0, result.output
     out = result.output
@@ -40,7 +40,7 @@ def test_compare_table_prints_the_chapter_layout_and_seed(tango_oracle):
         "method",
         "verdict",
     ]
-    low, high = tango_oracle(35, 1, 1, 5)  # the paired 2x2 table of `correct`
+    low, high = mcnemar_oracle(35, 1, 1, 5)  # the paired 2x2 table of `correct`
     correct = next(line for line in out.splitlines() if line.startswith("correct "))
     assert correct.split() == [
         "correct",
@@ -50,7 +50,7 @@ def test_compare_table_prints_the_chapter_layout_and_seed(tango_oracle):
         "+0.000",
         f"[{low:+.3f},",
         f"{high:+.3f}]",
-        "score",
+        "exact",
         "1.000",  # McNemar exact: 2 discordant, 1 each way
         "exact",
         "too",

@@ -28,7 +28,7 @@ def test_chapter_correct_row_and_paired_table(chapter):
     assert table.pvalue == 1.0 and row.pvalue == 1.0
     # 2 differing questions: even 2 of 2 for one run gives p = 0.5, so no verdict is possible
     assert row.verdict == "too few differing questions" and row.n_differing == 2
-    assert row.p_method == "exact (lattice)" and row.ci_method == "Tango score"
+    assert row.p_method == "exact (lattice)" and row.ci_method == "McNemar exact inverted"
     assert row.discordance == 2 / 42 and row.mde is None  # 2 discordant: nothing detectable
     assert "observed discordance 0.048" in row.mde_assumption
 

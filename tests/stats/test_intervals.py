@@ -24,12 +24,52 @@ TABLES = [  # (both, a_only, b_only, neither)
 
 @pytest.mark.parametrize("table", TABLES)
 def test_tango_interval_equals_brute_force_score_inversion(table, tango_oracle):
-    result = paired_difference_interval(*table)
+    result = paired_difference_interval(*table, method="tango")
     low, high = tango_oracle(*table)
     assert result.statistic == (table[2] - table[1]) / sum(table)
     assert result.confidence_interval.low == pytest.approx(low, abs=1e-7)
     assert result.confidence_interval.high == pytest.approx(high, abs=1e-7)
     assert result.method == "Tango score"
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_default_interval_equals_the_scipy_inversion_of_mcnemar(table, mcnemar_oracle):
+    result = paired_difference_interval(*table)
+    low, high = mcnemar_oracle(*table)
+    assert result.method == "McNemar exact inverted"
+    assert result.confidence_interval.low == pytest.approx(low, abs=1e-9)
+    assert result.confidence_interval.high == pytest.approx(high, abs=1e-9)
+
+
+def test_mcnemar_interval_agrees_with_the_exact_test_on_every_table_up_to_60():
+    """Issue 32: Tango printed [+0.011, +0.687] beside McNemar's p = 0.125 at (3, 0, 4, 3).
+
+    Every (b, c) with b + c <= n for every n <= 60 (39,711 tables, vectorised): the interval
+    excludes 0 exactly when scipy's exact binomial test of b of b + c at 1/2 has p < 0.05, and
+    contains the estimate; at a dyadic level (p = alpha exactly is possible) too.
+    """
+    from ragaudit.stats.intervals import mcnemar_exact_bounds
+
+    b, c, n = (
+        np.array(v)
+        for v in zip(
+            *[(x, y, t) for t in range(1, 61) for x in range(t + 1) for y in range(t + 1 - x)],
+            strict=True,
+        )
+    )
+    # McNemar's two-sided p: scipy's binomtest on the discordant pairs (symmetric at 1/2)
+    pvalue = {
+        (x, y): stats.binomtest(x, x + y).pvalue if x + y else 1.0
+        for x, y in {(int(x), int(y)) for x, y in zip(b, c, strict=True)}
+    }
+    p = np.array([pvalue[int(x), int(y)] for x, y in zip(b, c, strict=True)])
+    for confidence in (0.95, 0.875):
+        low, high = mcnemar_exact_bounds(b, c, n, confidence)
+        excludes = (low > 0) | (high < 0)
+        assert np.array_equal(excludes, p < 1 - confidence - 1e-12)
+        assert np.all((low <= (b - c) / n + 1e-12) & ((b - c) / n <= high + 1e-12))
+    low, high = mcnemar_exact_bounds(np.array([4]), np.array([0]), np.array([10]), 0.95)
+    assert low[0] < 0 < high[0]  # the issue's (3, 0, 4, 3): p = 0.125
 
 
 def _newcombe_by_formula(both, a_only, b_only, neither, confidence=0.95):
@@ -102,7 +142,7 @@ def test_tango_interval_is_vectorised_identically():
     tables = np.array(TABLES)
     low, high = tango_bounds(tables[:, 2], tables[:, 1], tables.sum(axis=1), 0.95)
     for i, table in enumerate(TABLES):
-        single = paired_difference_interval(*map(int, table)).confidence_interval
+        single = paired_difference_interval(*map(int, table), method="tango").confidence_interval
         assert (low[i], high[i]) == (single.low, single.high)
 
 
@@ -113,7 +153,10 @@ def test_tango_interval_is_vectorised_identically():
         (lambda: proportion_interval(-1, 2), r"k: expected a count >= 0, found -1"),
         (lambda: proportion_interval(1, 2, method="agresti"), r"expected one of clopper-pearson"),
         (lambda: paired_difference_interval(0, 0, 0, 0), r"expected at least one pair"),
-        (lambda: paired_difference_interval(1, 2, 3, 4, method="wald"), r"one of tango, newcombe"),
+        (
+            lambda: paired_difference_interval(1, 2, 3, 4, method="wald"),
+            r"one of exact, tango, newcombe",
+        ),
         (lambda: paired_difference_interval(1.5, 2, 3, 4), r"both: expected a count >= 0"),
         (lambda: proportion_interval(1, 2, confidence=95), r"strictly between 0 and 1"),
     ],

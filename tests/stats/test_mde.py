@@ -5,7 +5,7 @@ import pytest
 
 from ragaudit.exceptions import InputError
 from ragaudit.stats import mcnemar_power
-from ragaudit.stats._group import group_signflip
+from ragaudit.stats._group import group_pvalues
 from ragaudit.stats.mde import paired_mde, run_mde, shift_mde
 
 NDCG = (np.array([1.0, 0.63, 0.5, 0.0]), np.array([0.85, 0.08, 0.04, 0.03]))
@@ -33,10 +33,11 @@ def test_nothing_differs_means_nothing_detectable_said_so():
 
 
 def _verdict_power(d):
-    n, size = d.shape
-    out = group_signflip(d, list(range(size)), [True] * size, 2000, 20, 0.95, 0,
-                         np.ones(n, bool), [])  # fmt: skip
-    return float(np.mean([out[j][2][0] < 0.05 for j in range(size)]))
+    # the verdict's p-value: compare's exact sign-flip p (here always affordable: "exact
+    # (distinct values)"), else 2,000 random flips; without the interval's inversion, which
+    # the power does not need (6x cheaper)
+    found = group_pvalues(d, 2000, 20, 0, np.ones(d.shape[0], bool))
+    return float(np.mean([p < 0.05 for p, _, _ in found]))
 
 
 @pytest.mark.slow

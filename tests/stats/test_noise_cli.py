@@ -10,7 +10,6 @@ from click.testing import CliRunner
 from ragaudit.cli import main
 from ragaudit.data.records import write_saved_run
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.stats.bounded import bounded_mean_interval
 
 
 def _row(i, correct, source, repeats=None):
@@ -65,20 +64,19 @@ def test_cluster_by_source_matches_statsmodels(tmp_path):
     row = {m["metric"]: m for m in clustered["metrics"]}["correct"]
     a, groups = _values(a_path, "correct")
     b, _ = _values(b_path, "correct")
-    # naive: the interval compare prints for the same metric without --cluster-by (Tango for
-    # 0/1 values); with it, compare's own row is the cluster sign-flip test and its inversion
-    plain = json.loads(_invoke("compare", a_path, b_path, "--format", "json").output)
-    (same,) = [m for m in plain["metrics"] if m["metric"] == "correct"]
-    assert row["naive_ci"] == [same["ci_low"], same["ci_high"]]
-    assert row["naive_method"] == "Tango score"
+    # one number, one interval (issue 32): the clustered block carries the design effect and
+    # no interval of its own; the one clustered interval is compare's row (the cluster
+    # sign-flip test inverted), and it agrees with the row's verdict
+    assert not {"naive_ci", "clustered_ci", "naive_method", "clustered_method"} & set(row)
+    assert "the comparison's own" in clustered["method"]
     (own,) = [m for m in json.loads(result.output)["metrics"] if m["metric"] == "correct"]
     assert own["ci_method"].startswith("cluster sign-flip inversion")
-    # clustered: betting over the 8 sources' mean differences (equal sizes: the betting
-    # interval of those 8 means on [-1, 1]), widened to contain the naive interval
-    d = (b - a).reshape(8, 4).mean(axis=1)
-    betting = bounded_mean_interval(d, bounds=(-1.0, 1.0)).confidence_interval
-    expected = [min(betting.low, same["ci_low"]), max(betting.high, same["ci_high"])]
-    assert row["clustered_ci"] == pytest.approx(expected, abs=1e-12)
+    assert (own["ci_low"] > 0 or own["ci_high"] < 0) == (own["verdict"] == "SIGNIFICANT")
+    table = _invoke("compare", a_path, b_path, "--cluster-by", "source", "--resamples", "500")
+    block = table.output.split("CLUSTERED BY SOURCE")[1]
+    assert "[" not in block and "95%" not in block  # no second interval beside the verdict's
+    assert "too few differing counts clusters" not in table.output
+    assert "'too few differing' counts the clusters that differ" in table.output
     ols = sm.OLS(b - a, np.ones(a.size)).fit(
         cov_type="cluster", cov_kwds={"groups": np.unique(groups, return_inverse=True)[1]},
         use_t=True,

@@ -156,14 +156,14 @@ def test_ci_choice_applies_where_it_can_and_says_so_where_it_cannot():
     assert {row["ci_method"] for row in doc["metrics"]} == {"bootstrap percentile"}
     doc = json.loads(CliRunner().invoke(main, ["compare", K3, K6, "--format", "json"]).output)
     methods = {row["metric"]: row["ci_method"] for row in doc["metrics"]}
-    assert methods["correct"] == "Tango score"
+    assert methods["correct"] == "McNemar exact inverted"
     assert methods["ndcg@k"] == "sign-flip inversion widened to betting (too few differ)"
     assert methods["precision@k"] == "sign-flip inversion"
     doc = json.loads(
         CliRunner().invoke(main, ["compare", K3, K6, "--ci", "betting", "--format", "json"]).output
     )
     methods = {row["metric"]: row["ci_method"] for row in doc["metrics"]}
-    assert methods["correct"] == "Tango score"
+    assert methods["correct"] == "McNemar exact inverted"
     assert methods["ndcg@k"] == methods["precision@k"] == "betting (Waudby-Smith-Ramdas)"
     p_methods = {row["metric"]: row["p_method"] for row in doc["metrics"]}
     assert p_methods["correct"] == "exact (lattice)"  # 0/1: McNemar's exact test

@@ -88,7 +88,7 @@ __all__ = ["command"]
     type=click.Choice([*CI_METHODS, "wilson"]),
     default="auto",
     show_default=True,
-    help="Interval: auto/score = Tango score interval for 0/1 metrics and the inverted "
+    help="Interval: auto/score = McNemar's exact test inverted for 0/1 metrics and the inverted "
     "sign-flip test (the verdict's own test: it excludes 0 exactly when p < alpha) otherwise; "
     "betting = the betting interval (Waudby-Smith-Ramdas), valid for any distribution and "
     "wider, for other scores in [0, 1]; bootstrap (= percentile) or bca = that bootstrap for "
@@ -184,11 +184,11 @@ def command(
     with --qrels, a retrieval run (TREC, JSONL or JSON).  With --baseline FILE, FILE is A and
     the one RUN is B.  When $GITHUB_STEP_SUMMARY is set, the comparison is also appended to
     that file as Markdown.  For every metric: a paired permutation p-value (exact whenever
-    affordable), the verdict of that test, and a confidence interval (Tango score for 0/1
-    metrics, the same sign-flip test inverted otherwise, so it excludes 0 exactly when the
-    verdict is SIGNIFICANT), each row naming its methods, with what it rules out and its
-    minimum detectable effect; for 0/1 metrics also McNemar's exact test and the ids of the
-    questions that differ.  With --cluster-by every verdict flips whole clusters.
+    affordable), the verdict of that test, and a confidence interval (McNemar's exact test
+    inverted for 0/1 metrics, the same sign-flip test inverted otherwise, so it excludes 0
+    exactly when the verdict is SIGNIFICANT), each row naming its methods, with what it rules
+    out and its minimum detectable effect; for 0/1 metrics also McNemar's exact test and the
+    ids of the questions that differ.  With --cluster-by every verdict flips whole clusters.
     """
     from ragaudit.diagnose.compare import compare_directory, compare_runs
     from ragaudit.reports.stats import comparison_report, matrix_report

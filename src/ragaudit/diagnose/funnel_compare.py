@@ -14,9 +14,9 @@ own conditional rate :math:`p_j = \\text{kept}_j / \\text{kept}_{j-1}` has its o
             \\qquad R_j = \\{i : \\text{reached } j \\text{ in A and in B}\\},\\ m_j = |R_j|
 
   where :math:`A_{ij}` is 1 when question :math:`i` passed stage :math:`j` under A.  Its
-  interval is Tango's score interval for paired proportions and its p-value McNemar's exact
-  test on the questions of :math:`R_j` that passed in one run only (the same pair every 0/1
-  comparison of ragaudit prints);
+  interval inverts McNemar's exact test (it excludes 0 exactly when p < alpha) and its p-value
+  is McNemar's exact test on the questions of :math:`R_j` that passed in one run only (the
+  same pair every 0/1 comparison of ragaudit prints);
 * the stage that loses the most questions in each run (ties: the earliest stage);
 * every question whose place in the funnel differs between the runs (``2-evidence`` under A,
   ``3-refusal`` under B), so a reader can open them.
@@ -65,7 +65,7 @@ class StageComparison:
     a_only, b_only : tuple of str
         Of those, the questions that passed it only under A / only under B.
     difference, ci_low, ci_high : float or None
-        Paired conditional difference B - A and its Tango score interval.
+        Paired conditional difference B - A and the interval that inverts McNemar's exact test.
     pvalue : float
         McNemar's exact two-sided p-value (1.0 when no question differs).
     """
@@ -145,7 +145,7 @@ class FunnelComparison:
                     "difference": s.difference,
                     "ci_low": s.ci_low,
                     "ci_high": s.ci_high,
-                    "ci_method": "Tango score",
+                    "ci_method": "McNemar exact inverted",
                     "pvalue": s.pvalue,
                     "p_method": "exact McNemar",
                     "a_only": list(s.a_only),
@@ -174,7 +174,7 @@ class PairedChange:
 
 def paired_change(ids: Sequence[str] | np.ndarray, a: np.ndarray, b: np.ndarray) -> PairedChange:
     """B - A of a 0/1 outcome on the same questions: McNemar's exact table and test
-    (:func:`~ragaudit.stats.mcnemar.mcnemar_exact`) with Tango's score interval of the
+    (:func:`~ragaudit.stats.mcnemar.mcnemar_exact`) with the interval that inverts that test for the
     difference; which questions held the outcome only under A, only under B.
 
     >>> c = paired_change(["q1", "q2", "q3"], np.array([1, 1, 0]), np.array([1, 0, 0]))
@@ -275,9 +275,7 @@ def compare_funnels(a: FunnelResult, b: FunnelResult) -> FunnelComparison:
         stages.append(stage)
     place_a, place_b = _places(a), _places(b)
     moved = tuple(
-        MovedQuestion(q, place_a[q], place_b[q])
-        for q in common
-        if place_a.get(q) != place_b.get(q)
+        MovedQuestion(q, place_a[q], place_b[q]) for q in common if place_a.get(q) != place_b.get(q)
     )
     return FunnelComparison(
         a.run_name,

@@ -5,7 +5,8 @@ These functions take saved runs (already loaded) and return data; the statistics
 are :mod:`ragaudit.diagnose.judge_noise`.
 
 * :func:`question_clusters`: each question's cluster under ``--cluster-by source|tag|FIELD``;
-* :func:`clustered_comparison`: naive and clustered intervals of ``B - A`` per metric;
+* :func:`clustered_comparison`: the design effect of ``B - A`` per metric (its one clustered
+  interval is ``compare``'s own row: the cluster sign-flip test inverted, beside its verdict);
 * :func:`clustered_metric`: the same for one run's mean (``funnel``, ``report``);
 * :func:`clustering_summary`: the one-line verdict a report or the demo prints.
 """
@@ -26,7 +27,7 @@ from ragaudit.stats.cluster_betting import METHOD as CLUSTER_BETTING
 from ragaudit.stats.cluster_betting import cluster_mean_interval
 from ragaudit.stats.clustered import ClusteredResult, clustered_mean
 from ragaudit.stats.intervals import IntervalResult
-from ragaudit.stats.policy import is_unit, mean_interval, paired_interval
+from ragaudit.stats.policy import is_unit, mean_interval
 from ragaudit.stats.resampling import ConfidenceInterval
 
 __all__ = [
@@ -51,9 +52,17 @@ _SHORTCUTS: dict[str, tuple[str, ...]] = {"source": ("gold_docs", "sources"), "t
 METHODS = (
     f"clustered: {CLUSTER_BETTING} for values in [0, 1] (differences in [-1, 1]), never "
     "narrower than the naive interval; CR1 t on G-1 df otherwise; naive: the interval the "
-    "dashboard and compare (without --cluster-by) print (Clopper-Pearson exact or Tango for 0/1 "
-    "values, betting for means, the sign-flip test inverted for differences); deff: CR1 / naive "
-    "variance (Cameron & Miller 2015)"
+    "dashboard and compare (without --cluster-by) print (Clopper-Pearson exact or McNemar exact "
+    "inverted for 0/1 values, betting for means, the sign-flip test inverted for differences); "
+    "deff: CR1 / naive variance (Cameron & Miller 2015)"
+)
+
+#: The methods line of ``compare --cluster-by``'s clustered block (and its JSON ``method``):
+#: one number, one interval, so the block prints no second interval for ``B - A`` (issue 32).
+PAIRED_METHODS = (
+    "the clustered interval of B - A is the comparison's own (the cluster sign-flip test "
+    "inverted, beside its verdict); deff: CR1 / naive variance of the differences (Cameron & "
+    "Miller 2015), a diagnostic the interval does not use"
 )
 
 #: The clustered interval of a value that is not in [0, 1] (latency, cost): CR1, t on G-1 df.
@@ -72,20 +81,22 @@ class ClusteredMetric:
     metric : str
     result : ClusteredResult
         CR1 standard errors, the number of clusters and the (estimated) design effect.
-    naive : IntervalResult
+    naive : IntervalResult or None
         The interval that treats questions as independent: the one the dashboard (a mean,
-        :func:`~ragaudit.stats.policy.mean_interval`) or ``compare`` (a paired difference,
-        :func:`~ragaudit.stats.policy.paired_interval`) prints for the same number.
-    clustered : IntervalResult
-        For values in [0, 1] (differences in [-1, 1]): the cluster betting interval
+        :func:`~ragaudit.stats.policy.mean_interval`) prints for the same number.  None for a
+        paired difference (``compare --cluster-by``), whose one interval is compare's row.
+    clustered : IntervalResult or None
+        For values in [0, 1]: the cluster betting interval
         (:func:`~ragaudit.stats.cluster_betting.cluster_mean_interval`) widened to contain
-        the naive one, so clustering never narrows an interval; otherwise CR1 ``t``.
+        the naive one, so clustering never narrows an interval; otherwise CR1 ``t``.  None
+        for a paired difference (its clustered interval is compare's row, which agrees with
+        the verdict).
     """
 
     metric: str
     result: ClusteredResult
-    naive: IntervalResult
-    clustered: IntervalResult
+    naive: IntervalResult | None = None
+    clustered: IntervalResult | None = None
 
     @property
     def design_effect(self) -> float | None:
@@ -107,15 +118,23 @@ class ClusteredMetric:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers."""
         r, naive, clustered = self.result, self.naive, self.clustered
+        intervals = {}
+        if naive is not None and clustered is not None:
+            intervals = {
+                "naive_ci": [naive.confidence_interval.low, naive.confidence_interval.high],
+                "naive_method": naive.method,
+                "clustered_ci": [
+                    clustered.confidence_interval.low,
+                    clustered.confidence_interval.high,
+                ],
+                "clustered_method": clustered.method,
+            }
         return {
             "metric": self.metric,
             "statistic": r.statistic,
             "n": r.n,
             "n_clusters": r.n_clusters,
-            "naive_ci": [naive.confidence_interval.low, naive.confidence_interval.high],
-            "naive_method": naive.method,
-            "clustered_ci": [clustered.confidence_interval.low, clustered.confidence_interval.high],
-            "clustered_method": clustered.method,
+            **intervals,
             "naive_se": r.naive_standard_error,
             "cr1_se": r.standard_error,
             "design_effect": self.design_effect,
@@ -144,7 +163,7 @@ class ClusteredComparison:
         """JSON-ready numbers."""
         return {
             "cluster_by": self.by,
-            "method": METHODS,
+            "method": PAIRED_METHODS if self.paired else METHODS,
             "metrics": [row.to_dict() for row in self.rows],
         }
 
@@ -202,6 +221,8 @@ def _hull(clustered: IntervalResult, naive: IntervalResult) -> IntervalResult:
 def _analyse(
     metric: str, values: tuple[np.ndarray, ...], labels: np.ndarray, *, confidence: float
 ) -> ClusteredMetric | None:
+    """One metric's clustered analysis: the design effect, and for a mean its intervals (a
+    paired difference's one clustered interval is compare's row)."""
     keep = np.all([np.isfinite(v) for v in values], axis=0)
     kept = [v[keep] for v in values]
     groups = labels[keep]
@@ -210,16 +231,13 @@ def _analyse(
     paired = len(kept) == 2
     y = kept[1] - kept[0] if paired else kept[0]
     result = clustered_mean(y, groups, confidence=confidence)
+    if paired:
+        return ClusteredMetric(metric, result)
     # the one interval policy: rates and scores in [0, 1] get exact/score/betting intervals,
     # other values (the policy's bootstrap) the CR1 cluster-robust t interval
     if all(is_unit(v) for v in kept):
-        naive = (
-            paired_interval(kept[0], kept[1], confidence=confidence)
-            if paired
-            else mean_interval(y, confidence=confidence)
-        )
-        bounds = (-1.0, 1.0) if paired else (0.0, 1.0)
-        clustered = cluster_mean_interval(y, groups, bounds=bounds, confidence=confidence)
+        naive = mean_interval(y, confidence=confidence)
+        clustered = cluster_mean_interval(y, groups, bounds=(0.0, 1.0), confidence=confidence)
         return ClusteredMetric(metric, result, naive, _hull(clustered, naive))
     naive = IntervalResult(result.statistic, result.naive_confidence_interval, confidence, "t")
     clustered = IntervalResult(result.statistic, result.confidence_interval, confidence, CR1_T)
@@ -236,7 +254,10 @@ def clustered_comparison(
     confidence: float = 0.95,
     allow_partial: bool = False,
 ) -> ClusteredComparison:
-    """Naive and clustered intervals of ``B - A`` for each metric (see :class:`ClusteredMetric`).
+    """The design effect of ``B - A`` for each metric (see :class:`ClusteredMetric`).
+
+    No interval: ``compare --cluster-by`` prints one clustered interval per number, the cluster
+    sign-flip test inverted beside its verdict (:func:`ragaudit.stats.compare.compare_runs`).
 
     Clusters come from run A (questions only in B use B's rows); values that are null in
     either run are excluded pairwise, as in ``compare``.  Metrics with fewer than two

@@ -19,9 +19,9 @@ PPI's estimate with ``lambda = 1`` inside ``B`` (``ppi_py.ppi_mean_pointestimate
 yhat_B, lam=1)``), averaged with the exact questions outside it.  The labeller's values are known
 on every question, so the only uncertainty is the rectifier, the mean of ``y - yhat`` over ``B``
 estimated from ``C``; its interval is the one ``compare`` gives a mean of paired differences in
-[0, 1] (:func:`ragaudit.stats.policy.paired_interval`: Tango's score for 0/1 metrics, the
-sign-flip test inverted otherwise, widened to betting when few questions differ), scaled by
-``|B|/n`` and intersected with [0, 1].  PPI++'s normal-theory interval
+[0, 1] (:func:`ragaudit.stats.policy.paired_interval`: McNemar's exact test inverted for 0/1
+metrics, the sign-flip test inverted otherwise, widened to betting when few questions differ),
+scaled by ``|B|/n`` and intersected with [0, 1].  PPI++'s normal-theory interval
 (:func:`ragaudit.stats.ppi.ppi_mean`) is not used: a labeller that is usually right leaves most
 checked differences at 0, and that interval then believes it (it covered 0.3-0.85 with 16
 labels, ``stats/ppi.py``); this one covers at least 0.95 in ``tests/labels/test_fill_ppi.py``'s

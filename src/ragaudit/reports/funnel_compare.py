@@ -76,8 +76,8 @@ def funnel_comparison_sections(
     largest = comparison.largest_move
     lines = [
         "conditional rate = kept/reached in each run; B - A = paired, on the questions that "
-        "reached the stage in both runs (Tango score interval, exact McNemar p); changed: "
-        "-q passed only under A, +q only under B",
+        "reached the stage in both runs (exact McNemar p and the interval that inverts it); "
+        "changed: -q passed only under A, +q only under B",
         f"the stage that loses the most questions: A {_lost(comparison, 0)}; "
         f"B {_lost(comparison, 1)}",
         "the conditional rate that moved most: "

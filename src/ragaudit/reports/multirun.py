@@ -79,9 +79,9 @@ def _legend(matrices: Sequence[PairwiseMatrix], first: str) -> tuple[str, ...]:
         f"Significant = Holm-adjusted p < {m.alpha:g} (alpha) and the {level} interval of the "
         "difference excludes 0.",
         "Test: two-sided paired permutation test on per-question values (exact whenever "
-        "affordable; for 0/1 metrics it equals McNemar's exact test); interval: Tango score "
-        "for 0/1 metrics, the sign-flip test inverted otherwise (it excludes 0 exactly when "
-        f"the unadjusted p < {m.alpha:g}); seed {m.seed}.",
+        "affordable; for 0/1 metrics it equals McNemar's exact test); interval: McNemar's exact "
+        "test inverted for 0/1 metrics, the sign-flip test inverted otherwise (it excludes 0 "
+        f"exactly when the unadjusted p < {m.alpha:g}); seed {m.seed}.",
     )
 
 

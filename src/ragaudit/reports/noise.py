@@ -15,6 +15,7 @@ from ragaudit.diagnose.judge_noise import JudgeNoiseComparison
 from ragaudit.diagnose.noise import (
     DEFF_THRESHOLD,
     METHODS,
+    PAIRED_METHODS,
     ClusteredComparison,
     clustering_summary,
     describe_clustering,
@@ -72,7 +73,7 @@ def with_noise_sections(
 _SHORT = {
     "Clopper-Pearson exact": "Clopper-Pearson",
     "betting (Waudby-Smith-Ramdas)": "betting",
-    "Tango score": "Tango",
+    "McNemar exact inverted": "McNemar exact",
     CLUSTER_BETTING: "cluster betting",
 }
 
@@ -80,10 +81,13 @@ _SHORT = {
 def clustered_section(result: ClusteredComparison, confidence: float) -> Section:
     """The clustered-interval table of ``compare``/``funnel``/``report --cluster-by``.
 
-    The naive column is the interval the dashboard (a mean) or ``compare`` (a paired
-    difference) prints for the same number, by the same function; the clustered column bets
-    over whole clusters (:mod:`ragaudit.stats.cluster_betting`) and is never narrower.
+    For a mean (``funnel``/``report``) the naive column is the interval the dashboard prints
+    for the same number, by the same function; the clustered column bets over whole clusters
+    (:mod:`ragaudit.stats.cluster_betting`) and is never narrower.  For ``compare``'s paired
+    differences only the design effect (:func:`_paired_clustered_section`).
     """
+    if result.paired:
+        return _paired_clustered_section(result)
     level = f"{100 * confidence:g}%"
     head = Text(
         (
@@ -95,10 +99,12 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
     title = f"Clustered by {result.by}"
     if not result.rows:
         return Section(title, (head, Text(("no metric has questions in at least 2 clusters",))))
-    spec = "+.3f" if result.paired else ".3f"
+    spec = ".3f"
     rows, values = [], []
     for row in result.rows:
         r, naive, clustered = row.result, row.naive, row.clustered
+        if naive is None or clustered is None:  # a mean always has both (see _analyse)
+            continue
         deff = row.design_effect
         methods = (
             f"{_SHORT.get(naive.method, naive.method)} / "
@@ -137,6 +143,47 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
         values=tuple(values),
         only=("csv",),
     )  # fmt: skip
+    return Section(title, (head, table, csv_table, Text(_notes(result))))
+
+
+def _paired_clustered_section(result: ClusteredComparison) -> Section:
+    """``compare --cluster-by``'s block: the design effect of each ``B - A``, no interval.
+
+    One number, one interval (issue 32): the clustered interval of ``B - A`` is compare's own
+    row, the cluster sign-flip test inverted beside its verdict; a second one here (the
+    cluster betting interval, or the naive one) would disagree with it.
+    """
+    title = f"Clustered by {result.by}"
+    head = Text((f"{PAIRED_METHODS}.",))
+    if not result.rows:
+        return Section(title, (head, Text(("no metric has questions in at least 2 clusters",))))
+    rows, values = [], []
+    for row in result.rows:
+        r, deff = row.result, row.design_effect
+        rows.append(
+            (
+                row.metric, str(r.n), str(r.n_clusters), f"{r.statistic:+.3f}",
+                "n/a" if deff is None else f"{deff:.2f}", f"{row.effective_n:.0f}",
+            )
+        )  # fmt: skip
+        values.append((row.metric, r.n, r.n_clusters, r.statistic, deff, row.effective_n))
+    table = Table(
+        ("metric", "n", "G", "B - A", "deff", "n / deff"),
+        tuple(rows),
+        "lrrrrr",
+        only=("table", "markdown", "html"),
+    )
+    csv_table = Table(
+        ("metric", "n", "clusters", "statistic", "design_effect", "effective_n"),
+        tuple(tuple("" if v is None else str(v) for v in row) for row in values),
+        values=tuple(values),
+        only=("csv",),
+    )
+    return Section(title, (head, table, csv_table, Text(_notes(result))))
+
+
+def _notes(result: ClusteredComparison) -> tuple[str, ...]:
+    """The design-effect notes under a clustered table."""
     notes = [
         clustering_summary(row, result.by, paired=result.paired)
         for row in result.rows
@@ -156,7 +203,7 @@ def clustered_section(result: ClusteredComparison, confidence: float) -> Section
         "interval does not use deff, so it stays valid when deff is misestimated from few "
         "clusters"
     )
-    return Section(title, (head, table, csv_table, Text(tuple(notes))))
+    return tuple(notes)
 
 
 def _share_line(name: str, result: JudgeNoiseResult) -> str:

@@ -86,7 +86,7 @@ def comparison_methods(result: Comparison) -> str:
     >>> b = PerQuestionMetrics("b", {f"q{i}": {"correct": 1.0} for i in range(4)})
     >>> line = comparison_methods(compare_runs(a, b, ["correct"], seed=1, n_resamples=100))
     >>> line.split(" | ")[0], line.split(" | ")[1][:37]
-    ('seed 1', 'interval: Tango score for 0/1 metrics')
+    ('seed 1', 'interval: McNemar exact inverted for ')
     """
     bootstrap = f"{'BCa' if result.ci_method == 'bca' else 'percentile'} bootstrap"
     inverted = (
@@ -95,10 +95,10 @@ def comparison_methods(result: Comparison) -> str:
         "exceeds 0.25)"
     )
     if result.ci_method in ("auto", "score"):
-        interval = f"Tango score for 0/1 metrics, {inverted} otherwise"
+        interval = f"McNemar exact inverted for 0/1 metrics, {inverted} otherwise"
     elif result.ci_method == "betting":
         interval = (
-            "Tango score for 0/1 metrics, betting (Waudby-Smith-Ramdas; valid for any "
+            "McNemar exact inverted for 0/1 metrics, betting (Waudby-Smith-Ramdas; valid for any "
             f"distribution) for other scores in [0, 1], {inverted} otherwise"
         )
     else:
@@ -109,7 +109,7 @@ def comparison_methods(result: Comparison) -> str:
             "clusters flip together, Canay, Romano & Shaikh 2017; exact over all patterns, else "
             f"{result.n_permutations} random flips) | interval: that test inverted, united with "
             "CR2 t on Bell-McCaffrey df (widened to cluster betting when fewer than 6 clusters "
-            "differ) | too few differing counts clusters"
+            "differ) | 'too few differing' counts the clusters that differ, not the questions"
         )
     return (
         f"seed {result.seed} | interval: {interval} | p: exact sign-flip distribution (lattice "
@@ -254,6 +254,9 @@ def comparison_report(result: Comparison, max_ids: int | None = SHOWN_IDS) -> Re
             block = _binary_block(row, row.mcnemar, result.confidence, result.alpha, max_ids)
             sections.append(Section("", (block,)))
     sections.append(Section("", (_ruled_out(result),)))
+    skewed = tuple(note for row in result.metrics if (note := row.skew_warning) is not None)
+    if skewed:  # the sign-flip test's symmetry assumption (issue 32)
+        sections.append(Section("", (Text(skewed),)))
     note = judged_rate_note(row.metric for row in result.metrics)
     if note is not None:
         sections.append(Section("", (Text((note,)),)))

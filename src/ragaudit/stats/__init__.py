@@ -8,8 +8,8 @@
 * :func:`choose_interval`, :func:`is_binary`, :func:`mean_interval`, :func:`paired_interval`:
   the one interval policy (0/1 -> exact or score; paired -> the sign-flip test inverted;
   one sample in [0, 1] -> betting; otherwise bootstrap);
-* :func:`paired_difference_interval` (Tango, Newcombe), :func:`proportion_interval`
-  (Clopper-Pearson, Wilson): intervals for binary data that cover;
+* :func:`paired_difference_interval` (McNemar's exact test inverted; Tango, Newcombe),
+  :func:`proportion_interval` (Clopper-Pearson, Wilson): intervals for binary data that cover;
 * :func:`verdict`, :func:`format_pvalue`: the verdict rule (the exact test) and the one p-value
   display rule; :func:`no_change_sentence`: what a comparison without a change rules out;
 * :func:`signflip_interval`, :func:`cluster_signflip`: the interval that inverts the verdict's

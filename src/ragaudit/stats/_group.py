@@ -19,7 +19,7 @@ from ragaudit.exceptions import RagauditWarning
 from ragaudit.stats.bounded import METHOD as BETTING
 from ragaudit.stats.bounded import bounded_mean_bounds
 from ragaudit.stats.cluster_signflip import cluster_signflip
-from ragaudit.stats.intervals import tango_bounds
+from ragaudit.stats.intervals import mcnemar_exact_bounds
 from ragaudit.stats.permutation import (
     EXACT_VALUES,
     MONTE_CARLO,
@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 _BOOTSTRAP, _PERMUTATION, _SUBSAMPLE = 0, 1, 2
-SCORE, PERCENTILE, BCA = "Tango score", "bootstrap percentile", "bootstrap BCa"
+SCORE, PERCENTILE, BCA = "McNemar exact inverted", "bootstrap percentile", "bootstrap BCa"
 
 
 @dataclass(frozen=True)
@@ -119,9 +119,9 @@ def group_intervals(
 ) -> dict[int, tuple[tuple[SubsampleInterval, ...], str]]:
     """Per column: intervals on the first 10, 20, ... questions and on all, and the method.
 
-    ``scored`` columns (0/1 metrics) get Tango's score interval, ``bounded`` columns (scores in
-    [0, 1]) the betting interval (Waudby-Smith & Ramdas) of the paired difference, ``booted``
-    columns the bootstrap.  The subsamples are the first ``size`` questions in id order:
+    ``scored`` columns (0/1 metrics) get McNemar's exact test inverted, ``bounded`` columns
+    (scores in [0, 1]) the betting interval (Waudby-Smith & Ramdas) of the paired difference,
+    ``booted`` columns the bootstrap.  The subsamples are the first ``size`` questions in id order:
     deterministic, no draw.
     """
     n = diffs.shape[0]
@@ -132,7 +132,7 @@ def group_intervals(
         for size in steps:
             part = diffs[:size, list(scored)]
             b_only, a_only = (part > 0).sum(axis=0), (part < 0).sum(axis=0)
-            low, high = tango_bounds(b_only, a_only, np.full(len(scored), size), confidence)
+            low, high = mcnemar_exact_bounds(b_only, a_only, np.full(len(scored), size), confidence)
             for k, j in enumerate(scored):
                 by_column[j].append(
                     SubsampleInterval(

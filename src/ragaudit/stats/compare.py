@@ -7,9 +7,10 @@ test and the ids of the questions that differ.  Every row names the method behin
 interval and its p-value.
 
 The verdict is the exact test alone (:func:`~ragaudit.stats.verdict`); the interval comes from
-the one policy (:func:`~ragaudit.stats.policy.choose_interval`): Tango for 0/1 metrics, else
-the verdict's sign-flip test inverted (:mod:`ragaudit.stats.signflip_interval`), which excludes
-0 exactly when the verdict is SIGNIFICANT; with ``clusters`` the cluster sign-flip test
+the one policy (:func:`~ragaudit.stats.policy.choose_interval`): McNemar's exact test
+inverted for 0/1 metrics, else the verdict's sign-flip test inverted
+(:mod:`ragaudit.stats.signflip_interval`); both exclude 0 exactly when the verdict is
+SIGNIFICANT; with ``clusters`` the cluster sign-flip test
 (:mod:`ragaudit.stats.cluster_signflip`).  Each row also carries its MDE and what it assumes
 (:func:`~ragaudit.stats.mde.paired_mde`).
 
@@ -58,7 +59,32 @@ __all__ = [
     "MetricComparison",
     "SubsampleInterval",
     "compare_runs",
+    "skewness",
 ]
+
+
+def skewness(differences: Sequence[float] | np.ndarray) -> float | None:
+    r"""Sample skewness of the non-zero differences (those the sign-flip test sees).
+
+    .. math:: g_1 = \frac{\frac1m \sum (d_i - \bar d)^3}{\left(\frac1m \sum (d_i -
+              \bar d)^2\right)^{3/2}}
+
+    over the ``m`` non-zero differences; None with fewer than 3 or when they are all equal.
+
+    >>> round(skewness([0.05] * 8 + [-0.2] * 2), 2)
+    -1.5
+    >>> skewness([0.0, 0.1, 0.1]) is None
+    True
+    """
+    d = np.asarray(differences, dtype=float)
+    d = d[(d != 0) & ~np.isnan(d)]
+    if d.size < 3:
+        return None
+    centred = d - d.mean()
+    spread = float(np.mean(centred**2))
+    if spread <= 1e-300:
+        return None
+    return float(np.mean(centred**3) / spread**1.5)
 
 
 def _check_seed(seed: int) -> int:
@@ -90,7 +116,7 @@ def compare_runs(
 
     For metric *j* with non-null paired values on questions :math:`i \in S_j`,
     :math:`d_i = b_i - a_i`, the statistic is :math:`\bar d = \frac1{|S_j|}\sum d_i`; the
-    interval is Tango's score interval for 0/1 metrics
+    interval inverts McNemar's exact test for 0/1 metrics
     (:func:`~ragaudit.stats.paired_difference_interval`) and the sign-flip test inverted
     otherwise (:mod:`ragaudit.stats.signflip_interval`); the p-value a paired sign-flip
     permutation test (:func:`~ragaudit.stats.paired_permutation_test`), exact whenever
@@ -109,7 +135,8 @@ def compare_runs(
     n_resamples, n_permutations : int, default 10000
     confidence : float in (0, 1), default 0.95
     method : {"auto", "score", "betting", "bootstrap", "percentile", "bca"}, default "auto"
-        ``auto``/``score``: Tango for 0/1 metrics, the sign-flip test inverted otherwise;
+        ``auto``/``score``: McNemar's exact test inverted for 0/1 metrics, the sign-flip test
+        inverted otherwise;
         ``betting``: the betting interval for non-0/1 scores in [0, 1] (never a gate);
         ``bootstrap``/``percentile``/``bca``: that bootstrap interval for every metric.
     seed : int >= 0, default 0
@@ -140,7 +167,7 @@ def compare_runs(
     >>> row.n, row.statistic, row.mcnemar.b_only, row.pvalue, row.p_method  # 2 * 0.5**4
     (8, 0.5, 4, 0.125, 'exact (lattice)')
     >>> row.ci_method, row.verdict   # 4 differing questions cannot reach p < 0.05
-    ('Tango score', 'too few differing questions')
+    ('McNemar exact inverted', 'too few differing questions')
     """
     n_resamples = check_count(n_resamples, "resamples")
     n_permutations = check_count(n_permutations, "permutations")
@@ -279,5 +306,10 @@ def _compare_paired(
                 ci_method=interval_method,
                 p_method=p_method,
                 n_differing=differing,
+                skewness=(
+                    None
+                    if binary[column] or clusters is not None
+                    else skewness(diffs[:, column])
+                ),
             )
     return [rows[m] for m in paired.metrics if m in rows]

@@ -19,6 +19,7 @@ from ragaudit.metrics.registry import resolve_saved_run_metrics
 from ragaudit.stats._group import MONTE_CARLO, PERCENTILE, SubsampleInterval
 from ragaudit.stats.mcnemar import McNemarResult
 from ragaudit.stats.resampling import ConfidenceInterval
+from ragaudit.stats.verdicts import skew_note
 
 __all__ = ["Comparison", "MetricComparison"]
 
@@ -45,7 +46,7 @@ class MetricComparison:
         ``"SIGNIFICANT"``, ``"borderline"``, ``"no evidence"`` or
         ``"too few differing questions"``.
     ci_method : str
-        ``"Tango score"``, ``"bootstrap percentile"`` or ``"bootstrap BCa"``.
+        ``"McNemar exact inverted"``, ``"bootstrap percentile"`` or ``"bootstrap BCa"``.
     p_method : str
         ``"exact (lattice)"``, ``"exact (enumeration)"``, ``"exact (distinct values)"`` or
         ``"Monte Carlo"``.
@@ -65,6 +66,10 @@ class MetricComparison:
     mde_assumption : str
     subsamples : tuple of SubsampleInterval
         Intervals on the first 10, 20, ... questions (sorted by id) and on all of them.
+    skewness : float or None
+        Skewness of the non-zero differences of a fractional row without clusters
+        (:func:`~ragaudit.stats.compare.skewness`); None for 0/1 rows (McNemar's test needs no
+        symmetry), clustered rows and fewer than 3 differing questions.
     """
 
     metric: str
@@ -85,6 +90,12 @@ class MetricComparison:
     ci_method: str = PERCENTILE
     p_method: str = MONTE_CARLO
     n_differing: int = 0
+    skewness: float | None = None
+
+    @property
+    def skew_warning(self) -> str | None:
+        """The footnote of a small, skewed row (:func:`~ragaudit.stats.verdicts.skew_note`)."""
+        return skew_note(self.metric, self.n, self.skewness)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (keys of the ``compare --format json`` output)."""
@@ -105,6 +116,8 @@ class MetricComparison:
             "excluded_null": self.excluded,
             "mde": self.mde,
             "mde_assumption": self.mde_assumption,
+            "skewness": self.skewness,
+            "skew_warning": self.skew_warning,
         }
         if self.mcnemar is not None:
             out["mcnemar"] = {

@@ -14,9 +14,9 @@ __all__ = [
     "short_method",
 ]
 
-#: Interval of a paired difference: ``auto``/``score`` = Tango's score interval for 0/1 metrics
-#: and the inverted sign-flip test (the verdict's own test) otherwise; ``betting`` = the betting
-#: interval (Waudby-Smith-Ramdas, valid for any distribution) for non-0/1 scores in [0, 1];
+#: Interval of a paired difference: ``auto``/``score`` = McNemar's exact test inverted for 0/1
+#: metrics and the inverted sign-flip test (the verdict's own test) otherwise; ``betting`` = the
+#: betting interval (Waudby-Smith-Ramdas, valid for any distribution) for non-0/1 scores in [0, 1];
 #: ``bootstrap`` (= ``percentile``) or ``bca`` for every metric.  No interval gates a verdict.
 CI_METHODS: tuple[str, ...] = ("auto", "score", "betting", "bootstrap", "percentile", "bca")
 
@@ -28,6 +28,7 @@ PLAN_DISAGREEMENTS: tuple[float, ...] = (0.1, 0.2, 0.3)
 #: Short names of the interval and p-value methods, for tables' method columns and one-line
 #: summaries (JSON keeps the full names).
 SHORT_METHOD_NAMES: dict[str, str] = {
+    "McNemar exact inverted": "exact",
     "Tango score": "score",
     "sign-flip inversion": "sign-flip",
     "sign-flip inversion widened to betting (too few differ)": "sign-flip+betting",

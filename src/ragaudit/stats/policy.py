@@ -5,8 +5,10 @@ clustered intervals of ``--cluster-by``) chooses its method here, from the obser
 
 * **0/1 values** (every finite value is 0 or 1): a rate ``k/n``.  One sample gets
   Clopper-Pearson's exact interval (``"exact"``; the funnel lets the user pick Wilson instead),
-  two paired samples get Tango's score interval for the difference of paired proportions
-  (``"score"``).  A bootstrap of 54 ones is the zero-width ``[1, 1]`` (issue 11); these are not.
+  two paired samples get the interval that inverts McNemar's exact test, the verdict's test
+  (``"score"``; :func:`~ragaudit.stats.intervals.mcnemar_exact_bounds`), so it excludes 0
+  exactly when the verdict is SIGNIFICANT (issue 32: Tango's score interval excluded 0 beside
+  p = 0.125).  A bootstrap of 54 ones is the zero-width ``[1, 1]`` (issue 11); these are not.
 * **Two paired samples, not both 0/1** (fractional scores, latency): the verdict's own test
   inverted (``"signflip"``, :mod:`ragaudit.stats.signflip_interval`): the set of shifts the
   exact sign-flip test does not reject (widened to contain Student's t and the inverted
@@ -22,12 +24,12 @@ clustered intervals of ``--cluster-by``) chooses its method here, from the obser
   distribution of the scores.
 * **Otherwise**: a percentile (or BCa) bootstrap (``"bootstrap"``); the clustered intervals
   use the CR1 cluster-robust t interval there instead.
-* **Amounts per question** (the dashboard's $/question, unbounded above): Student's t interval
-  of the mean (:func:`amount_interval`); a constant sample (every question costs the same, $0
-  offline) is its own interval.  Per-question costs are nearly constant (the prompt and the k
-  chunks dominate the tokens), where t covers at its nominal level; its coverage on lognormal
-  costs with a coefficient of variation up to 0.5 is >= 0.93 from n = 20
-  (``tests/stats/test_amount_interval.py``).
+* **Amounts per question** (the dashboard's $/question, non-negative, unbounded above): the
+  hull of Hall's skew-corrected t and the two-part lognormal interval of Zhou & Tu 2000
+  (:func:`amount_interval`, :mod:`ragaudit.stats.amounts`); unbounded above with fewer than 2
+  paid questions; a sample whose every question costs the same is its own interval.  Student's
+  t covered 0.870 on lognormal costs (sigma 1, n = 20) and printed [$0, $0] for 20 unpaid
+  questions (issue 32).
 
 A user who asks for a bootstrap (``"bootstrap"``, ``"percentile"`` or ``"bca"``) gets it for
 every metric; any other request (``"auto"``, ``"score"``, a single-rate method such as
@@ -39,8 +41,9 @@ References
 ----------
 Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in
 the case of the binomial. *Biometrika* 26(4), 404-413.
-Tango, T. (1998). Equivalence test and confidence interval for the difference in proportions
-for the paired-sample design. *Statistics in Medicine* 17(8), 891-908.
+Fay, M. P. & Lumbard, K. (2021). Confidence intervals for difference in proportions for
+matched pairs compatible with exact McNemar's or sign tests. *Statistics in Medicine* 40(5),
+1147-1159.
 Waudby-Smith, I. & Ramdas, A. (2024). Estimating means of bounded random variables by betting.
 *Journal of the Royal Statistical Society Series B* 86(1), 1-27.
 """
@@ -54,6 +57,7 @@ import numpy as np
 
 from ragaudit.exceptions import InputError
 from ragaudit.stats._group import group_signflip
+from ragaudit.stats.amounts import amount_bounds
 from ragaudit.stats.bounded import _check_values, bounded_mean_interval
 from ragaudit.stats.intervals import (
     IntervalResult,
@@ -92,7 +96,8 @@ def check_ci_method(method: str) -> str:
     if method == "wilson":
         raise InputError(
             "ci method: 'wilson' is an interval for a single rate (the funnel's stages); a "
-            "difference of paired rates uses 'score' (Tango), the default for 0/1 metrics"
+            "difference of paired rates uses 'score' (McNemar's exact test inverted), the default "
+            "for 0/1 metrics"
         )
     if method not in CI_METHODS:
         raise InputError(f"ci method: expected one of {', '.join(CI_METHODS)}, found {method!r}")
@@ -183,14 +188,14 @@ def paired_interval(
 ) -> IntervalResult:
     """The interval ``compare`` prints for ``mean(b - a)`` of paired values in [0, 1].
 
-    Both runs all 0/1: Tango's score interval from the paired 2x2 table
+    Both runs all 0/1: McNemar's exact test inverted, from the paired 2x2 table
     (:func:`~ragaudit.stats.intervals.paired_difference_interval`); otherwise the sign-flip
     test inverted (:func:`~ragaudit.stats.signflip_interval.inverted_interval`, through
     ``compare``'s own kernel with its defaults: seed 0, 10,000 flips when the exact
     enumeration is too large), as ``compare`` prints it.
 
     >>> paired_interval([1, 1, 0, 1], [1, 1, 1, 1]).method
-    'Tango score'
+    'McNemar exact inverted'
     >>> paired_interval([1, 0.5, 1], [1, 1, 1]).method   # 1 question differs: + betting
     'sign-flip inversion widened to betting (too few differ)'
     """
@@ -218,28 +223,25 @@ def paired_interval(
 def amount_interval(
     values: Sequence[float] | np.ndarray, *, confidence: float = 0.95
 ) -> IntervalResult:
-    r"""The interval of a mean amount per question (dollars): Student's t.
+    r"""The interval of a mean amount per question (dollars, non-negative and often skewed).
 
-    .. math:: \bar x \pm t_{n-1,\,(1+c)/2}\; s / \sqrt n
-
-    clipped below at 0 when every amount is non-negative.  A constant sample (every question
-    costs the same, $0 offline) is the exact ``[v, v]``: there is nothing to sample.
+    The hull of Hall's skew-corrected t interval and Zhou & Tu's two-part lognormal interval
+    (:func:`~ragaudit.stats.amounts.amount_bounds`), clipped below at 0; unbounded above when
+    fewer than 2 questions are paid (every question $0 is not evidence that the mean is $0);
+    a sample whose every question costs the same is its own interval.  Coverage >= 0.93 on
+    lognormal costs (sigma 0.3-2, 5-100% of questions paid) at n = 20-500; a Pareto tail of
+    index 3 gets 0.92 at n = 50 (no finite interval covers every non-negative distribution:
+    ``benchmarks/coverage_amounts.py``, docs/guide/stats.md).
 
     >>> r = amount_interval([0.002, 0.003, 0.0025, 0.0025])
     >>> r.method, round(r.statistic, 6)
-    ('Student t', 0.0025)
+    ('Hall skew-corrected t + two-part lognormal', 0.0025)
     >>> amount_interval([0.0, 0.0, 0.0]).confidence_interval
-    ConfidenceInterval(low=0.0, high=0.0)
+    ConfidenceInterval(low=0.0, high=inf)
     """
-    from scipy.special import stdtrit
-
     x = np.asarray(values, dtype=float)
-    if x.ndim != 1 or x.size < 1 or not np.all(np.isfinite(x)):
-        raise InputError("values: expected a non-empty sequence of finite amounts")
+    if x.ndim != 1 or x.size < 1 or not np.all(np.isfinite(x)) or np.any(x < 0):
+        raise InputError("values: expected a non-empty sequence of finite amounts >= 0")
     confidence = check_confidence(confidence)
-    mean = float(x.mean())
-    if x.size == 1 or np.all(x == x[0]):
-        return IntervalResult(mean, ConfidenceInterval(mean, mean), confidence, "Student t")
-    half = float(stdtrit(x.size - 1, 0.5 + confidence / 2)) * float(x.std(ddof=1)) / x.size**0.5
-    low = max(mean - half, 0.0) if np.all(x >= 0) else mean - half
-    return IntervalResult(mean, ConfidenceInterval(low, mean + half), confidence, "Student t")
+    low, high, method = amount_bounds(x, confidence)
+    return IntervalResult(float(x.mean()), ConfidenceInterval(low, high), confidence, method)

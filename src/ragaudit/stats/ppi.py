@@ -284,7 +284,9 @@ def ppi_rate_small_sample(
     judge_only = int(np.sum((y_arr == 0) & (yhat_arr == 1)))
     neither = y_arr.size - both - human_only - judge_only
     # Tango's interval of p_B - p_A with B = the humans, A = the judge.
-    d = paired_difference_interval(both, judge_only, human_only, neither, confidence=confidence)
+    d = paired_difference_interval(
+        both, judge_only, human_only, neither, confidence=confidence, method="tango"
+    )
     u = proportion_interval(
         int(unlabeled.sum()), unlabeled.size, confidence=confidence, method="wilson"
     )

@@ -15,6 +15,14 @@ changes its own exact test found (issue 21).
 * ``SIGNIFICANT``: ``p < alpha``;
 * ``borderline``: ``alpha <= p < 2 * alpha``;
 * ``no evidence``: otherwise.
+
+The sign-flip test is exact when, under "no change", each difference is as likely to be ``+d``
+as ``-d``.  A change of mean 0 can be skewed (most questions gain a little, a few lose a lot):
+then the verdict is SIGNIFICANT more often than alpha, 0.114 at n = 10 and 0.072 at n = 20 for
+``+0.05`` w.p. 0.8 / ``-0.2`` w.p. 0.2 (skewness -1.5; ``benchmarks/signflip_null_skew.py``,
+exact).  :func:`skew_note` flags a fractional row with fewer than :data:`SKEW_MAX_N` questions
+whose differing questions are strongly skewed (:data:`SKEW_LIMIT`; the skewness is
+:func:`ragaudit.stats.compare.skewness`).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ __all__ = [
     "judged_rate_note",
     "min_differing",
     "no_change_sentence",
+    "skew_note",
     "verdict",
     "verdict_rule",
 ]
@@ -41,6 +50,13 @@ SIGNIFICANT = "SIGNIFICANT"
 BORDERLINE = "borderline"
 NO_EVIDENCE = "no evidence"
 TOO_FEW = "too few differing questions"
+
+#: Below this many questions a skewed row is flagged: from n = 20 the exact type-I error of the
+#: skewness -1.5 case is 0.072 and falls towards 0.05 (0.054 at n = 30).
+SKEW_MAX_N = 20
+#: |skewness| of the differing questions' differences from which a row is "strongly skewed":
+#: at skewness -1.5 the type-I error is 0.11-0.26 for n = 6-10, at -0.87 up to 0.12.
+SKEW_LIMIT = 1.0
 
 
 def min_differing(alpha: float) -> int:
@@ -114,6 +130,25 @@ def format_pvalue(pvalue: float) -> str:
     ('<0.001', '0.001', '0.049', '1.000')
     """
     return "<0.001" if pvalue < 0.001 else f"{pvalue:.3f}"
+
+
+def skew_note(metric: str, n: int, skew: float | None, alpha: float = 0.05) -> str | None:
+    """The footnote of a verdict whose sign-flip test may reject too often: fewer than
+    :data:`SKEW_MAX_N` questions and differences skewed beyond :data:`SKEW_LIMIT`.
+
+    >>> skew_note("faithfulness", 10, -1.5).split(";")[0]
+    'faithfulness: n = 10 and the differences are skewed (skewness -1.50)'
+    >>> skew_note("faithfulness", 40, -1.5) is None, skew_note("mrr", 10, 0.4) is None
+    (True, True)
+    """
+    if skew is None or n >= SKEW_MAX_N or abs(skew) < SKEW_LIMIT:
+        return None
+    return (
+        f"{metric}: n = {n} and the differences are skewed (skewness {skew:+.2f}); the "
+        "sign-flip test assumes differences symmetric under no change, and with skewed ones "
+        f"below {SKEW_MAX_N} questions it can say SIGNIFICANT more often than {alpha:g} "
+        "(0.11 at n = 10 for skewness -1.5): read the verdict as indicative"
+    )
 
 
 def no_change_sentence(low: float, high: float, confidence: float = 0.95) -> str:
