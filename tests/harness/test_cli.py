@@ -287,3 +287,36 @@ def test_run_with_chunk_labels_adds_chunk_metrics_and_checks_the_chunking(tmp_pa
     wrong = CliRunner().invoke(main, [*args, "--chunk-size", "300", "--out", str(tmp_path / "b")])
     assert wrong.exit_code == 2 and "made for chunker=fixed, chunk_size=200" in wrong.output
     assert not (tmp_path / "b").exists()
+
+
+def test_run_refuses_a_checkpoint_of_other_options_and_keeps_it(tmp_path, monkeypatch):
+    # Issue 32 item 7 through the CLI: an interrupted --k 2 run, then --k 3 under the same
+    # --name, used to replace the checkpoint; now it is exit 2, one line, file untouched.
+    from ragaudit.pipeline.generators import ExtractiveReader
+
+    generate, calls = ExtractiveReader.generate, [0]
+
+    def stop_at_the_fourth(self, question, context):
+        calls[0] += 1
+        if calls[0] == 4:
+            raise KeyboardInterrupt
+        return generate(self, question, context)
+
+    options = ["--chunk-size", "200", "--chunk-overlap", "40", "--no-timing", "--quiet"]
+    run = [*BASE, *options, "--name", "mine", "--out", str(tmp_path)]
+    with monkeypatch.context() as patched:
+        patched.setattr(ExtractiveReader, "generate", stop_at_the_fourth)
+        stopped = CliRunner().invoke(main, [*run, "--k", "2"])
+    assert stopped.exit_code == 1  # click turns Ctrl-C into Abort
+    sidecar = tmp_path / "mine.partial.jsonl"
+    before = sidecar.read_bytes()
+    result = CliRunner().invoke(main, [*run, "--k", "3"])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"ragaudit: error: {sidecar}: a checkpoint of another configuration (3 finished "
+        "questions) is in the way: k is 2 there, 3 now; to keep it, give this run another name "
+        f"or output directory; to resume it, rerun with its configuration; to discard it, "
+        f"delete {sidecar} yourself\n"
+    )
+    assert sidecar.read_bytes() == before and not (tmp_path / "mine.json").exists()
+    assert invoke([*run, "--k", "2"]).exit_code == 0 and not sidecar.exists()

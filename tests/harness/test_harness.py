@@ -180,7 +180,7 @@ def test_interrupted_run_resumes_without_redoing_finished_questions(tmp_path):
     assert produced["rows"] == expected["rows"] and produced["summary"] == expected["summary"]
 
 
-def test_changed_configuration_does_not_reuse_the_checkpoint(tmp_path):
+def test_changed_configuration_does_not_reuse_or_replace_the_checkpoint(tmp_path):
     golden, chunks, retriever, reader = _pieces()
     with pytest.raises(KeyboardInterrupt):
         evaluate_configuration(
@@ -192,11 +192,21 @@ def test_changed_configuration_does_not_reuse_the_checkpoint(tmp_path):
             name="run",
             out_dir=tmp_path,
         )
+    sidecar = tmp_path / "run.partial.jsonl"
+    before = sidecar.read_bytes()
     counting = Interrupting(reader)
+    with pytest.raises(InputError, match=r"run.partial.jsonl: a checkpoint of another "
+                       r"configuration \(2 finished questions\) is in the way: k is 2 there, "
+                       r"3 now; to keep it, give this run another name"):  # fmt: skip
+        evaluate_configuration(
+            golden, chunks, retriever, counting, config={"k": 3}, name="run", out_dir=tmp_path
+        )
+    assert counting.questions == [] and sidecar.read_bytes() == before
     evaluate_configuration(
-        golden, chunks, retriever, counting, config={"k": 3}, name="run", out_dir=tmp_path
+        golden, chunks, retriever, counting, config={"k": 3}, name="run3", out_dir=tmp_path
     )
     assert len(counting.questions) == len(golden)
+    assert sidecar.read_bytes() == before  # another name: both kept
 
 
 def test_limit_writes_its_own_file_and_never_touches_the_full_run(tmp_path):

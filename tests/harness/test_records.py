@@ -15,7 +15,7 @@ from ragaudit.data.records import (
     write_saved_run,
 )
 from ragaudit.data.saved_run import SavedRun
-from ragaudit.exceptions import FormatError
+from ragaudit.exceptions import FormatError, InputError
 
 VALID = {
     "format": "ragaudit.run",
@@ -179,7 +179,48 @@ def test_checkpoint_resumes_and_drops_a_truncated_last_line(tmp_path):
     assert list(done) == ["q1", "q2"]
     sidecar.append({"id": "q3", "answer": "c"})
     assert list(Checkpoint(sidecar.path).resume({"k": 3})) == ["q1", "q2", "q3"]
-    assert Checkpoint(sidecar.path).resume({"k": 4}) == {}  # other config: start over
-    assert Checkpoint(sidecar.path).resume({"k": 3}) == {}
     sidecar.remove()
     assert not sidecar.path.exists()
+
+
+def test_a_checkpoint_of_another_configuration_is_refused_and_kept(tmp_path):
+    # Issue 32 item 7: a k=3 call used to replace a k=5 checkpoint with its own header.
+    config = {"k": 5, "retrieval_depth": 20, "pipeline_config": {"model": "a", "t": 0}}
+    sidecar = Checkpoint(tmp_path / "my_rag.partial.jsonl")
+    sidecar.resume(config)
+    for i in range(40):
+        sidecar.append({"id": f"q{i}", "answer": "x"})
+    before = sidecar.path.read_bytes()
+    other = {"k": 3, "retrieval_depth": 20, "pipeline_config": {"model": "b", "t": 0}}
+    with pytest.raises(InputError) as caught:
+        Checkpoint(sidecar.path).resume(other)
+    message = str(caught.value)
+    assert message.startswith(f"{sidecar.path}: a checkpoint of another configuration (40 ")
+    assert "k is 5 there, 3 now" in message
+    assert 'pipeline_config.model is "a" there, "b" now' in message
+    assert "retrieval_depth" not in message and "pipeline_config.t" not in message
+    assert "another name or output directory" in message and "delete" in message
+    assert sidecar.path.read_bytes() == before
+    assert len(Checkpoint(sidecar.path).resume(config)) == 40  # and it still resumes
+
+
+def test_a_key_present_on_one_side_only_is_named(tmp_path):
+    sidecar = Checkpoint(tmp_path / "r.partial.jsonl")
+    sidecar.resume({"k": 3})
+    with pytest.raises(InputError, match=r"seed is absent there, 7 now"):
+        Checkpoint(sidecar.path).resume({"k": 3, "seed": 7})
+    with pytest.raises(InputError, match=r"k is 3 there, 3.0 now"):
+        Checkpoint(sidecar.path).resume({"k": 3.0})
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"my notes\n", b'{"id": "q1"}\n', b'{"checkpoint": "other-format/9", "config": {}}\n'],
+    ids=["text", "a-row-first", "another-format"],
+)
+def test_a_file_that_is_not_our_checkpoint_is_refused_and_kept(tmp_path, content):
+    path = tmp_path / "r.partial.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=r"r.partial.jsonl: expected a ragaudit checkpoint"):
+        Checkpoint(path).resume({"k": 3})
+    assert path.read_bytes() == content

@@ -175,22 +175,35 @@ def test_progress_counts_resumed_questions_at_once(tmp_path):
     with pytest.raises(RuntimeError):
         evaluate_pipeline(first, DATA / "golden.yaml", name="p", **options)
     ticks = []
-    evaluate_pipeline(RagauditsOwnPipeline(DATA / "corpus", 200, 40, k=2), DATA / "golden.yaml",
+    second = Interrupting(RagauditsOwnPipeline(DATA / "corpus", 200, 40, k=2), 99, None)
+    evaluate_pipeline(second, DATA / "golden.yaml",
                       name="p", progress=lambda d, t: ticks.append((d, t)), **options)  # fmt: skip
-    assert ticks == [(i, 8) for i in range(1, 9)]
+    assert ticks == [(i, 8) for i in range(1, 9)] and second.calls == 3
 
 
-def test_changed_pipeline_config_starts_over(tmp_path):
-    options = dict(corpus=DATA / "corpus", out_dir=tmp_path, max_workers=1, **SMALL)
+def test_changed_pipeline_config_is_refused_and_the_checkpoint_kept(tmp_path):
+    # Issue 32 item 7: k=5 stopped part-way, then k=3 under the same default name replaced
+    # the checkpoint with its one row.
+    options = dict(corpus=DATA / "corpus", out_dir=tmp_path, max_workers=1, chunk_size=200,
+                   chunk_overlap=40, record_latency=False)  # fmt: skip
     first = Interrupting(RagauditsOwnPipeline(DATA / "corpus", 200, 40, k=2), 5,
                          RuntimeError("stop"))  # fmt: skip
     with pytest.raises(RuntimeError):
-        evaluate_pipeline(first, DATA / "golden.yaml", name="p", config={"model": "a"}, **options)
+        evaluate_pipeline(first, DATA / "golden.yaml", k=5, config={"model": "a"}, **options)
+    partial = tmp_path / "pipeline.partial.jsonl"  # the default name of a callable object
+    before = partial.read_bytes()
     again = Interrupting(RagauditsOwnPipeline(DATA / "corpus", 200, 40, k=2), 99, None)
-    saved = evaluate_pipeline(again, DATA / "golden.yaml", name="p", config={"model": "b"},
-                              **options)  # fmt: skip
-    assert again.calls == 8
-    assert saved.config["pipeline_config"] == {"model": "b"}
+    with pytest.raises(InputError, match=r"a checkpoint of another configuration \(5 finished "
+                       r"questions\) is in the way: k is 5 there, 3 now; pipeline_config.model "
+                       r'is "a" there, "b" now'):  # fmt: skip
+        evaluate_pipeline(again, DATA / "golden.yaml", k=3, config={"model": "b"}, **options)
+    assert again.calls == 0 and partial.read_bytes() == before
+    saved = evaluate_pipeline(again, DATA / "golden.yaml", k=3, config={"model": "b"},
+                              name="other", **options)  # fmt: skip
+    assert again.calls == 8 and saved.config["pipeline_config"] == {"model": "b"}
+    resumed = Interrupting(RagauditsOwnPipeline(DATA / "corpus", 200, 40, k=2), 99, None)
+    evaluate_pipeline(resumed, DATA / "golden.yaml", k=5, config={"model": "a"}, **options)
+    assert resumed.calls == 3 and not partial.exists()
 
 
 def fixed(output):

@@ -132,7 +132,9 @@ def command(
 ) -> None:
     """Run a golden set through retrieve -> generate -> judge and save the run as JSON.
 
-    An interrupted run resumes from <name>.partial.jsonl when rerun with the same options.
+    An interrupted run resumes from <name>.partial.jsonl when rerun with the same options;
+    a checkpoint of other options is never replaced: the run stops (exit 2) naming the
+    options that differ, so give it another --name or --out, or delete the file yourself.
     With --generator openai or --judges llm, the --llm-* options (or the RAGAUDIT_LLM_*
     environment variables) name the endpoint; replies are cached, so a rerun sends nothing.
     """

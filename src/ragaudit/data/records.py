@@ -244,7 +244,8 @@ class Checkpoint:
     Line 1 is ``{"checkpoint": FORMAT, "config": ...}``; every other line is one finished row.
     Each line is written with a single ``write`` on a file opened in append mode, then flushed
     and fsync'ed, so a crash leaves at worst one truncated last line, which :meth:`resume`
-    ignores.
+    ignores.  A checkpoint of another configuration is never replaced: :meth:`resume` refuses
+    it, naming the keys that differ, since its rows may be hours of paid calls.
 
     Examples
     --------
@@ -255,38 +256,51 @@ class Checkpoint:
     >>> sidecar.append({"id": "q1", "answer": "x"})
     >>> Checkpoint(sidecar.path).resume({"k": 3})
     {'q1': {'id': 'q1', 'answer': 'x'}}
-    >>> Checkpoint(sidecar.path).resume({"k": 5})   # another configuration: start over
-    {}
+    >>> Checkpoint(sidecar.path).resume({"k": 5})   # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: .../k3.partial.jsonl: a checkpoint of another \
+configuration (1 finished question) is in the way: k is 3 there, 5 now; ...
+    >>> Checkpoint(sidecar.path).resume({"k": 3})   # still there, untouched
+    {'q1': {'id': 'q1', 'answer': 'x'}}
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
 
     def resume(self, config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-        """Rows finished under the same ``config``; otherwise start a fresh sidecar."""
+        """Rows finished under the same ``config``; a new sidecar when there is none.
+
+        Raises
+        ------
+        InputError
+            The file holds a checkpoint of another configuration, or is not a checkpoint:
+            it is left as it is.
+        """
         header = json.dumps({"checkpoint": FORMAT, "config": config}, sort_keys=True)
         done: dict[str, dict[str, Any]] = {}
-        if self.path.exists():
+        if self.path.exists() and not _only_a_torn_header(self.path):
             # Read with the shared JSON Lines reader's "stop" policy: only newline-terminated
             # lines are whole; whatever follows the last newline was cut short by the
             # interruption (possibly inside a UTF-8 character) and is redone, as is every line
             # from the first one that does not read back as a row.
             lines = json_lines(self.path, torn="stop")
             first = next(lines, None)
-            if first is not None and first[0] == 1 and _same_header(first[1], header):
-                for _, row in lines:
-                    if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-                        break  # not a row: redo from that question on
-                    done[row["id"]] = row
-                # Rewrite without any truncated tail so later appends start on a clean line.
-                atomic_write_text(
-                    self.path,
-                    "".join(
-                        json.dumps(x, ensure_ascii=False) + "\n"
-                        for x in [json.loads(header), *done.values()]
-                    ),
-                )
-                return done
+            if first is None or first[0] != 1 or not _same_header(first[1], header):
+                rows = sum(1 for _ in lines)
+                raise InputError(_conflict(self.path, first, config, rows))
+            for _, row in lines:
+                if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+                    break  # not a row: redo from that question on
+                done[row["id"]] = row
+            # Rewrite without any truncated tail so later appends start on a clean line.
+            atomic_write_text(
+                self.path,
+                "".join(
+                    json.dumps(x, ensure_ascii=False) + "\n"
+                    for x in [json.loads(header), *done.values()]
+                ),
+            )
+            return done
         atomic_write_text(self.path, header + "\n")
         return done
 
@@ -303,5 +317,68 @@ class Checkpoint:
         self.path.unlink(missing_ok=True)
 
 
+_HEADER_START = b'{"checkpoint"'
+
+
+def _only_a_torn_header(path: Path) -> bool:
+    """True when the file holds no whole line and what it holds begins a checkpoint header:
+    a header cut short, with no finished row to lose (anything else is refused, not replaced).
+    """
+    raw = path.read_bytes()
+    return b"\n" not in raw and (raw.startswith(_HEADER_START) or _HEADER_START.startswith(raw))
+
+
 def _same_header(value: Any, header: str) -> bool:
     return json.dumps(value, sort_keys=True) == header
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested mappings as ``{"a.b": leaf}`` so differences name the innermost key."""
+    if not isinstance(value, Mapping) or (prefix and not value):
+        return {prefix: value}
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        out.update(_flat(item, f"{prefix}.{key}" if prefix else str(key)))
+    return out
+
+
+_ABSENT = object()
+
+
+def _json(value: Any) -> str:
+    return "absent" if value is _ABSENT else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _shown(value: Any) -> str:
+    text = _json(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _conflict(path: Path, first: Any, config: Mapping[str, Any], rows: int) -> str:
+    """The refusal: what is in the way, which keys differ, and the three ways out."""
+    where = f"{path}: "
+    head = first[1] if first is not None and first[0] == 1 else None
+    way_out = (
+        "to keep it, give this run another name or output directory; to resume it, rerun "
+        f"with its configuration; to discard it, delete {path} yourself"
+    )
+    if not isinstance(head, dict) or head.get("checkpoint") != FORMAT:
+        found = "another format" if isinstance(head, dict) and "checkpoint" in head else None
+        return (
+            f'{where}expected a ragaudit checkpoint (first line {{"checkpoint": "{FORMAT}", '
+            f"...}}), found {found or 'another file'}; it is left as it is: {way_out}"
+        )
+    theirs, ours = _flat(head.get("config")), _flat(dict(config))
+    keys = sorted(k for k in theirs.keys() | ours.keys()
+                  if _json(theirs.get(k, _ABSENT)) != _json(ours.get(k, _ABSENT)))  # fmt: skip
+    shown = "; ".join(
+        f"{k or 'config'} is {_shown(theirs.get(k, _ABSENT))} there, "
+        f"{_shown(ours.get(k, _ABSENT))} now"
+        for k in keys[:4]
+    )
+    more = f"; and {len(keys) - 4} more keys" if len(keys) > 4 else ""
+    noun = "question" if rows == 1 else "questions"
+    return (
+        f"{where}a checkpoint of another configuration ({rows} finished {noun}) is in the "
+        f"way: {shown}{more}; {way_out}"
+    )
