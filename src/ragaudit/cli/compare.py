@@ -249,6 +249,7 @@ def command(
             allow_different_data=allow_different_data,
             judged_threshold=judged_threshold,
             judged_margin=judged_margin,
+            fail_if_worse=gates,
         )
     report = comparison_report(result, max_ids)  # result.to_report(), the id lists cut
     emit(report, output_format)
