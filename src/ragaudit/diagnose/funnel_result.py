@@ -14,6 +14,7 @@ __all__ = [
     "FIX_HINTS",
     "NOTE_IDS",
     "NO_ANSWERABLE",
+    "NO_GOLD",
     "RATE_CI_NAMES",
     "STAGE_KEYS",
     "STAGE_NAMES",
@@ -50,6 +51,13 @@ STAGE_NAMES: tuple[str, ...] = (
 )
 STAGE_KEYS: tuple[str, ...] = ("1-retrieval", "2-evidence", "3-refusal", "4-generation")
 NO_ANSWERABLE = "no answerable questions, so every rate of the funnel is 0/0 (undefined, not 0)"
+#: The one line when no answerable question names its gold documents (``{n}``: how many).
+NO_GOLD = (
+    "no gold documents: none of the {n} answerable questions lists its gold documents "
+    "(sources), so no stage of the funnel can be measured (undefined, not 0); pass --golden "
+    "FILE (a golden set with sources) to ragaudit import, or list each question's sources in "
+    "the golden set"
+)
 FIX_HINTS: dict[str, str] = {
     "1-retrieval": "no gold document in the top-k: work on retrieval (hybrid search, query "
     "rewriting, a larger k)",

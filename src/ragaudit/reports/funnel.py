@@ -104,7 +104,8 @@ def funnel_report(result: FunnelResult, max_ids: int | None = SHOWN_IDS) -> Repo
         rows.append(
             (
                 f"{j + 1} {stage.name}",
-                str(stage.kept),
+                # a stage that could not be measured (no gold documents) keeps "-", not 0
+                "-" if stage.rate is None and result.n else str(stage.kept),
                 _f3(stage.rate),
                 ci,  # the interval of "of n", beside it
                 _f3(stage.conditional),
@@ -139,10 +140,11 @@ def funnel_report(result: FunnelResult, max_ids: int | None = SHOWN_IDS) -> Repo
         or result.gap is None
     ):
         stage1 = "undefined" if result.stage1_rate is None else f"{result.stage1_rate:.3f}"
+        e2e = "undefined" if result.correct_end_to_end is None else result.correct.line()
         numbers: tuple[str, ...] = (
             f"P(correct) = undefined: {result.undefined_reason}",
             f"stage-1 success (hit rate@{result.k}):   {stage1}",
-            "end-to-end correct:             undefined",
+            f"end-to-end correct:             {e2e}",
             "the gap hit rate cannot see:    undefined",
         )
     else:

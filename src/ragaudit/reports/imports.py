@@ -8,6 +8,7 @@ from typing import Any
 
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run.metrics import RETRIEVAL_FAMILIES
+from ragaudit.diagnose.funnel_result import NO_GOLD
 from ragaudit.diagnose.unjudged import RunJudged
 from ragaudit.reports.report import Block, Report, Section, Text
 from ragaudit.reports.runs import _means_table
@@ -105,6 +106,9 @@ def foreign_import_report(
                 else ""
             )
             blocks.append(Text((f"questions with unmatched contexts: {shown}{more}",)))
+        answerable = [row for row in saved.rows if row.get("answerable", True)]
+        if answerable and not any(row.get("gold_docs") for row in answerable):
+            blocks.append(Text((NO_GOLD.format(n=len(answerable)),)))
         sections.append(Section("", tuple(blocks)))
         sections += _means(summary, run_judged)
         sections.append(Section("", (Text((f"saved: {saved.path}",)),)))
