@@ -16,7 +16,7 @@ def run(*args):
 
 
 def test_compare_table_prints_the_chapter_layout_and_seed(tango_oracle):
-    result = run("compare", K3, K6, "--resamples", "2000", "--seed", "5")
+    result = run("compare", K3, K6, "--resamples", "2000", "--seed", "5", "--full")
     assert result.exit_code == 0, result.output
     out = result.output
     assert "seed 5" in out

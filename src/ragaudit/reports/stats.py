@@ -40,6 +40,7 @@ __all__ = [
     "matrix_report",
     "method_labels",
     "plan_report",
+    "verdict_sentence",
 ]
 
 
@@ -186,10 +187,58 @@ def _ruled_out(result: Comparison) -> Text:
     return Text(tuple(lines))
 
 
-def comparison_report(result: Comparison, max_ids: int | None = SHOWN_IDS) -> Report:
+#: What ``compare`` prints only with ``--full``, named in the line that says so.
+FULL_HINT = (
+    "--full adds the methods, a paired view of each 0/1 metric (McNemar table, the questions "
+    "that differ, interval width vs n), what each interval rules out with its MDE, and the "
+    "verdict rule"
+)
+
+
+def verdict_sentence(result: Comparison) -> str:
+    """The decision in one sentence: what moved for real, and for the rest which verdict and
+    what their intervals rule out.
+
+    >>> from ragaudit.data.per_question import PerQuestionMetrics
+    >>> from ragaudit.stats.compare import compare_runs
+    >>> a = PerQuestionMetrics("a", {f"q{i}": {"hit": 1.0, "c": 1.0} for i in range(12)})
+    >>> b = PerQuestionMetrics("b", {f"q{i}": {"hit": float(i < 2), "c": 1.0} for i in range(12)})
+    >>> print(verdict_sentence(compare_runs(a, b, seed=0)))
+    verdict: b vs a: moved for real: hit -0.833 [-0.953, -0.389]; too few differing questions: \
+c (changes beyond ±0.242 ruled out at 95%).
+    """
+    moved: list[str] = []
+    rest: dict[str, list[MetricComparison]] = {}
+    for row in result.metrics:
+        ci = row.confidence_interval
+        if row.verdict == "SIGNIFICANT":
+            moved.append(f"{row.metric} {row.statistic:+.3f} {_ci(ci.low, ci.high)}")
+        else:
+            rest.setdefault(row.verdict, []).append(row)
+    parts = ["moved for real: " + ("; ".join(moved) if moved else "nothing")]
+    level = f"{100 * result.confidence:g}%"
+    for verdict, rows in rest.items():
+        bounds = [max(abs(r.confidence_interval.low), abs(r.confidence_interval.high))
+                  for r in rows]  # fmt: skip
+        span = (f"±{min(bounds):.3f}" if min(bounds) == max(bounds)
+                else f"±{min(bounds):.3f} to ±{max(bounds):.3f}")  # fmt: skip
+        names = ", ".join(r.metric for r in rows)
+        parts.append(f"{verdict}: {names} (changes beyond {span} ruled out at {level})")
+    return f"verdict: {result.name_b} vs {result.name_a}: " + "; ".join(parts) + "."
+
+
+def comparison_report(
+    result: Comparison, max_ids: int | None = SHOWN_IDS, *, full: bool = True
+) -> Report:
     """The paired comparison of two runs (``ragaudit compare A B``); the questions that
     differ on a 0/1 metric are cut to the first ``max_ids`` with the rest counted (None:
-    every id, ``--all-ids``; the JSON payload holds every id)."""
+    every id, ``--all-ids``; the JSON payload holds every id).
+
+    ``full=False`` (what ``compare`` prints without ``--full``) keeps the first screen: who
+    is A and B with the seed, what differs between their configurations, the table, the
+    verdict sentence (:func:`verdict_sentence`) and the judge caveat; the JSON payload is the
+    same either way.
+    """
     values: tuple[tuple[Any, ...], ...] = tuple(
         (
             row.metric,
@@ -245,10 +294,23 @@ def comparison_report(result: Comparison, max_ids: int | None = SHOWN_IDS) -> Re
         values=values,
         only=("csv",),
     )
-    sections = [Section("", (Text(_header(result)),)), Section("", (table, csv_table))]
+    header = _header(result)
+    if not full:  # the seed stays on the first line; the methods line is --full's
+        header = (f"{header[0]}   seed {result.seed}", *header[2:])
+    sections = [Section("", (Text(header),)), Section("", (table, csv_table))]
     differs = confounding_lines(result.config_differences)
     if differs:
         sections.insert(1, Section("", (Text(differs),)))
+    if not full:
+        sections.append(Section("", (Text((verdict_sentence(result),)),)))
+        note = judged_rate_note(row.metric for row in result.metrics)
+        if note is not None:
+            sections.append(Section("", (Text((note,)),)))
+        if result.judged is not None and result.judged.warnings():  # stderr has them too
+            sections.append(Section("", (judged_notes(result.judged.warnings()),)))
+        sections.append(Section("", (Text((FULL_HINT,)),)))
+        compact = Report("", tuple(sections), data=result.to_dict())
+        return with_noise_sections(compact, dict(result.noise), result.confidence)
     for row in result.metrics:
         if row.mcnemar is not None:
             block = _binary_block(row, row.mcnemar, result.confidence, result.alpha, max_ids)
