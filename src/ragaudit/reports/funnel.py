@@ -149,7 +149,7 @@ def funnel_report(result: FunnelResult, max_ids: int | None = SHOWN_IDS) -> Repo
         )
     else:
         unjudged_share = (
-            f" + unjudged, answered correctly {right_unjudged / result.n:.3f}"
+            f" + unjudged, answered correctly {right_unjudged} ({right_unjudged / result.n:.3f})"
             if right_unjudged
             else ""
         )
@@ -157,8 +157,10 @@ def funnel_report(result: FunnelResult, max_ids: int | None = SHOWN_IDS) -> Repo
             f"P(correct) = {factors} = {result.p_correct:.3f}",
             f"stage-1 success (hit rate@{result.k}):   {result.stage1_rate:.3f}",
             f"end-to-end correct:             {result.correct.line()}",
-            f"  = through the funnel {result.p_correct:.3f} + by luck {lucky_share:.3f}"
-            f"{unjudged_share}",
+            # how the counts relate: stage 4 counts only the questions through stages 1-3
+            f"  = correct through the funnel (stage 4) {result.stages[3].kept} "
+            f"({result.p_correct:.3f}) + correct by luck {len(result.lucky)} "
+            f"({lucky_share:.3f}){unjudged_share}",
             f"the gap hit rate cannot see:    {result.gap:+.3f}{gap_ci}",
         )
     unjudged = (

@@ -23,13 +23,22 @@ def _retrieval(name: str, prefix: str) -> bool:
     return name.removeprefix(prefix).partition("@")[0] in RETRIEVAL_FAMILIES
 
 
+#: Means whose name alone would pass for another count: ``correct`` here is over every
+#: question, a refusal of an unanswerable one counting as correct, unlike the funnel's
+#: end-to-end correct (answerable questions only).
+_LABELS = {
+    "answered": "answered (all questions)",
+    "correct": "correct (+ refused unanswerable)",
+}
+
+
 def _means(summary: dict[str, Any], judged: RunJudged | None) -> list[Section]:
     """The means table with judged@k after the retrieval means of its level, and the
     warnings."""
     means = summary["metrics"]
     if not means:
         return []
-    values = [(name, v, summary["n_scored"][name]) for name, v in means.items()]
+    values = [(_LABELS.get(name, name), v, summary["n_scored"][name]) for name, v in means.items()]
     levels = () if judged is None else ((judged.chunk, "chunk_"), (judged.doc, ""))
     for coverage, prefix in levels:  # after the last retrieval mean it qualifies
         at = [i for i, (name, _, _) in enumerate(values) if _retrieval(name, prefix)]
