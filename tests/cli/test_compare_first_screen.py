@@ -54,3 +54,20 @@ def test_full_prints_every_section_and_the_library_prints_both():
     assert render(comparison_report(result, full=False), "table") == _compare()
     assert render(comparison_report(result), "table") == full  # the library's default: all
     assert render(result.to_report(), "table") == full
+
+
+def test_a_zero_width_interval_is_explained_not_left_beside_none_detectable():
+    # Issue 32 item 18: with every difference equal (a run against itself, a bootstrap
+    # interval), "[+0.000, +0.000]" stood beside "MDE: none detectable" without a word.
+    args = ["compare", K3, K3, *OPTIONS, "-m", "recall@k", "-m", "correct", "--ci", "bootstrap"]
+    short = CliRunner().invoke(main, args)
+    assert short.exit_code == 0, short.output
+    assert ("zero-width intervals (recall@k, correct): every question differs by the same "
+            "amount, no spread to measure, not proof of no change") in short.stdout  # fmt: skip
+    full = CliRunner().invoke(main, [*args, "--full"]).stdout
+    for metric in ("recall@k", "correct"):
+        line = next(x for x in full.splitlines() if x.startswith(f"  {metric}: no evidence"))
+        assert "none detectable" in line and line.endswith(
+            "every question has the same difference (+0.000), so the interval has zero width: "
+            "the data show no spread, which is not proof that no change exists"
+        ), line

@@ -170,6 +170,19 @@ def _mde_text(row: MetricComparison) -> str:
     return f"MDE (80% power) {row.mde:.3f}, {row.mde_assumption}"
 
 
+#: Beside a zero-width interval, which rules out nothing beyond the questions at hand.
+ZERO_WIDTH = (
+    "every question has the same difference ({d:+.3f}), so the interval has zero width: the "
+    "data show no spread, which is not proof that no change exists"
+)
+
+
+def _zero_width(row: MetricComparison) -> str:
+    """The words a zero-width interval needs, or ``""``."""
+    ci = row.confidence_interval
+    return "" if ci.high > ci.low else "; " + ZERO_WIDTH.format(d=row.statistic)
+
+
 def _ruled_out(result: Comparison) -> Text:
     """Per row: what the interval rules out (no change found) and the MDE, with assumptions."""
     lines = [
@@ -183,7 +196,7 @@ def _ruled_out(result: Comparison) -> Text:
             if row.verdict == "SIGNIFICANT"
             else no_change_sentence(ci.low, ci.high, result.confidence)
         )
-        lines.append(f"  {row.metric}: {found}; {_mde_text(row)}")
+        lines.append(f"  {row.metric}: {found}; {_mde_text(row)}{_zero_width(row)}")
     return Text(tuple(lines))
 
 
@@ -223,7 +236,10 @@ c (changes beyond ±0.242 ruled out at 95%).
         span = (f"±{min(bounds):.3f}" if min(bounds) == max(bounds)
                 else f"±{min(bounds):.3f} to ±{max(bounds):.3f}")  # fmt: skip
         names = ", ".join(r.metric for r in rows)
-        parts.append(f"{verdict}: {names} (changes beyond {span} ruled out at {level})")
+        flat = [r.metric for r in rows if r.confidence_interval.high <= r.confidence_interval.low]
+        zero = (f"; zero-width intervals ({', '.join(flat)}): every question differs by the same "
+                "amount, no spread to measure, not proof of no change") if flat else ""  # fmt: skip
+        parts.append(f"{verdict}: {names} (changes beyond {span} ruled out at {level}{zero})")
     return f"verdict: {result.name_b} vs {result.name_a}: " + "; ".join(parts) + "."
 
 
