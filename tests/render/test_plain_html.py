@@ -40,8 +40,8 @@ def _latency(value: float) -> DashboardRow:
                         None, "", "", unit="ms")  # fmt: skip
 
 
-def test_latency_under_a_second_is_in_milliseconds():
+def test_latency_under_a_millisecond_is_in_milliseconds():
     assert dashboard_value(_latency(0.42), 0.42) == "0.420 ms"  # was "0.000 s"
-    assert dashboard_value(_latency(20.1), 20.1) == "20.100 ms"
+    assert dashboard_value(_latency(20.1), 20.1) == "0.020 s"  # fixed width from 1 ms on
     assert dashboard_value(_latency(1520.0), 1520.0) == "1.520 s"
     assert dashboard_number(_latency(0.42)).startswith("0.420 ms [0.420 ms, inf] ")
