@@ -4,8 +4,8 @@ End-to-end correctness of an answerable question factors into four conditional s
 
     P(correct) = P(gold doc retrieved)                      <- what hit@k / recall@k report
                x P(evidence in the context | gold doc retrieved)
-               x P(model answered | evidence in the context)
-               x P(answer correct | model answered)
+               x P(answered with the evidence | evidence in the context)
+               x P(correct through the funnel | answered with the evidence)
 
 :func:`compute_funnel` measures every factor from a saved run (``docs/saved-run-format.md``),
 assigns each failing question to the first stage it failed, counts the questions that were
