@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from ragaudit.cli import main
 from ragaudit.diagnose.compare import compare_runs
 from ragaudit.reports.renderer import render
-from ragaudit.reports.stats import FULL_HINT, comparison_report
+from ragaudit.reports.stats import comparison_report
+from ragaudit.reports.verdict_sentence import FULL_HINT
 
 K3, K6 = "tests/data/stats/k3.json", "tests/data/stats/k6.json"
 OPTIONS = ["--resamples", "300", "--permutations", "300"]

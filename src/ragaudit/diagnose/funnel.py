@@ -280,9 +280,7 @@ def compute_funnel(
     kept = places.kept
     rng = np.random.default_rng(seed)
     low, high = _intervals(places, rng, n_resamples, confidence, rate_ci)
-    # No answerable question names a gold document (an import without --golden): no stage
-    # can be measured, so every stage is undefined, not 0 of n.
-    gold = outcomes.gold_known
+    gold = outcomes.gold_known  # none named (import without --golden): stages undefined, not 0
     no_gold = bool(n) and gold is not None and not bool(gold.any())
     measured = n and not no_gold
     rates: list[float | None] = [float(r) for r in kept / n] if measured else [None] * 4
@@ -331,8 +329,7 @@ def compute_funnel(
             f"all {n} answerable questions are unjudged ({', '.join(why)}), so P(correct), "
             "end-to-end correctness and the gap are unknown (anywhere in [0, 1]), not 0"
         )
-    if no_gold:
-        undefined = NO_GOLD.format(n=n)
+    undefined = NO_GOLD.format(n=n) if no_gold else undefined
     notes: list[str] = [] if undefined is None else [undefined]
     if resliced:
         carried_n = n_decided2 - sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES)

@@ -15,8 +15,9 @@ from typing import Any
 from ragaudit._validate import check_int
 from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import InputError, JudgeError
-from ragaudit.labels.format import Chunking, ChunkLabels, QuestionLabels, fresh_labels_path
+from ragaudit.labels.format import Chunking, ChunkLabels, QuestionLabels
 from ragaudit.labels.human import LabellingStopped
+from ragaudit.labels.paths import fresh_labels_path
 from ragaudit.labels.protocol import GRADES, Labeller
 
 __all__ = ["BuildSummary", "build_chunk_labels", "make_labeller", "question_fields"]

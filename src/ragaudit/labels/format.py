@@ -41,6 +41,7 @@ from ragaudit._yaml import compose_yaml, construct_yaml
 from ragaudit.data.formats import read_text, shorten
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import FormatError, InputError
+from ragaudit.labels.paths import fresh_labels_path
 
 __all__ = [
     "LABELS_FORMAT",
@@ -50,7 +51,6 @@ __all__ = [
     "QuestionLabels",
     "check_label_ids",
     "dump_chunk_labels",
-    "fresh_labels_path",
     "is_chunk_label_file",
     "load_chunk_labels",
     "read_label_file",
@@ -321,28 +321,6 @@ def _str_list(value: Any, where: str, line: int | None, field_name: str) -> list
             field=field_name,
         )
     return [str(v) for v in value]
-
-
-def fresh_labels_path(where: str | os.PathLike[str] | None) -> str:
-    """A labels path beside ``where`` that does not exist yet, for advice: a message never
-    suggests replacing a file it was given (it may be someone's own labels), only a new one.
-
-    >>> fresh_labels_path("book/chunk_labels.yaml")
-    'book/chunk_labels.chunk_labels.yaml'
-    >>> fresh_labels_path(None)
-    'chunk_labels.yaml'
-    """
-    path = Path(where) if where is not None and Path(where).suffix else None
-    if path is None:  # no file named (an option such as --chunk-labels): one in the cwd
-        path = Path("chunk_labels.yaml")
-        if not path.exists():
-            return str(path)
-    candidate = path.with_name(f"{path.stem}.chunk_labels.yaml")
-    number = 2
-    while candidate.exists():
-        candidate = path.with_name(f"{path.stem}.chunk_labels-{number}.yaml")
-        number += 1
-    return str(candidate)
 
 
 def is_chunk_label_file(path: str | os.PathLike[str]) -> bool:

@@ -23,11 +23,11 @@ from ragaudit.labels.fill import FillResult, fill_labels, write_filled_labels
 from ragaudit.labels.format import (
     Chunking,
     ChunkLabels,
-    fresh_labels_path,
     is_chunk_label_file,
     load_chunk_labels,
     save_chunk_labels,
 )
+from ragaudit.labels.paths import fresh_labels_path
 from ragaudit.labels.protocol import Labeller
 from ragaudit.pipeline.build import golden_for_corpus
 from ragaudit.pipeline.chunking import chunk_documents

@@ -247,10 +247,12 @@ def run_summary_report(
       1.000     1.000        0.500  1.000   1.000  1.000         -
     <BLANKLINE>
     END TO END (offline judges, answerable questions)
-      answered             1/1   = 1.000
-      correct              0/1   = 0.000
-      generation errors  none
-      judge errors       none
+      answered (any context)    1/1   = 1.000
+      end-to-end correct        0/1   = 0.000
+      vs the funnel           its stages 3 and 4 count only questions through the stages \
+before them; end-to-end correct = stage 4 + correct by luck
+      generation errors       none
+      judge errors            none
     <BLANKLINE>
     """
     k = saved.k
