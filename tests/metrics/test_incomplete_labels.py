@@ -297,8 +297,8 @@ def test_judged_is_one_minus_trec_eval_unj(source, case, k):
 
 
 def test_the_docs_name_trec_evals_unj_and_the_binding_here():
-    readme = (_ROOT / "README.md").read_text(encoding="utf-8")
-    guide = (_ROOT / "docs" / "guide" / "metrics.md").read_text(encoding="utf-8")
+    readme = " ".join((_ROOT / "README.md").read_text(encoding="utf-8").split())
+    guide = " ".join((_ROOT / "docs" / "guide" / "metrics.md").read_text(encoding="utf-8").split())
     assert "judged@k has no trec_eval measure" not in readme
     for text in (readme, guide):
         assert "`unj`" in text and "1 − unj" in text
