@@ -82,11 +82,12 @@ def test_funnel_json_lists_every_id_with_or_without_the_flag(runs):
 
 def test_compare_cuts_the_questions_that_differ(runs):
     assert len(DIFFER) == 30 > SHOWN_IDS
-    out = _invoke("compare", *runs, "-m", "hit@k")
+    out = _invoke("compare", *runs, "-m", "hit@k", "--full")
     (line,) = [x for x in out.splitlines() if "questions that differ:" in x]
     ids, more = _listed(line)
     assert ids == DIFFER[:SHOWN_IDS] and more == len(DIFFER) - SHOWN_IDS
-    (every,) = [x for x in _invoke("compare", *runs, "-m", "hit@k", "--all-ids").splitlines()
+    listing = _invoke("compare", *runs, "-m", "hit@k", "--all-ids", "--full")
+    (every,) = [x for x in listing.splitlines()
                 if "questions that differ:" in x]  # fmt: skip
     assert _listed(every) == (DIFFER, 0)
     cut = json.loads(_invoke("compare", *runs, "-m", "hit@k", "--format", "json"))

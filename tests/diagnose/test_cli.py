@@ -66,7 +66,7 @@ def test_funnel_table(run_file):
     out = result.stdout
     assert "THE FUNNEL (k=2, n=4 answerable questions)" in out
     # of n, its interval (Clopper-Pearson 3/4: [0.194, 0.994]), then the conditional rate
-    assert "  1 gold doc retrieved          3  0.750  [0.194, 0.994]        0.750" in out
+    assert "  1 gold doc retrieved             3  0.750  [0.194, 0.994]        0.750" in out
     assert "P(correct) = 0.750 x 0.667 x 0.500 x 1.000 = 0.250" in out
     assert "stage and abstention rates Clopper-Pearson exact; the gap Tango score" in out
     assert "correct by luck  1  q3" in out

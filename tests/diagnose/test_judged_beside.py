@@ -128,7 +128,7 @@ def test_compare_saved_runs_carries_judged_in_json_and_table(demo: Path):
     common = [mean(ir_judged(Path(p), 3)) for p in (a, b)]
     assert [pair["mean_a"], pair["mean_b"]] == pytest.approx(common, abs=1e-12)
     assert pair["k"] == 3 and pair["warning"] is None  # the k=6 run's top 3 is the k=3 run's
-    text = CliRunner().invoke(main, args).stdout
+    text = CliRunner().invoke(main, [*args, "--full"]).stdout
     row = next(line for line in text.splitlines() if line.startswith("judged@3 (doc)"))
     assert row.split()[2:6] == ["54", f"{common[0]:.3f}", f"{common[1]:.3f}", "+0.000"]
     assert f"{K6}: judged@6, the share of each top 6 that carries a label: document level " \

@@ -53,7 +53,7 @@ def test_run_end_to_end_prints_summary_and_writes_the_run(tmp_path):
         shares.append(sum(d in r["gold_docs"] for d in docs) / min(2, len(docs)))
     assert lines[4].split()[-1] == f"{sum(shares) / len(shares):.3f}"
     correct = sum(r["metrics"]["correct"] for r in answerable)
-    assert re.search(rf"\n  correct +{int(correct)}/6 ", result.output)
+    assert re.search(rf"\n  end-to-end correct +{int(correct)}/6 ", result.output)
     assert saved["config"]["k"] == 2 and all(r["latency_ms"] is None for r in saved["rows"])
 
 
@@ -121,7 +121,8 @@ def test_import_valid_file_prints_summary_and_can_copy(tmp_path):
         "8 questions (6 answerable, 2 unanswerable; 0 generation errors, 0 judge errors)",
         f"k=2, retrieved per question: {min(depths)}-{max(depths)}",
     ]
-    cells = {line.split()[0]: line.split()[1:] for line in result.output.splitlines() if line}
+    # the means table: label, mean, n (a label may say what it counts, in words)
+    cells = {line.split()[0]: line.split()[-2:] for line in result.output.splitlines() if line}
     for metric in ("hit@k", "precision@k", "correct"):
         values = [r["metrics"][metric] for r in rows if r["metrics"].get(metric) is not None]
         mean = sum(float(v) for v in values) / len(values)

@@ -379,3 +379,48 @@ def test_question_not_in_golden_set_and_missing_corpus(tmp_path):
     assert no_corpus.output == (
         "ragaudit: error: --corpus: required with --from jsonl (the contexts' documents)\n"
     )
+
+
+def test_without_golden_the_funnel_says_what_is_missing_instead_of_zeros(native, tmp_path):
+    # Issue 32 item 16: an import without --golden has no gold documents; the funnel drew
+    # "4 answer correct 0" and P(correct) = 0 while import showed correct 0.8.
+    ragas = write_ragas_jsonl(native, tmp_path / "ragas.jsonl")
+    out = tmp_path / "out"
+    imported = invoke("import", ragas, "--from", "ragas", "--corpus", CORPUS, "--out", out)
+    assert imported.exit_code == 0, imported.output
+    missing = "no gold documents: none of the 60 answerable questions lists its gold documents"
+    assert missing in imported.output and "pass --golden FILE" in imported.output
+    runner = CliRunner()
+    funnel = runner.invoke(main, ["funnel", str(out / "ragas.json")])
+    assert funnel.exit_code == 0, funnel.output
+    table = funnel.stdout.splitlines()
+    first = next(line for line in table if line.startswith("  1 gold doc retrieved"))
+    last = next(line for line in table if line.startswith("  4 correct through the funnel"))
+    assert first.split()[4:7] == last.split()[5:8] == ["-", "-", "-"]  # kept, of n, conditional
+    assert f"P(correct) = undefined: {missing}" in funnel.stdout
+    assert "end-to-end correct:             43/60 = 0.717" in funnel.stdout
+    warnings = [line for line in funnel.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and missing in warnings[0]  # one line, not 60 unjudged ids
+    data = json.loads(runner.invoke(main, ["funnel", str(out / "ragas.json"), "--format",
+                                           "json"]).stdout)  # fmt: skip
+    assert [s["rate"] for s in data["stages"]] == [None] * 4
+    assert data["p_correct"] is None and data["gap"] is None
+
+
+@pytest.mark.parametrize(
+    ("writer", "suffix", "layout"),
+    [(write_ragas_jsonl, "jsonl", "ragas"), (write_ragas_csv, "csv", "ragas"),
+     (write_deepeval_json, "json", "deepeval")],
+    ids=["ragas-jsonl", "ragas-csv", "deepeval"],
+)  # fmt: skip
+def test_another_tools_file_without_from_names_the_layout(native, tmp_path, writer, suffix, layout):
+    path = writer(native, tmp_path / f"results.{suffix}")
+    before = path.read_bytes()
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith(
+        f"ragaudit: error: {path}: expected a ragaudit saved run, found a {layout} export"
+    )
+    assert f"import it with ragaudit import {path} --from {layout} --corpus DIR" in result.stderr
+    assert path.read_bytes() == before

@@ -73,7 +73,7 @@ def invoke(args):
 def counts_everywhere(run_file: Path, printed_run: str) -> dict[str, tuple[int, int]]:
     """``{command: (correct, denominator)}`` as each command reports it."""
     out: dict[str, tuple[int, int]] = {}
-    line = re.search(r"\n  correct +(\d+)/(\d+) ", printed_run)
+    line = re.search(r"\n  end-to-end correct +(\d+)/(\d+) ", printed_run)
     assert line, printed_run
     out["run (printed)"] = (int(line[1]), int(line[2]))
     summary = json.loads(run_file.read_text(encoding="utf-8"))["summary"]["end_to_end_correct"]

@@ -105,13 +105,18 @@ def test_llm_labeller_missing_is_a_one_line_error(corpus, tmp_path, monkeypatch)
     assert "Traceback" not in result.stderr
 
 
-def test_mismatched_existing_file_needs_rebuild(corpus, tmp_path):
+def test_mismatched_existing_file_is_kept_and_a_new_file_suggested(corpus, tmp_path):
     out = tmp_path / "labels.yaml"
     CliRunner().invoke(main, args(corpus, out, "heuristic"))
+    before = out.read_bytes()
     other = [a if a != "500" else "400" for a in args(corpus, out, "heuristic")]
     result = CliRunner().invoke(main, other)
-    assert result.exit_code == 2
-    assert "pass --rebuild" in result.stderr
+    assert result.exit_code == 2 and out.read_bytes() == before
+    fresh = tmp_path / "labels.chunk_labels.yaml"
+    assert result.stderr.endswith(f"label this chunking into a new file with --out {fresh}\n")
+    assert "--rebuild" not in result.stderr
+    moved = CliRunner().invoke(main, [a if a != str(out) else str(fresh) for a in other])
+    assert moved.exit_code == 0 and load_chunk_labels(fresh).chunking.chunk_size == 400
     rebuilt = CliRunner().invoke(main, [*other, "--rebuild"])
     assert rebuilt.exit_code == 0
     assert load_chunk_labels(out).chunking.chunk_size == 400

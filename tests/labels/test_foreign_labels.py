@@ -49,7 +49,9 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 MESSAGE = (
     r"foreign\.yaml: \d+ of \d+ labelled chunk ids are not {against} "
     r"\(e.g. 'book-chunk-0000', 'book-chunk-0001', 'book-chunk-0002'\); these labels were "
-    r"made for another corpus or chunking: rebuild them with ragaudit labels build"
+    r"made for another corpus or chunking: label it into a new file with ragaudit labels build "
+    r"--corpus DIR --golden FILE --chunk-size N --chunk-overlap M --out \S*foreign\.chunk_labels"
+    r"\.yaml"
 )
 
 
@@ -94,12 +96,15 @@ def test_the_corpus_own_labels_pass(files: dict[str, Path], command: list[str]) 
 def test_a_file_without_the_header_says_how_to_make_one(files: dict[str, Path]) -> None:
     code, output = invoke("funnel", str(files["run"]), "--labels", str(files["headless"]))
     assert code == 2, output
-    assert "format: expected 'ragaudit.chunk_labels', found None; make a valid file with " in output
+    assert "format: expected 'ragaudit.chunk_labels', found None; " in output
     fresh = files["headless"].with_name("headless.chunk_labels.yaml")
-    assert f"ragaudit labels build --corpus DIR --golden FILE --out {fresh} (or --out " in output
-    assert f"--out {files['headless']} --rebuild to replace this file)" in output
+    assert output.endswith(
+        "this file is left as it is: write ragaudit's labels to a new file with ragaudit labels "
+        f"build --corpus DIR --golden FILE --out {fresh}\n"
+    )
+    assert "--rebuild" not in output  # never advice to replace a file the command was given
     # the advice works: the suggested file is new, and building it succeeds (the file the
-    # message was about is left alone); --rebuild on the old file succeeds too
+    # message was about is left alone)
     assert not fresh.exists()
     code, built = invoke("labels", "build", "--corpus", str(CORPUS), "--golden", str(GOLDEN),
                          *CHUNKING, "--out", str(fresh), "--quiet")  # fmt: skip
@@ -107,3 +112,52 @@ def test_a_file_without_the_header_says_how_to_make_one(files: dict[str, Path]) 
     assert files["headless"].read_text() == "questions:\n  q1: {answer_chunks: [c1]}\n"
     code, output = invoke("labels", "bias", str(files["run"]), "--labels", str(fresh))
     assert code == 0, output
+
+
+BOOK = "q01:\n  chunks: [handbook-03, handbook-07]\n  note: from the chapter\nq02:\n  chunks: []\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["funnel", "{run}", "--labels", "{book}"],
+        ["labels", "bias", "{run}", "--labels", "{book}"],
+        ["run", "--corpus", str(CORPUS), "--golden", str(GOLDEN), "--k", "2", *CHUNKING,
+         "--no-timing", "--name", "x", "--chunk-labels", "{book}", "--out", "{out}"],
+        ["labels", "build", "--corpus", str(CORPUS), "--golden", str(GOLDEN), *CHUNKING,
+         "--out", "{book}", "--quiet"],
+        ["labels", "build", "--corpus", str(CORPUS), "--golden", str(GOLDEN), *CHUNKING,
+         "--out", "{book}", "--quiet", "--rebuild"],
+    ],
+    ids=["funnel", "labels-bias", "run", "labels-build", "labels-build-rebuild"],
+)  # fmt: skip
+def test_the_books_label_file_is_never_advised_away_nor_replaced(
+    files: dict[str, Path], tmp_path: Path, command: list[str]
+) -> None:
+    # Issue 32 item 13: given the book's own chunk_labels.yaml ({qid: {chunks: [...]}}), the
+    # error advised `--rebuild` to replace it, and `labels build --rebuild` then did.
+    book = tmp_path / "chunk_labels.yaml"
+    book.write_text(BOOK, encoding="utf-8")
+    args = [a.format(book=book, run=files["run"], out=tmp_path / "out") for a in command]
+    code, output = invoke(*args)
+    assert code == 2, output
+    assert output.startswith(f"ragaudit: error: {book}") and output.count("\n") == 1
+    assert output.count("--rebuild") == output.count("--rebuild replaces only")  # no advice
+    fresh = tmp_path / "chunk_labels.chunk_labels.yaml"
+    assert output.endswith(f"--out {fresh}\n") and not fresh.exists()
+    assert book.read_text(encoding="utf-8") == BOOK
+
+
+def test_no_message_advises_rebuild():
+    # `--rebuild` replaces the file in --out; no error message may suggest it (a message
+    # names a file the user gave; the way out is always a new path).
+    root = Path(__file__).resolve().parents[2] / "src" / "ragaudit"
+    offenders = [
+        f"{path.relative_to(root)}:{number}"
+        for path in root.rglob("*.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "--rebuild" in line
+        and line.strip() != '"--rebuild",'  # the option's own declaration
+        and not any(ok in line for ok in ("click.option", "unless --rebuild", "--rebuild replaces"))
+    ]
+    assert offenders == []

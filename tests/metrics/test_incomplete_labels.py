@@ -9,6 +9,7 @@ are written as formulas.
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -237,3 +238,69 @@ def test_relevant_cells_count_by_hand():
     at_two = relevant_cells(grades, judged, threshold=2)  # only C and B are relevant
     assert at_two.rows.tolist() == [0, 2]
     assert at_two.nonrelevant_above.tolist() == [2, 0]  # n and A above C
+
+
+# judged@k against trec_eval's ``unj`` (unjudged at cutoff, Soboroff 2023).  trec_eval's
+# ``unj_k`` is the number of unjudged items in the top k divided by k, even when fewer than k
+# were retrieved (the missing slots count as judged), so
+#     judged@k = 1 - unj_k * k / min(k, |ranking|)        (= 1 - unj_k when |ranking| >= k).
+# The binding installed here (pytrec_eval-terrier 0.5.11) builds a trec_eval without ``unj``;
+# the reference is then a line-by-line transcription of trec_eval's ``te_calc_unj`` (public
+# domain) over trec_eval's order (score descending, then id descending).  When the binding
+# gains the measure, the ``binding`` case checks against it directly.
+_ROOT = Path(__file__).resolve().parents[2]
+HAS_UNJ = "unj" in pytrec_eval.supported_measures
+
+
+def unj_transcribed(qrels: dict[str, int], ranking: dict[str, float], k: int) -> float:
+    """trec_eval's te_calc_unj for one cutoff: unjudged in the top k over k."""
+    ordered = sorted(ranking, key=lambda d: (ranking[d], d), reverse=True)
+    unjudged = 0
+    for i, doc in enumerate(ordered):
+        if i == k:
+            return unjudged / i
+        if doc not in qrels:  # RELVALUE_NONPOOL (our grades are never negative)
+            unjudged += 1
+    return unjudged / k  # the cutoff was not reached: divide by k all the same
+
+
+def unj_binding(qrels, run, k):
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {f"unj.{k}"})
+    return {q: v[f"unj_{k}"] for q, v in evaluator.evaluate(run).items()}
+
+
+@SETTINGS
+@given(cases(ties=True), st.sampled_from([1, 3, 5, 10]))
+@pytest.mark.parametrize(
+    "source",
+    [
+        "transcription",
+        pytest.param(
+            "binding",
+            marks=pytest.mark.skipif(not HAS_UNJ, reason="pytrec_eval built without unj"),
+        ),
+    ],
+)
+def test_judged_is_one_minus_trec_eval_unj(source, case, k):
+    qrels, run = case
+    ranked = {q: r for q, r in run.items() if r}
+    if source == "binding":
+        unj = unj_binding(qrels, ranked, k)
+    else:
+        unj = {q: unj_transcribed(qrels.get(q, {}), r, k) for q, r in ranked.items()}
+    ev = ours(qrels, run, [f"judged@{k}"], 1)
+    want = [
+        1 - unj[q] * k / min(k, len(run[q])) if run.get(q) else 0.0  # empty ranking: 0
+        for q in ev.query_ids
+    ]
+    np.testing.assert_allclose(ev.per_query[f"judged@{k}"], want, atol=1e-12)
+
+
+def test_the_docs_name_trec_evals_unj_and_the_binding_here():
+    readme = " ".join((_ROOT / "README.md").read_text(encoding="utf-8").split())
+    guide = " ".join((_ROOT / "docs" / "guide" / "metrics.md").read_text(encoding="utf-8").split())
+    assert "judged@k has no trec_eval measure" not in readme
+    for text in (readme, guide):
+        assert "`unj`" in text and "1 − unj" in text
+    says_missing = "builds a trec_eval without `unj`" in readme
+    assert says_missing == (not HAS_UNJ)  # the sentence must change when the binding does

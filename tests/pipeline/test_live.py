@@ -3,6 +3,7 @@
 calling the function again for a finished question; the output contract is validated."""
 
 import json
+import re
 import threading
 from pathlib import Path
 
@@ -259,9 +260,17 @@ def test_unmatched_and_repeated_contexts_are_dropped_and_counted(tmp_path):
     output = {"answer": "x", "contexts": [text, "zebras juggle xylophones", text],
               "scores": [3.0, 2.0, 1.0]}  # fmt: skip
     warning = r"8 of 24 context texts match no chunk .* in 8 question\(s\): q1, q2, q3, q4, q5"
-    with pytest.warns(RagauditWarning, match=warning):
+    # Issue 32 item 17: the repeated text was merged into the first one without a word.
+    merged = (
+        r"8 of 24 context texts matched a chunk that an earlier context of the same "
+        r"question already matched, and were merged into it \(counted once\), in 8 "
+        r"question\(s\): q1, q2, q3, q4, q5.*; the metrics and k count chunks, not texts"
+    )
+    with pytest.warns(RagauditWarning) as caught:
         saved = evaluate_pipeline(fixed(output), DATA / "golden.yaml", corpus=DATA / "corpus",
                                   out_dir=tmp_path, max_workers=1, **SMALL)  # fmt: skip
+    said = [str(w.message) for w in caught]
+    assert len(said) == 2 and re.match(warning, said[0]) and re.match(merged, said[1]), said
     row = saved.rows[0]
     assert row["context_match"] == {"exact": 1, "overlap": 0, "unmatched": 1, "repeated": 1}
     assert row["retrieved"] == [
@@ -351,3 +360,101 @@ def test_the_file_is_a_valid_saved_run_with_the_new_keys(tmp_path):
     assert row["latency_ms"] == {"retrieve": 3.0, "llm": 40.5}
     assert row["usage"] == {"cost_usd": 0.001} and row["citations"] == [1]
     assert document["summary"]["llm"]["cost_usd"] == pytest.approx(8 * 0.001)
+
+
+class Hanging:
+    """Answers as ``inner`` does, but the call for question number ``at`` blocks until
+    ``release`` is set (an endpoint that never answers)."""
+
+    def __init__(self, inner, at):
+        self.inner, self.at, self.calls = inner, at, 0
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+
+    def __call__(self, question):
+        with self.lock:
+            self.calls += 1
+            hang = self.calls == self.at
+        if hang:
+            self.release.wait(30)
+        return self.inner(question)
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_a_call_that_never_returns_stops_the_run_after_the_timeout(tmp_path, workers):
+    # Issue 32 item 12: evaluate_pipeline had no per-call timeout; a hung call stalled the
+    # run (and with workers, the pool's shutdown) forever.
+    options = dict(corpus=DATA / "corpus", out_dir=tmp_path, name="slow", max_workers=workers,
+                   **SMALL)  # fmt: skip
+    hanging = Hanging(RagauditsOwnPipeline(DATA / "corpus", 200, 40, k=2), at=3)
+    try:
+        with pytest.raises(TimeoutError, match=r"pipeline call for question 'q\d' did not return "
+                           r"within 0.3 s \(timeout=0.3\); finished questions are in the "
+                           r"checkpoint and a rerun resumes after them; pass a larger "
+                           r"timeout="):  # fmt: skip
+            evaluate_pipeline(hanging, DATA / "golden.yaml", timeout=0.3, **options)
+    finally:
+        hanging.release.set()
+    rows = (tmp_path / "slow.partial.jsonl").read_text(encoding="utf-8").splitlines()[1:]
+    # the two before it; with 3 workers also those that finished while it hung (never it)
+    assert len(rows) == 2 if workers == 1 else 2 <= len(rows) <= 7
+    again = Hanging(RagauditsOwnPipeline(DATA / "corpus", 200, 40, k=2), at=0)
+    saved = evaluate_pipeline(again, DATA / "golden.yaml", timeout=0.3, **options)
+    assert again.calls == 8 - len(rows) and saved.summary["n"] == 8
+
+
+def test_the_timeout_defaults_to_five_minutes_and_is_checked(tmp_path):
+    import inspect
+
+    from ragaudit.pipeline.timeout import CALL_TIMEOUT
+
+    assert inspect.signature(evaluate_pipeline).parameters["timeout"].default == CALL_TIMEOUT
+    assert CALL_TIMEOUT == 300.0
+    for bad in (0, -1, float("nan"), "60", True):
+        with pytest.raises(InputError, match=r"timeout: expected a number of seconds > 0 or None"):
+            evaluate_pipeline(fixed({}), DATA / "golden.yaml", corpus=DATA / "corpus",
+                              out_dir=tmp_path, timeout=bad)  # fmt: skip
+    saved = evaluate_pipeline(RagauditsOwnPipeline(DATA / "corpus", 200, 40, k=2),
+                              DATA / "golden.yaml", corpus=DATA / "corpus", out_dir=tmp_path,
+                              timeout=None, max_workers=1, **SMALL)  # fmt: skip
+    assert saved.summary["n"] == 8
+
+
+def test_the_guide_names_out_dir_timeout_and_every_refusal_wording():
+    # Issue 32 item 17: the guide did not name out_dir nor list what counts as a refusal.
+    from ragaudit.judges import offline
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "pipeline.md").read_text(
+        encoding="utf-8"
+    )
+    assert (
+        '`out_dir` (default `"ragaudit-results"`' in guide and "`timeout` (default 300 s)" in guide
+    )
+    section = guide[guide.index("**What counts as a refusal.**") : guide.index("**Merged contexts")]
+    # one phrase per alternative of the pattern, as the guide's list spells them
+    listed = ["I do not know", "I don't know", "I dont know", "not enough information",
+              "insufficient information", "no information about it", "no relevant information on",
+              "cannot answer", "unable to determine", "couldn't tell", "the documents do not cover",
+              "the handbook does not mention", "the provided material did not state",
+              "not mentioned in the documents", "not provided in the context"]  # fmt: skip
+    for phrase in listed:
+        assert offline.is_abstention(phrase), phrase
+    for word in (
+        "cover|mention|contain|say|specify|provide|include|state",
+        "handbook",
+        "unable to",
+        "insufficient information",
+        "not mentioned|specified|covered",
+    ):
+        assert word in section, word  # fmt: skip
+    # the list is a copy of the pattern: when the pattern changes, the guide must too
+    assert offline._ABSTAIN.pattern == (
+        r"\bi (?:do not|don't|dont) know\b"
+        r"|\b(?:not|insufficient) enough information\b|\binsufficient information\b"
+        r"|\bno (?:relevant )?information (?:about|on|regarding|in)\b"
+        r"|\b(?:cannot|can't|can not|unable to|could not|couldn't) (?:answer|find|determine|tell)\b"
+        r"|\b(?:documents?|context|sources?|provided (?:text|information|material)|handbook)"
+        r" (?:do|does|did) not (?:cover|mention|contain|say|specify|provide|include|state)\b"
+        r"|\bnot (?:mentioned|specified|covered|stated|provided) in the "
+        r"(?:documents?|context|sources?|provided)\b"
+    ), "the refusal pattern changed: update the list in docs/guide/pipeline.md"

@@ -167,9 +167,8 @@ def test_funnel_and_compare_markdown_with_hostile_ids(tmp_path):
     funnel = runner.invoke(main, ["funnel", a, "--format", "markdown", "--resamples", "20"])
     assert funnel.exit_code == 0, funnel.output
     assert_safe_markdown(funnel.stdout, n_fenced_blocks=1)
-    compare = runner.invoke(
-        main, ["compare", a, b, "--format", "markdown", "--resamples", "50", "--permutations", "50"]
-    )
+    options = ["--format", "markdown", "--resamples", "50", "--permutations", "50", "--full"]
+    compare = runner.invoke(main, ["compare", a, b, *options])
     assert compare.exit_code == 0, compare.output
     assert_safe_markdown(compare.stdout, n_fenced_blocks=compare.stdout.count("paired view of"))
     assert "\\<script>" in compare.stdout or "\\<script>" in funnel.stdout

@@ -151,7 +151,7 @@ THE FUNNEL (k=3, n=4 answerable questions)
   P(correct) = 1.000 x 0.750 x 0.667 x 1.000 = 0.500
   stage-1 success (hit rate@3):   1.000
   end-to-end correct:             3/4 = 0.750
-    = through the funnel 0.500 + by luck 0.250
+    = correct through the funnel (stage 4) 2 (0.500) + correct by luck 1 (0.250)
   the gap hit rate cannot see:    +0.250   95% CI [+0.000, +0.750]
   stage 2 decided by: the offline evidence-in-context judge
   intervals: stage and abstention rates Clopper-Pearson exact; the gap Tango score (paired)

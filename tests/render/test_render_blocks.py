@@ -71,7 +71,7 @@ def test_html_renders_every_block():
     assert '<table class="dash">' in page and "<tr><th>recall</th>" in page
     # a Cell: its class, its data attributes (a name that is no identifier dropped), its sub line
     assert (
-        '<td class="val r" data-value="0.5">0.500<span class="ci">[0.1, 0.9] n=4</span></td>'
+        '<td class="val r" data-value="0.5">0.500 <span class="ci">[0.1, 0.9] n=4</span></td>'
         in page
     )
     assert (

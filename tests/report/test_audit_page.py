@@ -89,7 +89,7 @@ def test_scatter_caption_is_part_of_the_figure_in_every_format(
 def test_page_methods_line_is_the_one_compare_prints(bench: dict[str, Path], report: Report):
     from ragaudit.reports.renderer import render
 
-    text = cli("compare", str(bench["k3"]), str(bench["k6"]), "--questions", "answerable",
+    text = cli("compare", str(bench["k3"]), str(bench["k6"]), "--full", "--questions", "answerable",
                "--metric", "recall@k")  # fmt: skip
     methods = text.splitlines()[1]
     assert methods.startswith("seed 0 | interval: ")

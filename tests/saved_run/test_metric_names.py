@@ -86,5 +86,8 @@ def test_compare_accepts_the_spellings_of_evaluate():
 def test_compare_typo_lists_valid_names():
     result = CliRunner().invoke(main, ["compare", str(K3), str(K6), "-m", "recal@k"])
     assert result.exit_code == 2
-    assert "unknown metric 'recal@k'; valid metrics are: hit@k, recall@k" in result.output
+    assert (
+        "unknown metric 'recal@k'; did you mean 'recall@k'? valid metrics are: hit@k, recall@k"
+        in result.output
+    )
     assert "citation_accuracy" in result.output

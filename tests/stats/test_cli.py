@@ -16,7 +16,7 @@ def run(*args):
 
 
 def test_compare_table_prints_the_chapter_layout_and_seed(mcnemar_oracle):
-    result = run("compare", K3, K6, "--resamples", "2000", "--seed", "5")
+    result = run("compare", K3, K6, "--resamples", "2000", "--seed", "5", "--full")
     assert result.exit_code == 0, result.output
     out = result.output
     assert "seed 5" in out
@@ -265,7 +265,10 @@ def test_fail_if_worse_gates_only_a_significant_drop(tmp_path):
     # an improvement never fails the gate
     assert run("compare", b_bad, a, "--fail-if-worse", "correct").exit_code == 0
     unknown = run("compare", a, b_same, "--fail-if-worse", "ndcg@5")
-    assert unknown.exit_code == 2 and "ndcg@5 not compared" in unknown.output
+    assert (
+        unknown.exit_code == 2
+        and "'ndcg@5' is not a compared metric; compared: correct" in unknown.output
+    )
     both = run("compare", "--all", str(tmp_path), "--metric", "correct", "--fail-if-worse", "x")
     assert both.exit_code == 2 and "needs two runs, not --all" in both.output
 

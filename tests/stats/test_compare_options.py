@@ -136,7 +136,7 @@ def test_cluster_by_and_judge_repeats_library_equals_cli_json(tmp_path, options,
     result = ragaudit.compare_runs(a, b, n_resamples=200, **options)
     assert set(result.noise) == keys and result.clustered == ("cluster_by" in options)
     # the table the command prints is the library's report, noise sections included
-    table = CliRunner().invoke(main, ["compare", *map(str, args)]).stdout
+    table = CliRunner().invoke(main, ["compare", *map(str, args), "--full"]).stdout
     assert table == render(result.to_report(), "table")
     if "cluster_by" in options:
         assert f"Clustered by {options['cluster_by']}".upper() in table.upper()

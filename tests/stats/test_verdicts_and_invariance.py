@@ -91,7 +91,7 @@ def test_one_or_two_questions_give_a_defined_explained_verdict(a_values, b_value
 
 
 def test_the_verdict_rule_under_the_table_explains_too_few():
-    result = CliRunner().invoke(main, ["compare", K3, K6, "--resamples", "500"])
+    result = CliRunner().invoke(main, ["compare", K3, K6, "--resamples", "500", "--full"])
     assert "too few differing questions = fewer than 6 questions differ" in result.output
     assert "p >= 2^(1-5) = 0.0625" in result.output
 
@@ -138,7 +138,9 @@ def test_the_paired_view_prints_small_p_like_the_table(tmp_path):
         (tmp_path / name).write_text(
             json.dumps({q: {"correct": v} for q, v in zip(ids, values, strict=True)})
         )
-    out = CliRunner().invoke(main, ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
+    out = CliRunner().invoke(
+        main, ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--full"]
+    )
     out = out.output
     assert "McNemar exact two-sided p = <0.001" in out
     assert "p = 0.000" not in out

@@ -152,6 +152,12 @@ __all__ = ["command"]
     help="Warn when two compared runs' mean judged@k differ by more than this (the "
     "comparison then favours the run more like the one the labels came from).",
 )
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Also print the methods, a paired view of each 0/1 metric, what each interval rules "
+    "out with its MDE, and the verdict rule (default: the table and the verdict sentence).",
+)
 @all_ids_option()
 @format_option()
 def command(
@@ -174,6 +180,7 @@ def command(
     judge_repeats: bool,
     judged_threshold: float,
     judged_margin: float,
+    full: bool,
     max_ids: int | None,
     output_format: str,
 ) -> None:
@@ -249,8 +256,10 @@ def command(
             allow_different_data=allow_different_data,
             judged_threshold=judged_threshold,
             judged_margin=judged_margin,
+            fail_if_worse=gates,
         )
-    report = comparison_report(result, max_ids)  # result.to_report(), the id lists cut
+    # result.to_report(), the id lists cut; the detail sections only with --full
+    report = comparison_report(result, max_ids, full=full)
     emit(report, output_format)
     append_step_summary(report, f"ragaudit compare: {result.name_b} vs {result.name_a}")
     if gates:

@@ -96,7 +96,11 @@ def command() -> None:
 )
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Only the first N answerable questions.")  # fmt: skip
-@click.option("--rebuild", is_flag=True, help="Ignore existing labels in --out.")
+@click.option(
+    "--rebuild",
+    is_flag=True,
+    help="Ignore existing labels in --out (a ragaudit label file; any other file is kept).",
+)
 @out_file_option("Label file to write (and to resume from).", stdout=False, required=True)
 @quiet_option()
 @format_option()

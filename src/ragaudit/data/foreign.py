@@ -46,7 +46,7 @@ from ragaudit.data.formats.records import read_records
 from ragaudit.data.golden_fields import cell_list, is_list_literal, type_name
 from ragaudit.exceptions import FormatError, InputError
 
-__all__ = ["LAYOUTS", "LIST_DELIMITERS", "ForeignQuestion", "read_foreign"]
+__all__ = ["LAYOUTS", "LIST_DELIMITERS", "ForeignQuestion", "read_foreign", "sniff_layout"]
 
 #: ``{layout: {field: accepted column names, first choice first}}``.
 LAYOUTS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -144,6 +144,31 @@ def _columns(layout: str, found: Sequence[str], path: str) -> dict[str, str]:
             field=missing[0],
         )
     return resolved
+
+
+def sniff_layout(path: str | Path) -> tuple[str, list[str]] | None:
+    """The layout whose question, contexts and answer columns the file's first record has,
+    with those columns (``ragaudit import`` names it when a file is not a saved run), or None.
+
+    >>> import json, pathlib, tempfile
+    >>> file = pathlib.Path(tempfile.mkdtemp()) / "out.jsonl"
+    >>> _ = file.write_text(json.dumps({"user_input": "Q?", "retrieved_contexts": ["c"],
+    ...                                 "response": "A."}) + "\\n")
+    >>> sniff_layout(file)
+    ('ragas', ['user_input', 'retrieved_contexts', 'response'])
+    """
+    try:
+        rows, _ = read_records(path)
+    except (FormatError, InputError, OSError, RecursionError):
+        return None
+    first = rows[0][1] if rows else None
+    if not isinstance(first, Mapping):
+        return None
+    for layout, names in LAYOUTS.items():
+        columns = [next((n for n in names[f] if n in first), None) for f in _REQUIRED]
+        if all(columns):
+            return layout, [str(c) for c in columns]
+    return None
 
 
 def _value(record: Mapping[str, Any], column: str | None) -> Any:

@@ -53,9 +53,10 @@ from ragaudit.metrics.judged import (
     judged_names,
     warn_unjudged,
 )
+from ragaudit.metrics.registry import resolve_saved_run_metrics
 from ragaudit.metrics.score_file import DEFAULT_METRICS, score_run_file
 from ragaudit.stats.compare import compare_runs as compare_loaded
-from ragaudit.stats.comparison import Comparison
+from ragaudit.stats.comparison import Comparison, check_gates
 from ragaudit.stats.pairwise import PairwiseMatrix, compare_all
 
 __all__ = [
@@ -93,6 +94,7 @@ def compare_runs(
     allow_different_data: bool = False,
     judged_threshold: float = JUDGED_THRESHOLD,
     judged_margin: float = JUDGED_MARGIN,
+    fail_if_worse: Sequence[str] = (),
 ) -> Comparison:
     r"""Compare run B with run A question by question: saved runs, files, per-question values
     or evaluations; retrieval runs with ``qrels``.  What ``ragaudit compare`` does.
@@ -142,6 +144,10 @@ def compare_runs(
     judged_threshold, judged_margin : float, default 0.5 and 0.1
         ``compare --judged-threshold`` / ``--judged-margin``: with ``qrels`` against the
         labels, with saved runs against their gold documents.
+    fail_if_worse : sequence of str, default ()
+        ``compare --fail-if-worse``: the metrics a regression gate will read with
+        :meth:`Comparison.regressions`; each must be compared, which is checked before any
+        comparison (with ``metrics`` before the runs are read, else right after).
 
     Returns
     -------
@@ -179,6 +185,8 @@ def compare_runs(
     (True, 4)
     """
     names = check_metric_names(metrics)
+    gates = check_metric_names(list(fail_if_worse), "fail_if_worse") or []
+    check_gates(gates, names)
     judged = None
     # a saved-run file is read once, streamed, and the loaded run passed to every step below
     run_a, run_b = resolve_saved_runs(run_a, run_b)  # two large files: read at once
@@ -200,9 +208,15 @@ def compare_runs(
         # judged@k itself is compared as a metric (a row of its own)
         judged = JudgedRuns((), (), judged_threshold, judged_margin, unjudged)
         names = None  # every scored metric, judged@k included
+        check_gates(gates, None, first.metrics)
     else:
         first = load_per_question_metrics(run_a, "run_a")
         second = load_per_question_metrics(run_b, "run_b")
+        # names are checked before anything is computed or warned about
+        if names is None:  # every metric both runs hold is compared
+            check_gates(gates, None, [m for m in first.metrics if m in set(second.metrics)])
+        else:
+            resolve_saved_run_metrics(names, list(dict.fromkeys(first.metrics + second.metrics)))
         # saved runs: judged@k of their top k against the gold documents, as the report shows
         judged = saved_pair_judged(
             run_a, run_b, threshold=judged_threshold, margin=judged_margin, metrics=names or ()

@@ -298,7 +298,7 @@ def dashboard_rows(
     )
     abstention = abstention_rates(funnel)
     for rate, label, note in (
-        (abstention.over_refusal, "wrong abstention: over-refusal",
+        (abstention.over_refusal, "wrong abstention: refused with evidence",
          "refused although the evidence was in the context"),
         (abstention.answered_unanswerable, "wrong abstention: answered unanswerable",
          "answered a question the corpus cannot answer"),

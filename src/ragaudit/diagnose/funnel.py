@@ -4,8 +4,8 @@ End-to-end correctness of an answerable question factors into four conditional s
 
     P(correct) = P(gold doc retrieved)                      <- what hit@k / recall@k report
                x P(evidence in the context | gold doc retrieved)
-               x P(model answered | evidence in the context)
-               x P(answer correct | model answered)
+               x P(answered with the evidence | evidence in the context)
+               x P(correct through the funnel | answered with the evidence)
 
 :func:`compute_funnel` measures every factor from a saved run (``docs/saved-run-format.md``),
 assigns each failing question to the first stage it failed, counts the questions that were
@@ -64,6 +64,7 @@ from ragaudit.diagnose.funnel_places import Places, place_questions
 from ragaudit.diagnose.funnel_result import (
     FIX_HINTS,
     NO_ANSWERABLE,
+    NO_GOLD,
     RATE_CI_NAMES,
     STAGE_KEYS,
     STAGE_NAMES,
@@ -279,7 +280,10 @@ def compute_funnel(
     kept = places.kept
     rng = np.random.default_rng(seed)
     low, high = _intervals(places, rng, n_resamples, confidence, rate_ci)
-    rates: list[float | None] = [float(r) for r in kept / n] if n else [None] * 4
+    gold = outcomes.gold_known  # none named (import without --golden): stages undefined, not 0
+    no_gold = bool(n) and gold is not None and not bool(gold.any())
+    measured = n and not no_gold
+    rates: list[float | None] = [float(r) for r in kept / n] if measured else [None] * 4
 
     decided = [s for s in outcomes.source if s]
     counts = {s: decided.count(s) for s in STAGE2_SOURCES if s in decided}
@@ -300,7 +304,7 @@ def compute_funnel(
     factors: list[float | None] = []
     previous = n
     for j in range(4):
-        conditional = float(kept[j] / previous) if previous else None
+        conditional = float(kept[j] / previous) if previous and measured else None
         factors.append(conditional)
         stages.append(
             Stage(
@@ -308,8 +312,8 @@ def compute_funnel(
                 kept=int(kept[j]),
                 rate=rates[j],
                 conditional=conditional,
-                ci_low=float(low[j]) if n else None,
-                ci_high=float(high[j]) if n else None,
+                ci_low=float(low[j]) if measured else None,
+                ci_high=float(high[j]) if measured else None,
                 provenance=provenances[j],
             )
         )
@@ -325,6 +329,7 @@ def compute_funnel(
             f"all {n} answerable questions are unjudged ({', '.join(why)}), so P(correct), "
             "end-to-end correctness and the gap are unknown (anywhere in [0, 1]), not 0"
         )
+    undefined = NO_GOLD.format(n=n) if no_gold else undefined
     notes: list[str] = [] if undefined is None else [undefined]
     if resliced:
         carried_n = n_decided2 - sum(counts.get(s, 0) for s in RECOMPUTED_SOURCES)
@@ -340,7 +345,7 @@ def compute_funnel(
             f"{stage2_note}; stages 3-4 carried over (the answers were generated from the run's "
             f"k={run_k} context); re-run the pipeline at k={k} to measure them"
         )
-    if places.unjudged:
+    if places.unjudged and not no_gold:  # with no gold at all, the one line above says it
         notes.append(unjudged_note(places.unjudged, n))
     if n and not decided:
         notes.append(
@@ -364,11 +369,11 @@ def compute_funnel(
         n=n,
         stages=tuple(stages),
         factors=tuple(factors),
-        p_correct=float(kept[3] / n) if correct_e2e is not None else None,
+        p_correct=float(kept[3] / n) if correct_e2e is not None and measured else None,
         stage1_rate=stage1,
         correct_end_to_end=correct_e2e,
         gap=None if stage1 is None or correct_e2e is None else stage1 - correct_e2e,
-        gap_ci=(float(low[5]), float(high[5])) if correct_e2e is not None else None,
+        gap_ci=(float(low[5]), float(high[5])) if correct_e2e is not None and measured else None,
         died=places.died,
         ok_ids=places.ok_ids,
         lucky=places.lucky,

@@ -14,6 +14,7 @@ __all__ = [
     "FIX_HINTS",
     "NOTE_IDS",
     "NO_ANSWERABLE",
+    "NO_GOLD",
     "RATE_CI_NAMES",
     "STAGE_KEYS",
     "STAGE_NAMES",
@@ -42,14 +43,24 @@ def listed(items: tuple[str, ...] | list[str], sep: str = ", ", limit: int = NOT
     return f"{sep.join(items[:limit])}{sep}and {len(items) - limit:,} more"
 
 
+#: Stages 3 and 4 count only questions that passed the stages before them, so their names
+#: say so: "answered" alone is the run's count over any context, and "end-to-end correct"
+#: adds the questions answered right by luck (issue 32: one label per number).
 STAGE_NAMES: tuple[str, ...] = (
     "gold doc retrieved",
     "evidence in the context",
-    "model answered",
-    "answer correct",
+    "answered with the evidence",
+    "correct through the funnel",
 )
 STAGE_KEYS: tuple[str, ...] = ("1-retrieval", "2-evidence", "3-refusal", "4-generation")
 NO_ANSWERABLE = "no answerable questions, so every rate of the funnel is 0/0 (undefined, not 0)"
+#: The one line when no answerable question names its gold documents (``{n}``: how many).
+NO_GOLD = (
+    "no gold documents: none of the {n} answerable questions lists its gold documents "
+    "(sources), so no stage of the funnel can be measured (undefined, not 0); pass --golden "
+    "FILE (a golden set with sources) to ragaudit import, or list each question's sources in "
+    "the golden set"
+)
 FIX_HINTS: dict[str, str] = {
     "1-retrieval": "no gold document in the top-k: work on retrieval (hybrid search, query "
     "rewriting, a larger k)",

@@ -17,6 +17,7 @@ from ragaudit.data.chunks import Chunk
 from ragaudit.exceptions import InputError, JudgeError
 from ragaudit.labels.format import Chunking, ChunkLabels, QuestionLabels
 from ragaudit.labels.human import LabellingStopped
+from ragaudit.labels.paths import fresh_labels_path
 from ragaudit.labels.protocol import GRADES, Labeller
 
 __all__ = ["BuildSummary", "build_chunk_labels", "make_labeller", "question_fields"]
@@ -200,8 +201,9 @@ def build_chunk_labels(
             raise InputError(
                 f"{existing.path or 'existing labels'}: made for {existing.chunking.describe()}"
                 f" (corpus {str(existing.chunking.corpus_sha256)[:12]}), not "
-                f"{chunking.describe()} (corpus {str(chunking.corpus_sha256)[:12]}); pass "
-                "--rebuild to label again from scratch"
+                f"{chunking.describe()} (corpus {str(chunking.corpus_sha256)[:12]}); these "
+                "labels are kept: label this chunking into a new file with --out "
+                f"{fresh_labels_path(existing.path)}"
             )
         labels = existing
         if labels.labeller != name:

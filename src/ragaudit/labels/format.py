@@ -41,6 +41,7 @@ from ragaudit._yaml import compose_yaml, construct_yaml
 from ragaudit.data.formats import read_text, shorten
 from ragaudit.data.qrels import Qrels
 from ragaudit.exceptions import FormatError, InputError
+from ragaudit.labels.paths import fresh_labels_path
 
 __all__ = [
     "LABELS_FORMAT",
@@ -50,6 +51,7 @@ __all__ = [
     "QuestionLabels",
     "check_label_ids",
     "dump_chunk_labels",
+    "is_chunk_label_file",
     "load_chunk_labels",
     "read_label_file",
     "retrieved_chunk_ids",
@@ -137,8 +139,8 @@ class ChunkLabels:
     ...
     ragaudit.exceptions.InputError: chunk labels: made for chunker=fixed, chunk_size=800, \
 chunk_overlap=100 but the run uses chunker=fixed, chunk_size=400, chunk_overlap=100; chunk ids \
-differ between chunkings: rebuild the labels with ragaudit labels build --chunk-size 400 \
---chunk-overlap 100 --chunker fixed
+differ between chunkings: label that chunking into a new file with ragaudit labels build \
+--chunk-size 400 --chunk-overlap 100 --chunker fixed --out chunk_labels.yaml
     """
 
     chunking: Chunking
@@ -179,11 +181,12 @@ differ between chunkings: rebuild the labels with ragaudit labels build --chunk-
         if not clash:
             return
         where = self.path or "chunk labels"
+        fresh = fresh_labels_path(self.path)
         if clash == ["corpus_sha256"]:
             raise InputError(
                 f"{where}: made for a different corpus (corpus_sha256 {mine['corpus_sha256'][:12]}"
-                f" vs the run's {str(config['corpus_sha256'])[:12]}); rebuild the labels on the "
-                "run's corpus with ragaudit labels build --rebuild"
+                f" vs the run's {str(config['corpus_sha256'])[:12]}); label the run's corpus "
+                f"into a new file: ragaudit labels build --corpus DIR --golden FILE --out {fresh}"
             )
         theirs = Chunking(
             str(config.get("chunker", self.chunking.chunker)),
@@ -192,9 +195,9 @@ differ between chunkings: rebuild the labels with ragaudit labels build --chunk-
         )
         raise InputError(
             f"{where}: made for {self.chunking.describe()} but the run uses "
-            f"{theirs.describe()}; chunk ids differ between chunkings: rebuild the labels with "
-            f"ragaudit labels build --chunk-size {theirs.chunk_size} --chunk-overlap "
-            f"{theirs.chunk_overlap} --chunker {theirs.chunker}"
+            f"{theirs.describe()}; chunk ids differ between chunkings: label that chunking into "
+            f"a new file with ragaudit labels build --chunk-size {theirs.chunk_size} "
+            f"--chunk-overlap {theirs.chunk_overlap} --chunker {theirs.chunker} --out {fresh}"
         )
 
     def labelled_ids(self) -> dict[str, dict[str, int]]:
@@ -264,9 +267,9 @@ def check_label_ids(
         few = ", ".join(repr(c) for c in unknown[:3])
         raise InputError(
             f"{where}: {len(unknown)} of {len(ids)} labelled chunk ids are not {against} "
-            f"(e.g. {few}); these labels were made for another corpus or chunking: rebuild "
-            "them with ragaudit labels build --corpus DIR --golden FILE --chunk-size N "
-            f"--chunk-overlap M --out FILE{hint}"
+            f"(e.g. {few}); these labels were made for another corpus or chunking: label it "
+            "into a new file with ragaudit labels build --corpus DIR --golden FILE --chunk-size N "
+            f"--chunk-overlap M --out {fresh_labels_path(where)}{hint}"
         )
 
 
@@ -320,16 +323,22 @@ def _str_list(value: Any, where: str, line: int | None, field_name: str) -> list
     return [str(v) for v in value]
 
 
-def _fresh_path(where: str) -> str:
-    """A labels path beside ``where`` that does not exist yet: ``labels build --out`` on a file
-    that is not a label file stops at the same check, so the advice names another file."""
-    path = Path(where)
-    candidate = path.with_name(f"{path.stem}.chunk_labels.yaml")
-    number = 2
-    while candidate.exists():
-        candidate = path.with_name(f"{path.stem}.chunk_labels-{number}.yaml")
-        number += 1
-    return str(candidate)
+def is_chunk_label_file(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` reads as YAML whose ``format`` is ragaudit's chunk labels: the only
+    kind of file that the rebuild flag of ``labels build`` may replace.
+
+    >>> import pathlib, tempfile
+    >>> book = pathlib.Path(tempfile.mkdtemp()) / "chunk_labels.yaml"
+    >>> _ = book.write_text("q1: {chunks: [c3, c7]}")
+    >>> is_chunk_label_file(book)
+    False
+    """
+    try:
+        root = compose_yaml(read_text(path), str(path))
+        data = None if root is None else construct_yaml(root, str(path))
+    except FormatError:
+        return False
+    return isinstance(data, Mapping) and data.get("format") == LABELS_FORMAT
 
 
 def load_chunk_labels(
@@ -360,9 +369,9 @@ def load_chunk_labels(
     if not isinstance(data, Mapping) or data.get("format") != LABELS_FORMAT:
         found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
         raise FormatError(
-            f"expected {LABELS_FORMAT!r}, found {shorten(found)}; make a valid file with ragaudit "
-            f"labels build --corpus DIR --golden FILE --out {_fresh_path(where)} (or --out "
-            f"{where} --rebuild to replace this file)",
+            f"expected {LABELS_FORMAT!r}, found {shorten(found)}; this file is left as it is: "
+            "write ragaudit's labels to a new file with ragaudit labels build --corpus DIR "
+            f"--golden FILE --out {fresh_labels_path(where)}",
             path=where,
             field="format",
         )

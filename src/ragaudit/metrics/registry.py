@@ -8,6 +8,7 @@ message read from that table, so the list of supported metrics cannot go stale.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ __all__ = [
     "EXPLAINABLE",
     "MetricInfo",
     "MetricSpec",
+    "did_you_mean",
     "get_info",
     "list_metrics",
     "list_saved_run_metrics",
@@ -105,6 +107,27 @@ def _valid_names() -> str:
     return ", ".join(info.pattern for info in _REGISTRY)
 
 
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """``"did you mean 'x'? "`` for the candidate closest to ``name`` (case-insensitive, with
+    or without its ``@cutoff``; :func:`difflib.get_close_matches`, ratio >= 0.6), else ``""``.
+
+    >>> did_you_mean("correctness", ["correct", "recall@k"])
+    "did you mean 'correct'? "
+    >>> did_you_mean("precison@k", ["precision@k"]), did_you_mean("rouge", ["correct"])
+    ("did you mean 'precision@k'? ", '')
+    """
+    by_lower: dict[str, str] = {}
+    for candidate in candidates:
+        by_lower.setdefault(candidate.lower(), candidate)
+        by_lower.setdefault(candidate.lower().partition("@")[0], candidate)
+    text = name.strip().lower()
+    for probe in (text, text.partition("@")[0]):
+        near = difflib.get_close_matches(probe, list(by_lower), n=1, cutoff=0.6)
+        if near:
+            return f"did you mean {by_lower[near[0]]!r}? "
+    return ""
+
+
 def parse_metric(name: str) -> MetricSpec:
     """Parse a metric name such as ``"nDCG@10"``, ``"P@5"`` or ``"map"``.
 
@@ -140,7 +163,8 @@ def parse_metric(name: str) -> MetricSpec:
     base, sep, cutoff_text = text.partition("@")
     family = _BY_ALIAS.get(base.strip().lower())
     if family is None:
-        raise InputError(f"unknown metric {name!r}; valid metrics are: {_valid_names()}")
+        near = did_you_mean(name, [info.pattern for info in _REGISTRY] + list(_BY_ALIAS))
+        raise InputError(f"unknown metric {name!r}; {near}valid metrics are: {_valid_names()}")
     info = _BY_FAMILY[family]
     k: int | None = None
     if sep:
@@ -230,7 +254,7 @@ def resolve_saved_run_metrics(names: Iterable[str], available: Sequence[str]) ->
     ['recall@k', 'citation_accuracy', 'rouge_l']
     >>> resolve_saved_run_metrics(["recal@k"], ["recall@k"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ragaudit.exceptions.InputError: unknown metric 'recal@k'; valid metrics are: hit@k, ...
+    ragaudit.exceptions.InputError: unknown metric 'recal@k'; did you mean 'recall@k'? valid ...
     """
     present = set(available)
     out: list[str] = []
@@ -242,8 +266,9 @@ def resolve_saved_run_metrics(names: Iterable[str], available: Sequence[str]) ->
         if canonical is None:
             declared = ", ".join(SAVED_RUN_METRICS)
             held = ", ".join(m for m in available if m not in SAVED_RUN_METRICS)
+            near = did_you_mean(name, [*available, *SAVED_RUN_METRICS])
             raise InputError(
-                f"unknown metric {name!r}; valid metrics are: {declared}"
+                f"unknown metric {name!r}; {near}valid metrics are: {declared}"
                 + (f"; and in these runs: {held}" if held else "")
             )
         out.append(canonical)

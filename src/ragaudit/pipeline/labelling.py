@@ -20,7 +20,14 @@ from ragaudit.data.records import load_saved_run
 from ragaudit.exceptions import InputError
 from ragaudit.labels.build import BuildSummary, build_chunk_labels
 from ragaudit.labels.fill import FillResult, fill_labels, write_filled_labels
-from ragaudit.labels.format import Chunking, ChunkLabels, load_chunk_labels, save_chunk_labels
+from ragaudit.labels.format import (
+    Chunking,
+    ChunkLabels,
+    is_chunk_label_file,
+    load_chunk_labels,
+    save_chunk_labels,
+)
+from ragaudit.labels.paths import fresh_labels_path
 from ragaudit.labels.protocol import Labeller
 from ragaudit.pipeline.build import golden_for_corpus
 from ragaudit.pipeline.chunking import chunk_documents
@@ -73,6 +80,12 @@ def build_labels_file(
     existing = None
     if Path(out_path).exists() and not rebuild:
         existing = load_chunk_labels(out_path)
+    elif Path(out_path).exists() and not is_chunk_label_file(out_path):
+        raise InputError(
+            f"{out_path}: --rebuild replaces only a ragaudit chunk-label file, and this is "
+            "another file: it is left as it is; write the labels to a new file with --out "
+            f"{fresh_labels_path(os.fspath(out_path))}"
+        )
 
     def save(labels: ChunkLabels) -> None:
         save_chunk_labels(labels, out_path)

@@ -62,8 +62,9 @@ from ragaudit.pipeline.executors import check_executor
 from ragaudit.pipeline.generators import Generation
 from ragaudit.pipeline.harness import evaluate_configuration
 from ragaudit.pipeline.retrievers import Retriever
+from ragaudit.pipeline.timeout import CALL_TIMEOUT, call_with_timeout
 
-__all__ = ["PipelineOutput", "evaluate_pipeline"]
+__all__ = ["CALL_TIMEOUT", "PipelineOutput", "evaluate_pipeline"]
 
 Pipeline = Callable[[str], Any]
 
@@ -197,8 +198,10 @@ class _Live:
         ids: Mapping[str, str],
         min_overlap: float,
         chunking: str,
+        timeout: float | None = None,
     ) -> None:
         self._pipeline = pipeline
+        self._timeout = timeout
         self._ids = ids
         self._chunk_ids = {c.chunk_id for c in chunks}
         self._index = ContextIndex(chunks, min_overlap)
@@ -216,7 +219,7 @@ class _Live:
     def retrieve(self, question: str, depth: int) -> list[tuple[str, float | None]]:
         qid = self._ids[question]
         start = time.perf_counter()
-        raw = self._pipeline(question)
+        raw = call_with_timeout(self._pipeline, question, self._timeout, f"question {qid!r}")
         elapsed = (time.perf_counter() - start) * 1000
         output = check_output(raw, qid)
         scores = list(output.scores) if output.scores is not None else None
@@ -302,6 +305,7 @@ def evaluate_pipeline(
     record_latency: bool = True,
     executor: str = "threads",
     ray_address: str | None = None,
+    timeout: float | None = CALL_TIMEOUT,
 ) -> SavedRun:
     """Call ``pipeline(question)`` on every golden question and write the saved run.
 
@@ -350,6 +354,12 @@ def evaluate_pipeline(
         interrupted on one executor resumes on the other.
     ray_address : str, optional
         With ``executor="ray"``: the cluster (``HOST:6379``); default a local Ray instance.
+    timeout : float or None, default 300
+        Seconds one call may take (:data:`CALL_TIMEOUT`).  A call that overruns stops the run
+        with a :class:`TimeoutError` naming the question (finished questions stay in the
+        checkpoint; a rerun resumes after them).  Each call then runs on a helper thread;
+        ``None`` waits forever and calls the function on the harness's own thread (with
+        ``max_workers=1``, yours).
 
     Returns
     -------
@@ -390,6 +400,13 @@ def evaluate_pipeline(
     k = check_positive("k", k)
     check_positive("max_workers", max_workers)
     check_executor(executor, ray_address)
+    if timeout is not None and not (
+        isinstance(timeout, (int, float))
+        and not isinstance(timeout, bool)
+        and math.isfinite(timeout)
+        and timeout > 0
+    ):
+        raise InputError(f"timeout: expected a number of seconds > 0 or None, found {timeout!r}")
     extra = dict(config or {})
     try:
         json.dumps(extra, allow_nan=False)
@@ -404,7 +421,7 @@ def evaluate_pipeline(
     for question in golden_set:
         ids.setdefault(question.question, question.id)
     chunking = f"chunk_size={chunk_size}, chunk_overlap={chunk_overlap}, chunker={chunker!r}"
-    live = _Live(pipeline, chunks, ids, min_overlap, chunking)
+    live = _Live(pipeline, chunks, ids, min_overlap, chunking, timeout)
     full_config: dict[str, Any] = {
         "k": k,
         "chunk_size": chunk_size,
@@ -448,6 +465,7 @@ def evaluate_pipeline(
         parts={"pipeline": pipeline},
     )
     _warn_unmatched(saved, min_overlap)
+    _warn_merged(saved)
     return saved
 
 
@@ -463,6 +481,26 @@ def _warn_unmatched(saved: SavedRun, min_overlap: float) -> None:
             f"{min_overlap:g} of their tokens in one chunk) and were dropped, in "
             f"{len(missed)} question(s): {name_some(missed)}; index the corpus chunked as "
             "ragaudit chunks it, or lower min_overlap",
+            RagauditWarning,
+            stacklevel=3,
+        )
+
+
+def _warn_merged(saved: SavedRun) -> None:
+    """Say how many context texts matched a chunk an earlier context of the same question had
+    already matched: they were merged into it, so that question retrieved fewer chunks than
+    it returned texts (k and every metric count chunks)."""
+    counts = [(row["id"], row.get("context_match") or {}) for row in saved.rows]
+    merged = [qid for qid, c in counts if c.get("repeated")]
+    if merged:
+        n = sum(int(c.get("repeated") or 0) for _, c in counts)
+        total = sum(sum(int(v or 0) for v in c.values()) for _, c in counts)
+        warnings.warn(
+            f"{n} of {total} context texts matched a chunk that an earlier context of the same "
+            f"question already matched, and were merged into it (counted once), in "
+            f"{len(merged)} question(s): {name_some(merged)}; the metrics and k count chunks, "
+            "not texts: return whole chunks of the corpus as chunked here (or chunk_ids), "
+            "one per context",
             RagauditWarning,
             stacklevel=3,
         )

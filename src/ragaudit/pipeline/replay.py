@@ -34,7 +34,7 @@ from ragaudit._io import refuse_input_as_output
 from ragaudit._version import version
 from ragaudit.data.chunks import Chunk
 from ragaudit.data.context_match import MIN_OVERLAP, ContextIndex
-from ragaudit.data.foreign import ForeignQuestion, read_foreign
+from ragaudit.data.foreign import ForeignQuestion, read_foreign, sniff_layout
 from ragaudit.data.golden import (
     GoldenQuestion,
     GoldenSet,
@@ -111,7 +111,19 @@ def check_saved_run(
     the input).  A malformed file raises :class:`~ragaudit.exceptions.FormatError` naming the
     line and field.
     """
-    saved = load_saved_run(str(path))
+    try:
+        saved = load_saved_run(str(path))
+    except FormatError:
+        sniffed = sniff_layout(path)  # another tool's export given without --from
+        if sniffed is None:
+            raise
+        layout, columns = sniffed
+        raise FormatError(
+            f"expected a ragaudit saved run, found a {layout} export (columns "
+            f"{', '.join(columns)}); import it with ragaudit import {path} --from {layout} "
+            "--corpus DIR (the documents its contexts came from)",
+            path=str(path),
+        ) from None
     summary = summarise_run(saved).to_dict()
     target = None
     if out_dir is not None:

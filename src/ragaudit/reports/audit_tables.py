@@ -67,16 +67,16 @@ def p_text(value: float) -> str:
 
 def dashboard_value(row: DashboardRow, value: float | None) -> str:
     """One number of a dashboard row in its unit: ``0.796``, ``0.412 s`` (a latency, kept in
-    milliseconds), ``$0.0021``; an interval end that is infinite is ``inf`` (p95 latency with
-    too few questions).
+    milliseconds; below 1 ms in ms), ``$0.0021``; an interval end that is infinite is ``inf``
+    (p95 latency with too few questions).
 
     >>> from ragaudit.diagnose.audit_result import DashboardRow
     >>> def row(unit):
     ...     return DashboardRow("k", "x", 1.0, 0.0, 1.0, 1, None, "", None, "", "", unit=unit)
     >>> dashboard_value(row(""), 0.5), dashboard_value(row("ms"), 412.4)
     ('0.500', '0.412 s')
-    >>> dashboard_value(row("ms"), 4.21)
-    '0.004 s'
+    >>> dashboard_value(row("ms"), 4.21), dashboard_value(row("ms"), 0.42)
+    ('0.004 s', '0.420 ms')
     >>> dashboard_value(row("usd"), 0.00213), dashboard_value(row("usd"), 0.0)
     ('$0.0021', '$0')
     >>> dashboard_value(row("ms"), float("inf"))
@@ -87,9 +87,9 @@ def dashboard_value(row: DashboardRow, value: float | None) -> str:
     if math.isinf(value):
         return "inf"
     if row.unit == "ms":
-        # shown in seconds, 3 decimals: a fixed width below 10 s, so the varying latency
-        # never moves the other columns of the table
-        return f"{value / 1000:.3f} s"
+        # seconds, 3 decimals: a fixed width from 1 ms to 10 s, so the varying latency never
+        # moves the other columns; below 1 ms that would read "0.000 s", so milliseconds
+        return f"{value:.3f} ms" if value < 1 else f"{value / 1000:.3f} s"
     if row.unit == "usd":
         return "$0" if value == 0 else f"${value:.4f}"
     return f"{value:.3f}"

@@ -104,7 +104,8 @@ def funnel_report(result: FunnelResult, max_ids: int | None = SHOWN_IDS) -> Repo
         rows.append(
             (
                 f"{j + 1} {stage.name}",
-                str(stage.kept),
+                # a stage that could not be measured (no gold documents) keeps "-", not 0
+                "-" if stage.rate is None and result.n else str(stage.kept),
                 _f3(stage.rate),
                 ci,  # the interval of "of n", beside it
                 _f3(stage.conditional),
@@ -139,15 +140,16 @@ def funnel_report(result: FunnelResult, max_ids: int | None = SHOWN_IDS) -> Repo
         or result.gap is None
     ):
         stage1 = "undefined" if result.stage1_rate is None else f"{result.stage1_rate:.3f}"
+        e2e = "undefined" if result.correct_end_to_end is None else result.correct.line()
         numbers: tuple[str, ...] = (
             f"P(correct) = undefined: {result.undefined_reason}",
             f"stage-1 success (hit rate@{result.k}):   {stage1}",
-            "end-to-end correct:             undefined",
+            f"end-to-end correct:             {e2e}",
             "the gap hit rate cannot see:    undefined",
         )
     else:
         unjudged_share = (
-            f" + unjudged, answered correctly {right_unjudged / result.n:.3f}"
+            f" + unjudged, answered correctly {right_unjudged} ({right_unjudged / result.n:.3f})"
             if right_unjudged
             else ""
         )
@@ -155,8 +157,10 @@ def funnel_report(result: FunnelResult, max_ids: int | None = SHOWN_IDS) -> Repo
             f"P(correct) = {factors} = {result.p_correct:.3f}",
             f"stage-1 success (hit rate@{result.k}):   {result.stage1_rate:.3f}",
             f"end-to-end correct:             {result.correct.line()}",
-            f"  = through the funnel {result.p_correct:.3f} + by luck {lucky_share:.3f}"
-            f"{unjudged_share}",
+            # how the counts relate: stage 4 counts only the questions through stages 1-3
+            f"  = correct through the funnel (stage 4) {result.stages[3].kept} "
+            f"({result.p_correct:.3f}) + correct by luck {len(result.lucky)} "
+            f"({lucky_share:.3f}){unjudged_share}",
             f"the gap hit rate cannot see:    {result.gap:+.3f}{gap_ci}",
         )
     unjudged = (

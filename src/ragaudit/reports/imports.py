@@ -8,6 +8,7 @@ from typing import Any
 
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run.metrics import RETRIEVAL_FAMILIES
+from ragaudit.diagnose.funnel_result import NO_GOLD
 from ragaudit.diagnose.unjudged import RunJudged
 from ragaudit.reports.report import Block, Report, Section, Text
 from ragaudit.reports.runs import _means_table
@@ -22,13 +23,22 @@ def _retrieval(name: str, prefix: str) -> bool:
     return name.removeprefix(prefix).partition("@")[0] in RETRIEVAL_FAMILIES
 
 
+#: Means whose name alone would pass for another count: ``correct`` here is over every
+#: question, a refusal of an unanswerable one counting as correct, unlike the funnel's
+#: end-to-end correct (answerable questions only).
+_LABELS = {
+    "answered": "answered (all questions)",
+    "correct": "correct (+ refused unanswerable)",
+}
+
+
 def _means(summary: dict[str, Any], judged: RunJudged | None) -> list[Section]:
     """The means table with judged@k after the retrieval means of its level, and the
     warnings."""
     means = summary["metrics"]
     if not means:
         return []
-    values = [(name, v, summary["n_scored"][name]) for name, v in means.items()]
+    values = [(_LABELS.get(name, name), v, summary["n_scored"][name]) for name, v in means.items()]
     levels = () if judged is None else ((judged.chunk, "chunk_"), (judged.doc, ""))
     for coverage, prefix in levels:  # after the last retrieval mean it qualifies
         at = [i for i, (name, _, _) in enumerate(values) if _retrieval(name, prefix)]
@@ -105,6 +115,9 @@ def foreign_import_report(
                 else ""
             )
             blocks.append(Text((f"questions with unmatched contexts: {shown}{more}",)))
+        answerable = [row for row in saved.rows if row.get("answerable", True)]
+        if answerable and not any(row.get("gold_docs") for row in answerable):
+            blocks.append(Text((NO_GOLD.format(n=len(answerable)),)))
         sections.append(Section("", tuple(blocks)))
         sections += _means(summary, run_judged)
         sections.append(Section("", (Text((f"saved: {saved.path}",)),)))

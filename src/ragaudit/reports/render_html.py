@@ -92,7 +92,7 @@ table.config th:first-child{width:12rem}table.config td{overflow-wrap:anywhere}
 margin-top:.4rem}ul.pair{grid-template-columns:1fr}summary .stage{min-width:0;margin-right:.3rem}
 table.config th:first-child{width:9rem}table:not(.config) td:first-child{white-space:nowrap}
 .chart svg{display:none}
-.chart svg.narrow{display:block}
+.chart svg.narrow{display:block;max-width:100%;height:auto}
 .dash thead{display:none}.dash tr{display:flex;flex-wrap:wrap;border-bottom:1px solid var(--line)}
 .dash tbody th,.dash td.note{flex:1 0 100%;min-width:0;border:0}
 .dash td{flex:1 1 0;min-width:0;border:0;text-align:left;white-space:normal}
@@ -153,7 +153,9 @@ def _cell(tag: str, cell: str | Cell, right: bool) -> str:
     sub = f'<span class="ci">{_e(cell.sub.strip())}</span>' if cell.sub.strip() else ""
     return (
         f"<{tag}{_cls(cell.cls, 'r' if right else '')}{_attrs(cell.attrs)}>"
-        f"{html_inline(cell.text)}{sub}</{tag}>"
+        # a space before the interval: without the page's CSS (a notebook's _repr_html_) it
+        # would run into the value ("1.000[0.753, 1.000]")
+        f"{html_inline(cell.text)}{' ' if sub else ''}{sub}</{tag}>"
     )
 
 

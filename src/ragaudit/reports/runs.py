@@ -247,10 +247,12 @@ def run_summary_report(
       1.000     1.000        0.500  1.000   1.000  1.000         -
     <BLANKLINE>
     END TO END (offline judges, answerable questions)
-      answered             1/1   = 1.000
-      correct              0/1   = 0.000
-      generation errors  none
-      judge errors       none
+      answered (any context)    1/1   = 1.000
+      end-to-end correct        0/1   = 0.000
+      vs the funnel           its stages 3 and 4 count only questions through the stages \
+before them; end-to-end correct = stage 4 + correct by luck
+      generation errors       none
+      judge errors            none
     <BLANKLINE>
     """
     k = saved.k
@@ -286,14 +288,21 @@ def run_summary_report(
     if decided:
         end.append(
             (
-                "answered",
+                "answered (any context)",
                 _fraction(sum(int(q.metric("answered") or 0) for q in decided), len(decided)),
             )
         )
     if answerable:
         # the one end-to-end count (every answerable question), as funnel and report print it
         correct = end_to_end_correct(questions)
-        end.append(("correct", _fraction(correct.count, correct.n) + _unjudged(correct)))
+        end.append(("end-to-end correct", _fraction(correct.count, correct.n) + _unjudged(correct)))
+        end.append(
+            (
+                "vs the funnel",
+                "its stages 3 and 4 count only questions through the stages before them; "
+                "end-to-end correct = stage 4 + correct by luck",
+            )
+        )
         if correct.unjudged:
             end.append(("to judge them", unjudged_hint(correct.unjudged.values())))
     refusal = correct_refusal(questions)

@@ -15,6 +15,7 @@ from ragaudit.reports.judged import (
 )
 from ragaudit.reports.noise import with_noise_sections
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
+from ragaudit.reports.verdict_sentence import FULL_HINT, verdict_sentence, zero_width_words
 from ragaudit.stats.options import short_method
 from ragaudit.stats.verdicts import (
     format_pvalue,
@@ -182,14 +183,22 @@ def _ruled_out(result: Comparison) -> Text:
             if row.verdict == "SIGNIFICANT"
             else no_change_sentence(ci.low, ci.high, result.confidence)
         )
-        lines.append(f"  {row.metric}: {found}; {_mde_text(row)}")
+        lines.append(f"  {row.metric}: {found}; {_mde_text(row)}{zero_width_words(row)}")
     return Text(tuple(lines))
 
 
-def comparison_report(result: Comparison, max_ids: int | None = SHOWN_IDS) -> Report:
+def comparison_report(
+    result: Comparison, max_ids: int | None = SHOWN_IDS, *, full: bool = True
+) -> Report:
     """The paired comparison of two runs (``ragaudit compare A B``); the questions that
     differ on a 0/1 metric are cut to the first ``max_ids`` with the rest counted (None:
-    every id, ``--all-ids``; the JSON payload holds every id)."""
+    every id, ``--all-ids``; the JSON payload holds every id).
+
+    ``full=False`` (what ``compare`` prints without ``--full``) keeps the first screen: who
+    is A and B with the seed, what differs between their configurations, the table, the
+    verdict sentence (:func:`verdict_sentence`) and the judge caveat; the JSON payload is the
+    same either way.
+    """
     values: tuple[tuple[Any, ...], ...] = tuple(
         (
             row.metric,
@@ -245,10 +254,23 @@ def comparison_report(result: Comparison, max_ids: int | None = SHOWN_IDS) -> Re
         values=values,
         only=("csv",),
     )
-    sections = [Section("", (Text(_header(result)),)), Section("", (table, csv_table))]
+    header = _header(result)
+    if not full:  # the seed stays on the first line; the methods line is --full's
+        header = (f"{header[0]}   seed {result.seed}", *header[2:])
+    sections = [Section("", (Text(header),)), Section("", (table, csv_table))]
     differs = confounding_lines(result.config_differences)
     if differs:
         sections.insert(1, Section("", (Text(differs),)))
+    if not full:
+        sections.append(Section("", (Text((verdict_sentence(result),)),)))
+        note = judged_rate_note(row.metric for row in result.metrics)
+        if note is not None:
+            sections.append(Section("", (Text((note,)),)))
+        if result.judged is not None and result.judged.warnings():  # stderr has them too
+            sections.append(Section("", (judged_notes(result.judged.warnings()),)))
+        sections.append(Section("", (Text((FULL_HINT,)),)))
+        compact = Report("", tuple(sections), data=result.to_dict())
+        return with_noise_sections(compact, dict(result.noise), result.confidence)
     for row in result.metrics:
         if row.mcnemar is not None:
             block = _binary_block(row, row.mcnemar, result.confidence, result.alpha, max_ids)

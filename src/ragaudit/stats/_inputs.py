@@ -22,7 +22,7 @@ from ragaudit.data.per_question import (
     as_per_question_metrics,
 )
 from ragaudit.exceptions import InputError, RagauditWarning
-from ragaudit.metrics.registry import resolve_saved_run_metrics
+from ragaudit.metrics.registry import did_you_mean, resolve_saved_run_metrics
 
 __all__ = [
     "QUESTION_SUBSETS",
@@ -188,7 +188,8 @@ def pair_runs(
                 if metric not in present:
                     raise InputError(
                         f"metric {metric!r} is missing from run {run.name!r}"
-                        f"{f' ({run.path})' if run.path else ''}; it has: "
+                        f"{f' ({run.path})' if run.path else ''}; "
+                        f"{did_you_mean(metric, present)}it has: "
                         f"{', '.join(present) or 'no metrics'}"
                     )
     # A baseline kept in the repository usually carries the candidate's name: tell them apart.

@@ -15,13 +15,17 @@ from typing import Any
 from ragaudit._frames import records_frame
 from ragaudit._present import Presentable, short_repr
 from ragaudit.exceptions import InputError
-from ragaudit.metrics.registry import resolve_saved_run_metrics
+from ragaudit.metrics.registry import (
+    did_you_mean,
+    resolve_saved_run_metrics,
+    saved_run_metric_name,
+)
 from ragaudit.stats._group import MONTE_CARLO, PERCENTILE, SubsampleInterval
 from ragaudit.stats.mcnemar import McNemarResult
 from ragaudit.stats.resampling import ConfidenceInterval
 from ragaudit.stats.verdicts import skew_note
 
-__all__ = ["Comparison", "MetricComparison"]
+__all__ = ["Comparison", "MetricComparison", "check_gates"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -268,3 +272,43 @@ class Comparison(Presentable):
             [m.line() for m in self.metrics],
             limit=12,
         )
+
+
+def check_gates(
+    gates: Sequence[str], compared: Sequence[str] | None, held: Sequence[str] | None = None
+) -> None:
+    """Refuse a regression gate that names no compared metric, before any comparison is made.
+
+    ``compared`` are the ``-m`` names (None: every metric both runs hold, then ``held``, the
+    runs' metric names once read, decides; before that only ``-m`` can be checked).  A gate
+    matches a metric under any spelling :func:`~ragaudit.metrics.saved_run_metric_name`
+    accepts; the message suggests the closest compared name.
+
+    >>> check_gates(["nDCG@k"], ["ndcg@k", "correct"])
+    >>> check_gates(["correctness"], ["ndcg@k", "correct"])
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: --fail-if-worse: 'correctness' is not a compared metric; \
+did you mean 'correct'? compared: ndcg@k, correct
+    >>> check_gates(["correctness"], None)          # every metric: known once the runs are read
+    >>> check_gates(["correctness"], None, ["hit@k", "correct"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: --fail-if-worse: 'correctness' is not a compared ...
+    """
+    if not gates:
+        return
+    if compared is None:
+        if held is None:
+            return
+        compared = list(held)
+    names = list(dict.fromkeys(compared))
+
+    def spelled(name: str) -> str:
+        return name if name in names else (saved_run_metric_name(name) or name)
+
+    canonical = {spelled(name) for name in names}
+    for gate in gates:
+        if spelled(gate) not in canonical:
+            raise InputError(
+                f"--fail-if-worse: {gate!r} is not a compared metric; "
+                f"{did_you_mean(gate, names)}compared: {', '.join(names) or 'none'}"
+            )
