@@ -37,6 +37,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "labels": ("ragaudit.cli.labels", "Chunk labels, label bias; human verdicts for calibrate."),
     "cache": ("ragaudit.cli.cache", "Inspect or clear the LLM response cache."),
     "judge": ("ragaudit.cli.judge", "Add LLM judge verdicts to a saved run (cached, costed)."),
+    "judges": ("ragaudit.cli.judges", "Audit a judge: paired bias tests on a run's answers."),
     "compare": ("ragaudit.cli.compare", "Is the difference between two runs real? (paired tests)"),
     "baseline": ("ragaudit.cli.baseline", "Write the baseline run a CI gate compares against."),
     "plan": ("ragaudit.cli.plan", "How many questions you need: exact power / detectable effect."),
