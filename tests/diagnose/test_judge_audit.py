@@ -253,6 +253,28 @@ def test_the_cli_json_has_every_row_with_its_interval(bundled_run):
     assert len(ran) == 5
     for r in ran:
         assert r["ci_low"] <= r["diff"] <= r["ci_high"] and r["n"] > 0 and r["ci_method"]
-    table = _invoke(["judges", "audit", saved.path, "--corpus", BENCHMARK / "corpus"])
-    assert "JUDGE AUDIT" in table.stdout and "B - A [95% CI]" in table.stdout
     assert load_saved_run(saved.path).rows == saved.rows  # the run is never written
+
+
+def test_report_adds_the_judge_audit_section_and_refuses_a_wrong_file(bundled_run, tmp_path):
+    saved, _ = bundled_run
+    audit = _invoke(["judges", "audit", saved.path, "--corpus", BENCHMARK / "corpus",
+                     "--format", "json"])  # fmt: skip
+    (tmp_path / "audit.json").write_text(audit.stdout, encoding="utf-8")
+    page = _invoke(["report", saved.path, "--judge-audit", tmp_path / "audit.json",
+                    "--format", "json", "--out", tmp_path / "r.json"])  # fmt: skip
+    assert page.exit_code == 0, page.output
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert data["judge_audit"] == json.loads(audit.stdout)
+    html = _invoke(["report", saved.path, "--judge-audit", tmp_path / "audit.json",
+                    "--out", tmp_path / "r.html"])  # fmt: skip
+    assert html.exit_code == 0 and "judge audit" in (tmp_path / "r.html").read_text("utf-8")
+    bad = json.loads(audit.stdout)
+    del bad["rows"][0]["ci_low"]
+    (tmp_path / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
+    refused = CliRunner().invoke(main, ["report", saved.path, "--judge-audit",
+                                        str(tmp_path / "bad.json"), "--out",
+                                        str(tmp_path / "x.html")])  # fmt: skip
+    assert refused.exit_code == 2
+    assert "bad.json: rows[0].ci_low: expected the key 'ci_low', found none" in refused.output
+    assert not (tmp_path / "x.html").exists()

@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -48,7 +49,7 @@ from ragaudit._text import REFUSAL
 from ragaudit.data.chunks import Chunk
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.saved_run import SavedRun, generation_error_of
-from ragaudit.exceptions import InputError
+from ragaudit.exceptions import FormatError, InputError, unreadable
 from ragaudit.judges.offline import is_abstention, judge_offline
 from ragaudit.stats.compare import compare_runs
 from ragaudit.stats.comparison import MetricComparison
@@ -63,6 +64,7 @@ __all__ = [
     "OfflineAuditJudge",
     "audit_items",
     "audit_judge",
+    "read_judge_audit",
     "same_family",
     "variants",
 ]
@@ -405,3 +407,46 @@ def audit_judge(
         run=run.name, judge=judge.name, judge_model=judge.model, generator_model=gen_model,
         self_preference_flag=flag, n_items=len(items), seed=seed, rows=tuple(rows),
     )  # fmt: skip
+
+
+_ROW_KEYS = ("test", "metric", "verdict")
+_RAN_KEYS = ("n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "ci_method", "p_value",
+             "p_method", "n_differing")  # fmt: skip
+
+
+def read_judge_audit(path: str | Path) -> dict[str, Any]:
+    """Read a ``judges audit --format json`` document (for ``report --judge-audit``).
+
+    Raises :class:`~ragaudit.exceptions.FormatError` naming the file and the field when the
+    document is not one.
+    """
+    import json
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(path, exc) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(
+            f"expected JSON, found {exc.msg}", path=str(path), line=exc.lineno
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        raise FormatError(
+            "expected the JSON of `ragaudit judges audit --format json` (an object with "
+            "\"rows\")", path=str(path), field="rows",
+        )  # fmt: skip
+    for key in ("run", "judge", "n_items", "seed"):
+        if key not in data:
+            raise FormatError(f"expected the key {key!r}, found none", path=str(path), field=key)
+    for i, row in enumerate(data["rows"]):
+        ran = isinstance(row, dict) and row.get("verdict") != "not run"
+        wanted = _ROW_KEYS + (_RAN_KEYS if ran else ("reason",))
+        missing = [k for k in wanted if not isinstance(row, dict) or k not in row]
+        if missing:
+            raise FormatError(
+                f"expected the key {missing[0]!r}, found none", path=str(path),
+                field=f"rows[{i}].{missing[0]}",
+            )  # fmt: skip
+    return data
