@@ -278,3 +278,30 @@ def test_report_adds_the_judge_audit_section_and_refuses_a_wrong_file(bundled_ru
     assert refused.exit_code == 2
     assert "bad.json: rows[0].ci_low: expected the key 'ci_low', found none" in refused.output
     assert not (tmp_path / "x.html").exists()
+
+
+class UndecidedJudge(OfflineAuditJudge):
+    """Undecided (None) on the first five questions."""
+
+    def verdicts(self, items, repeat=0):
+        out = super().verdicts(items, repeat)
+        for item, verdict in zip(items, out, strict=True):
+            if item.question_id < "q05":
+                verdict["correct"] = None
+        return out
+
+
+def test_undecided_verdicts_and_unanswered_rows_are_counted_not_dropped():
+    run, chunks = _synthetic()
+    doc = run.to_dict()
+    doc["rows"][10] = {**doc["rows"][10], "answer": None, "generation_error": "timeout"}
+    audit = audit_judge(SavedRun.from_dict(doc), chunks, UndecidedJudge(), seed=0)
+    assert (audit.n_items, audit.n_unanswered) == (N - 1, 1)
+    row = _rows(audit)[("verbosity", "correct")]
+    assert (row.comparison.n, row.comparison.excluded) == (N - 6, 5)
+    from ragaudit.reports.judge_audit import judge_audit_report
+    from ragaudit.reports.renderer import render
+
+    text = render(judge_audit_report(audit), "table")
+    assert "(1 questions without an answer left out)" in text
+    assert "5 undecided or failed, left out" in text

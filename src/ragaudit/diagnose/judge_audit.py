@@ -146,7 +146,14 @@ class OfflineAuditJudge:
 
 def audit_items(run: SavedRun, chunks: Sequence[Chunk]) -> list[AuditItem]:
     """The answered rows of ``run`` (failed generations left out), context rebuilt from
-    ``chunks`` (the corpus chunked as the run was)."""
+    ``chunks`` (the corpus chunked as the run was).
+
+    >>> run = SavedRun.from_dict({"config": {"k": 1}, "rows": [
+    ...     {"id": "q1", "question": "Q?", "answer": "A.", "context_ids": ["c1"], "retrieved": []},
+    ...     {"id": "q2", "answer": None, "generation_error": "timeout", "retrieved": []}]})
+    >>> [(i.question_id, i.context) for i in audit_items(run, [Chunk("c1", "d", 0, "text")])]
+    [('q1', ('text',))]
+    """
     by_id = {c.chunk_id: c for c in chunks}
     items = []
     for row in run.rows:
@@ -285,6 +292,7 @@ class JudgeAudit:
     n_items: int
     seed: int
     rows: tuple[AuditRow, ...]
+    n_unanswered: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The ``judges audit --format json`` document."""
@@ -295,6 +303,7 @@ class JudgeAudit:
             "generator_model": self.generator_model,
             "self_preference_flag": self.self_preference_flag,
             "n_items": self.n_items,
+            "n_unanswered": self.n_unanswered,
             "seed": self.seed,
             "method": (
                 "paired: each answer judged as given (A) and changed (B); difference B - A with "
@@ -314,7 +323,12 @@ _CHANGES = {
 
 
 def generator_model(run: SavedRun) -> str | None:
-    """The generator's model recorded in the run's config (LLM generators only)."""
+    """The generator's model recorded in the run's config (LLM generators only).
+
+    >>> generator_model(SavedRun.from_dict({"config": {"k": 1, "llm_generator": {"model": "m"}},
+    ...                                     "rows": []}))
+    'm'
+    """
     config = run.config.to_dict()
     generator = config.get("llm_generator") or {}
     model = generator.get("model") if isinstance(generator, Mapping) else None
@@ -406,6 +420,7 @@ def audit_judge(
     return JudgeAudit(
         run=run.name, judge=judge.name, judge_model=judge.model, generator_model=gen_model,
         self_preference_flag=flag, n_items=len(items), seed=seed, rows=tuple(rows),
+        n_unanswered=len(run.rows) - len(items),
     )  # fmt: skip
 
 

@@ -188,6 +188,14 @@ def paraphrase_pairs(
     """Pairs of questions at or above :data:`PARAPHRASE` similarity, each with its score.
 
     ``exact`` holds ``(first id, second id)`` pairs already reported as identical questions.
+
+    >>> from ragaudit.data.golden import GoldenQuestion
+    >>> qs = [GoldenQuestion("q1", "How long are backups kept?", "35 days.", ()),
+    ...       GoldenQuestion("q2", "For how long are the backups kept?", "35 days.", ()),
+    ...       GoldenQuestion("q3", "Who approves travel?", "The manager.", ())]
+    >>> found, summary = paraphrase_pairs(qs)
+    >>> [(f.qid, f.detail[:29]) for f in found], (summary.n, summary.flagged)
+    ([('q2', 'a paraphrase of q1 (BM25 simi')], (3, 1))
     """
     sim = paraphrase_similarity([q.question for q in questions])
     rows, cols = np.nonzero(np.triu(sim >= PARAPHRASE, k=1))

@@ -32,6 +32,8 @@ def _row(row: Mapping[str, Any]) -> tuple[str, ...]:
     table = row.get("mcnemar")
     if table is not None:
         method += f" (A only {table['a_only']}, B only {table['b_only']})"
+    if row.get("excluded_null"):
+        method += f"; {row['excluded_null']} undecided or failed, left out"
     return (
         row["test"], row["metric"], str(row["n"]), f"{row['mean_a']:.3f}",
         f"{row['mean_b']:.3f}",
@@ -60,9 +62,12 @@ def judge_audit_section(audit: Mapping[str, Any]) -> Section:
         flag = "self-preference: not flagged (offline judge)"
     else:
         flag = f"self-preference: not flagged (judge {model}, generator {generator or '-'})"
+    unanswered = audit.get("n_unanswered") or 0
     lines = (
         f"judge {audit['judge']}" + (f" ({model})" if model else "")
-        + f" on {audit['n_items']} answers of run {audit['run']}; seed {audit['seed']}",
+        + f" on {audit['n_items']} answers of run {audit['run']}"
+        + (f" ({unanswered} questions without an answer left out)" if unanswered else "")
+        + f"; seed {audit['seed']}",
         flag,
     )  # fmt: skip
     table = Table(_COLUMNS, tuple(_row(r) for r in audit["rows"]), align="llrrrrrll")
