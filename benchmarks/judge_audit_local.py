@@ -42,26 +42,35 @@ def _invoke(args: list[str]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=20)
+    parser.add_argument(
+        "--max-tokens", type=int, default=160,
+        help="Completion cap of every call (a 135M model on a shared CPU is slow).",
+    )  # fmt: skip
     parser.add_argument("--readme", action="store_true")
     args = parser.parse_args(argv)
     if not os.environ.get("RAGAUDIT_LLM_BASE_URL"):
         raise SystemExit("set RAGAUDIT_LLM_BASE_URL and RAGAUDIT_LLM_MODEL (see the docstring)")
     started, load = start(f"judges audit of {os.environ.get('RAGAUDIT_LLM_MODEL')} (local)")
     corpus = str(BENCHMARK / "corpus")
+    # one request at a time, with time to finish: the server has one slot, and a request that
+    # times out is cancelled and sent again
+    llm = ["--llm-max-tokens", str(args.max_tokens), "--llm-concurrency", "1",
+           "--llm-timeout", "900"]  # fmt: skip
     with tempfile.TemporaryDirectory() as out:
         os.environ.setdefault("RAGAUDIT_CACHE_DIR", str(Path(out) / "cache"))
         _invoke(["run", "--corpus", corpus, "--golden", str(BENCHMARK / "golden.yaml"),
                  "--k", "3", "--generator", "openai", "--limit", str(args.limit), "--out", out,
-                 "--no-timing", "--quiet"])  # fmt: skip
+                 "--no-timing", "--quiet", *llm])  # fmt: skip
         run = str(next(Path(out).glob("*.json")))
-        audit = ["judges", "audit", run, "--corpus", corpus, "--judge", "llm"]
+        audit = ["judges", "audit", run, "--corpus", corpus, "--judge", "llm", *llm]
         cost = _invoke([*audit, "--dry-run"])
         table = _invoke(audit)
     text = "\n".join(
         [
-            f"$ ragaudit run ... --generator openai --k 3 --limit {args.limit}",
-            f"$ ragaudit judges audit RUN --corpus ... --judge llm --dry-run\n{cost.rstrip()}",
-            f"$ ragaudit judges audit RUN --corpus ... --judge llm\n{table.rstrip()}",
+            f"$ ragaudit run ... --generator openai --k 3 --limit {args.limit} "
+            f"--llm-max-tokens {args.max_tokens} --llm-concurrency 1",
+            f"$ ragaudit judges audit RUN ... --judge llm --dry-run\n{cost.rstrip()}",
+            f"$ ragaudit judges audit RUN ... --judge llm\n{table.rstrip()}",
             "",
             measured(started, load),
         ]
