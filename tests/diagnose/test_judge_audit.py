@@ -304,4 +304,4 @@ def test_undecided_verdicts_and_unanswered_rows_are_counted_not_dropped():
 
     text = render(judge_audit_report(audit), "table")
     assert "(1 questions without an answer left out)" in text
-    assert "5 undecided or failed, left out" in text
+    assert "5 without a verdict (not applicable, undecided, failed) left out" in text

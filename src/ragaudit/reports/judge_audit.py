@@ -33,7 +33,10 @@ def _row(row: Mapping[str, Any]) -> tuple[str, ...]:
     if table is not None:
         method += f" (A only {table['a_only']}, B only {table['b_only']})"
     if row.get("excluded_null"):
-        method += f"; {row['excluded_null']} undecided or failed, left out"
+        method += (
+            f"; {row['excluded_null']} without a verdict (not applicable, undecided, failed) "
+            "left out"
+        )
     return (
         row["test"], row["metric"], str(row["n"]), f"{row['mean_a']:.3f}",
         f"{row['mean_b']:.3f}",
