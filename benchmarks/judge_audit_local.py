@@ -77,7 +77,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(text)
     if args.readme:
-        splice("judge-audit-local", f"```text\n{text}\n```", DOCS)
+        skip = "<!-- doc-examples: skip (recorded output of benchmarks/judge_audit_local.py) -->"
+        splice("judge-audit-local", f"{skip}\n```text\n{text}\n```", DOCS)
     sys.exit(0)
 
 
