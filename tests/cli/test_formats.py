@@ -41,6 +41,8 @@ COMMANDS = {
     "cache-clear": ["cache", "clear", "--cache-dir", "CACHE", "--yes"],
     "labels-build": ["labels", "build", *HARNESS, "--out", "LABELS"],
     "run": ["run", *HARNESS, "--out", "OUT", "--limit", "2", "--no-timing"],
+    "judges-audit": ["judges", "audit", "SAVED", "--corpus", "tests/data/harness/corpus"],
+    "golden-check": ["golden", "check", *HARNESS],
 }  # fmt: skip
 
 

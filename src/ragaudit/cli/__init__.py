@@ -38,7 +38,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "labels": ("ragaudit.cli.labels", "Chunk labels, label bias; human verdicts for calibrate."),
     "cache": ("ragaudit.cli.cache", "Inspect or clear the LLM response cache."),
     "judge": ("ragaudit.cli.judge", "Add LLM judge verdicts to a saved run (cached, costed)."),
-    "judges": ("ragaudit.cli.judges", "Stress-test a judge on labelled rewrites of references."),
+    "judges": (
+        "ragaudit.cli.judges",
+        "Measure a judge: stress test on rewrites, bias audit on a run.",
+    ),
     "compare": ("ragaudit.cli.compare", "Is the difference between two runs real? (paired tests)"),
     "baseline": ("ragaudit.cli.baseline", "Write the baseline run a CI gate compares against."),
     "plan": ("ragaudit.cli.plan", "How many questions you need: exact power / detectable effect."),

@@ -1,4 +1,4 @@
-"""``ragaudit judges``: measure a judge before trusting its numbers (``stress``)."""
+"""``ragaudit judges``: measure a judge before trusting its numbers (``stress``, ``audit``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import click
 
 from ragaudit.cli._llm_options import add_llm_options, llm_config_from_cli
 from ragaudit.cli._options import corpus_option, emit, format_option, quiet_option, seed_option
+from ragaudit.cli.judges_audit import command as audit
 from ragaudit.exceptions import InputError
 
 # Library modules are imported inside the command, so `--help` stays instant
@@ -21,7 +22,7 @@ _JUDGES = ("offline", "llm")
 
 @click.group("judges")
 def command() -> None:
-    """Judges: stress-test one before trusting its verdicts."""
+    """Judges: stress-test one on labelled rewrites, audit its biases on a run's answers."""
 
 
 @command.command("stress", short_help="Measure judges on labelled rewrites of reference answers.")
@@ -149,3 +150,7 @@ def stress(
         click.echo(f"ragaudit: gate failed: {line}", err=True)
     if failed:
         raise SystemExit(1)
+
+
+
+command.add_command(audit)  # cli/judges_audit.py

@@ -62,6 +62,10 @@ __all__ = ["command"]
     help="Note a run whose judged@k differs from the first run's by more (the comparison then "
     "favours the run more like the one the labels came from).",
 )  # fmt: skip
+@click.option(
+    "--judge-audit", "judge_audit_path", type=click.Path(dir_okay=False), default=None,
+    help="Add a \"judge audit\" section: the JSON of `ragaudit judges audit --format json`.",
+)  # fmt: skip
 @seed_option()
 @click.option(
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
@@ -80,6 +84,7 @@ def command(
     allow_different_data: bool,
     judged_threshold: float,
     judged_margin: float,
+    judge_audit_path: str | None,
     seed: int,
     resamples: int,
 ) -> None:
@@ -114,6 +119,11 @@ def command(
     from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.renderer import render
 
-    text = render(audit_report(audit, detail=True), output_format)
+    judge_audit = None
+    if judge_audit_path is not None:
+        from ragaudit.diagnose.judge_audit import read_judge_audit
+
+        judge_audit = read_judge_audit(judge_audit_path)
+    text = render(audit_report(audit, detail=True, judge_audit=judge_audit), output_format)
     suffix = {"markdown": "md", "table": "txt"}.get(output_format, output_format)
     write_output(text, out_path, default=f"report.{suffix}")

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ragaudit._validate import check_int
@@ -223,6 +223,35 @@ class LLMJudges:
     def dry_run(self, items: Sequence[JudgeItem]) -> DryRunEstimate:
         """Calls, cache hits, tokens (chars/4) and cost of :meth:`judge`, sending nothing."""
         return self.client.estimate(self.plan(items))
+
+    def judge_once(
+        self,
+        items: Sequence[JudgeItem],
+        repeat: int,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Ask every judge once per item as repeat ``repeat`` (its own cache entry and seed, as
+        the ``repeat``-th of :meth:`judge`'s repeats); one ``judges`` dict per item.
+
+        ``judges audit`` sends the same request again this way to measure repeat noise.
+        """
+        tasks = [(i, judge) for i in range(len(items)) for judge in self.judges]
+
+        def run(task: tuple[int, str]) -> dict[str, Any]:
+            return self._run_one(items[task[0]], task[1], repeat)
+
+        outcomes = self.client.map(run, tasks, progress)
+        by_item: list[dict[str, list[dict[str, Any]]]] = [{} for _ in items]
+        for (i, judge), outcome in zip(tasks, outcomes, strict=True):
+            by_item[i][judge] = [outcome]
+        return [self._combine(per_judge) for per_judge in by_item]
+
+    def plan_once(self, items: Sequence[JudgeItem], repeat: int) -> list[PlannedCall]:
+        """The requests :meth:`judge_once` would send (for dry runs)."""
+        return [
+            replace(call, repeat=repeat)
+            for call in LLMJudges(self.client, self.judges, repeats=1).plan(items)
+        ]
 
     # ----------------------------------------------------------------------------------------
     def _run_one(self, item: JudgeItem, judge: str, repeat: int) -> dict[str, Any]:

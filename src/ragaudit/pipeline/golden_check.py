@@ -20,8 +20,12 @@ with its question, line and a fix:
 * **keywords that no chunk contains**: a keyword is *contained* in a chunk when its tokens
   (:func:`ragaudit._text.tokenize`: lower case, whole words and numbers) occur there as a
   contiguous run, so ``"24"`` matches ``24 days`` but not ``240`` or ``2024``;
-* **duplicate questions** (the same tokens in the same order) and **near-duplicates**:
-  Jaccard similarity of their content-word sets >= :data:`NEAR_DUPLICATE` (0.8).
+* **duplicate questions** (the same tokens in the same order);
+* the validity checks of :mod:`ragaudit.pipeline.golden_validity`: the answer stated in the
+  question, paraphrase duplicates (BM25 similarity), coverage skew with its design effect,
+  documents in conflict on a reference's fact; and, with an LLM generator, the closed-book
+  leak of :mod:`ragaudit.pipeline.golden_closed_book`.  Each check carries a
+  :class:`~ragaudit.pipeline.golden_findings.CheckSummary` (n, flagged, interval, method).
 
 A clean golden set has no problem (:attr:`GoldenCheck.ok`).  Anything ``run`` would refuse
 other than a misspelt key (a missing field, a wrong type, a duplicate id) raises the loader's
@@ -37,8 +41,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ragaudit._text import content_tokens, tokenize
 from ragaudit.data.chunks import Chunk, Document
 from ragaudit.data.golden import GoldenSet, golden_from_records, load_golden
@@ -49,11 +51,21 @@ from ragaudit.data.golden_fields import (
     unknown_key_message,
 )
 from ragaudit.exceptions import unreadable
+from ragaudit.pipeline.golden_closed_book import ClosedBook, closed_book_leak
+from ragaudit.pipeline.golden_findings import CheckSummary, Finding
+from ragaudit.pipeline.golden_validity import (
+    Coverage,
+    answer_in_question,
+    conflicts,
+    coverage,
+    paraphrase_pairs,
+    summarise,
+)
 
 __all__ = [
     "ANSWER_WORDS_FOUND",
     "CHECKS",
-    "NEAR_DUPLICATE",
+    "CheckSummary",
     "Finding",
     "GoldenCheck",
     "check_corpus_golden",
@@ -63,8 +75,6 @@ __all__ = [
 
 #: Share of a reference answer's non-number content words one document must hold.
 ANSWER_WORDS_FOUND = 0.6
-#: Jaccard similarity of content-word sets from which two questions are near-duplicates.
-NEAR_DUPLICATE = 0.8
 #: The checks, in report order.
 CHECKS: tuple[str, ...] = (
     "unknown key",
@@ -72,33 +82,11 @@ CHECKS: tuple[str, ...] = (
     "answer not in corpus",
     "keyword in no chunk",
     "duplicate question",
-    "near-duplicate question",
+    "answer in question",
+    "paraphrase duplicate",
+    "closed-book leak",
+    "conflict",
 )
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One thing :func:`check_golden` found.
-
-    ``problem`` findings make the check fail; the others (unknown keys kept as metadata, a
-    reference answer with nothing to check) are notes.
-    """
-
-    check: str
-    qid: str | None
-    line: int | None
-    detail: str
-    problem: bool = True
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"check", "id", "line", "detail", "problem"}``."""
-        return {
-            "check": self.check,
-            "id": self.qid,
-            "line": self.line,
-            "detail": self.detail,
-            "problem": self.problem,
-        }
 
 
 @dataclass(frozen=True)
@@ -112,6 +100,9 @@ class GoldenCheck:
     n_documents: int
     n_chunks: int
     findings: tuple[Finding, ...]
+    summaries: tuple[CheckSummary, ...] = ()
+    coverage: Coverage | None = None
+    closed_book: ClosedBook | None = None
 
     @property
     def problems(self) -> tuple[Finding, ...]:
@@ -135,9 +126,11 @@ class GoldenCheck:
             "ok": self.ok,
             "problems": len(self.problems),
             "findings": [f.to_dict() for f in self.findings],
+            "checks": [s.to_dict() for s in self.summaries],
+            "coverage": None if self.coverage is None else self.coverage.to_dict(),
+            "closed_book": None if self.closed_book is None else self.closed_book.to_dict(),
             "rules": {
                 "answer_words_found": ANSWER_WORDS_FOUND,
-                "near_duplicate_jaccard": NEAR_DUPLICATE,
                 "misspelling_similarity": 0.8,
             },
         }
@@ -306,43 +299,20 @@ def _keyword_findings(golden: GoldenSet, chunks: Sequence[Chunk]) -> list[Findin
     return out
 
 
-def _duplicate_findings(golden: GoldenSet) -> list[Finding]:
-    """Exact duplicates by token sequence; near-duplicates by the Jaccard similarity of the
-    content-word sets, computed for every pair at once as a sparse product."""
-    from scipy import sparse
-
-    questions = list(golden)
+def _duplicate_findings(golden: GoldenSet) -> tuple[list[Finding], set[tuple[str, str]]]:
+    """Exact duplicates by token sequence, and the ``(first, second)`` id pairs found."""
     out: list[Finding] = []
     seen: dict[str, str] = {}
-    exact: set[tuple[int, int]] = set()
-    index = {q.id: i for i, q in enumerate(questions)}
-    for i, q in enumerate(questions):
+    exact: set[tuple[str, str]] = set()
+    for q in golden:
         key = " ".join(tokenize(q.question))
         if key in seen:
-            exact.add((index[seen[key]], i))
+            exact.add((seen[key], q.id))
             out.append(Finding("duplicate question", q.id, q.line,
                                f"the same question as {seen[key]}"))  # fmt: skip
         else:
             seen[key] = q.id
-    sets = [set(content_tokens(q.question)) for q in questions]
-    vocab = {t: j for j, t in enumerate(sorted(set().union(*sets)))} if sets else {}
-    if not vocab:
-        return out
-    rows = [i for i, s in enumerate(sets) for _ in s]
-    cols = [vocab[t] for s in sets for t in s]
-    m = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(sets), len(vocab)))
-    inter = sparse.triu(m @ m.T, k=1).tocoo()
-    sizes = np.array([len(s) for s in sets], dtype=float)
-    jaccard = inter.data / (sizes[inter.row] + sizes[inter.col] - inter.data)
-    for i, j, sim in zip(inter.row, inter.col, jaccard, strict=True):
-        if sim >= NEAR_DUPLICATE and (int(i), int(j)) not in exact:
-            a, b = questions[int(i)], questions[int(j)]
-            out.append(
-                Finding("near-duplicate question", b.id, b.line,
-                        f"nearly the same question as {a.id} (Jaccard {sim:.2f} of their "
-                        "content words): paraphrases are correlated, not independent evidence")
-            )  # fmt: skip
-    return out
+    return out, exact
 
 
 def check_golden(
@@ -352,6 +322,7 @@ def check_golden(
     *,
     columns: Mapping[str, str] | None = None,
     corpus: str | None = None,
+    generator: Any = None,
 ) -> GoldenCheck:
     """Check a golden-set file against a corpus (see the module docstring for every rule).
 
@@ -367,6 +338,9 @@ def check_golden(
         ``--map`` overrides, as ``run`` takes them.
     corpus : str, optional
         The corpus's name for the report.
+    generator : LLMGenerator, optional
+        With one, every answerable question is also asked with an empty context
+        (:func:`~ragaudit.pipeline.golden_closed_book.closed_book_leak`).
 
     Returns
     -------
@@ -397,13 +371,37 @@ def check_golden(
         _renamed(records, misspelt), path=path, columns=columns or None, text_cells=text_cells
     )
     doc_ids = [d.doc_id for d in documents]
+    questions = list(golden)
+    missing = _answer_findings(golden, documents)
+    duplicates, exact = _duplicate_findings(golden)
+    leaks, leak_summary = answer_in_question(questions)
+    paraphrases, paraphrase_summary = paraphrase_pairs(questions, exact)
+    conflicting, conflict_summary = conflicts(questions, documents)
+    checked = sum(1 for q in questions if q.answerable)
+    unfound = sum(1 for f in missing if f.problem)
     findings = [
         *key_findings,
         *_source_findings(golden, doc_ids),
-        *_answer_findings(golden, documents),
+        *missing,
         *_keyword_findings(golden, chunks),
-        *_duplicate_findings(golden),
+        *duplicates,
+        *leaks,
+        *paraphrases,
+        *conflicting,
     ]
+    summaries: tuple[CheckSummary, ...] = (
+        summarise("answer not in corpus", unfound, checked, "answerable questions",
+                  f"unanswerable in fact: every number and {ANSWER_WORDS_FOUND:.0%} of the "
+                  "reference's content words in its sources plus at most one other document"),
+        leak_summary,
+        paraphrase_summary,
+        conflict_summary,
+    )  # fmt: skip
+    closed = None
+    if generator is not None:
+        leaks_found, closed = closed_book_leak(questions, generator)
+        findings.extend(leaks_found)
+        summaries = (*summaries, closed.summary)
     return GoldenCheck(
         path=path,
         corpus=corpus,
@@ -412,6 +410,9 @@ def check_golden(
         n_documents=len(documents),
         n_chunks=len(chunks),
         findings=tuple(sorted(findings, key=lambda f: CHECKS.index(f.check))),
+        summaries=summaries,
+        coverage=coverage(questions),
+        closed_book=closed,
     )
 
 
@@ -423,12 +424,16 @@ def check_corpus_golden(
     chunk_overlap: int = 100,
     chunker: str = "fixed",
     columns: Mapping[str, str] | None = None,
+    generator: Any = None,
 ) -> GoldenCheck:
     """:func:`check_golden` against the corpus in ``corpus_dir``, chunked as ``run`` chunks
-    it (the same defaults)."""
+    it (the same defaults); ``generator`` adds the closed-book leak."""
     from ragaudit.pipeline.chunking import chunk_documents
     from ragaudit.pipeline.corpus import load_corpus
 
     documents = load_corpus(corpus_dir)
     chunks = chunk_documents(documents, chunk_size, chunk_overlap, chunker)
-    return check_golden(golden_path, documents, chunks, columns=columns, corpus=str(corpus_dir))
+    return check_golden(
+        golden_path, documents, chunks, columns=columns, corpus=str(corpus_dir),
+        generator=generator,
+    )  # fmt: skip

@@ -20,8 +20,9 @@ is escaped (the renderer escapes), except the funnel chart's SVG, which
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from typing import Any
 
 from ragaudit.diagnose.audit_result import (
     AVERAGING,
@@ -53,6 +54,7 @@ from ragaudit.reports.confounding import confounding_lines
 from ragaudit.reports.funnel import interval_note
 from ragaudit.reports.funnel_compare import funnel_comparison_sections
 from ragaudit.reports.html_charts import funnel_svg
+from ragaudit.reports.judge_audit import judge_audit_section
 from ragaudit.reports.label_bias import inflation_plot, per_question_table, summary_table
 from ragaudit.reports.noise import noise_section
 from ragaudit.reports.report import (
@@ -429,11 +431,18 @@ def _page_sections(audit: Audit) -> list[Section]:
     return out
 
 
-def audit_report(audit: Audit, *, full_bias: bool = False, detail: bool = False) -> Report:
+def audit_report(
+    audit: Audit,
+    *,
+    full_bias: bool = False,
+    detail: bool = False,
+    judge_audit: Mapping[str, Any] | None = None,
+) -> Report:
     """The audit page as one :class:`~ragaudit.reports.report.Report` (see the module
     docstring for what each format shows); ``full_bias`` adds the per-question label-bias rows
     to the terminal form, ``detail`` its funnel tables, every comparison column and the
-    configuration (``report --format table``).
+    configuration (``report --format table``); ``judge_audit`` (a ``judges audit --format
+    json`` document) adds the "judge audit" section.
 
     Examples
     --------
@@ -455,9 +464,10 @@ def audit_report(audit: Audit, *, full_bias: bool = False, detail: bool = False)
     ['  died: 4-generation q2']
     """
     names = " vs ".join(r.name for r in audit.runs)
-    return Report(
-        f"ragaudit report: {names}",
-        (*_page_sections(audit), *terminal_sections(audit, full_bias=full_bias, detail=detail)),
-        data=audit.to_dict(),
-        theme="audit",
-    )
+    sections = (*_page_sections(audit), *terminal_sections(audit, full_bias=full_bias,
+                                                           detail=detail))  # fmt: skip
+    data = audit.to_dict()
+    if judge_audit is not None:
+        sections = (*sections, judge_audit_section(judge_audit))
+        data = {**data, "judge_audit": dict(judge_audit)}
+    return Report(f"ragaudit report: {names}", sections, data=data, theme="audit")
