@@ -50,8 +50,11 @@ def command() -> None:
     "--min-decided", type=click.FloatRange(0, 1), default=None,
     help="Exit 1 when the decided share of the meaning-kept variants is below this (e.g. 0.85).",
 )  # fmt: skip
-@click.option("--all-examples", is_flag=True,
-              help="List every misjudged variant in the text output (default: the first 10).")
+@click.option(
+    "--all-examples",
+    is_flag=True,
+    help="List every misjudged variant in the text output (default: the first 10).",
+)
 @quiet_option()
 @format_option()
 @add_llm_options
@@ -150,7 +153,6 @@ def stress(
         click.echo(f"ragaudit: gate failed: {line}", err=True)
     if failed:
         raise SystemExit(1)
-
 
 
 command.add_command(audit)  # cli/judges_audit.py

@@ -5,7 +5,7 @@ file checks of :mod:`ragaudit.pipeline.golden_check`.
   reference answer's facts.  The reference's facts are its numbers and its content words
   (:func:`ragaudit._text.content_tokens`: stopwords removed, lightly stemmed); the question
   leaks the answer when it states every number of the reference (at least one) with the same
-  unit (:func:`ragaudit.judges.offline.quantities_in`), or, for a reference without a number,
+  unit (:func:`quantities_in`, the judges' reader), or, for a reference without a number,
   at least :data:`LEAK_SHARE` (80%) of its content words, which must be at least
   :data:`LEAK_MIN_WORDS` (2).  This rule was loosened after the planted fixture's first
   measurement (it had asked for 80% of the words beside the numbers too, and for 3 words, and
@@ -64,7 +64,7 @@ import numpy as np
 from ragaudit._text import content_tokens
 from ragaudit.data.chunks import Document
 from ragaudit.data.golden import GoldenQuestion
-from ragaudit.judges.offline import quantities_in
+from ragaudit.judges.claims import quantities, tokens
 from ragaudit.pipeline.golden_findings import CheckSummary, Finding
 from ragaudit.stats.intervals import proportion_interval
 from ragaudit.stats.sample_size import design_effect_from_icc
@@ -109,6 +109,29 @@ def summarise(check: str, flagged: int, n: int, unit: str, method: str) -> Check
     return CheckSummary(check, n, flagged, unit, method, ci.low, ci.high)
 
 
+@dataclass(frozen=True)
+class _Stated:
+    value: float
+    unit: str
+
+
+def quantities_in(text: str) -> list[_Stated]:
+    """The numbers of ``text`` with their units, read by the offline judges' reader
+    (:func:`ragaudit.judges.claims.quantities`: digits, number words and ordinals).
+
+    >>> [(q.value, q.unit) for q in quantities_in("twenty-five days, EUR 1,200 and the sixth day")]
+    [(25.0, 'day'), (1200.0, 'eur'), (6.0, 'day')]
+    """
+    found = []
+    for q in quantities(tokens(text)):
+        number = q.number.removeprefix("ord").rstrip("%")
+        try:
+            found.append(_Stated(float(number), q.unit))
+        except ValueError:  # a form the reader keeps as text: not a number to compare
+            continue
+    return found
+
+
 def _numbers(text: str) -> set[float]:
     return {q.value for q in quantities_in(text)}
 
@@ -136,7 +159,11 @@ def answer_in_question(questions: Sequence[GoldenQuestion]) -> tuple[list[Findin
         asked = set(content_tokens(q.question))
         share = len(words & asked) / len(words) if words else 1.0
         stated = {(x.value, x.unit) for x in quantities_in(q.question)}
-        if (facts and facts <= stated) or (not facts and share >= LEAK_SHARE):
+        # A time or date the reader keeps as text ("07:30") is a fact too: the words alone
+        # do not leak an answer whose digits the question does not state.
+        digits = {t for t in content_tokens(q.answer) if any(c.isdigit() for c in t)}
+        worded = not facts and share >= LEAK_SHARE and digits <= asked
+        if (facts and facts <= stated) or worded:
             said = ", ".join(f"{v:g} {u}".strip() for v, u in sorted(facts))
             what = (
                 f"its numbers with their units ({said})" if facts else f"{share:.0%} of its words"
