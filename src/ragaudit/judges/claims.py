@@ -75,6 +75,8 @@ _CURRENCY_OF = {
     "dollar": "usd", "euro": "eur", "rupee": "inr", "rs": "inr", "pound": "gbp",
     "sterling": "gbp", "yen": "jpy", "swiss": "chf", "franc": "chf", "us": "usd",
 }  # fmt: skip
+_CENTS = re.compile(r"\b(\d{1,2}) +(eur|usd|gbp|chf|cad|aud) +cents?\b")
+_THOUSANDS = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?) ?(?:k|thousand)\b")
 _TIME_UNITS = "second|minute|hour|day|week|month|quarter|year|night|fortnight"
 # fractions no measured parser reads (benchmarks/measure_quantity_parsers.py)
 _FRACTIONS = (
@@ -170,7 +172,9 @@ def _prepare(text: str) -> str:
     for symbol, code in _SYMBOLS.items():
         text = text.replace(symbol, f" {code} ")
     text = _CURRENCY_NAMES.sub(_currency, text)
+    text = _THOUSANDS.sub(lambda m: f"{float(m[1]) * 1000:g}", text)  # "3k", "1.5 thousand"
     text = _numbers(text)
+    text = _CENTS.sub(lambda m: f" {m[2]} {int(m[1]) / 100:g} ", text)  # "32 euro cents"
     text = _SLASH_RATE.sub(" per ", text)
     text = _WEEKDAY_RANGE.sub(_weekdays, text)
     text = _TIME.sub(_time, text)
@@ -278,19 +282,36 @@ _RATE_WORDS = frozenset({"a", "an", "each", "every"})
 _PERIODS = frozenset(_TIME_UNITS.split("|"))
 
 
+#: Words that make the period of a share ("15 % of the annual subscription": per year).
+_PERIOD_OF = {**{p: p for p in ("hour", "day", "night", "week", "month", "quarter", "year")},
+              "annual": "year", "annually": "year", "yearly": "year"}  # fmt: skip
+
+
+_CLAUSE_BREAKS = frozenset({"and", "or", "but", "which", "while", "so"})
+
+
 def _rate_period(toks: Sequence[Token], i: int) -> str:
-    for j in range(i + 1, min(i + 5, len(toks) - 1)):
+    fallback = ""
+    for j in range(i + 1, min(i + 6, len(toks))):
         tok = toks[j]
-        if tok.kind in ("number", "date"):
-            return ""
-        nxt = toks[j + 1]
+        if tok.kind in ("number", "date") or tok.text in _CLAUSE_BREAKS:
+            break  # "10 years and computed every night": the period of another clause
+        if toks[i].text.endswith("%") and tok.kind == "word" and tok.text in _PERIOD_OF:
+            return _PERIOD_OF[tok.text]  # the stem of "weekly", "month's"
+        nxt = toks[j + 1] if j + 1 < len(toks) else None
+        if nxt is None:
+            break
         if tok.text == "per" and nxt.kind == "word":
-            # "per calendar year", "per working day": the period, past one qualifier
+            # "per calendar year", "per working day": the period, past one qualifier; "per
+            # meter per month": a period further on wins over the first thing counted
             after = [t.text for t in toks[j + 1 : j + 3] if t.kind == "word"]
-            return next((w for w in after if w in _PERIODS), nxt.text)
+            period = next((w for w in after if w in _PERIODS), "")
+            if period:
+                return period
+            fallback = fallback or nxt.text
         if tok.text in _RATE_WORDS and nxt.kind == "word" and nxt.text in _PERIODS:
             return nxt.text
-    return ""
+    return fallback
 
 
 def quantities(toks: Sequence[Token]) -> list[Quantity]:
@@ -366,6 +387,10 @@ def states_number(wanted: Quantity, stated: Sequence[Quantity]) -> bool:
     for s in stated:
         if wanted.currency and s.currency and s.currency != wanted.currency:
             continue
+        if wanted.number.startswith("ord") and (
+            s.number == wanted.number or (s.number == wanted.number[3:] and "day" in s.near)
+        ):
+            return True  # "the 6th consecutive sick day", "day 6" state "the sixth day"
         if s.number == wanted.number and (wanted.per == s.per or not (wanted.per and s.per)):
             if wanted.currency:
                 return True  # the same currency, or none named beside the number

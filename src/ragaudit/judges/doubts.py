@@ -39,13 +39,24 @@ Examples
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from collections.abc import Sequence
 
-from ragaudit.judges.claims import Token, content_words, quantities, states_number, tokens
+from ragaudit.judges.claims import (
+    Quantity,
+    Token,
+    content_words,
+    quantities,
+    states_number,
+    tokens,
+)
+from ragaudit.judges.contrasts import about, contrast, swapped
 from ragaudit.judges.reference import LABEL_REACH, ReferenceClaims, answer_states
+from ragaudit.judges.units import measure
 
-__all__ = ["answer_verdict", "named_entities"]
+__all__ = ["answer_verdict", "copied", "named_entities"]
 
 _WORD = re.compile(r"[^\W\d_][\w&'\-]*")
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+|\s+[-\u2013\u2014]\s+")
@@ -53,6 +64,7 @@ _NOT_NAMES = frozenset(
     {"i", "yes", "no", "eur", "usd", "gbp", "inr", "jpy", "chf", "am", "pm", "utc", "ok"}
 )
 _NARROW = re.compile(r"\b(?:only|just|solely|exclusively|except|excluding)\b")
+_PARENS = re.compile(r"\([^()]*\)")
 _WIDE = re.compile(r"\b(?:all|every|everyone|everybody|any|anyone)\b")
 
 
@@ -119,6 +131,180 @@ def _conflict(claims: ReferenceClaims, answer: str) -> str | None:
     return None
 
 
+def _kind(q: Quantity) -> str:
+    """What a number measures, to tell a rival value from an unread one: its currency, the
+    pint kind of its unit, its percentage sign, ``"ordinal"``, or its unit word."""
+    if q.currency:
+        return "currency"
+    if q.number.endswith("%"):
+        return "%"
+    if q.number.startswith("ord"):
+        return "ordinal"
+    if q.number[0].isdigit() or q.number.startswith("-"):
+        measured = measure(float(q.number), q.unit)
+        if measured is not None:
+            return measured[0]
+    return q.unit
+
+
+_SURE_KINDS = frozenset({"currency", "%", "ordinal"})
+
+
+def _amount(q: Quantity) -> tuple[str, float] | None:
+    if q.number.endswith("%") or not (q.number[0].isdigit() or q.number.startswith("-")):
+        return None
+    return measure(float(q.number), q.unit)
+
+
+def _compound(wanted: Quantity, stated: Sequence[Quantity]) -> bool:
+    """Two neighbouring durations, or the wanted one and its neighbour, that sum to the
+    other side's value ("2 years and 1 month" = "25 months", "220 minutes" = "3 hours and
+    40 minutes"): pint adds them."""
+    amount = _amount(wanted)
+    if amount is None:
+        return False
+    parts = [(s, _amount(s)) for s in stated]
+    return any(
+        ma and mb and 0 < b.position - a.position <= 4 and ma[0] == mb[0] == amount[0]
+        and math.isclose(ma[1] + mb[1], amount[1], rel_tol=1e-9)
+        for (a, ma), (b, mb) in itertools.pairwise(parts)
+    )  # fmt: skip
+
+
+def _unread(claims: ReferenceClaims, answer: str) -> str | None:
+    """Why a numbers verdict of False is not sure, or None when it is.
+
+    A required number the answer does not state is a sure miss only when the answer puts
+    another value *in the same unit* (or currency, or percentage) in its place: a changed
+    number, currency or rate.  With no value of its kind (``"A decade."`` for ``"10 years"``)
+    it may be a wording the parsers cannot read, or a dropped fact; with a value in another
+    unit of its kind (``"2 years and 1 month"`` for ``"25 months"``) a conversion the parser
+    cannot make, or a changed unit: undecided."""
+    stated = quantities(tokens(answer))
+    for wanted in claims.numbers:
+        if states_number(wanted, stated):
+            continue
+        if _compound(wanted, stated) or any(_compound(s, claims.numbers) for s in stated):
+            return "a sum of two durations (2 years and 1 month): a reader must add them"
+        kind = _kind(wanted)
+        same = [
+            s
+            for s in stated
+            if (_kind(s) == kind or (kind and s.unit == wanted.unit))
+            and not any(states_number(w, [s]) for w in claims.numbers)
+        ]
+        if any(
+            s.unit == wanted.unit
+            or s.number == wanted.number
+            or kind in _SURE_KINDS
+            or (_amount(s) is not None and _amount(wanted) is not None)
+            for s in same
+        ):
+            continue  # another amount pint compares, or its value in another unit: changed
+        return (
+            f"the answer states no value for {wanted.number} {wanted.unit}".rstrip()
+            + (" in its unit" if same else "")
+            + ": a wording or conversion the parsers cannot read, or a changed unit or a "
+            "dropped fact"
+        )
+    return None
+
+
+def _extra(reference: str, answer: str) -> str | None:
+    """A value of a kind the reference states, in the sentences restating it, that is none of
+    the reference's values: an ordinal (``"on the 26th, or ... when the 25th is a weekend"``)
+    or a number of the reference in another unit (``"six years, with check-ins after one,
+    three and six months"``): a changed value beside the right one; a reader must look."""
+    wanted = quantities(tokens(reference))
+    kinds = {_kind(w) for w in wanted} - {""}
+    numbers = {w.number for w in wanted}
+    for q in quantities(tokens(about(reference, answer))):
+        if _kind(q) not in kinds or any(
+            (q.number, q.unit) == (w.number, w.unit) or states_number(w, [q]) for w in wanted
+        ):
+            continue
+        if q.number not in numbers and _kind(q) != "ordinal":
+            continue  # a value with a label of its own ("a SEV2 page within 15 minutes")
+        return (
+            f"the answer also states {q.number} {q.unit}".rstrip()
+            + ", a value the reference does not: a changed value or a conversion"
+        )
+    return None
+
+
+def _entities(
+    claims: ReferenceClaims, reference: str, answer: str, question: str, context: Sequence[str]
+) -> tuple[bool | None, str | None]:
+    """Rule 1 of the module docstring: (False, None) for a rival entity, (None, reason) for a
+    missing one with no rival, (True, None) otherwise."""
+    asked = set(content_words(tokens(question)))
+    wanted = named_entities(_PARENS.sub(" ", reference), context) - asked
+    said = set(content_words(tokens(answer)))
+    # a name the question holds and the reference repeats ("use Saltmarsh"), replaced by
+    # another name of the corpus ("use Brine"), is a rival too
+    repeated = named_entities(_PARENS.sub(" ", reference), context) & asked
+    missing = sorted(wanted - said)
+    if not missing and not (repeated - said):
+        return True, None
+    if not missing:
+        rivals = named_entities(answer, context) - repeated - asked - claims.part_words
+        return (False, None) if rivals else (True, None)
+    rivals = named_entities(answer, context) - wanted - asked - claims.part_words
+    if rivals:
+        return False, None
+    return None, (
+        f"the reference names {', '.join(missing)}; the answer does not, and names no "
+        "other: a paraphrase or a miss"
+    )
+
+
+_CITE = re.compile(r"\[\d+(?:\s*[,-]\s*\d+)*\]")
+_PIECES = re.compile(r"(?<=[.!?;:])\s+|\s*\|\s*|\n+")
+
+
+def _flat(text: str) -> str:
+    return " ".join(_CITE.sub(" ", text).lower().split())
+
+
+def copied(answer: str, context_texts: Sequence[str]) -> bool:
+    """Whether every piece of ``answer`` (sentences, table cells; citation markers left out)
+    stands word for word in one of ``context_texts``: an extractive answer.
+
+    >>> copied("Refunds take 30 days [1]. Ask HR.", ["Refunds take 30 days. Ask HR first."])
+    True
+    >>> copied("Refunds take 3 days.", ["Refunds take 30 days."])
+    False
+    """
+    flats = [_flat(t) for t in context_texts]
+    pieces = [_flat(p).strip(" .;:,") for p in _PIECES.split(answer)]
+    pieces = [p for p in pieces if p]
+    return bool(pieces and flats) and all(any(p in f for f in flats) for p in pieces)
+
+
+def _classic(
+    verdict: bool,
+    claims: ReferenceClaims,
+    reference: str,
+    answer: str,
+    question: str,
+    context_texts: Sequence[str],
+) -> tuple[bool | None, str | None]:
+    """The verdict of an extractive answer: the reference rules, a second value of the same
+    quantity, and the entity and qualifier doubts for answers in words."""
+    if claims.mode == "numbers":
+        doubt = _conflict(claims, answer) if verdict else None
+        return (None, doubt) if doubt else (verdict, None)
+    if claims.mode != "words":
+        return verdict, None
+    entity, because = _entities(claims, reference, answer, question, context_texts)
+    if entity is False:
+        return False, None
+    if verdict and entity is None:
+        return None, because
+    doubt = _qualifier(reference, answer) if verdict else None
+    return (None, doubt) if doubt else (verdict, None)
+
+
 def answer_verdict(
     claims: ReferenceClaims,
     reference: str,
@@ -127,34 +313,53 @@ def answer_verdict(
     context_texts: Sequence[str] = (),
 ) -> tuple[bool | None, str | None]:
     """``(correct, reason)``: :func:`~ragaudit.judges.reference.answer_states` with the
-    doubts of the module docstring; ``reason`` says why when ``correct`` is None."""
+    doubts of the module docstring and the contrasts of :mod:`ragaudit.judges.contrasts`;
+    ``reason`` says why when ``correct`` is None."""
     verdict = answer_states(claims, answer, question)
     if verdict is None:
         return None, claims.reason
+    if copied(answer, context_texts):
+        # the answer is the documents' own sentences: a flip, a swap or an unread wording are
+        # things a writer does, and what the documents say is decided by the rules above
+        return _classic(verdict, claims, reference, answer, question, context_texts)
     if claims.mode == "numbers":
-        doubt = _conflict(claims, answer) if verdict else None
-        return (None, doubt) if doubt else (verdict, None)
-    if claims.mode != "words":
-        return verdict, None
-    asked = set(content_words(tokens(question)))
-    wanted = named_entities(reference, context_texts) - asked
-    said = set(content_words(tokens(answer)))
-    missing = sorted(wanted - said)
-    if missing:
-        rivals = named_entities(answer, context_texts) - wanted - asked - claims.part_words
-        if rivals:
+        if not verdict:
+            doubt = _unread(claims, answer)
+            return (None, doubt) if doubt else (False, None)
+        flip, why = contrast(reference, answer)
+        if flip is False:
+            return False, why
+        order, swap = swapped(quantities(tokens(reference)), reference, answer)
+        if order is False:
+            return False, swap
+        entity, because = _entities(claims, reference, answer, question, context_texts)
+        if entity is False:
             return False, None
-        if verdict:
-            return None, (
-                f"the reference names {', '.join(missing)}; the answer does not, and names no "
-                "other: a paraphrase or a miss"
-            )
-    if verdict:
-        lower_ref, lower_answer = reference.lower(), answer.lower()
-        narrows = _NARROW.search(lower_answer) and not _NARROW.search(lower_ref)
-        if narrows or (_WIDE.search(lower_ref) and not _WIDE.search(lower_answer)):
-            return None, (
-                "the answer narrows or widens the reference (only, except, all, every): "
-                "a qualifier the key words cannot check"
-            )
-    return verdict, None
+        doubt = _conflict(claims, answer) or swap or why or because or _extra(reference, answer)
+        return (None, doubt) if doubt else (True, None)
+    if not verdict:
+        return False, None
+    flip, why = contrast(reference, answer, yes_no=claims.mode == "polarity")
+    if flip is False:
+        return False, why
+    if claims.mode != "words":
+        return (None, why) if flip is None else (True, None)
+    entity, because = _entities(claims, reference, answer, question, context_texts)
+    if entity is False:
+        return False, None
+    if entity is None or flip is None:
+        return None, because or why
+    doubt = _qualifier(reference, answer)
+    return (None, doubt) if doubt else (True, None)
+
+
+def _qualifier(reference: str, answer: str) -> str | None:
+    """Rule 2 of the module docstring."""
+    lower_ref, lower_answer = reference.lower(), answer.lower()
+    narrows = _NARROW.search(lower_answer) and not _NARROW.search(lower_ref)
+    if narrows or (_WIDE.search(lower_ref) and not _WIDE.search(lower_answer)):
+        return (
+            "the answer narrows or widens the reference (only, except, all, every): "
+            "a qualifier the key words cannot check"
+        )
+    return None

@@ -35,7 +35,7 @@ _SOURCE = (
 )
 _SAY = (
     r"(?:say|state|specify|mention|cover|contain|include|provide|address|give|tell|answer"
-    r"|list|describe|indicate|discuss|show|explain|clarify|have)"
+    r"|list|describe|indicate|discuss|show|explain|clarify|have|disclose|name)"
 )
 _SAID = (
     r"(?:mentioned|specified|stated|covered|addressed|provided|available|given|listed"
@@ -48,6 +48,14 @@ _PATTERNS = [
     rf"\b{_SOURCE}(?: \w+){{0,2}} (?:is|are) (?:silent|unclear)\b",
     rf"\b(?:none of|neither of|neither|nothing in) (?:the |these |those )?(?:\w+ ){{0,2}}"
     rf"{_SOURCE}\b",
+    rf"\b{_SOURCE}(?: \w+){{0,6}} never (?:{_SAY}|name|disclose)s?\b",
+    rf"\b(?:{_SOURCE}|it) (?:\w+ )?(?:gives|says|states|lists|mentions|names|provides) no\b",
+    # the subject named: "No parking allowance is mentioned", "The bonus is not mentioned"
+    r"^no \w+(?: \w+){0,3} (?:is|are|was|were) (?:mentioned|specified|stated|disclosed"
+    r"|documented|listed|given|provided)\b",
+    r"^(?:the )?\w+(?: \w+){0,3} (?:is|are|was|were) not (?:mentioned|specified|stated"
+    r"|disclosed|documented)\b",
+    rf"^(?:it|this|that) is not in (?:the |these |my |any |your )?(?:\w+ )?{_SOURCE}\b",
     # it is not mentioned (in the documents)
     rf"\bnot {_SAID}(?: anywhere)? (?:in|by|within|from|among) (?:the |these |any )?(?:\w+ ){{0,2}}"
     rf"{_SOURCE}\b",

@@ -1,0 +1,261 @@
+"""What the key words cannot see: a flipped bound, an added negation, swapped values.
+
+The reference rules (:mod:`ragaudit.judges.reference`) check that an answer states the
+reference's numbers, dates and key words.  An answer can state all of them and still say the
+opposite.  Three contrasts of an answer with its reference are read here, each as a count of
+phrases (a flip needs a word the reference does not hold *and* the loss of one it holds):
+
+1. **Bound direction.**  Lower bounds (``at least``, ``more than``, ``no less than``,
+   ``above``, ``after``, ``minimum``, ``or more``, ...) and upper bounds (``at most``, ``up
+   to``, ``no more than``, ``less than``, ``below``, ``before``, ``maximum``, ``or less``,
+   ...).  When the answer has a bound of one direction the reference lacks *and* lacks one
+   of the other direction the reference has (``"at most 14"`` for ``"at least 14"``,
+   ``"more than 8 days"`` for ``"up to 8 days"``), the answer is **wrong**.  A new bound
+   alone (``"before 8 hours"`` for ``"within 8 hours"``) makes it **undecided**; a bound the
+   answer leaves out is no contrast (``"3,000 EUR"`` for ``"up to 3,000 EUR"``).
+2. **Negation count.**  The cues of :mod:`ragaudit.judges.polarity` (``not``, ``no``,
+   ``never``, ``-n't``, ...) and ``not only``, outside the bounds above (``no more than`` is a
+   bound).  A different count in the answer than in the reference (``"must not be at least 14
+   characters"``) makes it **undecided**: a double negation or a negative paraphrase needs a
+   reader.  A reference opening with Yes/No is compared without that word, and only when the
+   answer holds a cue of its own beyond it.
+3. **Order of values of one kind** (:func:`swapped`).  When the answer states two of the
+   reference's numbers of the same unit in the opposite order (``"RTO 30 minutes, RPO 5
+   minutes"`` for ``"RTO 5 minutes, RPO 30 minutes"``), the values may have changed places:
+   **undecided**.
+
+Examples
+--------
+>>> contrast("Passwords must be at least 14 characters long.", "At most 14 characters.")
+(False, 'the answer flips a bound of the reference (at least -> at most)')
+>>> contrast("Up to 3,000 EUR per month.", "3,000 EUR a month.")
+(True, None)
+>>> contrast("Passwords must be at least 14 characters.", "Passwords must not be at least 14.")[1]
+'the answer holds 1 negation(s), the reference 0: a negative paraphrase or a flip'
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from ragaudit._text import normalise_text
+from ragaudit.judges.claims import Quantity, Token, content_words, quantities, states_number, tokens
+from ragaudit.judges.units import measure
+
+__all__ = ["about", "bounds", "contrast", "negations", "periods", "swapped"]
+
+#: Bound phrases, longest first so that "no more than" is not read as "more than".
+_BOUNDS: tuple[tuple[str, str], ...] = (
+    ("no more than", "upper"), ("not more than", "upper"), ("no later than", "deadline"),
+    ("not later than", "deadline"), ("no longer than", "upper"),
+    ("no less than", "lower"), ("not less than", "lower"), ("no fewer than", "lower"),
+    ("not fewer than", "lower"), ("no earlier than", "deadline"), ("no sooner than", "deadline"),
+    ("at least", "lower"), ("at most", "upper"), ("up to", "upper"), ("or more", "lower"),
+    ("or less", "upper"), ("or fewer", "upper"), ("more than", "lower"),
+    ("greater than", "lower"), ("longer than", "lower"), ("later than", "deadline"),
+    ("less than", "upper"), ("fewer than", "upper"), ("shorter than", "upper"),
+    ("earlier than", "deadline"), ("above", "lower"), ("below", "upper"), ("after", "later"),
+    ("before", "earlier"), ("minimum", "lower"), ("maximum", "upper"), ("exceeds", "lower"),
+    ("exceed", "lower"),
+)  # fmt: skip
+_BOUND = re.compile(r"\b(?:" + "|".join(p for p, _ in _BOUNDS) + r")\b")
+_DIRECTION = dict(_BOUNDS)
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|prohibited|forbidden"
+    r"|excluded)\b|\b\w+n['\u2019]t\b"
+)
+_IDIOMS = re.compile(r"\bno\s+matter\b|\bwhether\s+or\s+not\b")
+_LEADING = re.compile(r"^\W*(?:yes|no)\b\W*")
+
+
+def bounds(text: str) -> Counter[str]:
+    """The bound phrases of ``text`` by direction (``"lower"``, ``"upper"``).
+
+    >>> sorted(bounds("At least 14 days before departure, no more than 3 bags.").items())
+    [('earlier', 1), ('lower', 1), ('upper', 1)]
+    """
+    return Counter(_DIRECTION[m] for m in _BOUND.findall(normalise_text(text)))
+
+
+def negations(text: str) -> int:
+    """How many negation cues ``text`` holds outside bound phrases and idioms.
+
+    >>> negations("Not only the incident commander."), negations("No more than 3 bags.")
+    (1, 0)
+    """
+    text = _IDIOMS.sub(" ", _BOUND.sub(" ", normalise_text(text)))
+    return len(_NEGATION.findall(text))
+
+
+_OPPOSITE = {"lower": "upper", "upper": "lower", "later": "earlier", "earlier": "later",
+             "deadline": ""}  # fmt: skip
+_SAID = {"lower": "at least", "upper": "at most", "later": "after", "earlier": "before"}
+
+
+def _flipped(reference: str, answer: str) -> tuple[bool | None, str | None]:
+    ref, ans = bounds(reference), bounds(answer)
+    new, lost = ans - ref, ref - ans
+    for direction in new:
+        if _OPPOSITE[direction] in lost:
+            return False, (
+                f"the answer flips a bound of the reference ({_SAID[_OPPOSITE[direction]]} -> "
+                f"{_SAID[direction]})"
+            )
+    if new.keys() & {"lower", "upper"}:
+        return None, "the answer adds a bound the reference does not state (at least, below, ...)"
+    return True, None
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+
+
+def about(reference: str, answer: str) -> str:
+    """The sentences of ``answer`` that restate the reference: those sharing a number with it,
+    or else half of its content words.  An added true sentence ("Apply at least three months
+    before.") is no contrast with the reference; all of the answer when none qualifies."""
+    numbers = {q.number for q in quantities(tokens(reference))}
+    words = set(content_words(tokens(reference)))
+    kept = [
+        s
+        for s in _SENTENCE.split(answer)
+        if {q.number for q in quantities(tokens(s))} & numbers
+        or (words and len(words & set(content_words(tokens(s)))) * 2 >= len(words))
+    ]
+    return " ".join(kept) or answer
+
+
+_PERIOD = re.compile(
+    r"\b(?:every|each|once a|twice a)\s+(second|minute|hour|day|night|week|fortnight"
+    r"|month|quarter|year)s?\b|\b(hour|dai|night|week|month|quarter|year)(?:ly)\b|\bannual(?:ly)?\b"
+)
+
+
+def periods(text: str) -> Counter[str]:
+    """The periods of the rates of ``text`` ("every night", "weekly", "per month").
+
+    >>> sorted(periods("Computed every night, billed monthly and annually.").elements())
+    ['month', 'night', 'year']
+    """
+    found: Counter[str] = Counter()
+    for match in _PERIOD.finditer(normalise_text(text)):
+        word = match.group(1) or match.group(2) or "year"
+        found[{"dai": "day"}.get(word, word)] += 1
+    return found
+
+
+def _period_changed(reference: str, answer: str) -> str | None:
+    ref, ans = periods(reference), periods(answer)
+    new, lost = ans - ref, ref - ans
+    if new and lost:
+        return (
+            f"the answer has a rate per {next(iter(new))} where the reference has one per "
+            f"{next(iter(lost))}"
+        )
+    return None
+
+
+def contrast(reference: str, answer: str, yes_no: bool = False) -> tuple[bool | None, str | None]:
+    """``(verdict, reason)`` for an answer whose key words all match: True when no contrast
+    of the module docstring is found, False for a flipped bound, None (with the reason) when
+    a reader must look.  ``yes_no``: the reference opens with Yes or No.  Only the sentences
+    of the answer that restate the reference are read."""
+    leading = _LEADING.match(normalise_text(answer)) is not None
+    answer = about(reference, answer)
+    verdict, reason = _flipped(reference, answer)
+    if verdict is not True:
+        return verdict, reason
+    changed = _period_changed(reference, answer)
+    if changed:
+        return False, changed
+    ref_text, ans_text = reference, answer
+    if yes_no:
+        # an answer without a leading yes/no asserts its polarity by its negations, which
+        # the polarity rule has read; one with it is compared without it
+        if not leading:
+            return True, None
+        ref_text = _LEADING.sub("", normalise_text(reference))
+        ans_text = _LEADING.sub("", normalise_text(answer))
+        if not negations(ans_text):
+            return True, None
+    ref_n, ans_n = negations(ref_text), negations(ans_text)
+    if ref_n != ans_n:
+        return None, (
+            f"the answer holds {ans_n} negation(s), the reference {ref_n}: a negative "
+            "paraphrase or a flip"
+        )
+    return True, None
+
+
+def _kind(q: Quantity) -> str:
+    """The unit of a number, or the pint kind of it (months and years are both time)."""
+    if q.unit and (q.number[0].isdigit() or q.number.startswith("-")) and not q.currency:
+        measured = measure(float(q.number.rstrip("%")), q.unit)
+        if measured is not None:
+            return measured[0]
+    return q.unit
+
+
+def _near(toks: Sequence[Token], position: int) -> set[str]:
+    """The label of a number: the content words of the two tokens before it, not across
+    another number or its unit; the two words after its unit when none stands before."""
+    words: set[str] = set()
+    for j in range(position - 1, max(-1, position - 3), -1):
+        if toks[j].kind in ("number", "date") or (j and toks[j - 1].kind == "number"):
+            break
+        if toks[j].kind == "word":
+            words.add(toks[j].text)
+    if words:
+        return words
+    for j in range(position + 2, min(len(toks), position + 4)):
+        if toks[j].kind in ("number", "date"):
+            break
+        if toks[j].kind == "word":
+            words.add(toks[j].text)
+    return words
+
+
+def swapped(
+    wanted: Sequence[Quantity], reference: str, answer: str
+) -> tuple[bool | None, str | None]:
+    """``(verdict, reason)`` on the order of two of the reference's values of one kind.
+
+    ``wanted`` are the reference's numbers.  When the answer states two of the same kind in
+    the opposite order, the words beside each (two either side) decide: each beside words only
+    its own reference value had, the clauses were reordered (True); each beside words only the
+    other value had, the values changed places (False); else a reader must look (None).
+
+    >>> ref = "RTO 5 minutes for the site, RPO 30 minutes for the data."
+    >>> want = quantities(tokens(ref))
+    >>> swapped(want, ref, "RTO 30 minutes for the site, RPO 5 minutes for the data.")[0]
+    False
+    >>> swapped(want, ref, "RPO 30 minutes for the data, RTO 5 minutes for the site.")
+    (True, None)
+    """
+    ref_toks, toks = tokens(reference), tokens(answer)
+    stated = quantities(toks)
+    where: list[tuple[int, Quantity]] = []
+    for w in wanted:
+        found = [s.position for s in stated if s.number == w.number and states_number(w, [s])]
+        if found:
+            where.append((found[0], w))
+    for i, (pos_a, a) in enumerate(where):
+        for pos_b, b in where[i + 1 :]:
+            if a.number == b.number or not _kind(a) or _kind(a) != _kind(b) or pos_b > pos_a:
+                continue
+            own_a = _near(ref_toks, a.position) - _near(ref_toks, b.position)
+            own_b = _near(ref_toks, b.position) - _near(ref_toks, a.position)
+            near_a, near_b = _near(toks, pos_a), _near(toks, pos_b)
+            if near_a & own_a and near_b & own_b:
+                continue  # each value kept its own words: the clauses were reordered
+            if near_a & own_b and near_b & own_a:
+                return False, (
+                    f"the answer puts {a.number} {a.unit} where the reference has "
+                    f"{b.number} {b.unit} and the other way round: swapped values"
+                )
+            return None, (
+                f"the answer states {b.number} {b.unit} before {a.number} {a.unit}, the "
+                "reference the other way round: swapped values or reordered clauses"
+            )
+    return True, None
