@@ -1,8 +1,8 @@
 """Write tests/fixtures/promptfoo/ with promptfoo's own CLI, offline.
 
 promptfoo is not a dependency of ragaudit: install it from the npm registry into a temporary
-directory (0.120.27 is the last release that runs on Node 20; its native better-sqlite3 module
-is built by npm's install script) and point this script at its binary::
+directory (0.120.27 on Node 20.20.2 wrote the committed files; its native better-sqlite3
+module is built by npm's install script) and point this script at its binary::
 
     cd "$(mktemp -d)" && npm install --ignore-scripts=false promptfoo@0.120.27
     uv run python -I scripts/make_promptfoo_fixtures.py tests/fixtures/promptfoo \\

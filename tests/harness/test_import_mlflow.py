@@ -94,7 +94,7 @@ def test_latency_tokens_and_cost_are_mlflows_own(imported):
     assert numbers["cost_per_question"]["value"] == pytest.approx(
         np.mean([json.loads(t["info"]["trace_metadata"]["mlflow.trace.cost"])["total_cost"]
                  for t in traces]), rel=1e-12)  # fmt: skip
-    assert made["metrics"] == ["exact_match", "digits_overlap", "answered"]
+    assert made["metrics"] == ["digits_overlap", "exact_match", "answered"]  # sorted, then answered
 
 
 def test_compare_cluster_by_tag_uses_the_inputs_topic(imported):
@@ -112,3 +112,23 @@ def test_json_output_of_the_trace_import_has_no_infinity(tmp_path):
     assert out.exit_code == 0, out.output
     numbers = {n["key"]: n for n in json.loads(out.output)["numbers"]}
     assert numbers["latency_p95"]["ci_high"] is None and numbers["latency_p95"]["n"] == 21
+
+
+def test_a_run_id_without_mlflow_says_what_to_install(tmp_path, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_mlflow(name, *args, **kwargs):
+        if name.startswith("mlflow"):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_mlflow)
+    out = invoke("import", "--from", "mlflow", "runs:/9b7a447f", "--out", tmp_path)
+    assert out.exit_code == 2
+    assert out.output.strip() == (
+        "ragaudit: error: --from mlflow runs:/9b7a447f: reading traces from a tracking server "
+        "needs mlflow: pip install 'ragaudit[mlflow]' (or pass a file of Trace.to_json() lines)"
+    )
+    assert not list(tmp_path.iterdir())

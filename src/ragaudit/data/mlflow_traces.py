@@ -253,7 +253,7 @@ def read_mlflow_traces(
     >>> _ = file.write_text(json.dumps(trace) + "\\n")
     >>> _, [system] = read_mlflow_traces(file)
     >>> system.label, system.rows[0]["id"], system.rows[0]["metrics"]
-    ('r1', '2+2?', {'exact_match': 1.0, 'answered': 1.0})
+    ('run r1', '2+2?', {'exact_match': 1.0, 'answered': 1.0})
     """
     name = str(path)
     if name.startswith("runs:/"):
@@ -287,7 +287,10 @@ def _from_server(uri: str) -> list[tuple[int, Any]]:
         ) from None
     run_id = uri.removeprefix("runs:/").strip("/")
     try:
-        found = mlflow.search_traces(run_id=run_id, return_type="list")
+        experiment = mlflow.get_run(run_id).info.experiment_id
+        found = mlflow.search_traces(
+            run_id=run_id, locations=[experiment], return_type="list", max_results=None
+        )
     except Exception as exc:  # the client raises its own, HTTP and store errors alike
         first = (str(exc).strip().splitlines() or [""])[0]
         raise FormatError(
@@ -319,9 +322,11 @@ def _systems(
                 )  # fmt: skip
             seen[row["id"]] = number
         rows = [row for _, row in numbered]
-        names = list(dict.fromkeys(m for r in rows for m in r["metrics"]))
+        # MLflow's assessment order is the order scorers finished in: sort by name
+        names = [*sorted({m for r in rows for m in r["metrics"]} - {"answered"}), "answered"]
         for r in rows:
             r["metrics"] = {m: r["metrics"].get(m) for m in names}
-        label = run or "run"
-        systems.append(ScoredSystem(label, label[:8], rows, tuple(names), {"run_id": run or None}))
+        label = f"run {run}" if run else "run (none recorded)"
+        systems.append(ScoredSystem(label, run[:8] or "run", rows, tuple(names),
+                                    {"run_id": run or None}))  # fmt: skip
     return None, systems

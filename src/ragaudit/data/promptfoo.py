@@ -9,15 +9,21 @@ row field           from each result of ``results.results``
 ``id``              the test's ``vars.id`` or ``vars.question_id``, else ``test<testIdx+1>``
                     (``testIdx`` pairs a test across providers and across files)
 ``question``        ``vars.question``, ``vars.query`` or ``vars.input``, else ``prompt.raw``
+``reference_answer``  ``vars.target``, ``reference``, ``expected`` or ``expected_output``
 ``answer``          ``response.output`` (JSON text when it is not a string)
 ``metrics``         ``pass`` (``success`` 1/0), ``score``, every named score
-                    (``namedScores``), and each assertion's pass as its ``type`` (``type#2``
-                    for a second of the same type)
+                    (``namedScores``), each assertion's pass as its ``metric`` or ``type``
+                    (``type#2`` for a second of the same type), and ``answered``
 ``latency_ms``      ``latencyMs``
-``usage``           ``response.tokenUsage`` prompt and completion tokens, ``cost`` in dollars
+``usage``           ``response.tokenUsage`` (else the result's ``tokenUsage``) prompt and
+                    completion tokens, ``cost`` in dollars
 ``tags``            ``[testCase.metadata[--cluster-by]]``
-``generation_error``  ``error``, when the provider failed
+``generation_error``  ``error`` when ``failureReason`` is 2 (the provider failed; a failed
+                    assertion fills ``error`` too, with ``failureReason`` 1)
 ==================  ====================================================================
+
+Numbers are numbers: a latency, token count or cost given as text or a boolean, or below 0, is
+refused with the file and the result's place (``results.results[4].latencyMs``).
 """
 
 from __future__ import annotations
@@ -215,7 +221,7 @@ def read_promptfoo(
         )  # fmt: skip
     if block.get("version") != 3:
         raise FormatError(
-            f"expected results version 3 (promptfoo 0.50 and later), found "
+            f"expected results version 3 (the current promptfoo layout), found "
             f"{shorten(block.get('version'))}",
             path=name, field="results.version",
         )  # fmt: skip

@@ -64,13 +64,14 @@ def saved_runs_from_systems(
     cluster_by: str | None = None,
 ) -> list[SavedRun]:
     """The saved runs (not written) of ``systems`` read from ``path``: named ``name`` when the
-    file holds one system, else ``<name>.<system slug>``."""
+    file holds one system, else ``<name>.<system slug>``; each config says the tool, its
+    version and the system (``config[tool]``), so ``compare`` shows what differs."""
     runs = []
     for system in systems:
         config: dict[str, Any] = {
             "k": 1,
             "retriever": f"import:{tool}",
-            "generator": f"import:{tool}:{system.label}",
+            "generator": f"import:{tool}",
             "judges": f"{tool} scores",
             "imported_from": Path(path).name,
             tool: {"version": tool_version, "system": system.label, **system.details,
@@ -92,9 +93,42 @@ def import_scored(
     cluster_by: str | None = None,
 ) -> ScoredImport:
     """Read the ``tool`` (``promptfoo`` or ``mlflow``) results at ``path`` and write one saved
-    run per system to ``<out_dir>/<name>[.<system>].json`` (default name: the file's stem,
-    without a ``.traces`` suffix).  Nothing is written when the file does not read, or when
-    a target is the input itself."""
+    run per system to ``<out_dir>/<name>[.<system>].json``.
+
+    Parameters
+    ----------
+    tool : {"promptfoo", "mlflow"}
+    path : str or Path
+        The results file (for mlflow also ``runs:/RUN_ID``, read with mlflow's client).
+    name : str, optional
+        Run name; default the file's stem, without a ``.traces`` suffix.
+    out_dir : str or Path
+    cluster_by : str, optional
+        Metadata key (promptfoo test metadata, MLflow inputs or trace tag) stored as each
+        row's tag, for ``compare --cluster-by tag``.
+
+    Returns
+    -------
+    ScoredImport
+        The tool's version (when the file records it) and ``(system, saved run)`` pairs.
+
+    Nothing is written when the file does not read, or when a target is the input itself.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> results = [{"testIdx": i, "promptIdx": p, "provider": {"id": "echo"},
+    ...             "prompt": {"label": f"v{p}"}, "vars": {"id": f"q{i}"},
+    ...             "response": {"output": "x"}, "success": bool(i % 2 or p),
+    ...             "score": 1, "latencyMs": 5}
+    ...            for i in range(3) for p in (0, 1)]
+    >>> _ = (folder / "eval.json").write_text(json.dumps(
+    ...     {"results": {"version": 3, "results": results}}))
+    >>> made = import_scored("promptfoo", folder / "eval.json", out_dir=folder / "runs")
+    >>> [(run.name, [r["metrics"]["pass"] for r in run.rows]) for _, run in made.runs]
+    [('eval.v0', [0.0, 1.0, 0.0]), ('eval.v1', [1.0, 1.0, 1.0])]
+    """
     file = str(path)
     tool_version, systems = _read(tool, file, cluster_by)
     stem = name or Path(file).stem.removesuffix(".traces")

@@ -200,11 +200,11 @@ def scored_import_report(file: str, result: ScoredImport) -> Report:
     saved run per system (promptfoo provider and prompt, MLflow evaluation run)."""
     sections: list[Section] = []
     data = []
-    version = result.tool_version or "(version not recorded)"
+    tool = f"{result.tool} {result.tool_version}" if result.tool_version else result.tool
     for system, saved in result.runs:
         errors = [r["id"] for r in system.rows if r.get("generation_error")]
         lines = (
-            f"{file}: {result.tool} {version} results, system {system.label!r} -> saved run "
+            f"{file}: {tool} results, system {system.label!r} -> saved run "
             f"{saved.name!r} ({len(system.rows)} questions)",
             f"scores as metrics: {', '.join(system.metrics) or 'none'}",
             _listed("questions with an error (kept, answered 0)", errors),
