@@ -132,3 +132,26 @@ def test_a_run_id_without_mlflow_says_what_to_install(tmp_path, monkeypatch):
         "needs mlflow: pip install 'ragaudit[mlflow]' (or pass a file of Trace.to_json() lines)"
     )
     assert not list(tmp_path.iterdir())
+
+
+def test_without_the_trace_cost_the_spans_costs_are_summed(tmp_path):
+    # MLflow writes mlflow.trace.cost only where it aggregates client side: the spans'
+    # mlflow.llm.cost is the fallback
+    lines = []
+    expected = {}
+    for t in raw("sys-b"):
+        spans_cost = sum(
+            json.loads(s["attributes"]["mlflow.llm.cost"])["total_cost"]
+            for s in t["data"]["spans"]
+            if "mlflow.llm.cost" in s["attributes"]
+        )
+        qid = json.loads(t["info"]["trace_metadata"]["mlflow.traceInputs"])["question_id"]
+        expected[qid] = spans_cost
+        t["info"]["trace_metadata"].pop("mlflow.trace.cost")
+        lines.append(json.dumps(t))
+    file = tmp_path / "no-cost.traces.jsonl"
+    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = invoke("import", "--from", "mlflow", file, "--out", tmp_path / "runs")
+    assert out.exit_code == 0, out.output
+    rows = json.loads((tmp_path / "runs" / "no-cost.json").read_text())["rows"]
+    assert {r["id"]: r["usage"]["cost_usd"] for r in rows} == pytest.approx(expected, rel=1e-12)

@@ -132,3 +132,15 @@ def test_a_truncated_promptfoo_file_is_refused_with_its_line(tmp_path):
     last = text[: len(text) // 2].count("\n") + 1
     line = refused("promptfoo", bad, tmp_path / "out")
     assert line.startswith(f"ragaudit: error: {bad}:{last}: expected promptfoo results JSON"), line
+
+
+@pytest.mark.parametrize("tool", ["promptfoo", "mlflow"])
+def test_the_input_is_never_overwritten(tmp_path, tool):
+    # one system per file, so the saved run would be <out>/run.json: the input itself
+    source = PROMPTFOO.with_name("priced.json") if tool == "promptfoo" else MLFLOW
+    copy = tmp_path / "run.json"
+    copy.write_bytes(source.read_bytes())
+    made = invoke("import", "--from", tool, copy, "--name", "run", "--out", tmp_path)
+    assert made.exit_code == 2, made.output
+    assert len(made.output.strip().splitlines()) == 1
+    assert copy.read_bytes() == source.read_bytes()
