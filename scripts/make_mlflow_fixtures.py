@@ -4,17 +4,22 @@ mlflow is not a dependency of ragaudit (about 640 MB with its own dependencies):
 an environment that has it, e.g.::
 
     uv venv /tmp/mlflow-venv && uv pip install --python /tmp/mlflow-venv mlflow==3.18.0
-    /tmp/mlflow-venv/bin/python -I scripts/make_mlflow_fixtures.py tests/fixtures/mlflow
+    /tmp/mlflow-venv/bin/python -I -c "import runpy; runpy.run_path(
+        'scripts/make_mlflow_fixtures.py', run_name='__main__')" tests/fixtures/mlflow
+
+(run by a relative path, so the stack trace MLflow records for the failing question names
+``scripts/make_mlflow_fixtures.py``, not where the repository lives on this machine).
 
 Three systems answer the same 40 arithmetic questions (``inputs.question_id`` ``s01`` ...
 ``s40``, ``inputs.topic`` for ``--cluster-by topic``) with a deterministic rule, as in
 scripts/make_inspect_fixtures.py: ``sys-a`` is wrong on every 4th question, ``sys-b`` on every
-7th and on ``s02`` and ``s03``, ``sys-d`` on odd questions and on every 4th.  Each answer is a
-traced function whose ``CHAT_MODEL`` span records token usage (words of the question in, 1 out)
-and a cost ($1e-6 a token), so nothing is priced online.  ``mlflow.genai.evaluate`` scores
-every trace with two code scorers: ``exact_match`` (a boolean) and ``digits_overlap`` (a number
-in [0, 1]), one worker at a time.  The tracking store is a sqlite file in a temporary
-directory (MLflow 3.18 refuses its file store unless told otherwise); telemetry is off.
+7th and on ``s02`` and ``s03`` (and raises on ``s13``: its trace ends in state ``ERROR``),
+``sys-d`` on odd questions and on every 4th.  Each answer is a traced function whose
+``CHAT_MODEL`` span records token usage (words of the question in, 1 out) and a cost ($1e-6 a
+token), so nothing is priced online.  ``mlflow.genai.evaluate`` scores every trace with two
+code scorers: ``exact_match`` (a boolean) and ``digits_overlap`` (a number in [0, 1]), one
+worker at a time.  The tracking store is a sqlite file in a temporary directory (MLflow 3.18
+refuses its file store unless told otherwise); telemetry is off.
 
 What is committed, per system: ``sys-X.traces.jsonl``, the evaluation's traces with their
 assessments, one ``Trace.to_json()`` per line, as ``mlflow.search_traces(run_id=...,
@@ -91,6 +96,8 @@ def system(name: str):
         return str(a + b + (1 if wrong(i) else 0))
 
     def predict(question_id: str, question: str, topic: str) -> str:
+        if name == "sys-b" and question_id == "s13":
+            raise TimeoutError("simulated model timeout")  # a trace in state ERROR
         return chat(question)
 
     return mlflow.trace(predict, name=name)

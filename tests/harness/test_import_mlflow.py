@@ -146,12 +146,33 @@ def test_without_the_trace_cost_the_spans_costs_are_summed(tmp_path):
             if "mlflow.llm.cost" in s["attributes"]
         )
         qid = json.loads(t["info"]["trace_metadata"]["mlflow.traceInputs"])["question_id"]
-        expected[qid] = spans_cost
-        t["info"]["trace_metadata"].pop("mlflow.trace.cost")
+        expected[qid] = spans_cost if t["info"]["state"] == "OK" else None  # s13: no LLM span
+        t["info"]["trace_metadata"].pop("mlflow.trace.cost", None)
         lines.append(json.dumps(t))
     file = tmp_path / "no-cost.traces.jsonl"
     file.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = invoke("import", "--from", "mlflow", file, "--out", tmp_path / "runs")
     assert out.exit_code == 0, out.output
     rows = json.loads((tmp_path / "runs" / "no-cost.json").read_text())["rows"]
-    assert {r["id"]: r["usage"]["cost_usd"] for r in rows} == pytest.approx(expected, rel=1e-12)
+    got = {r["id"]: r["usage"]["cost_usd"] for r in rows}
+    assert got.pop("s13") is expected.pop("s13") is None
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_failed_trace_is_kept_with_its_error(tmp_path):
+    [failed] = [t for t in raw("sys-b") if t["info"]["state"] == "ERROR"]
+    [root] = [s for s in failed["data"]["spans"] if not s["parent_span_id"]]
+    out = invoke("import", "--from", "mlflow", TRACES / "sys-b.traces.jsonl", "--out", tmp_path,
+                 "--format", "json")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    [made] = json.loads(out.output)["imports"]
+    assert made["errors"] == ["s13"]
+    rows = {r["id"]: r for r in json.loads((tmp_path / "sys-b.json").read_text())["rows"]}
+    row = rows["s13"]
+    assert len(rows) == 40  # kept in every denominator
+    assert row["generation_error"] == f"trace state ERROR: {root['status']['message']}"
+    assert row["answer"] is None and row["metrics"]["answered"] == 0.0
+    assert row["latency_ms"]["total"] == failed["info"]["execution_duration_ms"]
+    assert row["usage"] == {"input_tokens": None, "output_tokens": None, "cost_usd": None}
+    numbers = {n["key"]: n for n in made["numbers"]}
+    assert numbers["answered"]["value"] == pytest.approx(39 / 40)

@@ -66,8 +66,9 @@ class _Where:
 
 
 def _json_attr(value: Any, where: _Where, field: str) -> Any:
-    """An MLflow attribute or metadata value: JSON text (MLflow serialises every one)."""
-    if value is None:
+    """An MLflow attribute or metadata value: JSON text (MLflow serialises every one; a
+    trace that failed before returning has ``mlflow.traceOutputs`` "")."""
+    if value is None or value == "":
         return None
     if not isinstance(value, str):
         raise where.error(f"expected JSON text, found {shorten(value)}", field)
@@ -155,7 +156,9 @@ def _row(trace: Any, where: _Where, cluster_by: str | None) -> tuple[str, dict[s
     if state != "OK":
         message = (root.get("status") or {}).get("message") if isinstance(
             root.get("status"), Mapping) else None  # fmt: skip
-        error = f"trace state {state}" + (f": {shorten(message, 120)}" if message else "")
+        if isinstance(message, str) and len(message) > 160:
+            message = message[:157] + "..."
+        error = f"trace state {state}" + (f": {message}" if message else "")
     metrics: dict[str, float | None] = {}
     reference = None
     assessments = info.get("assessments") or []
