@@ -18,7 +18,9 @@ from ragaudit.cli._options import (
 
 __all__ = ["command"]
 
-_LAYOUTS = ("ragaudit", "ragas", "deepeval", "jsonl", "openinference", "inspect")
+_LAYOUTS = (
+    "ragaudit", "ragas", "deepeval", "jsonl", "openinference", "inspect", "promptfoo", "mlflow",
+)  # fmt: skip
 
 
 @click.command(name="import")
@@ -33,7 +35,8 @@ _LAYOUTS = ("ragaudit", "ragas", "deepeval", "jsonl", "openinference", "inspect"
     "tool's per-question results (question, retrieved contexts as text, answer, optional "
     "reference), written out as a saved run; openinference: FILE holds OpenTelemetry spans "
     "(OTLP/JSON or span JSON lines) with the OpenInference attributes; inspect: FILE is an "
-    "inspect_ai log (.eval or .json).",
+    "inspect_ai log (.eval or .json); promptfoo: FILE is `promptfoo eval -o FILE.json` "
+    "results; mlflow: FILE holds an MLflow GenAI evaluation's traces (Trace.to_json() lines).",
 )
 @click.option(
     "--corpus",
@@ -68,8 +71,8 @@ _LAYOUTS = ("ragaudit", "ragas", "deepeval", "jsonl", "openinference", "inspect"
 @click.option(
     "--cluster-by",
     default=None,
-    help="--from inspect: the sample metadata key whose value is each question's cluster "
-    "(stored as the row's tag, for compare --cluster-by).",
+    help="--from inspect/promptfoo/mlflow: the sample (test, trace) metadata key whose value "
+    "is each question's cluster (stored as the row's tag, for compare --cluster-by tag).",
 )
 @click.option(
     "--out",
@@ -116,15 +119,16 @@ def command(
         _traces(files, corpus, golden, golden_columns, k, (chunk_size, chunk_overlap, chunker),
                 min_overlap, name, out_dir, output_format)  # fmt: skip
         return
-    if layout == "inspect":
+    if layout in ("inspect", "promptfoo", "mlflow"):
         unused = [flag for flag, value in (("--corpus", corpus), ("--golden", golden),
                   ("--map", golden_columns), ("--k", k)) if value]  # fmt: skip
         if unused:
-            raise InputError(f"{unused[0]}: not used with --from inspect (a log has no retrieval)")
-        _inspect(files, name, out_dir, cluster_by, output_format)
+            what = "a log has" if layout == "inspect" else "its results have"
+            raise InputError(f"{unused[0]}: not used with --from {layout} ({what} no retrieval)")
+        _inspect(layout, files, name, out_dir, cluster_by, output_format)
         return
     if cluster_by is not None:
-        raise InputError("--cluster-by: only with --from inspect")
+        raise InputError("--cluster-by: only with --from inspect, promptfoo or mlflow")
     if corpus is None:
         raise InputError(f"--corpus: required with --from {layout} (the contexts' documents)")
     from ragaudit.diagnose.unjudged import run_judged
@@ -170,12 +174,24 @@ def _traces(
 
 
 def _inspect(
+    layout: str,
     files: tuple[str, ...],
     name: str | None,
     out_dir: str | None,
     cluster_by: str | None,
     output_format: str,
 ) -> None:
+    if layout in ("promptfoo", "mlflow"):
+        from ragaudit.pipeline.scored_import import import_scored
+        from ragaudit.reports.trace_imports import scored_import_report
+
+        for file in files:
+            made = import_scored(
+                layout, file, name=name, out_dir=out_dir or "ragaudit-results",
+                cluster_by=cluster_by,
+            )  # fmt: skip
+            emit(scored_import_report(file, made), output_format)
+        return
     from ragaudit.pipeline.inspect_import import import_inspect_log
     from ragaudit.reports.trace_imports import inspect_import_report
 

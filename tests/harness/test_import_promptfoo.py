@@ -1,0 +1,112 @@
+"""``import --from promptfoo``: results written by promptfoo 0.120.27's own CLI with its offline
+``echo`` provider and a ``file://`` provider that reports tokens and cost
+(tests/fixtures/promptfoo/, scripts/make_promptfoo_fixtures.py) become one saved run per
+(prompt, provider), paired by test id: compare's exact verdict matches scipy's binomial test on
+the discordant pairs counted from the raw results."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy.stats import binomtest
+
+from ragaudit.cli import main
+
+RESULTS = Path(__file__).resolve().parents[1] / "fixtures" / "promptfoo"
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def raw(name="results"):
+    return json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))["results"]["results"]
+
+
+def passes(results, prompt):
+    """``{test id: 0/1}`` of one prompt's ``success``, straight from the file."""
+    return {r["vars"]["id"]: int(r["success"]) for r in results if r["prompt"]["label"] == prompt}
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs")
+    files = (RESULTS / "results.json", RESULTS / "priced.json")
+    made = invoke("import", "--from", "promptfoo", *files, "--out", out, "--cluster-by", "topic",
+                  "--format", "json")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    return out
+
+
+def test_one_saved_run_per_prompt_and_provider(imported):
+    names = sorted(p.name for p in imported.glob("*.json"))
+    assert names == ["priced.json", *(f"results.sys-{s}.json" for s in "abd")]
+
+
+def test_compare_of_two_prompts_is_the_exact_mcnemar_test(imported):
+    seen = set()
+    for a, b in (("sys-a", "sys-b"), ("sys-a", "sys-d"), ("sys-b", "sys-d")):
+        left, right = passes(raw(), a), passes(raw(), b)
+        assert left.keys() == right.keys() and len(left) == 40
+        only_a = sum(left[i] == 1 and right[i] == 0 for i in left)
+        only_b = sum(left[i] == 0 and right[i] == 1 for i in left)
+        expected = binomtest(only_a, only_a + only_b, 0.5).pvalue
+        out = invoke("compare", imported / f"results.{a}.json", imported / f"results.{b}.json",
+                     "-m", "pass", "--format", "json")  # fmt: skip
+        assert out.exit_code == 0, out.output
+        [metric] = json.loads(out.output)["metrics"]
+        assert (metric["mcnemar"]["a_only"], metric["mcnemar"]["b_only"]) == (only_a, only_b)
+        assert metric["p_value"] == pytest.approx(expected, abs=1e-12, rel=0)
+        excludes_zero = metric["ci_low"] > 0 or metric["ci_high"] < 0
+        assert excludes_zero == (metric["verdict"] == "SIGNIFICANT")
+        seen.add(metric["verdict"])
+    assert "SIGNIFICANT" in seen and len(seen) == 2  # both sides of the rule are seen
+
+
+def test_assertions_latency_tokens_and_cost_are_promptfoos_own(imported):
+    results = raw("priced")
+    rows = {r["id"]: r for r in json.loads((imported / "priced.json").read_text())["rows"]}
+    assert len(rows) == len(results) == 40
+    for r in results:
+        row = rows[r["vars"]["id"]]
+        assert row["latency_ms"]["total"] == r["latencyMs"]
+        assert row["usage"]["cost_usd"] == r["cost"]
+        assert row["tags"] == [r["testCase"]["metadata"]["topic"]]
+        assert row["metrics"]["pass"] == float(r["success"])
+        if r["failureReason"] == 2:  # the provider failed: kept, with its error, answered 0
+            assert row["generation_error"] == r["error"] and row["answer"] is None
+            assert row["metrics"]["answered"] == 0.0 and row["metrics"]["equals"] is None
+            continue
+        usage = r["response"]["tokenUsage"]
+        assert (row["usage"]["input_tokens"], row["usage"]["output_tokens"]) == (
+            usage["prompt"], usage["completion"])  # fmt: skip
+        components = r["gradingResult"]["componentResults"]
+        assertions = {c["assertion"]["type"]: float(c["pass"]) for c in components}
+        assert {k: row["metrics"][k] for k in assertions} == assertions
+        assert row["generation_error"] is None  # a failed assertion's `error` is not a failure
+    out = invoke("import", "--from", "promptfoo", RESULTS / "priced.json", "--out",
+                 imported / "again", "--format", "json")  # fmt: skip
+    [made] = json.loads(out.output)["imports"]
+    numbers = {n["key"]: n for n in made["numbers"]}
+    latencies = [r["latencyMs"] for r in results]
+    assert numbers["latency_p95"]["value"] == pytest.approx(np.quantile(latencies, 0.95), abs=1e-9)
+    assert numbers["cost_per_question"]["value"] == pytest.approx(
+        np.mean([r["cost"] for r in results]), rel=1e-12)  # fmt: skip
+    assert numbers["answered"]["value"] == pytest.approx(39 / 40) and made["errors"] == ["s13"]
+
+
+def test_compare_cluster_by_tag_uses_the_test_metadata(imported):
+    out = invoke("compare", imported / "results.sys-a.json", imported / "results.sys-d.json",
+                 "-m", "pass", "--cluster-by", "tag", "--format", "json")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["clustered"] is not None
+
+
+def test_retrieval_options_are_refused(tmp_path):
+    out = invoke("import", "--from", "promptfoo", RESULTS / "results.json", "--k", 3)
+    assert out.exit_code == 2
+    assert out.output.strip() == (
+        "ragaudit: error: --k: not used with --from promptfoo (its results have no retrieval)"
+    )
