@@ -307,8 +307,9 @@ def test_the_top_level_api_exports_it():
 )  # fmt: skip
 def test_a_broken_output_is_a_one_line_error_naming_question_and_field(tmp_path, output, message):
     with pytest.raises(InputError, match=message) as caught:
+        # one worker: with two, which question's error surfaces first is a race
         evaluate_pipeline(fixed(output), DATA / "golden.yaml", corpus=DATA / "corpus",
-                          out_dir=tmp_path, max_workers=2, **SMALL)  # fmt: skip
+                          out_dir=tmp_path, max_workers=1, **SMALL)  # fmt: skip
     assert "\n" not in str(caught.value)
     assert not (tmp_path / "pipeline.json").exists()
 
@@ -422,7 +423,7 @@ def test_the_timeout_defaults_to_five_minutes_and_is_checked(tmp_path):
 
 def test_the_guide_names_out_dir_timeout_and_every_refusal_wording():
     # Issue 32 item 17: the guide did not name out_dir nor list what counts as a refusal.
-    from ragaudit.judges import offline
+    from ragaudit.judges.refusals import is_abstention
 
     guide = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "pipeline.md").read_text(
         encoding="utf-8"
@@ -431,30 +432,40 @@ def test_the_guide_names_out_dir_timeout_and_every_refusal_wording():
         '`out_dir` (default `"ragaudit-results"`' in guide and "`timeout` (default 300 s)" in guide
     )
     section = guide[guide.index("**What counts as a refusal.**") : guide.index("**Merged contexts")]
-    # one phrase per alternative of the pattern, as the guide's list spells them
-    listed = ["I do not know", "I don't know", "I dont know", "not enough information",
-              "insufficient information", "no information about it", "no relevant information on",
-              "cannot answer", "unable to determine", "couldn't tell", "the documents do not cover",
-              "the handbook does not mention", "the provided material did not state",
-              "not mentioned in the documents", "not provided in the context"]  # fmt: skip
-    for phrase in listed:
-        assert offline.is_abstention(phrase), phrase
-    for word in (
-        "cover|mention|contain|say|specify|provide|include|state",
-        "handbook",
-        "unable to",
-        "insufficient information",
-        "not mentioned|specified|covered",
-    ):
-        assert word in section, word  # fmt: skip
-    # the list is a copy of the pattern: when the pattern changes, the guide must too
-    assert offline._ABSTAIN.pattern == (
-        r"\bi (?:do not|don't|dont) know\b"
-        r"|\b(?:not|insufficient) enough information\b|\binsufficient information\b"
-        r"|\bno (?:relevant )?information (?:about|on|regarding|in)\b"
-        r"|\b(?:cannot|can't|can not|unable to|could not|couldn't) (?:answer|find|determine|tell)\b"
-        r"|\b(?:documents?|context|sources?|provided (?:text|information|material)|handbook)"
-        r" (?:do|does|did) not (?:cover|mention|contain|say|specify|provide|include|state)\b"
-        r"|\bnot (?:mentioned|specified|covered|stated|provided) in the "
-        r"(?:documents?|context|sources?|provided)\b"
-    ), "the refusal pattern changed: update the list in docs/guide/pipeline.md"
+    assert "src/ragaudit/judges/refusals.py" in section
+    # Every wording the guide quotes is what the detector does: its refusals abstain, its
+    # negative facts do not (so the list cannot drift from the rules).
+    quoted = re.findall(r'"([^"]+)"', " ".join(section.split()))
+    refusals, facts = quoted[:quoted.index("The travel policy does not cover contractors.")], \
+        quoted[quoted.index("The travel policy does not cover contractors."):]  # fmt: skip
+    refusals = [q for q in refusals if q not in ("answered with the evidence",)]
+    assert len(refusals) >= 10 and len(facts) == 3
+    for phrase in refusals:
+        assert is_abstention(phrase), phrase
+    for phrase in facts:
+        assert not is_abstention(phrase), phrase
+
+
+def test_a_bad_output_for_a_repeated_question_text_names_its_own_question(tmp_path):
+    """Two golden questions may share their text (adversarial pass 3, item 11): the error of
+    the second call names the second question, never the first."""
+    golden = tmp_path / "golden.yaml"
+    golden.write_text(
+        "questions:\n"
+        "  - id: first\n    question: How often are laptops replaced?\n"
+        "    answer: Every 3 years.\n    sources: [it-handbook]\n"
+        "  - id: second\n    question: How often are laptops replaced?\n"
+        "    answer: Every 3 years.\n    sources: [it-handbook]\n",
+        encoding="utf-8",
+    )
+    calls: list[str] = []
+
+    def pipeline(question):
+        calls.append(question)
+        if len(calls) == 1:
+            return {"answer": "Every 3 years.", "contexts": []}
+        return {"answer": "Every 3 years.", "contexts": "not a list"}
+
+    with pytest.raises(InputError, match=r"question 'second': contexts: expected a list"):
+        evaluate_pipeline(pipeline, golden, corpus=DATA / "corpus", out_dir=tmp_path,
+                          max_workers=1, **SMALL)  # fmt: skip

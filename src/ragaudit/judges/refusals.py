@@ -27,6 +27,9 @@ __all__ = ["is_abstention"]
 _CONTRACTIONS = (
     (r"\bcan't\b", "cannot"), (r"\bwon't\b", "will not"), (r"\b(\w+)n't\b", r"\1 not"),
     (r"\bi'm\b", "i am"), (r"\b(it|that|there|what)'s\b", r"\1 is"), (r"\bi've\b", "i have"),
+    # typed without the apostrophe ("I dont know", "the documents dont say")
+    (r"\bcant\b", "cannot"),
+    (r"\b(do|does|did|could|would|should|is|are|was|were|has|have|had)nt\b", r"\1 not"),
 )  # fmt: skip
 #: What holds the answer: the documents and their synonyms.
 _SOURCE = (

@@ -40,7 +40,10 @@ def retrieve(
 ) -> Retrieved:
     """Retrieve ``depth`` chunks for ``question``; the first ``k`` are its context."""
     start = time.perf_counter()
-    hits = retriever.retrieve(question.question, depth)
+    # A retriever that needs to know which golden question it serves (the user's pipeline in
+    # evaluate_pipeline: two questions may share their text) takes the question itself.
+    ask = getattr(retriever, "retrieve_question", None)
+    hits = ask(question, depth) if ask is not None else retriever.retrieve(question.question, depth)
     elapsed = (time.perf_counter() - start) * 1000
     retrieved: list[dict[str, Any]] = []
     for rank, (cid, score) in enumerate(hits, start=1):
