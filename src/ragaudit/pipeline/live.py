@@ -302,6 +302,7 @@ def evaluate_pipeline(
     record_latency: bool = True,
     executor: str = "threads",
     ray_address: str | None = None,
+    save_as: str = "json",
 ) -> SavedRun:
     """Call ``pipeline(question)`` on every golden question and write the saved run.
 
@@ -350,11 +351,13 @@ def evaluate_pipeline(
         interrupted on one executor resumes on the other.
     ray_address : str, optional
         With ``executor="ray"``: the cluster (``HOST:6379``); default a local Ray instance.
+    save_as : {"json", "parquet"}, default "json"
+        The saved run's format: ``<out_dir>/<name>.parquet`` with ``"parquet"``.
 
     Returns
     -------
     SavedRun
-        Also written to ``<out_dir>/<name>.json``.
+        Also written to ``<out_dir>/<name>.json`` (or ``.parquet``).
 
     Raises
     ------
@@ -446,6 +449,7 @@ def evaluate_pipeline(
         executor=executor,
         ray_address=ray_address,
         parts={"pipeline": pipeline},
+        save_as=save_as,
     )
     _warn_unmatched(saved, min_overlap)
     return saved
