@@ -200,6 +200,20 @@ def results_dir_option() -> Any:
     )  # fmt: skip
 
 
+def save_as_option(default: str | None = "json") -> Any:
+    """``--save-as json|parquet``: the saved run's format, named by the extension of the file
+    written in the results directory (``<name>.json`` or ``<name>.parquet``)."""
+    return click.option(
+        "--save-as",
+        "save_as",
+        type=click.Choice(["json", "parquet"]),
+        default=default,
+        show_default=default is not None,
+        help="Format of the saved run written to --out: <name>.json (interchange, small "
+        "runs) or <name>.parquet (columnar, for large runs; every command reads both).",
+    )
+
+
 def no_stdout(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Click callback of an ``--out`` that cannot be a stream: ``-`` is a one-line
     :class:`~ragaudit.exceptions.InputError` (exit 2), any other value passes unchanged."""

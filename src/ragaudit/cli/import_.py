@@ -11,6 +11,7 @@ from ragaudit.cli._options import (
     format_option,
     golden_map_option,
     no_stdout,
+    save_as_option,
 )
 
 # Library modules are imported inside the command, so `--help` stays instant
@@ -83,6 +84,7 @@ _LAYOUTS = (
     help="Results directory [--from ragaudit: also copy the validated run there; "
     "other layouts: default ragaudit-results].",
 )
+@save_as_option(default=None)
 @format_option()
 def command(
     files: tuple[str, ...],
@@ -98,6 +100,7 @@ def command(
     name: str | None,
     cluster_by: str | None,
     out_dir: str | None,
+    save_as: str | None,
     output_format: str,
 ) -> None:
     """Validate saved runs, or import FILES of another tool's results as saved runs.
@@ -112,12 +115,15 @@ def command(
 
     if name is not None and len(files) > 1:
         raise InputError("--name: only with a single FILE (each run is named after its file)")
+    if save_as is not None and layout == "ragaudit" and out_dir is None:
+        raise InputError("--save-as: only with --out (--from ragaudit writes nothing without it)")
+    save_as = save_as or "json"
     if layout == "ragaudit":
-        _validate(files, out_dir, output_format)
+        _validate(files, out_dir, save_as, output_format)
         return
     if layout == "openinference":
         _traces(files, corpus, golden, golden_columns, k, (chunk_size, chunk_overlap, chunker),
-                min_overlap, name, out_dir, output_format)  # fmt: skip
+                min_overlap, name, out_dir, save_as, output_format)  # fmt: skip
         return
     if layout in ("inspect", "promptfoo", "mlflow"):
         unused = [flag for flag, value in (("--corpus", corpus), ("--golden", golden),
@@ -125,7 +131,7 @@ def command(
         if unused:
             what = "a log has" if layout == "inspect" else "its results have"
             raise InputError(f"{unused[0]}: not used with --from {layout} ({what} no retrieval)")
-        _inspect(layout, files, name, out_dir, cluster_by, output_format)
+        _inspect(layout, files, name, out_dir, cluster_by, save_as, output_format)
         return
     if cluster_by is not None:
         raise InputError("--cluster-by: only with --from inspect, promptfoo or mlflow")
@@ -141,6 +147,7 @@ def command(
             file, layout, corpus, golden=golden, golden_columns=golden_columns, k=k,
             chunk_size=chunk_size, chunk_overlap=chunk_overlap, chunker=chunker,
             min_overlap=min_overlap, name=name, out_dir=out_dir or "ragaudit-results",
+            save_as=save_as,
         )  # fmt: skip
         results.append((file, result, result.summary))
     judged = [run_judged(result.saved) for _, result, _ in results]  # beside the means
@@ -157,6 +164,7 @@ def _traces(
     min_overlap: float,
     name: str | None,
     out_dir: str | None,
+    save_as: str,
     output_format: str,
 ) -> None:
     from ragaudit.diagnose.trace_numbers import trace_numbers
@@ -168,6 +176,7 @@ def _traces(
             file, corpus=corpus, golden=golden, golden_columns=golden_columns, k=k,
             chunk_size=chunking[0], chunk_overlap=chunking[1], chunker=chunking[2],
             min_overlap=min_overlap, name=name, out_dir=out_dir or "ragaudit-results",
+            save_as=save_as,
         )  # fmt: skip
         numbers = trace_numbers(result.saved)
         emit(trace_import_report(file, result, result.saved.summary, numbers), output_format)
@@ -179,6 +188,7 @@ def _inspect(
     name: str | None,
     out_dir: str | None,
     cluster_by: str | None,
+    save_as: str,
     output_format: str,
 ) -> None:
     if layout in ("promptfoo", "mlflow"):
@@ -188,7 +198,7 @@ def _inspect(
         for file in files:
             made = import_scored(
                 layout, file, name=name, out_dir=out_dir or "ragaudit-results",
-                cluster_by=cluster_by,
+                cluster_by=cluster_by, save_as=save_as,
             )  # fmt: skip
             emit(scored_import_report(file, made), output_format)
         return
@@ -197,18 +207,21 @@ def _inspect(
 
     for file in files:
         result = import_inspect_log(
-            file, name=name, out_dir=out_dir or "ragaudit-results", cluster_by=cluster_by
-        )
+            file, name=name, out_dir=out_dir or "ragaudit-results", cluster_by=cluster_by,
+            save_as=save_as,
+        )  # fmt: skip
         emit(inspect_import_report(file, result), output_format)
 
 
-def _validate(files: tuple[str, ...], out_dir: str | None, output_format: str) -> None:
+def _validate(
+    files: tuple[str, ...], out_dir: str | None, save_as: str, output_format: str
+) -> None:
     from ragaudit.diagnose.unjudged import run_judged
     from ragaudit.pipeline.replay import check_saved_run
     from ragaudit.reports.imports import import_report
 
     for file in files:
-        checked = check_saved_run(file, out_dir, files)
+        checked = check_saved_run(file, out_dir, files, save_as)
         target = None if checked.target is None else str(checked.target)
         judged = run_judged(checked.saved)
         emit(import_report(file, checked.saved, checked.summary, target, judged), output_format)

@@ -16,6 +16,7 @@ from ragaudit.cli._options import (
     golden_map_option,
     quiet_option,
     results_dir_option,
+    save_as_option,
     seed_option,
 )
 from ragaudit.cli._progress import progress_callback
@@ -84,11 +85,12 @@ __all__ = ["command"]
 )
 @click.option("--name", default=None, help="Configuration name [default: k<K>_cs<SIZE>...].")
 @results_dir_option()
+@save_as_option()
 @click.option(
     "--limit",
     type=int,
     default=None,
-    help="Only the first N questions (written to <name>.limit<N>.json).",
+    help="Only the first N questions (written to <name>.limit<N>.json or .parquet).",
 )
 @click.option(
     "--timing/--no-timing",
@@ -144,6 +146,7 @@ def command(
     reader_temperature: float,
     name: str | None,
     out_dir: str,
+    save_as: str,
     limit: int | None,
     timing: bool,
     judges: str,
@@ -156,7 +159,8 @@ def command(
     judge_repeats: int,
     **llm_options: Any,
 ) -> None:
-    """Run a golden set through retrieve -> generate -> judge and save the run as JSON.
+    """Run a golden set through retrieve -> generate -> judge and save the run (JSON, or
+    Parquet with --save-as parquet).
 
     An interrupted run resumes from <name>.partial.jsonl when rerun with the same options;
     a checkpoint of other options is never replaced: the run stops (exit 2) naming the
@@ -187,7 +191,7 @@ def command(
         run_file=run_file, embedding_model=embedding_model, qdrant_url=qdrant_url, name=name,
         out_dir=out_dir, limit=limit, seed=seed, record_latency=timing,
         llm_config=llm_config, judge_repeats=judge_repeats, golden_columns=golden_columns,
-        reader_temperature=reader_temperature,
+        reader_temperature=reader_temperature, save_as=save_as,
     )  # fmt: skip
     if dry_run:
         if llm_config is None:

@@ -81,6 +81,7 @@ from ragaudit.diagnose.stage_outcomes import (
     STAGE2_SOURCES,
     answer_chunks,
     stage_outcomes,
+    unanswerable_questions,
 )
 from ragaudit.exceptions import InputError
 from ragaudit.stats.intervals import (
@@ -251,11 +252,12 @@ def compute_funnel(
     resliced = k != run_k
 
     answers = {} if labels is None else answer_chunks(labels, run.config)[0]
-    unanswerable_idx = [i for i, q in enumerate(questions) if not q.answerable]
+    unanswerable_idx = [i for i, a in enumerate(run.answerable_flags) if not a]
 
-    # per-question stage outcomes (stage_outcomes.py), then one place each (funnel_places.py)
+    # per-question stage outcomes (stage_outcomes.py, from the run's columns), then one
+    # place each (funnel_places.py)
     outcomes = stage_outcomes(
-        questions,
+        run,
         k,
         resliced=resliced,
         answers=answers,
@@ -320,7 +322,7 @@ def compute_funnel(
         previous = int(kept[j])
 
     unanswerable = _unanswerable(
-        [questions[i] for i in unanswerable_idx], rng, n_resamples, confidence, rate_ci
+        unanswerable_questions(run, unanswerable_idx), rng, n_resamples, confidence, rate_ci
     )
     undefined = None if n else NO_ANSWERABLE
     if n and correct.rate is None:

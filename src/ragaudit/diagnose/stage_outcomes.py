@@ -20,20 +20,26 @@ the judge's own reason from the saved run.
 
 Where each question lands is :mod:`ragaudit.diagnose.funnel_places`; the rates and intervals
 are :mod:`ragaudit.diagnose.funnel`; this module is the parsing loop, one question at a time.
+Given a loaded run (a :class:`~ragaudit.data.saved_run.SavedRun` held as a table), it reads
+the columns it needs (ids, answerable, gold documents, generation errors, judges, the top k)
+instead of making every question: a question is made only where the end-to-end rule needs
+more than its columns (:func:`_Columns.question`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from ragaudit.data.qrels import Qrels
-from ragaudit.data.saved_run import QuestionResult, Retrieved
+from ragaudit.data.saved_run import QuestionResult, Retrieved, SavedRun
 from ragaudit.data.saved_run.columns import mapping_columns, top_chunk_ids, top_doc_ids
 from ragaudit.data.saved_run.summary import correct_verdict, undecided_reason
+from ragaudit.data.saved_run.view import judgments, top_ids
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
 
@@ -45,6 +51,7 @@ __all__ = [
     "answer_chunks",
     "stage_outcomes",
     "top_k",
+    "unanswerable_questions",
 ]
 
 #: Where a question's stage-2 verdict came from, in the order they are tried.
@@ -160,8 +167,81 @@ def _tri_state(value: bool | None) -> int:
     return -1 if value is None else int(value)
 
 
+class _Columns:
+    """What :func:`stage_outcomes` reads of each question, as lists in run order: from the
+    table of a loaded run (no question made), else from the questions."""
+
+    def __init__(self, source: Sequence[QuestionResult] | SavedRun, k: int) -> None:
+        self.k = k
+        self.run: SavedRun | None = None
+        self.table = None
+        self.questions: Sequence[QuestionResult]
+        if isinstance(source, SavedRun):
+            self.run, self.questions = source, source.questions
+            if not isinstance(source.questions, tuple):
+                self.table = source.table
+        else:
+            self.questions = source
+
+    @cached_property
+    def ids(self) -> list[str]:
+        if self.run is not None:
+            return self.run.ids
+        return [q.id for q in self.questions]
+
+    @cached_property
+    def answerable(self) -> list[bool]:
+        if self.run is not None:
+            return self.run.answerable_flags
+        return [q.answerable for q in self.questions]
+
+    def _values(self, name: str) -> list[Any]:
+        if self.run is not None and self.table is not None:
+            return self.run.column_values(name)
+        return [getattr(q, name) for q in self.questions]
+
+    @cached_property
+    def errors(self) -> list[str | None]:
+        return self._values("generation_error")
+
+    @cached_property
+    def gold_docs(self) -> list[Sequence[str]]:
+        return self._values("gold_docs")
+
+    @cached_property
+    def keywords(self) -> list[Sequence[str]]:
+        return self._values("keywords")
+
+    @cached_property
+    def context_ids(self) -> list[Sequence[str] | None]:
+        return self._values("context_ids")
+
+    @cached_property
+    def judges(self) -> list[Any]:
+        if self.table is not None:
+            return judgments(self.table)
+        return [q.judges for q in self.questions]
+
+    @cached_property
+    def top_docs(self) -> list[Sequence[str]]:
+        if self.run is not None:
+            return self.run.top_doc_ids(self.k)
+        return [top_doc_ids(q, self.k) for q in self.questions]
+
+    @cached_property
+    def top_chunks(self) -> Sequence[Sequence[str]]:
+        found = None if self.table is None else top_ids(self.table, self.k, "chunk_id")
+        if found is None:
+            return [top_chunk_ids(q, self.k) for q in self.questions]
+        return found
+
+    def question(self, i: int) -> QuestionResult:
+        """Question ``i`` itself (made from the table when the run is loaded)."""
+        return self.questions[i]
+
+
 def stage_outcomes(
-    questions: Sequence[QuestionResult],
+    questions: Sequence[QuestionResult] | SavedRun,
     k: int,
     *,
     resliced: bool,
@@ -173,8 +253,9 @@ def stage_outcomes(
 
     Parameters
     ----------
-    questions : sequence of QuestionResult
-        The run's questions (unanswerable ones are skipped).
+    questions : sequence of QuestionResult, or SavedRun
+        The run's questions (unanswerable ones are skipped), or the run itself: a loaded
+        run is read by column.
     k : int
         Cut-off of stages 1 and 2 (on each question's ``ranked[:k]``, :func:`top_k`).
     resliced : bool
@@ -206,37 +287,40 @@ def stage_outcomes(
     failed: list[bool] = []
     reasons: list[tuple[str, str, str, str]] = []
     gold_known: list[bool] = []
-    kept = [(i, q) for i, q in enumerate(questions) if q.answerable]
+    read = _Columns(questions, k)
+    kept = [i for i, answerable in enumerate(read.answerable) if answerable]
+    all_judges = read.judges
     # the verdicts read by column: one pass per key, not a method call per question and key
     suff_of, eic_of, acic_of, abstained_of, correct_of, named_of, text_of = mapping_columns(
-        [q.judges.data for _, q in kept], _JUDGE_KEYS
+        [all_judges[i].data for i in kept], _JUDGE_KEYS
     )
-    for n, (i, question) in enumerate(kept):
-        qid = question.id
-        judges = question.judges
+    for n, i in enumerate(kept):
+        qid = read.ids[i]
+        judges = all_judges[i]
         ids.append(qid)
-        error = question.generation_error
+        error = read.errors[i]
         failed.append(bool(error))
         why_evidence = ""
-        gold_set = set(question.gold_docs)
+        gold_set = set(read.gold_docs[i])
         gold_known.append(bool(gold_set))
         # the top k read from the retrieved columns (no entry objects made)
-        gold_hit.append(not gold_set.isdisjoint(top_doc_ids(question, k)))
+        gold_hit.append(not gold_set.isdisjoint(read.top_docs[i]))
         if qid in answers:
-            if resliced or question.context_ids is None:
-                context = set(top_chunk_ids(question, k))
+            context_ids = read.context_ids[i]
+            if resliced or context_ids is None:
+                context = set(read.top_chunks[i])
             else:
-                context = set(question.context_ids)
+                context = set(context_ids)
             evidence.append(int(bool(answers[qid] & context)))
             source.append("chunk_labels")
-        elif resliced and chunk_texts is not None and question.keywords:
-            texts = [chunk_texts.get(c) for c in top_chunk_ids(question, k)]
+        elif resliced and chunk_texts is not None and read.keywords[i]:
+            texts = [chunk_texts.get(c) for c in read.top_chunks[i]]
             if any(t is None for t in texts):
                 raise InputError(
                     f"{where}: rows[{i}] ({qid}): a retrieved chunk is missing from the chunk "
                     "texts; the corpus or chunking differs from the run's"
                 )
-            verdict = offline_evidence(texts, list(question.keywords))  # type: ignore[arg-type]
+            verdict = offline_evidence(texts, list(read.keywords[i]))  # type: ignore[arg-type]
             evidence.append(-1 if verdict is None else int(verdict))
             source.append("keywords_in_top_k")
             if verdict is None:
@@ -269,7 +353,7 @@ def stage_outcomes(
         elif not error and not named_of[n] and not text_of[n] and correct_of[n] is not None:
             right, why_correct = bool(correct_of[n]), ""
         else:
-            right, why_correct = correct_verdict(question)
+            right, why_correct = correct_verdict(read.question(i))
         correct.append(_tri_state(right))
         why_gold = "" if gold_set else "no gold document (sources) listed for this question"
         reasons.append((why_gold, why_evidence, why_answered, why_correct))
@@ -284,6 +368,20 @@ def stage_outcomes(
         reasons=tuple(reasons),
         gold_known=np.array(gold_known, dtype=bool),
     )
+
+
+def unanswerable_questions(run: SavedRun, positions: list[int]) -> list[QuestionResult]:
+    """The unanswerable questions at ``positions``, with what the refusal count reads of them
+    (id, generation error, judges): from the columns of a loaded run, so that no slice of
+    the run's questions is made for them."""
+    if isinstance(run.questions, tuple):
+        return [run.questions[i] for i in positions]
+    ids, errors = run.ids, run.column_values("generation_error")
+    judges = judgments(run.table)
+    return [
+        QuestionResult(ids[i], answerable=False, generation_error=errors[i], judges=judges[i])
+        for i in positions
+    ]
 
 
 def _no_evidence_reason(judges: Mapping[str, Any], error: str | None, resliced: bool) -> str:

@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 __all__ = [
     "JUDGE_MODES",
     "RETRIEVERS",
+    "SAVE_FORMATS",
     "RunConfig",
     "check_positive",
+    "check_save_as",
     "default_name",
     "saved_run_path",
 ]
@@ -34,6 +36,9 @@ __all__ = [
 RETRIEVERS: tuple[str, ...] = ("bm25", "dense", "qdrant")
 #: ``ragaudit run --judges``: the offline judges alone, or the LLM judges on top of them.
 JUDGE_MODES: tuple[str, ...] = ("offline", "llm")
+#: ``--save-as``: the format a command writes its saved run in (the file's extension; JSON
+#: for interchange and small runs, Parquet for large ones).
+SAVE_FORMATS: tuple[str, ...] = ("json", "parquet")
 
 
 def check_positive(name: str, value: Any) -> int:
@@ -64,15 +69,36 @@ def default_name(
     return "_".join(parts)
 
 
-def saved_run_path(out_dir: str | Path, name: str, limit: int | None = None) -> Path:
-    """``<out>/<name>.json``, or ``<out>/<name>.limit<N>.json`` for a limited run.
+def saved_run_path(
+    out_dir: str | Path, name: str, limit: int | None = None, save_as: str = "json"
+) -> Path:
+    """``<out>/<name>.json``, or ``<out>/<name>.limit<N>.json`` for a limited run; with
+    ``save_as="parquet"`` the same name ending in ``.parquet`` (which
+    :func:`~ragaudit.data.records.write_saved_run` writes as Parquet).
 
     >>> saved_run_path("res", "k3_cs800", 5).name
     'k3_cs800.limit5.json'
+    >>> saved_run_path("res", "k3_cs800", save_as="parquet").name
+    'k3_cs800.parquet'
     """
     check_run_name(name)
+    check_save_as(save_as)
     suffix = "" if limit is None else f".limit{limit}"
-    return Path(out_dir) / f"{name}{suffix}.json"
+    return Path(out_dir) / f"{name}{suffix}.{save_as}"
+
+
+def check_save_as(save_as: str) -> str:
+    """``save_as`` if it is one of :data:`SAVE_FORMATS`, else a one-line error.
+
+    >>> check_save_as("parquet")
+    'parquet'
+    >>> check_save_as("csv")
+    Traceback (most recent call last):
+    ragaudit.exceptions.InputError: save_as: expected one of json, parquet, found 'csv'
+    """
+    if save_as not in SAVE_FORMATS:
+        raise InputError(f"save_as: expected one of {', '.join(SAVE_FORMATS)}, found {save_as!r}")
+    return save_as
 
 
 def check_run_name(name: str) -> None:
@@ -137,6 +163,8 @@ class RunConfig:
     golden_columns : mapping, optional
         ``{field: column}`` naming the golden set's columns (``--map``), overriding the names
         recognised by :data:`~ragaudit.data.golden_fields.GOLDEN_COLUMNS`.
+    save_as : {"json", "parquet"}, default "json"
+        The saved run's format: ``<out_dir>/<name>.json`` or ``<out_dir>/<name>.parquet``.
 
     Examples
     --------
@@ -169,9 +197,11 @@ class RunConfig:
     judge_repeats: int = 1
     golden_columns: Mapping[str, str] | None = None
     reader_temperature: float = 0.0
+    save_as: str = "json"
 
     def __post_init__(self) -> None:
         check_positive("k", self.k)
+        check_save_as(self.save_as)
         if self.limit is not None:
             check_positive("limit", self.limit)
         if self.chunker not in CHUNKERS:

@@ -92,6 +92,7 @@ def evaluate_configuration(
     executor: str = "threads",
     ray_address: str | None = None,
     parts: Mapping[str, Any] | None = None,
+    save_as: str = "json",
 ) -> SavedRun:
     """Run every golden question through one configuration and write its saved run.
 
@@ -133,6 +134,9 @@ def evaluate_configuration(
     parts : mapping of str to object, optional
         With Ray: the user-supplied parts of the work, by the name a pickling error gives
         them; default ``{"retriever": retriever, "generator": generator}``.
+    save_as : {"json", "parquet"}, default "json"
+        The saved run's format (:data:`~ragaudit.pipeline.config.SAVE_FORMATS`); the format is
+        not part of the configuration, so a run interrupted under one resumes under the other.
 
     Returns
     -------
@@ -150,8 +154,8 @@ def evaluate_configuration(
     if executor == "ray":
         check_shippable(parts)  # before the checkpoint is touched
     questions = list(golden)[:limit] if limit is not None else list(golden)
-    path = saved_run_path(out_dir, name, limit)
-    checkpoint = Checkpoint(path.with_name(path.name[: -len(".json")] + ".partial.jsonl"))
+    path = saved_run_path(out_dir, name, limit, save_as)
+    checkpoint = Checkpoint(path.with_suffix(".partial.jsonl"))
     done = checkpoint.resume(full_config)
     chunks_by_id = {c.chunk_id: c for c in chunks}
     by_id: dict[str, dict[str, Any]] = {}
@@ -324,6 +328,7 @@ def run_pipeline(
             on_row=on_row,
             executor=executor,
             ray_address=ray_address,
+            save_as=run.save_as,
             parts={
                 f"retriever {run.retriever!r}": prepared.retriever,
                 f"generator {run.generator!r}": the_generator,

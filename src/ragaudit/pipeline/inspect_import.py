@@ -72,12 +72,14 @@ def import_inspect_log(
     name: str | None = None,
     out_dir: str | Path = "ragaudit-results",
     cluster_by: str | None = None,
+    save_as: str = "json",
 ) -> InspectImport:
     """Read the inspect_ai log at ``path`` (``.eval`` or ``.json``) and write its saved run
-    to ``<out_dir>/<name>.json`` (default name: the file's stem)."""
+    to ``<out_dir>/<name>.json`` (default name: the file's stem; ``.parquet`` with
+    ``save_as="parquet"``)."""
     file = str(path)
     run_name = name or Path(file).stem
-    target = saved_run_path(out_dir, run_name)
+    target = saved_run_path(out_dir, run_name, save_as=save_as)
     refuse_input_as_output(target, [file])
     made = saved_run_from_log(read_inspect_log(file), file, name=run_name, cluster_by=cluster_by)
     return InspectImport(write_saved_run(target, made.saved), made.log)

@@ -201,6 +201,7 @@ def evaluate_pipeline(
     executor: str = "threads",
     ray_address: str | None = None,
     timeout: float | None = CALL_TIMEOUT,
+    save_as: str = "json",
 ) -> SavedRun:
     """Call ``pipeline(question)`` on every golden question and write the saved run.
 
@@ -255,11 +256,13 @@ def evaluate_pipeline(
         checkpoint; a rerun resumes after them).  Each call then runs on a helper thread;
         ``None`` waits forever and calls the function on the harness's own thread (with
         ``max_workers=1``, yours).
+    save_as : {"json", "parquet"}, default "json"
+        The saved run's format: ``<out_dir>/<name>.parquet`` with ``"parquet"``.
 
     Returns
     -------
     SavedRun
-        Also written to ``<out_dir>/<name>.json``.
+        Also written to ``<out_dir>/<name>.json`` (or ``.parquet``).
 
     Raises
     ------
@@ -358,6 +361,7 @@ def evaluate_pipeline(
         executor=executor,
         ray_address=ray_address,
         parts={"pipeline": pipeline},
+        save_as=save_as,
     )
     _warn_unmatched(saved, min_overlap)
     _warn_merged(saved)

@@ -102,10 +102,14 @@ class CheckedRun:
 
 
 def check_saved_run(
-    path: str | Path, out_dir: str | Path | None = None, inputs: Sequence[str | Path] = ()
+    path: str | Path,
+    out_dir: str | Path | None = None,
+    inputs: Sequence[str | Path] = (),
+    save_as: str = "json",
 ) -> CheckedRun:
     """Validate the saved run at ``path`` (``ragaudit import FILE``) and recompute its summary;
-    with ``out_dir``, write it there, summary refreshed, as ``<out_dir>/<name>.json``.
+    with ``out_dir``, write it there, summary refreshed, as ``<out_dir>/<name>.json`` (or
+    ``.parquet`` with ``save_as="parquet"``).
 
     ``inputs`` are files the target may not be (``import run.json --out .`` would overwrite
     the input).  A malformed file raises :class:`~ragaudit.exceptions.FormatError` naming the
@@ -127,7 +131,7 @@ def check_saved_run(
     summary = summarise_run(saved).to_dict()
     target = None
     if out_dir is not None:
-        target = saved_run_path(out_dir, saved.name)
+        target = saved_run_path(out_dir, saved.name, save_as=save_as)
         refuse_input_as_output(target, [str(p) for p in (path, *inputs)])
         write_saved_run(target, saved.replace(summary=summary))
     return CheckedRun(saved, summary, target)
@@ -238,6 +242,7 @@ def import_results(
     min_overlap: float = MIN_OVERLAP,
     name: str | None = None,
     out_dir: str | Path = "ragaudit-results",
+    save_as: str = "json",
 ) -> ImportResult:
     """Turn another tool's per-question results into a saved run (see the module docstring).
 
@@ -260,15 +265,16 @@ def import_results(
     name : str, optional
         Run name (default: the file's stem).
     out_dir : str or Path
+    save_as : {"json", "parquet"}, default "json"
 
     Returns
     -------
     ImportResult
-        The saved run is also written to ``<out_dir>/<name>.json``.
+        The saved run is also written to ``<out_dir>/<name>.json`` (or ``.parquet``).
     """
     file = str(path)
     # The saved run goes to <out_dir>/<name>.json: never over the file it is made from.
-    target = saved_run_path(out_dir, name or Path(file).stem)
+    target = saved_run_path(out_dir, name or Path(file).stem, save_as=save_as)
     refuse_input_as_output(target, [file, golden])
     questions = read_foreign(path, layout)
     documents = load_corpus(corpus)

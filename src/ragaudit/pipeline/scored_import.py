@@ -90,10 +90,12 @@ def import_scored(
     *,
     name: str | None = None,
     out_dir: str | Path = "ragaudit-results",
+    save_as: str = "json",
     cluster_by: str | None = None,
 ) -> ScoredImport:
     """Read the ``tool`` (``promptfoo`` or ``mlflow``) results at ``path`` and write one saved
-    run per system to ``<out_dir>/<name>[.<system>].json``.
+    run per system to ``<out_dir>/<name>[.<system>].json`` (``.parquet`` with
+    ``save_as="parquet"``).
 
     Parameters
     ----------
@@ -134,7 +136,7 @@ def import_scored(
     stem = name or Path(file).stem.removesuffix(".traces")
     runs = saved_runs_from_systems(tool, tool_version, systems, file, name=stem,
                                    cluster_by=cluster_by)  # fmt: skip
-    targets = [saved_run_path(out_dir, run.name) for run in runs]
+    targets = [saved_run_path(out_dir, run.name, save_as=save_as) for run in runs]
     for target in targets:
         refuse_input_as_output(target, [file])
     written = [write_saved_run(t, run) for t, run in zip(targets, runs, strict=True)]

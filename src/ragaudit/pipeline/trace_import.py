@@ -176,6 +176,7 @@ def import_traces(
     min_overlap: float = MIN_OVERLAP,
     name: str | None = None,
     out_dir: str | Path = "ragaudit-results",
+    save_as: str = "json",
 ) -> TraceImport:
     """Turn a file of OpenInference spans into a saved run (see the module docstring).
 
@@ -195,11 +196,12 @@ def import_traces(
     name : str, optional
         Run name (default: the file's stem).
     out_dir : str or Path
+    save_as : {"json", "parquet"}, default "json"
 
     Returns
     -------
     TraceImport
-        The saved run is also written to ``<out_dir>/<name>.json``.
+        The saved run is also written to ``<out_dir>/<name>.json`` (or ``.parquet``).
 
     Examples
     --------
@@ -221,7 +223,7 @@ def import_traces(
     ('Leave?', ['leave'], '25 days.', {'total': 40.0, 'retrieve': 8.0})
     """
     file = str(path)
-    target = saved_run_path(out_dir, name or Path(file).stem)
+    target = saved_run_path(out_dir, name or Path(file).stem, save_as=save_as)
     refuse_input_as_output(target, [file, golden])
     if golden is not None and corpus is None:
         raise InputError(

@@ -15,17 +15,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragaudit.data.saved_run.mappings import _EMPTY, Judgments
 from ragaudit.data.saved_run.model import QuestionResult
 from ragaudit.data.saved_run.table import (
     _ENTRY,
     _TEXT,
     _decoded,
+    _mappings,
     _numbers,
     rows_to_table,  # noqa: F401  (the examples build tables with it)
     table_questions,
 )
 
-__all__ = ["QuestionsView", "metric_arrays", "top_ids"]
+__all__ = ["QuestionsView", "judgments", "metric_arrays", "top_ids"]
 
 
 def metric_arrays(table: pa.Table) -> dict[str, Any]:
@@ -80,6 +82,18 @@ def top_ids(table: pa.Table, k: int, field: str = "doc_id") -> list[list[str]] |
             return None
     top = pc.list_slice(lists, 0, k)
     return pa.ListArray.from_arrays(top.offsets, top.flatten().field(field)).to_pylist()
+
+
+def judgments(table: pa.Table) -> list[Judgments]:
+    """Each question's ``judges`` (``q.judges`` of each question), read from the ``judges``
+    column alone: the funnel reads every question's verdicts without making the questions.
+
+    >>> [j.correct for j in judgments(rows_to_table([
+    ...     {"id": "q1", "retrieved": [], "judges": {"correct": True}},
+    ...     {"id": "q2", "retrieved": []}]))]
+    [True, None]
+    """
+    return Judgments._adopt_all(_mappings(table.column("judges"), empty=_EMPTY))
 
 
 class QuestionsView(Sequence[QuestionResult]):
