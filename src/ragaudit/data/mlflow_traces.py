@@ -98,6 +98,16 @@ def _number(value: Any, where: _Where, field: str) -> float | None:
     raise where.error(f"expected a number >= 0, found {shorten(value)}", field)
 
 
+def _count(value: Any, where: _Where, field: str) -> int | None:
+    """A token count: a whole number >= 0 (a saved run holds token counts as integers)."""
+    number = _number(value, where, field)
+    if number is None:
+        return None
+    if not number.is_integer():
+        raise where.error(f"expected a whole number of tokens, found {value!r}", field)
+    return int(number)
+
+
 def _root(spans: list[Any], where: _Where) -> Mapping[str, Any]:
     roots = [s for s in spans if isinstance(s, Mapping) and not s.get("parent_span_id")]
     if len(roots) != 1:
@@ -214,9 +224,9 @@ def _row(trace: Any, where: _Where, cluster_by: str | None) -> tuple[str, dict[s
         "latency_ms": None if duration is None else {"total": duration},
         "generation_error": error,
         "usage": {
-            "input_tokens": _number(usage.get("input_tokens"), where,
+            "input_tokens": _count(usage.get("input_tokens"), where,
                                     "info.trace_metadata.mlflow.trace.tokenUsage.input_tokens"),
-            "output_tokens": _number(usage.get("output_tokens"), where,
+            "output_tokens": _count(usage.get("output_tokens"), where,
                                      "info.trace_metadata.mlflow.trace.tokenUsage.output_tokens"),
             "cost_usd": _cost(metadata, spans, where),
         },

@@ -59,6 +59,17 @@ def _number(value: Any, path: str, field: str, *, at_least: float | None = None)
     raise FormatError(f"expected a number{bound}, found {shorten(value)}", path=path, field=field)
 
 
+def _count(value: Any, path: str, field: str) -> int | None:
+    """A token count: a whole number >= 0 (a saved run holds token counts as integers)."""
+    number = _number(value, path, field, at_least=0)
+    if number is None:
+        return None
+    if not number.is_integer():
+        raise FormatError(f"expected a whole number of tokens, found {value!r}", path=path,
+                          field=field)  # fmt: skip
+    return int(number)
+
+
 def _string_id(value: Any) -> str | None:
     if isinstance(value, bool) or value is None:
         return None
@@ -168,9 +179,8 @@ def _row(result: Mapping[str, Any], i: int, path: str, cluster_by: str | None) -
         "latency_ms": None if latency is None else {"total": latency},
         "generation_error": error if failed else None,
         "usage": {
-            "input_tokens": _number(tokens.get("prompt"), path, f"{field}.prompt", at_least=0),
-            "output_tokens": _number(tokens.get("completion"), path, f"{field}.completion",
-                                     at_least=0),
+            "input_tokens": _count(tokens.get("prompt"), path, f"{field}.prompt"),
+            "output_tokens": _count(tokens.get("completion"), path, f"{field}.completion"),
             "cost_usd": cost,
         },
         "metrics": metrics,

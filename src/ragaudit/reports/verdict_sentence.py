@@ -32,8 +32,8 @@ def verdict_sentence(result: Comparison) -> str:
     >>> a = PerQuestionMetrics("a", {f"q{i}": {"hit": 1.0, "c": 1.0} for i in range(12)})
     >>> b = PerQuestionMetrics("b", {f"q{i}": {"hit": float(i < 2), "c": 1.0} for i in range(12)})
     >>> print(verdict_sentence(compare_runs(a, b, seed=0)))
-    verdict: b vs a: moved for real: hit -0.833 [-0.953, -0.389]; too few differing questions: \
-c (changes beyond ±0.242 ruled out at 95%).
+    verdict: b vs a: moved for real: hit -0.833 [-0.979, -0.198]; too few differing questions: \
+c (changes beyond ±0.265 ruled out at 95%).
     """
     moved: list[str] = []
     rest: dict[str, list[MetricComparison]] = {}
