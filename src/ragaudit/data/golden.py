@@ -13,10 +13,8 @@ list of questions or ``{questions: [...]}``; each question::
       reference_contexts: [...]     # optional: passages that hold the answer (text)
       evidence_from_each_source: false  # optional: evidence must come from every source
 
-``sources`` are the relevance labels of the retrieval metrics: the documents that hold the
-answer, often redundantly (a policy and the FAQ that repeats it).  The evidence judge asks
-only that the context hold every fact of the reference answer, wherever it sits; set
-``evidence_from_each_source: true`` on a question whose answer needs a fact of each source.
+``sources`` label retrieval relevance; evidence is every fact of the reference anywhere in
+the context, unless ``evidence_from_each_source: true`` asks for a fact of each source.
 
 JSON holds a list of such objects (or ``{questions: [...]}``), JSON Lines one object per line,
 CSV one question per row (a list cell is a JSON list, a Python list literal as pandas writes

@@ -254,8 +254,7 @@ def compute_funnel(
     answers = {} if labels is None else answer_chunks(labels, run.config)[0]
     unanswerable_idx = [i for i, a in enumerate(run.answerable_flags) if not a]
 
-    # per-question stage outcomes (stage_outcomes.py, from the run's columns), then one
-    # place each (funnel_places.py)
+    # stage outcomes from the run's columns (stage_outcomes.py), one place each (funnel_places)
     outcomes = stage_outcomes(
         run,
         k,
@@ -278,12 +277,11 @@ def compute_funnel(
             if code < 0
         },
     )
-    n = places.n
-    kept = places.kept
+    n, kept = places.n, places.kept
     rng = np.random.default_rng(seed)
     low, high = _intervals(places, rng, n_resamples, confidence, rate_ci)
     gold = outcomes.gold_known  # none named (import without --golden): stages undefined, not 0
-    no_gold = bool(n) and gold is not None and not bool(gold.any())
+    no_gold = bool(n) and gold is not None and not gold.any()
     measured = n and not no_gold
     rates: list[float | None] = [float(r) for r in kept / n] if measured else [None] * 4
 
