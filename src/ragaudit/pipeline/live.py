@@ -363,18 +363,20 @@ def evaluate_pipeline(
         parts={"pipeline": pipeline},
         save_as=save_as,
     )
-    _warn_unmatched(saved, min_overlap)
-    _warn_merged(saved)
+    _warn_context_matches(saved, min_overlap)
     return saved
 
 
-def _warn_unmatched(saved: SavedRun, min_overlap: float) -> None:
-    """Say how many context texts matched no chunk (dropped, so they count as not retrieved)."""
+def _warn_context_matches(saved: SavedRun, min_overlap: float) -> None:
+    """Say how many context texts matched no chunk (dropped, so they count as not retrieved)
+    and how many matched a chunk an earlier context of the same question had already matched
+    (merged into it, so that question retrieved fewer chunks than it returned texts: k and
+    every metric count chunks).  The rows are read once for both."""
     counts = [(row["id"], row.get("context_match") or {}) for row in saved.rows]
+    total = sum(sum(int(v or 0) for v in c.values()) for _, c in counts)
     missed = [qid for qid, c in counts if c.get("unmatched")]
     if missed:
         n = sum(int(c.get("unmatched") or 0) for _, c in counts)
-        total = sum(sum(int(v or 0) for v in c.values()) for _, c in counts)
         warnings.warn(
             f"{n} of {total} context texts match no chunk of the corpus (at least "
             f"{min_overlap:g} of their tokens in one chunk) and were dropped, in "
@@ -383,17 +385,9 @@ def _warn_unmatched(saved: SavedRun, min_overlap: float) -> None:
             RagauditWarning,
             stacklevel=3,
         )
-
-
-def _warn_merged(saved: SavedRun) -> None:
-    """Say how many context texts matched a chunk an earlier context of the same question had
-    already matched: they were merged into it, so that question retrieved fewer chunks than
-    it returned texts (k and every metric count chunks)."""
-    counts = [(row["id"], row.get("context_match") or {}) for row in saved.rows]
     merged = [qid for qid, c in counts if c.get("repeated")]
     if merged:
         n = sum(int(c.get("repeated") or 0) for _, c in counts)
-        total = sum(sum(int(v or 0) for v in c.values()) for _, c in counts)
         warnings.warn(
             f"{n} of {total} context texts matched a chunk that an earlier context of the same "
             f"question already matched, and were merged into it (counted once), in "
