@@ -98,6 +98,13 @@ def test_page_fits_the_screen_at_phone_and_desktop_width(
         assert shown.nth(i).is_visible() and not hidden.nth(i).is_visible()
         box = shown.nth(i).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+        # every label is drawn inside its chart: a long stage name once ran off the left edge
+        clipped = shown.nth(i).evaluate(
+            "svg => [...svg.querySelectorAll('text')].filter(t => { const b = t.getBBox();"
+            " return b.x < 0 || b.x + b.width > svg.viewBox.baseVal.width; })"
+            ".map(t => t.textContent)"
+        )
+        assert clipped == [], clipped
     # every run's dashboard number is on screen, not clipped behind a scroll bar of its table
     # (on a phone the dashboard stacks: the label above, the runs' numbers side by side)
     for cell in page.locator(".dash td[data-run]").all():

@@ -33,7 +33,7 @@ class _Layout:
         return self.bar_x + max(0.0, min(1.0, rate)) * self.bar_w
 
 
-_WIDE = _Layout(880, 190, 420, 34, 5, 22, 21, 14, 13, narrow=False)
+_WIDE = _Layout(880, 240, 400, 34, 5, 22, 21, 14, 13, narrow=False)
 _NARROW = _Layout(360, 8, 344, 44, 21, 16, 15, 13, 12, narrow=True)
 _TOP = 62
 
