@@ -2,8 +2,9 @@
 
 Each probe is a set of answers to the bundled benchmark's questions, each labelled by a
 careful reader and frozen before any judge ran on it: v2 (292 answers,
-``benchmarks/probes/README.md``) and v3 (320 answers, written blind by another session,
-``benchmarks/probes/README_v3.md``); each README says who wrote it, how and when.
+``benchmarks/probes/README.md``) v3 (320 answers, written blind by another session,
+``benchmarks/probes/README_v3.md``) and v4 (310 LLM-style answers, written blind by a third,
+``benchmarks/probes/README_v4.md``); each README says who wrote it, how and when.
 :data:`PROBES` lists them with their freeze commits.  :func:`judge_probe` runs the offline
 judge on every answer with the gold documents' full text as the context; :func:`probe_table`
 reports, per kind:
@@ -55,6 +56,7 @@ class Probe:
 PROBES = (
     Probe("v2", PROBE_DIR / "judge_probe_v2.yaml", "488fd03"),
     Probe("v3", PROBE_DIR / "judge_probe_v3.yaml", "4b0461c"),
+    Probe("v4", PROBE_DIR / "judge_probe_v4.yaml", "9260a32"),
 )
 PROBE = PROBES[0].path
 
