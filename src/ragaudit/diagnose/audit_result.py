@@ -42,8 +42,8 @@ __all__ = [
 INTERVAL_METHODS = (
     "intervals: Clopper-Pearson exact for rates (count/n), betting (Waudby-Smith-Ramdas) for "
     "fractional means, order statistics (distribution-free; unbounded above below n=72) for "
-    "p95 latency, Hall's skew-corrected t + two-part lognormal for $/question (unbounded above "
-    "with fewer than 2 paid questions)"
+    "p95 latency, hull of Hall's t, two-part lognormal and symmetric Edgeworth t for "
+    "$/question (unbounded above with fewer than 2 paid questions)"
 )
 
 #: The sentence printed under every dashboard: what each number averages.

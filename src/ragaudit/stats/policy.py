@@ -25,7 +25,8 @@ clustered intervals of ``--cluster-by``) chooses its method here, from the obser
 * **Otherwise**: a percentile (or BCa) bootstrap (``"bootstrap"``); the clustered intervals
   use the CR1 cluster-robust t interval there instead.
 * **Amounts per question** (the dashboard's $/question, non-negative, unbounded above): the
-  hull of Hall's skew-corrected t and the two-part lognormal interval of Zhou & Tu 2000
+  hull of Hall's skew-corrected t, the two-part lognormal interval of Zhou & Tu 2000 and the
+  symmetric t with Hall's Edgeworth correction
   (:func:`amount_interval`, :mod:`ragaudit.stats.amounts`); unbounded above with fewer than 2
   paid questions; a sample whose every question costs the same is its own interval.  Student's
   t covered 0.870 on lognormal costs (sigma 1, n = 20) and printed [$0, $0] for 20 unpaid
@@ -225,17 +226,19 @@ def amount_interval(
 ) -> IntervalResult:
     r"""The interval of a mean amount per question (dollars, non-negative and often skewed).
 
-    The hull of Hall's skew-corrected t interval and Zhou & Tu's two-part lognormal interval
+    The hull of Hall's skew-corrected t interval, Zhou & Tu's two-part lognormal interval and
+    the symmetric t with Hall's Edgeworth correction
     (:func:`~ragaudit.stats.amounts.amount_bounds`), clipped below at 0; unbounded above when
     fewer than 2 questions are paid (every question $0 is not evidence that the mean is $0);
-    a sample whose every question costs the same is its own interval.  Coverage >= 0.93 on
-    lognormal costs (sigma 0.3-2, 5-100% of questions paid) at n = 20-500; a Pareto tail of
-    index 3 gets 0.92 at n = 50 (no finite interval covers every non-negative distribution:
-    ``benchmarks/coverage_amounts.py``, docs/guide/stats.md).
+    a sample whose every question costs the same is its own interval.  Coverage >= 0.95 on
+    lognormal costs (sigma 0.3-2, 5-100% of questions paid) at n = 20-500 and >= 0.93 on
+    Pareto tails of index 3 and 2.5 at n = 20-200; a Pareto tail of index 2.2 gets 0.92 at
+    n = 100, its mean above the interval in 7.9% of samples (no finite interval covers every
+    non-negative distribution: ``benchmarks/coverage_amounts.py``, docs/guide/stats.md).
 
     >>> r = amount_interval([0.002, 0.003, 0.0025, 0.0025])
     >>> r.method, round(r.statistic, 6)
-    ('Hall skew-corrected t + two-part lognormal', 0.0025)
+    ('Hall t + two-part lognormal + symmetric Edgeworth t', 0.0025)
     >>> amount_interval([0.0, 0.0, 0.0]).confidence_interval
     ConfidenceInterval(low=0.0, high=inf)
     """
