@@ -9,6 +9,7 @@ into jemalloc's pool when the build has it, unless ``ARROW_DEFAULT_MEMORY_POOL``
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 __all__ = ["use_fast_pool"]
@@ -30,7 +31,5 @@ def use_fast_pool() -> None:
     _DONE.append(True)
     import pyarrow as pa
 
-    try:
+    with contextlib.suppress(NotImplementedError):  # a build without jemalloc (macOS arm64)
         pa.set_memory_pool(pa.jemalloc_memory_pool())
-    except NotImplementedError:  # pragma: no cover - a build without jemalloc (macOS arm64)
-        pass

@@ -23,11 +23,11 @@ from ragaudit.data.saved_run.metrics import metric_rule
 from ragaudit.data.saved_run.schema import saved_run_schema
 from ragaudit.data.saved_run.table import (
     _ENTRY,
+    _TEXT,
     COLUMNS,
     JSON_TEXT,
     OMITTED_WHEN_NULL,
     RECORDS,
-    _TEXT,
     _decoded,
 )
 
