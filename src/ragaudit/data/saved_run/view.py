@@ -89,6 +89,14 @@ def _in_rank_order(lists: pa.ListArray) -> bool:
     return not ranks.null_count and bool(np.array_equal(_numbers(ranks), position))
 
 
+def _distinct(keys: Any) -> Any:
+    """The distinct values of an int array, sorted (by a sort: ``np.unique`` hashes)."""
+    keys = np.sort(keys)
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    return keys[first]
+
+
 def gold_in_top(table: pa.Table, k: int) -> tuple[Any, Any, Any] | None:
     """For each question, how many distinct documents of its top ``k`` retrieved entries are
     gold documents, how many distinct documents its top ``k`` holds, and how many gold
@@ -126,12 +134,14 @@ def gold_in_top(table: pa.Table, k: int) -> tuple[Any, Any, Any] | None:
     codes = pc.dictionary_encode(pa.concat_arrays([docs.cast(_TEXT), gold.cast(_TEXT)]))
     size = len(codes.dictionary)
     numbers = _numbers(codes.indices).astype(np.int64)
-    top_pairs = np.unique(_numbers(pc.list_parent_indices(top)) * size + numbers[: len(docs)])
-    gold_pairs = _numbers(pc.list_parent_indices(golds)).astype(np.int64) * size + numbers[
-        len(docs) :
-    ]
+    top_pairs = _distinct(_numbers(pc.list_parent_indices(top)) * size + numbers[: len(docs)])
+    gold_pairs = _distinct(
+        _numbers(pc.list_parent_indices(golds)).astype(np.int64) * size + numbers[len(docs) :]
+    )
     distinct = np.bincount(top_pairs // size, minlength=n)
-    hits = top_pairs[np.isin(top_pairs, gold_pairs)]
+    # sorted lookup: np.unique / np.isin hash, several times slower here
+    where = np.searchsorted(gold_pairs, top_pairs).clip(max=max(len(gold_pairs) - 1, 0))
+    hits = top_pairs[gold_pairs[where] == top_pairs] if len(gold_pairs) else top_pairs[:0]
     return np.bincount(hits // size, minlength=n), distinct, listed
 
 
