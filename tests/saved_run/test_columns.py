@@ -207,6 +207,8 @@ def test_gold_in_top_counts_what_sets_count(seed: int) -> None:
         counts = gold_in_top(table, k)
         assert counts is not None
         top = [{e["doc_id"] for e in row["retrieved"][:k]} for row in rows]
-        assert counts[0].tolist() == [len(t & set(r["gold_docs"])) for t, r in zip(top, rows)]
+        assert counts[0].tolist() == [
+            len(t & set(r["gold_docs"])) for t, r in zip(top, rows, strict=True)
+        ]
         assert counts[1].tolist() == [len(t) for t in top]
         assert counts[2].tolist() == [len(r["gold_docs"]) for r in rows]

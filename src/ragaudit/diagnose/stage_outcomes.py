@@ -39,7 +39,7 @@ from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import QuestionResult, Retrieved, SavedRun
 from ragaudit.data.saved_run.columns import mapping_columns, top_chunk_ids, top_doc_ids
 from ragaudit.data.saved_run.summary import correct_verdict, undecided_reason
-from ragaudit.data.saved_run.view import judgments, top_ids
+from ragaudit.data.saved_run.view import gold_in_top, judgments, record_columns, top_ids
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
 
@@ -229,6 +229,20 @@ class _Columns:
         return [top_doc_ids(q, self.k) for q in self.questions]
 
     @cached_property
+    def gold_counts(self) -> tuple[list[int], list[int]] | None:
+        """Each question's gold documents listed and found in its top k (:func:`gold_in_top`,
+        by column kernels), or None when read question by question."""
+        found = None if self.table is None else gold_in_top(self.table, self.k)
+        return None if found is None else (found[2].tolist(), found[0].tolist())
+
+    def judge_columns(self, kept: list[int]) -> list[list[Any]]:
+        """Each of :data:`_JUDGE_KEYS` over the ``kept`` questions, as written."""
+        found = None if self.table is None else record_columns(self.table, "judges", _JUDGE_KEYS)
+        if found is None:
+            return mapping_columns([self.judges[i].data for i in kept], _JUDGE_KEYS)
+        return [[column[i] for i in kept] for column in found]
+
+    @cached_property
     def top_chunks(self) -> Sequence[Sequence[str]]:
         found = None if self.table is None else top_ids(self.table, self.k, "chunk_id")
         if found is None:
@@ -289,22 +303,23 @@ def stage_outcomes(
     gold_known: list[bool] = []
     read = _Columns(questions, k)
     kept = [i for i, answerable in enumerate(read.answerable) if answerable]
-    all_judges = read.judges
     # the verdicts read by column: one pass per key, not a method call per question and key
-    suff_of, eic_of, acic_of, abstained_of, correct_of, named_of, text_of = mapping_columns(
-        [all_judges[i].data for i in kept], _JUDGE_KEYS
-    )
+    suff_of, eic_of, acic_of, abstained_of, correct_of, named_of, text_of = read.judge_columns(kept)
+    counts = read.gold_counts
     for n, i in enumerate(kept):
         qid = read.ids[i]
-        judges = all_judges[i]
         ids.append(qid)
         error = read.errors[i]
         failed.append(bool(error))
         why_evidence = ""
-        gold_set = set(read.gold_docs[i])
-        gold_known.append(bool(gold_set))
-        # the top k read from the retrieved columns (no entry objects made)
-        gold_hit.append(not gold_set.isdisjoint(read.top_docs[i]))
+        if counts is not None:  # gold listed and found in the top k, by column kernels
+            known = counts[0][i] > 0
+            gold_hit.append(counts[1][i] > 0)
+        else:  # the top k read from the retrieved columns (no entry objects made)
+            gold_set = set(read.gold_docs[i])
+            known = bool(gold_set)
+            gold_hit.append(not gold_set.isdisjoint(read.top_docs[i]))
+        gold_known.append(known)
         if qid in answers:
             context_ids = read.context_ids[i]
             if resliced or context_ids is None:
@@ -339,7 +354,7 @@ def stage_outcomes(
             else:
                 evidence.append(-1)
                 source.append("")
-                why_evidence = _no_evidence_reason(judges, error, resliced)
+                why_evidence = _no_evidence_reason(read.judges[i], error, resliced)
         abstained = -1 if error else _code(abstained_of[n])
         answered.append(-1 if abstained < 0 else 1 - abstained)
         why_answered = ""
@@ -355,7 +370,7 @@ def stage_outcomes(
         else:
             right, why_correct = correct_verdict(read.question(i))
         correct.append(_tri_state(right))
-        why_gold = "" if gold_set else "no gold document (sources) listed for this question"
+        why_gold = "" if known else "no gold document (sources) listed for this question"
         reasons.append((why_gold, why_evidence, why_answered, why_correct))
     return StageOutcomes(
         ids=np.array(ids, dtype=object),

@@ -27,7 +27,14 @@ from ragaudit.data.saved_run.table import (
     table_questions,
 )
 
-__all__ = ["QuestionsView", "gold_in_top", "judgments", "metric_arrays", "top_ids"]
+__all__ = [
+    "QuestionsView",
+    "gold_in_top",
+    "judgments",
+    "metric_arrays",
+    "record_columns",
+    "top_ids",
+]
 
 
 def metric_arrays(table: pa.Table) -> dict[str, Any]:
@@ -143,6 +150,30 @@ def gold_in_top(table: pa.Table, k: int) -> tuple[Any, Any, Any] | None:
     where = np.searchsorted(gold_pairs, top_pairs).clip(max=max(len(gold_pairs) - 1, 0))
     hits = top_pairs[gold_pairs[where] == top_pairs] if len(gold_pairs) else top_pairs[:0]
     return np.bincount(hits // size, minlength=n), distinct, listed
+
+
+def record_columns(table: pa.Table, name: str, keys: Sequence[str]) -> list[list[Any]] | None:
+    """Each of ``keys`` of the record column ``name`` (``judges``...) over the questions, as
+    written (None when absent or null): :func:`~.columns.mapping_columns` of the questions'
+    mappings, read from a struct column's children; None when the column is JSON text.
+
+    >>> record_columns(rows_to_table([
+    ...     {"id": "q1", "retrieved": [], "judges": {"correct": True}},
+    ...     {"id": "q2", "retrieved": [], "judges": {"correct": None}}]),
+    ...     "judges", ["correct", "x"])
+    [[True, None], [None, None]]
+    """
+    column = table.column(name)
+    if not pa.types.is_struct(column.type):
+        return None
+    flat = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+    if flat.null_count:  # a null record: each of its keys absent
+        flat = pc.if_else(flat.is_valid(), flat, pa.nulls(len(flat), flat.type))
+    names = [f.name for f in column.type]
+    return [
+        flat.field(names.index(key)).to_pylist() if key in names else [None] * len(flat)
+        for key in keys
+    ]
 
 
 def judgments(table: pa.Table) -> list[Judgments]:
