@@ -391,8 +391,12 @@ def unanswerable_questions(run: SavedRun, positions: list[int]) -> list[Question
     the run's questions is made for them."""
     if isinstance(run.questions, tuple):
         return [run.questions[i] for i in positions]
-    ids, errors = run.ids, run.column_values("generation_error")
-    judges = judgments(run.table)
+    if not positions:  # every question answerable: no column read
+        return []
+    table = run.table.take(positions)  # the judges of these questions only
+    ids, errors = table.column("id").to_pylist(), table.column("generation_error").to_pylist()
+    judges = judgments(table)
+    positions = list(range(len(positions)))
     return [
         QuestionResult(ids[i], answerable=False, generation_error=errors[i], judges=judges[i])
         for i in positions
