@@ -118,17 +118,8 @@ def _retrieved_column(lists: list[list[dict[str, Any]]]) -> pa.Array:
         and set(map(type, ranks)) <= {int, type(None)}
     ):
         return _text_column(lists)
-    entries = pa.StructArray.from_arrays(
-        [
-            pa.array([e["chunk_id"] for e in flat], _TEXT),
-            pa.array([e["doc_id"] for e in flat], _TEXT),
-            pa.array(scores, pa.float64()),
-            pa.array(ranks, pa.int64()),
-        ],
-        fields=list(_ENTRY),
-    )
-    offsets = pa.array([0, *accumulate(map(len, lists))], pa.int32())
-    return pa.ListArray.from_arrays(offsets, entries)
+    # the dicts converted by Arrow in C++ (a third of the time of a list per field)
+    return pa.array(lists, pa.list_(_ENTRY))
 
 
 def _metrics(value: dict[str, Any] | None) -> dict[str, Any]:
