@@ -89,6 +89,8 @@ def _struct_valid(column: pa.ChunkedArray, name: str) -> bool:
     Arrow kernels (:func:`_arrow_valid`; the metrics' through their declared ranges), else
     the child's distinct values through the compiled column test."""
     node = _row_properties()[name]
+    if column.null_count and "null" not in node.get("type", ()):
+        return False  # a null record where the schema wants an object (judges, metrics)
     named, other = node.get("properties", {}), node.get("additionalProperties")
     flat = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
     for i, field in enumerate(column.type):
@@ -189,7 +191,7 @@ def table_valid(table: pa.Table, k: int | None) -> bool:
                 return False
             continue
         values = _decoded(column, name in JSON_TEXT)
-        if name in OMITTED_WHEN_NULL or name in ("judges", "metrics"):
+        if name in OMITTED_WHEN_NULL:
             values = [v for v in values if v is not None]
         if name in tests and not tests[name](values):
             return False
