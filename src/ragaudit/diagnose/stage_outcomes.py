@@ -39,7 +39,7 @@ from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import QuestionResult, Retrieved, SavedRun
 from ragaudit.data.saved_run.columns import mapping_columns, top_chunk_ids, top_doc_ids
 from ragaudit.data.saved_run.summary import correct_verdict, undecided_reason
-from ragaudit.data.saved_run.view import gold_in_top, judgments, record_columns, top_ids
+from ragaudit.data.saved_run.view import judgments, record_columns, top_ids
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
 
@@ -232,7 +232,7 @@ class _Columns:
     def gold_counts(self) -> tuple[list[int], list[int]] | None:
         """Each question's gold documents listed and found in its top k (:func:`gold_in_top`,
         by column kernels), or None when read question by question."""
-        found = None if self.table is None else gold_in_top(self.table, self.k)
+        found = None if self.run is None or self.table is None else self.run.gold_in_top(self.k)
         return None if found is None else (found[2].tolist(), found[0].tolist())
 
     def judge_columns(self, kept: list[int]) -> list[list[Any]]:

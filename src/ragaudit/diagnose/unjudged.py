@@ -27,7 +27,6 @@ import numpy as np
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.data.saved_run.metrics import RETRIEVAL_FAMILIES
-from ragaudit.data.saved_run.view import gold_in_top
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.judged import (
     JUDGED_MARGIN,
@@ -198,7 +197,7 @@ def _doc_coverage(saved: SavedRun, k: int, threshold: float) -> JudgedCoverage |
     :func:`~ragaudit.metrics.judged_runs.gold_doc_labels` (``tests/diagnose``)."""
     if not 0.0 <= threshold <= 1.0:
         raise InputError(f"judged threshold: expected a share in [0, 1], found {threshold}")
-    counts = None if isinstance(saved.questions, tuple) else gold_in_top(saved.table, k)
+    counts = saved.gold_in_top(k)
     if counts is not None:  # by column kernels: no question made, no set per question
         keep = np.asarray(saved.answerable_flags, dtype=bool) & (counts[2] > 0)
         if not keep.any():
