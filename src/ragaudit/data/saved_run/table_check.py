@@ -79,8 +79,10 @@ def _metric_child_valid(name: str, child: pa.Array) -> bool:
     if rule is None:
         return True
     low, high = (v.as_py() for v in pc.min_max(child).values())
-    if rule.kind == "binary":
-        return bool(pc.all(pc.is_in(child, pa.array([0, 1], child.type))).as_py())
+    if rule.kind == "binary":  # 0 or 1: in [0, 1] and whole (no Python value made into Arrow:
+        # that imports pandas, when installed, for a second on a busy machine)
+        whole = pa.types.is_integer(child.type) or pc.all(pc.equal(pc.floor(child), child))
+        return low >= 0 and high <= 1 and bool(whole if isinstance(whole, bool) else whole.as_py())
     return low >= 0.0 and (rule.kind == "nonnegative" or high <= 1.0)
 
 

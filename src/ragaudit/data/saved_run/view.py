@@ -135,7 +135,10 @@ def gold_in_top(table: pa.Table, k: int) -> tuple[Any, Any, Any] | None:
     top = pc.list_slice(lists, 0, k)
     docs = pc.list_flatten(top).field("doc_id")
     gold = pc.list_flatten(golds)
-    listed = _numbers(pc.list_value_length(golds).fill_null(0)).astype(np.int64)
+    # lengths from the offsets (fill_null(0) would make a Python 0 into Arrow: pandas import)
+    listed = np.diff(_numbers(golds.offsets)).astype(np.int64)
+    if golds.null_count:
+        listed[_numbers(golds.is_null().cast(pa.uint8())).astype(bool)] = 0
     if len(docs) == 0:
         return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), listed
     codes = pc.dictionary_encode(pa.concat_arrays([docs.cast(_TEXT), gold.cast(_TEXT)]))
