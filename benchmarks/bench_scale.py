@@ -150,9 +150,11 @@ def _tree_rss(pid: int) -> tuple[float, int]:
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
-def timed(args: list[str]) -> tuple[float, float, int]:
+def timed(args: list[str]) -> tuple[float, float, int, float]:
     """Wall seconds and peak RSS (MB) of one ``ragaudit`` process and of the processes it
-    starts, and how many processes ran at once at most.  The peak is the larger of the
+    starts, how many processes ran at once at most, and its CPU seconds (user + system, of
+    the process and the children it waited for: on a loaded machine wall time measures the
+    load as much as the command).  The peak is the larger of the
     process's own (``wait4``) and the sum over the process and its children sampled every 5 ms
     (``wait4`` reports the larger process's peak, not the sum, should a command start one)."""
     begin = time.perf_counter()
@@ -178,12 +180,15 @@ def timed(args: list[str]) -> tuple[float, float, int]:
     wall = time.perf_counter() - begin
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"ragaudit {' '.join(args)} failed: {child.stderr.read().decode()[-500:]}")  # type: ignore[union-attr]
-    return wall, max(usage.ru_maxrss / 1024.0, sampled[0]), int(sampled[1])  # KiB on Linux
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, max(usage.ru_maxrss / 1024.0, sampled[0]), int(sampled[1]), cpu  # KiB on Linux
 
 
-def _line(n: int, size: float, name: str, fmt: str, wall: float, rss: float, extra: str) -> str:
+def _line(
+    n: int, size: float, name: str, fmt: str, wall: float, rss: float, extra: str, cpu: float
+) -> str:
     return (
-        f"| {n:,} | {size:.0f} | `{name}` | {fmt} | {wall:.1f} | {rss:,.0f} | "
+        f"| {n:,} | {size:.0f} | `{name}` | {fmt} | {wall:.1f} | {cpu:.1f} | {rss:,.0f} | "
         f"{rss / size:.1f}{extra} |"
     )
 
@@ -219,7 +224,7 @@ def main() -> None:
                 for source in (a, b):
                     target = source.with_suffix(".parquet")
                     if not target.exists():
-                        wall, rss, _ = timed(["convert", str(source), str(target)])
+                        wall, rss, _, cpu = timed(["convert", str(source), str(target)])
                         if source == a:
                             rows.append(
                                 _line(
@@ -230,6 +235,7 @@ def main() -> None:
                                     wall,
                                     rss,
                                     f"; {target.stat().st_size / 1e6:.0f} MB",
+                                    cpu,
                                 )
                             )
                             print(rows[-1], flush=True)
@@ -245,16 +251,17 @@ def main() -> None:
             for name in options.commands:
                 if n == options.n[0]:
                     timed(commands[name])  # untimed: writes the bytecode the later runs read
-                wall, rss, processes = timed(commands[name])
+                wall, rss, processes, cpu = timed(commands[name])
                 extra = f"; {processes} processes" if processes > 1 else ""
                 if name == "report":
                     page = (folder / f"report{n}.html").stat().st_size / 1e6
                     extra += f"; page {page:.1f} MB"
-                rows.append(_line(n, size, name, fmt, wall, rss, extra))
+                rows.append(_line(n, size, name, fmt, wall, rss, extra, cpu))
                 print(rows[-1], flush=True)
     table = "\n".join([
-        "| questions | JSON MB | command | read from | wall s | peak RSS MB | RSS / JSON size |",
-        "|---:|---:|---|---|---:|---:|---:|",
+        "| questions | JSON MB | command | read from | wall s | CPU s | peak RSS MB | "
+        "RSS / JSON size |",
+        "|---:|---:|---|---|---:|---:|---:|---:|",
         *rows,
     ])  # fmt: skip
     sizes = " ".join(map(str, options.n))

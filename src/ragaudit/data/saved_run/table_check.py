@@ -19,10 +19,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ragaudit.data.saved_run.batch_check import _column_check, _metrics_valid
-from ragaudit.data.saved_run.metrics import check_metric_value
+from ragaudit.data.saved_run.metrics import metric_rule
 from ragaudit.data.saved_run.schema import saved_run_schema
 from ragaudit.data.saved_run.table import (
     _ENTRY,
+    _TEXT,
     COLUMNS,
     JSON_TEXT,
     OMITTED_WHEN_NULL,
@@ -63,23 +64,94 @@ def _entries_valid(column: pa.ChunkedArray) -> bool:
     return True
 
 
+def _metric_child_valid(name: str, child: pa.Array) -> bool:
+    """A metric's column (a struct child) in its declared range, by Arrow kernels: the
+    vectorised :func:`~.metrics.check_metric_value` (null always passes)."""
+    if child.null_count == len(child):
+        return True
+    rule = metric_rule(name)
+    if child.type == pa.bool_():
+        return rule is None or rule.kind == "binary"
+    if not (pa.types.is_integer(child.type) or pa.types.is_floating(child.type)):
+        return False  # a string metric: the schema refuses it
+    if pa.types.is_floating(child.type) and not pc.all(pc.is_finite(child)).as_py():
+        return False
+    if rule is None:
+        return True
+    low, high = (v.as_py() for v in pc.min_max(child).values())
+    if rule.kind == "binary":  # 0 or 1: in [0, 1] and whole (no Python value made into Arrow:
+        # that imports pandas, when installed, for a second on a busy machine)
+        whole = pa.types.is_integer(child.type) or pc.all(pc.equal(pc.floor(child), child))
+        return low >= 0 and high <= 1 and bool(whole if isinstance(whole, bool) else whole.as_py())
+    return low >= 0.0 and (rule.kind == "nonnegative" or high <= 1.0)
+
+
 def _struct_valid(column: pa.ChunkedArray, name: str) -> bool:
-    """A record column held as a struct: each child's distinct values through the schema
-    node of its key (the metrics' through their declared ranges), not a dict per row."""
+    """A record column held as a struct: each child through the schema node of its key by
+    Arrow kernels (:func:`_arrow_valid`; the metrics' through their declared ranges), else
+    the child's distinct values through the compiled column test."""
     node = _row_properties()[name]
+    if column.null_count and "null" not in node.get("type", ()):
+        return False  # a null record where the schema wants an object (judges, metrics)
     named, other = node.get("properties", {}), node.get("additionalProperties")
     flat = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
     for i, field in enumerate(column.type):
-        values = pc.unique(flat.field(i)).to_pylist()
         if name == "metrics":
-            if any(check_metric_value(field.name, v) is not None for v in values):
-                return False
-            if not _column_check(other)(values):
+            if not _metric_child_valid(field.name, flat.field(i)):
                 return False
             continue
         child = named.get(field.name, other)
-        if isinstance(child, dict) and not _column_check(child)(values):
+        if not isinstance(child, dict):
+            continue
+        verdict = _arrow_valid(flat.field(i), child)
+        if verdict is None:
+            verdict = _column_check(child)(pc.unique(flat.field(i)).to_pylist())
+        if not verdict:
             return False
+    return True
+
+
+_ARROW_KINDS = {"string": pa.types.is_string, "boolean": pa.types.is_boolean,
+                "integer": pa.types.is_integer, "number": lambda t: (
+                    pa.types.is_integer(t) or pa.types.is_floating(t))}  # fmt: skip
+
+
+def _arrow_valid(values: pa.Array | pa.ChunkedArray, node: dict[str, Any]) -> bool | None:
+    """Whether every value of a typed column passes the schema ``node``, decided by Arrow
+    kernels (nulls, bounds, lengths, finiteness; a list's items through ``items``); None when
+    the column's type is not one the node's types hold (a string column of JSON text...):
+    then the values are checked as JSON.  Null children of a null parent are not values,
+    whatever they hold, so a column's nulls are read from its validity alone."""
+    names = node.get("type", ())
+    names = [names] if isinstance(names, str) else list(names)
+    kind = values.type
+    if values.null_count:
+        if "null" not in names:
+            return False
+        values = pc.drop_null(values)
+    if kind == pa.null():
+        return True
+    if pa.types.is_list(kind):
+        if "array" not in names or "items" not in node:
+            return None
+        return _arrow_valid(pc.list_flatten(values), node["items"])
+    if not any(test(kind) for n, test in _ARROW_KINDS.items() if n in names):
+        return None
+    if "const" in node or "enum" in node:
+        return None
+    if len(values) == 0:
+        return True
+    if pa.types.is_floating(kind) and not pc.all(pc.is_finite(values)).as_py():
+        return False
+    low, high = node.get("minimum"), node.get("maximum")
+    if (low is not None or high is not None) and not (
+        pa.types.is_string(kind) or pa.types.is_boolean(kind)
+    ):
+        least, most = (v.as_py() for v in pc.min_max(values).values())
+        if (low is not None and least < low) or (high is not None and most > high):
+            return False
+    if node.get("minLength") is not None and pa.types.is_string(kind):
+        return bool(pc.min(pc.utf8_length(values)).as_py() >= node["minLength"])
     return True
 
 
@@ -112,8 +184,16 @@ def table_valid(table: pa.Table, k: int | None) -> bool:
             if not _struct_valid(column, name):
                 return False
             continue
+        if name in OMITTED_WHEN_NULL and column.null_count:
+            column = pc.drop_null(column)  # null: the key absent from the row
+        fast = None if name in JSON_TEXT and column.type == _TEXT else (
+            _arrow_valid(column, _row_properties()[name]))  # fmt: skip
+        if fast is not None:
+            if not fast:
+                return False
+            continue
         values = _decoded(column, name in JSON_TEXT)
-        if name in OMITTED_WHEN_NULL or name in ("judges", "metrics"):
+        if name in OMITTED_WHEN_NULL:
             values = [v for v in values if v is not None]
         if name in tests and not tests[name](values):
             return False

@@ -27,7 +27,14 @@ from ragaudit.data.saved_run.table import (
     table_questions,
 )
 
-__all__ = ["QuestionsView", "judgments", "metric_arrays", "top_ids"]
+__all__ = [
+    "QuestionsView",
+    "gold_in_top",
+    "judgments",
+    "metric_arrays",
+    "record_columns",
+    "top_ids",
+]
 
 
 def metric_arrays(table: pa.Table) -> dict[str, Any]:
@@ -72,16 +79,104 @@ def top_ids(table: pa.Table, k: int, field: str = "doc_id") -> list[list[str]] |
     if column.type != pa.list_(_ENTRY):
         return None
     lists = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
-    flat = lists.flatten()
-    ranks = flat.field("rank")
-    if ranks.null_count < len(ranks):
-        starts = pc.list_parent_indices(lists)
-        offsets = _numbers(lists.offsets)[:-1]
-        position = np.arange(len(flat)) - offsets[_numbers(starts)] + 1
-        if ranks.null_count or not np.array_equal(_numbers(ranks), position):
-            return None
+    if not _in_rank_order(lists):
+        return None
     top = pc.list_slice(lists, 0, k)
     return pa.ListArray.from_arrays(top.offsets, top.flatten().field(field)).to_pylist()
+
+
+def _in_rank_order(lists: pa.ListArray) -> bool:
+    """Each question's retrieved entries are in rank order: ranks 1, 2, 3, ... or none."""
+    ranks = lists.flatten().field("rank")
+    if ranks.null_count == len(ranks):
+        return True
+    starts = pc.list_parent_indices(lists)
+    offsets = _numbers(lists.offsets)[:-1]
+    position = np.arange(len(ranks)) - offsets[_numbers(starts)] + 1
+    return not ranks.null_count and bool(np.array_equal(_numbers(ranks), position))
+
+
+def _distinct(keys: Any) -> Any:
+    """The distinct values of an int array, sorted (by a sort: ``np.unique`` hashes)."""
+    keys = np.sort(keys)
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    return keys[first]
+
+
+def gold_in_top(table: pa.Table, k: int) -> tuple[Any, Any, Any] | None:
+    """For each question, how many distinct documents of its top ``k`` retrieved entries are
+    gold documents, how many distinct documents its top ``k`` holds, and how many gold
+    documents it lists (three int arrays),
+    computed by Arrow and numpy kernels; None when some question's ranks are not its file
+    order (then :func:`top_ids`' caller sorts question by question).
+
+    ``found_i = |set(top_k docs_i) & set(gold_docs_i)|``, ``distinct_i = |set(top_k docs_i)|``:
+    each (question, document) pair is one integer ``i * D + code(document)`` (``D`` distinct
+    documents), and the pairs of the top k are looked up among the gold pairs.
+
+    >>> table = rows_to_table([
+    ...     {"id": "q1", "gold_docs": ["b"], "retrieved": [
+    ...         {"chunk_id": "a#0", "doc_id": "a"}, {"chunk_id": "a#1", "doc_id": "a"},
+    ...         {"chunk_id": "b#0", "doc_id": "b"}]},
+    ...     {"id": "q2", "gold_docs": [], "retrieved": []}])
+    >>> [a.tolist() for a in gold_in_top(table, 3)], [a.tolist() for a in gold_in_top(table, 2)]
+    ([[1, 0], [2, 0], [1, 0]], [[0, 0], [1, 0], [1, 0]])
+    """
+    column = table.column("retrieved")
+    if column.type != pa.list_(_ENTRY):
+        return None
+    lists = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+    if not _in_rank_order(lists):
+        return None
+    golds = table.column("gold_docs")
+    golds = golds.combine_chunks() if golds.num_chunks else pa.array([], golds.type)
+    n = len(lists)
+    top = pc.list_slice(lists, 0, k)
+    docs = pc.list_flatten(top).field("doc_id")
+    gold = pc.list_flatten(golds)
+    # lengths from the offsets (fill_null(0) would make a Python 0 into Arrow: pandas import)
+    listed = np.diff(_numbers(golds.offsets)).astype(np.int64)
+    if golds.null_count:
+        listed[_numbers(golds.is_null().cast(pa.uint8())).astype(bool)] = 0
+    if len(docs) == 0:
+        return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), listed
+    codes = pc.dictionary_encode(pa.concat_arrays([docs.cast(_TEXT), gold.cast(_TEXT)]))
+    size = len(codes.dictionary)
+    numbers = _numbers(codes.indices).astype(np.int64)
+    top_pairs = _distinct(_numbers(pc.list_parent_indices(top)) * size + numbers[: len(docs)])
+    gold_pairs = _distinct(
+        _numbers(pc.list_parent_indices(golds)).astype(np.int64) * size + numbers[len(docs) :]
+    )
+    distinct = np.bincount(top_pairs // size, minlength=n)
+    # sorted lookup: np.unique / np.isin hash, several times slower here
+    where = np.searchsorted(gold_pairs, top_pairs).clip(max=max(len(gold_pairs) - 1, 0))
+    hits = top_pairs[gold_pairs[where] == top_pairs] if len(gold_pairs) else top_pairs[:0]
+    return np.bincount(hits // size, minlength=n), distinct, listed
+
+
+def record_columns(table: pa.Table, name: str, keys: Sequence[str]) -> list[list[Any]] | None:
+    """Each of ``keys`` of the record column ``name`` (``judges``...) over the questions, as
+    written (None when absent or null): :func:`~.columns.mapping_columns` of the questions'
+    mappings, read from a struct column's children; None when the column is JSON text.
+
+    >>> record_columns(rows_to_table([
+    ...     {"id": "q1", "retrieved": [], "judges": {"correct": True}},
+    ...     {"id": "q2", "retrieved": [], "judges": {"correct": None}}]),
+    ...     "judges", ["correct", "x"])
+    [[True, None], [None, None]]
+    """
+    column = table.column(name)
+    if not pa.types.is_struct(column.type):
+        return None
+    flat = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+    if flat.null_count:  # a null record: each of its keys absent
+        flat = pc.if_else(flat.is_valid(), flat, pa.nulls(len(flat), flat.type))
+    names = [f.name for f in column.type]
+    return [
+        flat.field(names.index(key)).to_pylist() if key in names else [None] * len(flat)
+        for key in keys
+    ]
 
 
 def judgments(table: pa.Table) -> list[Judgments]:
