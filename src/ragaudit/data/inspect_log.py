@@ -195,13 +195,14 @@ def _generation(sample: Mapping[str, Any], path: str, where: str, epoch: int) ->
         }  # fmt: skip
     total = sample.get("total_time")
     timed = isinstance(total, (int, float)) and not isinstance(total, bool)
+    seconds = float(total) if timed else 0.0  # type: ignore[arg-type]
     usage = [u for u in (sample.get("model_usage") or {}).values() if isinstance(u, Mapping)]
     return {
         "answer": _answer(sample),
         "abstained": None,
         "citations": [],
         "judges": {},
-        "latency_ms": {"total": float(total) * 1000} if timed else None,
+        "latency_ms": {"total": seconds * 1000} if timed else None,
         "generation_error": None,
         "usage": {
             "input_tokens": sum(int(u.get("input_tokens") or 0) for u in usage),

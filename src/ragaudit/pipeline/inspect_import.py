@@ -1,11 +1,12 @@
 """inspect_ai logs as saved runs: ``ragaudit import --from inspect LOG``.
 
 The log is read by inspect_ai's own reader and turned into rows by
-:func:`~ragaudit.data.inspect_log.rows_from_log` (scores become metrics; epochs are the run's
-repeats, ``config.repeats``, said in the output and in ``config.inspect.epochs``).  The rows are a saved run like
-any other: ``compare A.json B.json -m match`` gives the exact paired verdict of two logs
-(for a 0/1 score, the sign-flip test on the paired differences is the exact McNemar test),
-``--cluster-by tag`` the clustered one when the import took ``--cluster-by KEY``.
+:func:`~ragaudit.data.inspect_log.rows_from_log` (scores become metrics; epochs are the
+run's repeats, ``config.repeats``, said in the output and in ``config.inspect.epochs``).  The
+rows are a saved run like any other: ``compare A.json B.json -m match`` gives the exact
+paired verdict of two logs (for a 0/1 score, the sign-flip test on the paired differences is
+the exact McNemar test), ``--cluster-by tag`` the clustered one when the import took
+``--cluster-by KEY``.
 """
 
 from __future__ import annotations
