@@ -149,8 +149,8 @@ def test_checkpoint_keeps_whole_lines_and_redoes_a_torn_utf8_tail(tmp_path):
         handle.write(torn[: torn.index("é".encode()) + 1])  # cut inside the two-byte é
     done = Checkpoint(sidecar.path).resume({"k": 3})
     assert done == {
-        "q1": {"id": "q1", "answer": "line\u2028separator"},
-        "q2": {"id": "q2", "answer": "b"},
+        ("q1", 0): {"id": "q1", "answer": "line\u2028separator"},
+        ("q2", 0): {"id": "q2", "answer": "b"},
     }
     assert sidecar.path.read_bytes().endswith(b'"answer": "b"}\n')  # the torn tail is gone
 
