@@ -1,0 +1,204 @@
+"""Repeats shown: flaky questions, pass@k/pass^k, the variance budget and the funnel stage
+their repeats part at, in ``funnel``, the dashboard and ``show``; nothing for R = 1.
+
+The fixture is written by hand (this file, 2026-12-08): five answerable questions and one
+unanswerable, three repeats each, whose places in each repeat are chosen so every expected
+number below follows from the table in :func:`_plan` by counting (written beside each
+assertion).  The repeated run is a :class:`SavedRun` holding its repeats as R = 1 runs,
+with the repeats API of the saved run (``repeats``, ``repeat(r)``, ``repeat_outcomes``,
+``repeat_seeds``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ragaudit.data.saved_run import SavedRun
+from ragaudit.diagnose.audit import build_audit
+from ragaudit.diagnose.repeats import analyse_outcomes, analyse_repeats, stage_flakiness
+from ragaudit.reports.audit_page import audit_report
+from ragaudit.reports.renderer import render
+from ragaudit.reports.repeats import repeats_section, with_repeats
+from ragaudit.reports.report import Report
+from ragaudit.stats.intervals import proportion_interval
+from ragaudit.stats.repeats import variance_budget
+
+# Per question, per repeat: (gold retrieved, evidence in context, abstained, correct).
+OK = (True, True, False, True)
+WRONG = (True, True, False, False)  # dies at 4-generation
+REFUSED = (True, True, True, False)  # dies at 3-refusal
+MISSED = (False, False, False, False)  # dies at 1-retrieval
+NO_EVIDENCE = (True, False, False, False)  # dies at 2-evidence
+
+
+def _plan() -> dict[str, tuple[tuple[bool, bool, bool, bool], ...]]:
+    return {
+        "q1": (OK, OK, OK),  # 3/3, stable
+        "q2": (OK, WRONG, OK),  # 2/3, parts at generation
+        "q3": (OK, REFUSED, WRONG),  # 1/3, parts at refusal (first stage a repeat missed)
+        "q4": (MISSED, MISSED, MISSED),  # 0/3, stable
+        "q5": (MISSED, OK, NO_EVIDENCE),  # 1/3, parts at retrieval
+    }
+
+
+def _row(qid: str, facts: tuple[bool, bool, bool, bool]) -> dict[str, Any]:
+    hit, evidence, abstained, correct = facts
+    doc = "G" if hit else "X"
+    return {
+        "id": qid, "answerable": True, "gold_docs": ["G"],
+        "retrieved": [{"chunk_id": f"{doc}#0", "doc_id": doc, "rank": 1}],
+        "judges": {"evidence_in_context": evidence, "abstained": abstained, "correct": correct},
+    }  # fmt: skip
+
+
+def _unanswerable() -> dict[str, Any]:
+    return {"id": "u1", "answerable": False, "retrieved": [],
+            "judges": {"abstained": True}}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Repeated:
+    runs: tuple[SavedRun, ...]
+    seeds: tuple[int, ...]
+
+
+class RepeatedRun(SavedRun):
+    """A saved run with R generations per question, each repeat an R = 1 run."""
+
+    @property
+    def _held(self) -> _Repeated:
+        return self.__dict__["_repeated"]
+
+    @property
+    def repeats(self) -> int:
+        return len(self._held.runs)
+
+    @property
+    def repeat_seeds(self) -> list[int]:
+        return list(self._held.seeds)
+
+    def repeat(self, r: int) -> SavedRun:
+        return self._held.runs[r]
+
+    def repeat_outcomes(self, name: str) -> np.ndarray:
+        def value(q: Any) -> float:
+            v = q.judges.get(name)
+            return np.nan if v is None else float(v)
+
+        return np.array([[value(q) for q in run.questions] for run in self._held.runs]).T
+
+
+def repeated_run(plan: dict[str, Any], name: str = "rep", path: str = "runs/rep.json") -> Any:
+    repeats = len(next(iter(plan.values())))
+    runs = tuple(
+        SavedRun.from_dict({"name": name, "config": {"k": 1},
+                            "rows": [*(_row(q, p[r]) for q, p in plan.items()), _unanswerable()]})
+        for r in range(repeats)
+    )  # fmt: skip
+    first = runs[0].to_dict()
+    run = RepeatedRun.from_dict(first, path=path)
+    run.__dict__["_repeated"] = _Repeated(runs, tuple(range(101, 101 + repeats)))
+    return run
+
+
+@pytest.fixture(scope="module")
+def analysis() -> Any:
+    return analyse_repeats(repeated_run(_plan()))
+
+
+def test_an_unrepeated_run_has_no_analysis_and_no_section():
+    run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": [_row("q1", OK)]})
+    assert analyse_repeats(run) is None
+    report = Report("t", ())
+    assert with_repeats(report, None) is report
+
+
+def test_flaky_questions_pass_k_and_stages_by_hand(analysis):
+    assert analysis.ids == ("q1", "q2", "q3", "q4", "q5")  # the unanswerable u1 is left out
+    assert analysis.outcomes.sum(axis=1).tolist() == [3, 2, 1, 0, 1]
+    # disagreement 2c(R-c)/(R(R-1)) = 2*2*1/6 = 2/3 for c = 1 or 2: ties keep question order
+    assert [analysis.ids[f.index] for f in analysis.flaky] == ["q2", "q3", "q5"]
+    assert [f.disagreement for f in analysis.flaky] == pytest.approx([2 / 3] * 3)
+    assert analysis.flaky[0].confidence_interval == proportion_interval(2, 3).confidence_interval
+    # pass^3: only q1 all right = 1/5; pass@3: all but q4 = 4/5;
+    # pass@2 = mean of 1 - C(3-c, 2)/C(3, 2) = (1 + 1 + 2/3 + 0 + 2/3) / 5
+    assert analysis.pass_all[-1].statistic == pytest.approx(1 / 5)
+    assert analysis.pass_at[-1].statistic == pytest.approx(4 / 5)
+    assert analysis.pass_at[1].statistic == pytest.approx((1 + 1 + 2 / 3 + 0 + 2 / 3) / 5)
+    assert analysis.pass_at[0].statistic == pytest.approx(7 / 15)  # k = 1: the mean
+    assert analysis.pass_all[0].statistic == pytest.approx(7 / 15)
+    assert analysis.places.tolist()[2] == ["ok", "3-refusal", "4-generation"]
+    assert analysis.places.tolist()[4] == ["1-retrieval", "ok", "2-evidence"]
+    stages = analysis.stages
+    assert (stages.changed, stages.n) == (3, 5)
+    assert stages.by_stage == {"1-retrieval": 1, "2-evidence": 0, "3-refusal": 1,
+                               "4-generation": 1}  # fmt: skip
+    assert analysis.seeds == (101, 102, 103)
+    # the budget is the one estimator's, on the same (n, R) array
+    want = variance_budget(analysis.outcomes)
+    assert analysis.budget.components == want.components
+
+
+def test_stage_flakiness_counts_unjudged_as_not_passing_its_stage():
+    places = np.array([["ok", "unjudged at 2-evidence"], ["4-generation", "4-generation"]])
+    result = stage_flakiness(places)
+    assert (result.changed, result.by_stage["2-evidence"], result.worst) == (1, 1, "2-evidence")
+
+
+def test_undecided_verdicts_count_as_not_correct():
+    a = analyse_outcomes(["a", "b"], [[1, 0], [1, 1]], undecided=1)
+    assert a.undecided == 1 and a.mean.statistic == pytest.approx(0.75)
+    with pytest.raises(Exception, match=r"expected shape \(2, R >= 2\)"):
+        analyse_outcomes(["a", "b"], [[1], [0]])
+
+
+@pytest.mark.parametrize("output_format", ["table", "markdown", "html"])
+def test_the_section_says_the_same_in_every_format(analysis, output_format):
+    text = " ".join(render(Report("t", (repeats_section(analysis),)), output_format).split())
+    for needle in (
+        "flaky questions: 3 of 5 answerable",
+        "ragaudit show runs/rep.json q2",
+        "retrieval 1, evidence 0, refusal 1, generation 1; it comes from retrieval and refusal "
+        "and generation alike",
+        "Searle et al. 1992",
+        "Yao et al. 2024",
+        "repeating each question 6 times instead of 3 would narrow this interval by",
+        "0.200",  # pass^3
+        "101, 102, 103",
+    ):
+        assert needle in text, (output_format, needle)
+
+
+def test_the_sentence_is_the_budgets_narrowing(analysis):
+    b = analysis.budget
+    s2q, s2g, n, r = b.components["questions"], b.components["generations"], 5, 3
+    now = s2q / n + s2g / (n * r)
+    twice_r = s2q / n + s2g / (n * 2 * r)
+    twice_n = s2q / (2 * n) + s2g / (2 * n * r)
+    text = " ".join(render(Report("t", (repeats_section(analysis),)), "table").split())
+    assert f"by {100 * (1 - (twice_r / now) ** 0.5):.0f}%;" in text
+    assert f"to 10 by {100 * (1 - (twice_n / now) ** 0.5):.0f}%" in text
+
+
+def test_the_dashboard_gets_a_flakiness_row_and_the_page_a_section():
+    repeated = repeated_run(_plan())
+    plain = SavedRun.from_dict({"name": "one", "config": {"k": 1},
+                                "rows": [_row(q, p[0]) for q, p in _plan().items()]})
+    audit = build_audit([repeated, plain], n_resamples=50)
+    row = audit.runs[0].dashboard[-1]
+    assert (row.key, row.count, row.n) == ("flaky", 3, 5)
+    exact = proportion_interval(3, 5).confidence_interval
+    assert (row.ci_low, row.ci_high) == (exact.low, exact.high)
+    assert audit.runs[1].dashboard[-1].value is None  # the unrepeated run: n/a
+    assert "repeats" in audit.runs[0].to_dict() and "repeats" not in audit.runs[1].to_dict()
+    report = audit_report(audit)
+    for fmt in ("table", "html", "markdown"):
+        text = render(report, fmt)
+        assert "flaky questions (repeats disagree)" in text
+        assert "ragaudit show runs/rep.json q2" in text
+    alone = build_audit([plain], n_resamples=50)
+    assert all(r.key != "flaky" for r in alone.runs[0].dashboard)
