@@ -202,3 +202,25 @@ def test_the_dashboard_gets_a_flakiness_row_and_the_page_a_section():
         assert "ragaudit show runs/rep.json q2" in text
     alone = build_audit([plain], n_resamples=50)
     assert all(r.key != "flaky" for r in alone.runs[0].dashboard)
+
+
+@pytest.mark.parametrize("output_format", ["table", "json"])
+def test_show_gives_each_question_its_repeats(analysis, output_format):
+    from ragaudit.diagnose.drilldown import select_questions
+    from ragaudit.reports.show import show_report
+
+    run = repeated_run(_plan())
+    k, views = select_questions(run, ("q3", "u1"))
+    report = show_report(run.name, k, views, repeats=analysis)
+    text = render(report, output_format)
+    if output_format == "json":
+        questions = {q["qid"]: q for q in __import__("json").loads(text)["questions"]}
+        assert questions["q3"]["repeats"]["right"] == 1
+        assert questions["q3"]["repeats"]["places"] == ["ok", "3-refusal", "4-generation"]
+        assert "repeats" not in questions["u1"]  # unanswerable: not among the repeats' questions
+        return
+    exact = proportion_interval(1, 3).confidence_interval
+    assert f"correct on 1 of 3 [{exact.low:.3f}, {exact.high:.3f}] (Clopper-Pearson exact)" in text
+    assert "ok, 3-refusal, 4-generation" in text
+    plain = render(show_report(run.name, k, views), output_format)
+    assert "correct on" not in plain  # no analysis (an unrepeated run): nothing added
