@@ -383,6 +383,81 @@ CASES = [
         b"[" * DEEP + b"]" * DEEP,
         r"run\.json:1: invalid JSON: nested too deeply",
     ),
+    # A repeated run's generations 1 .. R-1 (rows[].repeats, issue 34)
+    Case(
+        "saved-run-repeat-answer-number",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2}, "rows": [{"id": "q1", '
+        b'"retrieved": [], "repeats": [{"seed": 1, "answer": 3}]}]}',
+        r"run\.json: rows\[0\]\.repeats\[0\]\.answer: expected a string or null, found 3 "
+        r"\(question 'q1'\)",
+    ),
+    Case(
+        "saved-run-repeat-seed-string",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2}, "rows": [{"id": "q1", '
+        b'"retrieved": [], "repeats": [{"seed": "7"}]}]}',
+        r"run\.json: rows\[0\]\.repeats\[0\]\.seed: expected an integer or null, found \"7\"",
+    ),
+    Case(
+        "saved-run-repeat-negative-latency",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2}, "rows": [{"id": "q1", '
+        b'"retrieved": [], "repeats": [{"latency_ms": {"generate": -5}}]}]}',
+        r"run\.json: rows\[0\]\.repeats\[0\]\.latency_ms\.generate: expected a non-negative "
+        r"number of milliseconds or null, found -5",
+    ),
+    Case(
+        "saved-run-repeat-metric-out-of-range",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2}, "rows": [{"id": "q1", '
+        b'"retrieved": [], "repeats": [{"metrics": {"recall@k": 1.5}}]}]}',
+        r"run\.json: rows\[0\]\.repeats\[0\]\.metrics\.recall@k: expected a number between "
+        r"0 and 1 or null, found 1\.5",
+    ),
+    Case(
+        "saved-run-repeats-not-a-list",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2}, "rows": [{"id": "q1", '
+        b'"retrieved": [], "repeats": "b"}]}',
+        r"run\.json: rows\[0\]\.repeats: expected an array of objects .*found \"b\"",
+    ),
+    Case(
+        "saved-run-repeats-too-few",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 3}, "rows": [{"id": "q1", '
+        b'"retrieved": [], "repeats": [{"seed": 1}]}]}',
+        r"run\.json: rows\[0\]\.repeats: expected 2 entries "
+        r"\(config\.repeats is 3",
+    ),
+    Case(
+        "saved-run-repeats-without-header",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1}, "rows": [{"id": "q1", '
+        b'"retrieved": [], "repeats": [{"seed": 1}]}]}',
+        r"run\.json: rows\[0\]\.repeats: expected no entries \(config\.repeats is absent",
+    ),
+    Case(
+        "saved-run-repeats-one",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 1}, "rows": []}',
+        r"run\.json: config\.repeats: expected a value between 2 and 100000, found 1",
+    ),
+    Case(
+        "saved-run-repeat-seeds-short",
+        "saved-run",
+        "run.json",
+        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2, "repeat_seeds": [4]}, "rows": []}',
+        r"run\.json: config\.repeat_seeds: expected 2 seeds \(one per repeat",
+    ),
     # Human verdicts (calibrate --human)
     Case(
         "human-verdict-inf",

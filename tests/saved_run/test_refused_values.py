@@ -43,6 +43,32 @@ CASES = [
     ("usage", {"cost_usd": math.inf}, "rows[1].usage.cost_usd", EXPECTED_COST),
     ("usage", {"cost_usd": math.nan}, "rows[1].usage.cost_usd", EXPECTED_COST),
     ("usage", {"input_tokens": -1}, "rows[1].usage.input_tokens", "a value >= 0"),
+    # a repeated run's generations 1 .. R-1 (issue 34)
+    ("repeats", "abc", "rows[1].repeats", "an array of objects"),
+    ("repeats", {"seed": 1}, "rows[1].repeats", "an array of objects"),
+    ("repeats", [{"answer": 3}], "rows[1].repeats[0].answer", "a string or null"),
+    ("repeats", [{"seed": "7"}], "rows[1].repeats[0].seed", "an integer or null"),
+    ("repeats", [{"seed": 1.5}], "rows[1].repeats[0].seed", "an integer or null"),
+    (
+        "repeats",
+        [{"latency_ms": {"g": -1}}],
+        "rows[1].repeats[0].latency_ms.g",
+        "a non-negative number",
+    ),
+    ("repeats", [{"usage": {"cost_usd": -1}}], "rows[1].repeats[0].usage.cost_usd", EXPECTED_COST),
+    (
+        "repeats",
+        [{"metrics": {"recall@k": 3}}],
+        "rows[1].repeats[0].metrics.recall@k",
+        "a number between 0 and 1",
+    ),
+    (
+        "repeats",
+        [{"retrieved": [{"doc_id": "a"}]}],
+        "rows[1].repeats[0].retrieved[0]",
+        "missing required key",
+    ),
+    ("repeats", [{"seed": 1}], "rows[1].repeats", "no entries (config.repeats is absent"),
 ]
 
 
@@ -82,7 +108,8 @@ def test_a_bad_value_is_refused_naming_file_row_and_field(tmp_path, fmt, key, va
     with pytest.raises(FormatError) as raised:
         load_saved_run(path)
     message = str(raised.value)
-    assert message.startswith(f"{path}: {field}: expected {expected}"), message
+    head = f"{path}: {field}: " + ("" if expected.startswith("missing") else "expected ")
+    assert message.startswith(head + expected), message
     assert message.endswith("(question 'q2')") and "\n" not in message
     result = CliRunner().invoke(main, ["funnel", str(path)])
     assert (result.exit_code, result.output) == (2, f"ragaudit: error: {message}\n")

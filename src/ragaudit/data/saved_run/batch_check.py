@@ -28,6 +28,7 @@ from operator import itemgetter
 from typing import Any
 
 from ragaudit.data.saved_run.metrics import check_metric_value
+from ragaudit.data.saved_run.repeat_check import repeat_problems
 from ragaudit.data.saved_run.schema import saved_run_schema
 
 __all__ = ["RowChecker", "rows_valid"]
@@ -158,6 +159,9 @@ class RowChecker:
     def __init__(self, k: int | None) -> None:
         self.k = k
         self.ids: set[str] = set()
+        #: The numbers of ``repeats`` entries the rows held (0 without): the reader checks
+        #: them against ``config.repeats`` once the header is read.
+        self.repeat_counts: set[int] = set()
 
     def valid(self, rows: list[Any]) -> bool:
         """True when ``rows`` (the next batch) would raise no problem in ``find_problems``."""
@@ -171,7 +175,14 @@ class RowChecker:
         if metrics and not _metrics_valid(metrics):
             return False
         contexts = [c for c in map(dict.get, rows, repeat("context_ids")) if type(c) is list]
-        return not (self.k is not None and contexts and max(map(len, contexts)) > self.k)
+        if self.k is not None and contexts and max(map(len, contexts)) > self.k:
+            return False
+        entries = list(map(dict.get, rows, repeat("repeats")))
+        self.repeat_counts.update(0 if e is None else len(e) for e in entries)
+        if any(entries):  # an entry's metric ranges and contexts (its count: by the reader)
+            nested = {"config": {"k": self.k}, "rows": [{"repeats": e} for e in entries if e]}
+            return not repeat_problems(nested, cap=1, counted=False)
+        return True
 
 
 def rows_valid(rows: list[Any], k: int | None) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 
 from ragaudit.data.saved_run.batch_check import RowChecker
 from ragaudit.data.saved_run.metrics import check_metric_value
+from ragaudit.data.saved_run.repeat_check import repeat_problems
 from ragaudit.data.saved_run.schema import saved_run_schema
 from ragaudit.exceptions import FormatError
 
@@ -315,7 +316,8 @@ def find_problems(data: Any, *, cap: int = 50, require_header: bool = True) -> l
     """Every problem (up to ``cap``) as ``location: expected ..., found ...``.
 
     Beyond the schema, per-question metric values must lie in their declared range, row
-    ids must be unique, and ``config.k`` must agree with the run (:func:`_k_problems`).  With
+    ids must be unique, ``config.k`` must agree with the run (:func:`_k_problems`), and a
+    repeated run's rows must hold ``config.repeats - 1`` entries each (:mod:`.repeat_check`).  With
     ``require_header=False`` (a document built in memory) ``format``, ``format_version`` and
     ``name`` may be missing.
 
@@ -334,10 +336,15 @@ def find_problems(data: Any, *, cap: int = 50, require_header: bool = True) -> l
     problems: list[str] = []
     optional = frozenset() if require_header else HEADER_KEYS
     if _fast_valid(data, optional):  # the usual valid run: compiled passes, no walk
-        return _name_questions(_k_problems(data), data)[:cap]
+        problems = _k_problems(data) or repeat_problems(data, cap)
+        return _name_questions(problems, data)[:cap]
     _walk(data, saved_run_schema(), "", problems, cap, optional)
     if not problems and isinstance(data, Mapping):
-        problems = _row_problems(data.get("rows", []), cap) or _k_problems(data)
+        problems = (
+            _row_problems(data.get("rows", []), cap)
+            or _k_problems(data)
+            or repeat_problems(data, cap)
+        )
     return _name_questions(problems, data)[:cap]
 
 

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from ragaudit.data.saved_run.batch_check import RowChecker
 from ragaudit.data.saved_run.check import find_problems
 from ragaudit.data.saved_run.model import SavedRun
+from ragaudit.data.saved_run.repeat_check import declared_repeats
 from ragaudit.data.saved_run.stream import NotStreamable, RowStream
 from ragaudit.data.saved_run.table import rows_to_table, unify
 from ragaudit.data.saved_run.view import QuestionsView
@@ -58,6 +59,8 @@ def _read(path: str) -> SavedRun | None:
     top = stream.top
     if not stream.has_rows or find_problems({**top, "rows": []}):
         return None
+    if checker is not None and checker.repeat_counts - {declared_repeats(top["config"]) - 1}:
+        return None  # a row without config.repeats - 1 entries: the whole read words it
     table = unify(tables)
     if most_contexts(table) > top["config"]["k"]:
         return None

@@ -12,7 +12,8 @@ A saved run (``docs/saved-run-format.md``) is read into frozen dataclasses:
 Every optional field has exactly one default, stated here and in the format documentation:
 ``answerable`` true, ``question`` ``""``, ``metrics`` ``{}``, ``judges`` ``{}``,
 ``gold_docs`` and ``keywords`` empty, ``context_ids`` absent (the top-k retrieved chunks are
-the context), ``reference_answer``, ``answer``, ``latency_ms`` and ``generation_error`` null.
+the context), ``reference_answer``, ``answer``, ``latency_ms`` and ``generation_error`` null,
+``repeats`` absent (one generation per question: see :mod:`.repeated` for R > 1).
 
 A question whose answer could not be generated (the model endpoint failed after its retries)
 has ``generation_error`` set (the reason), no answer, and null answer metrics; it is counted in
@@ -41,6 +42,7 @@ from ragaudit.data.saved_run.mappings import (
     _frozen,
     _plain,
 )
+from ragaudit.data.saved_run.repeated import RepeatAccess
 from ragaudit.data.saved_run.retrieved import RETRIEVED_KEYS, Retrieved, RetrievedList
 
 __all__ = [
@@ -100,13 +102,14 @@ class QuestionResult:
     generation_error: str | None = None
     usage: Mapping[str, Any] | None = None
     metrics: Mapping[str, float | bool | None] = field(default_factory=_empty)
+    repeats: tuple[Mapping[str, Any], ...] | None = None
     extra: Mapping[str, Any] = field(default_factory=_empty)
 
     #: Key order of a row as ``ragaudit run`` writes it; unknown keys follow.
     KEYS = (
         "id", "question", "answerable", "reference_answer", "keywords", "gold_docs", "tags",
         "retrieved", "context_ids", "answer", "abstained", "citations", "judges", "latency_ms",
-        "generation_error", "usage", "metrics",
+        "generation_error", "usage", "metrics", "repeats",
     )  # fmt: skip
     _ALWAYS = frozenset({"id", "question", "answerable", "retrieved", "metrics"})
 
@@ -159,8 +162,9 @@ class QuestionResult:
             "generation_error": self.generation_error,
             "usage": _plain(self.usage),
             "metrics": _plain(self.metrics),
+            "repeats": _plain(self.repeats),
         }
-        optional_null = ("tags", "context_ids", "abstained", "citations", "usage")
+        optional_null = ("tags", "context_ids", "abstained", "citations", "usage", "repeats")
         out = {
             key: value
             for key, value in values.items()
@@ -200,7 +204,7 @@ _SETTERS = tuple(getattr(QuestionResult, name).__set__ for name in _FIELDS)
 
 
 @dataclass(frozen=True)
-class SavedRun(RunConversions):  # to_run(), to_qrels()
+class SavedRun(RunConversions, RepeatAccess):  # to_run(), to_qrels(); repeats, repeat(r)
     """A saved run in memory (frozen; derive changed copies with :meth:`replace`).
 
     Attributes

@@ -1,6 +1,7 @@
 """A saved run as a Parquet file: the run's table as is, its header in the schema metadata.
 
-The columns are those of :mod:`.table` (``docs/saved-run-format.md`` lists their types); the
+The columns are those of :mod:`.table` (``docs/saved-run-format.md`` lists their types;
+``repeats`` only in a run with more than one generation per question); the
 schema metadata key ``ragaudit.run`` holds the JSON of everything but the rows:
 ``{"format": "ragaudit.run", "format_version": 1, "name": ..., "config": ..., "summary":
 ..., <other top-level keys>}``.  :func:`read_parquet_run` checks the header as a JSON file's
@@ -22,6 +23,7 @@ import pyarrow.parquet as pq
 from ragaudit._io import atomic_write_bytes
 from ragaudit.data.saved_run.check import validate_saved_run
 from ragaudit.data.saved_run.model import FORMAT, FORMAT_VERSION, SavedRun
+from ragaudit.data.saved_run.repeat_check import declared_repeats
 from ragaudit.data.saved_run.table import (
     _TEXT,
     COLUMNS,
@@ -49,7 +51,10 @@ def write_parquet_run(path: str | os.PathLike[str], saved: SavedRun) -> None:
         "summary": json.loads(json.dumps(dict(saved.summary), default=dict)),
         **json.loads(json.dumps(dict(saved.extra), default=dict)),
     }
-    table = saved.table.replace_schema_metadata(
+    table = saved.table
+    if table.column("repeats").null_count == table.num_rows:  # R = 1: the file it always was
+        table = table.drop_columns(["repeats"])
+    table = table.replace_schema_metadata(
         {HEADER_KEY: json.dumps(header, ensure_ascii=False, allow_nan=False)}
     )
     sink = pa.BufferOutputStream()
@@ -109,11 +114,14 @@ def read_parquet_run(path: str | os.PathLike[str]) -> SavedRun:
         raise FormatError("the header (schema metadata 'ragaudit.run') is not a JSON "
                           "object without rows", path=name)  # fmt: skip
     table = table.replace_schema_metadata(None)
+    if "repeats" not in table.column_names:  # a run with one generation per question
+        at = table.column_names.index("extra") if "extra" in table.column_names else 0
+        table = table.add_column(at, "repeats", pa.nulls(table.num_rows, _TEXT))
     problem = _type_problem(table)
     if problem is not None:
         field, message = problem.split(": ", 1)
         raise FormatError(message, path=name, field=field)
     validate_saved_run({**top, "rows": []}, path=name)
-    if not table_valid(table, top["config"]["k"]):
+    if not table_valid(table, top["config"]["k"], declared_repeats(top["config"])):
         validate_saved_run({**top, "rows": table_rows(table)}, path=name)
     return SavedRun.from_parts(top, QuestionsView(table), name)

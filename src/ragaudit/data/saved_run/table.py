@@ -15,6 +15,8 @@ Each column has one Arrow type (``docs/saved-run-format.md`` lists them):
 * ``metrics``, ``judges``, ``latency_ms``, ``usage``: a struct with one child per key when
   every question holds the same keys, each child of one JSON type (bool, int, float or
   string);
+* ``repeats``: a repeated run's generations 1 .. R-1 of each question, as JSON text (null
+  for every question of a run with R = 1; a Parquet file then leaves the column out);
 * ``extra``: the keys the model keeps as they were written.
 
 A column whose values do not fit its type losslessly (an entry of ``retrieved`` with keys of
@@ -65,12 +67,13 @@ COLUMNS: dict[str, pa.DataType | None] = {
     "keywords": _LIST, "gold_docs": _LIST, "tags": _LIST, "retrieved": pa.list_(_ENTRY),
     "context_ids": _LIST, "answer": _TEXT, "abstained": pa.bool_(),
     "citations": pa.list_(pa.int64()), "judges": None, "latency_ms": None,
-    "generation_error": _TEXT, "usage": None, "metrics": None, "extra": _TEXT,
+    "generation_error": _TEXT, "usage": None, "metrics": None, "repeats": _TEXT,
+    "extra": _TEXT,
 }  # fmt: skip
 #: Columns of JSON objects: a struct when the questions agree on keys and types, else text.
 RECORDS = ("judges", "latency_ms", "usage", "metrics")
 #: Columns whose values may be held as JSON text (``extra`` always is).
-JSON_TEXT = frozenset({*RECORDS, "retrieved", "extra"})
+JSON_TEXT = frozenset({*RECORDS, "retrieved", "repeats", "extra"})
 _DEFAULTS: dict[str, Any] = {"question": "", "answerable": True, "keywords": [], "gold_docs": []}
 _ROW_KEYS = frozenset({*QuestionResult.KEYS, _LEGACY_GENERATION_ERROR})
 _ARROW_OF = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: _TEXT}
@@ -182,6 +185,8 @@ def rows_to_table(rows: Sequence[dict[str, Any]]) -> pa.Table:
             arrays[name] = pa.array([None if v is None else str(v) for v in values], _TEXT)
         elif name == "metrics":
             arrays[name] = _record_column(list(map(_metrics, column("metrics"))))
+        elif name == "repeats":  # repeats 1 .. R-1 of a question: JSON text (or all null)
+            arrays[name] = _text_column(column(name))
         elif name == "judges":
             arrays[name] = _record_column([j or {} for j in column("judges")])
         elif kind is None:
@@ -295,7 +300,7 @@ def table_columns(table: pa.Table) -> dict[str, list[Any]]:
 
 
 #: Row keys left out of a JSON row when null (as :meth:`QuestionResult.to_dict` leaves them).
-OMITTED_WHEN_NULL = frozenset({"tags", "context_ids", "abstained", "citations", "usage"})
+OMITTED_WHEN_NULL = frozenset({"tags", "context_ids", "abstained", "citations", "usage", "repeats"})
 
 
 def table_rows(table: pa.Table) -> list[dict[str, Any]]:
@@ -447,8 +452,18 @@ def table_questions(table: pa.Table) -> list[QuestionResult]:
         plain("generation_error"),
         _mappings(table.column("usage"), empty=None),
         metrics,
+        _each(_decoded(table.column("repeats")), lambda v: tuple(map(_frozen_deep, v))),
         _mappings(table.column("extra"), empty=_EMPTY),
     )
+
+
+def _frozen_deep(value: Any) -> Any:
+    """A JSON value read-only all the way down (objects as mappings, arrays as tuples)."""
+    if isinstance(value, dict):
+        return MappingProxyType({k: _frozen_deep(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(map(_frozen_deep, value))
+    return value
 
 
 def _numbers(values: pa.Array) -> Any:

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from ragaudit.data.saved_run.batch_check import _column_check, _metrics_valid
 from ragaudit.data.saved_run.metrics import check_metric_value
+from ragaudit.data.saved_run.repeat_check import repeat_problems
 from ragaudit.data.saved_run.schema import saved_run_schema
 from ragaudit.data.saved_run.table import (
     _ENTRY,
@@ -89,9 +90,10 @@ def _row_properties() -> dict[str, Any]:
     return properties
 
 
-def table_valid(table: pa.Table, k: int | None) -> bool:
+def table_valid(table: pa.Table, k: int | None, repeats: int = 1) -> bool:
     """True when the rows of ``table`` pass every row check of ``find_problems`` (the schema,
-    metric ranges, unique non-empty ids, at most ``k`` context chunks).
+    metric ranges, unique non-empty ids, at most ``k`` context chunks, ``repeats - 1``
+    entries of ``repeats`` per question).
 
     >>> from ragaudit.data.saved_run.table import rows_to_table
     >>> table_valid(rows_to_table([{"id": "q1", "retrieved": [], "tags": ["x"]}]), 3)
@@ -127,4 +129,8 @@ def table_valid(table: pa.Table, k: int | None) -> bool:
         most = pc.max(pc.list_value_length(contexts)).as_py()
         if most is not None and most > k:
             return False
-    return True
+    entries = table.column("repeats")
+    if entries.null_count == len(entries):
+        return repeats == 1 or len(entries) == 0
+    rows = [{"repeats": e} for e in _decoded(entries)]
+    return not repeat_problems({"config": {"k": k, "repeats": repeats}, "rows": rows}, cap=1)
