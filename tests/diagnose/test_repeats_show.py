@@ -4,14 +4,12 @@ their repeats part at, in ``funnel``, the dashboard and ``show``; nothing for R 
 The fixture is written by hand (this file, 2026-12-08): five answerable questions and one
 unanswerable, three repeats each, whose places in each repeat are chosen so every expected
 number below follows from the table in :func:`_plan` by counting (written beside each
-assertion).  The repeated run is a :class:`SavedRun` holding its repeats as R = 1 runs,
-with the repeats API of the saved run (``repeats``, ``repeat(r)``, ``repeat_outcomes``,
-``repeat_seeds``).
+assertion).  The repeated run is written in the saved-run format (``config.repeats``, each
+row's ``repeats`` entries) and read through the saved run's repeats API.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -60,49 +58,25 @@ def _unanswerable() -> dict[str, Any]:
             "judges": {"abstained": True}}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class _Repeated:
-    runs: tuple[SavedRun, ...]
-    seeds: tuple[int, ...]
-
-
-class RepeatedRun(SavedRun):
-    """A saved run with R generations per question, each repeat an R = 1 run."""
-
-    @property
-    def _held(self) -> _Repeated:
-        return self.__dict__["_repeated"]
-
-    @property
-    def repeats(self) -> int:
-        return len(self._held.runs)
-
-    @property
-    def repeat_seeds(self) -> list[int]:
-        return list(self._held.seeds)
-
-    def repeat(self, r: int) -> SavedRun:
-        return self._held.runs[r]
-
-    def repeat_outcomes(self, name: str) -> np.ndarray:
-        def value(q: Any) -> float:
-            v = q.judges.get(name)
-            return np.nan if v is None else float(v)
-
-        return np.array([[value(q) for q in run.questions] for run in self._held.runs]).T
-
-
 def repeated_run(plan: dict[str, Any], name: str = "rep", path: str = "runs/rep.json") -> Any:
+    """The saved-run format of a repeated run: repeat 0 in each row's own fields, repeats
+    1..R-1 in its ``repeats`` entries, each with its seed."""
     repeats = len(next(iter(plan.values())))
-    runs = tuple(
-        SavedRun.from_dict({"name": name, "config": {"k": 1},
-                            "rows": [*(_row(q, p[r]) for q, p in plan.items()), _unanswerable()]})
-        for r in range(repeats)
-    )  # fmt: skip
-    first = runs[0].to_dict()
-    run = RepeatedRun.from_dict(first, path=path)
-    run.__dict__["_repeated"] = _Repeated(runs, tuple(range(101, 101 + repeats)))
-    return run
+    rows = []
+    for qid, places in plan.items():
+        row = _row(qid, places[0])
+        row["repeats"] = [
+            {"seed": 1000 * r + int(qid[1:]), **{key: value for key, value in
+             _row(qid, places[r]).items() if key in ("retrieved", "judges")}}
+            for r in range(1, repeats)
+        ]  # fmt: skip
+        rows.append(row)
+    unanswerable = _unanswerable()
+    unanswerable["repeats"] = [{"seed": 1000 * r, "judges": {"abstained": True}}
+                               for r in range(1, repeats)]  # fmt: skip
+    config = {"k": 1, "repeats": repeats, "repeat_seeds": list(range(101, 101 + repeats))}
+    run = SavedRun.from_dict({"name": name, "config": config, "rows": [*rows, unanswerable]})
+    return run.replace(path=path)
 
 
 @pytest.fixture(scope="module")

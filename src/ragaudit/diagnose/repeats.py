@@ -305,7 +305,7 @@ def analyse_repeats(
     """The repeats of ``saved``'s answerable questions on end-to-end correctness, with their
     funnel places (at ``k``, with ``labels`` and ``chunk_texts`` as the funnel takes them);
     None for an unrepeated run."""
-    if getattr(saved, "repeats", 1) < 2:  # TODO(merge repeats): saved.repeats
+    if saved.repeats < 2:
         return None
     ids, places = repeat_places(saved, k=k, labels=labels, chunk_texts=chunk_texts)
     if not ids:
@@ -337,7 +337,7 @@ def run_budget(saved: SavedRun, metric: str = "correct") -> VarianceBudget:
     InputError
         An unrepeated run, or fewer than 2 questions left.
     """
-    if getattr(saved, "repeats", 1) < 2:  # TODO(merge repeats): saved.repeats
+    if saved.repeats < 2:
         raise InputError(
             f"{run_source(saved)}: one generation per question; the variance between "
             "generations needs a run made with --repeats R >= 2 (or give the components: "
