@@ -70,7 +70,7 @@ def test_from_a_budget_it_agrees_with_allocate_repeats():
 def test_bad_components_are_refused():
     with pytest.raises(InputError, match="expected a 'generations' variance"):
         plan_repeats({"questions": 0.1}, 10)
-    with pytest.raises(InputError, match="expected 'questions' >= 0, found -0.1"):
+    with pytest.raises(InputError, match=r"expected 'questions' >= 0, found -0\.1"):
         plan_repeats({"questions": -0.1, "generations": 0.1}, 10)
     with pytest.raises(InputError, match="every variance is 0"):
         plan_repeats({"questions": 0.0, "generations": 0.0}, 10)
