@@ -198,3 +198,43 @@ def test_show_gives_each_question_its_repeats(analysis, output_format):
     assert "ok, 3-refusal, 4-generation" in text
     plain = render(show_report(run.name, k, views), output_format)
     assert "correct on" not in plain  # no analysis (an unrepeated run): nothing added
+
+
+def test_the_commands_read_a_repeated_run_file(tmp_path):
+    """funnel, show and plan --from on a written file: the same numbers as the library."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ragaudit.cli import main
+    from ragaudit.data.records import write_saved_run
+    from ragaudit.stats.repeat_plan import plan_repeats
+
+    path = tmp_path / "rep.json"
+    write_saved_run(path, repeated_run(_plan()))
+    runner = CliRunner()
+    funnel = runner.invoke(main, ["funnel", str(path)])
+    assert funnel.exit_code == 0, funnel.output
+    text = " ".join(funnel.output.split())
+    assert "flaky questions: 3 of 5 answerable" in text
+    assert f"ragaudit show {path} q2" in text
+    data = json.loads(runner.invoke(main, ["funnel", str(path), "--format", "json"]).output)
+    assert [f["id"] for f in data["repeats"]["flaky"]] == ["q2", "q3", "q5"]
+    show = runner.invoke(main, ["show", str(path), "q5"])
+    assert show.exit_code == 0, show.output
+    assert "1-retrieval, ok, 2-evidence" in show.output
+    planned = json.loads(runner.invoke(main, ["plan", "--calls", "30", "--from", str(path),
+                                              "--format", "json"]).output)  # fmt: skip
+    outcomes = [[1, 1, 1], [1, 0, 1], [1, 0, 0], [0, 0, 0], [0, 1, 0]]  # _plan(), by hand
+    want = plan_repeats(variance_budget(outcomes), 30, questions_available=5)
+    assert planned["best"]["repeats"] == want.best.repeats
+    assert planned["best"]["variance_of_mean"] == pytest.approx(want.best.variance_of_mean)
+    assert planned["questions_available"] == 5
+    one = tmp_path / "one.json"
+    write_saved_run(one, SavedRun.from_dict({"name": "one", "config": {"k": 1},
+                                             "rows": [_row("q1", OK), _row("q2", WRONG)]}))
+    refused = runner.invoke(main, ["plan", "--calls", "30", "--from", str(one)])
+    assert refused.exit_code == 2
+    assert "one generation per question" in refused.output
+    plain = runner.invoke(main, ["funnel", str(one)])
+    assert "REPEATS" not in plain.output and "flaky" not in plain.output

@@ -87,9 +87,10 @@ class RepeatsAnalysis:
         The answerable questions, run order.
     outcomes : ndarray, shape (n, R)
         1 correct, 0 not (an undecided verdict is 0).
-    mean : IntervalResult
+    mean : IntervalResult or None
         The run's correctness over all repeats, the question as the unit
-        (:func:`~ragaudit.stats.repeats.repeated_mean_interval`).
+        (:func:`~ragaudit.stats.repeats.repeated_mean_interval`); None with fewer than 2
+        questions (``show`` of one question reads only that one).
     budget : VarianceBudget or None
         Between questions, between generations and (with judge repeats on every answer)
         between judge calls; None with fewer than 2 questions.
@@ -108,7 +109,7 @@ class RepeatsAnalysis:
     metric: str
     ids: tuple[str, ...]
     outcomes: np.ndarray
-    mean: IntervalResult
+    mean: IntervalResult | None
     budget: VarianceBudget | None
     flaky: tuple[FlakyQuestion, ...]
     pass_at: tuple[PassKResult, ...]
@@ -157,8 +158,10 @@ class RepeatsAnalysis:
             "seeds": list(self.seeds),
             "n_questions": self.n_questions,
             "undecided": self.undecided,
-            "mean": {"value": self.mean.statistic, "ci_low": self.mean.confidence_interval.low,
-                     "ci_high": self.mean.confidence_interval.high, "method": self.mean.method},
+            "mean": None if self.mean is None else {
+                "value": self.mean.statistic, "ci_low": self.mean.confidence_interval.low,
+                "ci_high": self.mean.confidence_interval.high, "method": self.mean.method,
+            },
             "variance_budget": None if budget is None else {
                 "components": budget.components, "shares": budget.shares,
                 "variance_of_mean": budget.variance_of_mean, "method": budget.method,
@@ -234,7 +237,7 @@ def analyse_outcomes(
         budget = variance_budget(judge if judge is not None else y)
     return RepeatsAnalysis(
         name=name, path=path, metric=metric, ids=tuple(ids), outcomes=y,
-        mean=repeated_mean_interval(y, confidence=confidence),
+        mean=None if y.shape[0] < 2 else repeated_mean_interval(y, confidence=confidence),
         budget=budget,
         flaky=tuple(flaky_questions(y, confidence=confidence)),
         pass_at=tuple(pass_k(y, k, "pass@k", confidence=confidence) for k in ks),

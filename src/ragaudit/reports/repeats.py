@@ -158,12 +158,12 @@ def repeats_section(
         f"; {analysis.undecided} (question, repeat) verdicts undecided, counted as not "
         "correct (as the funnel counts them)" if analysis.undecided else ""
     )  # fmt: skip
-    facts = KeyValues((
-        ("correct, over repeats", f"{mean.statistic:.3f} {_ci(mean.confidence_interval)} "
-                                  f"({analysis.n_questions} questions x {analysis.repeats}; "
-                                  f"{mean.method})"),
-        ("repeat seeds", seeds + undecided),
-    ))  # fmt: skip
+    overall = (
+        "needs at least 2 questions" if mean is None
+        else f"{mean.statistic:.3f} {_ci(mean.confidence_interval)} ({analysis.n_questions} "
+        f"questions x {analysis.repeats}; {mean.method})"
+    )  # fmt: skip
+    facts = KeyValues((("correct, over repeats", overall), ("repeat seeds", seeds + undecided)))
     stage = _stage_line(analysis)
     blocks: list[Block] = [
         facts,
