@@ -15,7 +15,7 @@ from typing import Any
 
 from ragaudit.diagnose.funnel_result import STAGE_KEYS
 from ragaudit.diagnose.repeats import RepeatsAnalysis
-from ragaudit.reports.report import Block, KeyValues, Report, Section, Span, Table, Text
+from ragaudit.reports.report import Block, Cell, KeyValues, Report, Section, Span, Table, Text
 from ragaudit.stats.repeat_plan import RepeatPlan
 from ragaudit.stats.repeats import PassKResult
 from ragaudit.stats.resampling import ConfidenceInterval
@@ -75,7 +75,7 @@ def _budget_blocks(analysis: RepeatsAnalysis) -> list[Block]:
         table,
         Text(
             (
-                f"{budget.sentence()} (same formula, same components).",
+                f"{budget.sentence()} (projected from these components).",
                 f"method: {budget.method}; components truncated at 0{judge}.",
             ),
             style="note",
@@ -109,8 +109,9 @@ def _flaky_blocks(analysis: RepeatsAnalysis, max_flaky: int) -> list[Block]:
     for f in flaky[:max_flaky]:
         qid = analysis.ids[f.index]
         places = "-" if analysis.places is None else ", ".join(analysis.places[f.index])
+        command = Cell((Span(show_command(analysis, qid), "code"),))
         rows.append((qid, f"{f.right}/{f.repeats}", _ci(f.confidence_interval),
-                     f"{f.disagreement:.2f}", places, show_command(analysis, qid)))  # fmt: skip
+                     f"{f.disagreement:.2f}", places, command))  # fmt: skip
     more = len(flaky) - len(rows)
     tail = f"; {more} more in --format json" if more > 0 else ""
     return [
