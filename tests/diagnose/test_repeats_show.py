@@ -238,3 +238,36 @@ def test_the_commands_read_a_repeated_run_file(tmp_path):
     assert "one generation per question" in refused.output
     plain = runner.invoke(main, ["funnel", str(one)])
     assert "REPEATS" not in plain.output and "flaky" not in plain.output
+
+
+def test_judge_repeats_on_every_answer_add_the_judge_level():
+    """Two judge calls on each answer (judges.judge_repeat_verdicts): the budget is the
+    nested (n, R, J) one, with a "between judge calls" part; the array is written here."""
+    from ragaudit.diagnose.repeats import run_budget
+
+    verdicts = {  # question -> per repeat, the judge's two calls
+        "q1": ([1, 1], [1, 0], [1, 1]),
+        "q2": ([0, 0], [1, 0], [0, 0]),
+        "q3": ([1, 1], [1, 1], [0, 1]),
+        "q4": ([0, 1], [0, 0], [0, 0]),
+    }
+    rows = []
+    for qid, calls in verdicts.items():
+        def judged(c: list[int]) -> dict[str, Any]:
+            return {"correct": bool(c[0]), "abstained": False, "evidence_in_context": True,
+                    "judge_repeat_verdicts": {"correct": [bool(v) for v in c]}}  # fmt: skip
+
+        row = _row(qid, OK)
+        row["judges"] = judged(calls[0])
+        row["repeats"] = [{"seed": r, "judges": judged(calls[r])} for r in (1, 2)]
+        rows.append(row)
+    run = SavedRun.from_dict({"name": "j", "config": {"k": 1, "repeats": 3,
+                                                      "repeat_seeds": [1, 2, 3]}, "rows": rows})
+    budget = run_budget(run)
+    want = variance_budget(np.array(list(verdicts.values()), dtype=float))
+    assert set(budget.shares) == {"questions", "generations", "judge"}
+    assert budget.components == want.components
+    analysis = analyse_repeats(run)
+    assert analysis.budget.components == want.components
+    text = render(Report("t", (repeats_section(analysis),)), "table")
+    assert "between judge calls on one answer" in text

@@ -159,7 +159,7 @@ def _run_audit(
         failures_left_out=left_out,
         max_drilldowns=max_drilldowns,
         judged=judged,
-        repeats=analyse_repeats(saved, labels=labels, chunk_texts=chunk_texts),
+        repeats=analyse_repeats(saved, labels=labels),  # at the funnel's k, with its labels
     )
 
 

@@ -285,6 +285,8 @@ def repeat_places(
 def _judge_level(saved: SavedRun, ids: Sequence[str], metric: str) -> np.ndarray | None:
     """``(n, R, J)`` judge verdicts when every repeat stores ``J >= 2`` complete verdicts of
     ``metric`` for every question in ``ids`` (``--judge-repeats``), else None."""
+    if not repeat_scores(saved, metric):  # repeat 0 (the rows' own fields) has none: no level
+        return None
     levels = []
     for r in range(saved.repeats):
         scores = repeat_scores(saved.repeat(r), metric)
