@@ -10,6 +10,7 @@ so the conversion is tested without inspect_ai installed; with it installed, its
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -52,17 +53,54 @@ def test_compare_of_two_logs_is_the_exact_mcnemar_test(tmp_path):
     assert "SIGNIFICANT" in verdicts and len(verdicts) == 2  # both sides of the rule are seen
 
 
-def test_epochs_are_averaged_per_question_and_said(tmp_path):
+def test_epochs_are_stored_as_repeats_and_compare_pairs_their_means(tmp_path):
+    """sys-c: 3 epochs per sample (inspect_ai's mock model).  Every epoch's score, answer and
+    time is a repeat of its question, in epoch order; compare pairs the question means, which
+    are what the log's own per-epoch scores average to."""
     log = raw("sys-c")
     made = saved_run_from_log(log, "sys-c.json", name="c")
-    by_id: dict[str, list[int]] = {}
+    by_id: dict[str, dict[int, dict]] = {}
     for s in log["samples"]:
-        by_id.setdefault(s["id"], []).append({"C": 1, "I": 0}[s["scores"]["match"]["value"]])
-    assert made.log.epochs == 3 and len(made.saved.rows) == 40
-    assert {r["id"]: r["metrics"]["match"] for r in made.saved.rows} == {
-        i: sum(v) / len(v) for i, v in by_id.items()
-    }
-    assert made.saved.config["inspect"]["epoch_aggregation"] == "mean"
+        by_id.setdefault(str(s["id"]), {})[s["epoch"]] = s
+    saved = made.saved
+    assert made.log.epochs == 3 and len(saved.rows) == 40 and saved.repeats == 3
+    assert saved.config["inspect"]["epoch_aggregation"] == "repeats"
+    assert saved.repeat_seeds == [] and saved.config["repeat_seeds"] is None
+    outcomes = saved.repeat_outcomes("match")
+    for i, qid in enumerate(saved.ids):
+        epochs = by_id[qid]
+        assert sorted(epochs) == [1, 2, 3]
+        assert outcomes[i].tolist() == [
+            {"C": 1, "I": 0}[epochs[e]["scores"]["match"]["value"]] for e in (1, 2, 3)
+        ]
+        for r, e in enumerate((1, 2, 3)):
+            row = saved.repeat(r).rows[i] if r else saved.rows[i]
+            content = epochs[e]["output"]["choices"][0]["message"]["content"]
+            assert row["answer"] == (content if isinstance(content, str) else row["answer"])
+            assert row["latency_ms"]["total"] == pytest.approx(epochs[e]["total_time"] * 1000)
+    path = write_saved_run(tmp_path / "c.json", saved).path
+    other = saved_file(tmp_path, "sys-a")
+    out = invoke("compare", other, path, "-m", "match", "--format", "json")
+    assert out.exit_code == 0, out.output
+    shown = json.loads(out.output)["metrics"][0]
+    assert shown["mean_b"] == pytest.approx(float(outcomes.mean()))
+
+
+def test_a_failed_or_missing_epoch_is_a_generation_error_never_dropped():
+    log = raw("sys-c")
+    samples = log["samples"]
+    failed = next(s for s in samples if s["epoch"] == 2)
+    failed["error"] = {"message": "model timed out"}
+    cut = next(s for s in samples if s["epoch"] == 3 and s["id"] != failed["id"])
+    samples.remove(cut)
+    saved = saved_run_from_log(log, "sys-c.json", name="c").saved
+    ids = saved.ids
+    i, j = ids.index(str(failed["id"])), ids.index(str(cut["id"]))
+    outcomes = saved.repeat_outcomes("match")
+    assert np.isnan(outcomes[i, 1]) and np.isnan(outcomes[j, 2])
+    assert np.isfinite(np.delete(outcomes.ravel(), [i * 3 + 1, j * 3 + 2])).all()
+    assert saved.repeat(1).questions[i].generation_error == "epoch 2: 'model timed out'"
+    assert saved.repeat(2).questions[j].generation_error == "epoch 3: not in the log"
 
 
 def test_cluster_by_a_metadata_key_feeds_compare_cluster_by_tag(tmp_path):

@@ -176,9 +176,11 @@ def test_checkpoint_resumes_and_drops_a_truncated_last_line(tmp_path):
     with open(sidecar.path, "a", encoding="utf-8") as handle:
         handle.write('{"id": "q3", "ans')  # the process died mid-write
     done = Checkpoint(sidecar.path).resume({"k": 3})
-    assert list(done) == ["q1", "q2"]
+    assert list(done) == [("q1", 0), ("q2", 0)]
     sidecar.append({"id": "q3", "answer": "c"})
-    assert list(Checkpoint(sidecar.path).resume({"k": 3})) == ["q1", "q2", "q3"]
+    sidecar.append({"id": "q3", "repeat": 1, "seed": 5, "answer": "d"})  # a repeated run's
+    assert list(Checkpoint(sidecar.path).resume({"k": 3})) == [
+        ("q1", 0), ("q2", 0), ("q3", 0), ("q3", 1)]  # fmt: skip
     sidecar.remove()
     assert not sidecar.path.exists()
 

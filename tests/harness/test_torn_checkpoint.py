@@ -32,15 +32,15 @@ def test_every_cut_inside_the_last_line_drops_only_that_line(tmp_path):
         path = tmp_path / f"cut{cut}.partial.jsonl"
         path.write_bytes(whole[:cut])
         done = Checkpoint(path).resume(CONFIG)
-        assert done == {"q1": ROWS[0]}, cut
+        assert done == {("q1", 0): ROWS[0]}, cut
         # the file is rewritten clean, so the next append starts on its own line
         Checkpoint(path).append(ROWS[1])
-        assert Checkpoint(path).resume(CONFIG) == {"q1": ROWS[0], "q2": ROWS[1]}, cut
+        assert Checkpoint(path).resume(CONFIG) == {("q1", 0): ROWS[0], ("q2", 0): ROWS[1]}, cut
 
 
 def test_a_whole_checkpoint_is_kept(tmp_path):
     sidecar = _sidecar(tmp_path)
-    assert Checkpoint(sidecar.path).resume(CONFIG) == {"q1": ROWS[0], "q2": ROWS[1]}
+    assert Checkpoint(sidecar.path).resume(CONFIG) == {("q1", 0): ROWS[0], ("q2", 0): ROWS[1]}
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ def test_a_whole_checkpoint_is_kept(tmp_path):
 def test_a_bad_last_line_of_any_kind_is_redone(tmp_path, tail):
     path = _sidecar(tmp_path).path
     path.write_bytes(path.read_bytes() + tail + b"\n")
-    assert Checkpoint(path).resume(CONFIG) == {"q1": ROWS[0], "q2": ROWS[1]}
+    assert Checkpoint(path).resume(CONFIG) == {("q1", 0): ROWS[0], ("q2", 0): ROWS[1]}
 
 
 def test_a_torn_header_starts_over(tmp_path):

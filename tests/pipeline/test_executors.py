@@ -325,3 +325,99 @@ def test_a_worker_that_dies_is_a_one_line_error(tmp_path, ray_instance):
     assert "not reachable from the worker" in str(caught.value)
     # nothing finished, nothing lost: the checkpoint holds its header only
     assert len((tmp_path / "dies.partial.jsonl").read_text().splitlines()) == 1
+
+
+# Repeated runs (issue 34): R generations per question, each (question, repeat) a unit.
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("first", "second"), PAIRS)
+def test_a_repeated_run_resumes_without_calling_a_finished_repeat(tmp_path, request, first,
+                                                                  second):  # fmt: skip
+    if "ray" in (first, second):
+        request.getfixturevalue("ray_instance")
+    log = tmp_path / "calls.log"
+    options = dict(corpus=DATA / "corpus", out_dir=tmp_path, max_workers=2, name="live",
+                   repeats=3, **SMALL)  # fmt: skip
+    with pytest.raises(RuntimeError, match="endpoint down"):
+        evaluate_pipeline(Logged(log, fail_on=question_text("q5")), DATA / "golden.yaml",
+                          executor=first, **options)  # fmt: skip
+    partial = tmp_path / "live.partial.jsonl"
+    lines = [json.loads(line) for line in partial.read_text(encoding="utf-8").splitlines()[1:]]
+    assert len(lines) == len([c for c in calls(log) if c.startswith("answered")])
+    # a repeat after the first says which one it is, and its seed, in the checkpoint
+    assert all(("repeat" in row) == (row.get("repeat", 0) > 0) for row in lines)
+    for row in lines:
+        if "repeat" in row:
+            assert row["seed"] == unit_seed(0, row["id"], row["repeat"])
+    resumed = evaluate_pipeline(Logged(log), DATA / "golden.yaml", executor=second, **options)
+    answered = sorted(c for c in calls(log) if c.startswith("answered"))
+    # each question answered exactly 3 times over both runs: no finished unit called again
+    assert answered == sorted(f"answered {question_text(q)}" for q in IDS for _ in range(3))
+    assert not partial.exists()
+    whole = evaluate_pipeline(Logged(tmp_path / "whole.log"), DATA / "golden.yaml",
+                              corpus=DATA / "corpus", out_dir=tmp_path / "whole", max_workers=1,
+                              name="live", repeats=3, **SMALL)  # fmt: skip
+    assert Path(resumed.path).read_bytes() == Path(whole.path).read_bytes()
+    assert resumed.repeats == 3 and resumed.ids == IDS
+
+
+@pytest.mark.slow
+def test_run_repeats_stores_every_generation_with_its_seed(tmp_path, executor):
+    """``run --repeats 3`` with the reader's temperature on: repeat 0 is the run with one
+    generation (same seed rule), every other repeat is the reader's draw from the (question,
+    repeat) unit's seed (the reader called here by hand), threads and Ray write the same
+    bytes."""
+    base = ["run", "--corpus", str(DATA / "corpus"), "--golden", str(DATA / "golden.yaml"),
+            "--k", "3", "--chunk-size", "200", "--chunk-overlap", "40", "--no-timing", "-q",
+            "--reader-temperature", "1.0", "--seed", "4"]  # fmt: skip
+    out = tmp_path / executor
+    result = CliRunner().invoke(main, [*base, "--out", str(out), "--executor", executor,
+                                       "--repeats", "3", "--name", "rep"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    one = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "one"), "--name", "one"])
+    assert one.exit_code == 0, one.output
+    from ragaudit.data.records import load_saved_run
+
+    rep, single = load_saved_run(out / "rep.json"), load_saved_run(tmp_path / "one" / "one.json")
+    assert (rep.repeats, rep.repeat_seeds, rep.ids) == (3, [4, 4, 4], IDS)
+    assert rep.repeat(0).rows == single.rows  # repeat 0 is the run of one generation
+    assert "repeats" not in json.loads((tmp_path / "one" / "one.json").read_text())["config"]
+    chunks = chunk_documents(load_corpus(DATA / "corpus"), 200, 40)
+    reader = ExtractiveReader.fit(chunks, temperature=1.0)
+    by_id = {c.chunk_id: c for c in chunks}
+    golden = {q.id: q.question for q in load_golden(DATA / "golden.yaml")}
+    for r in (1, 2):
+        view = rep.repeat(r)
+        for row, entry in zip(view.rows, rep.column_values("repeats"), strict=True):
+            seed = unit_seed(4, row["id"], r)
+            assert entry[r - 1]["seed"] == seed
+            context = [by_id[c] for c in (row.get("context_ids")
+                       or [e["chunk_id"] for e in row["retrieved"][:3]])]  # fmt: skip
+            assert row["answer"] == reader.generate(golden[row["id"]], context, seed=seed).answer
+    correct = rep.repeat_outcomes("correct")
+    assert correct.shape == (8, 3)
+    answered = rep.repeat_outcomes("answered")
+    differ = {(tuple(correct[:, r]), tuple(answered[:, r])) for r in range(3)}
+    assert len(differ) > 1  # the draws differ between repeats
+    if executor == "ray":
+        threads = tmp_path / "threads"
+        again = CliRunner().invoke(main, [*base, "--out", str(threads), "--repeats", "3",
+                                          "--name", "rep"])  # fmt: skip
+        assert again.exit_code == 0, again.output
+        assert (threads / "rep.json").read_bytes() == (out / "rep.json").read_bytes()
+
+
+def test_repeats_must_be_a_positive_integer_and_offline_judged(tmp_path):
+    from ragaudit.pipeline.config import RunConfig
+
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(InputError, match="repeats: expected an integer >= 1"):
+            RunConfig(DATA / "corpus", DATA / "golden.yaml", repeats=bad)
+    with pytest.raises(InputError, match="repeats: the LLM judges judge one generation"):
+        RunConfig(DATA / "corpus", DATA / "golden.yaml", repeats=2, judges="llm")
+    result = CliRunner().invoke(main, ["run", "--corpus", str(DATA / "corpus"), "--golden",
+                                       str(DATA / "golden.yaml"), "--repeats", "0",
+                                       "--out", str(tmp_path)])  # fmt: skip
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.strip().splitlines()[-1].startswith("ragaudit: error: repeats:")

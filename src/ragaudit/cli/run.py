@@ -83,6 +83,14 @@ __all__ = ["command"]
     help="The extractive reader draws its answer sentence with probability proportional to "
     "exp(support / T), from each question's seed; 0 answers deterministically.",
 )
+@click.option(
+    "--repeats",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Generations per question, R: each (question, repeat) draws from its own seed and the "
+    "saved run holds all R (with --reader-temperature > 0 the offline reader varies).",
+)
 @click.option("--name", default=None, help="Configuration name [default: k<K>_cs<SIZE>...].")
 @results_dir_option()
 @save_as_option()
@@ -144,6 +152,7 @@ def command(
     chunk_labels_file: str | None,
     generator: str,
     reader_temperature: float,
+    repeats: int,
     name: str | None,
     out_dir: str,
     save_as: str,
@@ -191,7 +200,7 @@ def command(
         run_file=run_file, embedding_model=embedding_model, qdrant_url=qdrant_url, name=name,
         out_dir=out_dir, limit=limit, seed=seed, record_latency=timing,
         llm_config=llm_config, judge_repeats=judge_repeats, golden_columns=golden_columns,
-        reader_temperature=reader_temperature, save_as=save_as,
+        reader_temperature=reader_temperature, save_as=save_as, repeats=repeats,
     )  # fmt: skip
     if dry_run:
         if llm_config is None:
@@ -213,8 +222,8 @@ def command(
         done = {"n": 0, "total": 0}
 
         def on_start(n: int) -> None:
-            done["total"] = n
-            questions(0, n)
+            done["total"] = n * repeats  # one tick per (question, repeat)
+            questions(0, done["total"])
 
         def on_row(row: dict[str, Any]) -> None:
             done["n"] += 1

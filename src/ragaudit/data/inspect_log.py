@@ -11,18 +11,21 @@ row field           from each sample of ``samples``
 ``id``              ``id`` (a sample is keyed by ``(id, epoch)``; a pair seen twice is refused)
 ``question``        ``input`` (a string, or the text of its last user message)
 ``reference_answer``  ``target`` (a list joined by `` | ``)
-``answer``          the first epoch's ``output.choices[0].message.content``
+``answer``          ``output.choices[0].message.content``
 ``metrics``         ``scores``: each scorer's ``value`` as a number (``C`` 1, ``I`` 0, ``P``
                     0.5, ``N`` 0, inspect's ``value_to_float`` defaults; booleans 1/0); a
                     dict value gives one metric per key, ``scorer.key``
 ``latency_ms``      ``total_time`` (seconds) x 1000
 ``usage``           ``model_usage`` input and output tokens; no cost (inspect records none)
+``generation_error``  ``error.message`` of a sample that ended with an error
 ``tags``            ``[metadata[--cluster-by]]``
 ==================  ====================================================================
 
-Epochs are repeats of one question.  Until saved runs hold repeats, each question's metric is
-its **mean over epochs** (over the epochs where the scorer gave a value; an epoch that failed
-with an error is left out and counted), as are its latency and tokens; the import says so.
+Epochs are repeats of one question: the first epoch is the row's own generation and the
+others its ``repeats`` (``docs/saved-run-format.md``, repeated runs), in epoch order, with no
+seed (inspect records none per epoch).  An epoch that ended with an error is a generation with
+``generation_error`` and null scores; an epoch a sample lacks while others ran it (a log cut
+short) is one too, said as "not in the log": no epoch leaves a denominator uncounted.
 """
 
 from __future__ import annotations
@@ -49,7 +52,8 @@ class InspectRows:
     Attributes
     ----------
     rows : list of dict
-        One per sample id, in first-seen order.
+        One per sample id, in first-seen order; with several epochs each holds the first
+        in its own fields and the others in ``repeats``.
     task, model, status, inspect_version : str
     epochs : int
         The most epochs of a sample.
@@ -178,8 +182,43 @@ def _metrics(sample: Mapping[str, Any], path: str, where: str) -> dict[str, floa
     return out
 
 
-def _mean(values: list[float]) -> float | None:
-    return math.fsum(values) / len(values) if values else None
+def _generation(sample: Mapping[str, Any], path: str, where: str, epoch: int) -> dict[str, Any]:
+    """One epoch of a sample as a generation: the keys a row's generation fills in."""
+    error = sample.get("error")
+    if error:
+        message = error.get("message", "") if isinstance(error, Mapping) else str(error)
+        return {
+            "answer": None, "abstained": None, "citations": [], "judges": {},
+            "latency_ms": None,
+            "generation_error": f"epoch {epoch}: {shorten(str(message), 120)}",
+            "usage": None, "metrics": {},
+        }  # fmt: skip
+    total = sample.get("total_time")
+    timed = isinstance(total, (int, float)) and not isinstance(total, bool)
+    seconds = float(total) if timed else 0.0  # type: ignore[arg-type]
+    usage = [u for u in (sample.get("model_usage") or {}).values() if isinstance(u, Mapping)]
+    return {
+        "answer": _answer(sample),
+        "abstained": None,
+        "citations": [],
+        "judges": {},
+        "latency_ms": {"total": seconds * 1000} if timed else None,
+        "generation_error": None,
+        "usage": {
+            "input_tokens": sum(int(u.get("input_tokens") or 0) for u in usage),
+            "output_tokens": sum(int(u.get("output_tokens") or 0) for u in usage),
+            "cost_usd": None,
+        }
+        if usage
+        else None,
+        "metrics": _metrics(sample, path, where),
+    }
+
+
+def _missing_epoch(epoch: int) -> dict[str, Any]:
+    """An epoch the log does not hold for a sample that others ran (a log cut short)."""
+    return {"answer": None, "judges": {}, "latency_ms": None,
+            "generation_error": f"epoch {epoch}: not in the log", "metrics": {}}  # fmt: skip
 
 
 def rows_from_log(
@@ -196,7 +235,9 @@ def rows_from_log(
     ...                    for e, a, v in ((1, "4", "C"), (2, "5", "I"))]}
     >>> got = rows_from_log(log, "log.json")
     >>> got.rows[0]["id"], got.rows[0]["answer"], got.rows[0]["metrics"], got.epochs
-    ('1', '4', {'match': 0.5}, 2)
+    ('1', '4', {'match': 1.0}, 2)
+    >>> got.rows[0]["repeats"][0]["answer"], got.rows[0]["repeats"][0]["metrics"]
+    ('5', {'match': 0.0})
     """
     name = str(path)
     samples = log.get("samples")
@@ -231,40 +272,24 @@ def rows_from_log(
             )
         seen.add((str(sid), epoch))
         groups.setdefault(str(sid), []).append((epoch, i, sample))
-    rows: list[dict[str, Any]] = []
     scorers: dict[str, None] = {}
     failed: list[str] = []
+    epochs = max(len(g) for g in groups.values())
+    made: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
     for sid, group in groups.items():
         group.sort(key=lambda item: item[0])
         first = group[0][2]
-        values: dict[str, list[float]] = {}
-        times: list[float] = []
-        tokens_in: list[int] = []
-        tokens_out: list[int] = []
-        errors: list[str] = []
+        generations = []
         for epoch, i, sample in group:
-            where = f"samples[{i}]"
-            if sample.get("error"):
+            generation = _generation(sample, name, f"samples[{i}]", epoch)
+            if generation["generation_error"] is not None:
                 failed.append(f"{sid}@{epoch}")
-                message = (
-                    (sample["error"] or {}).get("message", "")
-                    if isinstance(sample["error"], Mapping)
-                    else str(sample["error"])
-                )
-                errors.append(f"epoch {epoch}: {shorten(str(message), 120)}")
-                continue
-            for metric, number in _metrics(sample, name, where).items():
-                scorers.setdefault(metric)
-                if number is not None:
-                    values.setdefault(metric, []).append(number)
-            if isinstance(sample.get("total_time"), (int, float)):
-                times.append(float(sample["total_time"]) * 1000)
-            usage = [
-                u for u in (sample.get("model_usage") or {}).values() if isinstance(u, Mapping)
-            ]
-            if usage:
-                tokens_in.append(sum(int(u.get("input_tokens") or 0) for u in usage))
-                tokens_out.append(sum(int(u.get("output_tokens") or 0) for u in usage))
+            scorers.update(dict.fromkeys(generation["metrics"]))
+            generations.append(generation)
+        seen_epochs = {epoch for epoch, _, _ in group}
+        missing = [e for e in range(1, epochs + 1) if e not in seen_epochs]
+        for epoch in missing[: epochs - len(group)]:  # a log cut short: said, never dropped
+            generations.append(_missing_epoch(epoch))
         tags: list[str] = []
         if cluster_by is not None:
             metadata = first.get("metadata") or {}
@@ -278,42 +303,27 @@ def rows_from_log(
             tags = [str(metadata[cluster_by])]
         target = first.get("target")
         reference = " | ".join(map(str, target)) if isinstance(target, list) else target
-        all_failed = len(errors) == len(group)
-        rows.append(
-            {
-                "id": sid,
-                "question": _question(first),
-                "answerable": True,
-                "reference_answer": reference if isinstance(reference, str) else None,
-                "keywords": [],
-                "gold_docs": [],
-                "tags": tags,
-                "retrieved": [],
-                "context_ids": [],
-                "answer": None
-                if all_failed
-                else _answer(next(s for _, _, s in group if not s.get("error"))),
-                "abstained": None,
-                "citations": [],
-                "judges": {},
-                "latency_ms": {"total": _mean(times)} if times else None,
-                "generation_error": "; ".join(errors) if all_failed else None,
-                # Token counts are whole numbers in a saved run: the question's epochs summed
-                # (divide by ``epochs`` for one generation's), not a fractional mean.
-                "usage": {
-                    "input_tokens": sum(tokens_in),
-                    "output_tokens": sum(tokens_out),
-                    "cost_usd": None,
-                }
-                if tokens_in
-                else None,
-                "epochs": len(group) - len(errors),
-                "_values": values,
-            }
-        )
-    for row in rows:
-        values = row.pop("_values")
-        row["metrics"] = {m: _mean(values.get(m, [])) for m in scorers}
+        question = {
+            "id": sid,
+            "question": _question(first),
+            "answerable": True,
+            "reference_answer": reference if isinstance(reference, str) else None,
+            "keywords": [],
+            "gold_docs": [],
+            "tags": tags,
+            "retrieved": [],
+            "context_ids": [],
+        }
+        made.append((question, generations))
+    rows = []
+    for question, generations in made:
+        for generation in generations:  # every scorer in every generation, null when absent
+            generation["metrics"] = {m: generation["metrics"].get(m) for m in scorers}
+        first, *others = generations
+        row = {**question, **first}
+        if others:
+            row["repeats"] = [{"seed": None, **g} for g in others]
+        rows.append(row)
     packages = eval_info.get("packages") or {}
     return InspectRows(
         rows=rows,
@@ -321,7 +331,7 @@ def rows_from_log(
         model=str(eval_info.get("model", "")),
         status=str(log.get("status", "")),
         inspect_version=str(packages.get("inspect_ai", "")),
-        epochs=max(len(g) for g in groups.values()),
+        epochs=epochs,
         scorers=tuple(scorers),
         failed_epochs=tuple(failed),
     )

@@ -28,6 +28,7 @@ __all__ = [
     "QuestionRows",
     "as_per_question_metrics",
     "judged_values",
+    "repeat_means",
 ]
 
 QUESTION_SUBSETS: tuple[str, ...] = ("all", "answerable", "unanswerable")
@@ -86,7 +87,8 @@ class PerQuestionMetrics:
 
     @classmethod
     def from_saved_run(cls, run: SavedRun, *, lazy: bool = False) -> PerQuestionMetrics:
-        """The metrics and answerable flags of a saved run (booleans as 0/1).
+        """The metrics and answerable flags of a saved run (booleans as 0/1); of a repeated
+        run, each question's mean over its repeats (:func:`repeat_means`).
 
         ``lazy``: ``values`` is a :class:`QuestionRows`, whose dicts are made on first use
         (pairing reads only its ids and the run's metric columns); else a dict.  An empty run
@@ -95,6 +97,10 @@ class PerQuestionMetrics:
         if not run.questions:
             raise FormatError("no questions found", path=run.path)
         ids = run.ids
+        if run.repeats > 1:  # the question is the unit: its mean over its repeats
+            means = cls.from_columns(run.name, ids, repeat_means(run), run.path)
+            answerable = dict(zip(ids, run.answerable_flags, strict=True))
+            return cls(means.name, means.values, run.path, answerable)
         rows = QuestionRows(run)
         return cls(
             name=run.name,
@@ -240,6 +246,32 @@ def as_per_question_metrics(run: PerQuestionMetrics | SavedRun) -> PerQuestionMe
             "with ragaudit.data.per_question_files.read_per_question_metrics"
         )
     raise InputError(f"expected a SavedRun or PerQuestionMetrics, found {type(run).__name__}")
+
+
+def repeat_means(run: SavedRun) -> dict[str, np.ndarray]:
+    r"""Each metric's per-question mean over a repeated run's ``R`` repeats,
+    :math:`\bar y_i = \frac{1}{|R_i|}\sum_{r \in R_i} y_{ir}` over the repeats
+    :math:`R_i` of question :math:`i` that have a value (NaN when none has): what a
+    comparison pairs, so that the question, not the (question, repeat), is its unit.
+
+    >>> run = SavedRun.from_dict({"config": {"k": 1, "repeats": 3}, "rows": [
+    ...     {"id": "q1", "retrieved": [], "metrics": {"correct": True}, "repeats": [
+    ...         {"metrics": {"correct": False}}, {"metrics": {"correct": None}}]}]})
+    >>> repeat_means(run)
+    {'correct': array([0.5])}
+    """
+    names = dict.fromkeys(run.metric_names())
+    for entries in run.column_values("repeats"):
+        for entry in entries or ():
+            names.update(dict.fromkeys(entry.get("metrics") or {}))
+    out = {}
+    for name in names:
+        outcomes = run.repeat_outcomes(name)
+        valued = (~np.isnan(outcomes)).sum(axis=1)
+        total = np.where(np.isnan(outcomes), 0.0, outcomes).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[name] = np.where(valued > 0, total / np.maximum(valued, 1), np.nan)
+    return out
 
 
 def judged_values(run: SavedRun, metric: str = "correct") -> dict[str, float]:

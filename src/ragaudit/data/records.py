@@ -210,7 +210,9 @@ def per_question_metrics(saved: SavedRun) -> dict[str, dict[str, float | None]]:
 class Checkpoint:
     """An append-only sidecar of finished rows, so an interrupted run can resume.
 
-    Line 1 is ``{"checkpoint": FORMAT, "config": ...}``; every other line is one finished row.
+    Line 1 is ``{"checkpoint": FORMAT, "config": ...}``; every other line is one finished row:
+    one (question, repeat) unit, its ``repeat`` number (and ``seed``) written in the row when
+    it is not 0, so the lines of a run with one generation per question are as they were.
     Each line is written with a single ``write`` on a file opened in append mode, then flushed
     and fsync'ed, so a crash leaves at worst one truncated last line, which :meth:`resume`
     ignores.  A checkpoint of another configuration is never replaced: :meth:`resume` refuses
@@ -224,20 +226,21 @@ class Checkpoint:
     {}
     >>> sidecar.append({"id": "q1", "answer": "x"})
     >>> Checkpoint(sidecar.path).resume({"k": 3})
-    {'q1': {'id': 'q1', 'answer': 'x'}}
+    {('q1', 0): {'id': 'q1', 'answer': 'x'}}
     >>> Checkpoint(sidecar.path).resume({"k": 5})   # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ragaudit.exceptions.InputError: .../k3.partial.jsonl: a checkpoint of another \
 configuration (1 finished question) is in the way: k is 3 there, 5 now; ...
     >>> Checkpoint(sidecar.path).resume({"k": 3})   # still there, untouched
-    {'q1': {'id': 'q1', 'answer': 'x'}}
+    {('q1', 0): {'id': 'q1', 'answer': 'x'}}
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
 
-    def resume(self, config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-        """Rows finished under the same ``config``; a new sidecar when there is none.
+    def resume(self, config: Mapping[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
+        """Rows finished under the same ``config``, by (question id, repeat); a new sidecar
+        when there is none.
 
         Raises
         ------
@@ -246,7 +249,7 @@ configuration (1 finished question) is in the way: k is 3 there, 5 now; ...
             it is left as it is.
         """
         header = json.dumps({"checkpoint": FORMAT, "config": config}, sort_keys=True)
-        done: dict[str, dict[str, Any]] = {}
+        done: dict[tuple[str, int], dict[str, Any]] = {}
         if self.path.exists() and not _only_a_torn_header(self.path):
             # Read with the shared JSON Lines reader's "stop" policy: only newline-terminated
             # lines are whole; whatever follows the last newline was cut short by the
@@ -260,7 +263,10 @@ configuration (1 finished question) is in the way: k is 3 there, 5 now; ...
             for _, row in lines:
                 if not isinstance(row, dict) or not isinstance(row.get("id"), str):
                     break  # not a row: redo from that question on
-                done[row["id"]] = row
+                repeat = row.get("repeat", 0)
+                if type(repeat) is not int or repeat < 0:
+                    break
+                done[row["id"], repeat] = row
             # Rewrite without any truncated tail so later appends start on a clean line.
             atomic_write_text(
                 self.path,

@@ -165,6 +165,8 @@ class RunConfig:
         recognised by :data:`~ragaudit.data.golden_fields.GOLDEN_COLUMNS`.
     save_as : {"json", "parquet"}, default "json"
         The saved run's format: ``<out_dir>/<name>.json`` or ``<out_dir>/<name>.parquet``.
+    repeats : int, default 1
+        Generations per question (``config.repeats`` of the saved run when above 1).
 
     Examples
     --------
@@ -198,9 +200,16 @@ class RunConfig:
     golden_columns: Mapping[str, str] | None = None
     reader_temperature: float = 0.0
     save_as: str = "json"
+    repeats: int = 1
 
     def __post_init__(self) -> None:
         check_positive("k", self.k)
+        check_positive("repeats", self.repeats)
+        if self.repeats > 1 and self.judges == "llm":
+            raise InputError(
+                "repeats: the LLM judges judge one generation per question so far; run "
+                "--repeats with --judges offline"
+            )
         check_save_as(self.save_as)
         if self.limit is not None:
             check_positive("limit", self.limit)

@@ -32,7 +32,7 @@ from ragaudit.exceptions import InputError
 if TYPE_CHECKING:  # `ragaudit run --help` imports EXECUTORS from here: nothing heavy
     from ragaudit.data.golden import GoldenQuestion
 
-__all__ = ["EXECUTORS", "Unit", "check_executor", "unit_seed", "units_of"]
+__all__ = ["EXECUTORS", "SEED_RULE", "Unit", "check_executor", "unit_seed", "units_of"]
 
 #: The executors of the harness loop, default first.
 EXECUTORS: tuple[str, ...] = ("threads", "ray")
@@ -56,6 +56,13 @@ def check_executor(executor: object, ray_address: object = None) -> str:
             f"ray_address: expected an address such as HOST:6379, found {ray_address!r}"
         )
     return str(executor)
+
+
+#: :func:`unit_seed` in words, as a repeated saved run records it (``config.repeat_seed_rule``).
+SEED_RULE = (
+    "the seed of (question, repeat) is the first 4 bytes, little-endian, of the SHA-256 of "
+    "the JSON [repeat_seeds[repeat], question id, repeat]"
+)
 
 
 def unit_seed(seed: int, question_id: str, repeat: int) -> int:

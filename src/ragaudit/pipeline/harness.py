@@ -27,13 +27,14 @@ from ragaudit.data.golden import GoldenSet
 from ragaudit.data.qrels import Qrels
 from ragaudit.data.records import Checkpoint, write_saved_run
 from ragaudit.data.saved_run import SavedRun
+from ragaudit.data.saved_run.repeated import with_repeats
 from ragaudit.data.saved_run.summary import summarise_run
 from ragaudit.judges.offline import OFFLINE_JUDGE_METHODS
 from ragaudit.labels.format import check_label_ids
 from ragaudit.pipeline.build import build_generator, prepare
 from ragaudit.pipeline.config import RunConfig, check_positive, saved_run_path
 from ragaudit.pipeline.costs import combine_llm_costs, generator_identity, llm_cost_of_rows
-from ragaudit.pipeline.executors import Unit, check_executor, units_of
+from ragaudit.pipeline.executors import SEED_RULE, Unit, check_executor, units_of
 from ragaudit.pipeline.generators import Generator
 from ragaudit.pipeline.llm_stages import judge_with_llm
 from ragaudit.pipeline.ray_executor import check_shippable, import_ray, run_on_ray
@@ -93,6 +94,7 @@ def evaluate_configuration(
     ray_address: str | None = None,
     parts: Mapping[str, Any] | None = None,
     save_as: str = "json",
+    repeats: int = 1,
 ) -> SavedRun:
     """Run every golden question through one configuration and write its saved run.
 
@@ -137,6 +139,11 @@ def evaluate_configuration(
     save_as : {"json", "parquet"}, default "json"
         The saved run's format (:data:`~ragaudit.pipeline.config.SAVE_FORMATS`); the format is
         not part of the configuration, so a run interrupted under one resumes under the other.
+    repeats : int, default 1
+        Generations per question, R: each (question, repeat) unit is retrieved and answered
+        with its own seed (:func:`~ragaudit.pipeline.executors.unit_seed`) and the saved run
+        holds all R (``docs/saved-run-format.md``, repeated runs).  Each finished unit is
+        checkpointed; a resume calls none twice.
 
     Returns
     -------
@@ -148,7 +155,13 @@ def evaluate_configuration(
     if limit is not None:
         check_positive("limit", limit)
     depth = max(20, k) if depth is None else check_positive("depth", depth)
+    repeats = check_positive("repeats", repeats)
+    seed = config.get("seed", 0)
+    seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else 0
     full_config = _with_judge_methods({**config, "retrieval_depth": depth})
+    if repeats > 1:
+        full_config.update(repeats=repeats, repeat_seeds=[seed] * repeats,
+                           repeat_seed_rule=SEED_RULE)  # fmt: skip
     if parts is None:
         parts = {"retriever": retriever, "generator": generator}
     if executor == "ray":
@@ -158,25 +171,23 @@ def evaluate_configuration(
     checkpoint = Checkpoint(path.with_suffix(".partial.jsonl"))
     done = checkpoint.resume(full_config)
     chunks_by_id = {c.chunk_id: c for c in chunks}
-    by_id: dict[str, dict[str, Any]] = {}
-    for question in questions:
-        if question.id in done:
-            by_id[question.id] = done[question.id]
+    every = units_of(questions, seed, repeats)
+    by_unit: dict[tuple[str, int], dict[str, Any]] = {}
+    for unit in every:
+        row = done.get((unit.question.id, unit.repeat))
+        if row is not None:
+            by_unit[unit.question.id, unit.repeat] = _unit_row(row)
             if on_row is not None:
-                on_row(done[question.id])
-    seed = config.get("seed", 0)
-    units = [
-        u
-        for u in units_of(questions, seed if isinstance(seed, int) else 0)
-        if u.question.id not in by_id
-    ]
+                on_row(by_unit[unit.question.id, unit.repeat])
+    units = [u for u in every if (u.question.id, u.repeat) not in by_unit]
     work = UnitWork(retriever, generator, chunks_by_id, k, depth, chunk_labels, record_latency)
     lock = threading.Lock()
 
     def record(unit: Unit, row: dict[str, Any]) -> None:
-        with lock:
-            checkpoint.append(row)
-            by_id[unit.question.id] = row
+        with lock:  # a repeat after the first says which it is, in the checkpoint only
+            said = {"id": row["id"], "repeat": unit.repeat, "seed": unit.seed, **row}
+            checkpoint.append(row if unit.repeat == 0 else said)
+            by_unit[unit.question.id, unit.repeat] = row
             if on_row is not None:
                 on_row(row)
 
@@ -202,9 +213,42 @@ def evaluate_configuration(
             record(unit, row)
 
         mapper(answer_one, found_all)
-    rows = [by_id[q.id] for q in questions]
     lift = {c.chunk_id: c.doc_id for c in chunks}
-    doc_metrics = retrieval_metrics(rows, k, lift, qrels=golden.qrels(), unit="doc")
+    generations = [[by_unit[q.id, r] for q in questions] for r in range(repeats)]
+    for rows in generations:  # each repeat's own retrieval (a live pipeline's may differ)
+        _add_metrics(rows, k, lift, golden.qrels(), chunk_labels)
+    seeds = {(u.question.id, u.repeat): u.seed for u in every}
+    rows = [
+        with_repeats(first, [(seeds[q.id, r], generations[r][i]) for r in range(1, repeats)])
+        for i, (q, first) in enumerate(zip(questions, generations[0], strict=True))
+    ]
+    saved = SavedRun.from_dict({"name": name, "config": full_config, "rows": rows})
+    summary = summarise_run(saved).to_dict()
+    every_row = [row for rows in generations for row in rows]  # every call was paid for
+    if any(isinstance(row.get("usage"), Mapping) for row in every_row):
+        costs = llm_cost_of_rows(every_row, generator)
+        summary["llm"] = combine_llm_costs({"generator": costs})
+    saved = write_saved_run(path, saved.replace(summary=summary))
+    checkpoint.remove()
+    return saved
+
+
+def _unit_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint line as the unit's row (without the ``repeat`` and ``seed`` it holds)."""
+    if "repeat" not in row:
+        return row
+    return {key: value for key, value in row.items() if key not in ("repeat", "seed")}
+
+
+def _add_metrics(
+    rows: list[dict[str, Any]],
+    k: int,
+    lift: Mapping[str, str],
+    qrels: Qrels,
+    chunk_labels: Qrels | None,
+) -> None:
+    """Set each row's ``metrics``: retrieval at document (and chunk) level, then the judges'."""
+    doc_metrics = retrieval_metrics(rows, k, lift, qrels=qrels, unit="doc")
     chunk_metrics = (
         retrieval_metrics(rows, k, lift, qrels=chunk_labels, unit="chunk")
         if chunk_labels is not None
@@ -219,13 +263,6 @@ def evaluate_configuration(
         metrics.update({n: chunk_metrics.get(row["id"], {}).get(n) for n in chunk_names})
         metrics.update(judge_metrics(row))
         row["metrics"] = metrics
-    saved = SavedRun.from_dict({"name": name, "config": full_config, "rows": rows})
-    summary = summarise_run(saved).to_dict()
-    if any(isinstance(row.get("usage"), Mapping) for row in rows):
-        summary["llm"] = combine_llm_costs({"generator": llm_cost_of_rows(rows, generator)})
-    saved = write_saved_run(path, saved.replace(summary=summary))
-    checkpoint.remove()
-    return saved
 
 
 def run_pipeline(
@@ -329,6 +366,7 @@ def run_pipeline(
             executor=executor,
             ray_address=ray_address,
             save_as=run.save_as,
+            repeats=run.repeats,
             parts={
                 f"retriever {run.retriever!r}": prepared.retriever,
                 f"generator {run.generator!r}": the_generator,

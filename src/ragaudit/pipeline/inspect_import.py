@@ -1,11 +1,12 @@
 """inspect_ai logs as saved runs: ``ragaudit import --from inspect LOG``.
 
 The log is read by inspect_ai's own reader and turned into rows by
-:func:`~ragaudit.data.inspect_log.rows_from_log` (scores become metrics; epochs are averaged per
-question, said in the output and in ``config.inspect.epochs``).  The rows are a saved run like
-any other: ``compare A.json B.json -m match`` gives the exact paired verdict of two logs
-(for a 0/1 score, the sign-flip test on the paired differences is the exact McNemar test),
-``--cluster-by tag`` the clustered one when the import took ``--cluster-by KEY``.
+:func:`~ragaudit.data.inspect_log.rows_from_log` (scores become metrics; epochs are the
+run's repeats, ``config.repeats``, said in the output and in ``config.inspect.epochs``).  The
+rows are a saved run like any other: ``compare A.json B.json -m match`` gives the exact
+paired verdict of two logs (for a 0/1 score, the sign-flip test on the paired differences is
+the exact McNemar test), ``--cluster-by tag`` the clustered one when the import took
+``--cluster-by KEY``.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ from ragaudit.pipeline.config import saved_run_path
 __all__ = ["EPOCHS_NOTE", "InspectImport", "import_inspect_log", "saved_run_from_log"]
 
 EPOCHS_NOTE = (
-    "epochs are repeats of one question: each question's score is its mean over its epochs "
-    "(saved runs do not hold repeats yet)"
+    "epochs are repeats of one question: stored as the run's repeats (config.repeats), and "
+    "compare pairs each question's mean over its epochs"
 )
+#: ``config.repeat_seed_rule`` of an imported inspect_ai log.
+SEED_RULE = "inspect_ai epochs: the log records no seed per epoch"
 
 
 @dataclass(frozen=True)
@@ -56,12 +59,14 @@ def saved_run_from_log(
             "status": read.status,
             "inspect_ai_version": read.inspect_version,
             "epochs": read.epochs,
-            "epoch_aggregation": "mean" if read.epochs > 1 else "none",
+            "epoch_aggregation": "repeats" if read.epochs > 1 else "none",
             "failed_epochs": list(read.failed_epochs),
             "cluster_by": cluster_by,
         },
         "ragaudit_version": version(),
     }
+    if read.epochs > 1:
+        config.update(repeats=read.epochs, repeat_seeds=None, repeat_seed_rule=SEED_RULE)
     saved = SavedRun.from_dict({"name": name, "config": config, "rows": read.rows})
     return InspectImport(saved.replace(summary=summarise_run(saved).to_dict()), read)
 

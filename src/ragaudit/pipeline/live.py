@@ -202,6 +202,7 @@ def evaluate_pipeline(
     ray_address: str | None = None,
     timeout: float | None = CALL_TIMEOUT,
     save_as: str = "json",
+    repeats: int = 1,
 ) -> SavedRun:
     """Call ``pipeline(question)`` on every golden question and write the saved run.
 
@@ -258,6 +259,10 @@ def evaluate_pipeline(
         ``max_workers=1``, yours).
     save_as : {"json", "parquet"}, default "json"
         The saved run's format: ``<out_dir>/<name>.parquet`` with ``"parquet"``.
+    repeats : int, default 1
+        Calls per question, R: the pipeline is called R times on each question and the saved
+        run holds all R generations (``config.repeats``), each checkpointed as it finishes;
+        a resume calls no finished (question, repeat) again.
 
     Returns
     -------
@@ -336,7 +341,9 @@ def evaluate_pipeline(
     }
     if extra:
         full_config["pipeline_config"] = extra
+    repeats = check_positive("repeats", repeats)
     n_questions = len(golden_set) if limit is None else min(len(golden_set), limit)
+    n_questions *= repeats  # progress counts (question, repeat) calls
     finished = [0]
 
     def on_row(row: Mapping[str, Any]) -> None:
@@ -362,6 +369,7 @@ def evaluate_pipeline(
         ray_address=ray_address,
         parts={"pipeline": pipeline},
         save_as=save_as,
+        repeats=repeats,
     )
     _warn_context_matches(saved, min_overlap)
     return saved

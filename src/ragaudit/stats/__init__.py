@@ -29,6 +29,7 @@
   (it undercovers with few clusters and rates near 1: ``benchmarks/coverage_clustered.py``; the
   cluster bootstrap, which undercovers too (coverage 0.15 there), is not exported);
 * :func:`judge_noise`: judge noise versus question sampling noise;
+* :func:`run_mean_interval` (a saved run's mean, repeats clustered by question),
 * :func:`variance_budget`, :func:`repeated_mean_interval`, :func:`pass_k`,
   :func:`flaky_questions`, :func:`allocate_repeats`: repeated generations of each question
   (between questions, generations and judge calls; pass^k and pass@k; flaky questions; how
@@ -95,6 +96,7 @@ if TYPE_CHECKING:
         ppi_mean,
         ppi_rate_small_sample,
     )
+    from ragaudit.stats.repeated_runs import run_mean_interval
     from ragaudit.stats.repeats import (
         PassKResult,
         VarianceBudget,
@@ -141,7 +143,7 @@ _WHERE = {
     "format_pvalue": "verdicts", "verdict": "verdicts",
     "PassKResult": "repeats", "VarianceBudget": "repeats", "allocate_repeats": "repeats",
     "flaky_questions": "repeats", "pass_k": "repeats", "repeated_mean_interval": "repeats",
-    "variance_budget": "repeats",
+    "variance_budget": "repeats", "run_mean_interval": "repeated_runs",
 }  # fmt: skip
 
 __all__ = [
@@ -210,6 +212,7 @@ __all__ = [
     "questions_needed",
     "repeated_mean_interval",
     "run_mde",
+    "run_mean_interval",
     "signflip_interval",
     "variance_budget",
     "verdict",

@@ -28,13 +28,24 @@ if TYPE_CHECKING:
     from ragaudit.data.saved_run.mappings import RunSettings
     from ragaudit.data.saved_run.model import SavedRun
 
-__all__ = ["GENERATION_KEYS", "REPEAT_CONFIG_KEYS", "RepeatAccess", "repeat_row"]
+__all__ = [
+    "GENERATION_KEYS",
+    "QUESTION_KEYS",
+    "REPEAT_CONFIG_KEYS",
+    "RepeatAccess",
+    "repeat_row",
+    "with_repeats",
+]
 
 #: The row keys one generation fills in (the rest describe the question: id, question,
 #: answerable, reference answer, keywords, gold documents, tags).
 GENERATION_KEYS = (
     "retrieved", "context_ids", "answer", "abstained", "citations", "judges", "latency_ms",
     "generation_error", "usage", "metrics",
+)  # fmt: skip
+#: The row keys that describe the question, the same for every repeat.
+QUESTION_KEYS = (
+    "id", "question", "answerable", "reference_answer", "keywords", "gold_docs", "tags",
 )  # fmt: skip
 #: Keys an entry of ``repeats`` inherits from repeat 0 when it leaves them out.
 INHERITED = ("retrieved", "context_ids")
@@ -61,6 +72,41 @@ def repeat_row(row: Mapping[str, Any], r: int) -> dict[str, Any]:
         if key not in entry and key in row:
             out[key] = row[key]
     out.update((k, v) for k, v in entry.items() if k != "seed")
+    if "context_ids" in entry and entry["context_ids"] is None:  # the top k of its own
+        del out["context_ids"]
+    return out
+
+
+def with_repeats(
+    first: Mapping[str, Any], others: Sequence[tuple[int | None, Mapping[str, Any]]]
+) -> dict[str, Any]:
+    """Repeat 0's row ``first`` with ``repeats``: one entry per ``(seed, row)`` of
+    ``others`` (repeats 1 .. R-1, each a whole row of that generation).  An entry holds the
+    generation's keys (every key but :data:`QUESTION_KEYS`), its ``retrieved`` and
+    ``context_ids`` only where they differ from repeat 0's; :func:`repeat_row` inverts it.
+
+    >>> first = {"id": "q1", "retrieved": [], "answer": "a"}
+    >>> row = with_repeats(first, [(5, {"id": "q1", "retrieved": [], "answer": "b"})])
+    >>> row["repeats"]
+    [{'seed': 5, 'answer': 'b'}]
+    >>> repeat_row(row, 1) == {"id": "q1", "retrieved": [], "answer": "b"}
+    True
+    """
+    entries = []
+    for seed, row in others:
+        entry: dict[str, Any] = {"seed": seed}
+        for key, value in row.items():
+            if key in QUESTION_KEYS or key == "repeats":
+                continue
+            if key in INHERITED and key in first and first[key] == value:
+                continue
+            entry[key] = value
+        if "context_ids" in first and "context_ids" not in row:  # its own top k, said
+            entry["context_ids"] = None
+        entries.append(entry)
+    out = dict(first)
+    if entries:
+        out["repeats"] = entries
     return out
 
 
