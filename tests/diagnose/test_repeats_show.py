@@ -142,7 +142,7 @@ def test_the_section_says_the_same_in_every_format(analysis, output_format):
         "Yao et al. 2024",
         "repeating each question 6 times instead of 3 would narrow this interval by",
         "0.200",  # pass^3
-        "101, 102, 103",
+        "run seeds 101, 102, 103; each (question, repeat) has its own seed",
     ):
         assert needle in text, (output_format, needle)
 

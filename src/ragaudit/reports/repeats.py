@@ -148,13 +148,23 @@ def _stage_line(analysis: RepeatsAnalysis) -> str | None:
     )
 
 
+def _seeds(seeds: tuple[int, ...]) -> str:
+    """The repeats' run seeds (one when they share it); each (question, repeat) draws from
+    its own seed, recorded in the run (``config.repeat_seed_rule``)."""
+    if not seeds:
+        return "not recorded"
+    shared = f"run seed {seeds[0]} for every repeat" if len(set(seeds)) == 1 else (
+        "run seeds " + ", ".join(map(str, seeds)))  # fmt: skip
+    return f"{shared}; each (question, repeat) has its own seed, recorded in the run"
+
+
 def repeats_section(
     analysis: RepeatsAnalysis, *, max_flaky: int = 5, level: int = 2, only: tuple[str, ...] = ()
 ) -> Section:
     """One section for the repeats of a run: the mean over repeats with its interval, the
     variance budget, pass@k and pass^k, the flaky questions and the stage they change at."""
     mean = analysis.mean
-    seeds = ", ".join(map(str, analysis.seeds)) or "not recorded"
+    seeds = _seeds(analysis.seeds)
     undecided = (
         f"; {analysis.undecided} (question, repeat) verdicts undecided, counted as not "
         "correct (as the funnel counts them)" if analysis.undecided else ""
@@ -164,7 +174,12 @@ def repeats_section(
         else f"{mean.statistic:.3f} {_ci(mean.confidence_interval)} ({analysis.n_questions} "
         f"questions x {analysis.repeats}; {mean.method})"
     )  # fmt: skip
-    facts = KeyValues((("correct, over repeats", overall), ("repeat seeds", seeds + undecided)))
+    label = f"correct, mean of {analysis.repeats} repeats"
+    reads = (
+        "every repeat of each answerable question (the funnel and dashboard rows read repeat "
+        "0, each row's own fields)"
+    )
+    facts = KeyValues(((label, overall), ("seeds", seeds + undecided), ("reads", reads)))
     stage = _stage_line(analysis)
     blocks: list[Block] = [
         facts,
@@ -230,10 +245,14 @@ def repeat_plan_report(plan: RepeatPlan) -> Report:
         values.append((d.repeats, d.questions, d.calls, d.variance_of_mean ** 0.5,
                        d.relative_width, mark))  # fmt: skip
     parts = ", ".join(f"{_PARTS[k]} {v:.4g}" for k, v in plan.components.items())
+    labelled = (
+        f" + {best.questions:,} questions at {plan.question_cost:g} each"
+        if plan.question_cost else ""
+    )  # fmt: skip
     lines = [
         f"best for {plan.calls:,} generations: {best.questions:,} questions x {best.repeats} "
-        f"repeat{'s' if best.repeats > 1 else ''} ({best.calls:,} generations), standard "
-        f"error of the mean {best.variance_of_mean**0.5:.4f}",
+        f"repeat{'s' if best.repeats > 1 else ''} ({best.calls:,} generations{labelled}), "
+        f"standard error of the mean {best.variance_of_mean**0.5:.4f}",
     ]
     if plan.current is not None:
         now = plan.current
