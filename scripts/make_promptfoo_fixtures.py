@@ -20,6 +20,12 @@ Two evaluations over the same 40 arithmetic questions (``vars.id`` ``s01`` ... `
   promptfoo ``file://`` provider) that echoes like ``echo`` but reports token usage (words of
   the question in, 1 out) and a cost of $1e-6 a token, and fails on ``s13`` with an error.
 
+* ``repeated.json``: the ``sys-a`` prompt run 3 times (``promptfoo eval --repeat 3``) by a
+  custom provider (``flaky_echo.js``) that echoes like ``echo`` except that it answers one
+  more than the target on the n-th call for question ``s<i>`` when ``(i + n) % 3 == 0`` or
+  ``i % 4 == 0`` (calls counted per question, one at a time with ``-j 1``): repeats of one
+  question that disagree, for the import of repeated runs.
+
 The configs are written beside the results.  Telemetry, sharing and update checks are off and
 promptfoo's database goes to a temporary directory; nothing leaves the machine.  promptfoo
 runs in the output directory with relative paths, so no machine path is written.
@@ -57,6 +63,21 @@ class PricedEcho {
 }
 module.exports = PricedEcho;
 """
+FLAKY = """\
+// A promptfoo provider: echoes the prompt, but is wrong on some calls of some questions.
+const calls = {};
+class FlakyEcho {
+  id() { return 'flaky-echo'; }
+  async callApi(prompt, context) {
+    const id = context.vars.id;
+    calls[id] = (calls[id] || 0) + 1;
+    const i = parseInt(id.slice(1), 10);
+    const wrong = (i + calls[id]) % 3 === 0 || i % 4 === 0;
+    return { output: wrong ? String(parseInt(context.vars.target, 10) + 1) : prompt };
+  }
+}
+module.exports = FlakyEcho;
+"""
 
 
 def tests() -> list[dict]:
@@ -85,7 +106,7 @@ def config(systems: tuple[str, ...], provider: str) -> dict:
     }  # fmt: skip
 
 
-def run(promptfoo: str, target: Path, name: str, settings: dict) -> None:
+def run(promptfoo: str, target: Path, name: str, settings: dict, *extra: str) -> None:
     (target / f"{name}.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
     home = tempfile.mkdtemp()
     env = {**os.environ, "PROMPTFOO_DISABLE_TELEMETRY": "1", "PROMPTFOO_DISABLE_UPDATE": "1",
@@ -93,7 +114,7 @@ def run(promptfoo: str, target: Path, name: str, settings: dict) -> None:
     # promptfoo exits 100 when an assertion fails, which is expected here
     done = subprocess.run(
         [promptfoo, "eval", "-c", f"{name}.yaml", "-o", f"{name}.json", "--no-cache",
-         "--no-progress-bar", "--no-table", "-j", "1"],
+         "--no-progress-bar", "--no-table", "-j", "1", *extra],
         check=False, env=env, cwd=target,
     )  # fmt: skip
     if done.returncode not in (0, 100):
@@ -106,6 +127,9 @@ def main(out: str, promptfoo: str) -> None:
     run(promptfoo, target, "results", config(tuple(WRONG), "echo"))
     (target / "priced_echo.js").write_text(PRICED)
     run(promptfoo, target, "priced", config(("sys-a",), "file://priced_echo.js"))
+    (target / "flaky_echo.js").write_text(FLAKY)
+    run(promptfoo, target, "repeated", config(("sys-a",), "file://flaky_echo.js"),
+        "--repeat", "3")  # fmt: skip
 
 
 if __name__ == "__main__":

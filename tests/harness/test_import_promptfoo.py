@@ -103,3 +103,51 @@ def test_retrieval_options_are_refused(tmp_path):
     assert out.output.strip() == (
         "ragaudit: error: --k: not used with --from promptfoo (its results have no retrieval)"
     )
+
+
+def test_promptfoo_repeat_is_a_repeated_run_paired_by_test(tmp_path):
+    """repeated.json: ``promptfoo eval --repeat 3`` with a provider wrong on some calls
+    (scripts/make_promptfoo_fixtures.py).  promptfoo writes each run as its own result (the
+    same testCase at consecutive testIdx); each test is one question with 3 repeats, in
+    testIdx order, and compare pairs the question means with results.json's sys-a."""
+    results = raw("repeated")
+    expected: dict[str, list[int]] = {}
+    for r in sorted(results, key=lambda r: r["testIdx"]):
+        expected.setdefault(r["vars"]["id"], []).append(int(r["success"]))
+    assert {len(v) for v in expected.values()} == {3} and len(expected) == 40
+    made = invoke("import", "--from", "promptfoo", RESULTS / "repeated.json", "--out", tmp_path,
+                  "--format", "json")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    from ragaudit.data.records import load_saved_run
+
+    run = load_saved_run(tmp_path / "repeated.json")
+    assert run.repeats == 3 and run.ids == list(expected)
+    assert run.repeat_outcomes("pass").tolist() == list(expected.values())
+    assert run.config["repeat_seeds"] is None
+    flaky = [q for q, v in expected.items() if 0 < sum(v) < 3]
+    assert flaky  # the fixture's repeats disagree on some questions
+    a = invoke("import", "--from", "promptfoo", RESULTS / "results.json", "--out", tmp_path,
+               "--format", "json")  # fmt: skip
+    assert a.exit_code == 0, a.output
+    out = invoke("compare", tmp_path / "results.sys-a.json", tmp_path / "repeated.json",
+                 "-m", "pass", "--format", "json")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    row = json.loads(out.output)["metrics"][0]
+    means = {q: sum(v) / 3 for q, v in expected.items()}
+    single = passes(raw(), "sys-a")
+    assert row["n"] == 40
+    assert row["mean_b"] == pytest.approx(np.mean(list(means.values())))
+    assert row["diff"] == pytest.approx(np.mean([means[q] - single[q] for q in expected]))
+
+
+def test_a_test_id_given_to_two_different_tests_is_still_refused(tmp_path):
+    document = json.loads((RESULTS / "results.json").read_text(encoding="utf-8"))
+    same = [r for r in document["results"]["results"] if r["prompt"]["label"] == "sys-a"]
+    first, second = same[:2]
+    assert first["vars"]["id"] != second["vars"]["id"]
+    second["vars"] = {**second["vars"], "id": first["vars"]["id"]}
+    second["testCase"]["vars"] = second["vars"]
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    out = invoke("import", "--from", "promptfoo", path, "--out", tmp_path / "o")
+    assert out.exit_code == 2 and "appears twice" in out.output, out.output

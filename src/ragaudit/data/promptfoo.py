@@ -22,6 +22,10 @@ row field           from each result of ``results.results``
                     assertion fills ``error`` too, with ``failureReason`` 1)
 ==================  ====================================================================
 
+A test run several times (``promptfoo eval --repeat N``: promptfoo writes each run as a result
+of its own, the same ``testCase`` at consecutive ``testIdx``, with no seed) is one row whose
+``repeats`` hold its runs after the first (``docs/saved-run-format.md``, repeated runs).
+
 Numbers are numbers: a latency, token count or cost given as text or a boolean, or below 0, is
 refused with the file and the result's place (``results.results[4].latencyMs``).
 """
@@ -31,10 +35,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from ragaudit.data.formats import shorten
+from ragaudit.data.saved_run.repeated import with_repeats
 from ragaudit.data.scored_rows import ScoredSystem, answered_metric
 from ragaudit.exceptions import FormatError
 
@@ -185,7 +191,49 @@ def _row(result: Mapping[str, Any], i: int, path: str, cluster_by: str | None) -
         },
         "metrics": metrics,
         "_order": test_index,
+        "_named": qid is not None,
+        "_test": json.dumps(test or {"vars": variables}, sort_keys=True, default=str),
     }  # fmt: skip
+
+
+def _with_repeats(
+    results: list[dict[str, Any]], path: str, provider_id: str, prompt_index: int
+) -> list[dict[str, Any]]:
+    """One system's rows, a test run several times (``promptfoo eval --repeat N`` writes
+    each run as a result of its own, the same ``testCase`` at consecutive ``testIdx``) as one
+    row whose ``repeats`` hold its runs after the first, in ``testIdx`` order.  A test without
+    ``vars.id`` is then ``test<n>`` by its position among the tests, as in a file without
+    repeats; a test id given to two different tests is refused."""
+    results.sort(key=lambda r: r["_order"])
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for result, after in pairwise(results):
+        if result["_order"] == after["_order"]:  # a result written twice, not a repeat
+            raise FormatError(
+                f"test id {after['id']!r} appears twice for provider {provider_id!r}, prompt "
+                f"{prompt_index} (testIdx {after['_order']} twice)",
+                path=path, field="results.results",
+            )  # fmt: skip
+    for result in results:
+        groups.setdefault(result["_test"], []).append(result)
+    repeats = max(map(len, groups.values()))
+    rows, seen = [], set()
+    for position, group in enumerate(groups.values()):
+        first, *others = [{k: v for k, v in r.items() if not k.startswith("_")} for r in group]
+        if repeats > 1 and not group[0]["_named"]:
+            first["id"] = f"test{position + 1}"
+        if first["id"] in seen:
+            raise FormatError(
+                f"test id {first['id']!r} appears twice for provider {provider_id!r}, prompt "
+                f"{prompt_index} (give each test a distinct vars.id)",
+                path=path, field="results.results",
+            )  # fmt: skip
+        seen.add(first["id"])
+        missing: list[dict[str, Any]] = [
+            {"answer": None, "generation_error": f"repeat {r}: not in the file", "metrics": {}}
+            for r in range(len(group), repeats)
+        ]
+        rows.append(with_repeats(first, [(None, g) for g in [*others, *missing]]))
+    return rows
 
 
 def read_promptfoo(
@@ -262,20 +310,13 @@ def read_promptfoo(
     several_providers = len({q for _, q in systems}) > 1
     meta = document.get("metadata") if isinstance(document.get("metadata"), Mapping) else {}
     out = []
-    for (prompt_index, provider_id), rows in sorted(systems.items()):
-        rows.sort(key=lambda r: r.pop("_order"))
-        seen: dict[str, int] = {}
-        for r in rows:
-            if r["id"] in seen:
-                raise FormatError(
-                    f"test id {r['id']!r} appears twice for provider {provider_id!r}, prompt "
-                    f"{prompt_index} (give each test a distinct vars.id)",
-                    path=name, field="results.results",
-                )  # fmt: skip
-            seen[r["id"]] = 1
-        names = list(dict.fromkeys(m for r in rows for m in r["metrics"]))
+    for (prompt_index, provider_id), results in sorted(systems.items()):
+        rows = _with_repeats(results, name, provider_id, prompt_index)
+        names = list(dict.fromkeys(m for r in results for m in r["metrics"]))
         for r in rows:
             r["metrics"] = {m: r["metrics"].get(m) for m in names}
+            for entry in r.get("repeats", ()):
+                entry["metrics"] = {m: entry["metrics"].get(m) for m in names}
         prompt = labels[(prompt_index, provider_id)]
         parts = [provider_id] * several_providers + [prompt] * several_prompts
         label = ", ".join(parts) or provider_id

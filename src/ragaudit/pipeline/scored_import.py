@@ -78,6 +78,10 @@ def saved_runs_from_systems(
                    "cluster_by": cluster_by},
             "ragaudit_version": version(),
         }  # fmt: skip
+        repeated = [row["repeats"] for row in system.rows if row.get("repeats")]
+        if repeated:  # promptfoo --repeat: no seed recorded
+            config.update(repeats=1 + len(repeated[0]), repeat_seeds=None,
+                          repeat_seed_rule=f"{tool} repeats: the file records no seed")  # fmt: skip
         run_name = name if len(systems) == 1 else f"{name}.{_slug(system.slug)}"
         saved = SavedRun.from_dict({"name": run_name, "config": config, "rows": system.rows})
         runs.append(saved.replace(summary=summarise_run(saved).to_dict()))

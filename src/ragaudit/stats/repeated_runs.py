@@ -57,7 +57,7 @@ def run_mean_interval(run: SavedRun, name: str, *, confidence: float = 0.95) -> 
     ...      "repeats": [{"metrics": {"correct": i % 3 == 0}}]} for i in range(6)]})
     >>> r = run_mean_interval(run, "correct")
     >>> round(r.statistic, 4), r.method
-    (0.5, 'Korn-Graubard beta, questions as clusters')
+    (0.4167, 'Korn-Graubard beta, questions as clusters')
     """
     confidence = check_confidence(confidence)
     outcomes = run.repeat_outcomes(name)
