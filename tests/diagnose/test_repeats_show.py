@@ -271,3 +271,34 @@ def test_judge_repeats_on_every_answer_add_the_judge_level():
     assert analysis.budget.components == want.components
     text = render(Report("t", (repeats_section(analysis),)), "table")
     assert "between judge calls on one answer" in text
+
+
+def test_a_repeated_run_without_correctness_verdicts_gets_no_section(tmp_path):
+    """An import with R repeats but no end-to-end verdict: funnel prints no repeats section
+    (every verdict undecided: nothing to count), plan --from names the metrics to use."""
+    from click.testing import CliRunner
+
+    from ragaudit.cli import main
+    from ragaudit.data.records import write_saved_run
+
+    rows = []
+    for qid in ("q1", "q2", "q3"):
+        row = _row(qid, OK)
+        del row["judges"]["correct"]
+        row["metrics"] = {"score": 0.5}
+        row["repeats"] = [{"seed": r, "metrics": {"score": 0.25 * r}} for r in (1, 2)]
+        rows.append(row)
+    run = SavedRun.from_dict({"name": "u", "config": {"k": 1, "repeats": 3}, "rows": rows})
+    assert analyse_repeats(run) is None
+    path = tmp_path / "u.json"
+    write_saved_run(path, run)
+    runner = CliRunner()
+    funnel = runner.invoke(main, ["funnel", str(path)])
+    assert funnel.exit_code == 0, funnel.output
+    assert "REPEATS" not in funnel.output
+    refused = runner.invoke(main, ["plan", "--calls", "30", "--from", str(path)])
+    assert refused.exit_code == 2
+    assert "no repeat of any question has an end-to-end correctness verdict" in refused.output
+    scored = runner.invoke(main, ["plan", "--calls", "30", "--from", str(path), "--metric",
+                                  "score"])  # fmt: skip
+    assert scored.exit_code == 0, scored.output

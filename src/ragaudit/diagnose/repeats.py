@@ -254,11 +254,14 @@ def repeat_places(
     k: int | None = None,
     labels: Any = None,
     chunk_texts: Mapping[str, str] | None = None,
-) -> tuple[tuple[str, ...], np.ndarray]:
-    """``(answerable ids, places)``: each repeat of ``saved`` walked through the funnel as
-    :func:`~ragaudit.diagnose.funnel.compute_funnel` walks a run (same ``k``, labels, texts),
-    ``places[i, r]`` where question ``i`` landed in repeat ``r``."""
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """``(answerable ids, places, correct)``: each repeat of ``saved`` walked through the
+    funnel as :func:`~ragaudit.diagnose.funnel.compute_funnel` walks a run (same ``k``,
+    labels, texts): ``places[i, r]`` where question ``i`` landed in repeat ``r``, and
+    ``correct[i, r]`` its end-to-end verdict by the funnel's one rule (1 correct, 0 not, -1
+    undecided; :func:`~ragaudit.data.saved_run.summary.correct_verdict`)."""
     columns: list[np.ndarray] = []
+    verdicts: list[np.ndarray] = []
     ids: tuple[str, ...] = ()
     for r in range(saved.repeats):
         run = saved.repeat(r)
@@ -279,7 +282,10 @@ def repeat_places(
         for u in found.unjudged:
             place[position[u.id]] = f"unjudged at {u.stage}"
         columns.append(place)
-    return ids, np.column_stack(columns).astype(str) if ids else np.zeros((0, saved.repeats), str)
+        verdicts.append(np.asarray(outcomes.correct, dtype=int))
+    if not ids:
+        return ids, np.zeros((0, saved.repeats), str), np.zeros((0, saved.repeats), int)
+    return ids, np.column_stack(columns).astype(str), np.column_stack(verdicts)
 
 
 def _judge_level(saved: SavedRun, ids: Sequence[str], metric: str) -> np.ndarray | None:
@@ -312,30 +318,25 @@ def analyse_repeats(
     None for an unrepeated run."""
     if saved.repeats < 2:
         return None
-    ids, places = repeat_places(saved, k=k, labels=labels, chunk_texts=chunk_texts)
-    if not ids:
-        return None  # no answerable question: nothing to repeat
-    outcomes, missing = _answerable_outcomes(saved, "correct")
+    ids, places, correct = repeat_places(saved, k=k, labels=labels, chunk_texts=chunk_texts)
+    missing = correct < 0
+    if not ids or missing.all():
+        return None  # no answerable question, or no correctness verdict: nothing to repeat
     return analyse_outcomes(
-        ids, np.where(missing, 0.0, outcomes), places=places,
+        ids, (correct == 1).astype(float), places=places,
         judge=_judge_level(saved, ids, "correct"), name=str(saved.name),
         path=str(saved.path or ""), undecided=int(missing.sum()),
         seeds=tuple(saved.repeat_seeds), confidence=confidence,
     )  # fmt: skip
 
 
-def _answerable_outcomes(saved: SavedRun, metric: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(outcomes, missing)`` of the answerable questions, shape (n, R)."""
-    answerable = np.asarray(saved.answerable_flags, dtype=bool)
-    outcomes = np.asarray(saved.repeat_outcomes(metric), dtype=float)[answerable]
-    return outcomes, ~np.isfinite(outcomes)
-
-
 def run_budget(saved: SavedRun, metric: str = "correct") -> VarianceBudget:
     """The variance budget of ``metric`` over a repeated run's answerable questions (with the
-    judge level when every answer carries ``--judge-repeats`` verdicts).  A missing
-    ``correct`` verdict counts as not correct, as everywhere; a question missing another
-    metric in any repeat is left out (the budget needs every repeat of a question).
+    judge level when every answer carries ``--judge-repeats`` verdicts).  ``correct`` is the
+    funnel's end-to-end verdict of each repeat (:func:`repeat_places`; undecided counts as
+    not correct, as everywhere); another metric is read from the repeats
+    (``SavedRun.repeat_outcomes``), a question missing it in any repeat left out (the budget
+    needs every repeat of a question).
 
     Raises
     ------
@@ -348,17 +349,22 @@ def run_budget(saved: SavedRun, metric: str = "correct") -> VarianceBudget:
             "generations needs a run made with --repeats R >= 2 (or give the components: "
             "--between-questions and --within)"
         )
-    outcomes, missing = _answerable_outcomes(saved, metric)
+    answerable = np.asarray(saved.answerable_flags, dtype=bool)
+    ids = tuple(qid for qid, a in zip(saved.ids, answerable, strict=True) if a)
     if metric == "correct":
-        outcomes = np.where(missing, 0.0, outcomes)
+        ids, _, codes = repeat_places(saved)
+        if codes.size and (codes < 0).all():
+            raise InputError(
+                f"{run_source(saved)}: no repeat of any question has an end-to-end correctness "
+                f"verdict; pass --metric, one of {', '.join(saved.metric_names())}"
+            )
+        outcomes, complete = (codes == 1).astype(float), True
     else:
-        outcomes = outcomes[~missing.any(axis=1)]
+        outcomes = np.asarray(saved.repeat_outcomes(metric), dtype=float)[answerable]
+        kept = np.isfinite(outcomes).all(axis=1)
+        outcomes, complete = outcomes[kept], bool(kept.all())
     if outcomes.shape[0] < 2:
         raise InputError(f"{run_source(saved)}: expected at least 2 answerable questions with "
                          f"{metric!r} in every repeat, found {outcomes.shape[0]}")  # fmt: skip
-    judge = None
-    if metric == "correct" or not missing.any():
-        answerable = np.asarray(saved.answerable_flags, dtype=bool)
-        ids = [qid for qid, a in zip(saved.ids, answerable, strict=True) if a]
-        judge = _judge_level(saved, ids, metric)
+    judge = _judge_level(saved, list(ids), metric) if complete else None
     return variance_budget(outcomes if judge is None else judge)
