@@ -67,11 +67,10 @@ class StageFlakiness:
     by_stage: dict[str, int]
 
     @property
-    def worst(self) -> str | None:
-        """The stage most flaky questions part at (the earliest on a tie); None if none."""
-        if not self.changed:
-            return None
-        return max(STAGE_KEYS, key=lambda key: (self.by_stage[key], -STAGE_KEYS.index(key)))
+    def sources(self) -> tuple[str, ...]:
+        """The stages most flaky questions part at (several on a tie), in funnel order."""
+        top = max(self.by_stage.values(), default=0)
+        return tuple(key for key in STAGE_KEYS if top and self.by_stage[key] == top)
 
     def to_dict(self) -> dict[str, Any]:
         return {"changed": self.changed, "n": self.n, "by_stage": dict(self.by_stage)}

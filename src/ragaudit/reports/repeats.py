@@ -136,8 +136,7 @@ def _stage_line(analysis: RepeatsAnalysis) -> str | None:
     if stages is None:
         return None
     parts = ", ".join(f"{_STAGE_WORDS[key]} {stages.by_stage[key]}" for key in STAGE_KEYS)
-    top = max(stages.by_stage.values())
-    tied = [_STAGE_WORDS[key] for key in STAGE_KEYS if top and stages.by_stage[key] == top]
+    tied = [_STAGE_WORDS[key] for key in stages.sources]
     most = (
         "" if not tied else f"; the flakiness comes mostly from {tied[0]}" if len(tied) == 1
         else f"; it comes from {' and '.join(tied)} alike"
