@@ -263,6 +263,8 @@ before them; end-to-end correct = stage 4 + correct by luck
         f"{saved.name}  ({len(questions)} questions: {len(answerable)} answerable, "
         f"{len(unanswerable)} unanswerable; seed {saved.config.get('seed')})"
     )
+    if saved.repeats > 1:  # the numbers below are one generation's: said, not implied
+        title += f"; repeat 0 of {saved.repeats} below (every repeat is in the run)"
     sections: list[Section] = []
     scored = [q for q in questions if q.metric("hit@k") is not None]
     chunk_scored = [q for q in scored if q.metric("chunk_hit@k") is not None]

@@ -58,7 +58,8 @@ _scan_plain, _scan_checked = _scan(_plain), _scan(_checked)
 
 def _keys_in(rows: list[Any]) -> int:
     """The keys of a batch of parsed rows: theirs, their retrieved entries' and those of
-    ``judges`` (one level down too), ``metrics``, ``latency_ms`` and ``usage``.  Deeper keys
+    ``judges`` (one level down too), ``metrics``, ``latency_ms`` and ``usage``, and the same
+    of the entries of a repeated run's ``repeats``.  Deeper keys
     are left out: a count lower than the text's only sends the batch to the exact check."""
     if set(map(type, rows)) != {dict}:
         return 0
@@ -73,6 +74,9 @@ def _keys_in(rows: list[Any]) -> int:
         if key == "judges":
             inner = [v for d in values for v in d.values() if type(v) is dict]
             count += sum(map(len, inner))
+    repeats = [r for r in map(dict.get, rows, repeat("repeats")) if type(r) is list]
+    if repeats:  # a repeated run's entries hold a row's per-generation keys
+        count += _keys_in(list(chain.from_iterable(repeats)))
     return count
 
 
