@@ -304,3 +304,27 @@ def test_a_repeated_run_without_correctness_verdicts_gets_no_section(tmp_path):
     scored = runner.invoke(main, ["plan", "--calls", "30", "--from", str(path), "--metric",
                                   "score"])  # fmt: skip
     assert scored.exit_code == 0, scored.output
+
+
+def test_a_run_written_by_run_repeats_agrees_with_its_repeats_funnels():
+    """tests/fixtures/repeated_run/k3_r3.json (written by `ragaudit run --repeats 3`): each
+    column of the analysis is what compute_funnel says of that repeat alone, and the flaky
+    questions and stage changes are the questions whose per-repeat funnels disagree."""
+    from pathlib import Path
+
+    from ragaudit.data.records import load_saved_run
+    from ragaudit.diagnose.funnel import compute_funnel
+
+    saved = load_saved_run(Path(__file__).parents[1] / "fixtures" / "repeated_run" / "k3_r3.json")
+    analysis = analyse_repeats(saved)
+    funnels = [compute_funnel(saved.repeat(r), n_resamples=10) for r in range(saved.repeats)]
+    for r, funnel in enumerate(funnels):
+        assert int(analysis.outcomes[:, r].sum()) == funnel.correct.count
+    right = {qid: sum(qid in set(f.ok_ids) | set(f.lucky) for f in funnels) for qid in analysis.ids}
+    assert [analysis.ids[f.index] for f in analysis.flaky] == sorted(
+        (q for q, c in right.items() if 0 < c < saved.repeats),
+        key=lambda q: (-2 * right[q] * (3 - right[q]) / 6, analysis.ids.index(q)),
+    )
+    places = [f.places() for f in funnels]
+    moved = [q for q in analysis.ids if len({p[q].split(":")[0] for p in places}) > 1]
+    assert moved and analysis.stages.changed == len(moved)  # 3 of 6 on this fixture
