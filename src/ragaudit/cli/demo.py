@@ -8,6 +8,11 @@ one-page ``report.html`` are the ``table`` and ``html`` forms of one
 :func:`~ragaudit.reports.audit_page.audit_report`, through the one renderer.  Everything is
 offline and deterministic: two runs of the demo print the same text and write byte-identical
 files (but for the wall-clock latency).
+
+``demo --repeats R`` generates every answer ``R`` times with the extractive reader at
+:data:`DEMO_TEMPERATURE` (each (question, repeat) from its own recorded seed), so the audit
+shows a real variance budget, flaky questions and pass^k, still offline and deterministic;
+its files go to ``OUT/repeats-R/`` beside the plain demo's.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIGURATIONS",
+    "DEMO_TEMPERATURE",
     "SEED",
     "Demo",
     "benchmark_paths",
@@ -45,6 +51,12 @@ __all__ = [
 ]
 
 Echo = Callable[[str], Any]
+
+#: The extractive reader's temperature under ``demo --repeats``: enough for some answers to
+#: change between repeats, not so much that the reader stops reading its context (k=3 run,
+#: 3 seeds: T = 0.06 made 4 of 54 questions flaky, 0.1 made 13 and cost 0.07 of
+#: correctness, 0.5 made 24 and halved it; measured 2026-12-08 to pick this value).
+DEMO_TEMPERATURE = 0.1
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,8 @@ class Demo:
         :func:`ragaudit.audit` of the runs.
     report : Path
         The one-page ``report.html``.
+    repeats : int
+        Generations of each question (``demo --repeats``; 1 by default).
     """
 
     out_dir: Path
@@ -74,6 +88,7 @@ class Demo:
     labels: BenchmarkLabels
     audit: Audit
     report: Path
+    repeats: int = 1
 
     @property
     def chunks(self) -> tuple[Chunk, ...]:
@@ -82,7 +97,11 @@ class Demo:
 
 
 def run_demo(
-    out_dir: str | Path = "ragaudit-results", echo: Echo = click.echo, *, full: bool = False
+    out_dir: str | Path = "ragaudit-results",
+    echo: Echo = click.echo,
+    *,
+    full: bool = False,
+    repeats: int = 1,
 ) -> Demo:
     """Run the demo, writing under ``out_dir``, and print it line by line through ``echo``.
 
@@ -93,18 +112,27 @@ def run_demo(
         Receives each output line (pass ``list.append`` to capture).
     full : bool, default False
         Also print the full label-bias and comparison tables.
+    repeats : int, default 1
+        Generations of each question; above 1 the reader samples at
+        :data:`DEMO_TEMPERATURE` and the files go to ``out_dir/repeats-R/``.
     """
     from ragaudit.diagnose.audit import build_audit  # ragaudit.audit, given loaded labels
     from ragaudit.pipeline.bundled import label_chunks, load_benchmark, run_configurations
 
-    out = Path(out_dir)
+    out = Path(out_dir) if repeats == 1 else Path(out_dir) / f"repeats-{repeats}"
+    temperature = 0.0 if repeats == 1 else DEMO_TEMPERATURE
     runs: dict[str, SavedRun] = {}
     with benchmark_paths() as (corpus_dir, golden_path):
         benchmark = load_benchmark(corpus_dir, golden_path)
         _echo_benchmark(benchmark, echo)
-        for config, saved in zip(
-            CONFIGURATIONS, run_configurations(benchmark, out, seed=SEED), strict=True
-        ):
+        if repeats > 1:
+            echo(
+                f"  {repeats} generations of each question: the reader samples at temperature "
+                f"{temperature:g}, each (question, repeat) from its own recorded seed"
+            )
+        made = run_configurations(benchmark, out, seed=SEED, repeats=repeats,
+                                  reader_temperature=temperature)  # fmt: skip
+        for config, saved in zip(CONFIGURATIONS, made, strict=True):
             runs[saved.name] = saved
             echo(f"  run {saved.name} (k={config.k}) -> {Path(saved.path or '').as_posix()}")
         labels = label_chunks(benchmark, out)
@@ -120,7 +148,7 @@ def run_demo(
             seed=SEED,
             cluster_by="source",  # the benchmark's questions share source documents
         )
-    demo = Demo(out, SEED, benchmark, runs, labels, audit, out / "report.html")
+    demo = Demo(out, SEED, benchmark, runs, labels, audit, out / "report.html", repeats)
     _echo_audit(demo, echo, full=full)  # each file's path is printed as it is written
     if full:
         _echo_full(demo, echo)
@@ -183,8 +211,14 @@ def _echo_full(demo: Demo, echo: Echo) -> None:
 @click.command(name="demo")
 @results_dir_option()
 @click.option("--full", is_flag=True, help="Also print the full label-bias and comparison tables.")
+@click.option(
+    "--repeats", type=click.IntRange(min=1), default=1, show_default=True,
+    help=f"Generations of each question (above 1 the reader samples at temperature "
+    f"{DEMO_TEMPERATURE:g}): adds "
+    "the variance budget, flaky questions and pass^k; files under OUT/repeats-R/.",
+)  # fmt: skip
 @format_option()
-def command(out_dir: str, full: bool, output_format: str) -> None:
+def command(out_dir: str, full: bool, repeats: int, output_format: str) -> None:
     """Run the full offline audit on the bundled benchmark (no network, no model).
 
     Prints a short audit (dashboard, funnel, where questions die, the label-bias line, the
@@ -192,9 +226,9 @@ def command(out_dir: str, full: bool, output_format: str) -> None:
     --format json|csv|markdown prints the same audit through the one renderer instead.
     """
     if output_format == "table":
-        run_demo(out_dir, full=full)
+        run_demo(out_dir, full=full, repeats=repeats)
         return
-    demo = run_demo(out_dir, echo=lambda line: None, full=full)
+    demo = run_demo(out_dir, echo=lambda line: None, full=full, repeats=repeats)
     emit(demo_report(demo), output_format)
 
 
@@ -212,6 +246,8 @@ def demo_report(demo: Demo) -> Report:
         "questions": len(demo.benchmark.golden),
         "answerable": demo.benchmark.answerable,
         "seed": demo.seed,
+        **({"repeats": demo.repeats, "reader_temperature": DEMO_TEMPERATURE}
+           if demo.repeats > 1 else {}),
     }
     files = {
         **{name: Path(run.path or "").as_posix() for name, run in demo.runs.items()},

@@ -105,7 +105,7 @@ def command(
         from ragaudit.reports.funnel_compare import funnel_comparison_report
         from ragaudit.reports.judged import with_judged_runs
 
-        (saved_a, first, judged_a), (saved_b, second, judged_b) = (
+        (saved_a, first, judged_a, _), (saved_b, second, judged_b, _) = (
             _funnel(saved, *options) for saved in load_saved_runs(runs)
         )
         # each run's judged@k at the depth its funnel used, the pair at the common depth
@@ -119,9 +119,10 @@ def command(
         emit(with_judged_runs(report, judged, title), output_format)
         return
     from ragaudit.data.records import load_saved_run
+    from ragaudit.reports.repeats import with_repeats
 
-    saved, result, judged = _funnel(load_saved_run(runs[0]), *options)
-    report = with_run_judged(funnel_report(result, max_ids), judged)
+    saved, result, judged, repeats = _funnel(load_saved_run(runs[0]), *options)
+    report = with_repeats(with_run_judged(funnel_report(result, max_ids), judged), repeats)
     if cluster_by:
         from ragaudit.diagnose.noise import clustered_means
         from ragaudit.reports.noise import with_noise_sections
@@ -140,9 +141,9 @@ def _funnel(
     resamples: int,
     rate_ci: str,
     judged_threshold: float,
-) -> tuple[Any, Any, Any]:
+) -> tuple[Any, Any, Any, Any]:
     """The funnel of one loaded saved run (with its labels or corpus), its notes warned:
-    ``(saved run, funnel, judged@k of its top k)``."""
+    ``(saved run, funnel, judged@k of its top k, its repeats or None)``."""
     from ragaudit.diagnose.funnel import compute_funnel
     from ragaudit.labels.format import load_chunk_labels
 
@@ -167,4 +168,7 @@ def _funnel(
 
     corpus = None if texts is None else texts.keys()
     judged = run_judged(saved, labels, k=result.k, threshold=judged_threshold, corpus_chunks=corpus)
-    return saved, result, judged
+    from ragaudit.diagnose.repeats import analyse_repeats
+
+    repeats = analyse_repeats(saved, k=result.k, labels=labels, chunk_texts=texts)
+    return saved, result, judged, repeats

@@ -2,8 +2,11 @@
 
 Three modes: the table of minimum detectable effects (default); ``--effect``: the questions
 needed for that effect (the reverse direction); ``--runs A B``: plan from two saved runs'
-observed disagreement.  ``--design-effect``, ``--icc/--cluster-size`` or (with ``--runs``)
-``--cluster-by`` inflate the answer for clustered questions.
+observed disagreement; ``--calls N``: the budget question of repeated runs, how many
+questions and repeats of each minimise the interval for N generations (variance components
+from a repeated run, ``--from RUN``, or given).  ``--design-effect``,
+``--icc/--cluster-size`` or (with ``--runs``) ``--cluster-by`` inflate the answer for
+clustered questions.
 """
 
 from __future__ import annotations
@@ -78,6 +81,34 @@ def _numbers(text: str, name: str, kind: type) -> list[Any]:
 )
 @click.option("--icc", type=float, help="Intra-cluster correlation (with --cluster-size).")
 @click.option("--cluster-size", type=float, help="Average questions per cluster (with --icc).")
+@click.option(
+    "--calls", type=click.IntRange(min=1),
+    help="Budget mode: generations to spend (each with its judge call); prints how many "
+    "questions and repeats of each give the narrowest interval (with --from RUN or "
+    "--between-questions/--within).",
+)  # fmt: skip
+@click.option(
+    "--from", "from_run", type=click.Path(dir_okay=False),
+    help="With --calls: a run made with --repeats R >= 2; its variance components of --metric.",
+)  # fmt: skip
+@click.option("--between-questions", type=float, help="With --calls: variance between questions.")
+@click.option(
+    "--within", type=float, help="With --calls: variance between generations of one question."
+)
+@click.option(
+    "--judge-variance", type=float, help="With --calls: variance between judge calls on one answer."
+)
+@click.option(
+    "--judge-calls", type=click.IntRange(min=1), help="With --calls: judge calls per answer J."
+)
+@click.option(
+    "--questions-available", type=click.IntRange(min=1),
+    help="With --calls: the questions there are (default: unlimited; with --from, the run's).",
+)  # fmt: skip
+@click.option(
+    "--question-cost", type=click.FloatRange(min=0), default=0.0, show_default=True,
+    help="With --calls: one more labelled question's cost, in generations.",
+)  # fmt: skip
 @format_option()
 def command(
     ns: str,
@@ -91,6 +122,14 @@ def command(
     design_effect: float | None,
     icc: float | None,
     cluster_size: float | None,
+    calls: int | None,
+    from_run: str | None,
+    between_questions: float | None,
+    within: float | None,
+    judge_variance: float | None,
+    judge_calls: int | None,
+    questions_available: int | None,
+    question_cost: float,
     output_format: str,
 ) -> None:
     """Minimum detectable effect for each golden-set size and disagreement rate, or the
@@ -107,6 +146,24 @@ def command(
     from ragaudit.stats.power import planning_table
     from ragaudit.stats.sample_size import questions_needed
 
+    if calls is not None:
+        given = (between_questions, within, judge_variance)
+        budget = _budget(from_run, given, metric)
+        from ragaudit.reports.repeats import repeat_plan_report
+        from ragaudit.stats.repeat_plan import plan_repeats
+
+        if from_run is not None and questions_available is None:
+            questions_available = _run_questions(budget)
+        budget_plan = plan_repeats(
+            budget, calls, judge_calls=judge_calls, question_cost=question_cost,
+            questions_available=questions_available,
+        )  # fmt: skip
+        emit(repeat_plan_report(budget_plan), output_format)
+        return
+    if from_run is not None or any(
+        v is not None for v in (between_questions, within, judge_variance, judge_calls)
+    ):
+        raise InputError("--from/--between-questions/--within/--judge-*: apply to --calls N")
     deff = _design_effect(design_effect, icc, cluster_size, cluster_by, runs)
     if runs:
         first, second = load_saved_runs(runs[:2])  # the second read meanwhile when large
@@ -152,3 +209,27 @@ def _design_effect(
 
         return design_effect_from_icc(cluster_size, icc)
     return design_effect
+
+
+def _budget(from_run: str | None, given: tuple[float | None, ...], metric: str) -> Any:
+    """The variance budget of ``--from RUN``, or the components given on the command line."""
+    between, within, judge = given
+    if from_run is not None:
+        if between is not None or within is not None or judge is not None:
+            raise InputError("--calls: pass --from RUN or the variance components, not both")
+        from ragaudit.data.records import load_saved_run
+        from ragaudit.diagnose.repeats import run_budget
+
+        return run_budget(load_saved_run(from_run), metric)
+    if between is None or within is None:
+        raise InputError(
+            "--calls: expected --from RUN (a run made with --repeats R >= 2) or both "
+            "--between-questions and --within"
+        )
+    components = {"questions": between, "generations": within}
+    return components if judge is None else {**components, "judge": judge}
+
+
+def _run_questions(budget: Any) -> int:
+    """The questions the run holds: more cannot be asked without writing them."""
+    return int(budget.n_questions)

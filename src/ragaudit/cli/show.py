@@ -73,7 +73,10 @@ def command(
         saved, qids, failures=failures, stage=stage, k=k, labels=labels, chunk_texts=texts
     )
     note = "" if corpus_dir else "pass --corpus DIR to see each retrieved chunk's text"
+    from ragaudit.diagnose.repeats import analyse_repeats
+
+    repeats = analyse_repeats(saved, k=cutoff, labels=labels, chunk_texts=texts)
     if output_format == "table":  # the terminal: each question printed as it is opened
-        emit_stream(*show_sections(saved.name, cutoff, views, note), output_format)
+        emit_stream(*show_sections(saved.name, cutoff, views, note, repeats), output_format)
     else:
-        emit(show_report(saved.name, cutoff, views, note=note), output_format)
+        emit(show_report(saved.name, cutoff, views, note=note, repeats=repeats), output_format)

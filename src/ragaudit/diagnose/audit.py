@@ -24,7 +24,7 @@ from ragaudit.data.saved_run.summary import count_judge_errors
 from ragaudit.diagnose.audit_result import Audit, PairView, RunAudit
 from ragaudit.diagnose.calibration import calibrate
 from ragaudit.diagnose.confounding import check_same_data, config_differences
-from ragaudit.diagnose.dashboard import dashboard_rows
+from ragaudit.diagnose.dashboard import dashboard_rows, flakiness_row
 from ragaudit.diagnose.drilldown import (
     answer_chunk_sets,
     question_stages,
@@ -35,6 +35,7 @@ from ragaudit.diagnose.funnel import compute_funnel
 from ragaudit.diagnose.funnel_compare import compare_funnels
 from ragaudit.diagnose.label_bias import compute_label_bias
 from ragaudit.diagnose.noise import clustered_means
+from ragaudit.diagnose.repeats import analyse_repeats
 from ragaudit.diagnose.unjudged import pair_judged_gap, run_judged
 from ragaudit.exceptions import InputError
 from ragaudit.metrics.judged import JUDGED_MARGIN, JUDGED_THRESHOLD
@@ -158,6 +159,7 @@ def _run_audit(
         failures_left_out=left_out,
         max_drilldowns=max_drilldowns,
         judged=judged,
+        repeats=analyse_repeats(saved, labels=labels),  # at the funnel's k, with its labels
     )
 
 
@@ -319,6 +321,9 @@ def build_audit(
         )
         for s, h in zip(saved, verdicts, strict=True)
     )
+    if any(a.repeats is not None for a in audits):  # the flakiness row, for every run
+        audits = tuple(replace(a, dashboard=(*a.dashboard, flakiness_row(a.repeats)))
+                       for a in audits)  # fmt: skip
     names = [a.name for a in audits]
     raw: list[tuple[int, Comparison]] = []
     notes: list[str] = []

@@ -22,6 +22,7 @@ from ragaudit.diagnose.funnel_compare import FunnelComparison
 from ragaudit.diagnose.funnel_result import listed
 from ragaudit.diagnose.label_bias import BiasResult
 from ragaudit.diagnose.noise import ClusteredComparison
+from ragaudit.diagnose.repeats import RepeatsAnalysis
 from ragaudit.diagnose.unjudged import RunJudged
 from ragaudit.stats.compare import Comparison
 
@@ -172,9 +173,13 @@ class RunAudit:
     max_drilldowns: int | None = None
     #: judged@k of the run's top k (document level, and chunk level with chunk labels).
     judged: RunJudged | None = None
+    #: The run's repeated generations (None for an unrepeated run: nothing shown, no JSON key).
+    repeats: RepeatsAnalysis | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the run's dashboard, funnel, label bias, clustering and calibration."""
+        """JSON-ready: the run's dashboard, funnel, label bias, clustering and calibration
+        (and its repeats, for a repeated run)."""
+        repeats = {} if self.repeats is None else {"repeats": self.repeats.to_dict()}
         return {
             "name": self.name,
             "k": self.k,
@@ -214,6 +219,7 @@ class RunAudit:
             "clustered": None if self.clustered is None else self.clustered.to_dict(),
             "calibration": None if self.calibration is None else self.calibration.to_dict(),
             "judged": None if self.judged is None else self.judged.to_dict(),
+            **repeats,
         }
 
 

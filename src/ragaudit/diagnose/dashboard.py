@@ -60,13 +60,14 @@ from ragaudit.diagnose.abstention import abstention_rates
 from ragaudit.diagnose.audit_result import MDE_DISCORDANCE, DashboardRow
 from ragaudit.diagnose.funnel import FunnelResult
 from ragaudit.diagnose.label_bias import BiasResult
+from ragaudit.diagnose.repeats import RepeatsAnalysis
 from ragaudit.diagnose.unjudged import RunJudged
 from ragaudit.stats.intervals import proportion_interval
 from ragaudit.stats.mde import run_mde
 from ragaudit.stats.policy import amount_interval, is_binary, mean_interval
 from ragaudit.stats.quantile import min_n_for_upper, quantile_interval
 
-__all__ = ["dashboard_rows"]
+__all__ = ["dashboard_rows", "flakiness_row"]
 
 
 def _mde(values: Sequence[float]) -> tuple[float | None, str]:
@@ -328,3 +329,28 @@ def dashboard_rows(
     )
     out.append(_judged_row(judged, k))
     return tuple(out)
+
+
+def flakiness_row(analysis: RepeatsAnalysis | None) -> DashboardRow:
+    """The dashboard's flakiness row: the share of answerable questions right on some repeats
+    and wrong on others (Clopper-Pearson exact), pass^R beside it; "n/a" for an unrepeated run
+    shown beside repeated ones."""
+    label = "flaky questions (repeats disagree)"
+    source = "ragaudit funnel (--format json): repeats.flaky"
+    if analysis is None:
+        return DashboardRow("flaky", label, None, None, None, 0, None, "", None, source,
+                            "one generation per question: run --repeats R to measure")
+    flaky, n = len(analysis.flaky), analysis.n_questions
+    interval = proportion_interval(flaky, n)
+    every = analysis.pass_all[-1]
+    low, high = every.confidence_interval.low, every.confidence_interval.high
+    worst = ", ".join(analysis.ids[f.index] for f in analysis.flaky[:3])
+    note = (
+        f"right on some of {analysis.repeats} repeats, wrong on others; pass^{every.k} "
+        f"{every.statistic:.3f} [{low:.3f}, {high:.3f}]"
+        + (f"; most changeable: {worst} (ragaudit show RUN QID)" if worst else "")
+    )
+    return DashboardRow(
+        "flaky", label, flaky / n, interval.confidence_interval.low,
+        interval.confidence_interval.high, n, flaky, interval.method, None, source, note,
+    )  # fmt: skip

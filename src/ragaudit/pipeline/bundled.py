@@ -153,10 +153,13 @@ def run_configurations(
     configurations: tuple[Configuration, ...] = CONFIGURATIONS,
     *,
     seed: int = SEED,
+    repeats: int = 1,
+    reader_temperature: float = 0.0,
 ) -> Iterator[SavedRun]:
     """Evaluate each configuration end to end (BM25, the extractive reader, the offline
     judges: :func:`~ragaudit.pipeline.harness.run_pipeline`), yielding each saved run as soon
-    as it is written under ``out_dir``.
+    as it is written under ``out_dir``; ``repeats`` generations of each question, drawn at
+    the reader's ``reader_temperature`` (0: every repeat is the same answer).
 
     Each row records its wall-clock latency, so the dashboard's p95 latency (and each row's
     ``latency_ms``) is the one part of the output that varies from run to run.
@@ -175,6 +178,8 @@ def run_configurations(
                 out_dir=Path(out_dir),
                 seed=seed,
                 record_latency=True,
+                repeats=repeats,
+                reader_temperature=reader_temperature,
             )
         )
 

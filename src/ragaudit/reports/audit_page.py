@@ -57,6 +57,7 @@ from ragaudit.reports.html_charts import funnel_svg
 from ragaudit.reports.judge_audit import judge_audit_section
 from ragaudit.reports.label_bias import inflation_plot, per_question_table, summary_table
 from ragaudit.reports.noise import noise_section
+from ragaudit.reports.repeats import repeats_section
 from ragaudit.reports.report import (
     Block,
     Cell,
@@ -400,6 +401,7 @@ def _page_sections(audit: Audit) -> list[Section]:
     out = [Section("", tuple(head), only=PAGE), _dashboard(audit)]
     out.append(Section("The funnel", (), anchor="funnel", only=PAGE))
     out += [_funnel(run) for run in audit.runs]
+    out += [repeats_section(r.repeats, level=3, only=PAGE) for r in audit.runs if r.repeats]
     intro = (
         "Each failing question opens to its question, reference answer, model answer, the "
         "retrieved chunks in rank order with the evidence highlighted, and the judges' verdicts."

@@ -38,6 +38,7 @@ from ragaudit.reports.confounding import confounding_lines
 from ragaudit.reports.funnel import interval_note
 from ragaudit.reports.funnel_compare import funnel_comparison_sections
 from ragaudit.reports.noise import calibration_summary
+from ragaudit.reports.repeats import repeats_section
 from ragaudit.reports.report import Block, Section, Table, Text
 
 __all__ = ["TERMINAL", "terminal_sections"]
@@ -107,6 +108,7 @@ def terminal_sections(
             compact=True,
         ),
         *(_run(run, full_bias, detail) for run in audit.runs),
+        *(repeats_section(r.repeats, only=TERMINAL) for r in audit.runs if r.repeats),
     ]
     funnels: list[Section] = []  # report --format table: after the summary of the pairs
     for pair in audit.pairs:

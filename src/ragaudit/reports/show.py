@@ -10,8 +10,12 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import partial
+from typing import Any
 
 from ragaudit.diagnose.drilldown import QuestionView
+from ragaudit.diagnose.repeats import RepeatsAnalysis
+from ragaudit.reports.repeats import question_repeats
 from ragaudit.reports.report import KeyValues, Report, Section, Table, Text
 
 __all__ = ["excerpt", "grading_report", "show_report", "show_sections"]
@@ -79,7 +83,7 @@ def _judges(view: QuestionView) -> Table | Text:
     return Text(("no verdicts",))
 
 
-def _question_section(view: QuestionView) -> Section:
+def _question_section(view: QuestionView, repeats: RepeatsAnalysis | None = None) -> Section:
     facts = KeyValues(
         (
             ("stage", view.stage),
@@ -90,7 +94,9 @@ def _question_section(view: QuestionView) -> Section:
         )
     )
     # the id goes in the parenthesis, which the terminal renderer does not upper-case
-    return Section(f"Question ({view.qid}, {view.stage})", (facts, *_evidence(view), _judges(view)))
+    again = question_repeats(repeats, view.qid)  # a repeated run: r of R, each repeat's place
+    blocks = (facts, *((again,) if again else ()), *_evidence(view), _judges(view))
+    return Section(f"Question ({view.qid}, {view.stage})", blocks)
 
 
 def grading_report(view: QuestionView, *, show_judge: bool = False, note: str = "") -> Report:
@@ -132,8 +138,15 @@ def grading_report(view: QuestionView, *, show_judge: bool = False, note: str = 
     return Report("", (Section(f"Answer to grade ({view.qid})", blocks),))
 
 
-def show_report(run_name: str, k: int, views: Sequence[QuestionView], note: str = "") -> Report:
-    """One section per question; the JSON form is the list of question views.
+def show_report(
+    run_name: str,
+    k: int,
+    views: Sequence[QuestionView],
+    note: str = "",
+    repeats: RepeatsAnalysis | None = None,
+) -> Report:
+    """One section per question; the JSON form is the list of question views (with, for a
+    repeated run, each question's ``repeats``: right of R and each repeat's place).
 
     Examples
     --------
@@ -160,13 +173,27 @@ def show_report(run_name: str, k: int, views: Sequence[QuestionView], note: str 
       judge      verdict
       abstained  true
     """
-    head, sections = show_sections(run_name, k, views, note)
-    data = {"run": run_name, "k": k, "questions": [v.to_dict() for v in views]}
+    head, sections = show_sections(run_name, k, views, note, repeats)
+    data = {"run": run_name, "k": k, "questions": [_question_data(v, repeats) for v in views]}
     return replace(head, sections=(*head.sections, *sections), data=data)
 
 
+def _question_data(view: QuestionView, repeats: RepeatsAnalysis | None) -> dict[str, Any]:
+    data = view.to_dict()
+    found = None if repeats is None else repeats.question(view.qid)
+    if repeats is not None and found is not None:
+        right, (low, high), places = found
+        data["repeats"] = {"right": right, "repeats": repeats.repeats, "ci_low": low,
+                           "ci_high": high, "places": list(places)}  # fmt: skip
+    return data
+
+
 def show_sections(
-    run_name: str, k: int, views: Sequence[QuestionView], note: str = ""
+    run_name: str,
+    k: int,
+    views: Sequence[QuestionView],
+    note: str = "",
+    repeats: RepeatsAnalysis | None = None,
 ) -> tuple[Report, Iterator[Section]]:
     """:func:`show_report` as its head (title, notes, no data) and its question sections, made
     one at a time as they are read: ``show`` streams them to the terminal
@@ -175,4 +202,4 @@ def show_sections(
     title = f"ragaudit show: {run_name} (k={k}, {len(views)} question{plural})"
     empty = () if views else (Section("", (Text(("no question matches",)),)),)
     head = Report(title, empty, notes=(note,) if note else ())
-    return head, map(_question_section, views)
+    return head, map(partial(_question_section, repeats=repeats), views)

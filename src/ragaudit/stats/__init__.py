@@ -31,9 +31,9 @@
 * :func:`judge_noise`: judge noise versus question sampling noise;
 * :func:`run_mean_interval` (a saved run's mean, repeats clustered by question),
 * :func:`variance_budget`, :func:`repeated_mean_interval`, :func:`pass_k`,
-  :func:`flaky_questions`, :func:`allocate_repeats`: repeated generations of each question
-  (between questions, generations and judge calls; pass^k and pass@k; flaky questions; how
-  many questions and repeats a budget should buy);
+  :func:`flaky_questions`, :func:`allocate_repeats`, :func:`plan_repeats`: repeated
+  generations of each question (between questions, generations and judge calls; pass^k and
+  pass@k; flaky questions; how many questions and repeats a budget should buy);
 * :func:`ppi_mean`, :func:`ppi_rate_small_sample`, :func:`human_only_mean`,
   :func:`human_only_rate`, :func:`judge_only_mean`: prediction-powered
   (PPI++) intervals for a judged rate calibrated against human labels;
@@ -96,6 +96,7 @@ if TYPE_CHECKING:
         ppi_mean,
         ppi_rate_small_sample,
     )
+    from ragaudit.stats.repeat_plan import RepeatPlan, plan_repeats
     from ragaudit.stats.repeated_runs import run_mean_interval
     from ragaudit.stats.repeats import (
         PassKResult,
@@ -144,6 +145,7 @@ _WHERE = {
     "PassKResult": "repeats", "VarianceBudget": "repeats", "allocate_repeats": "repeats",
     "flaky_questions": "repeats", "pass_k": "repeats", "repeated_mean_interval": "repeats",
     "variance_budget": "repeats", "run_mean_interval": "repeated_runs",
+    "RepeatPlan": "repeat_plan", "plan_repeats": "repeat_plan",
 }  # fmt: skip
 
 __all__ = [
@@ -165,6 +167,7 @@ __all__ = [
     "PerQuestionMetrics",
     "PermutationResult",
     "PlanningRow",
+    "RepeatPlan",
     "SampleSize",
     "SignFlipInterval",
     "SubsampleInterval",
@@ -205,6 +208,7 @@ __all__ = [
     "paired_mean_interval",
     "paired_permutation_test",
     "pass_k",
+    "plan_repeats",
     "planning_table",
     "ppi_mean",
     "ppi_rate_small_sample",

@@ -43,6 +43,7 @@ __all__ = [
     "RepeatAllocation",
     "VarianceBudget",
     "allocate_repeats",
+    "allocation_grid",
     "flaky_questions",
     "nested_components",
     "pass_k",
@@ -428,6 +429,38 @@ class RepeatAllocation:
     relative_width: float
 
 
+def allocation_grid(
+    components: dict[str, float],
+    calls: int,
+    *,
+    judge_calls: int = 1,
+    questions_available: int | None = None,
+    question_cost: float = 0.0,
+    max_repeats: int = 50,
+) -> list[tuple[int, int, float]]:
+    """Every design :func:`allocate_repeats` weighs, ``(questions, repeats, variance)`` for
+    ``R = 1..max_repeats`` while ``calls`` pay for a question (same formulas).
+
+    >>> grid = allocation_grid({"questions": 0.2, "generations": 0.1}, 6, questions_available=3)
+    >>> [(n, r, round(v, 4)) for n, r, v in grid[:3]]     # 0.2/3 + 0.1/6 = 0.0833 at R = 2
+    [(3, 1, 0.1), (3, 2, 0.0833), (2, 3, 0.1167)]
+    """
+    if calls < 1:
+        raise InputError(f"calls: expected a positive number of generations, found {calls}")
+    if question_cost < 0:
+        raise InputError(f"question_cost: expected >= 0, found {question_cost}")
+    grid = []
+    for repeats in range(1, max_repeats + 1):
+        n = int(calls // (repeats + question_cost))
+        n = n if questions_available is None else min(n, questions_available)
+        if n < 1:
+            break
+        grid.append((n, repeats, _variance_of_mean(components, n, repeats, judge_calls)))
+    if not grid:
+        raise InputError(f"calls: {calls} generations cannot pay for one question")
+    return grid
+
+
 def allocate_repeats(
     budget: VarianceBudget,
     calls: int,
@@ -441,9 +474,10 @@ def allocate_repeats(
     Minimises :math:`V(n, R) = \sigma^2_q/n + \sigma^2_g/(nR) + \sigma^2_j/(nRJ)` over
     ``R = 1..max_repeats`` with :math:`n = \lfloor \text{calls} / (R + c) \rfloor` (``c`` =
     ``question_cost``, the cost of one more labelled question in generations), capped at
-    ``questions_available``.  With free questions more questions always win; with costly
-    ones the optimum is near Cochran's :math:`R^* = \sqrt{c\,\sigma^2_g / \sigma^2_q}`
-    (1977, section 10.6).  An exhaustive search over ``R``: exact, and cheap.
+    ``questions_available`` (:func:`allocation_grid`).  With free questions more questions
+    always win; with costly ones the optimum is near Cochran's
+    :math:`R^* = \sqrt{c\,\sigma^2_g / \sigma^2_q}` (1977, section 10.6).  An exhaustive
+    search over ``R``: exact, and cheap; ties go to fewer repeats.
 
     Examples
     --------
@@ -453,21 +487,14 @@ def allocate_repeats(
     >>> allocate_repeats(b, 40).repeats                             # unlimited free questions
     1
     """
-    if calls < 1:
-        raise InputError(f"calls: expected a positive number of generations, found {calls}")
-    if question_cost < 0:
-        raise InputError(f"question_cost: expected >= 0, found {question_cost}")
-    best: RepeatAllocation | None = None
-    for repeats in range(1, max_repeats + 1):
-        n = int(calls // (repeats + question_cost))
-        if questions_available is not None:
-            n = min(n, questions_available)
-        if n < 1:
-            break
-        variance = _variance_of_mean(budget.components, n, repeats, budget.n_judge_calls)
-        if best is None or variance < best.variance_of_mean - 1e-15:
-            ratio = variance / budget.variance_of_mean if budget.variance_of_mean > 0 else 1.0
-            best = RepeatAllocation(n, repeats, n * repeats, variance, math.sqrt(ratio))
-    if best is None:
-        raise InputError(f"calls: {calls} generations cannot pay for one question")
-    return best
+    grid = allocation_grid(
+        budget.components, calls, judge_calls=budget.n_judge_calls,
+        questions_available=questions_available, question_cost=question_cost,
+        max_repeats=max_repeats,
+    )  # fmt: skip
+    n, repeats, variance = grid[0]
+    for point in grid[1:]:
+        if point[2] < variance - 1e-15:
+            n, repeats, variance = point
+    ratio = variance / budget.variance_of_mean if budget.variance_of_mean > 0 else 1.0
+    return RepeatAllocation(n, repeats, n * repeats, variance, math.sqrt(ratio))
