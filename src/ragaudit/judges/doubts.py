@@ -56,7 +56,7 @@ from ragaudit.judges.contrasts import about, contrast, swapped
 from ragaudit.judges.reference import LABEL_REACH, ReferenceClaims, answer_states
 from ragaudit.judges.units import measure
 
-__all__ = ["answer_verdict", "copied", "named_entities"]
+__all__ = ["answer_verdict", "asks_name", "copied", "named_entities"]
 
 _WORD = re.compile(r"[^\W\d_][\w&'\-]*")
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+|\s+[-\u2013\u2014]\s+")
@@ -232,11 +232,50 @@ def _extra(reference: str, answer: str) -> str | None:
     return None
 
 
+_ASKS_NAME = re.compile(
+    r"^\W*(?:who|whom|whose|which|where)\b|\b(?:and|or)\s+(?:by |to |from |in |with )?"
+    r"(?:who|whom|whose|which|where)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_name(question: str) -> bool:
+    """Whether the question asks for a name: it opens with who/whom/whose/which/where, or a
+    second part does ("In which year ..., and by whom?").  "The city *where* the lab is" in
+    the middle of a question is a relative clause, not a question word.
+
+    >>> asks_name("In which year was it founded, and by whom?"), asks_name(
+    ...     "What is the hotel cap in the city where the lab is?")
+    (True, False)
+    """
+    return _ASKS_NAME.search(question) is not None
+
+
+def _stating(claims: ReferenceClaims, answer: str) -> str:
+    """The sentences of ``answer`` that state a required number: where a rival name counts."""
+    return " ".join(
+        s for s in _SENTENCE.split(answer)
+        if any(states_number(w, quantities(tokens(s))) for w in claims.numbers)
+    )  # fmt: skip
+
+
 def _entities(
     claims: ReferenceClaims, reference: str, answer: str, question: str, context: Sequence[str]
 ) -> tuple[bool | None, str | None]:
     """Rule 1 of the module docstring: (False, None) for a rival entity, (None, reason) for a
     missing one with no rival, (True, None) otherwise."""
+    if claims.mode == "numbers":
+        # a number is asked: a name the reference gives beside it is asked only when the
+        # question asks for one, and a rival counts in the sentences stating the number
+        # ("600 a minute; anything more gets a Retry-After header" names no rival)
+        answer = _stating(claims, answer)
+        if not asks_name(question):
+            named = named_entities(_PARENS.sub(" ", reference), context)
+            if not named - set(content_words(tokens(answer))):
+                return True, None
+            rivals = named_entities(answer, context) - named
+            rivals -= set(content_words(tokens(question))) | claims.part_words
+            return (False, None) if rivals else (True, None)
     asked = set(content_words(tokens(question)))
     wanted = named_entities(_PARENS.sub(" ", reference), context) - asked
     said = set(content_words(tokens(answer)))

@@ -41,6 +41,7 @@ def _registry() -> Any:
 
     registry: Any = pint.UnitRegistry(cache_folder=None)
     registry.define("quarter_year = 3 * month")
+    registry.define("decade = 10 * year")
     return registry
 
 
