@@ -365,7 +365,7 @@ def answer_verdict(
         if not verdict:
             doubt = _unread(claims, answer)
             return (None, doubt) if doubt else (False, None)
-        flip, why = contrast(reference, answer)
+        flip, why = contrast(reference, answer, question=question)
         if flip is False:
             return False, why
         order, swap = swapped(quantities(tokens(reference)), reference, answer)
@@ -378,7 +378,7 @@ def answer_verdict(
         return (None, doubt) if doubt else (True, None)
     if not verdict:
         return False, None
-    flip, why = contrast(reference, answer, yes_no=claims.mode == "polarity")
+    flip, why = contrast(reference, answer, yes_no=claims.mode == "polarity", question=question)
     if flip is False:
         return False, why
     if claims.mode != "words":
