@@ -214,6 +214,30 @@ def _period_changed(reference: str, answer: str) -> str | None:
     return None
 
 
+_MAIN = re.compile(r"[.;!?]|,?\s+\b(?:because|since|as|so|unless|except)\b")
+
+
+def _restated_flip(
+    reference: str, answer: str, question: str
+) -> tuple[bool | None, str | None]:
+    """After the same leading yes/no: an answer without a negation that restates the
+    reference's negated sentence (every content word of it the question lacks) says the
+    opposite of what follows the reference's ``No`` ("No. Travel insurance is on the list of
+    items that are refunded" for "... that are not refunded"): a reader must look.  Any
+    other sentence after the ``No`` ("No. The company insures trips itself.") is no
+    contrast."""
+    main = _MAIN.split(reference, maxsplit=1)[0]
+    if not negations(main):
+        return True, None
+    words = set(content_words(tokens(main))) - set(content_words(tokens(question)))
+    if words and words <= set(content_words(tokens(answer))):
+        return None, (
+            "the answer restates the reference's negated sentence without its negation, "
+            "after the same yes/no: a reader must look"
+        )
+    return True, None
+
+
 def contrast(
     reference: str, answer: str, yes_no: bool = False, question: str = ""
 ) -> tuple[bool | None, str | None]:
@@ -238,7 +262,7 @@ def contrast(
         ref_text = _LEADING.sub("", normalise_text(reference))
         ans_text = _LEADING.sub("", normalise_text(answer))
         if not negations(ans_text):
-            return True, None
+            return _restated_flip(ref_text, ans_text, question)
     ref_n, ans_n = negations(ref_text), negations(ans_text)
     if ref_n != ans_n:
         return None, (
@@ -302,17 +326,29 @@ def swapped(
             where.append((found[0], w))
     for i, (pos_a, a) in enumerate(where):
         for pos_b, b in where[i + 1 :]:
-            if a.number == b.number or not _kind(a) or _kind(a) != _kind(b) or pos_b > pos_a:
+            if a.number == b.number or not _kind(a) or _kind(a) != _kind(b):
                 continue
             own_a = _near(ref_toks, a.position) - _near(ref_toks, b.position)
             own_b = _near(ref_toks, b.position) - _near(ref_toks, a.position)
             near_a, near_b = _near(toks, pos_a), _near(toks, pos_b)
             if near_a & own_a and near_b & own_b:
                 continue  # each value kept its own words: the clauses were reordered
+            if pos_b > pos_a:
+                # the reference's order: a value beside the other one's words moved places
+                # ("domestic trips get 70 EUR" for "70 EUR (domestic trips get 55 EUR)")
+                if not (near_a & own_b and not near_a & own_a) and not (
+                    near_b & own_a and not near_b & own_b
+                ):
+                    continue
             if near_a & own_b and near_b & own_a:
                 return False, (
                     f"the answer puts {a.number} {a.unit} where the reference has "
                     f"{b.number} {b.unit} and the other way round: swapped values"
+                )
+            if pos_b > pos_a:
+                return None, (
+                    f"the answer states {a.number} {a.unit} or {b.number} {b.unit} beside the "
+                    "words of the other value: swapped values or another wording"
                 )
             return None, (
                 f"the answer states {b.number} {b.unit} before {a.number} {a.unit}, the "

@@ -52,6 +52,13 @@ from ragaudit.judges.claims import (
     states_number,
     tokens,
 )
+from ragaudit.judges.additions import (
+    dropped_restriction,
+    inserted_qualifier,
+    other_date,
+    unread_date,
+    unread_period,
+)
 from ragaudit.judges.contrasts import about, contrast, swapped
 from ragaudit.judges.reference import LABEL_REACH, ReferenceClaims, answer_states
 from ragaudit.judges.units import measure
@@ -121,6 +128,8 @@ def _conflict(claims: ReferenceClaims, answer: str) -> str | None:
         for other in stated if found else ():
             if other.number in in_reference or wanted.unit not in (other.unit, other.currency):
                 continue
+            if other.number.startswith("ord") != wanted.number.startswith("ord"):
+                continue  # "the sixth month" is no second value of "6 months"
             if _lead(toks, other.position) - labels:
                 continue  # a value of something else ("a SEV2 page within 15 minutes")
             if not states_number(wanted, [other]):
@@ -363,7 +372,7 @@ def answer_verdict(
         return _classic(verdict, claims, reference, answer, question, context_texts)
     if claims.mode == "numbers":
         if not verdict:
-            doubt = _unread(claims, answer)
+            doubt = _unread(claims, answer) or unread_date(claims, answer)
             return (None, doubt) if doubt else (False, None)
         flip, why = contrast(reference, answer, question=question)
         if flip is False:
@@ -374,10 +383,15 @@ def answer_verdict(
         entity, because = _entities(claims, reference, answer, question, context_texts)
         if entity is False:
             return False, None
-        doubt = _conflict(claims, answer) or swap or why or because or _extra(reference, answer)
+        doubt = (
+            _conflict(claims, answer) or swap or why or because or _extra(reference, answer)
+            or inserted_qualifier(claims, reference, answer, question)
+            or other_date(reference, answer)
+        )  # fmt: skip
         return (None, doubt) if doubt else (True, None)
     if not verdict:
-        return False, None
+        doubt = unread_period(claims, answer) if claims.mode == "words" else None
+        return (None, doubt) if doubt else (False, None)
     flip, why = contrast(reference, answer, yes_no=claims.mode == "polarity", question=question)
     if flip is False:
         return False, why
@@ -388,7 +402,7 @@ def answer_verdict(
         return False, None
     if entity is None or flip is None:
         return None, because or why
-    doubt = _qualifier(reference, answer)
+    doubt = _qualifier(reference, answer) or dropped_restriction(reference, answer, question)
     return (None, doubt) if doubt else (True, None)
 
 
