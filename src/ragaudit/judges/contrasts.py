@@ -141,11 +141,12 @@ def _flipped(reference: str, answer: str, question: str = "") -> tuple[bool | No
     ref.update(d for _, d in ref_at)
     ans.update(d for _, d in ans_at)
     for q, direction in ans_at:
-        # the bounds of one value of the reference, compared with the answer's for it
+        # the bounds of one value of the reference, compared with the answer's for it; the
+        # value stated with the reference's bound elsewhere in the answer is another fact
         had = {d for r, d in ref_at if states_number(r, [q])}
         if not any(states_number(r, [q]) for r in quantities(tokens(reference))):
             continue  # a value the reference does not state: no bound to compare
-        if direction in had:
+        if had & {d for a, d in ans_at if states_number(q, [a])}:
             continue
         if _OPPOSITE[direction] in had:
             return False, (

@@ -261,10 +261,12 @@ def asks_name(question: str) -> bool:
 
 
 def _stating(claims: ReferenceClaims, answer: str) -> str:
-    """The sentences of ``answer`` that state a required number: where a rival name counts."""
+    """The sentences of ``answer`` that state a required number or date: where a rival name
+    counts."""
     return " ".join(
         s for s in _SENTENCE.split(answer)
         if any(states_number(w, quantities(tokens(s))) for w in claims.numbers)
+        or any(t.kind == "date" and t.text in claims.dates for t in tokens(s))
     )  # fmt: skip
 
 
