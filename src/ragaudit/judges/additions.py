@@ -2,15 +2,15 @@
 
 Issue 31's rule: a rule that is not sure must say so rather than guess.  The reference rules
 (:mod:`ragaudit.judges.reference`) check that an answer states the reference's numbers, dates
-and key words; four readings below find where that check would guess, and make the verdict
+and key words; five readings below find where that check would guess, and make the verdict
 *undecided* with a reason (counted in the funnel's "unjudged" row, routed to an LLM judge or
 a person):
 
 1. **A qualifier inside a quantity** (:func:`inserted_qualifier`): the answer states a
    required number with a word between it and its unit (a unit pint converts) that neither
    the reference nor the question holds ("30 *working* days" for "30 days"; "three
-   consecutive nights" is left alone, a night being no pint unit), or a word right before a required
-   date ("every *second* Monday" for "every Monday").  The word may change the amount.
+   consecutive nights" is left alone, a night being no pint unit), or a word right before a
+   required date ("every *second* Monday" for "every Monday").  It may change the amount.
 2. **Dates and times** (:func:`unread_date`, :func:`other_date`): a required date or time the
    answer does not state, when the answer states no date of its class (time of day, day and
    month, weekday, month) at all, is a wording the parsers may not read ("ten in the morning"
@@ -25,13 +25,16 @@ a person):
    ``solely``, ``exclusively``, ``alone``) and the answer keeps no restricting word and names
    more than the reference ("the commander together with customer success" for "only the
    commander").
+5. **A hedged value** (:func:`hedged`): every statement of a required number is hedged
+   ("*about* 30 days", "*nearly* 4 hours", "a fortnight *and a bit*", "20 days *or so*"): the
+   answer does not assert the reference's exact amount.
 
 Examples
 --------
 >>> from ragaudit.judges.reference import reference_claims
 >>> q = "Within how many days must a claim be filed?"
 >>> c = reference_claims("Within 30 days.", q)
->>> inserted_qualifier(c, "Within 30 days.", "Within 30 working days.", q)[:31]
+>>> inserted_qualifier(c, "Within 30 days.", "Within 30 working days.", q)[:33]
 "the answer puts 'work' between 30"
 >>> inserted_qualifier(c, "Within 30 days.", "Within thirty days.", q) is None
 True
@@ -39,6 +42,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ragaudit.judges.claims import Token, content_words, quantities, states_number, tokens
@@ -47,6 +51,7 @@ from ragaudit.judges.units import measure
 
 __all__ = [
     "dropped_restriction",
+    "hedged",
     "inserted_qualifier",
     "other_date",
     "unread_date",
@@ -92,13 +97,19 @@ def inserted_qualifier(
                 "the amount"
             )
     for i, tok in enumerate(toks):
-        before = toks[i - 1] if i else None
-        if tok.kind == "date" and tok.text in claims.dates and before is not None:
-            if before.kind == "word" and before.text not in known:
-                return (
-                    f"the answer puts '{before.text}' before {tok.text}, a qualifier the "
-                    "reference does not state"
-                )
+        before = toks[i - 1] if i else Token("stop", "")
+        # "every other Friday" ("other" is a stopword): a frequency word too
+        qualifies = before.kind == "word" or before.text == "other"
+        if (
+            tok.kind == "date"
+            and tok.text in claims.dates
+            and qualifies
+            and before.text not in known
+        ):
+            return (
+                f"the answer puts '{before.text}' before {tok.text}, a qualifier the "
+                "reference does not state"
+            )
     return None
 
 
@@ -187,3 +198,44 @@ def dropped_restriction(reference: str, answer: str, question: str = "") -> str 
         f"the reference restricts (only); the answer does not, and adds {', '.join(added)}: "
         "a wider claim"
     )
+
+
+_HEDGE_BEFORE = frozenset(
+    {"about", "around", "roughly", "approximately", "circa", "nearly", "almost", "approx"}
+)
+_HEDGE_PAIRS = frozenset({("just", "over"), ("just", "under"), ("little", "over"),
+                          ("little", "under"), ("little", "more"), ("little", "less")})  # fmt: skip
+_HEDGE_AFTER = re.compile(r"\b(?:and a bit|or so|give or take|ish)\b")
+
+
+def hedged(claims: ReferenceClaims, answer: str) -> str | None:
+    """Rule 5: the reason, or None.
+
+    >>> from ragaudit.judges.reference import reference_claims
+    >>> c = reference_claims("30 days.", "How long is the notice period?")
+    >>> hedged(c, "About thirty days.")[:30], hedged(c, "30 days or so.")[:30]
+    ('the answer hedges 30 day (abou', 'the answer hedges 30 day (or s')
+    >>> hedged(c, "30 days, about a month.") is None
+    True
+    """
+    toks = tokens(answer)
+    texts = [t.text for t in toks]
+    for wanted in claims.numbers:
+        found = [s for s in quantities(toks) if states_number(wanted, [s])]
+        why = []
+        for s in found:
+            before = texts[max(0, s.position - 3) : s.position]
+            after = " ".join(texts[s.position + 1 : s.position + 5])
+            pairs = set(itertools.pairwise(before))
+            hedge = (_HEDGE_BEFORE & set(before)) or (_HEDGE_PAIRS & pairs)
+            match = _HEDGE_AFTER.search(after)
+            if not hedge and not match:
+                break
+            why.append(match.group(0) if match else " ".join(sorted(map(str, hedge))))
+        else:
+            if found:
+                return (
+                    f"the answer hedges {wanted.number} {wanted.unit} ({why[0]}): not the "
+                    "reference's exact amount"
+                )
+    return None

@@ -218,9 +218,7 @@ def _period_changed(reference: str, answer: str) -> str | None:
 _MAIN = re.compile(r"[.;!?]|,?\s+\b(?:because|since|as|so|unless|except)\b")
 
 
-def _restated_flip(
-    reference: str, answer: str, question: str
-) -> tuple[bool | None, str | None]:
+def _restated_flip(reference: str, answer: str, question: str) -> tuple[bool | None, str | None]:
     """After the same leading yes/no: an answer without a negation that restates the
     reference's negated sentence (every content word of it the question lacks) says the
     opposite of what follows the reference's ``No`` ("No. Travel insurance is on the list of
@@ -301,6 +299,33 @@ def _near(toks: Sequence[Token], position: int) -> set[str]:
     return words
 
 
+def _label_words(toks: Sequence[Token], position: int) -> set[str]:
+    """The content words of the two tokens before a number (its label), not across another
+    number or its unit; none when it opens its clause."""
+    words: set[str] = set()
+    for j in range(position - 1, max(-1, position - 3), -1):
+        if toks[j].kind in ("number", "date") or (j and toks[j - 1].kind == "number"):
+            break
+        if toks[j].kind == "word":
+            words.add(toks[j].text)
+    return words
+
+
+def _moved(
+    ref_toks: Sequence[Token], toks: Sequence[Token], a: tuple[int, int], b: tuple[int, int]
+) -> bool:
+    """In the reference's order, a value of the answer labelled with the words that label
+    the *other* value in the reference, and none of its own ("domestic trips get 70 EUR" for
+    "70 EUR per day (domestic trips get 55 EUR)"): the values may have changed places.  Only
+    the words before a number count (a label), not the next clause's."""
+    ref_a, ref_b = _label_words(ref_toks, a[0]), _label_words(ref_toks, b[0])
+    ans_a, ans_b = _label_words(toks, a[1]), _label_words(toks, b[1])
+    return bool(
+        (ans_a & (ref_b - ref_a) and not ans_a & ref_a)
+        or (ans_b & (ref_a - ref_b) and not ans_b & ref_b)
+    )
+
+
 def swapped(
     wanted: Sequence[Quantity], reference: str, answer: str
 ) -> tuple[bool | None, str | None]:
@@ -334,13 +359,10 @@ def swapped(
             near_a, near_b = _near(toks, pos_a), _near(toks, pos_b)
             if near_a & own_a and near_b & own_b:
                 continue  # each value kept its own words: the clauses were reordered
-            if pos_b > pos_a:
-                # the reference's order: a value beside the other one's words moved places
-                # ("domestic trips get 70 EUR" for "70 EUR (domestic trips get 55 EUR)")
-                if not (near_a & own_b and not near_a & own_a) and not (
-                    near_b & own_a and not near_b & own_b
-                ):
-                    continue
+            if pos_b > pos_a and not _moved(
+                ref_toks, toks, (a.position, pos_a), (b.position, pos_b)
+            ):
+                continue
             if near_a & own_b and near_b & own_a:
                 return False, (
                     f"the answer puts {a.number} {a.unit} where the reference has "

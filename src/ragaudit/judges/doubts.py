@@ -44,6 +44,14 @@ import math
 import re
 from collections.abc import Sequence
 
+from ragaudit.judges.additions import (
+    dropped_restriction,
+    hedged,
+    inserted_qualifier,
+    other_date,
+    unread_date,
+    unread_period,
+)
 from ragaudit.judges.claims import (
     Quantity,
     Token,
@@ -51,13 +59,6 @@ from ragaudit.judges.claims import (
     quantities,
     states_number,
     tokens,
-)
-from ragaudit.judges.additions import (
-    dropped_restriction,
-    inserted_qualifier,
-    other_date,
-    unread_date,
-    unread_period,
 )
 from ragaudit.judges.contrasts import about, contrast, swapped
 from ragaudit.judges.reference import LABEL_REACH, ReferenceClaims, answer_states
@@ -388,6 +389,7 @@ def answer_verdict(
         doubt = (
             _conflict(claims, answer) or swap or why or because or _extra(reference, answer)
             or inserted_qualifier(claims, reference, answer, question)
+            or hedged(claims, answer)
             or other_date(reference, answer)
         )  # fmt: skip
         return (None, doubt) if doubt else (True, None)
