@@ -49,12 +49,13 @@ class Probe:
     name: str
     path: Path
     freeze: str
+    tuned_since: str = ""  # the commit from which the judge was tuned on it (not held-out)
 
 
 #: Every frozen probe, oldest first.
 PROBES = (
     Probe("v2", PROBE_DIR / "judge_probe_v2.yaml", "488fd03"),
-    Probe("v3", PROBE_DIR / "judge_probe_v3.yaml", "4b0461c"),
+    Probe("v3", PROBE_DIR / "judge_probe_v3.yaml", "4b0461c", tuned_since="863edc7"),
 )
 PROBE = PROBES[0].path
 
@@ -209,7 +210,13 @@ def probe_table(judged: Sequence[Judged], probe: Probe = PROBES[0]) -> list[str]
     where = probe.path.relative_to(ROOT).as_posix()
     lines = [
         f"**Hand-written probe {probe.name}: {where} ({len(judged)} answers,"
-        f" frozen at {probe.freeze} before any judge ran; {ambiguous} ambiguous left out)**",
+        f" frozen at {probe.freeze} before any judge ran; {ambiguous} ambiguous left out"
+        + (
+            f"; the judge was tuned on it from {probe.tuned_since} on: tuning figures, not held-out"
+            if probe.tuned_since
+            else ""
+        )
+        + ")**",
         "",
         "| kind | labelled | decided share [95% CI] | decided accuracy [95% CI] | undecided |",
         "|---|---|---|---|---|",
