@@ -3,7 +3,8 @@
 Each probe is a set of answers to the bundled benchmark's questions, each labelled by a
 careful reader and frozen before any judge ran on it: v2 (292 answers,
 ``benchmarks/probes/README.md``) and v3 (320 answers, written blind by another session,
-``benchmarks/probes/README_v3.md``); each README says who wrote it, how and when.
+``benchmarks/probes/README_v3.md``; the judge was tuned on v3 from commit 863edc7 on, so
+its figures are no longer held-out); each README says who wrote it, how and when.
 :data:`PROBES` lists them with their freeze commits.  :func:`judge_probe` runs the offline
 judge on every answer with the gold documents' full text as the context; :func:`probe_table`
 reports, per kind:
