@@ -224,3 +224,13 @@ def test_a_hedged_value_is_undecided() -> None:
     assert correct(q, "30 days.", "Nearly 30 days.") is None
     # a hedge on another value (an added comparison) is no hedge of the required one
     assert correct(q, "30 days.", "30 days, about a month.") is True
+
+
+def test_an_alternative_of_its_own_is_undecided() -> None:
+    q = "Within how many days must the form be returned?"
+    reference = "Within 10 days; otherwise the request lapses."
+    assert correct(q, reference, "Within ten days, or a fee of 20 EUR is charged.") is None
+    assert correct(q, reference, "Within ten days; after that you lose your seat.") is None
+    # the reference's own alternative in other words, and no alternative at all
+    assert correct(q, reference, "Within ten days, or else the request lapses.") is True
+    assert correct(q, reference, "Within ten days.") is True

@@ -28,6 +28,12 @@ a person):
 5. **A hedged value** (:func:`hedged`): every statement of a required number is hedged
    ("*about* 30 days", "*nearly* 4 hours", "a fortnight *and a bit*", "20 days *or so*"): the
    answer does not assert the reference's exact amount.
+6. **An alternative of its own** (:func:`other_alternative`): the answer adds an alternative
+   or a consequence (", or ...", "; otherwise ...", "; after that ...", "unless ...") whose
+   words are mostly not the reference's ("14 days, or they get a written warning" for "14
+   days; otherwise their accounts are suspended"): a claim the reference does not support.
+   The reference's own alternative in other words ("or their accounts get suspended") is
+   none.
 
 Examples
 --------
@@ -53,6 +59,7 @@ __all__ = [
     "dropped_restriction",
     "hedged",
     "inserted_qualifier",
+    "other_alternative",
     "other_date",
     "unread_date",
     "unread_period",
@@ -238,4 +245,35 @@ def hedged(claims: ReferenceClaims, answer: str) -> str | None:
                     f"the answer hedges {wanted.number} {wanted.unit} ({why[0]}): not the "
                     "reference's exact amount"
                 )
+    return None
+
+
+_ALTERNATIVE = re.compile(
+    r"(?:[,;:]\s*|\s-\s)(?:or|or else|otherwise|after that|after which|beyond that|above that"
+    r"|unless)\b([^.;]*)",
+    re.IGNORECASE,
+)
+
+
+def other_alternative(reference: str, answer: str, question: str = "") -> str | None:
+    """Rule 6: the reason, or None.
+
+    >>> ref = "Within 10 days; otherwise the request lapses."
+    >>> other_alternative(ref, "Within ten days, or a fee of 20 EUR is charged.")[:34]
+    'the answer adds an alternative the'
+    >>> other_alternative(ref, "Within ten days, or else the request lapses.") is None
+    True
+    >>> other_alternative(ref, "Within ten days or two weeks.") is None  # no clause of its own
+    True
+    """
+    known = set(content_words(tokens(reference)))
+    asked = set(content_words(tokens(question)))
+    for match in _ALTERNATIVE.finditer(answer):
+        words = set(content_words(tokens(match.group(1)))) - asked
+        if words and len(words & known) * 2 < len(words):
+            return (
+                "the answer adds an alternative the reference does not state ("
+                + match.group(0).strip(" ,;:-")[:40]
+                + "): a claim to check"
+            )
     return None

@@ -48,6 +48,7 @@ from ragaudit.judges.additions import (
     dropped_restriction,
     hedged,
     inserted_qualifier,
+    other_alternative,
     other_date,
     unread_date,
     unread_period,
@@ -390,6 +391,7 @@ def answer_verdict(
             _conflict(claims, answer) or swap or why or because or _extra(reference, answer)
             or inserted_qualifier(claims, reference, answer, question)
             or hedged(claims, answer)
+            or other_alternative(reference, answer, question)
             or other_date(reference, answer)
         )  # fmt: skip
         return (None, doubt) if doubt else (True, None)
@@ -406,7 +408,11 @@ def answer_verdict(
         return False, None
     if entity is None or flip is None:
         return None, because or why
-    doubt = _qualifier(reference, answer) or dropped_restriction(reference, answer, question)
+    doubt = (
+        _qualifier(reference, answer)
+        or dropped_restriction(reference, answer, question)
+        or other_alternative(reference, answer, question)
+    )
     return (None, doubt) if doubt else (True, None)
 
 
