@@ -2,7 +2,7 @@
 
 Issue 31's rule: a rule that is not sure must say so rather than guess.  The reference rules
 (:mod:`ragaudit.judges.reference`) check that an answer states the reference's numbers, dates
-and key words; five readings below find where that check would guess, and make the verdict
+and key words; six readings below find where that check would guess, and make the verdict
 *undecided* with a reason (counted in the funnel's "unjudged" row, routed to an LLM judge or
 a person):
 
