@@ -2,9 +2,11 @@
 
 Each probe is a set of answers to the bundled benchmark's questions, each labelled by a
 careful reader and frozen before any judge ran on it: v2 (292 answers,
-``benchmarks/probes/README.md``) v3 (320 answers, written blind by another session,
-``benchmarks/probes/README_v3.md``) and v4 (310 LLM-style answers, written blind by a third,
-``benchmarks/probes/README_v4.md``); each README says who wrote it, how and when.
+``benchmarks/probes/README.md``), v3 (320 answers, written blind by another session,
+``benchmarks/probes/README_v3.md``; the judge was tuned on v3 from commit 863edc7 on, so
+its figures are no longer held-out) and v4 (310 LLM-style answers, written blind by a third,
+``benchmarks/probes/README_v4.md``; the held-out probe); each README says who wrote it, how and
+when.
 :data:`PROBES` lists them with their freeze commits.  :func:`judge_probe` runs the offline
 judge on every answer with the gold documents' full text as the context; :func:`probe_table`
 reports, per kind:
@@ -50,12 +52,13 @@ class Probe:
     name: str
     path: Path
     freeze: str
+    tuned_since: str = ""  # the commit from which the judge was tuned on it (not held-out)
 
 
 #: Every frozen probe, oldest first.
 PROBES = (
     Probe("v2", PROBE_DIR / "judge_probe_v2.yaml", "488fd03"),
-    Probe("v3", PROBE_DIR / "judge_probe_v3.yaml", "4b0461c"),
+    Probe("v3", PROBE_DIR / "judge_probe_v3.yaml", "4b0461c", tuned_since="863edc7"),
     Probe("v4", PROBE_DIR / "judge_probe_v4.yaml", "9260a32"),
 )
 PROBE = PROBES[0].path
@@ -211,7 +214,13 @@ def probe_table(judged: Sequence[Judged], probe: Probe = PROBES[0]) -> list[str]
     where = probe.path.relative_to(ROOT).as_posix()
     lines = [
         f"**Hand-written probe {probe.name}: {where} ({len(judged)} answers,"
-        f" frozen at {probe.freeze} before any judge ran; {ambiguous} ambiguous left out)**",
+        f" frozen at {probe.freeze} before any judge ran; {ambiguous} ambiguous left out"
+        + (
+            f"; the judge was tuned on it from {probe.tuned_since} on: tuning figures, not held-out"
+            if probe.tuned_since
+            else ""
+        )
+        + ")**",
         "",
         "| kind | labelled | decided share [95% CI] | decided accuracy [95% CI] | undecided |",
         "|---|---|---|---|---|",

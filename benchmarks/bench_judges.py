@@ -9,8 +9,9 @@ deterministic, a few seconds):
   someone else, with bare-number and "No" keywords) against ``tests/fixtures/outside_verdicts/``.
 
 Beside them it judges the hand-written probes ``benchmarks/probes/judge_probe_v2.yaml`` (292
-non-extractive answers) and ``judge_probe_v3.yaml`` (320, written blind by another session),
-each frozen before any judge ran on it (``benchmarks/_judge_probe.py``): offline ``correct``
+non-extractive answers) and ``judge_probe_v3.yaml`` (320, written blind by another session;
+the judge was tuned on it from commit 863edc7 on, so its figures are tuning figures), each
+frozen before any judge ran on it (``benchmarks/_judge_probe.py``): offline ``correct``
 against the reader's label, per kind, as decided share and decided accuracy with
 Clopper-Pearson intervals, and the refusals scored correct on answerable questions (must be
 0).  Without ``--readme`` it also prints each sub-kind's disagreements.
@@ -70,8 +71,8 @@ TARGETS = {"correct": (0.95, 0.85), "evidence_in_context": (0.95, None)}
 LLM_JUDGES = {"correct": "correct", "evidence_in_context": "sufficiency",
               "faithful": "faithfulness"}  # fmt: skip
 KEYWORDS = "keywords"  # pseudo-metric: keyword_correct
-METHODS = {"correct": "offline `reference-claims/3`",
-           "evidence_in_context": "offline `reference-claims-in-context/2`",
+METHODS = {"correct": "offline `reference-claims/4`",
+           "evidence_in_context": "offline `reference-claims-in-context/3`",
            "faithful": "offline `sentence-support/1`"}  # fmt: skip
 
 

@@ -88,6 +88,12 @@ _FRACTIONS = (
     (r"\b(?:a|one) quarter of\b", "25% of"), (r"\bhalf (?:of )?(?=the |all |a |an )", "50% "),
 )  # fmt: skip
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b")
+# "0,31" is a decimal comma: a thousands separator is always followed by three digits
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d+),(\d{1,2})(?![\d,])")
+# "a fortnight", "within an hour", "a decade": one of the unit, unless a number stands before
+# it in its clause ("600 calls a minute", a rate) or a frequency word ("once a week")
+_ONE_UNIT = re.compile(rf"\b(an?) ({_TIME_UNITS}|decade|century)\b")
+_NOT_ONE = frozenset({"once", "twice", "thrice", "times", "per", "every", "each", "of"})
 # Kept from text2num: "first"/"second" (an adjective and a unit, never 1st and 2nd, except
 # inside "twenty-first") and "one" as a pronoun ("no one may", "one of them").
 _PROTECT = re.compile(
@@ -164,11 +170,21 @@ def _numbers(text: str) -> str:
     text = "".join(
         piece if i % 2 else alpha2digit(piece, "en", threshold=0) for i, piece in enumerate(pieces)
     )
-    return _AND_A_HALF.sub(lambda m: f"{int(m[1]) + 0.5:g}", text)
+    text = _AND_A_HALF.sub(lambda m: f"{int(m[1]) + 0.5:g}", text)
+    return _ONE_UNIT.sub(_one_unit, text)
+
+
+def _one_unit(match: re.Match[str]) -> str:
+    before = re.split(r"[.,;:!?()]", match.string[: match.start()])[-1]
+    words = before.split()
+    if re.search(r"\d", before) or (words and words[-1] in _NOT_ONE):
+        return match.group(0)
+    return f"1 {match.group(2)}"
 
 
 def _prepare(text: str) -> str:
     text = unicodedata.normalize("NFKC", _CITATION.sub(" ", text)).lower()
+    text = _DECIMAL_COMMA.sub(r"\1.\2", text)
     for symbol, code in _SYMBOLS.items():
         text = text.replace(symbol, f" {code} ")
     text = _CURRENCY_NAMES.sub(_currency, text)
@@ -305,12 +321,18 @@ def _rate_period(toks: Sequence[Token], i: int) -> str:
             # "per calendar year", "per working day": the period, past one qualifier; "per
             # meter per month": a period further on wins over the first thing counted
             after = [t.text for t in toks[j + 1 : j + 3] if t.kind == "word"]
+            if toks[j + 2 : j + 3] == [Token("stop", "and")] and j + 3 < len(toks):
+                after.append(toks[j + 3].text)  # "per meter and month": per month
             period = next((w for w in after if w in _PERIODS), "")
             if period:
                 return period
             fallback = fallback or nxt.text
-        if tok.text in _RATE_WORDS and nxt.kind == "word" and nxt.text in _PERIODS:
-            return nxt.text
+        if tok.text in _RATE_WORDS and nxt.kind == "word":
+            # "a minute", "for each weekend day": the period, past one qualifier
+            after = [t.text for t in toks[j + 1 : j + 3] if t.kind == "word"]
+            period = next((w for w in after if w in _PERIODS), "")
+            if period:
+                return period
     return fallback
 
 
@@ -344,6 +366,12 @@ def quantities(toks: Sequence[Token]) -> list[Quantity]:
         per = _rate_period(toks, i)
         found.append(Quantity(tok.text, currency or unit, near, i, currency, per))
     return found
+
+
+def _other_unit(wanted: str, stated: str) -> bool:
+    """Two different units of one pint kind ("week" and "day")."""
+    a, b = measure(1, wanted) if wanted else None, measure(1, stated) if stated else None
+    return a is not None and b is not None and wanted != stated and a[0] == b[0]
 
 
 def _measured(q: Quantity, unit: str) -> tuple[str, float] | None:
@@ -390,12 +418,16 @@ def states_number(wanted: Quantity, stated: Sequence[Quantity]) -> bool:
         if wanted.number.startswith("ord") and (
             s.number == wanted.number or (s.number == wanted.number[3:] and "day" in s.near)
         ):
-            return True  # "the 6th consecutive sick day", "day 6" state "the sixth day"
+            if not _other_unit(wanted.unit, s.unit):
+                return True  # "the 6th consecutive sick day", "day 6" state "the sixth day"
+            continue  # "the sixth week" never states "the sixth day"
         if s.number == wanted.number and (wanted.per == s.per or not (wanted.per and s.per)):
             if wanted.currency:
                 return True  # the same currency, or none named beside the number
             if not wanted.unit or not s.near or wanted.unit in s.near:
                 return True
+            if not s.unit and s.per and s.near <= {s.per}:
+                return True  # "six hundred per minute": only the rate's period beside it
     amount = _measured(wanted, wanted.unit)
     if amount is None:
         return False

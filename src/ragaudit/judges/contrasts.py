@@ -12,7 +12,14 @@ phrases (a flip needs a word the reference does not hold *and* the loss of one i
    of the other direction the reference has (``"at most 14"`` for ``"at least 14"``,
    ``"more than 8 days"`` for ``"up to 8 days"``), the answer is **wrong**.  A new bound
    alone (``"before 8 hours"`` for ``"within 8 hours"``) makes it **undecided**; a bound the
-   answer leaves out is no contrast (``"3,000 EUR"`` for ``"up to 3,000 EUR"``).
+   answer leaves out is no contrast (``"3,000 EUR"`` for ``"up to 3,000 EUR"``).  A bound
+   right before a number is also compared *for that value* (:func:`number_bounds`), so a flip
+   is found even when the reference holds a bound of the other direction elsewhere ("at
+   least 600" for "at most 600; above that ..."), and ``not``/``never`` right before a bound
+   turns it round ("not above 2,500 EUR" is an upper bound, and no negation).  ``next``,
+   ``following`` are later and ``previous``, ``preceding`` earlier ("the next working day"
+   for "the working day before").  A question that asks what *can* or *may* be done (or a
+   maximum, a limit) asks for an upper bound: an added ``up to`` is no doubt there.
 2. **Negation count.**  The cues of :mod:`ragaudit.judges.polarity` (``not``, ``no``,
    ``never``, ``-n't``, ...) and ``not only``, outside the bounds above (``no more than`` is a
    bound).  A different count in the answer than in the reference (``"must not be at least 14
@@ -27,7 +34,7 @@ phrases (a flip needs a word the reference does not hold *and* the loss of one i
 Examples
 --------
 >>> contrast("Passwords must be at least 14 characters long.", "At most 14 characters.")
-(False, 'the answer flips a bound of the reference (at least -> at most)')
+(False, 'the answer flips the bound of 14 character (at least -> at most)')
 >>> contrast("Up to 3,000 EUR per month.", "3,000 EUR a month.")
 (True, None)
 >>> contrast("Passwords must be at least 14 characters.", "Passwords must not be at least 14.")[1]
@@ -44,7 +51,7 @@ from ragaudit._text import normalise_text
 from ragaudit.judges.claims import Quantity, Token, content_words, quantities, states_number, tokens
 from ragaudit.judges.units import measure
 
-__all__ = ["about", "bounds", "contrast", "negations", "periods", "swapped"]
+__all__ = ["about", "bounds", "contrast", "negations", "number_bounds", "periods", "swapped"]
 
 #: Bound phrases, longest first so that "no more than" is not read as "more than".
 _BOUNDS: tuple[tuple[str, str], ...] = (
@@ -58,7 +65,8 @@ _BOUNDS: tuple[tuple[str, str], ...] = (
     ("less than", "upper"), ("fewer than", "upper"), ("shorter than", "upper"),
     ("earlier than", "deadline"), ("above", "lower"), ("below", "upper"), ("after", "later"),
     ("before", "earlier"), ("minimum", "lower"), ("maximum", "upper"), ("exceeds", "lower"),
-    ("exceed", "lower"),
+    ("exceed", "lower"), ("next", "later"), ("following", "later"), ("previous", "earlier"),
+    ("preceding", "earlier"),
 )  # fmt: skip
 _BOUND = re.compile(r"\b(?:" + "|".join(p for p, _ in _BOUNDS) + r")\b")
 _DIRECTION = dict(_BOUNDS)
@@ -68,6 +76,7 @@ _NEGATION = re.compile(
 )
 _IDIOMS = re.compile(r"\bno\s+matter\b|\bwhether\s+or\s+not\b")
 _LEADING = re.compile(r"^\W*(?:yes|no)\b\W*")
+_NEGATED_BOUND = re.compile(r"\b(?:not|never)\s+(?=" + _BOUND.pattern + ")")
 
 
 def bounds(text: str) -> Counter[str]:
@@ -85,7 +94,8 @@ def negations(text: str) -> int:
     >>> negations("Not only the incident commander."), negations("No more than 3 bags.")
     (1, 0)
     """
-    text = _IDIOMS.sub(" ", _BOUND.sub(" ", normalise_text(text)))
+    text = _NEGATED_BOUND.sub(" ", normalise_text(text))  # "not above 2,500": a bound
+    text = _IDIOMS.sub(" ", _BOUND.sub(" ", text))
     return len(_NEGATION.findall(text))
 
 
@@ -94,8 +104,55 @@ _OPPOSITE = {"lower": "upper", "upper": "lower", "later": "earlier", "earlier": 
 _SAID = {"lower": "at least", "upper": "at most", "later": "after", "earlier": "before"}
 
 
-def _flipped(reference: str, answer: str) -> tuple[bool | None, str | None]:
-    ref, ans = bounds(reference), bounds(answer)
+_NEGATED = re.compile(r"\b(?:not|never)\s+$")
+#: A question that asks what *can* or *may* be done asks for a maximum: "up to" is implied.
+_MODAL = re.compile(r"\b(?:can|could|may|might|allowed|maximum|max|most|limit)\b", re.IGNORECASE)
+
+
+def number_bounds(text: str) -> tuple[list[tuple[Quantity, str]], Counter[str]]:
+    """The bounds of ``text`` that stand right before a number, each with its quantity, and
+    the other bounds by direction.  A bound after ``not``/``never`` is read the other way
+    round (``"not above 2,500 EUR"`` is an upper bound).
+
+    >>> bound, free = number_bounds("Longer than four hours, or no more than standard class.")
+    >>> [(q.number, q.unit, d) for q, d in bound], sorted(free.elements())
+    ([('4', 'hour', 'lower')], ['upper'])
+    >>> [(q.number, d) for q, d in number_bounds("It is not above 2,500 EUR.")[0]]
+    [('2500', 'upper')]
+    """
+    text = normalise_text(text)
+    bound: list[tuple[Quantity, str]] = []
+    free: Counter[str] = Counter()
+    for match in _BOUND.finditer(text):
+        direction = _DIRECTION[match.group(0)]
+        if _NEGATED.search(text[: match.start()]) and _OPPOSITE[direction]:
+            direction = _OPPOSITE[direction]
+        after = tokens(text[match.end() : match.end() + 40])
+        first = next((t for t in after if t.kind != "stop"), None)
+        if first is not None and first.kind == "number" and after.index(first) <= 1:
+            bound.append((quantities(after)[0], direction))
+        else:
+            free[direction] += 1
+    return bound, free
+
+
+def _flipped(reference: str, answer: str, question: str = "") -> tuple[bool | None, str | None]:
+    (ref_at, ref), (ans_at, ans) = number_bounds(reference), number_bounds(answer)
+    ref.update(d for _, d in ref_at)
+    ans.update(d for _, d in ans_at)
+    for q, direction in ans_at:
+        # the bounds of one value of the reference, compared with the answer's for it; the
+        # value stated with the reference's bound elsewhere in the answer is another fact
+        had = {d for r, d in ref_at if states_number(r, [q])}
+        if not any(states_number(r, [q]) for r in quantities(tokens(reference))):
+            continue  # a value the reference does not state: no bound to compare
+        if had & {d for a, d in ans_at if states_number(q, [a])}:
+            continue
+        if _OPPOSITE[direction] in had:
+            return False, (
+                f"the answer flips the bound of {q.number} {q.unit}".rstrip()
+                + f" ({_SAID[_OPPOSITE[direction]]} -> {_SAID[direction]})"
+            )
     new, lost = ans - ref, ref - ans
     for direction in new:
         if _OPPOSITE[direction] in lost:
@@ -103,6 +160,8 @@ def _flipped(reference: str, answer: str) -> tuple[bool | None, str | None]:
                 f"the answer flips a bound of the reference ({_SAID[_OPPOSITE[direction]]} -> "
                 f"{_SAID[direction]})"
             )
+    if _MODAL.search(question):
+        new.pop("upper", None)  # "How long can it buffer?" "Up to 72 hours."
     if new.keys() & {"lower", "upper"}:
         return None, "the answer adds a bound the reference does not state (at least, below, ...)"
     return True, None
@@ -156,14 +215,38 @@ def _period_changed(reference: str, answer: str) -> str | None:
     return None
 
 
-def contrast(reference: str, answer: str, yes_no: bool = False) -> tuple[bool | None, str | None]:
+_MAIN = re.compile(r"[.;!?]|,?\s+\b(?:because|since|as|so|unless|except)\b")
+
+
+def _restated_flip(reference: str, answer: str, question: str) -> tuple[bool | None, str | None]:
+    """After the same leading yes/no: an answer without a negation that restates the
+    reference's negated sentence (every content word of it the question lacks) says the
+    opposite of what follows the reference's ``No`` ("No. Travel insurance is on the list of
+    items that are refunded" for "... that are not refunded"): a reader must look.  Any
+    other sentence after the ``No`` ("No. The company insures trips itself.") is no
+    contrast."""
+    main = _MAIN.split(reference, maxsplit=1)[0]
+    if not negations(main):
+        return True, None
+    words = set(content_words(tokens(main))) - set(content_words(tokens(question)))
+    if words and words <= set(content_words(tokens(answer))):
+        return None, (
+            "the answer restates the reference's negated sentence without its negation, "
+            "after the same yes/no: a reader must look"
+        )
+    return True, None
+
+
+def contrast(
+    reference: str, answer: str, yes_no: bool = False, question: str = ""
+) -> tuple[bool | None, str | None]:
     """``(verdict, reason)`` for an answer whose key words all match: True when no contrast
     of the module docstring is found, False for a flipped bound, None (with the reason) when
     a reader must look.  ``yes_no``: the reference opens with Yes or No.  Only the sentences
     of the answer that restate the reference are read."""
     leading = _LEADING.match(normalise_text(answer)) is not None
     answer = about(reference, answer)
-    verdict, reason = _flipped(reference, answer)
+    verdict, reason = _flipped(reference, answer, question)
     if verdict is not True:
         return verdict, reason
     changed = _period_changed(reference, answer)
@@ -178,7 +261,7 @@ def contrast(reference: str, answer: str, yes_no: bool = False) -> tuple[bool | 
         ref_text = _LEADING.sub("", normalise_text(reference))
         ans_text = _LEADING.sub("", normalise_text(answer))
         if not negations(ans_text):
-            return True, None
+            return _restated_flip(ref_text, ans_text, question)
     ref_n, ans_n = negations(ref_text), negations(ans_text)
     if ref_n != ans_n:
         return None, (
@@ -216,6 +299,33 @@ def _near(toks: Sequence[Token], position: int) -> set[str]:
     return words
 
 
+def _label_words(toks: Sequence[Token], position: int) -> set[str]:
+    """The content words of the two tokens before a number (its label), not across another
+    number or its unit; none when it opens its clause."""
+    words: set[str] = set()
+    for j in range(position - 1, max(-1, position - 3), -1):
+        if toks[j].kind in ("number", "date") or (j and toks[j - 1].kind == "number"):
+            break
+        if toks[j].kind == "word":
+            words.add(toks[j].text)
+    return words
+
+
+def _moved(
+    ref_toks: Sequence[Token], toks: Sequence[Token], a: tuple[int, int], b: tuple[int, int]
+) -> bool:
+    """In the reference's order, a value of the answer labelled with the words that label
+    the *other* value in the reference, and none of its own ("domestic trips get 70 EUR" for
+    "70 EUR per day (domestic trips get 55 EUR)"): the values may have changed places.  Only
+    the words before a number count (a label), not the next clause's."""
+    ref_a, ref_b = _label_words(ref_toks, a[0]), _label_words(ref_toks, b[0])
+    ans_a, ans_b = _label_words(toks, a[1]), _label_words(toks, b[1])
+    return bool(
+        (ans_a & (ref_b - ref_a) and not ans_a & ref_a)
+        or (ans_b & (ref_a - ref_b) and not ans_b & ref_b)
+    )
+
+
 def swapped(
     wanted: Sequence[Quantity], reference: str, answer: str
 ) -> tuple[bool | None, str | None]:
@@ -242,17 +352,26 @@ def swapped(
             where.append((found[0], w))
     for i, (pos_a, a) in enumerate(where):
         for pos_b, b in where[i + 1 :]:
-            if a.number == b.number or not _kind(a) or _kind(a) != _kind(b) or pos_b > pos_a:
+            if a.number == b.number or not _kind(a) or _kind(a) != _kind(b):
                 continue
             own_a = _near(ref_toks, a.position) - _near(ref_toks, b.position)
             own_b = _near(ref_toks, b.position) - _near(ref_toks, a.position)
             near_a, near_b = _near(toks, pos_a), _near(toks, pos_b)
             if near_a & own_a and near_b & own_b:
                 continue  # each value kept its own words: the clauses were reordered
+            if pos_b > pos_a and not _moved(
+                ref_toks, toks, (a.position, pos_a), (b.position, pos_b)
+            ):
+                continue
             if near_a & own_b and near_b & own_a:
                 return False, (
                     f"the answer puts {a.number} {a.unit} where the reference has "
                     f"{b.number} {b.unit} and the other way round: swapped values"
+                )
+            if pos_b > pos_a:
+                return None, (
+                    f"the answer states {a.number} {a.unit} or {b.number} {b.unit} beside the "
+                    "words of the other value: swapped values or another wording"
                 )
             return None, (
                 f"the answer states {b.number} {b.unit} before {a.number} {a.unit}, the "

@@ -44,6 +44,15 @@ import math
 import re
 from collections.abc import Sequence
 
+from ragaudit.judges.additions import (
+    dropped_restriction,
+    hedged,
+    inserted_qualifier,
+    other_alternative,
+    other_date,
+    unread_date,
+    unread_period,
+)
 from ragaudit.judges.claims import (
     Quantity,
     Token,
@@ -56,7 +65,7 @@ from ragaudit.judges.contrasts import about, contrast, swapped
 from ragaudit.judges.reference import LABEL_REACH, ReferenceClaims, answer_states
 from ragaudit.judges.units import measure
 
-__all__ = ["answer_verdict", "copied", "named_entities"]
+__all__ = ["answer_verdict", "asks_name", "copied", "named_entities"]
 
 _WORD = re.compile(r"[^\W\d_][\w&'\-]*")
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+|\s+[-\u2013\u2014]\s+")
@@ -121,6 +130,8 @@ def _conflict(claims: ReferenceClaims, answer: str) -> str | None:
         for other in stated if found else ():
             if other.number in in_reference or wanted.unit not in (other.unit, other.currency):
                 continue
+            if other.number.startswith("ord") != wanted.number.startswith("ord"):
+                continue  # "the sixth month" is no second value of "6 months"
             if _lead(toks, other.position) - labels:
                 continue  # a value of something else ("a SEV2 page within 15 minutes")
             if not states_number(wanted, [other]):
@@ -232,11 +243,52 @@ def _extra(reference: str, answer: str) -> str | None:
     return None
 
 
+_ASKS_NAME = re.compile(
+    r"^\W*(?:who|whom|whose|which|where)\b|\b(?:and|or)\s+(?:by |to |from |in |with )?"
+    r"(?:who|whom|whose|which|where)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_name(question: str) -> bool:
+    """Whether the question asks for a name: it opens with who/whom/whose/which/where, or a
+    second part does ("In which year ..., and by whom?").  "The city *where* the lab is" in
+    the middle of a question is a relative clause, not a question word.
+
+    >>> asks_name("In which year was it founded, and by whom?"), asks_name(
+    ...     "What is the hotel cap in the city where the lab is?")
+    (True, False)
+    """
+    return _ASKS_NAME.search(question) is not None
+
+
+def _stating(claims: ReferenceClaims, answer: str) -> str:
+    """The sentences of ``answer`` that state a required number or date: where a rival name
+    counts."""
+    return " ".join(
+        s for s in _SENTENCE.split(answer)
+        if any(states_number(w, quantities(tokens(s))) for w in claims.numbers)
+        or any(t.kind == "date" and t.text in claims.dates for t in tokens(s))
+    )  # fmt: skip
+
+
 def _entities(
     claims: ReferenceClaims, reference: str, answer: str, question: str, context: Sequence[str]
 ) -> tuple[bool | None, str | None]:
     """Rule 1 of the module docstring: (False, None) for a rival entity, (None, reason) for a
     missing one with no rival, (True, None) otherwise."""
+    if claims.mode == "numbers":
+        # a number is asked: a name the reference gives beside it is asked only when the
+        # question asks for one, and a rival counts in the sentences stating the number
+        # ("600 a minute; anything more gets a Retry-After header" names no rival)
+        answer = _stating(claims, answer)
+        if not asks_name(question):
+            named = named_entities(_PARENS.sub(" ", reference), context)
+            if not named - set(content_words(tokens(answer))):
+                return True, None
+            rivals = named_entities(answer, context) - named
+            rivals -= set(content_words(tokens(question))) | claims.part_words
+            return (False, None) if rivals else (True, None)
     asked = set(content_words(tokens(question)))
     wanted = named_entities(_PARENS.sub(" ", reference), context) - asked
     said = set(content_words(tokens(answer)))
@@ -324,9 +376,9 @@ def answer_verdict(
         return _classic(verdict, claims, reference, answer, question, context_texts)
     if claims.mode == "numbers":
         if not verdict:
-            doubt = _unread(claims, answer)
+            doubt = _unread(claims, answer) or unread_date(claims, answer)
             return (None, doubt) if doubt else (False, None)
-        flip, why = contrast(reference, answer)
+        flip, why = contrast(reference, answer, question=question)
         if flip is False:
             return False, why
         order, swap = swapped(quantities(tokens(reference)), reference, answer)
@@ -335,11 +387,18 @@ def answer_verdict(
         entity, because = _entities(claims, reference, answer, question, context_texts)
         if entity is False:
             return False, None
-        doubt = _conflict(claims, answer) or swap or why or because or _extra(reference, answer)
+        doubt = (
+            _conflict(claims, answer) or swap or why or because or _extra(reference, answer)
+            or inserted_qualifier(claims, reference, answer, question)
+            or hedged(claims, answer)
+            or other_alternative(reference, answer, question)
+            or other_date(reference, answer)
+        )  # fmt: skip
         return (None, doubt) if doubt else (True, None)
     if not verdict:
-        return False, None
-    flip, why = contrast(reference, answer, yes_no=claims.mode == "polarity")
+        doubt = unread_period(claims, answer) if claims.mode == "words" else None
+        return (None, doubt) if doubt else (False, None)
+    flip, why = contrast(reference, answer, yes_no=claims.mode == "polarity", question=question)
     if flip is False:
         return False, why
     if claims.mode != "words":
@@ -349,7 +408,11 @@ def answer_verdict(
         return False, None
     if entity is None or flip is None:
         return None, because or why
-    doubt = _qualifier(reference, answer)
+    doubt = (
+        _qualifier(reference, answer)
+        or dropped_restriction(reference, answer, question)
+        or other_alternative(reference, answer, question)
+    )
     return (None, doubt) if doubt else (True, None)
 
 

@@ -38,13 +38,22 @@ _SOURCE = (
 )
 _SAY = (
     r"(?:say|state|specify|mention|cover|contain|include|provide|address|give|tell|answer"
-    r"|list|describe|indicate|discuss|show|explain|clarify|have|disclose|name)"
+    r"|list|describe|indicate|discuss|show|explain|clarify|have|disclose|name|report)"
 )
 _SAID = (
     r"(?:mentioned|specified|stated|covered|addressed|provided|available|given|listed"
     r"|documented|described|discussed|indicated|found|explained|known|clear)"
 )
 _DEICTIC = r"(?:this|that|it|which|the (?:answer|amount|figure|number|detail|date|information))"
+#: Kinds of document a model names as its source ("the runbook", "the price list", "the SLA").
+#: They also hold facts ("the policy does not cover contractors"), so with them only a verb
+#: of reporting says that the document is silent.
+_DOC_KIND = (
+    r"(?:policy|policies|runbook|guide|manual|overview|faq|sla|price list|handbook|wiki"
+    r"|documentation|page|section|notes|agreement|specification|spec)"
+)
+_REPORT = r"(?:say|state|specify|mention|give|list|describe|report|name|disclose|indicate)"
+_DESCRIBED = r"(?:mentioned|specified|stated|disclosed|documented|described|addressed|discussed)"
 _PATTERNS = [
     # the documents do not say
     rf"\b{_SOURCE}(?: \w+){{0,2}} (?:do|does|did) not (?:\w+ )?{_SAY}\b",
@@ -52,12 +61,18 @@ _PATTERNS = [
     rf"\b(?:none of|neither of|neither|nothing in) (?:the |these |those )?(?:\w+ ){{0,2}}"
     rf"{_SOURCE}\b",
     rf"\b{_SOURCE}(?: \w+){{0,6}} never (?:{_SAY}|name|disclose)s?\b",
-    rf"\b(?:{_SOURCE}|it) (?:\w+ )?(?:gives|says|states|lists|mentions|names|provides) no\b",
+    rf"\b(?:{_SOURCE}|it) (?:\w+ )?(?:give|say|state|list|mention|name|provide)s? no\b",
+    # a named kind of document that is silent: "the runbook doesn't give a time"
+    rf"\b{_DOC_KIND}(?: \w+){{0,1}} (?:do|does|did) not {_REPORT}\b",
+    # "that is not something the documents address", "pricing is not part of these documents"
+    rf"\bnot (?:something|anything) (?:that )?(?:the |these |any )?(?:\w+ )?{_SOURCE}\b",
+    rf"\bnot (?:a )?part of (?:the |these |those |any )?(?:\w+ )?{_SOURCE}\b",
+    # "nothing about stock options appears in the provided context"
+    rf"^(?:nothing|no \w+)(?: \w+){{0,6}} (?:appears?|is|are|shows? up|exists?) (?:anywhere )?in "
+    rf"(?:the |these |any |my )?(?:\w+ )?{_SOURCE}\b",
     # the subject named: "No parking allowance is mentioned", "The bonus is not mentioned"
-    r"^no \w+(?: \w+){0,3} (?:is|are|was|were) (?:mentioned|specified|stated|disclosed"
-    r"|documented|listed|given|provided)\b",
-    r"^(?:the )?\w+(?: \w+){0,3} (?:is|are|was|were) not (?:mentioned|specified|stated"
-    r"|disclosed|documented)\b",
+    rf"^no \w+(?: \w+){{0,3}} (?:is|are|was|were) (?:{_DESCRIBED}|listed|given|provided)\b",
+    rf"^(?:the )?\w+(?: \w+){{0,3}} (?:is|are|was|were) not {_DESCRIBED}\b",
     rf"^(?:it|this|that) is not in (?:the |these |my |any |your )?(?:\w+ )?{_SOURCE}\b",
     # it is not mentioned (in the documents)
     rf"\bnot {_SAID}(?: anywhere)? (?:in|by|within|from|among) (?:the |these |any )?(?:\w+ ){{0,2}}"

@@ -31,8 +31,9 @@ _NOT_UNITS = frozenset(
      "barn", "bar", "unit", "count", "degree", "mark", "line", "stone", "quad"}
 )  # fmt: skip
 #: Our spellings pint spells otherwise (the tokens are stemmed: "quarters" -> "quarter").
-_PINT_NAME = {"quarter": "quarter_year", "kilometre": "kilometer", "metre": "meter",
-              "centimetre": "centimeter", "millimetre": "millimeter", "litre": "liter"}  # fmt: skip
+_PINT_NAME = {"quarter": "quarter_year", "decade": "ten_years", "kilometre": "kilometer",
+              "metre": "meter", "centimetre": "centimeter", "millimetre": "millimeter",
+              "litre": "liter"}  # fmt: skip
 
 
 @cache
@@ -41,6 +42,7 @@ def _registry() -> Any:
 
     registry: Any = pint.UnitRegistry(cache_folder=None)
     registry.define("quarter_year = 3 * month")
+    registry.define("ten_years = 10 * year")  # pint's "decade" is a logarithmic unit
     return registry
 
 
