@@ -147,4 +147,5 @@ def test_coverage_by_simulation():
             checked[rng.choice(candidates, size=n_checked, replace=False)] = True
             _, ci, _, _ = rectified_mean(yhat, filled, checked, y)
             hits += ci.low <= truth <= ci.high
-        assert hits >= stats.binom.ppf(0.001, reps, 0.95), (n, share_filled, error_rate, n_checked, hits / reps)
+        bar = stats.binom.ppf(0.001, reps, 0.95)
+        assert hits >= bar, (n, share_filled, error_rate, n_checked, hits / reps)
