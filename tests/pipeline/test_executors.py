@@ -106,10 +106,14 @@ def ray_instance(tmp_path_factory):
 
 
 WITH_RAY = [pytest.param(e, marks=pytest.mark.ray) if e == "ray" else e for e in EXECUTORS]
+# Ray to Ray is left out (issue 32, CPU time): it is threads -> ray (Ray resumes a checkpoint
+# another executor wrote) and ray -> threads (Ray's checkpoint resumes) put together, and the
+# checkpoint does not record its executor.
 PAIRS = [
     pytest.param(a, b, marks=pytest.mark.ray) if "ray" in (a, b) else (a, b)
     for a in EXECUTORS
     for b in EXECUTORS
+    if (a, b) != ("ray", "ray")
 ]
 
 
