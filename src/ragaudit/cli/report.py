@@ -62,10 +62,6 @@ __all__ = ["command"]
     help="Note a run whose judged@k differs from the first run's by more (the comparison then "
     "favours the run more like the one the labels came from).",
 )  # fmt: skip
-@click.option(
-    "--judge-audit", "judge_audit_path", type=click.Path(dir_okay=False), default=None,
-    help="Add a \"judge audit\" section: the JSON of `ragaudit judges audit --format json`.",
-)  # fmt: skip
 @seed_option()
 @click.option(
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
@@ -84,7 +80,6 @@ def command(
     allow_different_data: bool,
     judged_threshold: float,
     judged_margin: float,
-    judge_audit_path: str | None,
     seed: int,
     resamples: int,
 ) -> None:
@@ -97,8 +92,9 @@ def command(
     or more runs each later run is compared with the first (paired tests, Holm-adjusted,
     the funnels stage by stage, and every configuration field that differs).
     With --cluster-by each run gets clustered intervals; with --human, its correctness
-    calibrated against people (PPI++).  The page has no scripts and no external resources;
-    the same inputs give the same bytes.
+    calibrated against people (PPI++).  A run that carries a judges audit (`ragaudit judges
+    audit RUN --save OUT`) gets a "judge audit" section.  The page has no scripts and no
+    external resources; the same inputs give the same bytes.
     """
     from ragaudit.data.human_grades import read_human_grades_file
     from ragaudit.data.records import load_saved_runs
@@ -119,11 +115,6 @@ def command(
     from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.renderer import render
 
-    judge_audit = None
-    if judge_audit_path is not None:
-        from ragaudit.diagnose.judge_audit import read_judge_audit
-
-        judge_audit = read_judge_audit(judge_audit_path)
-    text = render(audit_report(audit, detail=True, judge_audit=judge_audit), output_format)
+    text = render(audit_report(audit, detail=True), output_format)
     suffix = {"markdown": "md", "table": "txt"}.get(output_format, output_format)
     write_output(text, out_path, default=f"report.{suffix}")

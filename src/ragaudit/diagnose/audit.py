@@ -158,6 +158,7 @@ def _run_audit(
         failures_left_out=left_out,
         max_drilldowns=max_drilldowns,
         judged=judged,
+        judge_audit=saved.judge_audit,
     )
 
 

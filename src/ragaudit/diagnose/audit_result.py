@@ -172,9 +172,12 @@ class RunAudit:
     max_drilldowns: int | None = None
     #: judged@k of the run's top k (document level, and chunk level with chunk labels).
     judged: RunJudged | None = None
+    #: The judges audit the saved run carries (``judges audit --save``), as stored.
+    judge_audit: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the run's dashboard, funnel, label bias, clustering and calibration."""
+        """JSON-ready: the run's dashboard, funnel, label bias, clustering, calibration and
+        the judges audit it carries."""
         return {
             "name": self.name,
             "k": self.k,
@@ -214,6 +217,7 @@ class RunAudit:
             "clustered": None if self.clustered is None else self.clustered.to_dict(),
             "calibration": None if self.calibration is None else self.calibration.to_dict(),
             "judged": None if self.judged is None else self.judged.to_dict(),
+            "judge_audit": None if self.judge_audit is None else dict(self.judge_audit),
         }
 
 

@@ -20,9 +20,8 @@ is escaped (the renderer escapes), except the funnel chart's SVG, which
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
 
 from ragaudit.diagnose.audit_result import (
     AVERAGING,
@@ -436,13 +435,12 @@ def audit_report(
     *,
     full_bias: bool = False,
     detail: bool = False,
-    judge_audit: Mapping[str, Any] | None = None,
 ) -> Report:
     """The audit page as one :class:`~ragaudit.reports.report.Report` (see the module
     docstring for what each format shows); ``full_bias`` adds the per-question label-bias rows
     to the terminal form, ``detail`` its funnel tables, every comparison column and the
-    configuration (``report --format table``); ``judge_audit`` (a ``judges audit --format
-    json`` document) adds the "judge audit" section.
+    configuration (``report --format table``).  A run that carries a judges audit
+    (``judges audit RUN --save OUT``) gets its "judge audit" section.
 
     Examples
     --------
@@ -466,8 +464,6 @@ def audit_report(
     names = " vs ".join(r.name for r in audit.runs)
     sections = (*_page_sections(audit), *terminal_sections(audit, full_bias=full_bias,
                                                            detail=detail))  # fmt: skip
-    data = audit.to_dict()
-    if judge_audit is not None:
-        sections = (*sections, judge_audit_section(judge_audit))
-        data = {**data, "judge_audit": dict(judge_audit)}
+    data = audit.to_dict()  # each run's judge audit is in its "judge_audit" key
+    sections += tuple(judge_audit_section(r.judge_audit) for r in audit.runs if r.judge_audit)
     return Report(f"ragaudit report: {names}", sections, data=data, theme="audit")

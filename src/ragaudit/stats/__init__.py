@@ -74,7 +74,7 @@ if TYPE_CHECKING:
         paired_difference_interval,
         proportion_interval,
     )
-    from ragaudit.stats.judge_noise import JudgeNoiseResult, judge_noise
+    from ragaudit.stats.judge_noise import JudgeNoiseResult, judge_noise, unanimous_share
     from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact, mcnemar_pvalue
     from ragaudit.stats.mde import MDE, paired_mde, run_mde
     from ragaudit.stats.multiple import holm_bonferroni
@@ -122,7 +122,8 @@ _WHERE = {
     "MetricComparison": "compare", "SubsampleInterval": "compare", "compare_runs": "compare",
     "IntervalResult": "intervals", "paired_difference_interval": "intervals",
     "proportion_interval": "intervals", "JudgeNoiseResult": "judge_noise",
-    "judge_noise": "judge_noise", "McNemarResult": "mcnemar", "mcnemar_exact": "mcnemar",
+    "judge_noise": "judge_noise", "unanimous_share": "judge_noise",
+    "McNemarResult": "mcnemar", "mcnemar_exact": "mcnemar",
     "mcnemar_pvalue": "mcnemar", "holm_bonferroni": "multiple", "PairwiseMatrix": "pairwise",
     "compare_all": "pairwise", "PermutationResult": "permutation",
     "paired_permutation_test": "permutation", "choose_interval": "policy",
@@ -211,6 +212,7 @@ __all__ = [
     "repeated_mean_interval",
     "run_mde",
     "signflip_interval",
+    "unanimous_share",
     "variance_budget",
     "verdict",
 ]
