@@ -17,7 +17,6 @@ import re
 import pytest
 from click.testing import CliRunner
 from scipy.stats import binomtest
-from .test_judge_audit import N, _synthetic
 
 from ragaudit.cli import main
 from ragaudit.data.records import load_saved_run, write_saved_run
@@ -26,6 +25,8 @@ from ragaudit.diagnose.judge_audit_position import position_pairs
 from ragaudit.judges.pairwise import OfflinePairwiseJudge, PairItem
 from ragaudit.llm.testing import FakeChatServer, FakeReply
 from ragaudit.stats.verdicts import TOO_FEW
+
+from .test_judge_audit import N, _synthetic
 
 
 class FirstWins:
@@ -37,13 +38,23 @@ class FirstWins:
         return ["A" for _ in items]
 
 
+class Constant:
+    """A judge that calls every answer correct: the cheap base judge of the position tests
+    (their row reads only the pairwise judge)."""
+
+    name, model, metrics, context_metrics = "constant", None, ("correct",), ()
+
+    def verdicts(self, items, repeat=0):
+        return [{"correct": 1.0} for _ in items]
+
+
 def _row(audit, test):
     return next(r for r in audit.rows if r.test == test)
 
 
 def test_a_pairwise_judge_preferring_position_a_is_caught_at_n_60():
     run, chunks = _synthetic()
-    row = _row(audit_judge(run, chunks, OfflineAuditJudge(), pairwise=FirstWins()), "position")
+    row = _row(audit_judge(run, chunks, Constant(), pairwise=FirstWins()), "position")
     c = row.comparison
     # every answer differs from its reference: 60 pairs, each won by A in both orders
     assert (c.n, c.mcnemar.a_only, c.mcnemar.b_only) == (N, N, 0)
@@ -54,8 +65,7 @@ def test_a_pairwise_judge_preferring_position_a_is_caught_at_n_60():
 
 def test_the_offline_pairwise_judge_never_flips():
     run, chunks = _synthetic()
-    row = _row(audit_judge(run, chunks, OfflineAuditJudge(), pairwise=OfflinePairwiseJudge()),
-               "position")  # fmt: skip
+    row = _row(audit_judge(run, chunks, Constant(), pairwise=OfflinePairwiseJudge()), "position")
     c = row.comparison
     # 20 wrong answers: the reference wins in both orders (0, 0); 40 right: a tie, left out
     assert (c.n, c.excluded, c.n_differing) == (20, 40, 0)
@@ -154,3 +164,98 @@ def test_llm_position_and_three_repeats_through_the_cached_client(run_file):
     ci = binomtest(16, 20).proportion_ci(method="exact")
     assert (agreement["ci_low"], agreement["ci_high"]) == pytest.approx((ci.low, ci.high))
     assert audit.repeats == 3 and audit.pairwise_judge == "llm pairwise (scripted)"
+
+
+# ------------------------------------------------------------------ the audit in a run
+
+
+@pytest.fixture(scope="module")
+def audited():
+    """A 6-question run carrying its offline audit (the document judges audit --save stores)."""
+    run, chunks = _synthetic(n=6)
+    audit = audit_judge(run, chunks, OfflineAuditJudge(), pairwise=OfflinePairwiseJudge())
+    return run.replace(judge_audit=audit.to_dict())
+
+
+@pytest.mark.parametrize("suffix", [".json", ".parquet"])
+def test_the_audit_round_trips_through_both_formats_and_convert(audited, tmp_path, suffix):
+    first = write_saved_run(tmp_path / f"a{suffix}", audited)
+    back = load_saved_run(first.path)
+    assert back.judge_audit == audited.judge_audit and back.rows == audited.rows
+    other = ".parquet" if suffix == ".json" else ".json"
+    result = CliRunner().invoke(main, ["convert", first.path, str(tmp_path / f"b{other}")])
+    assert result.exit_code == 0, result.output
+    again = CliRunner().invoke(main, ["convert", str(tmp_path / f"b{other}"),
+                                      str(tmp_path / f"c{suffix}")])  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert load_saved_run(tmp_path / f"c{suffix}").judge_audit == audited.judge_audit
+    if suffix == ".json":  # a run-level key of the JSON header, after the summary
+        keys = list(json.loads(first_text(first.path)))
+        assert keys.index("judge_audit") == keys.index("summary") + 1
+
+
+def first_text(path):
+    from pathlib import Path
+
+    return Path(path).read_text(encoding="utf-8")
+
+
+def test_a_run_without_an_audit_reads_as_before(tmp_path):
+    run, _ = _synthetic(n=3)
+    path = write_saved_run(tmp_path / "old.json", run).path
+    assert "judge_audit" not in json.loads(first_text(path))  # files stay as they were
+    assert load_saved_run(path).judge_audit is None
+    doc = json.loads(first_text(path))
+    doc["judge_audit"] = None  # null is "none" too
+    (tmp_path / "null.json").write_text(json.dumps(doc), encoding="utf-8")
+    assert load_saved_run(tmp_path / "null.json").judge_audit is None
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        (lambda a: a["rows"][0].pop("ci_low"), "judge_audit.rows[0].ci_low",
+         "expected the key 'ci_low', found none"),
+        (lambda a: a["rows"][0].update(n="60"), "judge_audit.rows[0].n",
+         'expected an integer, found "60"'),
+        (lambda a: a.pop("seed"), "judge_audit", "missing required key 'seed'"),
+        (lambda a: a["rows"][0].update(p_value=1.5), "judge_audit.rows[0].p_value",
+         "expected a value between 0 and 1, found 1.5"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("suffix", [".json", ".parquet"])
+def test_a_bad_stored_audit_gets_one_line_with_file_and_field(
+    audited, tmp_path, change, field, message, suffix
+):
+    doc = audited.to_dict()
+    change(doc["judge_audit"])
+    path = tmp_path / f"bad{suffix}"
+    if suffix == ".json":
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    else:  # a header ragaudit would not write: the Parquet file made by hand with pyarrow
+        import pyarrow.parquet as pq
+
+        from ragaudit.data.saved_run.parquet import HEADER_KEY
+
+        write_saved_run(tmp_path / "good.parquet", audited)
+        table = pq.read_table(tmp_path / "good.parquet")
+        header = {k: v for k, v in doc.items() if k != "rows"}
+        pq.write_table(table.replace_schema_metadata({HEADER_KEY: json.dumps(header)}), path)
+    result = CliRunner().invoke(main, ["report", str(path), "--out", str(tmp_path / "r.html")])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and f"{path}: {field}: {message}" in lines[0], result.output
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_save_never_overwrites_the_input(audited, tmp_path):
+    path = write_saved_run(tmp_path / "run.json", audited).path
+    before = first_text(path)
+    result = CliRunner().invoke(main, ["judges", "audit", path, "--corpus", str(tmp_path),
+                                       "--save", str(tmp_path / "./run.json")])  # fmt: skip
+    assert result.exit_code == 2 and "--save" in result.output
+    assert "not an input" in result.output and first_text(path) == before
+    dry = CliRunner().invoke(main, ["judges", "audit", path, "--corpus", str(tmp_path),
+                                    "--judge", "llm", "--dry-run", "--save",
+                                    str(tmp_path / "x.json")])  # fmt: skip
+    assert dry.exit_code == 2 and "no audit to --save" in dry.output

@@ -377,8 +377,9 @@ def repeat_agreement(
     """``{repeats, n, value, ci_low, ci_high, method}``: the share of questions whose
     ``len(sends)`` verdicts on ``metric`` all agree (:func:`~ragaudit.stats.unanimous_share`).
     """
-    grid = np.array([[np.nan if s[i][metric] is None else s[i][metric] for s in sends]
-                     for i in range(len(sends[0]))], dtype=float).reshape(-1, len(sends))  # fmt: skip
+    values = [[np.nan if s[i][metric] is None else s[i][metric] for s in sends]
+              for i in range(len(sends[0]))]  # fmt: skip
+    grid = np.array(values, dtype=float).reshape(-1, len(sends))
     found = unanimous_share(grid)
     n = int((~np.isnan(grid).any(axis=1)).sum())
     if found is None:
