@@ -83,9 +83,9 @@ def judge_audit_section(audit: Mapping[str, Any]) -> Section:
     pairwise = audit.get("pairwise_judge")
     lines = (
         f"judge {audit['judge']}" + (f" ({model})" if model else "")
-        + (f", pairwise judge {pairwise}" if pairwise else "")
         + f" on {audit['n_items']} answers of run {audit['run']}"
         + (f" ({unanswered} questions without an answer left out)" if unanswered else "")
+        + (f"; position judged by {pairwise}" if pairwise else "")
         + f"; seed {audit['seed']}",
         flag,
     )  # fmt: skip
