@@ -259,3 +259,18 @@ def test_save_never_overwrites_the_input(audited, tmp_path):
                                     "--judge", "llm", "--dry-run", "--save",
                                     str(tmp_path / "x.json")])  # fmt: skip
     assert dry.exit_code == 2 and "no audit to --save" in dry.output
+
+
+def test_an_invalid_pairwise_reply_is_repaired_once_then_counted_as_no_verdict(tmp_path):
+    from ragaudit.judges.pairwise import LLMPairwiseJudge
+    from ragaudit.llm import LLMClient, LLMConfig
+
+    pair = PairItem("q1", "How much?", "101 EUR.", "108 EUR.", ("It costs 101 EUR.",))
+    with FakeChatServer(responder=lambda r: FakeReply(json.dumps({"winner": "C"}))) as server:
+        config = LLMConfig(base_url=server.base_url, model="m", use_cache=False)
+        with LLMClient(config) as client:
+            assert LLMPairwiseJudge(client).prefer([pair]) == [None]
+        assert len(server.requests) >= 2  # the first reply and at least one repair turn
+        text = server.requests[0].messages[-1]["content"]
+    assert '<answer label="A">\n101 EUR.\n</answer>' in text  # the answers sent as data
+    assert '<answer label="B">\n108 EUR.\n</answer>' in text
