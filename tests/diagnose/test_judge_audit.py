@@ -308,3 +308,29 @@ def test_undecided_verdicts_and_unanswered_rows_are_counted_not_dropped():
     text = render(judge_audit_report(audit), "table")
     assert "(1 questions without an answer left out)" in text
     assert "5 without a verdict (not applicable, undecided, failed) left out" in text
+
+
+def test_report_with_the_corpus_shows_the_golden_checks_of_the_run(bundled_run, tmp_path):
+    """The report checks the questions the run carries; `golden check` reads the golden file
+    itself (an independent path): the same checks, n, intervals, methods and coverage."""
+    saved, _ = bundled_run
+    page = _invoke(["report", saved.path, "--corpus", BENCHMARK / "corpus", "--format", "json",
+                    "--out", tmp_path / "r.json"])  # fmt: skip
+    assert page.exit_code == 0, page.output
+    shown = json.loads((tmp_path / "r.json").read_text("utf-8"))["golden_check"]
+    direct = _invoke(["golden", "check", "--golden", BENCHMARK / "golden.yaml", "--corpus",
+                      BENCHMARK / "corpus", "--format", "json"])  # fmt: skip
+    checked = json.loads(direct.stdout)
+    assert shown["checks"] == checked["checks"] and shown["coverage"] == checked["coverage"]
+    assert [c["check"] for c in shown["checks"]] == [
+        "answer not in corpus", "answer in question", "paraphrase duplicate", "conflict",
+    ]  # fmt: skip
+    for c in shown["checks"]:
+        assert c["n"] > 0 and c["ci_low"] <= c["share"] <= c["ci_high"] and c["method"]
+    key = lambda f: (f["check"], f["id"], f["detail"])  # noqa: E731
+    assert sorted(map(key, shown["findings"])) == sorted(map(key, checked["findings"]))
+    html = _invoke(["report", saved.path, "--corpus", BENCHMARK / "corpus",
+                    "--out", tmp_path / "r.html"])  # fmt: skip
+    text = (tmp_path / "r.html").read_text("utf-8")
+    assert html.exit_code == 0 and "golden set: validity checks" in text
+    assert "golden set: coverage skew" in text

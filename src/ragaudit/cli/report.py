@@ -31,7 +31,11 @@ __all__ = ["command"]
     "Chunk-label file (ragaudit labels build): chunk-level recall, label bias, answer chunks "
     "in the drill-down."
 )
-@corpus_option("The runs' corpus: shows the retrieved chunk texts in the drill-down.")
+@corpus_option(
+    "The runs' corpus: shows the retrieved chunk texts in the drill-down, and checks the golden "
+    "questions the first run carries against it (`golden check`'s findings and validity checks, "
+    "each with n, interval and method)."
+)
 @click.option(
     "--cluster-by", "cluster_by", default=None, metavar="source|tag|FIELD",
     help="Clustered intervals per run (betting over whole clusters) beside the dashboard's, "
@@ -115,6 +119,15 @@ def command(
     from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.renderer import render
 
-    text = render(audit_report(audit, detail=True), output_format)
+    golden = None
+    if corpus_dir is not None:
+        from ragaudit.pipeline.corpus import load_corpus, run_chunks
+        from ragaudit.pipeline.golden_check import check_questions, golden_of_run
+
+        golden = check_questions(
+            golden_of_run(saved[0]), load_corpus(corpus_dir), run_chunks(corpus_dir,
+            saved[0].config), corpus=corpus_dir,
+        )  # fmt: skip
+    text = render(audit_report(audit, detail=True, golden=golden), output_format)
     suffix = {"markdown": "md", "table": "txt"}.get(output_format, output_format)
     write_output(text, out_path, default=f"report.{suffix}")

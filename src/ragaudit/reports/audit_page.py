@@ -36,6 +36,7 @@ from ragaudit.diagnose.audit_result import (
 from ragaudit.diagnose.drilldown import QuestionView
 from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS, unjudged_hint
 from ragaudit.diagnose.label_bias import BiasResult
+from ragaudit.pipeline.golden_check import GoldenCheck
 from ragaudit.reports.audit_sections import terminal_sections
 from ragaudit.reports.audit_tables import (
     comparison_table,
@@ -52,6 +53,7 @@ from ragaudit.reports.audit_tables import (
 from ragaudit.reports.confounding import confounding_lines
 from ragaudit.reports.funnel import interval_note
 from ragaudit.reports.funnel_compare import funnel_comparison_sections
+from ragaudit.reports.golden import finding_sections, golden_validity_sections
 from ragaudit.reports.html_charts import funnel_svg
 from ragaudit.reports.judge_audit import judge_audit_section
 from ragaudit.reports.label_bias import inflation_plot, per_question_table, summary_table
@@ -435,12 +437,15 @@ def audit_report(
     *,
     full_bias: bool = False,
     detail: bool = False,
+    golden: GoldenCheck | None = None,
 ) -> Report:
     """The audit page as one :class:`~ragaudit.reports.report.Report` (see the module
     docstring for what each format shows); ``full_bias`` adds the per-question label-bias rows
     to the terminal form, ``detail`` its funnel tables, every comparison column and the
     configuration (``report --format table``).  A run that carries a judges audit
-    (``judges audit RUN --save OUT``) gets its "judge audit" section.
+    (``judges audit RUN --save OUT``) gets its "judge audit" section; ``golden`` (a
+    :class:`~ragaudit.pipeline.golden_check.GoldenCheck` of the questions the runs carry,
+    ``report --corpus``) adds the golden set's findings and validity checks.
 
     Examples
     --------
@@ -466,4 +471,8 @@ def audit_report(
                                                            detail=detail))  # fmt: skip
     data = audit.to_dict()  # each run's judge audit is in its "judge_audit" key
     sections += tuple(judge_audit_section(r.judge_audit) for r in audit.runs if r.judge_audit)
+    if golden is not None:
+        sections += (*finding_sections(golden, "golden set: "),
+                     *golden_validity_sections(golden, "golden set: "))  # fmt: skip
+        data = {**data, "golden_check": golden.to_dict()}
     return Report(f"ragaudit report: {names}", sections, data=data, theme="audit")
