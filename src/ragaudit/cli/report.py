@@ -119,15 +119,12 @@ def command(
     from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.renderer import render
 
-    golden = None
     if corpus_dir is not None:
-        from ragaudit.pipeline.corpus import load_corpus, run_chunks
-        from ragaudit.pipeline.golden_check import check_questions, golden_of_run
+        from dataclasses import replace
 
-        golden = check_questions(
-            golden_of_run(saved[0]), load_corpus(corpus_dir), run_chunks(corpus_dir,
-            saved[0].config), corpus=corpus_dir,
-        )  # fmt: skip
-    text = render(audit_report(audit, detail=True, golden=golden), output_format)
+        from ragaudit.pipeline.golden_check import run_golden_check
+
+        audit = replace(audit, golden_check=run_golden_check(saved[0], corpus_dir))
+    text = render(audit_report(audit, detail=True), output_format)
     suffix = {"markdown": "md", "table": "txt"}.get(output_format, output_format)
     write_output(text, out_path, default=f"report.{suffix}")

@@ -276,6 +276,9 @@ class Audit(Presentable):
     n_resamples: int
     summary: tuple[str, ...] = field(default=())
     notes: tuple[str, ...] = field(default=())
+    #: The golden questions the first run carries checked against the corpus (``report
+    #: --corpus``): a :class:`~ragaudit.pipeline.golden_check.GoldenCheck`, or None.
+    golden_check: Any = None
 
     def dashboard_label(self, i: int) -> str:
         """Label of dashboard row ``i``: ``recall@3`` when every run has k=3, else ``recall@k``."""
@@ -294,6 +297,7 @@ class Audit(Presentable):
             "comparisons": [pair.to_dict() for pair in self.pairs],
             "summary": list(self.summary),
             "notes": list(self.notes),
+            "golden_check": None if self.golden_check is None else self.golden_check.to_dict(),
         }
 
     def to_pandas(self) -> Any:

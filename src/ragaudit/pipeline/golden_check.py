@@ -74,6 +74,7 @@ __all__ = [
     "check_questions",
     "golden_of_run",
     "golden_records",
+    "run_golden_check",
 ]
 
 #: Share of a reference answer's non-number content words one document must hold.
@@ -450,6 +451,16 @@ def golden_of_run(run: SavedRun) -> GoldenSet:
         for q in run.questions
     )
     return GoldenSet(questions, path=f"run {run.name}")
+
+
+def run_golden_check(run: SavedRun, corpus_dir: str | Path) -> GoldenCheck:
+    """:func:`check_questions` of the questions ``run`` carries against the corpus in
+    ``corpus_dir``, chunked as the run was (what ``report --corpus`` shows)."""
+    from ragaudit.pipeline.corpus import load_corpus, run_chunks
+
+    chunks = run_chunks(corpus_dir, run.config)
+    return check_questions(golden_of_run(run), load_corpus(corpus_dir), chunks,
+                           corpus=str(corpus_dir))  # fmt: skip
 
 
 def check_corpus_golden(

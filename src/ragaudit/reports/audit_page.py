@@ -36,7 +36,6 @@ from ragaudit.diagnose.audit_result import (
 from ragaudit.diagnose.drilldown import QuestionView
 from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS, unjudged_hint
 from ragaudit.diagnose.label_bias import BiasResult
-from ragaudit.pipeline.golden_check import GoldenCheck
 from ragaudit.reports.audit_sections import terminal_sections
 from ragaudit.reports.audit_tables import (
     comparison_table,
@@ -437,15 +436,14 @@ def audit_report(
     *,
     full_bias: bool = False,
     detail: bool = False,
-    golden: GoldenCheck | None = None,
 ) -> Report:
     """The audit page as one :class:`~ragaudit.reports.report.Report` (see the module
     docstring for what each format shows); ``full_bias`` adds the per-question label-bias rows
     to the terminal form, ``detail`` its funnel tables, every comparison column and the
     configuration (``report --format table``).  A run that carries a judges audit
-    (``judges audit RUN --save OUT``) gets its "judge audit" section; ``golden`` (a
-    :class:`~ragaudit.pipeline.golden_check.GoldenCheck` of the questions the runs carry,
-    ``report --corpus``) adds the golden set's findings and validity checks.
+    (``judges audit RUN --save OUT``) gets its "judge audit" section; the audit's
+    ``golden_check`` (``report --corpus``) adds the golden set's findings and validity
+    checks.
 
     Examples
     --------
@@ -471,8 +469,8 @@ def audit_report(
                                                            detail=detail))  # fmt: skip
     data = audit.to_dict()  # each run's judge audit is in its "judge_audit" key
     sections += tuple(judge_audit_section(r.judge_audit) for r in audit.runs if r.judge_audit)
+    golden = audit.golden_check
     if golden is not None:
         sections += (*finding_sections(golden, "golden set: "),
                      *golden_validity_sections(golden, "golden set: "))  # fmt: skip
-        data = {**data, "golden_check": golden.to_dict()}
     return Report(f"ragaudit report: {names}", sections, data=data, theme="audit")
