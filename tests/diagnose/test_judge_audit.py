@@ -334,3 +334,28 @@ def test_report_with_the_corpus_shows_the_golden_checks_of_the_run(bundled_run, 
     text = (tmp_path / "r.html").read_text("utf-8")
     assert html.exit_code == 0 and "golden set: validity checks" in text
     assert "golden set: coverage skew" in text
+
+
+@pytest.mark.slow  # about 500 requests to the scripted server: the CLI path end to end
+def test_the_cli_honours_judge_repeats_and_its_dry_run_counts_every_request(bundled_run, tmp_path):
+    saved, _ = bundled_run
+    base = ["judges", "audit", saved.path, "--corpus", BENCHMARK / "corpus", "--judge", "llm",
+            "--judge-repeats", "3", "--llm-model", "m", "--cache-dir", tmp_path / "c"]  # fmt: skip
+    with FakeChatServer(responder=_scripted) as server:
+        url = ["--llm-base-url", server.base_url]
+        dry = _invoke([*base, *url, "--dry-run", "--format", "json"])
+        assert dry.exit_code == 0, dry.output
+        assert server.requests == []
+        out = tmp_path / "audited.parquet"
+        result = _invoke([*base, *url, "--format", "json", "--save", out])
+        assert result.exit_code == 0, result.output
+        sent = len(server.requests)
+    assert json.loads(dry.stdout)["calls"] == sent  # every row's requests counted first
+    data = json.loads(result.stdout)
+    assert data["repeats"] == 3 and data["pairwise_judge"] == "llm pairwise (m)"
+    rows = {r["test"]: r for r in data["rows"]}
+    assert rows["repeat noise"]["agreement"]["repeats"] == 3
+    assert rows["position"]["verdict"] == "SIGNIFICANT"  # the scripted judge picks A
+    assert load_saved_run(out).judge_audit == data
+    refused = CliRunner().invoke(main, [str(a) for a in base[:-6]] + ["--judge-repeats", "0"])
+    assert refused.exit_code == 2 and "--judge-repeats" in refused.output
