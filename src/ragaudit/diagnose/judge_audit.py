@@ -217,7 +217,8 @@ def _pad_sentences(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
 def variants(
     items: Sequence[AuditItem], chunks: Sequence[Chunk], seed: int
 ) -> dict[str, list[tuple[AuditItem, AuditItem]]]:
-    """``test -> [(A, B)]``: the pairs of items each test judges (rules in the module notes).
+    """``test -> [(A, B)]``: the pairs of items each test judges (rules in the module notes;
+    position and self-preference are built by :func:`audit_judge`, empty here).
 
     >>> chunks = [Chunk("c1", "leave", 0, "Staff get 24 days of leave."),
     ...           Chunk("c2", "it", 0, "Laptops are replaced every three years by IT.")]
@@ -380,14 +381,12 @@ def repeat_agreement(
     values = [[np.nan if s[i][metric] is None else s[i][metric] for s in sends]
               for i in range(len(sends[0]))]  # fmt: skip
     grid = np.array(values, dtype=float).reshape(-1, len(sends))
-    found = unanimous_share(grid)
-    n = int((~np.isnan(grid).any(axis=1)).sum())
-    if found is None:
-        return {"repeats": len(sends), "n": 0, "value": None, "ci_low": None, "ci_high": None,
-                "method": "-"}  # fmt: skip
-    ci = found.confidence_interval
-    return {"repeats": len(sends), "n": n, "value": found.statistic, "ci_low": ci.low,
-            "ci_high": ci.high, "method": found.method}  # fmt: skip
+    found = unanimous_share(grid)  # None: no question with all R verdicts
+    ci = None if found is None else found.confidence_interval
+    return {"repeats": len(sends), "n": int((~np.isnan(grid).any(axis=1)).sum()),
+            "value": None if found is None else found.statistic,
+            "ci_low": None if ci is None else ci.low, "ci_high": None if ci is None else ci.high,
+            "method": "-" if found is None else found.method}  # fmt: skip
 
 
 def _self_preference(
@@ -406,9 +405,7 @@ def _self_preference(
     return _compare(test, "correct", offline.verdicts(items), [base[q] for q in ids], ids, seed)
 
 
-def _position(
-    items: Sequence[AuditItem], pairwise: PairwiseJudge | None, seed: int
-) -> AuditRow:
+def _position(items: Sequence[AuditItem], pairwise: PairwiseJudge | None, seed: int) -> AuditRow:
     test = "position"
     if pairwise is None:
         return AuditRow(test, POSITION_METRIC, _CHANGES[test], None, "no pairwise judge given")
