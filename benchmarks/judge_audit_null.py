@@ -5,9 +5,10 @@ chunks, the demo's configuration) with every question's answer drawn, with the d
 seed, from four kinds: the run's own extractive answer (p = 0.4), the reference answer
 (0.3), the reference answer with its first number changed (+1: a wrong answer, 0.2) and a
 refusal (0.1).  ``judges audit`` then runs on the offline judges with the same seed (which
-also draws the padding sentences).  The offline judges are rules, so any SIGNIFICANT row is a
-real sensitivity of the rules to a change that should not matter (or a false alarm of the
-test, which at alpha = 0.05 happens at most 5% of the time per row).
+also draws the padding sentences), the position row with the offline pairwise judge.  The
+offline judges are rules, so any SIGNIFICANT row is a real sensitivity of the rules to a
+change that should not matter (or a false alarm of the test, which at alpha = 0.05 happens at
+most 5% of the time per row).
 
 The target of issue 36: "no evidence" of bias (no SIGNIFICANT row) in >= 95% of the datasets.
 The table counts, per row, each verdict word, and the datasets with no SIGNIFICANT row, with
@@ -37,6 +38,7 @@ import ragaudit
 from ragaudit._text import REFUSAL
 from ragaudit.data.saved_run import SavedRun
 from ragaudit.diagnose.judge_audit import OfflineAuditJudge, audit_judge
+from ragaudit.judges.pairwise import OfflinePairwiseJudge
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.corpus import run_chunks
 from ragaudit.pipeline.harness import run_pipeline
@@ -78,7 +80,8 @@ def main(argv: list[str] | None = None) -> None:
     words: dict[str, Counter[str]] = {}
     clean = 0
     for seed in range(args.datasets):
-        audit = audit_judge(_dataset(base, seed), chunks, OfflineAuditJudge(), seed=seed)
+        audit = audit_judge(_dataset(base, seed), chunks, OfflineAuditJudge(), seed=seed,
+                            pairwise=OfflinePairwiseJudge())  # fmt: skip
         significant = False
         for row in audit.rows:
             if row.comparison is None:

@@ -152,7 +152,9 @@ def audit(
     labels : ChunkLabels, Qrels (chunk unit) or path of a chunk-label file, optional
     corpus : path, optional
         The runs' corpus directory (``report --corpus``): the drill-down shows the retrieved
-        chunks' texts, rebuilt with the first run's chunking (its corpus hash is checked).
+        chunks' texts, rebuilt with the first run's chunking (its corpus hash is checked),
+        and the golden questions the first run carries are checked against it
+        (``audit.golden_check``: the findings and validity checks of ``golden check``).
     chunk_texts : mapping, optional
         ``{chunk_id: text}`` for the drill-down, instead of ``corpus``.
     cluster_by : str, optional
@@ -189,16 +191,18 @@ def audit(
         from ragaudit.labels.format import load_chunk_labels
 
         labels = load_chunk_labels(labels)
-    if corpus is not None and chunk_texts is None:
+    loaded: list[Any] = []
+    if corpus is not None:
         from ragaudit.data.records import load_saved_run
         from ragaudit.data.saved_run import SavedRun as Saved
         from ragaudit.pipeline.corpus import chunk_texts as texts_of
 
         listed = list(runs) if isinstance(runs, Sequence) and not isinstance(runs, str) else [runs]
         loaded = [r if isinstance(r, Saved) else load_saved_run(os.fspath(r)) for r in listed]
-        chunk_texts = texts_of(os.fspath(corpus), loaded[0].config) if loaded else None
+        if chunk_texts is None and loaded:
+            chunk_texts = texts_of(os.fspath(corpus), loaded[0].config)
         runs = loaded
-    return build_audit(
+    found = build_audit(
         runs,
         labels=labels,
         chunk_texts=chunk_texts,
@@ -211,6 +215,13 @@ def audit(
         judged_threshold=judged_threshold,
         judged_margin=judged_margin,
     )
+    if corpus is not None and loaded:
+        from dataclasses import replace
+
+        from ragaudit.pipeline.golden_check import run_golden_check
+
+        found = replace(found, golden_check=run_golden_check(loaded[0], os.fspath(corpus)))
+    return found
 
 
 def label_bias(

@@ -117,13 +117,14 @@ def test_the_offline_judges_show_no_bias_on_the_synthetic_run():
     run, chunks = _synthetic()
     audit = audit_judge(run, chunks, OfflineAuditJudge(), seed=0)
     assert [r.test for r in audit.rows] == [
-        "verbosity", "context order", "context order", "refusal phrasing", "self-preference",
-        "repeat noise",
+        "verbosity", "context order", "context order", "refusal phrasing", "position",
+        "self-preference", "repeat noise",
     ]  # fmt: skip
     for row in audit.rows:
         if row.comparison is not None:
             assert row.comparison.verdict != "SIGNIFICANT", row
-    assert audit.rows[4].comparison is None and "no model" in audit.rows[4].reason
+    assert audit.rows[4].comparison is None and audit.rows[4].reason == "no pairwise judge given"
+    assert audit.rows[5].comparison is None and "no model" in audit.rows[5].reason
 
 
 @pytest.fixture(scope="module")
@@ -167,8 +168,11 @@ def test_variants_are_seeded_and_pad_from_another_document():
 def _scripted(request):
     """A scripted LLM judge: correct when the answer states the reference's number, and, a
     planted verbosity bias, whenever the answer is longer than 12 words; sufficient when the
-    first chunk holds the number (a planted order bias)."""
+    first chunk holds the number (a planted order bias); the pairwise judge prefers the
+    first-shown answer (a planted position bias)."""
     text = request.messages[-1]["content"]
+    if 'label="A"' in text:
+        return FakeReply(json.dumps({"winner": "A", "reason": "first"}))
     reference = re.search(r"<reference>\s*(\d+)", text)
     number = reference.group(1) if reference else ""
     if "<answer>" in text:
@@ -250,34 +254,33 @@ def test_the_cli_json_has_every_row_with_its_interval(bundled_run):
     data = json.loads(result.stdout)
     assert data["seed"] == 3 and data["judge"] == "offline"
     ran = [r for r in data["rows"] if r["verdict"] != "not run"]
-    assert len(ran) == 5
+    assert len(ran) == 6  # all but self-preference (offline judge: no model)
+    assert data["pairwise_judge"] == "offline" and data["repeats"] == 2
+    position = next(r for r in ran if r["test"] == "position")
+    assert position["n_differing"] == 0  # the offline pairwise judge never reads the order
+    noise = next(r for r in ran if r["test"] == "repeat noise")
+    assert noise["agreement"]["value"] == 1.0 and noise["agreement"]["n"] == 60
     for r in ran:
         assert r["ci_low"] <= r["diff"] <= r["ci_high"] and r["n"] > 0 and r["ci_method"]
     assert load_saved_run(saved.path).rows == saved.rows  # the run is never written
 
 
-def test_report_adds_the_judge_audit_section_and_refuses_a_wrong_file(bundled_run, tmp_path):
+def test_report_shows_the_audit_the_run_carries(bundled_run, tmp_path):
     saved, _ = bundled_run
+    out = tmp_path / "audited.json"
     audit = _invoke(["judges", "audit", saved.path, "--corpus", BENCHMARK / "corpus",
-                     "--format", "json"])  # fmt: skip
-    (tmp_path / "audit.json").write_text(audit.stdout, encoding="utf-8")
-    page = _invoke(["report", saved.path, "--judge-audit", tmp_path / "audit.json",
-                    "--format", "json", "--out", tmp_path / "r.json"])  # fmt: skip
+                     "--format", "json", "--save", out])  # fmt: skip
+    assert audit.exit_code == 0, audit.output
+    assert load_saved_run(out).judge_audit == json.loads(audit.stdout)
+    page = _invoke(["report", out, "--format", "json", "--out", tmp_path / "r.json"])
     assert page.exit_code == 0, page.output
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert data["judge_audit"] == json.loads(audit.stdout)
-    html = _invoke(["report", saved.path, "--judge-audit", tmp_path / "audit.json",
-                    "--out", tmp_path / "r.html"])  # fmt: skip
+    assert data["runs"][0]["judge_audit"] == json.loads(audit.stdout)
+    html = _invoke(["report", out, "--out", tmp_path / "r.html"])
     assert html.exit_code == 0 and "judge audit" in (tmp_path / "r.html").read_text("utf-8")
-    bad = json.loads(audit.stdout)
-    del bad["rows"][0]["ci_low"]
-    (tmp_path / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
-    refused = CliRunner().invoke(main, ["report", saved.path, "--judge-audit",
-                                        str(tmp_path / "bad.json"), "--out",
-                                        str(tmp_path / "x.html")])  # fmt: skip
-    assert refused.exit_code == 2
-    assert "bad.json: rows[0].ci_low: expected the key 'ci_low', found none" in refused.output
-    assert not (tmp_path / "x.html").exists()
+    plain = _invoke(["report", saved.path, "--format", "json", "--out", tmp_path / "p.json"])
+    assert plain.exit_code == 0, plain.output
+    assert json.loads((tmp_path / "p.json").read_text("utf-8"))["runs"][0]["judge_audit"] is None
 
 
 class UndecidedJudge(OfflineAuditJudge):
@@ -305,3 +308,54 @@ def test_undecided_verdicts_and_unanswered_rows_are_counted_not_dropped():
     text = render(judge_audit_report(audit), "table")
     assert "(1 questions without an answer left out)" in text
     assert "5 without a verdict (not applicable, undecided, failed) left out" in text
+
+
+def test_report_with_the_corpus_shows_the_golden_checks_of_the_run(bundled_run, tmp_path):
+    """The report checks the questions the run carries; `golden check` reads the golden file
+    itself (an independent path): the same checks, n, intervals, methods and coverage."""
+    saved, _ = bundled_run
+    page = _invoke(["report", saved.path, "--corpus", BENCHMARK / "corpus", "--format", "json",
+                    "--out", tmp_path / "r.json"])  # fmt: skip
+    assert page.exit_code == 0, page.output
+    shown = json.loads((tmp_path / "r.json").read_text("utf-8"))["golden_check"]
+    direct = _invoke(["golden", "check", "--golden", BENCHMARK / "golden.yaml", "--corpus",
+                      BENCHMARK / "corpus", "--format", "json"])  # fmt: skip
+    checked = json.loads(direct.stdout)
+    assert shown["checks"] == checked["checks"] and shown["coverage"] == checked["coverage"]
+    assert [c["check"] for c in shown["checks"]] == [
+        "answer not in corpus", "answer in question", "paraphrase duplicate", "conflict",
+    ]  # fmt: skip
+    for c in shown["checks"]:
+        assert c["n"] > 0 and c["ci_low"] <= c["share"] <= c["ci_high"] and c["method"]
+    key = lambda f: (f["check"], f["id"], f["detail"])  # noqa: E731
+    assert sorted(map(key, shown["findings"])) == sorted(map(key, checked["findings"]))
+    html = _invoke(["report", saved.path, "--corpus", BENCHMARK / "corpus",
+                    "--out", tmp_path / "r.html"])  # fmt: skip
+    text = (tmp_path / "r.html").read_text("utf-8")
+    assert html.exit_code == 0 and "golden set: validity checks" in text
+    assert "golden set: coverage skew" in text
+
+
+@pytest.mark.slow  # about 500 requests to the scripted server: the CLI path end to end
+def test_the_cli_honours_judge_repeats_and_its_dry_run_counts_every_request(bundled_run, tmp_path):
+    saved, _ = bundled_run
+    base = ["judges", "audit", saved.path, "--corpus", BENCHMARK / "corpus", "--judge", "llm",
+            "--judge-repeats", "3", "--llm-model", "m", "--cache-dir", tmp_path / "c"]  # fmt: skip
+    with FakeChatServer(responder=_scripted) as server:
+        url = ["--llm-base-url", server.base_url]
+        dry = _invoke([*base, *url, "--dry-run", "--format", "json"])
+        assert dry.exit_code == 0, dry.output
+        assert server.requests == []
+        out = tmp_path / "audited.parquet"
+        result = _invoke([*base, *url, "--format", "json", "--save", out])
+        assert result.exit_code == 0, result.output
+        sent = len(server.requests)
+    assert json.loads(dry.stdout)["calls"] == sent  # every row's requests counted first
+    data = json.loads(result.stdout)
+    assert data["repeats"] == 3 and data["pairwise_judge"] == "llm pairwise (m)"
+    rows = {r["test"]: r for r in data["rows"]}
+    assert rows["repeat noise"]["agreement"]["repeats"] == 3
+    assert rows["position"]["verdict"] == "SIGNIFICANT"  # the scripted judge picks A
+    assert load_saved_run(out).judge_audit == data
+    refused = CliRunner().invoke(main, [str(a) for a in base[:-6]] + ["--judge-repeats", "0"])
+    assert refused.exit_code == 2 and "--judge-repeats" in refused.output

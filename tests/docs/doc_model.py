@@ -11,7 +11,9 @@ tokens, cache hits, costs) are what ragaudit prints against it; the verdicts are
 * correctness: "correct" when every number of the reference is in the answer, else "wrong";
 * faithfulness: one claim (the answer), supported when its first six words are in a passage;
 * citations: every (sentence, passage) pair asked about is supported; relevance: 4;
-  labeller: chunk 1 answers.
+  labeller: chunk 1 answers;
+* pairwise: the answer with more words found in the passages wins, "tie" when equal (a rule
+  blind to the order A/B).
 
 Usage is reported as characters / 4 of the messages and of the reply.
 """
@@ -83,6 +85,14 @@ def _verdict(name: str, user: str) -> object:
         return {"score": 4, "reason": "addresses the question"}
     if name == "labeller":
         return {"answer_chunks": [1], "supporting_chunks": []}
+    if name == "pairwise":
+        passages = set(re.findall(r"\w+", context.lower()))
+        answers = dict(re.findall(r'<answer label="([AB])">\n(.*?)\n</answer>', user, re.DOTALL))
+        first, second = (
+            len(set(re.findall(r"\w+", answers.get(x, "").lower())) & passages) for x in "AB"
+        )
+        winner = "tie" if first == second else ("A" if first > second else "B")
+        return {"winner": winner, "reason": "more of it is in the passages"}
     raise ValueError(f"no rule for the {name!r} prompt")
 
 

@@ -220,3 +220,23 @@ def test_compare_treats_b_minus_a_as_a_difference_even_without_a_minus_one():
     ref = bounded_mean_interval([0, 0, 1, 0.5, 0], bounds=(-1, 1)).confidence_interval
     assert got is not None and got.confidence_interval == ref
     assert got.confidence_interval.low < 0  # a rate interval would stop at 0
+
+
+def test_unanimous_share_is_a_clopper_pearson_rate_over_questions():
+    """Share of questions whose R verdicts all agree; a question missing a verdict is left
+    out; the interval is scipy's exact binomial interval over the questions."""
+    from scipy.stats import binomtest
+
+    from ragaudit.stats import unanimous_share
+
+    nan = float("nan")
+    verdicts = [[1, 1, 1]] * 7 + [[0, 0, 0]] * 5 + [[1, 0, 1]] * 3 + [[1, nan, 1]] * 2
+    found = unanimous_share(verdicts)
+    ci = binomtest(12, 15).proportion_ci(method="exact")
+    assert found.statistic == 12 / 15 and found.method == "Clopper-Pearson exact"
+    assert (found.confidence_interval.low, found.confidence_interval.high) == pytest.approx(
+        (ci.low, ci.high)
+    )
+    assert unanimous_share([[nan, 1.0]]) is None
+    with pytest.raises(InputError, match=r"expected an \(n, R\) array with R >= 2"):
+        unanimous_share([[1.0], [0.0]])

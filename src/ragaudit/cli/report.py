@@ -31,7 +31,11 @@ __all__ = ["command"]
     "Chunk-label file (ragaudit labels build): chunk-level recall, label bias, answer chunks "
     "in the drill-down."
 )
-@corpus_option("The runs' corpus: shows the retrieved chunk texts in the drill-down.")
+@corpus_option(
+    "The runs' corpus: shows the retrieved chunk texts in the drill-down, and checks the golden "
+    "questions the first run carries against it (`golden check`'s findings and validity checks, "
+    "each with n, interval and method)."
+)
 @click.option(
     "--cluster-by", "cluster_by", default=None, metavar="source|tag|FIELD",
     help="Clustered intervals per run (betting over whole clusters) beside the dashboard's, "
@@ -62,10 +66,6 @@ __all__ = ["command"]
     help="Note a run whose judged@k differs from the first run's by more (the comparison then "
     "favours the run more like the one the labels came from).",
 )  # fmt: skip
-@click.option(
-    "--judge-audit", "judge_audit_path", type=click.Path(dir_okay=False), default=None,
-    help="Add a \"judge audit\" section: the JSON of `ragaudit judges audit --format json`.",
-)  # fmt: skip
 @seed_option()
 @click.option(
     "--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
@@ -84,7 +84,6 @@ def command(
     allow_different_data: bool,
     judged_threshold: float,
     judged_margin: float,
-    judge_audit_path: str | None,
     seed: int,
     resamples: int,
 ) -> None:
@@ -97,8 +96,9 @@ def command(
     or more runs each later run is compared with the first (paired tests, Holm-adjusted,
     the funnels stage by stage, and every configuration field that differs).
     With --cluster-by each run gets clustered intervals; with --human, its correctness
-    calibrated against people (PPI++).  The page has no scripts and no external resources;
-    the same inputs give the same bytes.
+    calibrated against people (PPI++).  A run that carries a judges audit (`ragaudit judges
+    audit RUN --save OUT`) gets a "judge audit" section.  The page has no scripts and no
+    external resources; the same inputs give the same bytes.
     """
     from ragaudit.data.human_grades import read_human_grades_file
     from ragaudit.data.records import load_saved_runs
@@ -119,11 +119,12 @@ def command(
     from ragaudit.reports.audit_page import audit_report
     from ragaudit.reports.renderer import render
 
-    judge_audit = None
-    if judge_audit_path is not None:
-        from ragaudit.diagnose.judge_audit import read_judge_audit
+    if corpus_dir is not None:
+        from dataclasses import replace
 
-        judge_audit = read_judge_audit(judge_audit_path)
-    text = render(audit_report(audit, detail=True, judge_audit=judge_audit), output_format)
+        from ragaudit.pipeline.golden_check import run_golden_check
+
+        audit = replace(audit, golden_check=run_golden_check(saved[0], corpus_dir))
+    text = render(audit_report(audit, detail=True), output_format)
     suffix = {"markdown": "md", "table": "txt"}.get(output_format, output_format)
     write_output(text, out_path, default=f"report.{suffix}")

@@ -160,6 +160,7 @@ def _run_audit(
         max_drilldowns=max_drilldowns,
         judged=judged,
         repeats=analyse_repeats(saved, labels=labels),  # at the funnel's k, with its labels
+        judge_audit=saved.judge_audit,
     )
 
 

@@ -175,10 +175,12 @@ class RunAudit:
     judged: RunJudged | None = None
     #: The run's repeated generations (None for an unrepeated run: nothing shown, no JSON key).
     repeats: RepeatsAnalysis | None = None
+    #: The judges audit the saved run carries (``judges audit --save``), as stored.
+    judge_audit: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the run's dashboard, funnel, label bias, clustering and calibration
-        (and its repeats, for a repeated run)."""
+        """JSON-ready: the run's dashboard, funnel, label bias, clustering, calibration, the
+        judges audit it carries (and its repeats, for a repeated run)."""
         repeats = {} if self.repeats is None else {"repeats": self.repeats.to_dict()}
         return {
             "name": self.name,
@@ -219,6 +221,7 @@ class RunAudit:
             "clustered": None if self.clustered is None else self.clustered.to_dict(),
             "calibration": None if self.calibration is None else self.calibration.to_dict(),
             "judged": None if self.judged is None else self.judged.to_dict(),
+            "judge_audit": None if self.judge_audit is None else dict(self.judge_audit),
             **repeats,
         }
 
@@ -278,6 +281,9 @@ class Audit(Presentable):
     n_resamples: int
     summary: tuple[str, ...] = field(default=())
     notes: tuple[str, ...] = field(default=())
+    #: The golden questions the first run carries checked against the corpus (``report
+    #: --corpus``): a :class:`~ragaudit.pipeline.golden_check.GoldenCheck`, or None.
+    golden_check: Any = None
 
     def dashboard_label(self, i: int) -> str:
         """Label of dashboard row ``i``: ``recall@3`` when every run has k=3, else ``recall@k``."""
@@ -296,6 +302,7 @@ class Audit(Presentable):
             "comparisons": [pair.to_dict() for pair in self.pairs],
             "summary": list(self.summary),
             "notes": list(self.notes),
+            "golden_check": None if self.golden_check is None else self.golden_check.to_dict(),
         }
 
     def to_pandas(self) -> Any:

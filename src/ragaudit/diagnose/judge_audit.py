@@ -17,15 +17,19 @@ context order   the retrieved chunks reversed (questions with two chunks or more
                 LLM: sufficiency, faithfulness).
 refusal         the same refusal in two wordings, on every question: A the wording
 phrasing        :data:`ragaudit._text.REFUSAL`, B :data:`OTHER_REFUSAL`.  Verdict: correct.
+position        a pairwise judge shown the run's answer and the reference answer, then the
+                two swapped (:mod:`ragaudit.diagnose.judge_audit_position`).  Verdict:
+                answer preferred.
 self-preference an LLM judge of the generator's own model or family (read from the saved
                 run's config) against the offline judge on the same answers: B the LLM
                 judge's verdict, A the offline one.  A lenient judge shows here too, so the
                 row is a flag with a test, not proof of self-preference (Panickssery et al.).
-repeat noise    the same request sent again (repeat 1: its own cache entry and seed); the
-                offline judges are deterministic and must show 0 differing questions.
+repeat noise    the same request sent R - 1 more times (repeats 1..R-1, R >= 2: each its own
+                cache entry and seed): repeat 1 against the first answer as a paired test,
+                and the share of questions whose R verdicts all agree with its interval
+                (Clopper-Pearson over questions, the unit of sampling).  The offline judges
+                are deterministic and must show 0 differing questions, agreement 1.
 =============== =============================================================================
-
-Position bias (A/B swapped) needs a pairwise judge, which ragaudit does not have.
 
 References
 ----------
@@ -40,19 +44,26 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from ragaudit._text import REFUSAL
+from ragaudit._validate import check_int
 from ragaudit.data.chunks import Chunk
 from ragaudit.data.per_question import PerQuestionMetrics
 from ragaudit.data.saved_run import SavedRun, generation_error_of
-from ragaudit.exceptions import FormatError, InputError, unreadable
+from ragaudit.diagnose.judge_audit_position import (
+    POSITION_METRIC,
+    PairwiseJudge,
+    position_pairs,
+    position_verdicts,
+)
+from ragaudit.exceptions import InputError
 from ragaudit.judges.offline import is_abstention, judge_offline
 from ragaudit.stats.compare import compare_runs
 from ragaudit.stats.comparison import MetricComparison
+from ragaudit.stats.judge_noise import unanimous_share
 
 __all__ = [
     "OTHER_REFUSAL",
@@ -64,7 +75,7 @@ __all__ = [
     "OfflineAuditJudge",
     "audit_items",
     "audit_judge",
-    "read_judge_audit",
+    "repeat_agreement",
     "same_family",
     "variants",
 ]
@@ -76,6 +87,7 @@ TESTS: tuple[str, ...] = (
     "verbosity",
     "context order",
     "refusal phrasing",
+    "position",
     "self-preference",
     "repeat noise",
 )
@@ -205,7 +217,8 @@ def _pad_sentences(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
 def variants(
     items: Sequence[AuditItem], chunks: Sequence[Chunk], seed: int
 ) -> dict[str, list[tuple[AuditItem, AuditItem]]]:
-    """``test -> [(A, B)]``: the pairs of items each test judges (rules in the module notes).
+    """``test -> [(A, B)]``: the pairs of items each test judges (rules in the module notes;
+    position and self-preference are built by :func:`audit_judge`, empty here).
 
     >>> chunks = [Chunk("c1", "leave", 0, "Staff get 24 days of leave."),
     ...           Chunk("c2", "it", 0, "Laptops are replaced every three years by IT.")]
@@ -269,6 +282,9 @@ class AuditRow:
     change: str
     comparison: MetricComparison | None
     reason: str = ""
+    #: Repeat noise: ``{repeats, n, value, ci_low, ci_high, method}`` of the share of
+    #: questions whose repeats all agree (:func:`repeat_agreement`).
+    agreement: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the compare row's keys, with the test and what was changed."""
@@ -277,7 +293,8 @@ class AuditRow:
             return {**base, "verdict": "not run", "reason": self.reason}
         row = self.comparison.to_dict()
         row.pop("subsamples", None)
-        return {**base, **row}
+        extra = {} if self.agreement is None else {"agreement": dict(self.agreement)}
+        return {**base, **row, **extra}
 
 
 @dataclass(frozen=True)
@@ -293,6 +310,8 @@ class JudgeAudit:
     seed: int
     rows: tuple[AuditRow, ...]
     n_unanswered: int = 0
+    repeats: int = 2
+    pairwise_judge: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``judges audit --format json`` document."""
@@ -305,6 +324,8 @@ class JudgeAudit:
             "n_items": self.n_items,
             "n_unanswered": self.n_unanswered,
             "seed": self.seed,
+            "repeats": self.repeats,
+            "pairwise_judge": self.pairwise_judge,
             "method": (
                 "paired: each answer judged as given (A) and changed (B); difference B - A with "
                 "ragaudit compare's interval, exact p-value and verdict"
@@ -318,6 +339,7 @@ _CHANGES = {
     "context order": "retrieved chunks reversed",
     "refusal phrasing": "refusal reworded",
     "self-preference": "LLM judge (B) vs offline judge (A), same answers",
+    "position": "answers A and B swapped (the run's answer vs the reference answer)",
     "repeat noise": "same request sent again",
 }
 
@@ -350,6 +372,50 @@ def _compare(
     return AuditRow(test, metric, _CHANGES[test], row)
 
 
+def repeat_agreement(
+    sends: Sequence[Sequence[dict[str, float | None]]], metric: str
+) -> dict[str, Any]:
+    """``{repeats, n, value, ci_low, ci_high, method}``: the share of questions whose
+    ``len(sends)`` verdicts on ``metric`` all agree (:func:`~ragaudit.stats.unanimous_share`).
+    """
+    values = [[np.nan if s[i][metric] is None else s[i][metric] for s in sends]
+              for i in range(len(sends[0]))]  # fmt: skip
+    grid = np.array(values, dtype=float).reshape(-1, len(sends))
+    found = unanimous_share(grid)  # None: no question with all R verdicts
+    ci = None if found is None else found.confidence_interval
+    return {"repeats": len(sends), "n": int((~np.isnan(grid).any(axis=1)).sum()),
+            "value": None if found is None else found.statistic,
+            "ci_low": None if ci is None else ci.low, "ci_high": None if ci is None else ci.high,
+            "method": "-" if found is None else found.method}  # fmt: skip
+
+
+def _self_preference(
+    items: Sequence[AuditItem], base: Mapping[str, dict[str, float | None]], judge: AuditJudge,
+    offline: AuditJudge, gen_model: str | None, seed: int,
+) -> AuditRow:  # fmt: skip
+    test = "self-preference"
+    if not same_family(judge.model, gen_model):
+        why = (
+            "offline judge: no model" if judge.model is None else
+            f"judge {judge.model} is not the generator's model or family "
+            f"({gen_model or 'no LLM generator recorded'})"
+        )  # fmt: skip
+        return AuditRow(test, "correct", _CHANGES[test], None, why)
+    ids = [i.question_id for i in items]
+    return _compare(test, "correct", offline.verdicts(items), [base[q] for q in ids], ids, seed)
+
+
+def _position(items: Sequence[AuditItem], pairwise: PairwiseJudge | None, seed: int) -> AuditRow:
+    test = "position"
+    if pairwise is None:
+        return AuditRow(test, POSITION_METRIC, _CHANGES[test], None, "no pairwise judge given")
+    pairs = position_pairs(items)
+    if not pairs:
+        return AuditRow(test, POSITION_METRIC, _CHANGES[test], None, "no eligible answer")
+    a, b = position_verdicts(pairs, pairwise)
+    return _compare(test, POSITION_METRIC, a, b, [p.question_id for p in pairs], seed)
+
+
 def audit_judge(
     run: SavedRun,
     chunks: Sequence[Chunk],
@@ -357,6 +423,8 @@ def audit_judge(
     *,
     seed: int = 0,
     offline: AuditJudge | None = None,
+    pairwise: PairwiseJudge | None = None,
+    repeats: int = 2,
     progress: Callable[[str], None] | None = None,
 ) -> JudgeAudit:
     """Run every bias test of the module notes on ``judge`` over the answers of ``run``.
@@ -374,17 +442,23 @@ def audit_judge(
         Draws the padding sentences and seeds the paired tests.
     offline : AuditJudge, optional
         The reference of the self-preference test (default :class:`OfflineAuditJudge`).
+    pairwise : PairwiseJudge, optional
+        The judge of the position test (:class:`~ragaudit.judges.pairwise.OfflinePairwiseJudge`,
+        :class:`~ragaudit.judges.pairwise.LLMPairwiseJudge`); without one the row is "not
+        run".
+    repeats : int, default 2
+        R, the sends of the repeat-noise test (at least 2).
 
     Returns
     -------
     JudgeAudit
     """
+    repeats = check_int(repeats, "repeats", minimum=2)
     items = audit_items(run, chunks)
     if not items:
         raise InputError(f"{run.path or run.name}: no answered question to audit")
     pairs = variants(items, chunks, seed)
     gen_model = generator_model(run)
-    flag = same_family(judge.model, gen_model)
     # the answers as given are judged once; every test but refusal phrasing reuses them
     base = dict(zip((i.question_id for i in items), judge.verdicts(items), strict=True))
     rows: list[AuditRow] = []
@@ -392,17 +466,11 @@ def audit_judge(
         if progress is not None:
             progress(test)
         if test == "self-preference":
-            if not flag:
-                why = (
-                    "offline judge: no model" if judge.model is None else
-                    f"judge {judge.model} is not the generator's model or family "
-                    f"({gen_model or 'no LLM generator recorded'})"
-                )  # fmt: skip
-                rows.append(AuditRow(test, "correct", _CHANGES[test], None, why))
-                continue
-            a = (offline or OfflineAuditJudge()).verdicts(items)
-            ids = [i.question_id for i in items]
-            rows.append(_compare(test, "correct", a, [base[q] for q in ids], ids, seed))
+            reference = offline or OfflineAuditJudge()
+            rows.append(_self_preference(items, base, judge, reference, gen_model, seed))
+            continue
+        if test == "position":
+            rows.append(_position(items, pairwise, seed))
             continue
         chosen = pairs[test]
         metrics = judge.context_metrics if test == "context order" else ("correct",)
@@ -415,53 +483,18 @@ def audit_judge(
             a = judge.verdicts([x for x, _ in chosen])
         else:
             a = [base[q] for q in ids]
-        b = judge.verdicts([y for _, y in chosen], repeat=1 if test == "repeat noise" else 0)
-        rows.extend(_compare(test, metric, a, b, ids, seed) for metric in metrics)
+        if test != "repeat noise":
+            b = judge.verdicts([y for _, y in chosen])
+            rows.extend(_compare(test, metric, a, b, ids, seed) for metric in metrics)
+            continue
+        sends = [a, *(judge.verdicts([y for _, y in chosen], repeat=r) for r in range(1, repeats))]
+        for metric in metrics:
+            row = _compare(test, metric, a, sends[1], ids, seed)
+            rows.append(replace(row, agreement=repeat_agreement(sends, metric)))
     return JudgeAudit(
         run=run.name, judge=judge.name, judge_model=judge.model, generator_model=gen_model,
-        self_preference_flag=flag, n_items=len(items), seed=seed, rows=tuple(rows),
-        n_unanswered=len(run.rows) - len(items),
+        self_preference_flag=same_family(judge.model, gen_model), n_items=len(items),
+        seed=seed, rows=tuple(rows), n_unanswered=len(run.rows) - len(items), repeats=repeats,
+        pairwise_judge=None if pairwise is None else (
+            pairwise.name + (f" ({pairwise.model})" if pairwise.model else "")),
     )  # fmt: skip
-
-
-_ROW_KEYS = ("test", "metric", "verdict")
-_RAN_KEYS = ("n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "ci_method", "p_value",
-             "p_method", "n_differing")  # fmt: skip
-
-
-def read_judge_audit(path: str | Path) -> dict[str, Any]:
-    """Read a ``judges audit --format json`` document (for ``report --judge-audit``).
-
-    Raises :class:`~ragaudit.exceptions.FormatError` naming the file and the field when the
-    document is not one.
-    """
-    import json
-
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise unreadable(path, exc) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(
-            f"expected JSON, found {exc.msg}", path=str(path), line=exc.lineno
-        ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
-        raise FormatError(
-            "expected the JSON of `ragaudit judges audit --format json` (an object with "
-            "\"rows\")", path=str(path), field="rows",
-        )  # fmt: skip
-    for key in ("run", "judge", "n_items", "seed"):
-        if key not in data:
-            raise FormatError(f"expected the key {key!r}, found none", path=str(path), field=key)
-    for i, row in enumerate(data["rows"]):
-        ran = isinstance(row, dict) and row.get("verdict") != "not run"
-        wanted = _ROW_KEYS + (_RAN_KEYS if ran else ("reason",))
-        missing = [k for k in wanted if not isinstance(row, dict) or k not in row]
-        if missing:
-            raise FormatError(
-                f"expected the key {missing[0]!r}, found none", path=str(path),
-                field=f"rows[{i}].{missing[0]}",
-            )  # fmt: skip
-    return data

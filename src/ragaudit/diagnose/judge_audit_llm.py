@@ -3,7 +3,8 @@
 :class:`LLMAuditJudge` sends every variant of :func:`ragaudit.diagnose.judge_audit.variants`
 through :class:`ragaudit.judges.llm.LLMJudges` and its cached client: an answer already judged
 by ``ragaudit judge`` with the same model and prompts costs nothing.  :func:`audit_cost`
-counts the calls, cache hits, tokens and cost before anything is sent (``--dry-run``).
+counts the calls, cache hits, tokens and cost of every row, the position test's pairwise
+calls and every repeat included, before anything is sent (``--dry-run``).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from ragaudit.diagnose.judge_audit import (
     audit_items,
     variants,
 )
+from ragaudit.diagnose.judge_audit_position import position_pairs, position_plan
 from ragaudit.exceptions import InputError
 from ragaudit.judges.llm import JudgeItem, LLMJudges, judge_metrics
+from ragaudit.judges.pairwise import LLMPairwiseJudge
 from ragaudit.llm.replies import DryRunEstimate, PlannedCall
 
 __all__ = ["AUDIT_LLM_JUDGES", "LLMAuditJudge", "audit_cost"]
@@ -66,20 +69,32 @@ class LLMAuditJudge:
 
 
 def audit_cost(
-    run: SavedRun, chunks: Sequence[Chunk], judge: LLMAuditJudge, *, seed: int = 0
+    run: SavedRun,
+    chunks: Sequence[Chunk],
+    judge: LLMAuditJudge,
+    *,
+    seed: int = 0,
+    pairwise: LLMPairwiseJudge | None = None,
+    repeats: int = 2,
 ) -> DryRunEstimate:
-    """Calls, cache hits, tokens (chars/4) and cost of auditing ``judge``, sending nothing."""
+    """Calls, cache hits, tokens (chars/4) and cost of auditing ``judge`` (and the position
+    test's ``pairwise`` judge) with ``repeats`` sends of the repeat-noise test, sending
+    nothing."""
     items = audit_items(run, chunks)
     pairs = variants(items, chunks, seed)
     once = judge.judges
     # as audit_judge sends them: the answers as given once, then each test's changed side
-    # (both sides of refusal phrasing; the repeat as repeat 1)
+    # (both sides of refusal phrasing; repeats 1..R-1 of the repeat test), then the position
+    # test's pairs in both orders
     planned: list[PlannedCall] = once.plan_once([_judge_item(i) for i in items], 0)
     for test, chosen in pairs.items():
         if test == "refusal phrasing":
             planned += once.plan_once([_judge_item(x) for x, _ in chosen], 0)
-        repeat = 1 if test == "repeat noise" else 0
-        planned += once.plan_once([_judge_item(y) for _, y in chosen], repeat)
+        sends = range(1, repeats) if test == "repeat noise" else (0,)
+        for repeat in sends:
+            planned += once.plan_once([_judge_item(y) for _, y in chosen], repeat)
+    if pairwise is not None:
+        planned += position_plan(position_pairs(items), pairwise)
     # a request two tests share (sufficiency does not read the answer) is sent once: the
     # second is a cache hit within the audit, so it is counted once here too
     unique = {

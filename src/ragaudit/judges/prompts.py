@@ -22,6 +22,7 @@ __all__ = [
     "FAITHFULNESS",
     "GENERATOR",
     "LABELLER",
+    "PAIRWISE",
     "PROMPTS",
     "RELEVANCE",
     "SUFFICIENCY",
@@ -194,6 +195,23 @@ RELEVANCE = Prompt(
     max_output_tokens=192,
 )
 
+PAIRWISE = Prompt(
+    name="pairwise",
+    version="pairwise-v1",
+    system=(
+        "You compare two answers to the same question, given the passages the question was "
+        "answered from. Decide which answer answers the question correctly and better: "
+        '"A" for the first answer, "B" for the second, "tie" when they are equally good '
+        "(or equally wrong). Judge what the answers say, not their length, order or style; "
+        "a number, date or name that contradicts the passages makes an answer wrong.\n"
+        f"{_DATA_RULE}\n{_JSON_RULE}\n"
+        'Schema: {"winner": "A" | "B" | "tie", "reason": string}'
+    ),
+    user="{question}\n{context}\n{first}\n{second}",
+    expected_output_tokens=50,
+    max_output_tokens=192,
+)
+
 GENERATOR = Prompt(
     name="generator",
     version="generator-v1",
@@ -232,5 +250,8 @@ LABELLER = Prompt(
 #: Every prompt by name.
 PROMPTS: dict[str, Prompt] = {
     p.name: p
-    for p in (SUFFICIENCY, CORRECTNESS, FAITHFULNESS, CITATIONS, RELEVANCE, GENERATOR, LABELLER)
-}
+    for p in (
+        SUFFICIENCY, CORRECTNESS, FAITHFULNESS, CITATIONS, RELEVANCE, PAIRWISE, GENERATOR,
+        LABELLER,
+    )
+}  # fmt: skip

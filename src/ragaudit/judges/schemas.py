@@ -25,6 +25,7 @@ __all__ = [
     "parse_correctness",
     "parse_faithfulness",
     "parse_labels",
+    "parse_pairwise",
     "parse_relevance",
     "parse_sufficiency",
 ]
@@ -87,6 +88,11 @@ def models() -> SimpleNamespace:
         score: int = Field(ge=1, le=5)
         reason: str = ""
 
+    class Pairwise(BaseModel):
+        model_config = config
+        winner: Literal["A", "B", "tie"]
+        reason: str = ""
+
     class Labels(BaseModel):
         model_config = config
         answer_chunks: list[int]
@@ -101,6 +107,7 @@ def models() -> SimpleNamespace:
         CitationVerdict=CitationVerdict,
         Citations=Citations,
         Relevance=Relevance,
+        Pairwise=Pairwise,
         Labels=Labels,
     )
 
@@ -215,6 +222,15 @@ def parse_faithfulness(value: Any) -> Any:
 def parse_relevance(value: Any) -> Any:
     """Validate ``{"score": 1..5, "reason": str}``."""
     return _validate("Relevance", value)
+
+
+def parse_pairwise(value: Any) -> Any:
+    """Validate ``{"winner": "A" | "B" | "tie", "reason": str}``.
+
+    >>> parse_pairwise({"winner": "B"}).winner
+    'B'
+    """
+    return _validate("Pairwise", value)
 
 
 def parse_citations(value: Any, expected_pairs: Sequence[tuple[int, int]]) -> Any:

@@ -37,19 +37,20 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ragaudit._text import content_tokens, tokenize
 from ragaudit.data.chunks import Chunk, Document
-from ragaudit.data.golden import GoldenSet, golden_from_records, load_golden
+from ragaudit.data.golden import GoldenQuestion, GoldenSet, golden_from_records, load_golden
 from ragaudit.data.golden_fields import (
     known_keys,
     misspelt_key,
     nearest_key,
     unknown_key_message,
 )
+from ragaudit.data.saved_run import SavedRun
 from ragaudit.exceptions import unreadable
 from ragaudit.pipeline.golden_closed_book import ClosedBook, closed_book_leak
 from ragaudit.pipeline.golden_findings import CheckSummary, Finding
@@ -70,7 +71,10 @@ __all__ = [
     "GoldenCheck",
     "check_corpus_golden",
     "check_golden",
+    "check_questions",
+    "golden_of_run",
     "golden_records",
+    "run_golden_check",
 ]
 
 #: Share of a reference answer's non-number content words one document must hold.
@@ -370,6 +374,21 @@ def check_golden(
     golden = golden_from_records(
         _renamed(records, misspelt), path=path, columns=columns or None, text_cells=text_cells
     )
+    found = check_questions(golden, documents, chunks, corpus=corpus, generator=generator)
+    findings = sorted((*key_findings, *found.findings), key=lambda f: CHECKS.index(f.check))
+    return replace(found, findings=tuple(findings))
+
+
+def check_questions(
+    golden: GoldenSet,
+    documents: Sequence[Document],
+    chunks: Sequence[Chunk],
+    *,
+    corpus: str | None = None,
+    generator: Any = None,
+) -> GoldenCheck:
+    """Every check of :func:`check_golden` but the file's own keys, on questions already read
+    (a golden set, or the questions a saved run carries: :func:`golden_of_run`)."""
     doc_ids = [d.doc_id for d in documents]
     questions = list(golden)
     missing = _answer_findings(golden, documents)
@@ -380,7 +399,6 @@ def check_golden(
     checked = sum(1 for q in questions if q.answerable)
     unfound = sum(1 for f in missing if f.problem)
     findings = [
-        *key_findings,
         *_source_findings(golden, doc_ids),
         *missing,
         *_keyword_findings(golden, chunks),
@@ -403,7 +421,7 @@ def check_golden(
         findings.extend(leaks_found)
         summaries = (*summaries, closed.summary)
     return GoldenCheck(
-        path=path,
+        path=golden.path or "",
         corpus=corpus,
         n_questions=len(golden),
         n_answerable=sum(1 for q in golden if q.answerable),
@@ -414,6 +432,35 @@ def check_golden(
         coverage=coverage(questions),
         closed_book=closed,
     )
+
+
+def golden_of_run(run: SavedRun) -> GoldenSet:
+    """The golden questions a saved run carries (id, question, reference answer, sources =
+    ``gold_docs``, answerable, keywords), for :func:`check_questions`.
+
+    >>> run = SavedRun.from_dict({"name": "r", "config": {"k": 1}, "rows": [{"id": "q1",
+    ...     "question": "Q?", "reference_answer": "A.", "gold_docs": ["d"], "retrieved": []}]})
+    >>> golden_of_run(run)[0].sources
+    ('d',)
+    """
+    questions = tuple(
+        GoldenQuestion(
+            id=q.id, question=q.question, answer=q.reference_answer or "",
+            sources=tuple(q.gold_docs), answerable=q.answerable, keywords=tuple(q.keywords),
+        )
+        for q in run.questions
+    )
+    return GoldenSet(questions, path=f"run {run.name}")
+
+
+def run_golden_check(run: SavedRun, corpus_dir: str | Path) -> GoldenCheck:
+    """:func:`check_questions` of the questions ``run`` carries against the corpus in
+    ``corpus_dir``, chunked as the run was (what ``report --corpus`` shows)."""
+    from ragaudit.pipeline.corpus import load_corpus, run_chunks
+
+    chunks = run_chunks(corpus_dir, run.config)
+    return check_questions(golden_of_run(run), load_corpus(corpus_dir), chunks,
+                           corpus=str(corpus_dir))  # fmt: skip
 
 
 def check_corpus_golden(

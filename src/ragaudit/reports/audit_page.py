@@ -20,9 +20,8 @@ is escaped (the renderer escapes), except the funnel chart's SVG, which
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
 
 from ragaudit.diagnose.audit_result import (
     AVERAGING,
@@ -53,6 +52,7 @@ from ragaudit.reports.audit_tables import (
 from ragaudit.reports.confounding import confounding_lines
 from ragaudit.reports.funnel import interval_note
 from ragaudit.reports.funnel_compare import funnel_comparison_sections
+from ragaudit.reports.golden import finding_sections, golden_validity_sections
 from ragaudit.reports.html_charts import funnel_svg
 from ragaudit.reports.judge_audit import judge_audit_section
 from ragaudit.reports.label_bias import inflation_plot, per_question_table, summary_table
@@ -438,13 +438,14 @@ def audit_report(
     *,
     full_bias: bool = False,
     detail: bool = False,
-    judge_audit: Mapping[str, Any] | None = None,
 ) -> Report:
     """The audit page as one :class:`~ragaudit.reports.report.Report` (see the module
     docstring for what each format shows); ``full_bias`` adds the per-question label-bias rows
     to the terminal form, ``detail`` its funnel tables, every comparison column and the
-    configuration (``report --format table``); ``judge_audit`` (a ``judges audit --format
-    json`` document) adds the "judge audit" section.
+    configuration (``report --format table``).  A run that carries a judges audit
+    (``judges audit RUN --save OUT``) gets its "judge audit" section; the audit's
+    ``golden_check`` (``report --corpus``) adds the golden set's findings and validity
+    checks.
 
     Examples
     --------
@@ -468,8 +469,10 @@ def audit_report(
     names = " vs ".join(r.name for r in audit.runs)
     sections = (*_page_sections(audit), *terminal_sections(audit, full_bias=full_bias,
                                                            detail=detail))  # fmt: skip
-    data = audit.to_dict()
-    if judge_audit is not None:
-        sections = (*sections, judge_audit_section(judge_audit))
-        data = {**data, "judge_audit": dict(judge_audit)}
+    data = audit.to_dict()  # each run's judge audit is in its "judge_audit" key
+    sections += tuple(judge_audit_section(r.judge_audit) for r in audit.runs if r.judge_audit)
+    golden = audit.golden_check
+    if golden is not None:
+        sections += (*finding_sections(golden, "golden set: "),
+                     *golden_validity_sections(golden, "golden set: "))  # fmt: skip
     return Report(f"ragaudit report: {names}", sections, data=data, theme="audit")

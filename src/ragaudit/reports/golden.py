@@ -8,7 +8,7 @@ from ragaudit.pipeline.golden_check import ANSWER_WORDS_FOUND, CHECKS
 from ragaudit.pipeline.golden_validity import PARAPHRASE
 from ragaudit.reports.report import Report, Section, Table, Text
 
-__all__ = ["golden_check_report"]
+__all__ = ["finding_sections", "golden_check_report", "golden_validity_sections"]
 
 _RULES = (
     "rules: an unknown key within 0.8 similarity (difflib) of an accepted name is a "
@@ -27,8 +27,9 @@ def _share(flagged: int, n: int, low: float | None, high: float | None) -> str:
     return f"{flagged / n:.1%} [{low:.1%}, {high:.1%}]"
 
 
-def _validity_sections(check: Any) -> list[Section]:
-    """The validity checks' n, share and method, then the coverage of the documents."""
+def golden_validity_sections(check: Any, prefix: str = "") -> list[Section]:
+    """The validity checks' n, share and method, then the coverage of the documents (each
+    section title after ``prefix``: ``report`` puts them under "golden set: ")."""
     out = []
     if check.summaries:
         rows = tuple(
@@ -38,7 +39,7 @@ def _validity_sections(check: Any) -> list[Section]:
         )  # fmt: skip
         out.append(
             Section(
-                "validity checks",
+                f"{prefix}validity checks",
                 (
                     Table(
                         ("check", "n", "flagged", "share [95% CI]", "method"), rows, align="lrrrl"
@@ -62,7 +63,7 @@ def _validity_sections(check: Any) -> list[Section]:
         )
         out.append(
             Section(
-                "coverage skew",
+                f"{prefix}coverage skew",
                 (
                     Text(tuple(lines)),
                     Table(("assumed ICC", "design effect", "effective n"), effects, align="rrr"),
@@ -76,8 +77,29 @@ def _validity_sections(check: Any) -> list[Section]:
         )  # fmt: skip
     leak = getattr(check, "closed_book", None)
     if leak is not None:
-        out.append(Section("closed-book leak", (Text(tuple(leak.lines())),)))
+        out.append(Section(f"{prefix}closed-book leak", (Text(tuple(leak.lines())),)))
     return out
+
+
+def finding_sections(check: Any, prefix: str = "") -> list[Section]:
+    """One table of the problems, one of the notes (titles after ``prefix``)."""
+    sections = []
+    for problem, label in ((True, "problem"), (False, "note")):
+        found = [f for f in check.findings if f.problem is problem]
+        if not found:
+            continue
+        found.sort(key=lambda f: CHECKS.index(f.check))
+        rows = tuple(
+            (f.check, f.qid or "-", "-" if f.line is None else str(f.line), f.detail) for f in found
+        )
+        plural = "" if len(found) == 1 else "s"
+        sections.append(
+            Section(
+                f"{prefix}{len(found)} {label}{plural}",
+                (Table(("check", "id", "line", "finding"), rows, align="llrl"),),
+            )
+        )
+    return sections
 
 
 def golden_check_report(check: Any) -> Report:
@@ -102,22 +124,8 @@ def golden_check_report(check: Any) -> Report:
         f"{check.n_chunks} chunks)"
     )
     sections = []
-    for problem, label in ((True, "problem"), (False, "note")):
-        found = [f for f in check.findings if f.problem is problem]
-        if not found:
-            continue
-        found.sort(key=lambda f: CHECKS.index(f.check))
-        rows = tuple(
-            (f.check, f.qid or "-", "-" if f.line is None else str(f.line), f.detail) for f in found
-        )
-        plural = "" if len(found) == 1 else "s"
-        sections.append(
-            Section(
-                f"{len(found)} {label}{plural}",
-                (Table(("check", "id", "line", "finding"), rows, align="llrl"),),
-            )
-        )
-    sections.extend(_validity_sections(check))
+    sections.extend(finding_sections(check))
+    sections.extend(golden_validity_sections(check))
     verdict = "clean: no problem found" if check.ok else f"{len(check.problems)} problem(s): exit 1"
     if check.ok:
         sections.insert(0, Section("", (Text((verdict,)),)))

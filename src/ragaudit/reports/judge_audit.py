@@ -2,8 +2,8 @@
 metric (difference, interval, exact p-value, verdict), and the section ``report`` adds.
 
 Both render the plain document of :meth:`ragaudit.diagnose.judge_audit.JudgeAudit.to_dict`
-(the ``judges audit --format json`` output), so ``report --judge-audit FILE`` shows exactly
-what the command printed.
+(the ``judges audit --format json`` output, and what ``judges audit --save`` stores in the
+run), so ``report RUN`` shows exactly what the command printed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,10 @@ _NOTE = (
     "each answer judged as given (A) and changed (B); B - A with the interval, exact p-value "
     "and verdict of `ragaudit compare` (0/1 verdicts: Tango score interval and McNemar's "
     "table; scores: the sign-flip test inverted).  SIGNIFICANT: the change moves the judge, a "
-    "bias; position bias needs a pairwise judge (none in ragaudit)."
+    "bias.  Position: a pairwise judge shown the run's answer and the reference, then swapped; "
+    "A only = the first-shown answer won both times, B only = the second-shown.  Repeat "
+    "noise: repeat 1 against the first answer, and the share of questions whose R repeats all "
+    "agree with its interval."
 )
 
 
@@ -34,9 +37,20 @@ def _row(row: Mapping[str, Any]) -> tuple[str, ...]:
         method += f" (A only {table['a_only']}, B only {table['b_only']})"
     if row.get("excluded_null"):
         method += (
-            f"; {row['excluded_null']} without a verdict (not applicable, undecided, failed) "
-            "left out"
+            f"; {row['excluded_null']} without a verdict (not applicable, undecided, failed"
+            + (", tie" if row["test"] == "position" else "") + ") left out"
         )
+    agreement = row.get("agreement")
+    if agreement:
+        if agreement["value"] is None:
+            method += f"; R = {agreement['repeats']} repeats: no question with all verdicts"
+        else:
+            method += (
+                f"; R = {agreement['repeats']} repeats agree on "
+                f"{round(agreement['value'] * agreement['n'])} of {agreement['n']} questions: "
+                f"{agreement['value']:.3f} [{agreement['ci_low']:.3f}, "
+                f"{agreement['ci_high']:.3f}] ({agreement['method']})"
+            )
     return (
         row["test"], row["metric"], str(row["n"]), f"{row['mean_a']:.3f}",
         f"{row['mean_b']:.3f}",
@@ -66,10 +80,12 @@ def judge_audit_section(audit: Mapping[str, Any]) -> Section:
     else:
         flag = f"self-preference: not flagged (judge {model}, generator {generator or '-'})"
     unanswered = audit.get("n_unanswered") or 0
+    pairwise = audit.get("pairwise_judge")
     lines = (
         f"judge {audit['judge']}" + (f" ({model})" if model else "")
         + f" on {audit['n_items']} answers of run {audit['run']}"
         + (f" ({unanswered} questions without an answer left out)" if unanswered else "")
+        + (f"; position judged by {pairwise}" if pairwise else "")
         + f"; seed {audit['seed']}",
         flag,
     )  # fmt: skip

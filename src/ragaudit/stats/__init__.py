@@ -75,7 +75,7 @@ if TYPE_CHECKING:
         paired_difference_interval,
         proportion_interval,
     )
-    from ragaudit.stats.judge_noise import JudgeNoiseResult, judge_noise
+    from ragaudit.stats.judge_noise import JudgeNoiseResult, judge_noise, unanimous_share
     from ragaudit.stats.mcnemar import McNemarResult, mcnemar_exact, mcnemar_pvalue
     from ragaudit.stats.mde import MDE, paired_mde, run_mde
     from ragaudit.stats.multiple import holm_bonferroni
@@ -125,7 +125,8 @@ _WHERE = {
     "MetricComparison": "compare", "SubsampleInterval": "compare", "compare_runs": "compare",
     "IntervalResult": "intervals", "paired_difference_interval": "intervals",
     "proportion_interval": "intervals", "JudgeNoiseResult": "judge_noise",
-    "judge_noise": "judge_noise", "McNemarResult": "mcnemar", "mcnemar_exact": "mcnemar",
+    "judge_noise": "judge_noise", "unanimous_share": "judge_noise",
+    "McNemarResult": "mcnemar", "mcnemar_exact": "mcnemar",
     "mcnemar_pvalue": "mcnemar", "holm_bonferroni": "multiple", "PairwiseMatrix": "pairwise",
     "compare_all": "pairwise", "PermutationResult": "permutation",
     "paired_permutation_test": "permutation", "choose_interval": "policy",
@@ -218,6 +219,7 @@ __all__ = [
     "run_mde",
     "run_mean_interval",
     "signflip_interval",
+    "unanimous_share",
     "variance_budget",
     "verdict",
 ]

@@ -30,11 +30,19 @@ from scipy.special import stdtrit
 from ragaudit.exceptions import InputError
 from ragaudit.stats.bounded import bounded_mean_interval
 from ragaudit.stats.clustered import clustered_rate
-from ragaudit.stats.intervals import clopper_pearson_bounds
+from ragaudit.stats.intervals import IntervalResult, clopper_pearson_bounds
+from ragaudit.stats.policy import mean_interval
 from ragaudit.stats.repeats import REPEATED_METHOD, nested_components
 from ragaudit.stats.resampling import ConfidenceInterval, check_confidence
 
-__all__ = ["DIFFERENCE_METHOD", "RATE_METHOD", "T_METHOD", "JudgeNoiseResult", "judge_noise"]
+__all__ = [
+    "DIFFERENCE_METHOD",
+    "RATE_METHOD",
+    "T_METHOD",
+    "JudgeNoiseResult",
+    "judge_noise",
+    "unanimous_share",
+]
 
 #: Method of the interval of a judged rate (verdicts in [0, 1]).
 RATE_METHOD = REPEATED_METHOD  # judge repeats and generation repeats: one interval
@@ -254,3 +262,26 @@ def judge_noise(
         confidence=confidence,
         method=method,
     )
+
+
+def unanimous_share(verdicts: Any, *, confidence: float = 0.95) -> IntervalResult | None:
+    """The share of questions whose ``R`` repeated verdicts all agree, with its interval.
+
+    ``verdicts`` is ``(n, R)``, NaN where a repeat has no verdict (that question is left
+    out).  Agreement is 0/1 per question, and questions are the sampled units, so the
+    interval is that of a rate over questions (:func:`ragaudit.stats.policy.mean_interval`:
+    Clopper-Pearson exact); None when no question has all ``R`` verdicts.
+
+    >>> found = unanimous_share([[1, 1, 1], [1, 0, 1], [0, 0, float("nan")]])
+    >>> found.statistic, found.method, round(found.confidence_interval.low, 4)
+    (0.5, 'Clopper-Pearson exact', 0.0126)
+    """
+    x = np.asarray(verdicts, dtype=float)
+    if x.ndim != 2 or x.shape[1] < 2:
+        raise InputError(f"verdicts: expected an (n, R) array with R >= 2, found shape {x.shape}")
+    whole = x[~np.isnan(x).any(axis=1)]
+    if not len(whole):
+        return None
+    agree = (whole == whole[:, :1]).all(axis=1).astype(float)
+    return mean_interval(agree, confidence=confidence)
+

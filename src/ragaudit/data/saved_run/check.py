@@ -293,6 +293,31 @@ def _k_problems(data: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+#: The keys of a ``judge_audit`` row that ran (its verdict is not "not run").
+_AUDIT_RAN_KEYS = ("n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "ci_method", "p_value",
+                   "p_method", "n_differing")  # fmt: skip
+
+
+def _audit_problems(data: Any) -> list[str]:
+    """The keys a ``judge_audit`` row needs beyond the schema's: a row that ran carries its
+    comparison (:data:`_AUDIT_RAN_KEYS`), a row that did not, its ``reason``.
+
+    >>> _audit_problems({"judge_audit": {"rows": [{"verdict": "SIGNIFICANT", "n": 3}]}})[0]
+    "judge_audit.rows[0].mean_a: expected the key 'mean_a', found none"
+    """
+    audit = data.get("judge_audit") if isinstance(data, Mapping) else None
+    rows = audit.get("rows") if isinstance(audit, Mapping) else None
+    for i, row in enumerate(rows if isinstance(rows, list) else ()):
+        if not isinstance(row, Mapping):
+            continue
+        wanted = ("reason",) if row.get("verdict") == "not run" else _AUDIT_RAN_KEYS
+        missing = [key for key in wanted if key not in row]
+        if missing:
+            return [f"judge_audit.rows[{i}].{missing[0]}: expected the key {missing[0]!r}, "
+                    "found none"]  # fmt: skip
+    return []
+
+
 def _name_questions(problems: list[str], data: Any) -> list[str]:
     """Append ``(question 'q04')`` to problems located inside a row."""
     rows = data.get("rows") if isinstance(data, Mapping) else None
@@ -336,7 +361,7 @@ def find_problems(data: Any, *, cap: int = 50, require_header: bool = True) -> l
     problems: list[str] = []
     optional = frozenset() if require_header else HEADER_KEYS
     if _fast_valid(data, optional):  # the usual valid run: compiled passes, no walk
-        problems = _k_problems(data) or repeat_problems(data, cap)
+        problems = _k_problems(data) or repeat_problems(data, cap) or _audit_problems(data)
         return _name_questions(problems, data)[:cap]
     _walk(data, saved_run_schema(), "", problems, cap, optional)
     if not problems and isinstance(data, Mapping):
@@ -344,6 +369,7 @@ def find_problems(data: Any, *, cap: int = 50, require_header: bool = True) -> l
             _row_problems(data.get("rows", []), cap)
             or _k_problems(data)
             or repeat_problems(data, cap)
+            or _audit_problems(data)
         )
     return _name_questions(problems, data)[:cap]
 

@@ -223,6 +223,10 @@ class SavedRun(RunConversions, RepeatAccess):  # to_run(), to_qrels(); repeats, 
         The file it was read from or written to.
     extra : mapping
         Unknown top-level keys, preserved on write.
+    judge_audit : mapping or None
+        The ``judges audit`` of this run's answers (``judges audit RUN --save OUT``): the
+        document of :meth:`ragaudit.diagnose.judge_audit.JudgeAudit.to_dict`; None when the
+        run carries none.  ``report`` shows it as its "judge audit" section.
 
     Examples
     --------
@@ -238,6 +242,7 @@ class SavedRun(RunConversions, RepeatAccess):  # to_run(), to_qrels(); repeats, 
     summary: Mapping[str, Any] = field(default_factory=_empty)
     path: str | None = None
     extra: Mapping[str, Any] = field(default_factory=_empty)
+    judge_audit: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.config, RunSettings):
@@ -246,6 +251,8 @@ class SavedRun(RunConversions, RepeatAccess):  # to_run(), to_qrels(); repeats, 
             object.__setattr__(self, "questions", tuple(self.questions))
         object.__setattr__(self, "summary", _frozen(self.summary))
         object.__setattr__(self, "extra", _frozen(self.extra))
+        if self.judge_audit is not None:
+            object.__setattr__(self, "judge_audit", _frozen(self.judge_audit))
 
     @property
     def k(self) -> int:
@@ -428,7 +435,7 @@ class SavedRun(RunConversions, RepeatAccess):  # to_run(), to_qrels(); repeats, 
         >>> SavedRun.from_parts({"name": "r", "config": {"k": 2}, "note": 1}, []).extra
         mappingproxy({'note': 1})
         """
-        known = {"format", "format_version", "name", "config", "rows", "summary"}
+        known = {"format", "format_version", "name", "config", "rows", "summary", "judge_audit"}
         return cls(
             name=top.get("name", ""),
             config=top["config"],
@@ -436,12 +443,15 @@ class SavedRun(RunConversions, RepeatAccess):  # to_run(), to_qrels(); repeats, 
             summary=top.get("summary") or {},
             path=path,
             extra={k: v for k, v in top.items() if k not in known},
+            judge_audit=top.get("judge_audit"),
         )
 
     def to_dict(self, rows: bool = True) -> dict[str, Any]:
-        """The JSON document (format header first, then name, config, rows, summary);
-        ``rows=False`` leaves the rows out (an empty list)."""
+        """The JSON document (format header first, then name, config, rows, summary, and
+        ``judge_audit`` when the run carries one); ``rows=False`` leaves the rows out (an
+        empty list)."""
         listed = self.rows if rows else []  # from the columns: no question is made
+        audit = {} if self.judge_audit is None else {"judge_audit": _plain(self.judge_audit)}
         return {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -449,6 +459,7 @@ class SavedRun(RunConversions, RepeatAccess):  # to_run(), to_qrels(); repeats, 
             "config": self.config.to_dict(),
             "rows": listed,
             "summary": _plain(self.summary),
+            **audit,
             **_plain(self.extra),
         }
 

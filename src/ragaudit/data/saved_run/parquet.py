@@ -4,7 +4,8 @@ The columns are those of :mod:`.table` (``docs/saved-run-format.md`` lists their
 ``repeats`` only in a run with more than one generation per question); the
 schema metadata key ``ragaudit.run`` holds the JSON of everything but the rows:
 ``{"format": "ragaudit.run", "format_version": 1, "name": ..., "config": ..., "summary":
-..., <other top-level keys>}``.  :func:`read_parquet_run` checks the header as a JSON file's
+..., "judge_audit": ... (when the run carries one), <other top-level keys>}``.
+:func:`read_parquet_run` checks the header as a JSON file's
 is checked, each column's type, then the rows column by column (:mod:`.table_check`); a
 file that does not pass is turned into its JSON rows and checked by
 :func:`~ragaudit.data.saved_run.check.validate_saved_run`, so a bad run gets the message it
@@ -22,6 +23,7 @@ import pyarrow.parquet as pq
 
 from ragaudit._io import atomic_write_bytes
 from ragaudit.data.saved_run.check import validate_saved_run
+from ragaudit.data.saved_run.mappings import _plain
 from ragaudit.data.saved_run.model import FORMAT, FORMAT_VERSION, SavedRun
 from ragaudit.data.saved_run.repeat_check import declared_repeats
 from ragaudit.data.saved_run.table import (
@@ -49,6 +51,7 @@ def write_parquet_run(path: str | os.PathLike[str], saved: SavedRun) -> None:
         "name": saved.name,
         "config": saved.config.to_dict(),
         "summary": json.loads(json.dumps(dict(saved.summary), default=dict)),
+        **({} if saved.judge_audit is None else {"judge_audit": _plain(saved.judge_audit)}),
         **json.loads(json.dumps(dict(saved.extra), default=dict)),
     }
     table = saved.table
