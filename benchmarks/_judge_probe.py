@@ -5,8 +5,9 @@ careful reader and frozen before any judge ran on it: v2 (292 answers,
 ``benchmarks/probes/README.md``), v3 (320 answers, written blind by another session,
 ``benchmarks/probes/README_v3.md``; the judge was tuned on v3 from commit 863edc7 on, so
 its figures are no longer held-out) and v4 (310 LLM-style answers, written blind by a third,
-``benchmarks/probes/README_v4.md``; the held-out probe); each README says who wrote it, how and
-when.
+``benchmarks/probes/README_v4.md``) and v5 (315 answers in several generators' styles,
+written blind by a fourth, ``benchmarks/probes/README_v5.md``); each README says who wrote it,
+how and when, and which were tuned on.
 :data:`PROBES` lists them with their freeze commits.  :func:`judge_probe` runs the offline
 judge on every answer with the gold documents' full text as the context; :func:`probe_table`
 reports, per kind:
@@ -60,6 +61,7 @@ PROBES = (
     Probe("v2", PROBE_DIR / "judge_probe_v2.yaml", "488fd03"),
     Probe("v3", PROBE_DIR / "judge_probe_v3.yaml", "4b0461c", tuned_since="863edc7"),
     Probe("v4", PROBE_DIR / "judge_probe_v4.yaml", "9260a32"),
+    Probe("v5", PROBE_DIR / "judge_probe_v5.yaml", "37ec1ed"),
 )
 PROBE = PROBES[0].path
 
