@@ -1,4 +1,4 @@
-"""The frozen judge probes v2 and v3 (benchmarks/probes/): their schema, never the judges' accuracy.
+"""The frozen judge probes v2 to v5 (benchmarks/probes/): their schema, never the judges' accuracy.
 
 The agreement of the offline judges with the probes is reported by
 ``benchmarks/bench_judges.py``; thresholds are decided there, not asserted here, because the
@@ -24,6 +24,8 @@ from ragaudit.exceptions import FormatError
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = ROOT / "benchmarks" / "probes" / "judge_probe_v2.yaml"
 PROBE_V3 = ROOT / "benchmarks" / "probes" / "judge_probe_v3.yaml"
+PROBE_V4 = ROOT / "benchmarks" / "probes" / "judge_probe_v4.yaml"
+PROBE_V5 = ROOT / "benchmarks" / "probes" / "judge_probe_v5.yaml"
 GOLDEN = {
     q["id"]: q
     for q in yaml.safe_load(
@@ -35,9 +37,25 @@ GOLDEN = {
 MIXES: dict[Path, tuple[dict[str, int], dict[bool, int], int]] = {
     PROBE: ({"paraphrase": 137, "near_miss": 97, "refusal": 58}, {True: 21, False: 37}, 5),
     PROBE_V3: ({"paraphrase": 138, "near_miss": 118, "refusal": 64}, {True: 28, False: 36}, 4),
+    PROBE_V4: ({"paraphrase": 153, "near_miss": 96, "refusal": 61}, {True: 31, False: 30}, 2),
+    PROBE_V5: ({"paraphrase": 160, "near_miss": 89, "refusal": 66}, {True: 38, False: 28}, 1),
 }
-#: sha256 of v3 at its freeze commit 4b0461c (README_v3.md): the file is never edited.
-FROZEN_V3 = "bcc4947128ed394da24aad954f4b4853db92ad96bb6183e3f8a26056113da6a0"
+#: Per frozen probe: sha256 of the file at its freeze commit (the README's "Freeze"), the short
+#: and the full commit.  A probe file is never edited after its freeze.
+FROZEN = {
+    PROBE_V3: (
+        "bcc4947128ed394da24aad954f4b4853db92ad96bb6183e3f8a26056113da6a0",
+        "4b0461c9b0ee02f72ded999c97ffa8c0b7475fd4",
+    ),
+    PROBE_V4: (
+        "99ab8e288474146269423c46c0377ffb73fc4cceae4c53bf3bbf5e6c5f9c1ca0",
+        "9260a321ee606b3ad09be447de94adfff0f0a95e",
+    ),
+    PROBE_V5: (
+        "9bfd18779ad6f4a7c823d3f2ae028f7dd752bbef165bf06a307a506ab4968ddf",
+        "37ec1edaffa278888404ac1f428004beb9f6a2aa",
+    ),
+}
 
 
 def rows_of(path: Path) -> list[dict[str, Any]]:
@@ -92,12 +110,15 @@ def test_the_mix_is_the_documented_one(path: Path) -> None:
     assert sum(row["label"] == "ambiguous" for row in rows) == ambiguous
 
 
-def test_v3_is_byte_identical_to_its_freeze_and_listed_with_that_commit() -> None:
-    assert hashlib.sha256(PROBE_V3.read_bytes()).hexdigest() == FROZEN_V3
-    assert [(p.name, p.path, p.freeze) for p in PROBES][-1] == ("v3", PROBE_V3, "4b0461c")
-    assert "4b0461c9b0ee02f72ded999c97ffa8c0b7475fd4" in (
-        PROBE_V3.parent / "README_v3.md"
-    ).read_text(encoding="utf-8")
+@pytest.mark.parametrize("path", list(FROZEN), ids=lambda p: p.stem)
+def test_a_frozen_probe_is_byte_identical_to_its_freeze_and_listed_with_that_commit(
+    path: Path,
+) -> None:
+    digest, commit = FROZEN[path]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    version = path.stem.rsplit("_", 1)[1]
+    assert [(p.path, p.freeze) for p in PROBES if p.name == version] == [(path, commit[:7])]
+    assert commit in (path.parent / f"README_{version}.md").read_text(encoding="utf-8")
 
 
 def test_the_benchmark_loader_reads_the_probes_and_names_a_bad_row(tmp_path: Path) -> None:
