@@ -183,7 +183,7 @@ def read_parquet_run(
     for i, field in enumerate(schema):
         if field.name not in kept:
             table = table.add_column(i, field, pa.nulls(table.num_rows, field.type))
-    return SavedRun.from_parts(top, QuestionsView(table.combine_chunks()), name)
+    return SavedRun.from_parts(top, QuestionsView(table), name)
 
 
 def _unreadable(name: str, err: Exception) -> FormatError:
