@@ -27,6 +27,8 @@ N = 61
 
 
 def _run(seed: int, name: str) -> SavedRun:
+    """Run a (seed 33) lists its retrieved entries in rank order, run b (seed 34) in reverse
+    (ranks 4, 3, 2, 1): ``compare`` keeps the top k of a only."""
     rng = np.random.default_rng(seed)
     rows = []
     for i in range(N):
@@ -45,6 +47,8 @@ def _run(seed: int, name: str) -> SavedRun:
             "metrics": {"hit@k": float(gold in docs[:2]), "correct": verdict,
                         "recall@k": float(gold in docs)},
         })  # fmt: skip
+        if seed == 34:
+            rows[-1]["retrieved"].reverse()
     return SavedRun.from_dict({"name": name, "config": {"k": 2}, "rows": rows})
 
 

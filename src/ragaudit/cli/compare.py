@@ -203,8 +203,9 @@ def command(
     from ragaudit.data.records import numbers_only
     from ragaudit.diagnose.compare import compare_directory, compare_runs
 
-    # no question text is read: a Parquet run is held as a batch plus its numeric columns
-    click.get_current_context().with_resource(numbers_only(batch_rows))
+    # no question text is read, nor retrieved entries below k (judged@k reads the top k):
+    # a Parquet run is held as a batch plus the columns the statistics read
+    click.get_current_context().with_resource(numbers_only(batch_rows, top_k=True))
     from ragaudit.reports.stats import comparison_report, matrix_report
 
     if baseline is not None:

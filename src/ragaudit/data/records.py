@@ -57,19 +57,21 @@ __all__ = [
 
 
 #: How Parquet runs are read in this context: (columns kept, rows per batch).
-_READING: ContextVar[tuple[Collection[str] | None, int]] = ContextVar(
-    "saved_run_reading", default=(None, BATCH_ROWS)
+_READING: ContextVar[tuple[Collection[str] | None, int, bool]] = ContextVar(
+    "saved_run_reading", default=(None, BATCH_ROWS, False)
 )
 
 
 @contextmanager
-def numbers_only(batch_rows: int | None = None) -> Iterator[None]:
+def numbers_only(batch_rows: int | None = None, *, top_k: bool = False) -> Iterator[None]:
     """Within the block, a Parquet run is read ``batch_rows`` rows at a time (None:
     :data:`~.saved_run.parquet.BATCH_ROWS`) and only the columns that the statistics read
     are held (:data:`~.saved_run.parquet.NUMBERS_ONLY`: no question, answer or reference
     text): what ``funnel`` and ``compare`` do, so that a run larger than memory is audited
     in the memory of a batch plus those columns.  A question read from such a run has no
-    text (None); JSON runs are read whole.
+    text (None); JSON runs are read whole.  ``top_k``: each question keeps its first
+    ``config.k`` retrieved entries only, when they are in rank order (``compare``, whose
+    judged@k reads no deeper).
 
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "r.parquet"
@@ -81,7 +83,7 @@ def numbers_only(batch_rows: int | None = None) -> Iterator[None]:
     >>> load_saved_run(path).questions[0].question
     'Why?'
     """
-    token = _READING.set((NUMBERS_ONLY, batch_rows or BATCH_ROWS))
+    token = _READING.set((NUMBERS_ONLY, batch_rows or BATCH_ROWS, top_k))
     try:
         yield
     finally:
@@ -139,8 +141,8 @@ def load_saved_run(path: str | Path, *, questions: Collection[str] | None = None
     check_regular_file(name)  # before any open: a FIFO with no writer would block it
     use_fast_pool()
     if suffix == PARQUET:
-        keep, batch_rows = _READING.get()
-        saved = read_parquet_run(name, keep=keep, batch_rows=batch_rows)
+        keep, batch_rows, top_k = _READING.get()
+        saved = read_parquet_run(name, keep=keep, batch_rows=batch_rows, top_k=top_k)
     else:
         saved = read_json_run(name) or parse_saved_run(read_json_file(path), name)
     return saved if questions is None else _only(saved, questions)

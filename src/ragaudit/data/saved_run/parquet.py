@@ -38,6 +38,7 @@ from ragaudit.data.saved_run.check import validate_saved_run
 from ragaudit.data.saved_run.model import FORMAT, FORMAT_VERSION, SavedRun
 from ragaudit.data.saved_run.repeat_check import declared_repeats
 from ragaudit.data.saved_run.table import (
+    _ENTRY,
     _TEXT,
     COLUMNS,
     JSON_TEXT,
@@ -45,7 +46,7 @@ from ragaudit.data.saved_run.table import (
     table_rows,
 )
 from ragaudit.data.saved_run.table_check import table_valid
-from ragaudit.data.saved_run.view import QuestionsView
+from ragaudit.data.saved_run.view import QuestionsView, in_rank_order
 from ragaudit.exceptions import FormatError
 
 __all__ = ["BATCH_ROWS", "HEADER_KEY", "NUMBERS_ONLY", "read_parquet_run", "write_parquet_run"]
@@ -134,11 +135,14 @@ def read_parquet_run(
     *,
     keep: Collection[str] | None = None,
     batch_rows: int = BATCH_ROWS,
+    top_k: bool = False,
 ) -> SavedRun:
     """The saved run in the Parquet file ``path`` (checked: see the module docstring).
 
     ``keep``: the columns held in memory (default: all); the others are checked, then
-    replaced by null columns.  ``batch_rows``: rows read and checked at a time.
+    replaced by null columns.  ``batch_rows``: rows read and checked at a time.  ``top_k``:
+    keep each question's first ``config.k`` retrieved entries only, in the batches whose
+    entries are in rank order (for a command that reads no deeper: ``compare``).
 
     >>> import pathlib, tempfile
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "r.parquet"
@@ -171,7 +175,8 @@ def read_parquet_run(
         for batch in source.iter_batches(batch_size=batch_rows, use_threads=False):
             part = _with_repeats(pa.Table.from_batches([batch])).replace_schema_metadata(None)
             checked = checked and table_valid(part, k, repeats)
-            parts.append(part.select(kept))  # the other columns are dropped with the batch
+            part = part.select(kept)  # the other columns are dropped with the batch
+            parts.append(_top(part, k) if top_k and "retrieved" in kept else part)
     except (pa.ArrowException, OSError) as err:
         raise _unreadable(name, err) from None
     table = pa.Table.from_batches([], schema.remove_metadata()).select(kept)
@@ -184,6 +189,19 @@ def read_parquet_run(
         if field.name not in kept:
             table = table.add_column(i, field, pa.nulls(table.num_rows, field.type))
     return SavedRun.from_parts(top, QuestionsView(table), name)
+
+
+def _top(part: pa.Table, k: int) -> pa.Table:
+    """``part`` with each question's retrieved entries cut to the first ``k``, when they
+    are in rank order (ranks 1, 2, 3, ... or none: then the first k are the top k)."""
+    column = part.column("retrieved")
+    if column.type != pa.list_(_ENTRY):
+        return part
+    lists = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
+    if not in_rank_order(lists):
+        return part
+    at = part.column_names.index("retrieved")
+    return part.set_column(at, "retrieved", pc.list_slice(lists, 0, k))
 
 
 def _unreadable(name: str, err: Exception) -> FormatError:
