@@ -17,6 +17,8 @@ Usage::
     uv run python benchmarks/bench_scale.py --readme            # also update README.md
     uv run python benchmarks/bench_scale.py --n 100000 --formats parquet --commands compare
 
+``--tile SOURCE.parquet N PATH.parquet`` builds a Parquet run of N questions by repeating
+those of a generated one (1M questions: the JSON would not fit in memory to generate).
 Generated runs are cached under ``--dir`` (default ``/tmp/ragaudit-bench-scale``); every
 random choice comes from ``numpy.random.default_rng(seed)`` (``--seed``, printed).
 """
@@ -193,9 +195,39 @@ def _line(
     )
 
 
+def tile_run(source: Path, n: int, path: Path) -> Path:
+    """A Parquet run of ``n`` questions: the questions of the Parquet run ``source`` repeated
+    in turn, renamed ``q0 .. q{n-1}``, written a row group at a time (never held whole).
+
+    For sizes whose JSON would not fit in memory to generate (1M questions: 3.4 GB of JSON,
+    about 30 GB as Python rows); the content repeats, the work per question does not change.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from ragaudit.data.saved_run.parquet import BATCH_ROWS
+
+    table = pq.read_table(source)
+    header = json.loads(table.schema.metadata[b"ragaudit.run"])
+    header["name"] = path.stem
+    schema = table.schema.with_metadata({b"ragaudit.run": json.dumps(header)})
+    with pq.ParquetWriter(path, schema, compression="zstd") as writer:
+        for start in range(0, n, BATCH_ROWS):
+            rows = np.arange(start, min(start + BATCH_ROWS, n))
+            part = table.take(pa.array(rows % table.num_rows))
+            ids = pc.binary_join_element_wise("q", pa.array(rows.astype(str)), "")
+            part = part.set_column(part.schema.get_field_index("id"), "id", ids)
+            writer.write_table(part.replace_schema_metadata(schema.metadata))
+    return path
+
+
 def main() -> None:
     if sys.argv[1:2] == ["--make"]:
         make_run(int(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]))
+        return
+    if sys.argv[1:2] == ["--tile"]:  # --tile SOURCE.parquet N PATH.parquet
+        tile_run(Path(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[1_000, 10_000, 100_000, 200_000])

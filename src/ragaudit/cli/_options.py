@@ -71,6 +71,19 @@ def format_option(*choices: str, default: str = "table") -> Any:
     )
 
 
+def batch_rows_option() -> Any:
+    """``--batch-rows``: a Parquet run is read this many rows at a time, holding only the
+    columns the statistics read (:func:`ragaudit.data.records.numbers_only`); None: the
+    default, :data:`ragaudit.data.saved_run.parquet.BATCH_ROWS` (not imported here, so that
+    ``--help`` stays instant)."""
+    return click.option(
+        "--batch-rows", type=click.IntRange(min=1), default=None,
+        help="Rows of a Parquet run read and checked at a time (default 65,536); only the "
+        "columns the statistics read are kept (no question or answer text), so a run "
+        "larger than memory fits.",
+    )  # fmt: skip
+
+
 def all_ids_option() -> Any:
     """``--all-ids``: every question id in the text output; the parameter ``max_ids`` is
     what the report builders take (None: all, else :data:`~ragaudit.reports.id_lists.SHOWN_IDS`).

@@ -9,6 +9,7 @@ import click
 from ragaudit.cli._options import (
     all_ids_option,
     append_step_summary,
+    batch_rows_option,
     echoed_warnings,
     emit,
     format_option,
@@ -159,6 +160,7 @@ __all__ = ["command"]
     "out with its MDE, and the verdict rule (default: the table and the verdict sentence).",
 )
 @all_ids_option()
+@batch_rows_option()
 @format_option()
 def command(
     runs: tuple[str, ...],
@@ -182,6 +184,7 @@ def command(
     judged_margin: float,
     full: bool,
     max_ids: int | None,
+    batch_rows: int | None,
     output_format: str,
 ) -> None:
     """Paired comparison of RUN_A and RUN_B (diff = B - A), question by question.
@@ -197,7 +200,12 @@ def command(
     out and its minimum detectable effect; for 0/1 metrics also McNemar's exact test and the
     ids of the questions that differ.  With --cluster-by every verdict flips whole clusters.
     """
+    from ragaudit.data.records import numbers_only
     from ragaudit.diagnose.compare import compare_directory, compare_runs
+
+    # no question text is read, nor retrieved entries below k (judged@k reads the top k):
+    # a Parquet run is held as a batch plus the columns the statistics read
+    click.get_current_context().with_resource(numbers_only(batch_rows, top_k=True))
     from ragaudit.reports.stats import comparison_report, matrix_report
 
     if baseline is not None:

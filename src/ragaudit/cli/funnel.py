@@ -8,6 +8,7 @@ import click
 
 from ragaudit.cli._options import (
     all_ids_option,
+    batch_rows_option,
     corpus_option,
     echo_warnings,
     emit,
@@ -63,6 +64,7 @@ _CONFIDENCE = 0.95  # the funnel has no --confidence; its intervals are 95%
     "Two runs: warn when their judged@k differ by more (the comparison then favours the run "
     "more like the one the labels came from)."
 )
+@batch_rows_option()
 @format_option()
 def command(
     runs: tuple[str, ...],
@@ -76,6 +78,7 @@ def command(
     judged_threshold: float,
     judged_margin: float,
     max_ids: int | None,
+    batch_rows: int | None,
     output_format: str,
 ) -> None:
     """The funnel of a saved RUN: retrieved -> evidence in context -> answered -> correct.
@@ -92,6 +95,10 @@ def command(
     """
     if len(runs) > 2:
         raise click.UsageError(f"expected one run or two (A B), found {len(runs)}")
+    from ragaudit.data.records import numbers_only
+
+    # no question text is read: a Parquet run is held as a batch plus its numeric columns
+    click.get_current_context().with_resource(numbers_only(batch_rows))
     if len(runs) == 2 and cluster_by:
         raise click.UsageError("--cluster-by: applies to one run; compare two runs with "
                                "ragaudit compare A B --cluster-by")  # fmt: skip

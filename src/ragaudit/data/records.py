@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,12 @@ from ragaudit.data.formats import json_lines, read_json_file
 from ragaudit.data.saved_run import FORMAT, FORMAT_VERSION, SavedRun
 from ragaudit.data.saved_run.check import find_problems, saved_run_schema, validate_saved_run
 from ragaudit.data.saved_run.load import read_json_run
-from ragaudit.data.saved_run.parquet import read_parquet_run, write_parquet_run
+from ragaudit.data.saved_run.parquet import (
+    BATCH_ROWS,
+    NUMBERS_ONLY,
+    read_parquet_run,
+    write_parquet_run,
+)
 from ragaudit.exceptions import FormatError, InputError
 
 __all__ = [
@@ -40,12 +47,47 @@ __all__ = [
     "find_problems",
     "load_saved_run",
     "load_saved_runs",
+    "numbers_only",
     "parse_saved_run",
     "per_question_metrics",
     "saved_run_schema",
     "validate_saved_run",
     "write_saved_run",
 ]
+
+
+#: How Parquet runs are read in this context: (columns kept, rows per batch).
+_READING: ContextVar[tuple[Collection[str] | None, int, bool]] = ContextVar(
+    "saved_run_reading", default=(None, BATCH_ROWS, False)
+)
+
+
+@contextmanager
+def numbers_only(batch_rows: int | None = None, *, top_k: bool = False) -> Iterator[None]:
+    """Within the block, a Parquet run is read ``batch_rows`` rows at a time (None:
+    :data:`~.saved_run.parquet.BATCH_ROWS`) and only the columns that the statistics read
+    are held (:data:`~.saved_run.parquet.NUMBERS_ONLY`: no question, answer or reference
+    text): what ``funnel`` and ``compare`` do, so that a run larger than memory is audited
+    in the memory of a batch plus those columns.  A question read from such a run has no
+    text (None); JSON runs are read whole.  ``top_k``: each question keeps its first
+    ``config.k`` retrieved entries only, when they are in rank order (``compare``, whose
+    judged@k reads no deeper).
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "r.parquet"
+    >>> _ = write_saved_run(path, SavedRun.from_dict({"name": "r", "config": {"k": 1},
+    ...     "rows": [{"id": "q1", "question": "Why?", "retrieved": []}]}))
+    >>> with numbers_only(batch_rows=7):
+    ...     print(load_saved_run(path).questions[0].question)
+    None
+    >>> load_saved_run(path).questions[0].question
+    'Why?'
+    """
+    token = _READING.set((NUMBERS_ONLY, batch_rows or BATCH_ROWS, top_k))
+    try:
+        yield
+    finally:
+        _READING.reset(token)
 
 
 def parse_saved_run(data: Any, path: str | None = None) -> SavedRun:
@@ -99,7 +141,8 @@ def load_saved_run(path: str | Path, *, questions: Collection[str] | None = None
     check_regular_file(name)  # before any open: a FIFO with no writer would block it
     use_fast_pool()
     if suffix == PARQUET:
-        saved = read_parquet_run(name)
+        keep, batch_rows, top_k = _READING.get()
+        saved = read_parquet_run(name, keep=keep, batch_rows=batch_rows, top_k=top_k)
     else:
         saved = read_json_run(name) or parse_saved_run(read_json_file(path), name)
     return saved if questions is None else _only(saved, questions)

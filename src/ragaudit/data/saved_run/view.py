@@ -30,6 +30,7 @@ from ragaudit.data.saved_run.table import (
 __all__ = [
     "QuestionsView",
     "gold_in_top",
+    "in_rank_order",
     "judgments",
     "metric_arrays",
     "record_columns",
@@ -79,13 +80,13 @@ def top_ids(table: pa.Table, k: int, field: str = "doc_id") -> list[list[str]] |
     if column.type != pa.list_(_ENTRY):
         return None
     lists = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
-    if not _in_rank_order(lists):
+    if not in_rank_order(lists):
         return None
     top = pc.list_slice(lists, 0, k)
     return pa.ListArray.from_arrays(top.offsets, top.flatten().field(field)).to_pylist()
 
 
-def _in_rank_order(lists: pa.ListArray) -> bool:
+def in_rank_order(lists: pa.ListArray) -> bool:
     """Each question's retrieved entries are in rank order: ranks 1, 2, 3, ... or none."""
     ranks = lists.flatten().field("rank")
     if ranks.null_count == len(ranks):
@@ -127,7 +128,7 @@ def gold_in_top(table: pa.Table, k: int) -> tuple[Any, Any, Any] | None:
     if column.type != pa.list_(_ENTRY):
         return None
     lists = column.combine_chunks() if column.num_chunks else pa.array([], column.type)
-    if not _in_rank_order(lists):
+    if not in_rank_order(lists):
         return None
     golds = table.column("gold_docs")
     golds = golds.combine_chunks() if golds.num_chunks else pa.array([], golds.type)
