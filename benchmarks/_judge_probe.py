@@ -59,7 +59,7 @@ class Probe:
 PROBES = (
     Probe("v2", PROBE_DIR / "judge_probe_v2.yaml", "488fd03"),
     Probe("v3", PROBE_DIR / "judge_probe_v3.yaml", "4b0461c", tuned_since="863edc7"),
-    Probe("v4", PROBE_DIR / "judge_probe_v4.yaml", "9260a32"),
+    Probe("v4", PROBE_DIR / "judge_probe_v4.yaml", "9260a32", tuned_since="738b67a"),
 )
 PROBE = PROBES[0].path
 
