@@ -63,6 +63,7 @@ from ragaudit.judges.claims import (
 )
 from ragaudit.judges.contrasts import about, contrast, swapped
 from ragaudit.judges.reference import LABEL_REACH, ReferenceClaims, answer_states
+from ragaudit.judges.reversals import reversal
 from ragaudit.judges.units import measure
 
 __all__ = ["answer_verdict", "asks_name", "copied", "named_entities"]
@@ -365,8 +366,23 @@ def answer_verdict(
     context_texts: Sequence[str] = (),
 ) -> tuple[bool | None, str | None]:
     """``(correct, reason)``: :func:`~ragaudit.judges.reference.answer_states` with the
-    doubts of the module docstring and the contrasts of :mod:`ragaudit.judges.contrasts`;
-    ``reason`` says why when ``correct`` is None."""
+    doubts of the module docstring, the contrasts of :mod:`ragaudit.judges.contrasts` and
+    the reversals of :mod:`ragaudit.judges.reversals`; ``reason`` says why when ``correct``
+    is not True."""
+    correct, why = _verdict(claims, reference, answer, question, context_texts)
+    if correct is not True:
+        return correct, why
+    flipped, doubt = reversal(reference, answer)
+    return (flipped, doubt) if flipped is not True else (True, None)
+
+
+def _verdict(
+    claims: ReferenceClaims,
+    reference: str,
+    answer: str,
+    question: str,
+    context_texts: Sequence[str],
+) -> tuple[bool | None, str | None]:
     verdict = answer_states(claims, answer, question)
     if verdict is None:
         return None, claims.reason
