@@ -19,6 +19,16 @@ contradicts it.  Three such reversals are read here, each from the reference's o
 3. **A sameness claim** (:func:`sameness`).  The answer says its value is ``the same as``,
    ``identical to`` or ``equal to`` something the reference names ("the same as the R3").
    The reference rules check values, not comparisons: **undecided**.
+4. **A value moved to another label** (:func:`relabelled`).  A number of the answer stands
+   right after a word (its label: ``every``, ``extension``, ``RPO``) and with a unit that
+   the reference also pairs with a *different* number, and neither text pairs that label
+   and unit with the other's number ("once every four years" where the reference says
+   "once every five years" and "four years of service"; "extension 4400" for "extension
+   4411").  The answer has stated the reference's values but put one where another belongs:
+   **wrong**.
+5. **Alternatives narrowed** (:func:`narrowed`).  The reference gives alternative conditions
+   (``, or when``, ``, or if``) and the answer says ``only when``/``only if``: it may deny the
+   other alternative, which no key word shows: **undecided**.
 
 Examples
 --------
@@ -34,7 +44,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["inclusion_flip", "opposite_slot", "reversal", "sameness"]
+from ragaudit.judges.claims import quantities, tokens
+
+__all__ = ["inclusion_flip", "narrowed", "opposite_slot", "relabelled", "reversal", "sameness"]
 
 _APART = re.compile(
     r"\b(plus|in addition to|on top of|except(?: for)?|excluding|apart from|other than"
@@ -145,15 +157,73 @@ def sameness(reference: str, answer: str) -> str | None:
     return None
 
 
+#: Words before a number that label nothing ("up to 30", "of 5", "at least 4").
+_NO_LABEL = frozenset(
+    "the a an to of and or is are was be for in on at by with it its than up least most more"
+    " less over under about around within after before from each per".split()
+)
+
+
+def _labelled(text: str) -> set[tuple[str, str, str]]:
+    """(label, unit, number) of each number of ``text`` that stands right after a label."""
+    toks = tokens(text)
+    out = set()
+    for q in quantities(toks):
+        before = toks[q.position - 1] if q.position > 0 else None
+        if before is not None and before.kind in ("word", "stop") and before.text not in _NO_LABEL:
+            out.add((before.text, q.unit, q.number))
+    return out
+
+
+def relabelled(reference: str, answer: str) -> str | None:
+    """Rule 4 of the module docstring: the reason, or None.
+
+    >>> relabelled("RTO 30 minutes, RPO 5 minutes.", "RPO 5 minutes and RTO 30 minutes.") is None
+    True
+    >>> relabelled("Call extension 4411.", "Call the desk on extension 4400.")
+    'the answer pairs "extension" with 4400, the reference with 4411'
+    """
+    ref, ans = _labelled(reference), _labelled(answer)
+    for label, unit, number in sorted(ans - ref):
+        if any((lab, n) == (label, number) for lab, _, n in ref):
+            continue  # the reference pairs them too, with another word after the number
+        others = {n for lab, u, n in ref if (lab, u) == (label, unit) and n != number}
+        if others and not any((label, unit, n) in ans for n in others):
+            return f'the answer pairs "{label}" with {number}, the reference with {min(others)}'
+    return None
+
+
+_ALTERNATIVES = re.compile(r"[,;]\s*or (?:when|if|where|for|whenever)\b")
+_ONLY = re.compile(r"\bonly (?:when|if|where|for|whenever)\b")
+
+
+def narrowed(reference: str, answer: str) -> str | None:
+    """Rule 5 of the module docstring: the reason, or None.
+
+    >>> narrowed("When it rains, or when it snows.", "Only when it rains.")[:36]
+    'the answer says "only when" where th'
+    """
+    only = _ONLY.search(answer.lower())
+    if only and _ALTERNATIVES.search(reference.lower()):
+        return (
+            f'the answer says "{only[0]}" where the reference gives alternatives: it may deny '
+            "one of them"
+        )
+    return None
+
+
 def reversal(reference: str, answer: str) -> tuple[bool | None, str]:
-    """``(False, reason)`` for rules 1 and 2, ``(None, reason)`` for rule 3, else
+    """``(False, reason)`` for rules 1, 2 and 4, ``(None, reason)`` for rules 3 and 5, else
     ``(True, "")``.
 
     >>> reversal("Up to 60 EUR per person.", "At most sixty euros per head.")
     (True, '')
     """
-    why = inclusion_flip(reference, answer) or opposite_slot(reference, answer)
+    why = (
+        inclusion_flip(reference, answer) or opposite_slot(reference, answer)
+        or relabelled(reference, answer)
+    )  # fmt: skip
     if why:
         return False, why
-    doubt = sameness(reference, answer)
+    doubt = sameness(reference, answer) or narrowed(reference, answer)
     return (None, doubt) if doubt else (True, "")
