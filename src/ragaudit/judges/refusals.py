@@ -75,12 +75,12 @@ _PATTERNS = [
     rf"^(?:the )?\w+(?: \w+){{0,3}} (?:is|are|was|were) not {_DESCRIBED}\b",
     rf"^(?:it|this|that) is not in (?:the |these |my |any |your )?(?:\w+ )?{_SOURCE}\b",
     # "there is no pension percentage anywhere in the provided material"
-    rf"\bthere (?:is|are) no \w+(?: \w+){{0,4}} (?:anywhere )?in (?:the |these |any |my )?"
+    rf"\bthere (?:is|are) no [\w']+(?: [\w']+){{0,4}} (?:anywhere )?in (?:the |these |any |my )?"
     rf"(?:\w+ )?{_SOURCE}\b",
     # "it doesn't describe a parking allowance": the document just named, silent
     rf"^(?:it|they) (?:do|does|did) not {_REPORT}\b",
     # "the document describes what X does, (but) not what it is written in"
-    rf"\b(?:{_SOURCE}|{_DOC_KIND}) {_REPORT}s? .{{0,160}}(?:,|\bbut) not (?:the |what |which "
+    rf"\b(?:{_SOURCE}|{_DOC_KIND}) (?:{_REPORT}|explain)s? .{{0,160}}(?:,|\bbut) not (?:the |what |which "
     r"|how |who |when |where |whether |its |their )",
     # it is not mentioned (in the documents)
     rf"\bnot {_SAID}(?: anywhere)? (?:in|by|within|from|among) (?:the |these |any )?(?:\w+ ){{0,2}}"

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 
-from ragaudit.judges.claims import quantities, tokens
+from ragaudit.judges.claims import content_words, quantities, tokens
 
 __all__ = ["inclusion_flip", "narrowed", "opposite_slot", "relabelled", "reversal", "sameness"]
 
@@ -60,6 +60,7 @@ _STOP = frozenset(
     "the a an any all of by to in on for and or is are be that which who kept law".split()
 )
 _WORD = re.compile(r"[a-z][a-z\-]*")
+_CLAUSE_ENDS = ",;:()\n."
 
 
 def _stem(word: str) -> str:
@@ -82,11 +83,16 @@ def inclusion_flip(reference: str, answer: str) -> str | None:
         marker = match[1].split()[0]
         if re.search(rf"\b{marker}\b", ans):
             continue  # the answer keeps the reference's word: no flip
-        term = [w for w in _words(match[2]) if w not in _STOP][:2]
+        # its content words, numbers left out ("plus two magazines": magazines)
+        term = [w for w in content_words(tokens(match[2])) if w not in _STOP][:2]
         if not term:
             continue
         for inside in _INSIDE.finditer(ans):
-            window = set(_words(ans[max(0, inside.start() - 40) : inside.end() + 40]))
+            # the clause of the marker: "(loans include renewals), and two magazines" is no
+            # inclusion of the magazines
+            start = max(ans.rfind(c, 0, inside.start()) for c in _CLAUSE_ENDS) + 1
+            ends = [i for i in (ans.find(c, inside.end()) for c in _CLAUSE_ENDS) if i >= 0]
+            window = set(content_words(tokens(ans[start : min(ends, default=len(ans))])))
             if all(w in window for w in term):
                 return (
                     f'the answer counts "{" ".join(match[2].split()[-2:])}" in, the '
