@@ -216,3 +216,24 @@ def test_not_refusals(answer: str) -> None:
 def test_worked_out_estimate_on_unanswerable_question_is_wrong() -> None:
     answer = "The fee isn't stated, but at 4 EUR an hour it would be about 32 EUR, roughly 30 EUR."
     assert correct("What does a day pass cost?", "", answer, answerable=False) is False
+
+
+# --- names: a list item's label is no name; a rival only in an aside is undecided -------------
+
+REF_GYM = "A Gold pass costs 45 EUR a month and includes 8 classes."
+CTX_GYM = "Passes. The Gold pass costs 45 EUR a month. The Silver pass costs 30 EUR. Fee: see Price list."
+
+
+def _gym(answer: str) -> bool | None:
+    return judge_offline(answer=answer, answerable=True, reference_answer=REF_GYM, keywords=[],
+                         context_texts=[CTX_GYM], question="What does a Gold pass cost and "
+                         "how many classes does it include?")["correct"]  # fmt: skip
+
+
+def test_a_bold_list_label_is_not_a_rival_name() -> None:
+    assert _gym("- **Price:** 45 euros a month\n- **Classes:** eight") is True
+
+
+def test_a_rival_named_only_in_parentheses_is_undecided() -> None:
+    assert _gym("45 EUR a month (the Silver pass: 30 EUR), with 8 classes.") is None
+    assert _gym("45 EUR a month for the Silver pass, with 8 classes.") is False
