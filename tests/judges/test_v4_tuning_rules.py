@@ -113,14 +113,19 @@ def test_sameness_keeps_other_comparisons() -> None:
 
 # --- 4. a value moved to another label ---------------------------------------------------------
 
-REF_DESK = "Report spills to the lab manager on extension 214 within 15 minutes; the store is room 118."
+REF_DESK = (
+    "Report spills to the lab manager on extension 214 within 15 minutes; the store is room 118."
+)
 
 
 @pytest.mark.parametrize(
     ("reference", "answer"),
     [
         (REF_DESK, "Within 15 minutes, to the lab manager on extension 118."),
-        ("A grant of up to 2 years, renewable every 3 years.", "Up to two years, renewable every two years."),
+        (
+            "A grant of up to 2 years, renewable every 3 years.",
+            "Up to two years, renewable every two years.",
+        ),
     ],
 )
 def test_relabelled_fires(reference: str, answer: str) -> None:
@@ -141,14 +146,18 @@ def test_relabelled_keeps(reference: str, answer: str) -> None:
 
 
 def test_relabelled_makes_the_answer_wrong() -> None:
-    q, ref = "How long can a grant last?", (
-        "Grants last up to 2 years, renewable every 3 years, for staff with at least 3 years "
-        "of service."
+    q, ref = (
+        "How long can a grant last?",
+        (
+            "Grants last up to 2 years, renewable every 3 years, for staff with at least 3 years "
+            "of service."
+        ),
     )
     assert correct(q, ref, "Up to two years, and renewable every two years.") is False
     assert correct(q, ref, "Up to two years, and renewable every three years.") is True
-    q, ref = "How fast are spills reported?", (
-        "Within 15 minutes, to extension 214 (the store is extension 118)."
+    q, ref = (
+        "How fast are spills reported?",
+        ("Within 15 minutes, to extension 214 (the store is extension 118)."),
     )
     assert correct(q, ref, "Within 15 minutes, on extension 118.") is False
     assert correct(q, ref, "Within 15 minutes, on extension 214.") is True
@@ -221,7 +230,9 @@ def test_worked_out_estimate_on_unanswerable_question_is_wrong() -> None:
 # --- names: a list item's label is no name; a rival only in an aside is undecided -------------
 
 REF_GYM = "A Gold pass costs 45 EUR a month and includes 8 classes."
-CTX_GYM = "Passes. The Gold pass costs 45 EUR a month. The Silver pass costs 30 EUR. Fee: see Price list."
+CTX_GYM = (
+    "Passes. The Gold pass costs 45 EUR a month. The Silver pass costs 30 EUR. Fee: see Price list."
+)
 
 
 def _gym(answer: str) -> bool | None:

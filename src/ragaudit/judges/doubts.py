@@ -82,6 +82,8 @@ _ASIDE = re.compile(r"\u27e6[^\u27e7]*\u27e7")
 
 def _aside(match: re.Match[str]) -> str:
     return "\u27e6" + match[0][1:-1].replace(":", ",") + "\u27e7"
+
+
 _WIDE = re.compile(r"\b(?:all|every|everyone|everybody|any|anyone)\b")
 
 

@@ -80,8 +80,8 @@ _PATTERNS = [
     # "it doesn't describe a parking allowance": the document just named, silent
     rf"^(?:it|they) (?:do|does|did) not {_REPORT}\b",
     # "the document describes what X does, (but) not what it is written in"
-    rf"\b(?:{_SOURCE}|{_DOC_KIND}) (?:{_REPORT}|explain)s? .{{0,160}}(?:,|\bbut) not (?:the |what |which "
-    r"|how |who |when |where |whether |its |their )",
+    rf"\b(?:{_SOURCE}|{_DOC_KIND}) (?:{_REPORT}|explain)s? .{{0,160}}(?:,|\bbut) not "
+    r"(?:the |what |which |how |who |when |where |whether |its |their )",
     # it is not mentioned (in the documents)
     rf"\bnot {_SAID}(?: anywhere)? (?:in|by|within|from|among) (?:the |these |any )?(?:\w+ ){{0,2}}"
     rf"{_SOURCE}\b",

@@ -56,9 +56,10 @@ _INSIDE = re.compile(
     r"\b(?:included|including|includes|include|incl|counted (?:in|within|towards?|as part of)"
     r"|count (?:in|within|towards?)|part of|within those|inside)\b"
 )
-_STOP = frozenset(
-    "the a an any all of by to in on for and or is are be that which who kept law".split()
-)
+_STOP = frozenset({
+    "the", "a", "an", "any", "all", "of", "by", "to", "in", "on", "for", "and", "or", "is",
+    "are", "be", "that", "which", "who", "kept", "law"
+})  # fmt: skip
 _WORD = re.compile(r"[a-z][a-z\-]*")
 _CLAUSE_ENDS = ",;:()\n."
 
@@ -111,7 +112,7 @@ _OPPOSITES: dict[str, set[str]] = {}
 for _a, _b in _PAIRS:
     _OPPOSITES.setdefault(_a, set()).add(_b)
     _OPPOSITES.setdefault(_b, set()).add(_a)
-_SLOT_STOP = frozenset("of the their his her its your our a an".split())
+_SLOT_STOP = frozenset(["of", "the", "their", "his", "her", "its", "your", "our", "a", "an"])
 
 
 def _slots(text: str) -> set[tuple[str, str]]:
@@ -164,10 +165,11 @@ def sameness(reference: str, answer: str) -> str | None:
 
 
 #: Words before a number that label nothing ("up to 30", "of 5", "at least 4").
-_NO_LABEL = frozenset(
-    "the a an to of and or is are was be for in on at by with it its than up least most more"
-    " less over under about around within after before from each per".split()
-)
+_NO_LABEL = frozenset({
+    "the", "a", "an", "to", "of", "and", "or", "is", "are", "was", "be", "for", "in", "on",
+    "at", "by", "with", "it", "its", "than", "up", "least", "most", "more", "less", "over",
+    "under", "about", "around", "within", "after", "before", "from", "each", "per"
+})  # fmt: skip
 
 
 def _labelled(text: str) -> set[tuple[str, str, str]]:
