@@ -58,9 +58,10 @@ class Probe:
 
 #: Every frozen probe, oldest first.
 PROBES = (
-    Probe("v2", PROBE_DIR / "judge_probe_v2.yaml", "488fd03"),
+    # v2's tuning began before 9824507, the commit that recorded it in README.md
+    Probe("v2", PROBE_DIR / "judge_probe_v2.yaml", "488fd03", tuned_since="9824507"),
     Probe("v3", PROBE_DIR / "judge_probe_v3.yaml", "4b0461c", tuned_since="863edc7"),
-    Probe("v4", PROBE_DIR / "judge_probe_v4.yaml", "9260a32"),
+    Probe("v4", PROBE_DIR / "judge_probe_v4.yaml", "9260a32", tuned_since="738b67a"),
     Probe("v5", PROBE_DIR / "judge_probe_v5.yaml", "37ec1ed"),
 )
 PROBE = PROBES[0].path

@@ -71,7 +71,7 @@ TARGETS = {"correct": (0.95, 0.85), "evidence_in_context": (0.95, None)}
 LLM_JUDGES = {"correct": "correct", "evidence_in_context": "sufficiency",
               "faithful": "faithfulness"}  # fmt: skip
 KEYWORDS = "keywords"  # pseudo-metric: keyword_correct
-METHODS = {"correct": "offline `reference-claims/4`",
+METHODS = {"correct": "offline `reference-claims/5`",
            "evidence_in_context": "offline `reference-claims-in-context/3`",
            "faithful": "offline `sentence-support/1`"}  # fmt: skip
 

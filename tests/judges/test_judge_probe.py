@@ -121,6 +121,16 @@ def test_a_frozen_probe_is_byte_identical_to_its_freeze_and_listed_with_that_com
     assert commit in (path.parent / f"README_{version}.md").read_text(encoding="utf-8")
 
 
+def test_the_probes_tuned_on_are_listed_with_the_commit_that_says_so() -> None:
+    """A probe becomes tuning data at the commit its README's errata names: from then on its
+    figures are no longer held out (v5 is the one nobody has tuned on)."""
+    listed = {p.name: p.tuned_since for p in PROBES}
+    assert listed == {"v2": "9824507", "v3": "863edc7", "v4": "738b67a", "v5": ""}
+    for readme in ("README.md", "README_v3.md", "README_v4.md"):  # each says it in words
+        text = (PROBE_V3.parent / readme).read_text(encoding="utf-8")
+        assert "used for tuning" in text.lower() or "used to tune" in text.lower(), readme
+
+
 def test_the_benchmark_loader_reads_the_probes_and_names_a_bad_row(tmp_path: Path) -> None:
     for path in MIXES:
         assert [row.id for row in load_probe(path, list(GOLDEN))] == [

@@ -88,6 +88,8 @@ _FRACTIONS = (
     (r"\b(?:a|one) quarter of\b", "25% of"), (r"\bhalf (?:of )?(?=the |all |a |an )", "50% "),
 )  # fmt: skip
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b")
+# "a three-year warranty": a number word joined to its unit, which text2num does not split
+_WORD_UNIT = re.compile(rf"\b([a-z]+)-(?=(?:{_TIME_UNITS}|decade|century)s?\b)")
 # "0,31" is a decimal comma: a thousands separator is always followed by three digits
 _DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d+),(\d{1,2})(?![\d,])")
 # "a fortnight", "within an hour", "a decade": one of the unit, unless a number stands before
@@ -166,6 +168,7 @@ def _numbers(text: str) -> str:
     """Number words read by text2num; the fractions it does not read rewritten first."""
     for pattern, repl in _FRACTIONS:
         text = re.sub(pattern, repl, text)
+    text = _WORD_UNIT.sub(r"\1 ", text)
     pieces = _PROTECT.split(text)  # odd pieces are the protected words
     text = "".join(
         piece if i % 2 else alpha2digit(piece, "en", threshold=0) for i, piece in enumerate(pieces)
@@ -304,11 +307,16 @@ _PERIOD_OF = {**{p: p for p in ("hour", "day", "night", "week", "month", "quarte
 
 
 _CLAUSE_BREAKS = frozenset({"and", "or", "but", "which", "while", "so"})
+#: What is counted "per" one of: "per head" and "per capita" are "per person".
+_PER_SAME = {"head": "person", "capita": "person"}
+#: How far after its number a rate's "per" is read ("2 days of paid volunteering leave per
+#: month": six tokens on), within the clause.
+_RATE_REACH = 8
 
 
 def _rate_period(toks: Sequence[Token], i: int) -> str:
     fallback = ""
-    for j in range(i + 1, min(i + 6, len(toks))):
+    for j in range(i + 1, min(i + _RATE_REACH, len(toks))):
         tok = toks[j]
         if tok.kind in ("number", "date") or tok.text in _CLAUSE_BREAKS:
             break  # "10 years and computed every night": the period of another clause
@@ -326,7 +334,7 @@ def _rate_period(toks: Sequence[Token], i: int) -> str:
             period = next((w for w in after if w in _PERIODS), "")
             if period:
                 return period
-            fallback = fallback or nxt.text
+            fallback = fallback or _PER_SAME.get(nxt.text, nxt.text)
         if tok.text in _RATE_WORDS and nxt.kind == "word":
             # "a minute", "for each weekend day": the period, past one qualifier
             after = [t.text for t in toks[j + 1 : j + 3] if t.kind == "word"]

@@ -63,6 +63,7 @@ from ragaudit.judges.claims import (
 )
 from ragaudit.judges.contrasts import about, contrast, swapped
 from ragaudit.judges.reference import LABEL_REACH, ReferenceClaims, answer_states
+from ragaudit.judges.reversals import reversal
 from ragaudit.judges.units import measure
 
 __all__ = ["answer_verdict", "asks_name", "copied", "named_entities"]
@@ -74,6 +75,15 @@ _NOT_NAMES = frozenset(
 )
 _NARROW = re.compile(r"\b(?:only|just|solely|exclusively|except|excluding)\b")
 _PARENS = re.compile(r"\([^()]*\)")
+_LABEL_END = re.compile(r"[*_]*:")
+#: Parentheses kept through the sentence split as marks, so that an aside is still known.
+_ASIDE = re.compile(r"\u27e6[^\u27e7]*\u27e7")
+
+
+def _aside(match: re.Match[str]) -> str:
+    return "\u27e6" + match[0][1:-1].replace(":", ",") + "\u27e7"
+
+
 _WIDE = re.compile(r"\b(?:all|every|everyone|everybody|any|anyone)\b")
 
 
@@ -82,9 +92,10 @@ def _capitalised(text: str) -> tuple[set[str], set[str]]:
     inner: set[str] = set()
     opening: set[str] = set()
     for sentence in _SENTENCE.split(text):
-        for i, word in enumerate(_WORD.findall(sentence)):
-            if not word[0].isupper():
-                continue
+        for i, found in enumerate(_WORD.finditer(sentence)):
+            word = found[0]
+            if not word[0].isupper() or _LABEL_END.match(sentence, found.end()):
+                continue  # "**Price:** 329 EUR": a list item's label, not a name
             for tok in tokens(word):
                 if tok.kind == "word" and tok.text not in _NOT_NAMES:
                     (opening if i == 0 else inner).add(tok.text)
@@ -281,13 +292,17 @@ def _entities(
         # a number is asked: a name the reference gives beside it is asked only when the
         # question asks for one, and a rival counts in the sentences stating the number
         # ("600 a minute; anything more gets a Retry-After header" names no rival)
-        answer = _stating(claims, answer)
+        answer = _stating(claims, _PARENS.sub(_aside, answer))
         if not asks_name(question):
             named = named_entities(_PARENS.sub(" ", reference), context)
             if not named - set(content_words(tokens(answer))):
                 return True, None
             rivals = named_entities(answer, context) - named
             rivals -= set(content_words(tokens(question))) | claims.part_words
+            if rivals and not rivals & named_entities(_ASIDE.sub(" ", answer), context):
+                # named only in an aside ("30 minutes (Standard support: 4 hours)"): a true
+                # side fact or a rival, which the names alone cannot tell
+                return None, f"the answer names {', '.join(sorted(rivals))} only in parentheses"
             return (False, None) if rivals else (True, None)
     asked = set(content_words(tokens(question)))
     wanted = named_entities(_PARENS.sub(" ", reference), context) - asked
@@ -365,8 +380,23 @@ def answer_verdict(
     context_texts: Sequence[str] = (),
 ) -> tuple[bool | None, str | None]:
     """``(correct, reason)``: :func:`~ragaudit.judges.reference.answer_states` with the
-    doubts of the module docstring and the contrasts of :mod:`ragaudit.judges.contrasts`;
-    ``reason`` says why when ``correct`` is None."""
+    doubts of the module docstring, the contrasts of :mod:`ragaudit.judges.contrasts` and
+    the reversals of :mod:`ragaudit.judges.reversals`; ``reason`` says why when ``correct``
+    is not True."""
+    correct, why = _verdict(claims, reference, answer, question, context_texts)
+    if correct is not True:
+        return correct, why
+    flipped, doubt = reversal(reference, answer)
+    return (flipped, doubt) if flipped is not True else (True, None)
+
+
+def _verdict(
+    claims: ReferenceClaims,
+    reference: str,
+    answer: str,
+    question: str,
+    context_texts: Sequence[str],
+) -> tuple[bool | None, str | None]:
     verdict = answer_states(claims, answer, question)
     if verdict is None:
         return None, claims.reason

@@ -50,11 +50,11 @@ __all__ = [
 #: What each offline verdict is decided by; written to a saved run's ``config.offline_judges``
 #: and explained in docs/guide/judges.md.  Bump the version when a rule changes.
 OFFLINE_JUDGE_METHODS: dict[str, str] = {
-    "correct": "reference-claims/4",
+    "correct": "reference-claims/5",
     "evidence_in_context": "reference-claims-in-context/3",
     "faithfulness": "sentence-support/1",
     "keyword_hit": "keywords/1",
-    "abstained": "refusal-phrases/4",
+    "abstained": "refusal-phrases/5",
 }
 
 #: Why faithfulness is None: the answer has no sentence with a content word, number or date.

@@ -74,6 +74,14 @@ _PATTERNS = [
     rf"^no \w+(?: \w+){{0,3}} (?:is|are|was|were) (?:{_DESCRIBED}|listed|given|provided)\b",
     rf"^(?:the )?\w+(?: \w+){{0,3}} (?:is|are|was|were) not {_DESCRIBED}\b",
     rf"^(?:it|this|that) is not in (?:the |these |my |any |your )?(?:\w+ )?{_SOURCE}\b",
+    # "there is no pension percentage anywhere in the provided material"
+    rf"\bthere (?:is|are) no [\w']+(?: [\w']+){{0,4}} (?:anywhere )?in (?:the |these |any |my )?"
+    rf"(?:\w+ )?{_SOURCE}\b",
+    # "it doesn't describe a parking allowance": the document just named, silent
+    rf"^(?:it|they) (?:do|does|did) not {_REPORT}\b",
+    # "the document describes what X does, (but) not what it is written in"
+    rf"\b(?:{_SOURCE}|{_DOC_KIND}) (?:{_REPORT}|explain)s? .{{0,160}}(?:,|\bbut) not "
+    r"(?:the |what |which |how |who |when |where |whether |its |their )",
     # it is not mentioned (in the documents)
     rf"\bnot {_SAID}(?: anywhere)? (?:in|by|within|from|among) (?:the |these |any )?(?:\w+ ){{0,2}}"
     rf"{_SOURCE}\b",
@@ -103,6 +111,12 @@ _PATTERNS = [
     r"\b(?:cannot|can't|can not|unable to|could not) (?:answer|find|determine|tell)\b",
 ]
 _ABSTAIN = re.compile("|".join(f"(?:{p})" for p in _PATTERNS))
+#: A figure worked out in place of the missing one ("it would have been roughly 6.7 million"):
+#: the answer gives a value, so it is judged as an answer, not as a refusal.
+_ESTIMATE = re.compile(
+    r"\b(?:would (?:have )?(?:be|been|come to|amount to)|roughly|approximately|an estimated"
+    r"|estimated? (?:at|to be)|works? out (?:at|to))\b[^.;!?]{0,40}\d"
+)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\s+-\s+|\n+")
 
 
@@ -137,4 +151,6 @@ def is_abstention(answer: str) -> bool:
     text = _normal(answer)
     if not text or text == _normal(REFUSAL):
         return True
+    if _ESTIMATE.search(text):
+        return False  # "not stated, but it would have been roughly 6.7 million": an answer
     return any(_ABSTAIN.search(s.strip(" .!?;:,")) for s in _SENTENCES.split(text))
