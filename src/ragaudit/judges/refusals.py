@@ -62,8 +62,12 @@ _PATTERNS = [
     rf"{_SOURCE}\b",
     rf"\b{_SOURCE}(?: \w+){{0,6}} never (?:{_SAY}|name|disclose)s?\b",
     rf"\b(?:{_SOURCE}|it) (?:\w+ )?(?:give|say|state|list|mention|name|provide)s? no\b",
-    # a named kind of document that is silent: "the runbook doesn't give a time"
-    rf"\b{_DOC_KIND}(?: \w+){{0,1}} (?:do|does|did) not {_REPORT}\b",
+    # a named kind of document that is silent: "the runbook doesn't give a time". Its object
+    # must be what was asked (an article, a wh-word, or nothing): "the policy does not give
+    # contractors paid leave" and "the SLA does not name weekends as business days" state facts
+    rf"\b{_DOC_KIND}(?: \w+){{0,1}} (?:do|does|did) not {_REPORT}"
+    r"(?:$|[^\w\s]| (?:a|an|any|the|this|that|it|one|how|what|when|where|which|who|whom|whose"
+    r"|whether|if|anything|such|specific|exact|precise)\b)",
     # "that is not something the documents address", "pricing is not part of these documents"
     rf"\bnot (?:something|anything) (?:that )?(?:the |these |any )?(?:\w+ )?{_SOURCE}\b",
     rf"\bnot (?:a )?part of (?:the |these |those |any )?(?:\w+ )?{_SOURCE}\b",
