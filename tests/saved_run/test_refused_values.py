@@ -69,6 +69,14 @@ CASES = [
         "missing required key",
     ),
     ("repeats", [{"seed": 1}], "rows[1].repeats", "no entries (config.repeats is absent"),
+    # the question's keys are never repeated: an entry's own would override the question's
+    *(
+        ("repeats", [{"seed": 1, key: value}], f"rows[1].repeats[0].{key}",
+         "only per-generation keys in a repeat")
+        for key, value in [("gold_docs", ["x"]), ("reference_answer", "x"), ("keywords", ["x"]),
+                           ("id", "q9"), ("answerable", False), ("question", "Why?"),
+                           ("tags", ["t"]), ("repeats", [])]
+    ),  # fmt: skip
 ]
 
 
