@@ -21,7 +21,6 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragaudit._arrow import use_fast_pool
 from ragaudit._io import atomic_write_text, check_regular_file
 from ragaudit._validate import check_path
 from ragaudit.data.formats import json_lines, read_json_file
@@ -97,7 +96,6 @@ def load_saved_run(path: str | Path, *, questions: Collection[str] | None = None
         )
     name = str(Path(path))
     check_regular_file(name)  # before any open: a FIFO with no writer would block it
-    use_fast_pool()
     if suffix == PARQUET:
         saved = read_parquet_run(name)
     else:
