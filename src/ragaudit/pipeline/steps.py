@@ -79,7 +79,7 @@ def answer(
         unit["seed"] = seed
     if getattr(generator, "takes_repeat", False):
         unit["repeat"] = repeat
-    generation = generator.generate(question.question, context, **unit)  # type: ignore[arg-type]
+    generation = generator.generate(question.question, context, **unit)
     generate_ms = (time.perf_counter() - start) * 1000
     if generation.error:
         judges: dict[str, Any] = {}
