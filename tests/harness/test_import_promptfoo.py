@@ -207,3 +207,26 @@ def test_a_repeat_block_holding_another_test_is_refused(tmp_path):
     out = invoke("import", "--from", "promptfoo", path, "--out", tmp_path / "o")
     assert out.exit_code == 2 and out.output.count("\n") == 1, out.output
     assert f"results.results[{i}].testCase: expected the same test as testIdx 3" in out.output
+
+
+@pytest.mark.parametrize("cut", [1, 0])
+def test_a_missing_repeat_keeps_every_run_in_its_place(tmp_path, cut):
+    """repeated.json with s02's run ``cut`` (testIdx 3 + cut) removed: that repeat is a
+    generation error in its place, and the runs after it keep their own repeat numbers."""
+    from ragaudit.data.records import load_saved_run
+
+    document = json.loads((RESULTS / "repeated.json").read_text(encoding="utf-8"))
+    results = document["results"]["results"]
+    runs = {r["testIdx"]: r for r in results if r["vars"]["id"] == "s02"}
+    results.remove(runs[3 + cut])
+    path = tmp_path / "cut.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    out = tmp_path / "out"
+    made = invoke("import", "--from", "promptfoo", path, "--out", out, "--format", "json")
+    assert made.exit_code == 0, made.output
+    run = load_saved_run(out / "cut.json")
+    i = run.ids.index("s02")
+    assert run.repeat(cut).questions[i].generation_error == f"repeat {cut}: not in the file"
+    assert run.repeat(2).questions[i].answer == runs[5]["response"]["output"]
+    outcomes = run.repeat_outcomes("pass")[i]
+    assert np.isnan(outcomes[cut]) and outcomes[2] == int(runs[5]["success"])

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit.data.formats import shorten
-from ragaudit.data.saved_run.repeated import with_repeats
+from ragaudit.data.saved_run.repeated import QUESTION_KEYS, with_repeats
 from ragaudit.data.scored_rows import ScoredSystem, answered_metric
 from ragaudit.exceptions import FormatError
 
@@ -259,11 +259,18 @@ def _with_repeats(
                 path=path, field="results.results",
             )  # fmt: skip
         seen.add(first["id"])
-        missing: list[dict[str, Any]] = [
-            {"answer": None, "generation_error": f"repeat {r}: not in the file", "metrics": {}}
-            for r in range(len(group), repeats)
-        ]
-        rows.append(with_repeats(first, [(None, g) for g in [*others, *missing]]))
+        # repeat r is the result at testIdx t*R + r: a run the file lacks stays in its place
+        # as a generation error, never dropped and never shifting the later runs down
+        by_slot = dict(zip((r["_order"] % repeats for r in group), [first, *others], strict=True))
+        runs: list[dict[str, Any]] = [
+            by_slot.get(r) or {"answer": None, "generation_error": f"repeat {r}: not in the file",
+                               "metrics": {}}
+            for r in range(repeats)
+        ]  # fmt: skip
+        if 0 not in by_slot:  # the question's fields from its first run in the file
+            runs[0] = {**{k: v for k, v in first.items() if k in QUESTION_KEYS},
+                       "retrieved": [], "context_ids": [], **runs[0]}  # fmt: skip
+        rows.append(with_repeats(runs[0], [(None, g) for g in runs[1:]]))
     return rows
 
 
