@@ -5,6 +5,9 @@ read of a 100,000-question Parquet run (18 MB, 150 MB of buffers) on a loaded 2-
 machine, and held about 90 MB more at its peak than jemalloc, which spent 0.1 s
 (``benchmarks/bench_scale.py``, ``funnel``: 3.6 against 3.0 CPU s).  So a saved run is read
 into jemalloc's pool when the build has it, unless ``ARROW_DEFAULT_MEMORY_POOL`` names one.
+Only the CLI entry point (:func:`ragaudit.cli.main`) does this: the pool is the whole
+process's, and a library (``load_saved_run`` in someone else's application) must not change
+its host's global state.
 """
 
 from __future__ import annotations

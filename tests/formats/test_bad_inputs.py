@@ -1,48 +1,27 @@
-"""Bad input through every reader ends in one line and exit 2, or in the right number.
+"""Bad ranking, label and golden files through every reader end in one line and exit 2, or in
+the right number.
 
 One row per case and per reader (issue 10's reader edges).  An error row gives the message the
 command must print (it names the file, the line when there is one, and the field); a value row
 gives the mean that a correct reading produces, worked out by hand.  Every row asserts exit 2
-(or 0 for a value row) and that no traceback reaches the user.
+(or 0 for a value row) and that no traceback reaches the user.  Saved runs and human verdicts
+have their own table (:mod:`tests.formats.test_bad_saved_runs`).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
-from click.testing import CliRunner
 
-from ragaudit.cli import main
-
-HARNESS = Path(__file__).parent.parent / "data" / "harness"
-BOM = b"\xef\xbb\xbf"
-GOOD_RUN = b"q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq2 Q0 c 1 1.0 t\n"
-GOOD_QRELS = b"q1 0 a 1\nq2 0 c 1\n"
-DEEP = 100_000
-CHUNK_LABELS_HEAD = b"format: ragaudit.chunk_labels\nversion: 1\n"
-STATS = Path(__file__).parent.parent / "data" / "stats"
-SAVED_RUN_HEAD = b'{"format": "ragaudit.run", "format_version": 1, "name": "r", '
-BOMB = b'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + b"".join(
-    f"{c}: &{c} [{', '.join(['*' + p] * 9)}]\n".encode()
-    for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+from .bad_input_table import (
+    BOM,
+    BOMB,
+    CHUNK_LABELS_HEAD,
+    DEEP,
+    GOOD_QRELS,
+    GOOD_RUN,
+    Case,
+    check_case,
 )
-
-
-@dataclass(frozen=True)
-class Case:
-    """One bad (or edge) input: which command reads it, the file, and the outcome."""
-
-    id: str
-    command: str  # "run" (evaluate --run), "qrels", "chunk-map", "labels" (agreement),
-    # "chunk-labels" (funnel --labels), "golden", "saved-run" (import), "human" (calibrate)
-    name: str
-    content: bytes
-    message: str | None = None  # regex of the one-line error
-    mrr: float | None = None  # the expected mean reciprocal rank (value rows)
-
 
 CASES = [
     # TREC run (evaluate --run)
@@ -331,148 +310,6 @@ CASES = [
         CHUNK_LABELS_HEAD + b"x: &a [*a]\n",
         r"chunk_labels\.yaml:1: expected aliases \(\*name\) to refer to values outside",
     ),
-    # Saved runs (import; the one saved-run loader every command uses)
-    Case(
-        "saved-run-is-a-golden-set",
-        "saved-run",
-        "golden.yaml",
-        b"- id: q1\n  question: Who?\n  answer: Ada\n",
-        r"golden\.yaml: expected a saved run .*found a YAML file: is it a golden set",
-    ),
-    Case(
-        "saved-run-is-a-csv",
-        "saved-run",
-        "golden.csv",
-        b"question,answer\nWho?,Ada\n",
-        r"golden\.csv: expected a saved run .*found a CSV file",
-    ),
-    Case(
-        "saved-run-huge-k",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 99999999999999999999999}, "rows": []}',
-        r"run\.json: config\.k: expected a value between 1 and 2147483647, found 9999",
-    ),
-    Case(
-        "saved-run-nan-metric",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1}, "rows": [{"id": "q1", "retrieved": [], '
-        b'"metrics": {"recall@k": NaN}}]}',
-        r"run\.json: rows\[0\]\.metrics\.recall@k: expected a finite number, found nan "
-        r"\(question 'q1'\)",
-    ),
-    Case(
-        "saved-run-latin1-id",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1}, "rows": [{"id": "q\xe91", "retrieved": []}]}',
-        r"run\.json:1: expected UTF-8 text, found byte 0xe9",
-    ),
-    Case(
-        "saved-run-bom",
-        "saved-run",
-        "run.json",
-        BOM + SAVED_RUN_HEAD + b'"config": {"k": 0}, "rows": []}',
-        r"run\.json: config\.k: expected a value >= 1, found 0",
-    ),
-    Case(
-        "saved-run-deep",
-        "saved-run",
-        "run.json",
-        b"[" * DEEP + b"]" * DEEP,
-        r"run\.json:1: invalid JSON: nested too deeply",
-    ),
-    # A repeated run's generations 1 .. R-1 (rows[].repeats, issue 34)
-    Case(
-        "saved-run-repeat-answer-number",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2}, "rows": [{"id": "q1", '
-        b'"retrieved": [], "repeats": [{"seed": 1, "answer": 3}]}]}',
-        r"run\.json: rows\[0\]\.repeats\[0\]\.answer: expected a string or null, found 3 "
-        r"\(question 'q1'\)",
-    ),
-    Case(
-        "saved-run-repeat-seed-string",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2}, "rows": [{"id": "q1", '
-        b'"retrieved": [], "repeats": [{"seed": "7"}]}]}',
-        r"run\.json: rows\[0\]\.repeats\[0\]\.seed: expected an integer or null, found \"7\"",
-    ),
-    Case(
-        "saved-run-repeat-negative-latency",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2}, "rows": [{"id": "q1", '
-        b'"retrieved": [], "repeats": [{"latency_ms": {"generate": -5}}]}]}',
-        r"run\.json: rows\[0\]\.repeats\[0\]\.latency_ms\.generate: expected a non-negative "
-        r"number of milliseconds or null, found -5",
-    ),
-    Case(
-        "saved-run-repeat-metric-out-of-range",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2}, "rows": [{"id": "q1", '
-        b'"retrieved": [], "repeats": [{"metrics": {"recall@k": 1.5}}]}]}',
-        r"run\.json: rows\[0\]\.repeats\[0\]\.metrics\.recall@k: expected a number between "
-        r"0 and 1 or null, found 1\.5",
-    ),
-    Case(
-        "saved-run-repeats-not-a-list",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2}, "rows": [{"id": "q1", '
-        b'"retrieved": [], "repeats": "b"}]}',
-        r"run\.json: rows\[0\]\.repeats: expected an array of objects .*found \"b\"",
-    ),
-    Case(
-        "saved-run-repeats-too-few",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 3}, "rows": [{"id": "q1", '
-        b'"retrieved": [], "repeats": [{"seed": 1}]}]}',
-        r"run\.json: rows\[0\]\.repeats: expected 2 entries "
-        r"\(config\.repeats is 3",
-    ),
-    Case(
-        "saved-run-repeats-without-header",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1}, "rows": [{"id": "q1", '
-        b'"retrieved": [], "repeats": [{"seed": 1}]}]}',
-        r"run\.json: rows\[0\]\.repeats: expected no entries \(config\.repeats is absent",
-    ),
-    Case(
-        "saved-run-repeats-one",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 1}, "rows": []}',
-        r"run\.json: config\.repeats: expected a value between 2 and 100000, found 1",
-    ),
-    Case(
-        "saved-run-repeat-seeds-short",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1, "repeats": 2, "repeat_seeds": [4]}, "rows": []}',
-        r"run\.json: config\.repeat_seeds: expected 2 seeds \(one per repeat",
-    ),
-    # Human verdicts (calibrate --human)
-    Case(
-        "human-verdict-inf",
-        "human",
-        "human.jsonl",
-        b'{"id": "q01", "correct": 1e400}\n',
-        r"human\.jsonl:1: correct: expected true/false, 1/0 or 'correct'/'wrong', found inf",
-    ),
-    Case(
-        "human-verdict-yaml-tag",
-        "human",
-        "human.yaml",
-        b"q01: !!python/object/apply:os.system [echo hi]\n",
-        r"human\.yaml:1: expected plain YAML data",
-    ),
     # A key written twice in one JSON object: json.loads keeps the last one silently, which
     # dropped a question (or an item) without a word.
     Case(
@@ -505,64 +342,9 @@ CASES = [
         b'"question": "Who?"}\n',
         r"golden\.jsonl:1: question: expected each key once in an object, found it twice",
     ),
-    Case(
-        "human-verdict-duplicate-field",
-        "human",
-        "human.jsonl",
-        b'{"id": "q01", "correct": true}\n{"id": "q02", "correct": false, "correct": true}\n',
-        r"human\.jsonl:2: correct: expected each key once in an object, found it twice",
-    ),
-    Case(
-        "saved-run-duplicate-metric",
-        "saved-run",
-        "run.json",
-        SAVED_RUN_HEAD + b'"config": {"k": 1},\n"rows": [{"id": "q1", "retrieved": [], '
-        b'"metrics": {"correct": true, "correct": false}}]}',
-        r"run\.json:2: correct: expected each key once in an object, found it twice",
-    ),
 ]
-
-
-def _invoke(case: Case, tmp_path: Path) -> tuple[int, str]:
-    path = tmp_path / case.name
-    path.write_bytes(case.content)
-    qrels, run = tmp_path / "default.qrels", tmp_path / "default.run"
-    qrels.write_bytes(GOOD_QRELS)
-    run.write_bytes(GOOD_RUN)
-    if case.command in ("run", "qrels", "chunk-map"):
-        args = ["evaluate", "-m", "mrr", "--format", "json"]
-        args += ["--qrels", str(path if case.command == "qrels" else qrels)]
-        if case.command == "chunk-map":
-            (tmp_path / "chunks.run").write_bytes(GOOD_RUN)
-            args += ["--run", str(tmp_path / "chunks.run"), "--chunk-map", str(path)]
-            (tmp_path / "doc.qrels").write_bytes(b"q1 0 D1 1\nq2 0 D3 1\n")
-            args[args.index("--qrels") + 1] = str(tmp_path / "doc.qrels")
-        else:
-            args += ["--run", str(path if case.command == "run" else run)]
-    elif case.command == "labels":
-        args = ["agreement", str(path), str(path)]
-    elif case.command == "chunk-labels":
-        args = ["funnel", str(STATS / "k3.json"), "--labels", str(path)]
-    elif case.command == "saved-run":
-        args = ["import", str(path)]
-    elif case.command == "human":
-        args = ["calibrate", str(STATS / "k3.json"), "--human", str(path)]
-    else:
-        args = ["run", "--corpus", str(HARNESS / "corpus"), "--golden", str(path)]
-        args += ["--out", str(tmp_path / "out"), "--no-timing"]
-    result = CliRunner().invoke(main, args)
-    return result.exit_code, result.output
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_is_one_line_exit_2_or_the_right_value(case, tmp_path):
-    code, output = _invoke(case, tmp_path)
-    assert "Traceback" not in output
-    if case.message is None:
-        assert code == 0, output
-        assert re.search(rf'"mrr": {case.mrr}\b', output), output
-        return
-    assert code == 2, output
-    lines = [line for line in output.splitlines() if line.startswith("ragaudit: error:")]
-    assert len(lines) == 1 and len(lines[0]) < 400, output[:2000]
-    assert re.search(case.message, lines[0]), lines[0]
+    check_case(case, tmp_path)

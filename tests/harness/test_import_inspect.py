@@ -103,6 +103,24 @@ def test_a_failed_or_missing_epoch_is_a_generation_error_never_dropped():
     assert saved.repeat(2).questions[j].generation_error == "epoch 3: not in the log"
 
 
+def test_a_missing_middle_epoch_keeps_every_epoch_in_its_place():
+    """Epoch 2 of one sample cut from the log: repeat 1 of that question is the missing
+    epoch (a generation error), repeat 2 still epoch 3's own answer, not shifted down."""
+    log = raw("sys-c")
+    samples = log["samples"]
+    cut = next(s for s in samples if s["epoch"] == 2)
+    samples.remove(cut)
+    third = next(s for s in samples if s["id"] == cut["id"] and s["epoch"] == 3)
+    saved = saved_run_from_log(log, "sys-c.json", name="c").saved
+    i = saved.ids.index(str(cut["id"]))
+    assert saved.repeat(1).questions[i].generation_error == "epoch 2: not in the log"
+    assert saved.repeat(2).questions[i].generation_error is None
+    third_answer = third["output"]["choices"][0]["message"]["content"]
+    assert saved.repeat(2).questions[i].answer == third_answer
+    expected = {"C": 1, "I": 0}[third["scores"]["match"]["value"]]
+    assert saved.repeat_outcomes("match")[i, 2] == expected
+
+
 def test_cluster_by_a_metadata_key_feeds_compare_cluster_by_tag(tmp_path):
     a = saved_file(tmp_path, "sys-a", cluster_by="topic")
     d = saved_file(tmp_path, "sys-d", cluster_by="topic")

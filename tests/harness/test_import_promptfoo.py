@@ -5,6 +5,7 @@
 the discordant pairs counted from the raw results."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -151,3 +152,81 @@ def test_a_test_id_given_to_two_different_tests_is_still_refused(tmp_path):
     path.write_text(json.dumps(document), encoding="utf-8")
     out = invoke("import", "--from", "promptfoo", path, "--out", tmp_path / "o")
     assert out.exit_code == 2 and "appears twice" in out.output, out.output
+
+
+def _identical_first_two_tests(tests_listed=True):
+    """results.json with tests 1 and 2 made identical (no vars.id, same content), as a
+    config with two copies of a test writes them, without --repeat."""
+    document = json.loads((RESULTS / "results.json").read_text(encoding="utf-8"))
+    for result in document["results"]["results"]:
+        result["vars"] = {k: v for k, v in result["vars"].items() if k != "id"}
+        result["testCase"]["vars"] = result["vars"]
+    by_slot = {}
+    for result in document["results"]["results"]:
+        by_slot.setdefault(result["promptIdx"], {})[result["testIdx"]] = result
+    for slots in by_slot.values():
+        slots[1]["testCase"] = json.loads(json.dumps(slots[0]["testCase"]))
+        slots[1]["vars"] = slots[1]["testCase"]["vars"]
+    tests = document["config"]["tests"]
+    tests[1] = tests[0]
+    if not tests_listed:
+        document["config"]["tests"] = "file://tests.yaml"
+    return document
+
+
+def test_two_identical_tests_without_repeat_are_two_questions(tmp_path):
+    from ragaudit.data.promptfoo import read_promptfoo
+
+    path = tmp_path / "twins.json"
+    path.write_text(json.dumps(_identical_first_two_tests()), encoding="utf-8")
+    _, systems = read_promptfoo(path)
+    assert len(systems) == 3
+    for system in systems:
+        assert [r["id"] for r in system.rows] == [f"test{n}" for n in range(1, 41)]
+        assert not any("repeats" in r for r in system.rows)  # R = 1
+        assert system.rows[0]["question"] == system.rows[1]["question"]
+
+
+def test_identical_tests_without_a_list_of_tests_are_refused_by_result(tmp_path):
+    path = tmp_path / "twins.json"
+    path.write_text(json.dumps(_identical_first_two_tests(False)), encoding="utf-8")
+    out = invoke("import", "--from", "promptfoo", path, "--out", tmp_path / "o")
+    assert out.exit_code == 2 and out.output.count("\n") == 1, out.output
+    assert re.search(r"twins\.json: results\.results\[\d+\]\.testCase: the same test as testIdx 0",
+                     out.output), out.output  # fmt: skip
+
+
+def test_a_repeat_block_holding_another_test_is_refused(tmp_path):
+    document = json.loads((RESULTS / "repeated.json").read_text(encoding="utf-8"))
+    results = document["results"]["results"]
+    i = next(i for i, r in enumerate(results) if r["testIdx"] == 4)  # s02's second run
+    other = next(r for r in results if r["testIdx"] == 0)
+    results[i]["testCase"] = other["testCase"]
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    out = invoke("import", "--from", "promptfoo", path, "--out", tmp_path / "o")
+    assert out.exit_code == 2 and out.output.count("\n") == 1, out.output
+    assert f"results.results[{i}].testCase: expected the same test as testIdx 3" in out.output
+
+
+@pytest.mark.parametrize("cut", [1, 0])
+def test_a_missing_repeat_keeps_every_run_in_its_place(tmp_path, cut):
+    """repeated.json with s02's run ``cut`` (testIdx 3 + cut) removed: that repeat is a
+    generation error in its place, and the runs after it keep their own repeat numbers."""
+    from ragaudit.data.records import load_saved_run
+
+    document = json.loads((RESULTS / "repeated.json").read_text(encoding="utf-8"))
+    results = document["results"]["results"]
+    runs = {r["testIdx"]: r for r in results if r["vars"]["id"] == "s02"}
+    results.remove(runs[3 + cut])
+    path = tmp_path / "cut.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    out = tmp_path / "out"
+    made = invoke("import", "--from", "promptfoo", path, "--out", out, "--format", "json")
+    assert made.exit_code == 0, made.output
+    run = load_saved_run(out / "cut.json")
+    i = run.ids.index("s02")
+    assert run.repeat(cut).questions[i].generation_error == f"repeat {cut}: not in the file"
+    assert run.repeat(2).questions[i].answer == runs[5]["response"]["output"]
+    outcomes = run.repeat_outcomes("pass")[i]
+    assert np.isnan(outcomes[cut]) and outcomes[2] == int(runs[5]["success"])

@@ -24,6 +24,7 @@ from click.testing import CliRunner, Result
 from ragaudit.cli import main
 from ragaudit.judges.prompts import PROMPTS
 from ragaudit.llm.testing import FakeChatServer, FakeReply, RecordedRequest
+from ragaudit.pipeline.executors import unit_seed
 from ragaudit.pipeline.generators import REFUSAL
 
 from .conftest import SENTINEL_KEY
@@ -176,7 +177,11 @@ def test_run_with_llm_generator_and_judges_then_a_rerun_sends_nothing(
     assert data["config"]["judges"] == "offline+llm"
     assert data["config"]["llm_generator"]["model"] == "gpt-4o-mini"
     assert data["config"]["llm_generator"]["seed"] == 0  # --seed 0 drives the request seed
-    assert all(req.body.get("seed") == 0 for req in server.requests)
+    # the generator sends each (question, repeat) unit's seed, the judges the run's seed
+    for req in server.requests:
+        qid = question_of(req)
+        unit = prompt_of(req) == "generator" and qid is not None
+        assert req.body.get("seed") == (unit_seed(0, qid, 0) if unit else 0)
     assert [rows[q]["abstained"] for q in UNANSWERABLE] == [True, True]
     assert rows["q1"]["judges"]["sufficiency"] is True
     assert rows[INSUFFICIENT]["metrics"]["sufficiency"] == 0.0

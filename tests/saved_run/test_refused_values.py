@@ -24,6 +24,10 @@ from ragaudit.data.saved_run.parquet import HEADER_KEY
 from ragaudit.data.saved_run.table import JSON_TEXT, rows_to_table
 from ragaudit.exceptions import FormatError
 
+# the question's own keys, each with a value of its right type, inside a repeats entry
+QUESTION_LEVEL = [("gold_docs", ["x"]), ("reference_answer", "x"), ("keywords", ["x"]),
+                  ("id", "q9"), ("answerable", False), ("question", "Why?"), ("tags", ["t"]),
+                  ("repeats", [])]  # fmt: skip
 EXPECTED_COST = "a non-negative amount in US dollars below 1,000,000 or null"
 CASES = [
     ("tags", "abc", "rows[1].tags", "an array of strings or null"),
@@ -69,6 +73,16 @@ CASES = [
         "missing required key",
     ),
     ("repeats", [{"seed": 1}], "rows[1].repeats", "no entries (config.repeats is absent"),
+    # the question's keys are never repeated: an entry's own would override the question's
+    *(
+        (
+            "repeats",
+            [{"seed": 1, key: value}],
+            f"rows[1].repeats[0].{key}",
+            "only per-generation keys in a repeat",
+        )
+        for key, value in QUESTION_LEVEL
+    ),
 ]
 
 

@@ -108,3 +108,8 @@ def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> N
 def main() -> None:
     """ragaudit: the truth about your RAG evaluation numbers."""
     warnings.showwarning = _show_warning
+    # The process is ours here, so Arrow's faster pool is chosen here; the library loader
+    # leaves a host application's pool alone (ragaudit._arrow).
+    from ragaudit._arrow import use_fast_pool
+
+    use_fast_pool()

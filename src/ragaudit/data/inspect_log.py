@@ -274,22 +274,22 @@ def rows_from_log(
         groups.setdefault(str(sid), []).append((epoch, i, sample))
     scorers: dict[str, None] = {}
     failed: list[str] = []
-    epochs = max(len(g) for g in groups.values())
+    # epochs are numbered 1..epochs; a sample's numbers are distinct, so this bounds its count
+    epochs = max(epoch for g in groups.values() for epoch, _, _ in g)
     made: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
     for sid, group in groups.items():
         group.sort(key=lambda item: item[0])
         first = group[0][2]
-        generations = []
+        by_epoch: dict[int, dict[str, Any]] = {}
         for epoch, i, sample in group:
             generation = _generation(sample, name, f"samples[{i}]", epoch)
             if generation["generation_error"] is not None:
                 failed.append(f"{sid}@{epoch}")
             scorers.update(dict.fromkeys(generation["metrics"]))
-            generations.append(generation)
-        seen_epochs = {epoch for epoch, _, _ in group}
-        missing = [e for e in range(1, epochs + 1) if e not in seen_epochs]
-        for epoch in missing[: epochs - len(group)]:  # a log cut short: said, never dropped
-            generations.append(_missing_epoch(epoch))
+            by_epoch[epoch] = generation
+        # repeat r is epoch r + 1: an epoch the log lacks (a log cut short) stays in its
+        # place as a generation error, said and never dropped or shifted
+        generations = [by_epoch.get(e) or _missing_epoch(e) for e in range(1, epochs + 1)]
         tags: list[str] = []
         if cluster_by is not None:
             metadata = first.get("metadata") or {}

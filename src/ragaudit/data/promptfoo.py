@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ragaudit.data.formats import shorten
-from ragaudit.data.saved_run.repeated import with_repeats
+from ragaudit.data.saved_run.repeated import QUESTION_KEYS, with_repeats
 from ragaudit.data.scored_rows import ScoredSystem, answered_metric
 from ragaudit.exceptions import FormatError
 
@@ -191,21 +191,31 @@ def _row(result: Mapping[str, Any], i: int, path: str, cluster_by: str | None) -
         },
         "metrics": metrics,
         "_order": test_index,
+        "_where": i,
         "_named": qid is not None,
         "_test": json.dumps(test or {"vars": variables}, sort_keys=True, default=str),
     }  # fmt: skip
 
 
 def _with_repeats(
-    results: list[dict[str, Any]], path: str, provider_id: str, prompt_index: int
+    results: list[dict[str, Any]],
+    path: str,
+    provider_id: str,
+    prompt_index: int,
+    n_tests: int | None,
 ) -> list[dict[str, Any]]:
-    """One system's rows, a test run several times (``promptfoo eval --repeat N`` writes
-    each run as a result of its own, the same ``testCase`` at consecutive ``testIdx``) as one
-    row whose ``repeats`` hold its runs after the first, in ``testIdx`` order.  A test without
+    """One system's rows, a test run several times (``promptfoo eval --repeat R`` writes
+    each run as a result of its own, test t's runs at ``testIdx`` t*R .. t*R + R-1) as one
+    row whose ``repeats`` hold its runs after the first, in ``testIdx`` order.
+
+    R is read from the file's structure, never from the tests' content (two tests may be
+    identical): the ``testIdx`` slots of this prompt and provider over ``len(config.tests)``
+    (``n_tests``), each block of R consecutive slots one test, whose results must all be the
+    same test.  Without a list of tests in the config, R is 1 and two identical tests at
+    consecutive slots are refused (repeats cannot be told from copies).  A test without
     ``vars.id`` is then ``test<n>`` by its position among the tests, as in a file without
     repeats; a test id given to two different tests is refused."""
     results.sort(key=lambda r: r["_order"])
-    groups: dict[str, list[dict[str, Any]]] = {}
     for result, after in pairwise(results):
         if result["_order"] == after["_order"]:  # a result written twice, not a repeat
             raise FormatError(
@@ -213,9 +223,30 @@ def _with_repeats(
                 f"{prompt_index} (testIdx {after['_order']} twice)",
                 path=path, field="results.results",
             )  # fmt: skip
+    slots = results[-1]["_order"] + 1
+    repeats = max(1, -(-slots // n_tests)) if n_tests else 1
+    groups: dict[int, list[dict[str, Any]]] = {}
     for result in results:
-        groups.setdefault(result["_test"], []).append(result)
-    repeats = max(map(len, groups.values()))
+        groups.setdefault(result["_order"] // repeats, []).append(result)
+    for group in groups.values():
+        for result in group[1:]:
+            if result["_test"] == group[0]["_test"]:
+                continue
+            raise FormatError(
+                f"expected the same test as testIdx {group[0]['_order']} (promptfoo eval "
+                f"--repeat {repeats}: {slots} results over {n_tests} tests in config.tests), "
+                f"found another at testIdx {result['_order']}",
+                path=path, field=f"results.results[{result['_where']}].testCase",
+            )  # fmt: skip
+    if not n_tests:
+        for result, after in pairwise(results):
+            if after["_order"] == result["_order"] + 1 and after["_test"] == result["_test"]:
+                raise FormatError(
+                    f"the same test as testIdx {result['_order']}, and config.tests does not "
+                    "list the tests: a repeat (promptfoo eval --repeat) cannot be told from a "
+                    "copy of the test; write the results with the config's tests inline",
+                    path=path, field=f"results.results[{after['_where']}].testCase",
+                )  # fmt: skip
     rows, seen = [], set()
     for position, group in enumerate(groups.values()):
         first, *others = [{k: v for k, v in r.items() if not k.startswith("_")} for r in group]
@@ -228,11 +259,18 @@ def _with_repeats(
                 path=path, field="results.results",
             )  # fmt: skip
         seen.add(first["id"])
-        missing: list[dict[str, Any]] = [
-            {"answer": None, "generation_error": f"repeat {r}: not in the file", "metrics": {}}
-            for r in range(len(group), repeats)
-        ]
-        rows.append(with_repeats(first, [(None, g) for g in [*others, *missing]]))
+        # repeat r is the result at testIdx t*R + r: a run the file lacks stays in its place
+        # as a generation error, never dropped and never shifting the later runs down
+        by_slot = dict(zip((r["_order"] % repeats for r in group), [first, *others], strict=True))
+        runs: list[dict[str, Any]] = [
+            by_slot.get(r) or {"answer": None, "generation_error": f"repeat {r}: not in the file",
+                               "metrics": {}}
+            for r in range(repeats)
+        ]  # fmt: skip
+        if 0 not in by_slot:  # the question's fields from its first run in the file
+            runs[0] = {**{k: v for k, v in first.items() if k in QUESTION_KEYS},
+                       "retrieved": [], "context_ids": [], **runs[0]}  # fmt: skip
+        rows.append(with_repeats(runs[0], [(None, g) for g in runs[1:]]))
     return rows
 
 
@@ -310,8 +348,11 @@ def read_promptfoo(
     several_providers = len({q for _, q in systems}) > 1
     meta = document.get("metadata") if isinstance(document.get("metadata"), Mapping) else {}
     out = []
+    config = document.get("config")
+    tests = config.get("tests") if isinstance(config, Mapping) else None
+    n_tests = len(tests) if isinstance(tests, list) and tests else None
     for (prompt_index, provider_id), results in sorted(systems.items()):
-        rows = _with_repeats(results, name, provider_id, prompt_index)
+        rows = _with_repeats(results, name, provider_id, prompt_index, n_tests)
         names = list(dict.fromkeys(m for r in results for m in r["metrics"]))
         for r in rows:
             r["metrics"] = {m: r["metrics"].get(m) for m in names}

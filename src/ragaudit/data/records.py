@@ -23,7 +23,6 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from ragaudit._arrow import use_fast_pool
 from ragaudit._io import atomic_write_text, check_regular_file
 from ragaudit._validate import check_path
 from ragaudit.data.formats import json_lines, read_json_file
@@ -139,7 +138,6 @@ def load_saved_run(path: str | Path, *, questions: Collection[str] | None = None
         )
     name = str(Path(path))
     check_regular_file(name)  # before any open: a FIFO with no writer would block it
-    use_fast_pool()
     if suffix == PARQUET:
         keep, batch_rows, top_k = _READING.get()
         saved = read_parquet_run(name, keep=keep, batch_rows=batch_rows, top_k=top_k)

@@ -148,9 +148,12 @@ class LLMClient:
         json_mode: bool,
         schema: Mapping[str, Any] | None = None,
         max_tokens: int | None = None,
+        seed: int | None = None,
     ) -> dict[str, Any]:
-        # Repeats use seed + repeat so that a seeded server samples differently per repeat.
-        seed = None if self.config.seed is None else self.config.seed + repeat
+        # An explicit seed (the run's (question, repeat) unit seed) wins; else repeats use
+        # seed + repeat so that a seeded server samples differently per repeat.
+        if seed is None:
+            seed = None if self.config.seed is None else self.config.seed + repeat
         params: dict[str, Any] = {
             "temperature": self.config.temperature,
             "seed": seed,
@@ -173,18 +176,20 @@ class LLMClient:
         json_mode: bool = False,
         schema: Mapping[str, Any] | None = None,
         max_tokens: int | None = None,
+        seed: int | None = None,
     ) -> str:
         """The cache key of a request (see :func:`ragaudit.llm.cache.cache_key`).
 
         ``schema`` (``{"name", "schema"}``) with ``json_mode`` means a ``json_schema``
-        request; without it, ``json_mode`` means ``json_object``.
+        request; without it, ``json_mode`` means ``json_object``.  ``seed`` overrides the
+        request's seed (else the config's seed plus ``repeat``).
         """
         return cache_key(
             endpoint=self.endpoint,
             model=self.model,
             prompt_version=prompt_version,
             messages=[dict(m) for m in messages],
-            params=self._params(repeat, json_mode, schema, max_tokens),
+            params=self._params(repeat, json_mode, schema, max_tokens, seed),
         )
 
     def chat(
@@ -196,18 +201,20 @@ class LLMClient:
         json_mode: bool = False,
         schema: Mapping[str, Any] | None = None,
         max_tokens: int | None = None,
+        seed: int | None = None,
     ) -> ChatResult:
         """One chat completion, from the cache when possible.
 
         ``json_mode`` sends ``response_format``: ``json_schema`` with ``schema``
         (``{"name": str, "schema": {...}}``), else ``json_object``.  ``max_tokens`` caps the
-        reply unless the config sets its own cap.
+        reply unless the config sets its own cap.  ``seed`` is the request's seed (a run's
+        (question, repeat) unit seed); without it, the config's seed plus ``repeat``.
 
         Raises :class:`LLMRequestError` when this request fails for good (its subclass
         :class:`~ragaudit.llm.structured.FormatRefused` when the server refused the
         ``response_format``) and :class:`LLMUnavailableError` when the endpoint is unusable.
         """
-        key = self.key_for(messages, prompt_version, repeat, json_mode, schema, max_tokens)
+        key = self.key_for(messages, prompt_version, repeat, json_mode, schema, max_tokens, seed)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -220,7 +227,8 @@ class LLMClient:
                     hit.text, hit.input_tokens, hit.output_tokens, True, hit.finish_reason
                 )
         try:
-            reply = self._send(messages, key, self._params(repeat, json_mode, schema, max_tokens))
+            params = self._params(repeat, json_mode, schema, max_tokens, seed)
+            reply = self._send(messages, key, params)
         except LLMRequestError:
             with self._totals.lock:
                 self._totals.calls += 1
@@ -406,6 +414,7 @@ class LLMClient:
                     call.json_mode,
                     call.schema if self._format == "json_schema" else None,
                     call.max_tokens,
+                    call.seed,
                 )
                 in self.cache
             ):

@@ -128,8 +128,8 @@ class JSONOutcome(Generic[T]):
 class PlannedCall:
     """A first-attempt request, for dry runs: the messages and what they are for.
 
-    ``schema`` and ``max_tokens`` are what :meth:`LLMClient.chat_json` would send (they are
-    part of the cache key).
+    ``schema`` and ``max_tokens`` are what :meth:`LLMClient.chat_json` would send, ``seed``
+    the explicit seed :meth:`LLMClient.chat` would send (all part of the cache key).
     """
 
     messages: tuple[Message, ...]
@@ -139,6 +139,7 @@ class PlannedCall:
     expected_output_tokens: int = 200
     schema: Mapping[str, Any] | None = None
     max_tokens: int | None = None
+    seed: int | None = None
 
 
 @dataclass(frozen=True)

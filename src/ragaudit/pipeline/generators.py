@@ -120,7 +120,8 @@ class Generator(Protocol):
 
     A generator whose ``takes_seed`` attribute is true is called as ``generate(question,
     context, seed=seed)`` with the seed of the (question, repeat) unit
-    (:func:`ragaudit.pipeline.executors.unit_seed`).
+    (:func:`ragaudit.pipeline.executors.unit_seed`); one whose ``takes_repeat`` is true also
+    gets ``repeat=`` (the unit's 0-based repeat number).
     """
 
     def generate(self, question: str, context: list[Chunk]) -> Generation:

@@ -209,7 +209,8 @@ def evaluate_configuration(
         def answer_one(pair: tuple[Unit, Retrieved]) -> None:
             unit, found = pair
             row = answer(found, generator, chunk_labels=chunk_labels,
-                         record_latency=record_latency, seed=unit.seed)  # fmt: skip
+                         record_latency=record_latency, seed=unit.seed,
+                         repeat=unit.repeat)  # fmt: skip
             record(unit, row)
 
         mapper(answer_one, found_all)

@@ -55,6 +55,10 @@ class LLMGenerator:
     """
 
     name = "openai"
+    # The harness passes each (question, repeat) unit's seed and repeat: the request's seed
+    # is the unit's and the cache key holds the repeat, so R repeats are R distinct requests.
+    takes_seed = True
+    takes_repeat = True
 
     def __init__(self, client: LLMClient, *, owns_client: bool = False) -> None:
         self.client = client
@@ -73,13 +77,27 @@ class LLMGenerator:
             question=data_block("question", question),
         )
 
-    def generate(self, question: str, context: list[Chunk]) -> Generation:
-        """Answer one question (see the class notes)."""
+    def generate(
+        self,
+        question: str,
+        context: list[Chunk],
+        seed: int | None = None,
+        repeat: int = 0,
+    ) -> Generation:
+        """Answer one question (see the class notes).
+
+        ``seed`` and ``repeat`` are the (question, repeat) unit's: the seed is sent as the
+        request's ``seed`` (without it, the config's seed plus ``repeat``) and both are part
+        of the cache key, so each repeat is its own request and its own cache entry.
+        """
         from ragaudit.judges.offline import is_abstention
 
         try:
             result = self.client.chat(
-                self.messages(question, context), prompt_version=self.prompt_version
+                self.messages(question, context),
+                prompt_version=self.prompt_version,
+                repeat=repeat,
+                seed=seed,
             )
         except LLMRequestError as exc:
             return Generation(answer="", abstained=False, citations=[], usage=None, error=str(exc))
@@ -113,20 +131,44 @@ class LLMGenerator:
         time; results in input order."""
         return self.client.map(lambda pair: self.generate(*pair), requests, progress)
 
-    def plan(self, requests: Sequence[tuple[str, list[Chunk]]]) -> list[PlannedCall]:
-        """The requests :meth:`generate_many` would send (for dry runs)."""
+    def plan(
+        self,
+        requests: Sequence[tuple[str, list[Chunk]]],
+        units: Sequence[tuple[int | None, int]] | None = None,
+    ) -> list[PlannedCall]:
+        """The requests :meth:`generate` would send (for dry runs); ``units`` gives each
+        request's ``(seed, repeat)`` (default ``(None, 0)``)."""
+        pairs = units if units is not None else [(None, 0)] * len(requests)
         return [
             PlannedCall(
                 tuple(self.messages(q, ctx)),
                 self.prompt_version,
+                repeat=repeat,
                 expected_output_tokens=GENERATOR.expected_output_tokens,
+                seed=seed,
             )
-            for q, ctx in requests
+            for (q, ctx), (seed, repeat) in zip(requests, pairs, strict=True)
         ]
 
-    def dry_run(self, requests: Sequence[tuple[str, list[Chunk]]]) -> DryRunEstimate:
+    def cached_answer(
+        self, question: str, context: list[Chunk], seed: int | None = None, repeat: int = 0
+    ) -> str | None:
+        """The cached answer :meth:`generate` would return, or ``None`` (sends nothing)."""
+        if self.client.cache is None:
+            return None
+        key = self.client.key_for(
+            self.messages(question, context), self.prompt_version, repeat, seed=seed
+        )
+        hit = self.client.cache.get(key)
+        return None if hit is None else hit.text.strip()
+
+    def dry_run(
+        self,
+        requests: Sequence[tuple[str, list[Chunk]]],
+        units: Sequence[tuple[int | None, int]] | None = None,
+    ) -> DryRunEstimate:
         """Calls, cache hits, tokens (chars/4) and cost, sending nothing."""
-        return self.client.estimate(self.plan(requests))
+        return self.client.estimate(self.plan(requests, units))
 
 
 def make_generator(

@@ -15,6 +15,7 @@ from ragaudit.exceptions import InputError
 from ragaudit.pipeline.build import build_generator, prepare
 from ragaudit.pipeline.config import RunConfig
 from ragaudit.pipeline.costs import combine_llm_costs
+from ragaudit.pipeline.executors import units_of
 from ragaudit.pipeline.steps import retrieve
 
 if TYPE_CHECKING:
@@ -150,14 +151,15 @@ def plan_llm_run(run: RunConfig) -> dict[str, Any]:
     try:
         if generator == "openai":
             gen: Any = the_generator
-            estimates["generator"] = gen.dry_run(pairs).to_dict()
+            # every (question, repeat) unit is one request with the unit's seed and repeat
+            every = units_of(questions, run.seed, run.repeats)
+            unit_pairs = [pairs[u.index] for u in every]
+            seeds = [(u.seed, u.repeat) for u in every]
+            estimates["generator"] = gen.dry_run(unit_pairs, seeds).to_dict()
             answers = []
-            for question, context in pairs:
-                cached = None
-                if gen.client.cache is not None:
-                    key = gen.client.key_for(gen.messages(question, context), gen.prompt_version)
-                    cached = gen.client.cache.get(key)
-                answers.append(placeholder if cached is None else cached.text.strip())
+            for u in every[:: run.repeats]:  # the judges read the first repeat's answer
+                cached = gen.cached_answer(*pairs[u.index], seed=u.seed, repeat=u.repeat)
+                answers.append(placeholder if cached is None else cached)
         else:
             answers = [the_generator.generate(q, ctx).answer for q, ctx in pairs]
     finally:

@@ -65,17 +65,21 @@ def answer(
     chunk_labels: Qrels | None,
     record_latency: bool,
     seed: int | None = None,
+    repeat: int = 0,
 ) -> dict[str, Any]:
     """Generate, judge offline, and assemble the row of one retrieved question.
 
-    ``seed`` (the unit's) reaches a generator that declares ``takes_seed``.
+    ``seed`` (the unit's) reaches a generator that declares ``takes_seed``; ``repeat`` (the
+    unit's) one that declares ``takes_repeat``.
     """
     question, context = found.question, found.context
     start = time.perf_counter()
+    unit: dict[str, int] = {}
     if seed is not None and getattr(generator, "takes_seed", False):
-        generation = generator.generate(question.question, context, seed=seed)  # type: ignore[call-arg]
-    else:
-        generation = generator.generate(question.question, context)
+        unit["seed"] = seed
+    if getattr(generator, "takes_repeat", False):
+        unit["repeat"] = repeat
+    generation = generator.generate(question.question, context, **unit)
     generate_ms = (time.perf_counter() - start) * 1000
     if generation.error:
         judges: dict[str, Any] = {}
@@ -153,6 +157,7 @@ class UnitWork:
             chunk_labels=self.chunk_labels,
             record_latency=self.record_latency,
             seed=unit.seed,
+            repeat=unit.repeat,
         )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
@@ -318,6 +319,9 @@ def _audit_problems(data: Any) -> list[str]:
     return []
 
 
+_ROW_ID = re.compile(r"rows\[\d+\]\.id")
+
+
 def _name_questions(problems: list[str], data: Any) -> list[str]:
     """Append ``(question 'q04')`` to problems located inside a row."""
     rows = data.get("rows") if isinstance(data, Mapping) else None
@@ -326,7 +330,8 @@ def _name_questions(problems: list[str], data: Any) -> list[str]:
     out = []
     for problem in problems:
         head = problem.split(":", 1)[0]
-        inside = head.startswith("rows[") and "]." in head and not head.endswith("].id")
+        # a row's own id names no question; an id inside a row (a repeat's) does
+        inside = head.startswith("rows[") and "]." in head and not _ROW_ID.fullmatch(head)
         if inside and "(question " not in problem:
             index = int(head[5 : head.index("]")])
             row = rows[index] if index < len(rows) else None

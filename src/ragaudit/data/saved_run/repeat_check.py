@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragaudit.data.saved_run.metrics import check_metric_value
+from ragaudit.data.saved_run.repeated import QUESTION_KEYS
 
 __all__ = ["declared_repeats", "repeat_problems"]
 
@@ -64,6 +65,15 @@ def repeat_problems(data: Mapping[str, Any], cap: int = 50, *, counted: bool = T
         entries = row.get("repeats") or []
         for j, entry in enumerate(entries):
             where = f"rows[{i}].repeats[{j}]"
+            # The question's keys are never repeated (docs/saved-run-format.md): an entry's
+            # own gold_docs or id would silently replace the question's for that repeat.
+            for name in (*QUESTION_KEYS, "repeats"):
+                if isinstance(entry, Mapping) and name in entry:
+                    problems.append(
+                        f"{where}.{name}: expected only per-generation keys in a repeat; "
+                        f"{name!r} describes the question and is never repeated (set it on "
+                        "the row)"
+                    )
             for name, value in (entry.get("metrics") or {}).items():
                 reason = None if value is None else check_metric_value(name, value)
                 if reason is not None:
