@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,12 +31,9 @@ K3, K6 = "k3_cs800", "k6_cs800"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from ragaudit.cli.demo import run_demo
-
-    out = tmp_path_factory.mktemp("demo")
-    run_demo(out, lambda line: None)
-    return out
+def demo(tmp_path_factory: pytest.TempPathFactory, copy_demo: Callable[[Path], Path]) -> Path:
+    # a copy of the session's demo run (tests/conftest.py; issue 32, CPU budget)
+    return copy_demo(tmp_path_factory.mktemp("demo"))
 
 
 def ir_judged(path: Path, k: int) -> dict[str, float]:

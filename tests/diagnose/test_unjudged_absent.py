@@ -6,6 +6,7 @@ replaced by ids the corpus does not have, so exactly those are absent."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,12 +20,9 @@ from ragaudit.diagnose.unjudged import absent_items, run_judged
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from ragaudit.cli.demo import run_demo
-
-    out = tmp_path_factory.mktemp("demo")
-    run_demo(out, lambda line: None)
-    return out
+def demo(tmp_path_factory: pytest.TempPathFactory, copy_demo: Callable[[Path], Path]) -> Path:
+    # a copy of the session's demo run (tests/conftest.py; issue 32, CPU budget)
+    return copy_demo(tmp_path_factory.mktemp("demo"))
 
 
 @pytest.fixture(scope="module")

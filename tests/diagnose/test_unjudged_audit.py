@@ -9,6 +9,7 @@ chunk of a gold document, while the audit reads only the run.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,12 +25,9 @@ from ragaudit.metrics.judged_runs import gold_doc_labels, saved_run_coverage
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from ragaudit.cli.demo import run_demo
-
-    out = tmp_path_factory.mktemp("demo")
-    run_demo(out, lambda line: None)
-    return out
+def demo(tmp_path_factory: pytest.TempPathFactory, copy_demo: Callable[[Path], Path]) -> Path:
+    # a copy of the session's demo run (tests/conftest.py; issue 32, CPU budget)
+    return copy_demo(tmp_path_factory.mktemp("demo"))
 
 
 def doc_judged_by_hand(path: Path, k: int) -> dict[str, float]:

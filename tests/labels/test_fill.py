@@ -27,10 +27,10 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 L2 = np.log2
 
 
-def test_demo_runs_filled_with_the_heuristic_labeller(tmp_path):
-    from ragaudit.cli.demo import benchmark_paths, run_demo
+def test_demo_runs_filled_with_the_heuristic_labeller(tmp_path, copy_demo):
+    from ragaudit.cli.demo import benchmark_paths
 
-    run_demo(tmp_path, lambda line: None)
+    copy_demo(tmp_path)  # the session's demo run (tests/conftest.py; issue 32, CPU budget)
     runs = [str(tmp_path / f"{name}.json") for name in ("k3_cs800", "k6_cs800")]
     with benchmark_paths() as (corpus_dir, _):
         corpus = str(corpus_dir)

@@ -260,8 +260,9 @@ def breaks_the_contract(question):
 def test_an_input_error_in_a_worker_is_the_same_one_line_error(tmp_path, ray_instance):
     with pytest.raises(InputError, match=r"^pipeline output of question 'q\d': contexts, "
                        r"chunk_ids: expected exactly one of them"):  # fmt: skip
+        # one actor (max_workers=1): one Ray worker to start, the same error (issue 32, CPU)
         evaluate_pipeline(breaks_the_contract, DATA / "golden.yaml", corpus=DATA / "corpus",
-                          out_dir=tmp_path, executor="ray", **SMALL)  # fmt: skip
+                          out_dir=tmp_path, executor="ray", max_workers=1, **SMALL)  # fmt: skip
 
 
 @pytest.mark.slow
@@ -323,8 +324,10 @@ def test_a_worker_that_dies_is_a_one_line_error(tmp_path, ray_instance):
     from ragaudit.exceptions import RagauditError
 
     with pytest.raises(RagauditError, match=r"^executor 'ray': a worker failed: ") as caught:
+        # one actor (max_workers=1): one worker process to start and lose, not two
         evaluate_pipeline(FailsToArrive(), DATA / "golden.yaml", corpus=DATA / "corpus",
-                          out_dir=tmp_path, name="dies", executor="ray", **SMALL)  # fmt: skip
+                          out_dir=tmp_path, name="dies", executor="ray", max_workers=1,
+                          **SMALL)  # fmt: skip
     assert "\n" not in str(caught.value)
     assert "not reachable from the worker" in str(caught.value)
     # nothing finished, nothing lost: the checkpoint holds its header only
