@@ -418,7 +418,8 @@ def test_repeats_must_be_a_positive_integer(tmp_path):
     for bad in (0, -1, 1.5, True):
         with pytest.raises(InputError, match="repeats: expected an integer >= 1"):
             RunConfig(DATA / "corpus", DATA / "golden.yaml", repeats=bad)
-    RunConfig(DATA / "corpus", DATA / "golden.yaml", repeats=2, judges="llm")  # judged: every repeat
+    # LLM judges judge every repeat (tests/llm/test_judge_all_repeats.py): accepted
+    RunConfig(DATA / "corpus", DATA / "golden.yaml", repeats=2, judges="llm")
     result = CliRunner().invoke(main, ["run", "--corpus", str(DATA / "corpus"), "--golden",
                                        str(DATA / "golden.yaml"), "--repeats", "0",
                                        "--out", str(tmp_path)])  # fmt: skip

@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from ragaudit.judges.llm import LLMJudges
 
 __all__ = [
-    "generation_rows",
     "METRICS_OF",
     "JudgeItem",
+    "generation_rows",
     "is_undecided",
     "items_from_rows",
     "judge_metrics",

@@ -38,11 +38,12 @@ def judge_with_llm(
     """Add the LLM judges' verdicts to a saved run, recompute its summary, rewrite it.
 
     Each answered row (each (question, repeat) generation of a repeated run, its verdicts in
-    its own entry of ``repeats``) gets the verdicts of :class:`ragaudit.judges.llm.LLMJudges` merged into
-    ``judges`` (offline verdicts of other names are kept) and the judge metrics in ``metrics``;
-    a judge that fails records ``judge_error`` and nulls only its own metrics.  The summary is
-    recomputed with :func:`~ragaudit.data.saved_run.summary.summarise_run` (so ``n_scored``
-    and ``metrics_answerable`` cover the new metrics), ``judge_errors`` counts failures per
+    its own entry of ``repeats``) gets the verdicts of
+    :class:`ragaudit.judges.llm.LLMJudges` merged into ``judges`` (offline verdicts of other
+    names are kept) and the judge metrics in ``metrics``; a judge that fails records
+    ``judge_error`` and nulls only its own metrics.  The summary is recomputed with
+    :func:`~ragaudit.data.saved_run.summary.summarise_run` (so ``n_scored`` and
+    ``metrics_answerable`` cover the new metrics), ``judge_errors`` counts failures per
     judge, and ``llm`` adds the judges' calls, tokens and cost (cached replies included, so a
     rerun records the same figure) to those of the generator.  The file at ``saved.path`` is
     replaced atomically.
