@@ -46,9 +46,10 @@ def _repeated_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: FakeC
     document = json.loads((tmp_path / "runs" / RUN).read_text())
     document["config"].update(repeats=2, repeat_seeds=[0, 0])
     for i, row in enumerate(document["rows"]):
-        row["repeats"] = [{"seed": 100 + i, "answer": f"{row['answer']} Indeed.",
-                           "abstained": False, "citations": row.get("citations"),
-                           "judges": dict(row["judges"]), "metrics": dict(row["metrics"])}]
+        entry = {"seed": 100 + i, "answer": f"{row['answer']} Indeed.", "abstained": False,
+                 "citations": row.get("citations"), "judges": dict(row["judges"]),
+                 "metrics": dict(row["metrics"])}  # fmt: skip
+        row["repeats"] = [entry]
     path = tmp_path / "repeated.json"
     path.write_text(json.dumps(document))
     return path
@@ -88,3 +89,38 @@ def test_every_repeat_is_judged_once_and_stored_in_its_entry(
     _judge(path, tmp_path, "--out", str(tmp_path / "again.json"))
     assert len(server.requests) == 6
     assert (tmp_path / "again.json").read_text() == judged.read_text()
+
+
+@pytest.mark.slow
+def test_run_with_repeats_and_llm_judges_judges_every_repeat(
+    tmp_path: Path, server: FakeChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run --repeats 2 --judges llm`` (refused before): every repeat entry carries the LLM
+    judges' verdicts; a second identical run sends nothing (the cache)."""
+    from .test_run_integration import honest_reply
+
+    server.respond_with(honest_reply)
+    path = _repeated_run(tmp_path, monkeypatch, server)  # sets up docs, golden and env
+    assert path.exists()
+    args = ["run", "--corpus", str(tmp_path / "docs"), "--golden", str(tmp_path / "golden.yaml"),
+            "--k", "2", "--repeats", "2", "--reader-temperature", "1.0", "--judges", "llm",
+            "--no-timing", "--name", "llm"]  # fmt: skip
+    made = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "a")])
+    assert made.exit_code == 0, made.output
+    sent = len(server.requests)
+    assert sent > 0
+    data = json.loads((tmp_path / "a" / "llm.json").read_text())
+    assert data["config"]["judges"] == "offline+llm" and data["config"]["repeats"] == 2
+    for row in data["rows"]:
+        (entry,) = row["repeats"]
+        # keys only the LLM judges write (judges.llm._KEYS), in repeat 1's own entry too
+        for key in ("n_claims", "answer_relevance", "sufficiency", "completeness"):
+            assert key in row["judges"] and key in entry["judges"], key
+        assert "answer_relevance" in entry["metrics"]
+    answered = [e for row in data["rows"] for e in row["repeats"] if not e["judges"]["abstained"]]
+    assert answered  # and their relevance is the scripted score (4 of 5), not a gap
+    assert all(e["judges"]["answer_relevance"] is not None for e in answered)
+    again = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "b")])
+    assert again.exit_code == 0, again.output
+    assert len(server.requests) == sent  # resume through the cache: nothing called twice
+    assert (tmp_path / "b" / "llm.json").read_text() == (tmp_path / "a" / "llm.json").read_text()
