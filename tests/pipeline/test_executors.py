@@ -415,14 +415,14 @@ def test_run_repeats_stores_every_generation_with_its_seed(tmp_path, executor):
         assert (threads / "rep.json").read_bytes() == (out / "rep.json").read_bytes()
 
 
-def test_repeats_must_be_a_positive_integer_and_offline_judged(tmp_path):
+def test_repeats_must_be_a_positive_integer(tmp_path):
     from ragaudit.pipeline.config import RunConfig
 
     for bad in (0, -1, 1.5, True):
         with pytest.raises(InputError, match="repeats: expected an integer >= 1"):
             RunConfig(DATA / "corpus", DATA / "golden.yaml", repeats=bad)
-    with pytest.raises(InputError, match="repeats: the LLM judges judge one generation"):
-        RunConfig(DATA / "corpus", DATA / "golden.yaml", repeats=2, judges="llm")
+    # LLM judges judge every repeat (tests/llm/test_judge_all_repeats.py): accepted
+    RunConfig(DATA / "corpus", DATA / "golden.yaml", repeats=2, judges="llm")
     result = CliRunner().invoke(main, ["run", "--corpus", str(DATA / "corpus"), "--golden",
                                        str(DATA / "golden.yaml"), "--repeats", "0",
                                        "--out", str(tmp_path)])  # fmt: skip

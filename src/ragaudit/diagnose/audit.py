@@ -25,6 +25,7 @@ from ragaudit.diagnose.audit_result import Audit, PairView, RunAudit
 from ragaudit.diagnose.calibration import calibrate
 from ragaudit.diagnose.confounding import check_same_data, config_differences
 from ragaudit.diagnose.dashboard import dashboard_rows, flakiness_row
+from ragaudit.diagnose.dashboard_repeats import repeated_judged_rows
 from ragaudit.diagnose.drilldown import (
     answer_chunk_sets,
     question_stages,
@@ -141,11 +142,15 @@ def _run_audit(
     )
     answerable = [q for q in saved.questions if q.answerable]
     answered = sum(1 for q in answerable if q.metric("answered"))
+    repeats = analyse_repeats(saved, labels=labels)  # at the funnel's k, with its labels
+    dashboard = repeated_judged_rows(
+        saved, dashboard_rows(saved, funnel, bias, judged), repeats, funnel.k
+    )
     return RunAudit(
         name=str(saved.name),
         k=funnel.k,
         config=_config(saved.config),
-        dashboard=dashboard_rows(saved, funnel, bias, judged),
+        dashboard=dashboard,
         funnel=funnel,
         bias=bias,
         failures=failures,
@@ -159,7 +164,7 @@ def _run_audit(
         failures_left_out=left_out,
         max_drilldowns=max_drilldowns,
         judged=judged,
-        repeats=analyse_repeats(saved, labels=labels),  # at the funnel's k, with its labels
+        repeats=repeats,
         judge_audit=saved.judge_audit,
     )
 

@@ -32,6 +32,7 @@ __all__ = [
     "JUDGED_NOTE",
     "MDE_ASSUMPTIONS",
     "MDE_DISCORDANCE",
+    "REPEATED_NOTE",
     "Audit",
     "DashboardRow",
     "PairView",
@@ -49,6 +50,15 @@ INTERVAL_METHODS = (
 
 #: The sentence printed under every dashboard: what each number averages.
 AVERAGING = "averaging: macro, a mean over the n questions beside each number (a rate: count/n)"
+
+#: The sentence under a dashboard that holds a repeated run (diagnose.dashboard_repeats).
+REPEATED_NOTE = (
+    "repeated runs: a row marked 'mean of R repeats' averages every (question, repeat) cell, "
+    "n = questions, its interval Korn-Graubard beta on the cluster-robust variance with "
+    "questions as clusters (the repeats section's number), 'decided a/b cells' counts "
+    "(question, repeat) cells, its MDE a shift of the per-question means over repeats; the "
+    "retrieval rows, p95 latency, $/question and the funnel read repeat 0 (one generation)"
+)
 
 #: Discordance assumed for the minimum detectable effect (the chapter's planning table).
 MDE_DISCORDANCE = 0.2
@@ -105,7 +115,10 @@ class DashboardRow:
     decided : tuple of (int, int) or None
         For a number resting on a judge (correctness, faithfulness, over-refusal): how many
         of the answerable questions the judge decided, of how many (undecided answers are
-        the funnel's "unjudged" row); None for the others.
+        the funnel's "unjudged" row); None for the others.  On a repeated run, (question,
+        repeat) cells decided of ``questions x R`` (``decided_unit`` "cells").
+    decided_unit : str
+        ``""`` questions; ``"cells"`` (question, repeat) cells of a repeated run.
     """
 
     key: str
@@ -123,6 +136,7 @@ class DashboardRow:
     varies: bool = False
     mde_assumption: str = ""
     decided: tuple[int, int] | None = None
+    decided_unit: str = ""
 
     @property
     def size(self) -> str:
@@ -132,7 +146,10 @@ class DashboardRow:
     @property
     def decided_text(self) -> str:
         """``decided 52/54`` beside a judged number, else ``""``."""
-        return "" if self.decided is None else f"decided {self.decided[0]}/{self.decided[1]}"
+        if self.decided is None:
+            return ""
+        unit = f" {self.decided_unit}" if self.decided_unit else ""
+        return f"decided {self.decided[0]}/{self.decided[1]}{unit}"
 
 
 @dataclass(frozen=True)
@@ -151,6 +168,12 @@ class RunAudit:
     notes: tuple[str, ...] = ()
     generation_errors: tuple[str, ...] = ()  # ids of the questions with no answer
     judge_errors: Mapping[str, int] = field(default_factory=dict)  # failures per judge
+
+    @property
+    def funnel_scope(self) -> str:
+        """``""``, or ``", repeat 0 of R"`` for a repeated run: the funnel counts one
+        generation per question (its stage counts are per generation)."""
+        return "" if self.repeats is None else f", repeat 0 of {self.repeats.repeats}"
 
     @property
     def errors(self) -> str:
@@ -206,7 +229,8 @@ class RunAudit:
                     # a judged number: how many answerable questions the judge decided, of how many
                     "decided": None
                     if row.decided is None
-                    else {"n": row.decided[0], "of": row.decided[1]},
+                    else {"n": row.decided[0], "of": row.decided[1],
+                          **({"unit": row.decided_unit} if row.decided_unit else {})},
                     "source": row.source,
                     "note": row.note,
                 }

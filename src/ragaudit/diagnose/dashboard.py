@@ -25,6 +25,10 @@ judged@k (labelled share)         :func:`~ragaudit.diagnose.unjudged.run_judged`
                                   share of the top k's documents that carry a label (gold)
 ================================  ==========================================================
 
+On a repeated run (``--repeats R``) the audit replaces the judged rows (correctness,
+faithfulness, both wrong-abstention rates) by their means over every (question, repeat), with
+the question-clustered interval: :func:`~ragaudit.diagnose.dashboard_repeats.repeated_judged_rows`.
+
 Beside each number that rests on a judge (correctness, faithfulness, over-refusal through
 the evidence judge) stands its decided share, ``decided 52/54``: the answerable questions
 whose verdict the judge decided (:attr:`DashboardRow.decided`).  An undecided verdict is never

@@ -44,6 +44,7 @@ from ragaudit.exceptions import InputError
 from ragaudit.judges.llm_rows import (
     METRICS_OF,
     JudgeItem,
+    generation_rows,
     items_from_rows,
     judge_metrics,
     judge_rows,
@@ -69,6 +70,7 @@ __all__ = [
     "METRICS_OF",
     "JudgeItem",
     "LLMJudges",
+    "generation_rows",
     "items_from_rows",
     "judge_metrics",
     "judge_rows",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragaudit.data.saved_run import SavedRun, generation_error_of
 from ragaudit.data.saved_run.metrics import JUDGES_OFFLINE_LLM, LLM_JUDGE_METRICS
+from ragaudit.data.saved_run.repeated import repeat_row
 from ragaudit.exceptions import InputError
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "METRICS_OF",
     "JudgeItem",
+    "generation_rows",
     "is_undecided",
     "items_from_rows",
     "judge_metrics",
@@ -277,11 +279,18 @@ def judge_saved_run(
     Its ``summary`` is the input's: recompute it with
     :func:`ragaudit.data.saved_run.summary.summarise_run` (the one place a summary is made).
 
+    A repeated run (``config.repeats`` R >= 2) has every (question, repeat) generation
+    judged, in one batch through the one client (its cache: a rerun sends nothing already
+    answered), and each repeat's verdicts and judge metrics stored in its own entry of
+    ``repeats``; the summary then counts (question, repeat) generations and says
+    ``n_repeats``.
+
     Returns ``(judged run, summarize_judges of the judged rows)``; the summary also counts
     the rows not judged because their generation failed (``n_generation_errors``).
     """
-    sent = [not only_undecided or is_undecided(row) for row in saved.rows]
-    rows = judge_rows(saved.rows, chunk_texts, judges, progress, only_undecided)
+    flat = generation_rows(saved)
+    sent = [not only_undecided or is_undecided(row) for row in flat]
+    rows = judge_rows(flat, chunk_texts, judges, progress, only_undecided)
     wanted = [m for name in judges.judges for m in METRICS_OF[name]]
     for row, judged in zip(rows, sent, strict=True):
         if generation_error_of(row) or not judged:
@@ -313,5 +322,43 @@ def judge_saved_run(
             "seed": client.config.seed,
         },
     }
+    if saved.repeats > 1:  # every (question, repeat) judged: fold the generations back
+        report["n_repeats"] = saved.repeats
+        rows = _fold(saved.rows, rows)
     document = {**saved.to_dict(), "config": config, "rows": rows}
     return SavedRun.from_dict(document, path=saved.path), report
+
+
+def generation_rows(saved: SavedRun) -> list[dict[str, Any]]:
+    """Every generation of ``saved`` as a row of its own, repeat by repeat: the rows
+    themselves for a run with one generation, else repeat 0's rows, then repeat 1's...
+    (:func:`~ragaudit.data.saved_run.repeated.repeat_row`): what the LLM judges judge.
+
+    >>> from ragaudit.data.saved_run import SavedRun
+    >>> run = SavedRun.from_dict({"config": {"k": 1, "repeats": 2}, "rows": [
+    ...     {"id": "q1", "retrieved": [], "answer": "a", "repeats": [{"seed": 3, "answer": "b"}]}]})
+    >>> [(r["id"], r["answer"]) for r in generation_rows(run)]
+    [('q1', 'a'), ('q1', 'b')]
+    """
+    if saved.repeats == 1:
+        return [dict(row) for row in saved.rows]
+    return [repeat_row(row, r) for r in range(saved.repeats) for row in saved.rows]
+
+
+def _fold(
+    original: Sequence[Mapping[str, Any]], judged: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The judged generations (:func:`generation_rows` order) back into repeated rows: repeat
+    0's fields in the row, each later repeat's ``judges`` and ``metrics`` in its entry."""
+    n = len(original)
+    out = []
+    for i, row in enumerate(original):
+        first = dict(judged[i])
+        entries = []
+        for r, entry in enumerate(row["repeats"], start=1):
+            generation = judged[r * n + i]
+            entries.append({**entry, **{key: generation[key] for key in ("judges", "metrics")
+                                        if key in generation}})  # fmt: skip
+        first["repeats"] = entries
+        out.append(first)
+    return out

@@ -205,11 +205,6 @@ class RunConfig:
     def __post_init__(self) -> None:
         check_positive("k", self.k)
         check_positive("repeats", self.repeats)
-        if self.repeats > 1 and self.judges == "llm":
-            raise InputError(
-                "repeats: the LLM judges judge one generation per question so far; run "
-                "--repeats with --judges offline"
-            )
         check_save_as(self.save_as)
         if self.limit is not None:
             check_positive("limit", self.limit)

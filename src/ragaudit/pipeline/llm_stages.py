@@ -38,11 +38,13 @@ def judge_with_llm(
 ) -> tuple[SavedRun, dict[str, Any]]:
     """Add the LLM judges' verdicts to a saved run, recompute its summary, rewrite it.
 
-    Each answered row gets the verdicts of :class:`ragaudit.judges.llm.LLMJudges` merged into
-    ``judges`` (offline verdicts of other names are kept) and the judge metrics in ``metrics``;
-    a judge that fails records ``judge_error`` and nulls only its own metrics.  The summary is
-    recomputed with :func:`~ragaudit.data.saved_run.summary.summarise_run` (so ``n_scored``
-    and ``metrics_answerable`` cover the new metrics), ``judge_errors`` counts failures per
+    Each answered row (each (question, repeat) generation of a repeated run, its verdicts in
+    its own entry of ``repeats``) gets the verdicts of
+    :class:`ragaudit.judges.llm.LLMJudges` merged into ``judges`` (offline verdicts of other
+    names are kept) and the judge metrics in ``metrics``; a judge that fails records
+    ``judge_error`` and nulls only its own metrics.  The summary is recomputed with
+    :func:`~ragaudit.data.saved_run.summary.summarise_run` (so ``n_scored`` and
+    ``metrics_answerable`` cover the new metrics), ``judge_errors`` counts failures per
     judge, and ``llm`` adds the judges' calls, tokens and cost (cached replies included, so a
     rerun records the same figure) to those of the generator.  The file at ``saved.path`` is
     replaced atomically.
@@ -102,14 +104,16 @@ def estimate_llm_judging(
 ) -> DryRunEstimate:
     """What :func:`judge_with_llm` would send, sending nothing (``ragaudit judge --dry-run``):
     calls, cache hits, tokens (``ceil(chars / 4)``) and cost, by
-    :meth:`ragaudit.judges.llm.LLMJudges.dry_run` over the run's answered rows."""
-    from ragaudit.judges.llm import JUDGE_NAMES, LLMJudges, items_from_rows
+    :meth:`ragaudit.judges.llm.LLMJudges.dry_run` over the run's answered rows (every
+    (question, repeat) generation of a repeated run)."""
+    from ragaudit.judges.llm import JUDGE_NAMES, LLMJudges, generation_rows, items_from_rows
     from ragaudit.llm.client import LLMClient
 
     texts = {c.chunk_id: c.text for c in chunks}
     with LLMClient(llm_config, stage="the LLM judge stage") as client:
         judges = LLMJudges(client, tuple(judge_names or JUDGE_NAMES), repeats=repeats)
-        _, items = items_from_rows(saved.rows, texts, only_undecided)
+        # every (question, repeat) generation of a repeated run, as judge_with_llm sends them
+        _, items = items_from_rows(generation_rows(saved), texts, only_undecided)
         return judges.dry_run(items)
 
 
@@ -130,7 +134,10 @@ def plan_llm_run(run: RunConfig) -> dict[str, Any]:
         ``{"n_questions", "generator": estimate or None, "judges": estimate or None,
         "calls", "cached_calls", "estimated_input_tokens", "estimated_output_tokens",
         "estimated_cost_usd"}`` (estimates as :meth:`DryRunEstimate.to_dict`; cost ``None``
-        when a model is not in the price table).
+        when a model is not in the price table).  With ``run.repeats`` R every (question,
+        repeat) unit is counted: the generator and the judges each get R times the prompts of
+        one repeat (``n_units``); a repeat that answers as another does is a cache hit when
+        run, so this is an upper bound for the judges.
     """
     from ragaudit.judges.prompts import GENERATOR
     from ragaudit.llm.client import LLMClient
@@ -142,6 +149,7 @@ def plan_llm_run(run: RunConfig) -> dict[str, Any]:
     depth = max(20, k)
     found = [retrieve(q, prepared.retriever, chunks_by_id, k, depth) for q in questions]
     pairs = [(f.question.question, f.context) for f in found]
+    repeats = run.repeats
     estimates: dict[str, Any] = {"generator": None, "judges": None}
     answers: list[str]
     placeholder = "x" * (4 * GENERATOR.expected_output_tokens) + " [1]."
@@ -183,7 +191,7 @@ def plan_llm_run(run: RunConfig) -> dict[str, Any]:
             }
             for f, answer in zip(found, answers, strict=True)
         ]
-        _, items = items_from_rows(rows, {c.chunk_id: c.text for c in prepared.chunks})
+        _, items = items_from_rows(rows * repeats, {c.chunk_id: c.text for c in prepared.chunks})
         with LLMClient(llm_config, stage="the LLM judge stage") as client:
             estimates["judges"] = (
                 LLMJudges(client, repeats=run.judge_repeats).dry_run(items).to_dict()
@@ -192,6 +200,7 @@ def plan_llm_run(run: RunConfig) -> dict[str, Any]:
     costs = [e["estimated_cost_usd"] for e in parts]
     return {
         "n_questions": len(questions),
+        **({"n_units": len(questions) * repeats, "repeats": repeats} if repeats > 1 else {}),
         **estimates,
         "calls": sum(e["calls"] for e in parts),
         "cached_calls": sum(e["cached_calls"] for e in parts),

@@ -36,7 +36,7 @@ from ragaudit.diagnose.audit_result import (
 from ragaudit.diagnose.drilldown import QuestionView
 from ragaudit.diagnose.funnel import FIX_HINTS, STAGE_KEYS, unjudged_hint
 from ragaudit.diagnose.label_bias import BiasResult
-from ragaudit.reports.audit_sections import terminal_sections
+from ragaudit.reports.audit_sections import repeated_note, terminal_sections
 from ragaudit.reports.audit_tables import (
     comparison_table,
     config_table,
@@ -149,7 +149,8 @@ def _dashboard(audit: Audit) -> Section:
         "then judged@k: the share of the top k's documents that carry a label (documents "
         "never labelled count as non-relevant in nDCG@k and precision@k). "
         "Each with its 95% interval and n; MDE = the smallest change a paired comparison at "
-        f"this n detects; {MDE_ASSUMPTIONS}; {AVERAGING}; {INTERVAL_METHODS}; {JUDGED_NOTE}."
+        f"this n detects; {MDE_ASSUMPTIONS}; {AVERAGING}; {INTERVAL_METHODS}; {JUDGED_NOTE}"
+        + "".join(f"; {n}" for n in repeated_note(audit)) + "."
     )
     return Section(
         "Dashboard",
@@ -202,7 +203,8 @@ def _funnel(run: RunAudit) -> Section:
     if run.errors:
         blocks.append(Text((run.errors,), style="note"))
     return Section(
-        f"{run.name} (k={f.k}, n={f.n} answerable questions)", tuple(blocks), level=3, only=PAGE
+        f"{run.name} (k={f.k}, n={f.n} answerable questions{run.funnel_scope})", tuple(blocks),
+        level=3, only=PAGE,
     )
 
 

@@ -18,6 +18,7 @@ from ragaudit.diagnose.audit_result import (
     INTERVAL_METHODS,
     JUDGED_NOTE,
     MDE_ASSUMPTIONS,
+    REPEATED_NOTE,
     Audit,
     RunAudit,
 )
@@ -74,9 +75,15 @@ def _run(run: RunAudit, full_bias: bool, detail: bool) -> Section:
     if detail and run.judged is not None and run.judged.warnings():
         blocks.append(Text(tuple(f"unjudged: {w}" for w in run.judged.warnings()), style="note"))
     return Section(
-        f"Funnel ({run.name}: k={f.k}, n={f.n} answerable)", tuple(blocks), only=TERMINAL,
+        f"Funnel ({run.name}: k={f.k}, n={f.n} answerable{run.funnel_scope})", tuple(blocks),
+        only=TERMINAL,
         compact=True,
     )  # fmt: skip
+
+
+def repeated_note(audit: Audit) -> tuple[str, ...]:
+    """The dashboard's note on repeated runs, when one of its runs is repeated."""
+    return (REPEATED_NOTE,) if any(r.repeats is not None for r in audit.runs) else ()
 
 
 def terminal_sections(
@@ -102,7 +109,8 @@ def terminal_sections(
             f"Dashboard {DASHBOARD_DETAIL}",
             (
                 dashboard_table(audit),
-                Text((AVERAGING, INTERVAL_METHODS, MDE_ASSUMPTIONS, JUDGED_NOTE)),
+                Text((AVERAGING, INTERVAL_METHODS, MDE_ASSUMPTIONS, JUDGED_NOTE,
+                      *repeated_note(audit))),
             ),
             only=TERMINAL,
             compact=True,

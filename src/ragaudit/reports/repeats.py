@@ -175,8 +175,9 @@ def repeats_section(
     )  # fmt: skip
     label = f"correct, mean of {analysis.repeats} repeats"
     reads = (
-        "every repeat of each answerable question (the funnel and dashboard rows read repeat "
-        "0, each row's own fields)"
+        "every repeat of each answerable question (the dashboard's judged rows are these "
+        "means over repeats; the funnel, retrieval rows, latency and cost read repeat 0, each "
+        "row's own fields)"
     )
     facts = KeyValues(((label, overall), ("seeds", seeds + undecided), ("reads", reads)))
     stage = _stage_line(analysis)
@@ -206,7 +207,13 @@ def with_repeats(report: Report, analysis: RepeatsAnalysis | None) -> Report:
     data: Any = report.data
     if isinstance(data, dict):
         data = {**data, "repeats": analysis.to_dict()}
-    return replace(report, sections=(*report.sections, repeats_section(analysis)), data=data)
+    scope = f", repeat 0 of {analysis.repeats}"  # the funnel counts one generation
+    sections = tuple(
+        replace(s, title=s.title[:-1] + scope + ")")
+        if s.title.startswith("The funnel (") and s.title.endswith(")") else s
+        for s in report.sections
+    )
+    return replace(report, sections=(*sections, repeats_section(analysis)), data=data)
 
 
 def question_repeats(analysis: RepeatsAnalysis | None, qid: str) -> KeyValues | None:

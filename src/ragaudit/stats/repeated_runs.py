@@ -29,7 +29,7 @@ from ragaudit.stats.policy import mean_interval
 from ragaudit.stats.repeats import REPEATED_METHOD, repeated_mean_interval
 from ragaudit.stats.resampling import check_confidence
 
-__all__ = ["run_mean_interval"]
+__all__ = ["cells_mean_interval", "run_mean_interval"]
 
 
 def run_mean_interval(run: SavedRun, name: str, *, confidence: float = 0.95) -> IntervalResult:
@@ -59,19 +59,44 @@ def run_mean_interval(run: SavedRun, name: str, *, confidence: float = 0.95) -> 
     >>> round(r.statistic, 4), r.method
     (0.4167, 'Korn-Graubard beta, questions as clusters')
     """
+    return cells_mean_interval(run.repeat_outcomes(name), f"{name} of run {run.name!r}",
+                               confidence=confidence)  # fmt: skip
+
+
+def cells_mean_interval(
+    outcomes: np.ndarray, what: str = "outcomes", *, confidence: float = 0.95
+) -> IntervalResult:
+    r"""The mean of an ``(n, R)`` matrix of (question, repeat) values in [0, 1], NaN where a
+    cell has none, with the interval of :func:`run_mean_interval` (questions as clusters).
+
+    The statistic is :math:`\sum_{i,r} y_{ir} / \sum_i m_i` over the valued cells; a row
+    with no value is left out; one column is an unrepeated run
+    (:func:`~ragaudit.stats.policy.mean_interval`).
+
+    Raises
+    ------
+    InputError
+        No cell has a value, or a value lies outside [0, 1] (``what`` names it).
+
+    Examples
+    --------
+    >>> nan = float("nan")
+    >>> r = cells_mean_interval(np.array([[1, 0], [1, nan], [0, 0], [nan, nan], [1, 1]]))
+    >>> round(r.statistic, 4), r.method
+    (0.5714, 'Korn-Graubard beta, questions as clusters')
+    """
     confidence = check_confidence(confidence)
-    outcomes = run.repeat_outcomes(name)
+    outcomes = np.asarray(outcomes, dtype=float)
     valued = ~np.isnan(outcomes)
     outcomes = outcomes[valued.any(axis=1)]
     valued = valued[valued.any(axis=1)]
     if not len(outcomes):
-        raise InputError(f"{name}: no question of run {run.name!r} has a value")
+        raise InputError(f"{what}: no question has a value")
     cells = outcomes[valued]
     outside = cells[(cells < 0) | (cells > 1)]
     if outside.size:
         raise InputError(
-            f"{name}: expected values in [0, 1] for a mean interval of run {run.name!r}, "
-            f"found {float(outside[0])}"
+            f"{what}: expected values in [0, 1] for a mean interval, found {float(outside[0])}"
         )
     if outcomes.shape[1] == 1:
         return mean_interval(outcomes[:, 0], confidence=confidence)
