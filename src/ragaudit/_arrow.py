@@ -4,7 +4,9 @@ pyarrow's default pool on Linux, mimalloc, spent about 0.6 s of system time on t
 read of a 100,000-question Parquet run (18 MB, 150 MB of buffers) on a loaded 2-core
 machine, and held about 90 MB more at its peak than jemalloc, which spent 0.1 s
 (``benchmarks/bench_scale.py``, ``funnel``: 3.6 against 3.0 CPU s).  So a saved run is read
-into jemalloc's pool when the build has it, unless ``ARROW_DEFAULT_MEMORY_POOL`` names one.
+into jemalloc's pool when the build has it, unless ``ARROW_DEFAULT_MEMORY_POOL`` names one
+(before pyarrow is imported, by setting that variable on Linux, so ``--help`` stays free of
+pyarrow and numpy).
 Only the CLI entry point (:func:`ragaudit.cli.main`) does this: the pool is the whole
 process's, and a library (``load_saved_run`` in someone else's application) must not change
 its host's global state.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 
 __all__ = ["use_fast_pool"]
 
@@ -32,6 +35,11 @@ def use_fast_pool() -> None:
     if _DONE or os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         return
     _DONE.append(True)
+    if "pyarrow" not in sys.modules and sys.platform.startswith("linux"):
+        # Arrow reads the variable when its default pool is first made: naming the pool
+        # here keeps pyarrow (and numpy) out of `ragaudit --help`; Linux wheels carry jemalloc
+        os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "jemalloc"
+        return
     import pyarrow as pa
 
     with contextlib.suppress(NotImplementedError):  # a build without jemalloc (macOS arm64)

@@ -16,7 +16,7 @@ FACTS = [
     "The policy does not give contractors paid leave.",
     "No, the SLA does not name weekends as business days; support runs Monday to Friday.",
     "The guide does not list interns among the approvers.",
-    "The agreement does not report outages shorter than five minutes as incidents.",
+    "The agreement does not name contractors as incident owners.",
 ]
 SILENT = [
     "The runbook does not give a time.",
@@ -25,6 +25,7 @@ SILENT = [
     "The price list does not list the exact price for Europe.",
     "The FAQ does not mention it.",
     "The handbook doesn't state whether interns may approve.",
+    "The SLA doesn't specify penalties.",  # a verb that only speaks: any object is silence
 ]
 
 

@@ -53,6 +53,8 @@ _DOC_KIND = (
     r"|documentation|page|section|notes|agreement|specification|spec)"
 )
 _REPORT = r"(?:say|state|specify|mention|give|list|describe|report|name|disclose|indicate)"
+#: The verbs of _REPORT that only speak: after them any object is what the document is silent on.
+_SPEAK = r"(?:say|state|specify|mention|describe|report|disclose|indicate)"
 _DESCRIBED = r"(?:mentioned|specified|stated|disclosed|documented|described|addressed|discussed)"
 _PATTERNS = [
     # the documents do not say
@@ -62,10 +64,12 @@ _PATTERNS = [
     rf"{_SOURCE}\b",
     rf"\b{_SOURCE}(?: \w+){{0,6}} never (?:{_SAY}|name|disclose)s?\b",
     rf"\b(?:{_SOURCE}|it) (?:\w+ )?(?:give|say|state|list|mention|name|provide)s? no\b",
-    # a named kind of document that is silent: "the runbook doesn't give a time". Its object
-    # must be what was asked (an article, a wh-word, or nothing): "the policy does not give
-    # contractors paid leave" and "the SLA does not name weekends as business days" state facts
-    rf"\b{_DOC_KIND}(?: \w+){{0,1}} (?:do|does|did) not {_REPORT}"
+    # a named kind of document that is silent: "the manual does not mention bike leasing".
+    # give, name and list also grant or designate ("the policy does not give contractors paid
+    # leave", "the SLA does not name weekends as business days": facts), so after them the
+    # object must be what was asked: an article, a wh-word, or nothing ("doesn't give a time")
+    rf"\b{_DOC_KIND}(?: \w+){{0,1}} (?:do|does|did) not {_SPEAK}\b",
+    rf"\b{_DOC_KIND}(?: \w+){{0,1}} (?:do|does|did) not (?:give|name|list)"
     r"(?:$|[^\w\s]| (?:a|an|any|the|this|that|it|one|how|what|when|where|which|who|whom|whose"
     r"|whether|if|anything|such|specific|exact|precise)\b)",
     # "that is not something the documents address", "pricing is not part of these documents"
