@@ -110,6 +110,12 @@ CASES = [
      "expected an OTLP/JSON document"),
     ("sdk: attribute object", lambda o, s: _sdk_edit(s, 2, lambda d: d["attributes"].update(
         {"metadata": {"id": 1}})), 3, "attributes.metadata", "expected a string, number"),
+    # JSON held as text in an attribute: one reader, each message saying what was expected
+    ("sdk: metadata not JSON", lambda o, s: _sdk_edit(s, 2, lambda d: d["attributes"].update(
+        {"metadata": "{id: 1"})), 3, "attributes.metadata", "expected a JSON object, found"),
+    ("sdk: JSON input not JSON", lambda o, s: _sdk_edit(s, 2, lambda d: d["attributes"].update(
+        {"input.mime_type": "application/json"})), 3, "attributes.input.value",
+     "input.mime_type is application/json, found"),
 ]  # fmt: skip
 
 

@@ -155,18 +155,21 @@ def _number(span: Span, key: str, path: str, kind: type = float) -> Any:
     return kind(value)
 
 
+def _decoded(span: Span, key: str, text: str, path: str, expected: str) -> Any:
+    """The JSON value of a span attribute that holds JSON text; bad JSON is a one-line error
+    naming the file, line and attribute ("EXPECTED, found ...")."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise FormatError(
+            f"{expected}, found {shorten(text)}", path=path, line=span.line, field=_where(span, key)
+        ) from None
+
+
 def _question(root: Span, path: str) -> str | None:
     value = _text(root, "input.value", path)
     if value is not None and root.attributes.get("input.mime_type") == "application/json":
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError:
-            raise FormatError(
-                f"input.mime_type is application/json, found {shorten(value)}",
-                path=path,
-                line=root.line,
-                field=_where(root, "input.value"),
-            ) from None
+        parsed = _decoded(root, "input.value", value, path, "input.mime_type is application/json")
         if isinstance(parsed, dict):
             found = [parsed[k] for k in ("question", "query", "input") if k in parsed]
             return found[0] if found and isinstance(found[0], str) else None
@@ -175,18 +178,7 @@ def _question(root: Span, path: str) -> str | None:
 
 
 def _question_id(root: Span, path: str) -> str | None:
-    raw = _text(root, "metadata", path)
-    if raw is None:
-        return None
-    try:
-        metadata = json.loads(raw)
-    except json.JSONDecodeError:
-        raise FormatError(
-            f"expected a JSON object, found {shorten(raw)}",
-            path=path,
-            line=root.line,
-            field=_where(root, "metadata"),
-        ) from None
+    metadata = _json_attribute(root, "metadata", path, "expected a JSON object")
     if not isinstance(metadata, dict):
         return None
     for key in ("id", "question_id"):
@@ -255,17 +247,9 @@ def _kind(span: Span) -> str | None:
     return "UNKNOWN" if operation in GENAI_OTHER else f"{GENAI_OP}={operation}"
 
 
-def _json_attribute(span: Span, key: str, path: str) -> Any:
+def _json_attribute(span: Span, key: str, path: str, expected: str = "expected JSON") -> Any:
     raw = _text(span, key, path)
-    if raw is None:
-        return None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        raise FormatError(
-            f"expected JSON, found {shorten(raw)}", path=path, line=span.line,
-            field=_where(span, key),
-        ) from None  # fmt: skip
+    return None if raw is None else _decoded(span, key, raw, path, expected)
 
 
 def _genai_documents(span: Span, path: str) -> list[TraceDocument]:
